@@ -1,0 +1,169 @@
+//! Elementary functions on intervals.
+//!
+//! MPFR rounds `exp`, `ln`, `sqrt`, `sin`, `cos` and integer powers correctly in
+//! every direction, so a monotone function costs one MPFR call per endpoint.
+//! `sin` and `cos` are not monotone: their extrema inside the interval are found
+//! with an enclosure of π (never by hulling the endpoint values alone).
+
+use super::Interval;
+use rug::float::{Round, Special};
+use rug::ops::PowAssignRound;
+use rug::{Float, Integer};
+
+fn f(prec: u32, x: &Float) -> Float {
+    Float::with_val(prec, x)
+}
+
+fn ninf(prec: u32) -> Float {
+    Float::with_val(prec, Special::NegInfinity)
+}
+
+impl Interval {
+    /// `e^x`: increasing, so `[RD(e^lo), RU(e^hi)]`.
+    pub fn exp(&self) -> Interval {
+        let p = self.prec();
+        let mut lo = f(p, self.lo());
+        let mut hi = f(p, self.hi());
+        lo.exp_round(Round::Down);
+        hi.exp_round(Round::Up);
+        Interval::from_raw(lo, hi)
+    }
+
+    /// `ln x` on the part of `x` where it is defined: `[RD(ln lo), RU(ln hi)]`,
+    /// with `lo ≤ 0` giving `−∞`; `hi ≤ 0` (empty domain) gives `[−∞, +∞]`.
+    pub fn ln(&self) -> Interval {
+        let p = self.prec();
+        if *self.hi() <= 0 {
+            return Interval::entire(p);
+        }
+        let lo = if *self.lo() <= 0 {
+            ninf(p)
+        } else {
+            let mut l = f(p, self.lo());
+            l.ln_round(Round::Down);
+            l
+        };
+        let mut hi = f(p, self.hi());
+        hi.ln_round(Round::Up);
+        Interval::from_raw(lo, hi)
+    }
+
+    /// `√x`: increasing on `x ≥ 0`. An interval reaching below 0 is outside the
+    /// domain and gives `[−∞, +∞]`, so a caller cannot certify anything with it.
+    pub fn sqrt(&self) -> Interval {
+        let p = self.prec();
+        if *self.lo() < 0 {
+            return Interval::entire(p);
+        }
+        let mut lo = f(p, self.lo());
+        let mut hi = f(p, self.hi());
+        lo.sqrt_round(Round::Down);
+        hi.sqrt_round(Round::Up);
+        Interval::from_raw(lo, hi)
+    }
+
+    /// `xⁿ` for an integer `n`. Odd `n` is increasing; even `n` decreases on
+    /// `x ≤ 0` and increases on `x ≥ 0`, so an interval containing 0 has minimum 0.
+    /// Negative `n` is `1/x^{|n|}` (whole line if 0 ∈ x).
+    pub fn powi(&self, n: i32) -> Interval {
+        let p = self.prec();
+        if n == 0 {
+            return Interval::one(p);
+        }
+        if n < 0 {
+            return &Interval::one(p) / &self.powi(-n);
+        }
+        let pw = |x: &Float, r: Round| {
+            let mut y = f(p, x);
+            y.pow_assign_round(n, r);
+            y
+        };
+        if n % 2 == 1 || *self.lo() >= 0 {
+            Interval::from_raw(pw(self.lo(), Round::Down), pw(self.hi(), Round::Up))
+        } else if *self.hi() <= 0 {
+            Interval::from_raw(pw(self.hi(), Round::Down), pw(self.lo(), Round::Up))
+        } else {
+            Interval::from_raw(Float::with_val(p, 0), pw(&self.mag(), Round::Up))
+        }
+    }
+
+    /// `cos x`. Its maxima are at 2kπ and its minima at (2k+1)π; between two
+    /// consecutive multiples of π it is monotone. We enclose x/π, list every
+    /// integer k that may satisfy kπ ∈ x, and use ±1 for each such extremum;
+    /// otherwise the range is spanned by the endpoint values.
+    pub fn cos(&self) -> Interval {
+        self.trig(false)
+    }
+
+    /// `sin x`. Its maxima are at (2k + ½)π and minima at (2k + 3/2)π; handled
+    /// like [`Interval::cos`] with x/π − ½ in place of x/π.
+    pub fn sin(&self) -> Interval {
+        self.trig(true)
+    }
+
+    fn trig(&self, is_sin: bool) -> Interval {
+        let p = self.prec();
+        let full = Interval::from_raw(Float::with_val(p, -1), Float::with_val(p, 1));
+        if !self.is_finite() {
+            return full;
+        }
+        // q encloses x/π (− ½ for sin); extrema sit at integer q: even k → +1, odd k → −1.
+        let pi = Interval::pi(p);
+        let mut qa = Interval::from_raw(f(p, self.lo()), f(p, self.lo())) / &pi;
+        let mut qb = Interval::from_raw(f(p, self.hi()), f(p, self.hi())) / &pi;
+        if is_sin {
+            let half = Interval::from_raw(Float::with_val(p, 0.5), Float::with_val(p, 0.5));
+            qa = &qa - &half;
+            qb = &qb - &half;
+        }
+        let (Some((kmin, _)), Some((kmax, _))) = (
+            qa.lo().to_integer_round(Round::Up),
+            qb.hi().to_integer_round(Round::Down),
+        ) else {
+            return full;
+        };
+        let count = Integer::from(&kmax - &kmin) + 1u32;
+        let (has_even, has_odd) = if count <= 0 {
+            (false, false)
+        } else if count >= 2 {
+            (true, true)
+        } else {
+            let even = kmin.is_even();
+            (even, !even)
+        };
+        let ev = |x: &Float, r: Round| {
+            let mut y = f(p, x);
+            if is_sin {
+                y.sin_round(r);
+            } else {
+                y.cos_round(r);
+            }
+            y
+        };
+        let lo = if has_odd {
+            Float::with_val(p, -1)
+        } else {
+            let a = ev(self.lo(), Round::Down);
+            let b = ev(self.hi(), Round::Down);
+            if a < b {
+                a
+            } else {
+                b
+            }
+        };
+        let hi = if has_even {
+            Float::with_val(p, 1)
+        } else {
+            let a = ev(self.lo(), Round::Up);
+            let b = ev(self.hi(), Round::Up);
+            if a > b {
+                a
+            } else {
+                b
+            }
+        };
+        let lo = if lo < -1 { Float::with_val(p, -1) } else { lo };
+        let hi = if hi > 1 { Float::with_val(p, 1) } else { hi };
+        Interval::from_raw(lo, hi)
+    }
+}

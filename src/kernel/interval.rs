@@ -1,0 +1,508 @@
+//! The `Interval` type and its arithmetic (+, −, ×, ÷, hull, intersection).
+//!
+//! Invariant: `lo ≤ hi`, neither is NaN, `lo < +∞` and `hi > −∞`. Both endpoints
+//! carry the interval's precision. Every constructor and operation keeps the
+//! invariant; a would-be NaN becomes the whole line `[−∞, +∞]`.
+
+use rug::float::{Round, Special};
+use rug::ops::{AddAssignRound, NegAssign, SubAssignRound};
+use rug::{Float, Integer, Rational};
+use std::cmp::Ordering;
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+/// A closed interval `[lo, hi]` of extended reals with MPFR endpoints, rounded
+/// outward by every operation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Interval {
+    lo: Float,
+    hi: Float,
+}
+
+/// The smallest precision the kernel accepts (MPFR's own minimum is 1 bit; we
+/// refuse less than single precision so reports stay meaningful).
+pub const MIN_PREC: u32 = 24;
+
+pub(crate) fn checked_prec(prec: u32) -> u32 {
+    prec.clamp(MIN_PREC, rug::float::prec_max())
+}
+
+impl Interval {
+    // ----- constructors -------------------------------------------------------
+
+    /// Builds `[lo, hi]` from two endpoints that the caller already rounded
+    /// outward. NaN endpoints or `lo > hi` give the whole line (never NaN).
+    pub fn from_endpoints(lo: Float, hi: Float) -> Interval {
+        let prec = lo.prec().max(hi.prec());
+        if lo.is_nan()
+            || hi.is_nan()
+            || lo > hi
+            || lo == Special::Infinity
+            || hi == Special::NegInfinity
+        {
+            return Interval::entire(prec);
+        }
+        let mut lo = lo;
+        let mut hi = hi;
+        if lo.prec() != prec {
+            lo.set_prec_round(prec, Round::Down);
+        }
+        if hi.prec() != prec {
+            hi.set_prec_round(prec, Round::Up);
+        }
+        Interval { lo, hi }
+    }
+
+    /// `[−∞, +∞]`: no information.
+    pub fn entire(prec: u32) -> Interval {
+        let prec = checked_prec(prec);
+        Interval {
+            lo: Float::with_val(prec, Special::NegInfinity),
+            hi: Float::with_val(prec, Special::Infinity),
+        }
+    }
+
+    /// The point `[0, 0]`.
+    pub fn zero(prec: u32) -> Interval {
+        Interval::from_i64(prec, 0)
+    }
+
+    /// The point `[1, 1]`.
+    pub fn one(prec: u32) -> Interval {
+        Interval::from_i64(prec, 1)
+    }
+
+    /// Encloses an integer: a point when it fits in `prec` bits.
+    pub fn from_i64(prec: u32, v: i64) -> Interval {
+        Interval::from_integer(prec, &Integer::from(v))
+    }
+
+    /// Encloses an arbitrary integer.
+    pub fn from_integer(prec: u32, v: &Integer) -> Interval {
+        let prec = checked_prec(prec);
+        Interval {
+            lo: Float::with_val_round(prec, v, Round::Down).0,
+            hi: Float::with_val_round(prec, v, Round::Up).0,
+        }
+    }
+
+    /// Encloses an `f64` (a point whenever `prec ≥ 53`). NaN gives the whole line.
+    pub fn from_f64(prec: u32, v: f64) -> Interval {
+        let prec = checked_prec(prec);
+        if v.is_nan() {
+            return Interval::entire(prec);
+        }
+        Interval::from_endpoints(
+            Float::with_val_round(prec, v, Round::Down).0,
+            Float::with_val_round(prec, v, Round::Up).0,
+        )
+    }
+
+    /// Encloses an exact rational: `lo = RD(q)`, `hi = RU(q)`.
+    pub fn from_rational(prec: u32, q: &Rational) -> Interval {
+        let prec = checked_prec(prec);
+        Interval {
+            lo: Float::with_val_round(prec, q, Round::Down).0,
+            hi: Float::with_val_round(prec, q, Round::Up).0,
+        }
+    }
+
+    /// Encloses the dyadic `m·2^e`.
+    pub fn from_dyadic(prec: u32, m: &Integer, e: i32) -> Interval {
+        let prec = checked_prec(prec);
+        Interval::from_integer(prec, m).mul_2exp(e)
+    }
+
+    /// Encloses a decimal or rational literal (`"0.1"`, `"-3/4"`, `"1.5e-3"`,
+    /// `"2^-8"`), parsed exactly first, so `"0.1"` gives `[RD(1/10), RU(1/10)]`.
+    pub fn parse_decimal(prec: u32, s: &str) -> Result<Interval, super::ParseRationalError> {
+        Ok(Interval::from_rational(prec, &super::parse_rational(s)?))
+    }
+
+    /// An enclosure of π.
+    pub fn pi(prec: u32) -> Interval {
+        let prec = checked_prec(prec);
+        Interval {
+            lo: Float::with_val_round(prec, rug::float::Constant::Pi, Round::Down).0,
+            hi: Float::with_val_round(prec, rug::float::Constant::Pi, Round::Up).0,
+        }
+    }
+
+    /// An enclosure of ln 2.
+    pub fn ln2(prec: u32) -> Interval {
+        let prec = checked_prec(prec);
+        Interval {
+            lo: Float::with_val_round(prec, rug::float::Constant::Log2, Round::Down).0,
+            hi: Float::with_val_round(prec, rug::float::Constant::Log2, Round::Up).0,
+        }
+    }
+
+    // ----- accessors ----------------------------------------------------------
+
+    /// The lower endpoint.
+    pub fn lo(&self) -> &Float {
+        &self.lo
+    }
+    /// The upper endpoint.
+    pub fn hi(&self) -> &Float {
+        &self.hi
+    }
+    /// The working precision in bits.
+    pub fn prec(&self) -> u32 {
+        self.lo.prec()
+    }
+    /// Whether `lo = hi` (an exactly known value).
+    pub fn is_point(&self) -> bool {
+        self.lo == self.hi
+    }
+    /// Whether both endpoints are finite.
+    pub fn is_finite(&self) -> bool {
+        self.lo.is_finite() && self.hi.is_finite()
+    }
+    /// Whether the exact rational `q` lies in `[lo, hi]`.
+    pub fn contains_rational(&self, q: &Rational) -> bool {
+        let below = match self.lo.partial_cmp(q) {
+            Some(o) => o != Ordering::Greater,
+            None => false,
+        };
+        let above = match self.hi.partial_cmp(q) {
+            Some(o) => o != Ordering::Less,
+            None => false,
+        };
+        below && above
+    }
+    /// Whether the float `x` lies in `[lo, hi]`.
+    pub fn contains_float(&self, x: &Float) -> bool {
+        !x.is_nan() && &self.lo <= x && x <= &self.hi
+    }
+    /// Whether `other ⊆ self`.
+    pub fn contains(&self, other: &Interval) -> bool {
+        self.lo <= other.lo && other.hi <= self.hi
+    }
+    /// Whether 0 ∈ self.
+    pub fn contains_zero(&self) -> bool {
+        self.lo <= 0 && self.hi >= 0
+    }
+    /// The midpoint, rounded to nearest: for display only, never for a proof.
+    pub fn mid(&self) -> Float {
+        if !self.is_finite() {
+            return Float::with_val(self.prec(), Special::Nan);
+        }
+        let mut m = Float::with_val(self.prec() + 1, &self.lo + &self.hi);
+        m /= 2;
+        m
+    }
+    /// The midpoint as the nearest `f64` (display and heuristics only).
+    pub fn mid_f64(&self) -> f64 {
+        if self.lo.is_infinite() || self.hi.is_infinite() {
+            if self.lo == self.hi {
+                return self.lo.to_f64();
+            }
+            return f64::NAN;
+        }
+        self.mid().to_f64()
+    }
+    /// The width `hi − lo`, rounded up (so it bounds the true width).
+    pub fn width_up(&self) -> Float {
+        Float::with_val_round(self.prec(), &self.hi - &self.lo, Round::Up).0
+    }
+    /// The magnitude `max(|lo|, |hi|)` (exact: no rounding).
+    pub fn mag(&self) -> Float {
+        let a = Float::with_val(self.prec(), self.lo.abs_ref());
+        let b = Float::with_val(self.prec(), self.hi.abs_ref());
+        if a > b {
+            a
+        } else {
+            b
+        }
+    }
+    /// The lower endpoint as an `f64` rounded down (still a lower bound).
+    pub fn lo_f64(&self) -> f64 {
+        self.lo.to_f64_round(Round::Down)
+    }
+    /// The upper endpoint as an `f64` rounded up (still an upper bound).
+    pub fn hi_f64(&self) -> f64 {
+        self.hi.to_f64_round(Round::Up)
+    }
+
+    // ----- set operations -----------------------------------------------------
+
+    /// The convex hull of two intervals.
+    pub fn hull(&self, other: &Interval) -> Interval {
+        let lo = if self.lo <= other.lo {
+            self.lo.clone()
+        } else {
+            other.lo.clone()
+        };
+        let hi = if self.hi >= other.hi {
+            self.hi.clone()
+        } else {
+            other.hi.clone()
+        };
+        Interval::from_endpoints(lo, hi)
+    }
+
+    /// The intersection, or `None` when the intervals are disjoint.
+    pub fn intersect(&self, other: &Interval) -> Option<Interval> {
+        let lo = if self.lo >= other.lo {
+            &self.lo
+        } else {
+            &other.lo
+        };
+        let hi = if self.hi <= other.hi {
+            &self.hi
+        } else {
+            &other.hi
+        };
+        if lo <= hi {
+            Some(Interval::from_endpoints(lo.clone(), hi.clone()))
+        } else {
+            None
+        }
+    }
+
+    /// The same enclosure carried at another precision (rounded outward).
+    pub fn with_prec(&self, prec: u32) -> Interval {
+        let prec = checked_prec(prec);
+        Interval::from_endpoints(
+            Float::with_val_round(prec, &self.lo, Round::Down).0,
+            Float::with_val_round(prec, &self.hi, Round::Up).0,
+        )
+    }
+
+    // ----- in-place arithmetic (no allocation: for inner loops) ----------------
+
+    /// `self += other`, rounding outward, in place.
+    pub fn add_assign(&mut self, other: &Interval) {
+        self.lo.add_assign_round(&other.lo, Round::Down);
+        self.hi.add_assign_round(&other.hi, Round::Up);
+        self.fix();
+    }
+
+    /// `self −= other`, rounding outward, in place.
+    pub fn sub_assign(&mut self, other: &Interval) {
+        self.lo.sub_assign_round(&other.hi, Round::Down);
+        self.hi.sub_assign_round(&other.lo, Round::Up);
+        self.fix();
+    }
+
+    /// Restores the invariant after an operation that could produce NaN.
+    fn fix(&mut self) {
+        if self.lo.is_nan() || self.hi.is_nan() || self.lo > self.hi {
+            self.lo = Float::with_val(self.prec(), Special::NegInfinity);
+            self.hi = Float::with_val(self.prec(), Special::Infinity);
+        }
+    }
+
+    pub(crate) fn from_raw(lo: Float, hi: Float) -> Interval {
+        Interval::from_endpoints(lo, hi)
+    }
+}
+
+/// `a·b` rounded in direction `r`, with `0·∞ = 0` (the product of the sets
+/// {0} and [c, ∞] is {0}, so 0 is the right endpoint candidate).
+fn mul_round(prec: u32, a: &Float, b: &Float, r: Round) -> Float {
+    if a.is_zero() || b.is_zero() {
+        return Float::with_val(prec, 0);
+    }
+    Float::with_val_round(prec, a * b, r).0
+}
+
+fn min_max(prec: u32, cands: [(Float, Float); 4]) -> Interval {
+    let mut lo = Float::with_val(prec, Special::Infinity);
+    let mut hi = Float::with_val(prec, Special::NegInfinity);
+    for (d, u) in cands {
+        if d.is_nan() || u.is_nan() {
+            return Interval::entire(prec);
+        }
+        if d < lo {
+            lo = d;
+        }
+        if u > hi {
+            hi = u;
+        }
+    }
+    Interval::from_endpoints(lo, hi)
+}
+
+impl Add for &Interval {
+    type Output = Interval;
+    /// `[a.lo + b.lo, a.hi + b.hi]` with `RD`/`RU`.
+    fn add(self, rhs: &Interval) -> Interval {
+        let prec = self.prec().max(rhs.prec());
+        Interval::from_endpoints(
+            Float::with_val_round(prec, &self.lo + &rhs.lo, Round::Down).0,
+            Float::with_val_round(prec, &self.hi + &rhs.hi, Round::Up).0,
+        )
+    }
+}
+
+impl Sub for &Interval {
+    type Output = Interval;
+    /// `[a.lo − b.hi, a.hi − b.lo]` with `RD`/`RU`.
+    fn sub(self, rhs: &Interval) -> Interval {
+        let prec = self.prec().max(rhs.prec());
+        Interval::from_endpoints(
+            Float::with_val_round(prec, &self.lo - &rhs.hi, Round::Down).0,
+            Float::with_val_round(prec, &self.hi - &rhs.lo, Round::Up).0,
+        )
+    }
+}
+
+impl Mul for &Interval {
+    type Output = Interval;
+    /// The min and max of the four endpoint products, each rounded in its own
+    /// direction (`0·∞ = 0`).
+    fn mul(self, rhs: &Interval) -> Interval {
+        let prec = self.prec().max(rhs.prec());
+        let (a, b, c, d) = (&self.lo, &self.hi, &rhs.lo, &rhs.hi);
+        min_max(
+            prec,
+            [
+                (
+                    mul_round(prec, a, c, Round::Down),
+                    mul_round(prec, a, c, Round::Up),
+                ),
+                (
+                    mul_round(prec, a, d, Round::Down),
+                    mul_round(prec, a, d, Round::Up),
+                ),
+                (
+                    mul_round(prec, b, c, Round::Down),
+                    mul_round(prec, b, c, Round::Up),
+                ),
+                (
+                    mul_round(prec, b, d, Round::Down),
+                    mul_round(prec, b, d, Round::Up),
+                ),
+            ],
+        )
+    }
+}
+
+impl Div for &Interval {
+    type Output = Interval;
+    /// The min and max of the four endpoint quotients; `[−∞, +∞]` when the
+    /// divisor contains 0 (or a quotient is ∞/∞).
+    fn div(self, rhs: &Interval) -> Interval {
+        let prec = self.prec().max(rhs.prec());
+        if rhs.contains_zero() {
+            return Interval::entire(prec);
+        }
+        let q = |x: &Float, y: &Float, r: Round| Float::with_val_round(prec, x / y, r).0;
+        let (a, b, c, d) = (&self.lo, &self.hi, &rhs.lo, &rhs.hi);
+        min_max(
+            prec,
+            [
+                (q(a, c, Round::Down), q(a, c, Round::Up)),
+                (q(a, d, Round::Down), q(a, d, Round::Up)),
+                (q(b, c, Round::Down), q(b, c, Round::Up)),
+                (q(b, d, Round::Down), q(b, d, Round::Up)),
+            ],
+        )
+    }
+}
+
+impl Neg for &Interval {
+    type Output = Interval;
+    /// `[−hi, −lo]` (exact).
+    fn neg(self) -> Interval {
+        let mut lo = self.hi.clone();
+        let mut hi = self.lo.clone();
+        lo.neg_assign();
+        hi.neg_assign();
+        Interval { lo, hi }
+    }
+}
+
+macro_rules! forward_owned {
+    ($tr:ident, $m:ident) => {
+        impl $tr for Interval {
+            type Output = Interval;
+            fn $m(self, rhs: Interval) -> Interval {
+                (&self).$m(&rhs)
+            }
+        }
+        impl $tr<&Interval> for Interval {
+            type Output = Interval;
+            fn $m(self, rhs: &Interval) -> Interval {
+                (&self).$m(rhs)
+            }
+        }
+        impl $tr<Interval> for &Interval {
+            type Output = Interval;
+            fn $m(self, rhs: Interval) -> Interval {
+                self.$m(&rhs)
+            }
+        }
+    };
+}
+forward_owned!(Add, add);
+forward_owned!(Sub, sub);
+forward_owned!(Mul, mul);
+forward_owned!(Div, div);
+
+impl Neg for Interval {
+    type Output = Interval;
+    fn neg(self) -> Interval {
+        -&self
+    }
+}
+
+impl Interval {
+    /// Multiplies by an exact integer (outward).
+    pub fn mul_i64(&self, k: i64) -> Interval {
+        self * &Interval::from_i64(self.prec(), k)
+    }
+    /// Divides by a non-zero exact integer (outward).
+    pub fn div_i64(&self, k: i64) -> Interval {
+        self / &Interval::from_i64(self.prec(), k)
+    }
+    /// Multiplies by `2^e` (exact unless the exponent range overflows, then outward).
+    pub fn mul_2exp(&self, e: i32) -> Interval {
+        // scaling by a power of two is exact unless it leaves MPFR's exponent
+        // range, and then it rounds in the requested direction.
+        let prec = self.prec();
+        Interval::from_endpoints(
+            Float::with_val_round(prec, &self.lo << e, Round::Down).0,
+            Float::with_val_round(prec, &self.hi << e, Round::Up).0,
+        )
+    }
+    /// The larger of two intervals pointwise: `[max(lo), max(hi)]`.
+    pub fn max(&self, other: &Interval) -> Interval {
+        let lo = if self.lo >= other.lo {
+            &self.lo
+        } else {
+            &other.lo
+        };
+        let hi = if self.hi >= other.hi {
+            &self.hi
+        } else {
+            &other.hi
+        };
+        Interval::from_endpoints(lo.clone(), hi.clone())
+    }
+    /// The smaller of two intervals pointwise: `[min(lo), min(hi)]`.
+    pub fn min(&self, other: &Interval) -> Interval {
+        let lo = if self.lo <= other.lo {
+            &self.lo
+        } else {
+            &other.lo
+        };
+        let hi = if self.hi <= other.hi {
+            &self.hi
+        } else {
+            &other.hi
+        };
+        Interval::from_endpoints(lo.clone(), hi.clone())
+    }
+    /// `|x|`.
+    pub fn abs(&self) -> Interval {
+        if self.lo >= 0 {
+            self.clone()
+        } else if self.hi <= 0 {
+            -self
+        } else {
+            Interval::from_endpoints(Float::with_val(self.prec(), 0), self.mag())
+        }
+    }
+}
