@@ -1,3 +1,19 @@
 //! attncheck: machine-checked verdicts for published theorems about self-attention.
+//!
+//! The pipeline (DESIGN.md): a claim spec (`theorems/<paper>/<claim>.toml`) is
+//! parsed and validated ([`spec`]); the claim's module ([`claims`]) builds
+//! witnesses and records checks, deciding the certified ones with the trusted
+//! [`kernel`] only; the verdict follows from the checks by one rule
+//! ([`verdict::Verdict::from_checks`]); [`report`] writes Markdown, JSON and SVG;
+//! certificates ([`certificate`]) can be re-checked by the kernel alone.
 #![forbid(unsafe_code)]
+
+pub mod app;
+pub mod certificate;
+pub mod claims;
 pub mod kernel;
+pub mod outcome;
+pub mod progress;
+pub mod report;
+pub mod spec;
+pub mod verdict;

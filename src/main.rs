@@ -1,1 +1,222 @@
-fn main() {}
+//! The `attncheck` command: a thin layer over the library that maps errors to
+//! exit codes (0 as expected, 1 refuted or regressed, 2 bad input or usage).
+
+use attncheck::app;
+use attncheck::kernel::Certainty;
+use attncheck::progress::Progress;
+use attncheck::spec::Profile;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const ABOUT: &str = "Machine-checked verdicts for published theorems about self-attention.";
+
+const LONG_ABOUT: &str = "\
+Machine-checked verdicts for published theorems about self-attention.
+
+Each claim of a paper is a spec under theorems/<paper>/<claim>.toml. `run` builds
+witnesses, checks the stated bounds, and writes reports/<paper>/<claim>.{md,json,svg}
+plus reports/README.md (one row per claim).
+
+VERDICTS
+  certified      every inequality of the finite instance proven with outward-rounded
+                 MPFR intervals or exact rationals
+  supported      an asymptotic or heuristic claim observed at finite size: its finite
+                 invariants certified, the rest within the spec's tolerance
+  refuted        a certified counterexample
+  inconclusive   neither, with the reason (precision, horizon, budget)
+  not-checkable  no finite computation decides it; the report says what would
+  report-only    exploration: observations recorded, nothing asserted
+
+PROFILES
+  quick (default)  small instances; the whole suite runs in minutes on 2 cores
+  full             the large sweeps
+
+EXIT CODES
+  0  every verdict as the spec expects (and, with --check, nothing regressed)
+  1  a verdict differs from the expected one, or --check found a regression
+  2  bad input or usage (the message names the file, line and field)";
+
+#[derive(Parser)]
+#[command(name = "attncheck", version, about = ABOUT, long_about = LONG_ABOUT)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List every claim with its paper, the rigour it can reach and its title.
+    List {
+        /// Directory of claim specs.
+        #[arg(long, default_value = "theorems")]
+        theorems: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run claims and write (or, with --check, compare) their reports.
+    ///
+    /// Examples:
+    ///   attncheck run positional/alibi-window
+    ///   attncheck run positional            (every claim of a paper)
+    ///   attncheck run --all                 (everything; writes reports/README.md)
+    ///   attncheck run --all --check         (CI: exit 1 if a verdict or key figure changed)
+    #[command(verbatim_doc_comment)]
+    Run {
+        /// Claim IDs (paper/claim) or paper names.
+        targets: Vec<String>,
+        /// Run every claim.
+        #[arg(long)]
+        all: bool,
+        /// quick (default) or full.
+        #[arg(long, value_enum, default_value_t = Profile::Quick)]
+        profile: Profile,
+        /// Where reports are written (and read by --check).
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        /// Compare against the committed JSON reports instead of writing: exit 1 when
+        /// a verdict changed or a key figure moved beyond the spec's check_tolerance.
+        #[arg(long)]
+        check: bool,
+        /// Directory of claim specs.
+        #[arg(long, default_value = "theorems")]
+        theorems: PathBuf,
+        /// Worker threads (default: all cores). Reports do not depend on it.
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Re-check a certificate (reports/<paper>/<claim>.cert.json) with the trusted
+    /// kernel alone, without the code that built it.
+    Verify {
+        /// The certificate file.
+        certificate: PathBuf,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match real_main(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("attncheck: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn real_main(cli: Cli) -> Result<u8, app::Error> {
+    match cli.cmd {
+        Cmd::List { theorems, json } => {
+            let specs = app::load_specs(&theorems)?;
+            if json {
+                let v: Vec<_> = specs
+                    .iter()
+                    .map(|s| {
+                        serde_json::json!({"id": s.id, "paper": s.paper(), "rigour": s.rigour,
+                            "expected": s.expected, "title": s.title})
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            } else {
+                println!("{:<42} {:<14} {:<14} title", "claim", "rigour", "expected");
+                for s in &specs {
+                    println!(
+                        "{:<42} {:<14} {:<14} {}",
+                        s.id,
+                        s.rigour.as_str(),
+                        s.expected.as_str(),
+                        s.title
+                    );
+                }
+            }
+            Ok(0)
+        }
+        Cmd::Run {
+            targets,
+            all,
+            profile,
+            out,
+            check,
+            theorems,
+            threads,
+        } => {
+            if let Some(n) = threads {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.max(1))
+                    .build_global()
+                    .map_err(|e| app::Error::Usage(e.to_string()))?;
+            }
+            let specs = app::load_specs(&theorems)?;
+            let chosen = app::select(&specs, &targets, all)?;
+            let progress = Progress::stderr(chosen.len() as u64);
+            let runs = app::run_claims(&chosen, profile, &progress)?;
+            progress.finish();
+            let mut code = 0;
+            for r in &runs {
+                let mark = if r.report.as_expected { "ok " } else { "BAD" };
+                eprintln!(
+                    "{mark} {:<42} {:<14} (expected {})",
+                    r.report.id,
+                    r.report.verdict.as_str(),
+                    r.report.expected
+                );
+                if !r.report.as_expected {
+                    code = 1;
+                }
+            }
+            if check {
+                let problems = app::check_against(&out, &runs, &chosen);
+                for p in &problems {
+                    eprintln!("regression: {p}");
+                }
+                if !problems.is_empty() {
+                    code = 1;
+                }
+                eprintln!(
+                    "checked {} claims against {}: {} regression(s)",
+                    runs.len(),
+                    out.display(),
+                    problems.len()
+                );
+            } else {
+                app::write_reports(&out, &runs)?;
+                eprintln!("wrote {} report(s) to {}", runs.len(), out.display());
+            }
+            Ok(code)
+        }
+        Cmd::Verify { certificate, json } => {
+            let (cert, results) = app::verify_file(&certificate)?;
+            let all = Certainty::all(results.iter().map(|r| r.result));
+            if json {
+                let v = serde_json::json!({"claim": cert.claim, "precision": cert.precision,
+                    "result": all, "obligations": results});
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            } else {
+                for r in &results {
+                    let w = match r.result {
+                        Certainty::True => "proven  ",
+                        Certainty::False => "FALSE   ",
+                        Certainty::Unknown => "UNKNOWN ",
+                    };
+                    println!("{w} {}", r.name);
+                }
+                let verdict = match all {
+                    Certainty::True => "certified",
+                    Certainty::False => "refuted",
+                    Certainty::Unknown => "inconclusive",
+                };
+                println!(
+                    "{}: {verdict} ({} obligations at {} bits, kernel only)",
+                    cert.claim,
+                    results.len(),
+                    cert.precision
+                );
+            }
+            Ok(if all == Certainty::True { 0 } else { 1 })
+        }
+    }
+}

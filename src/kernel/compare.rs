@@ -43,14 +43,6 @@ impl Certainty {
             _ => Unknown,
         }
     }
-    /// Three-valued negation.
-    pub fn not(self) -> Certainty {
-        match self {
-            Certainty::True => Certainty::False,
-            Certainty::False => Certainty::True,
-            Certainty::Unknown => Certainty::Unknown,
-        }
-    }
     /// Conjunction over an iterator (`True` for an empty one).
     pub fn all<I: IntoIterator<Item = Certainty>>(it: I) -> Certainty {
         let mut acc = Certainty::True;
@@ -61,6 +53,18 @@ impl Certainty {
             }
         }
         acc
+    }
+}
+
+impl std::ops::Not for Certainty {
+    type Output = Certainty;
+    /// Three-valued negation (`Unknown` stays `Unknown`).
+    fn not(self) -> Certainty {
+        match self {
+            Certainty::True => Certainty::False,
+            Certainty::False => Certainty::True,
+            Certainty::Unknown => Certainty::Unknown,
+        }
     }
 }
 

@@ -64,26 +64,30 @@ impl Interval {
 
     /// `xⁿ` for an integer `n`. Odd `n` is increasing; even `n` decreases on
     /// `x ≤ 0` and increases on `x ≥ 0`, so an interval containing 0 has minimum 0.
-    /// Negative `n` is `1/x^{|n|}` (whole line if 0 ∈ x).
+    /// Negative `n` is `1/x^{|n|}` (whole line if 0 ∈ x); `|n|` is taken as a
+    /// `u32`, so `i32::MIN` does not overflow.
     pub fn powi(&self, n: i32) -> Interval {
         let p = self.prec();
-        if n == 0 {
+        let m = n.unsigned_abs();
+        if m == 0 {
             return Interval::one(p);
-        }
-        if n < 0 {
-            return &Interval::one(p) / &self.powi(-n);
         }
         let pw = |x: &Float, r: Round| {
             let mut y = f(p, x);
-            y.pow_assign_round(n, r);
+            y.pow_assign_round(m, r);
             y
         };
-        if n % 2 == 1 || *self.lo() >= 0 {
+        let pos = if m % 2 == 1 || *self.lo() >= 0 {
             Interval::from_raw(pw(self.lo(), Round::Down), pw(self.hi(), Round::Up))
         } else if *self.hi() <= 0 {
             Interval::from_raw(pw(self.hi(), Round::Down), pw(self.lo(), Round::Up))
         } else {
             Interval::from_raw(Float::with_val(p, 0), pw(&self.mag(), Round::Up))
+        };
+        if n < 0 {
+            &Interval::one(p) / &pos
+        } else {
+            pos
         }
     }
 

@@ -21,7 +21,8 @@ fn err(text: &str, reason: &'static str) -> ParseRationalError {
 }
 
 /// Parses an exact rational from `"7"`, `"-3/4"`, `"0.125"`, `"1.5e-3"` or
-/// `"2^-8"` (integer base and exponent). Decimal literals are exact: `"0.1"` is
+/// `"2^-8"` (integer base and exponent; a leading sign negates the power, so
+/// `"-2^2"` is −4). Decimal literals are exact: `"0.1"` is
 /// 1/10, not the nearest double.
 pub fn parse_rational(s: &str) -> Result<Rational, ParseRationalError> {
     let t = s.trim();
@@ -29,8 +30,16 @@ pub fn parse_rational(s: &str) -> Result<Rational, ParseRationalError> {
         return Err(err(s, "empty"));
     }
     if let Some((base, exp)) = t.split_once('^') {
-        let b =
-            parse_int(base.trim()).ok_or_else(|| err(s, "base of a power must be an integer"))?;
+        // A leading sign applies to the power, as in written mathematics:
+        // "-2^-8" is −(2^−8), not (−2)^−8 = +1/256.
+        let base = base.trim();
+        let (neg, base) = match base.strip_prefix('-') {
+            Some(b) => (true, b),
+            None => (false, base.strip_prefix('+').unwrap_or(base)),
+        };
+        let b = parse_int(base)
+            .filter(|_| !base.starts_with(['-', '+']))
+            .ok_or_else(|| err(s, "base of a power must be an integer"))?;
         let e: i32 = exp
             .trim()
             .parse()
@@ -42,11 +51,12 @@ pub fn parse_rational(s: &str) -> Result<Rational, ParseRationalError> {
             return Err(err(s, "zero to a negative power"));
         }
         let p = b.pow(e.unsigned_abs());
-        return Ok(if e >= 0 {
+        let q = if e >= 0 {
             Rational::from(p)
         } else {
             Rational::from((Integer::from(1), p))
-        });
+        };
+        return Ok(if neg { -q } else { q });
     }
     if let Some((n, d)) = t.split_once('/') {
         let n = parse_int(n.trim()).ok_or_else(|| err(s, "numerator must be an integer"))?;

@@ -30,6 +30,7 @@
 mod compare;
 mod elementary;
 mod exact;
+pub mod expr;
 mod format;
 mod interval;
 mod softmax;

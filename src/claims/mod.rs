@@ -1,0 +1,99 @@
+//! One module per claim, grouped by paper. Each module has typed `Params`
+//! (deserialised from its spec, unknown keys denied, ranges validated) and a
+//! `run` function that builds the witnesses and records checks.
+
+use crate::outcome::Outcome;
+use crate::spec::{Params, Profile, Spec, SpecError};
+
+pub mod positional;
+
+/// What a claim's `run` gets besides its parameters.
+pub struct Ctx<'a> {
+    /// The spec (statement, precision, tolerances).
+    pub spec: &'a Spec,
+    /// The profile being run.
+    pub profile: Profile,
+    /// Progress reporting (a no-op when stderr is not a terminal).
+    pub progress: &'a crate::progress::Progress,
+}
+
+impl Ctx<'_> {
+    /// The working precision in bits.
+    pub fn prec(&self) -> u32 {
+        self.spec.precision
+    }
+}
+
+/// A claim ready to run: parameters parsed and validated.
+pub type Runner = Box<dyn Fn(&Ctx) -> Outcome + Send + Sync>;
+
+/// A registry entry.
+pub struct ClaimDef {
+    /// `<paper>/<claim>`.
+    pub id: &'static str,
+    /// Parses and validates the parameters for a profile.
+    pub prepare: fn(&Spec, Profile) -> Result<Runner, SpecError>,
+}
+
+/// Parses `P` from the spec and binds it to `run`.
+pub fn prepare_with<P: Params>(
+    spec: &Spec,
+    profile: Profile,
+    run: fn(&P, &Ctx) -> Outcome,
+) -> Result<Runner, SpecError> {
+    let p: P = spec.params(profile)?;
+    Ok(Box::new(move |ctx| run(&p, ctx)))
+}
+
+macro_rules! claim {
+    ($id:literal, $m:path) => {{
+        use $m as m;
+        ClaimDef {
+            id: $id,
+            prepare: |s, p| prepare_with::<m::Params>(s, p, m::run),
+        }
+    }};
+}
+
+/// Every implemented claim.
+pub static REGISTRY: &[ClaimDef] = &[
+    claim!("positional/alibi-slopes", positional::alibi_slopes),
+    claim!("positional/shift-invariance", positional::shift_invariance),
+    claim!("positional/alibi-tail-bound", positional::alibi_tail_bound),
+    claim!("positional/alibi-window", positional::alibi_window),
+    claim!(
+        "positional/windowed-receptive-field",
+        positional::windowed_receptive_field
+    ),
+    claim!(
+        "positional/sandwich-identity",
+        positional::sandwich_identity
+    ),
+    claim!(
+        "positional/sandwich-log-decay",
+        positional::sandwich_log_decay
+    ),
+    claim!(
+        "positional/sandwich-head-power-law",
+        positional::sandwich_head_power_law
+    ),
+    claim!("positional/length-usage", positional::length_usage),
+    claim!(
+        "positional/toy-receptive-field",
+        positional::toy_receptive_field
+    ),
+    claim!(
+        "positional/trained-model-claims",
+        positional::trained_model_claims
+    ),
+];
+
+/// The registry entry for an ID.
+pub fn find(id: &str) -> Option<&'static ClaimDef> {
+    REGISTRY.iter().find(|c| c.id == id)
+}
+
+/// The known IDs, comma-separated (for error messages).
+pub fn known_ids() -> String {
+    REGISTRY.iter().map(|c| c.id).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,194 @@
+//! Formulas shared by several positional claims (one source of truth each).
+//!
+//! - ALiBi slopes m = 2^{−q} by the paper's rule and the official code's rule,
+//!   with the exponent q kept as an exact rational.
+//! - Sandwich: frequencies ω_i = 10000^{−2i/d̄} and the centred bias
+//!   B̃(r) = Σ_{i∈I} (cos(r ω_i) − 1), in intervals and in f64.
+//! - Window conventions W1 (0 ≤ r ≤ w − 1) and W2 (0 ≤ r ≤ w).
+
+use crate::kernel::Interval;
+use rug::Rational;
+use serde::{Deserialize, Serialize};
+
+/// Which slope rule (positional.md §1, "ALiBi").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SlopeRule {
+    /// ALiBi §3: m_k = 2^{−8k/H}, k = 1..H.
+    Paper,
+    /// Official `get_slopes`: the paper rule for powers of two; otherwise
+    /// slopes(P) then every other element of slopes(2P), P = 2^⌊log2 H⌋.
+    Code,
+}
+
+impl SlopeRule {
+    /// `"paper"` or `"code"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SlopeRule::Paper => "paper",
+            SlopeRule::Code => "code",
+        }
+    }
+}
+
+/// The exact exponents q_1..q_H (slope m = 2^{−q}) of `rule` for H heads.
+///
+/// Paper: q_k = 8k/H. Code: if H is a power of two, the paper rule; else with
+/// P = 2^⌊log2 H⌋: {8k/P}_{k=1..P} followed by {4(2j − 1)/P}_{j=1..H−P}
+/// (every other element of the 2P list, starting with its first).
+pub fn slope_exponents(heads: usize, rule: SlopeRule) -> Vec<Rational> {
+    let h = heads as i64;
+    match rule {
+        SlopeRule::Paper => (1..=h).map(|k| Rational::from((8 * k, h))).collect(),
+        SlopeRule::Code => {
+            if heads.is_power_of_two() {
+                return slope_exponents(heads, SlopeRule::Paper);
+            }
+            let p = 1i64 << (63 - (h as u64).leading_zeros());
+            let mut q: Vec<Rational> = (1..=p).map(|k| Rational::from((8 * k, p))).collect();
+            q.extend((1..=h - p).map(|j| Rational::from((4 * (2 * j - 1), p))));
+            q
+        }
+    }
+}
+
+/// An enclosure of 2^{−q} = exp(−q ln 2) (a point when q is an integer).
+pub fn slope_interval(q: &Rational, prec: u32) -> Interval {
+    if q.denom() == &1 {
+        if let Some(e) = q.numer().to_i32() {
+            return Interval::one(prec).mul_2exp(-e);
+        }
+    }
+    (&Interval::from_rational(prec, q) * &Interval::ln2(prec)).neg_exp()
+}
+
+impl Interval {
+    /// e^{−x}.
+    pub fn neg_exp(&self) -> Interval {
+        (-self).exp()
+    }
+}
+
+/// Sandwich index convention for I (positional.md §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IndexFrom {
+    /// I = {0, …, d̄/2 − 1} (attention-gym, "appendix E").
+    Zero,
+    /// I = {1, …, d̄/2} (NeMo).
+    One,
+}
+
+impl IndexFrom {
+    /// The index set as a range.
+    pub fn range(self, dbar: u32) -> std::ops::RangeInclusive<u32> {
+        match self {
+            IndexFrom::Zero => 0..=dbar / 2 - 1,
+            IndexFrom::One => 1..=dbar / 2,
+        }
+    }
+    /// `"I from 0"` / `"I from 1"`.
+    pub fn label(self) -> &'static str {
+        match self {
+            IndexFrom::Zero => "I from 0",
+            IndexFrom::One => "I from 1",
+        }
+    }
+}
+
+/// Enclosures of the Sandwich frequencies ω_i = 10000^{−2i/d̄} = exp(−(2i/d̄)·ln 10⁴).
+pub fn sandwich_freqs(dbar: u32, from: IndexFrom, prec: u32) -> Vec<Interval> {
+    let ln1e4 = Interval::from_i64(prec, 10_000).ln();
+    from.range(dbar)
+        .map(|i| {
+            (&Interval::from_rational(prec, &Rational::from((2 * i as i64, dbar as i64))) * &ln1e4)
+                .neg_exp()
+        })
+        .collect()
+}
+
+/// The same frequencies in f64 (nearest; for fits and heuristics only).
+pub fn sandwich_freqs_f64(dbar: u32, from: IndexFrom) -> Vec<f64> {
+    from.range(dbar)
+        .map(|i| 10_000f64.powf(-2.0 * i as f64 / dbar as f64))
+        .collect()
+}
+
+/// Certified centred Sandwich bias B̃(r) = Σ_i (cos(r ω_i) − 1), given the
+/// frequency enclosures. Every term is ≤ 0 (the kernel's cos is clamped to ≤ 1).
+pub fn sandwich_centred(r: i64, freqs: &[Interval]) -> Interval {
+    let prec = freqs.first().map(Interval::prec).unwrap_or(128);
+    let rr = Interval::from_i64(prec, r);
+    let one = Interval::one(prec);
+    let mut acc = Interval::zero(prec);
+    for w in freqs {
+        acc.add_assign(&(&(&rr * w).cos() - &one));
+    }
+    acc
+}
+
+/// B̃(r) in f64 (nearest; fits, plots and the toy model only).
+pub fn sandwich_centred_f64(r: f64, freqs: &[f64]) -> f64 {
+    freqs.iter().map(|w| (r * w).cos() - 1.0).sum()
+}
+
+/// The per-head compression ratio c_h = 8h/H as an exact rational.
+pub fn compression_ratio(h: usize, heads: usize) -> Rational {
+    Rational::from((8 * h as i64, heads as i64))
+}
+
+/// Window convention (positional.md §1, "Windowed attention").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Window {
+    /// 0 ≤ r ≤ w − 1: w tokens including self.
+    W1,
+    /// 0 ≤ r ≤ w.
+    W2,
+}
+
+impl Window {
+    /// The largest distance attended with window w.
+    pub fn max_distance(self, w: u64) -> u64 {
+        match self {
+            Window::W1 => w.saturating_sub(1),
+            Window::W2 => w,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn q(v: &[Rational]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+    #[test]
+    fn slope_rules_reference() {
+        assert_eq!(
+            q(&slope_exponents(8, SlopeRule::Paper)),
+            ["1", "2", "3", "4", "5", "6", "7", "8"]
+        );
+        assert_eq!(
+            q(&slope_exponents(12, SlopeRule::Code)),
+            ["1", "2", "3", "4", "5", "6", "7", "8", "1/2", "3/2", "5/2", "7/2"]
+        );
+        assert_eq!(
+            q(&slope_exponents(12, SlopeRule::Paper)),
+            ["2/3", "4/3", "2", "8/3", "10/3", "4", "14/3", "16/3", "6", "20/3", "22/3", "8"]
+        );
+    }
+    #[test]
+    fn sandwich_reference() {
+        let f = sandwich_freqs(128, IndexFrom::Zero, 128);
+        let b1 = sandwich_centred(1, &f);
+        assert!(
+            b1.contains_rational(&crate::kernel::parse_rational("-1.90631619423238").unwrap()) || {
+                let m = b1.mid_f64();
+                (m + 1.90631619423238).abs() < 1e-13
+            }
+        );
+        let b512 = sandwich_centred(512, &f).mid_f64();
+        assert!((b512 + 49.9568401561533).abs() < 1e-12);
+    }
+}

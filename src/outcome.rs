@@ -1,0 +1,159 @@
+//! What a claim's run produces: checks, figures, tables, plots and notes.
+
+use crate::certificate::Certificate;
+use crate::verdict::{Check, Checks, Verdict};
+use serde::{Deserialize, Serialize};
+
+/// A named number that `--check` compares against the committed report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// Stable name (used to match against the committed JSON).
+    pub name: String,
+    /// The value compared by `--check` (relative tolerance from the spec).
+    pub value: f64,
+    /// How it is printed (for enclosures: outward-rounded).
+    pub text: String,
+}
+
+/// A table in a report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// Heading.
+    pub title: String,
+    /// Column headers.
+    pub columns: Vec<String>,
+    /// Rows of cells (already formatted).
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table with the given title and columns and no rows.
+    pub fn new(title: impl Into<String>, columns: &[&str]) -> Table {
+        Table {
+            title: title.into(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+    /// Appends a row.
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+}
+
+/// How a series is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Style {
+    /// A polyline.
+    Line,
+    /// Markers only.
+    Points,
+    /// A dashed polyline (reference curves, bounds).
+    Dashed,
+}
+
+/// One series of a plot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    /// Legend label.
+    pub name: String,
+    /// Drawing style.
+    pub style: Style,
+    /// The points (x, y).
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A 2-D plot written as SVG next to the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plot {
+    /// File-name slug, unique within the claim: `<claim>-<slug>.svg`.
+    pub slug: String,
+    /// Title above the plot.
+    pub title: String,
+    /// x-axis label.
+    pub x_label: String,
+    /// y-axis label.
+    pub y_label: String,
+    /// Logarithmic x axis.
+    pub x_log: bool,
+    /// Logarithmic y axis.
+    pub y_log: bool,
+    /// The series.
+    pub series: Vec<Series>,
+}
+
+/// Everything a claim's run produces. The verdict is not chosen here: it is
+/// derived from the checks ([`Verdict::from_checks`]) unless the claim declares
+/// that it cannot be checked, is exploratory, or ran out of budget.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// The asserted statements and their results.
+    pub checks: Checks,
+    /// Key figures; the first one appears in `reports/README.md`.
+    pub figures: Vec<Figure>,
+    /// Tables.
+    pub tables: Vec<Table>,
+    /// Plots.
+    pub plots: Vec<Plot>,
+    /// Remarks (documented discrepancies, what was not checked and why).
+    pub notes: Vec<String>,
+    /// A certificate that `attncheck verify` re-checks with the kernel alone.
+    pub certificate: Option<Certificate>,
+    declared: Option<(Verdict, String)>,
+}
+
+impl Outcome {
+    /// An empty outcome.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Declares the claim not checkable by a finite computation, with the reason.
+    pub fn declare_not_checkable(&mut self, reason: impl Into<String>) {
+        self.declared = Some((Verdict::NotCheckable, reason.into()));
+    }
+    /// Declares the run exploratory: observations only, nothing asserted.
+    pub fn declare_report_only(&mut self, reason: impl Into<String>) {
+        self.declared = Some((Verdict::ReportOnly, reason.into()));
+    }
+    /// Declares the run inconclusive (budget, precision), with the reason.
+    pub fn declare_inconclusive(&mut self, reason: impl Into<String>) {
+        self.declared = Some((Verdict::Inconclusive, reason.into()));
+    }
+    /// Adds a key figure.
+    pub fn figure(&mut self, name: impl Into<String>, value: f64, text: impl Into<String>) {
+        self.figures.push(Figure {
+            name: name.into(),
+            value,
+            text: text.into(),
+        });
+    }
+    /// Adds a note.
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.notes.push(text.into());
+    }
+
+    /// The verdict and its reason: the declared one if any, else derived from the
+    /// checks and capped at the rigour the spec seeks (an asymptotic claim whose
+    /// finite checks are all certified is still only `supported`).
+    pub fn verdict(&self, rigour: Verdict) -> (Verdict, Option<String>) {
+        if let Some((v, r)) = &self.declared {
+            return (*v, Some(r.clone()));
+        }
+        let (v, r) = Verdict::from_checks(self.checks.as_slice());
+        if v == Verdict::Certified && rigour != Verdict::Certified {
+            return (
+                Verdict::Supported,
+                Some(format!(
+                    "every finite check is certified; the claim itself is {rigour} at most"
+                )),
+            );
+        }
+        (v, r)
+    }
+
+    /// The checks as a slice.
+    pub fn check_list(&self) -> &[Check] {
+        self.checks.as_slice()
+    }
+}

@@ -1,0 +1,215 @@
+//! Markdown rendering of reports and of the index.
+
+use super::Report;
+use crate::kernel::Certainty;
+use crate::spec::Provenance;
+use crate::verdict::CheckKind;
+use std::fmt::Write;
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn tags(p: &[Provenance]) -> String {
+    p.iter()
+        .map(|t| match t {
+            Provenance::Paper => "[paper]",
+            Provenance::Derived => "[derived]",
+            Provenance::Unconfirmed => "[unconfirmed]",
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn result_word(kind: CheckKind, r: Certainty) -> &'static str {
+    match (kind, r) {
+        (CheckKind::Certified, Certainty::True) => "proven",
+        (CheckKind::Certified, Certainty::False) => "**disproven**",
+        (_, Certainty::Unknown) => "**undecided**",
+        (CheckKind::Observed, Certainty::True) => "holds",
+        (CheckKind::Observed, Certainty::False) => "**fails**",
+    }
+}
+
+/// The Markdown report of one claim.
+pub fn report_markdown(r: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# {} — {}\n", r.id, r.title);
+    let mark = if r.as_expected {
+        "as expected"
+    } else {
+        "**NOT as expected**"
+    };
+    let _ = writeln!(
+        s,
+        "**Verdict: {}** ({mark}: expected {}) · rigour sought: {} · profile: {} · precision: {} bits\n",
+        r.verdict, r.expected, r.rigour, r.profile, r.precision
+    );
+    if let Some(reason) = &r.reason {
+        let _ = writeln!(s, "Reason: {reason}\n");
+    }
+    for line in r.statement.lines() {
+        let _ = writeln!(s, "> {line}");
+    }
+    let _ = writeln!(
+        s,
+        "\nSource: {} · Provenance: {}\n",
+        r.source,
+        tags(&r.provenance)
+    );
+
+    let _ = writeln!(s, "## Parameters\n");
+    let _ = writeln!(
+        s,
+        "```json\n{}\n```\n",
+        serde_json::to_string_pretty(&r.params).unwrap_or_default()
+    );
+
+    if !r.figures.is_empty() {
+        let _ = writeln!(s, "## Key figures\n");
+        let _ = writeln!(s, "| figure | value |\n| --- | --- |");
+        for f in &r.figures {
+            let _ = writeln!(s, "| {} | {} |", cell(&f.name), cell(&f.text));
+        }
+        s.push('\n');
+    }
+
+    let _ = writeln!(s, "## Checks\n");
+    if r.checks.is_empty() {
+        let _ = writeln!(s, "No check asserts anything for this claim.\n");
+    } else {
+        let n_cert = r
+            .checks
+            .iter()
+            .filter(|c| c.kind == CheckKind::Certified)
+            .count();
+        let _ = writeln!(
+            s,
+            "{} checks: {} certified (kernel, outward-rounded or exact), {} observed.\n",
+            r.checks.len(),
+            n_cert,
+            r.checks.len() - n_cert
+        );
+        let _ = writeln!(
+            s,
+            "| # | check | kind | result | evidence |\n| --- | --- | --- | --- | --- |"
+        );
+        for (i, c) in r.checks.iter().enumerate() {
+            let kind = match c.kind {
+                CheckKind::Certified => "certified",
+                CheckKind::Observed => "observed",
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {kind} | {} | {} |",
+                i + 1,
+                cell(&c.name),
+                result_word(c.kind, c.result),
+                cell(&c.detail)
+            );
+        }
+        s.push('\n');
+    }
+
+    for t in &r.tables {
+        let _ = writeln!(s, "## {}\n", t.title);
+        let _ = writeln!(
+            s,
+            "| {} |",
+            t.columns
+                .iter()
+                .map(|c| cell(c))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        let _ = writeln!(s, "|{}", " --- |".repeat(t.columns.len()));
+        for row in &t.rows {
+            let _ = writeln!(
+                s,
+                "| {} |",
+                row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+            );
+        }
+        s.push('\n');
+    }
+
+    if !r.plots.is_empty() {
+        let _ = writeln!(s, "## Figures\n");
+        for p in &r.plots {
+            let _ = writeln!(s, "![{}]({})\n", p.title, p.file);
+        }
+    }
+
+    if !r.notes.is_empty() {
+        let _ = writeln!(s, "## Notes\n");
+        for n in &r.notes {
+            let _ = writeln!(s, "- {}", n.trim());
+        }
+        s.push('\n');
+    }
+
+    let _ = writeln!(s, "## Reproduce\n");
+    let _ = writeln!(s, "```sh\n{}", r.command);
+    if let Some(c) = &r.certificate {
+        let _ = writeln!(s, "attncheck verify reports/{}/{c}", r.paper);
+    }
+    let _ = writeln!(s, "```");
+    s
+}
+
+/// `reports/README.md`: one row per claim.
+pub fn index_markdown(reports: &[Report]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# attncheck reports\n");
+    let _ = writeln!(
+        s,
+        "Generated by `attncheck run --all`. Verdicts: certified (proven with outward-rounded or exact \
+         arithmetic), supported (observed at finite size, invariants certified), refuted (certified \
+         counterexample), inconclusive, not-checkable, report-only. See the README for how to read them.\n"
+    );
+    let counts = |v: crate::verdict::Verdict| reports.iter().filter(|r| r.verdict == v).count();
+    use crate::verdict::Verdict::*;
+    let _ = writeln!(
+        s,
+        "{} claims: {} certified, {} supported, {} refuted, {} inconclusive, {} not-checkable, {} report-only; {} not as expected.\n",
+        reports.len(),
+        counts(Certified),
+        counts(Supported),
+        counts(Refuted),
+        counts(Inconclusive),
+        counts(NotCheckable),
+        counts(ReportOnly),
+        reports.iter().filter(|r| !r.as_expected).count()
+    );
+    let _ = writeln!(
+        s,
+        "| claim | paper | verdict | expected | rigour | profile | key figure |"
+    );
+    let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- | --- |");
+    for r in reports {
+        let key = r
+            .figures
+            .first()
+            .map(|f| format!("{} = {}", f.name, f.text))
+            .unwrap_or_else(|| "—".into());
+        let exp = if r.as_expected {
+            r.expected.to_string()
+        } else {
+            format!("**{}** (differs)", r.expected)
+        };
+        let _ = writeln!(
+            s,
+            "| [{}]({}/{}.md) | {} | {} | {} | {} | {} | {} |",
+            r.id,
+            r.paper,
+            r.id.split_once('/').map(|x| x.1).unwrap_or(&r.id),
+            r.paper,
+            r.verdict,
+            exp,
+            r.rigour,
+            r.profile,
+            cell(&key)
+        );
+    }
+    s
+}

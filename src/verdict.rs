@@ -1,0 +1,204 @@
+//! Verdicts and the evidence behind them.
+//!
+//! A claim's run records [`Check`]s. Each check is either *certified* (decided by
+//! the kernel: exact arithmetic or outward-rounded intervals, so it carries a
+//! [`Certainty`]) or *observed* (a finite-time or floating-point observation
+//! within a stated tolerance). The verdict is derived from the checks by one rule
+//! ([`Verdict::from_checks`]), so no claim can hand-pick its own verdict.
+
+use crate::kernel::Certainty;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What a run concludes about a claim (DESIGN.md, "Verdicts").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Every asserted inequality of the finite instance is proven.
+    Certified,
+    /// Observed at finite time or in floating point, per-step invariants certified.
+    Supported,
+    /// A certified counterexample.
+    Refuted,
+    /// Neither, with the reason.
+    Inconclusive,
+    /// No finite computation decides it.
+    NotCheckable,
+    /// Exploration: observations recorded, nothing asserted.
+    ReportOnly,
+}
+
+impl Verdict {
+    /// The kebab-case name used in specs, reports and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Certified => "certified",
+            Verdict::Supported => "supported",
+            Verdict::Refuted => "refuted",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::NotCheckable => "not-checkable",
+            Verdict::ReportOnly => "report-only",
+        }
+    }
+
+    /// Derives the verdict from the checks:
+    /// - a certified check that is `False` → `refuted` (a proven counterexample);
+    /// - any check `Unknown`, or an observed check that fails → `inconclusive`;
+    /// - otherwise `certified` if every check is certified, else `supported`.
+    ///
+    /// An empty list is `inconclusive`: a claim that checked nothing proved nothing.
+    pub fn from_checks(checks: &[Check]) -> (Verdict, Option<String>) {
+        if checks.is_empty() {
+            return (Verdict::Inconclusive, Some("no check was run".into()));
+        }
+        if let Some(c) = checks
+            .iter()
+            .find(|c| c.kind == CheckKind::Certified && c.result == Certainty::False)
+        {
+            return (
+                Verdict::Refuted,
+                Some(format!("certified counterexample: {}", c.name)),
+            );
+        }
+        if let Some(c) = checks.iter().find(|c| c.result == Certainty::Unknown) {
+            return (
+                Verdict::Inconclusive,
+                Some(format!("undecided at this precision: {}", c.name)),
+            );
+        }
+        if let Some(c) = checks.iter().find(|c| c.result == Certainty::False) {
+            return (
+                Verdict::Inconclusive,
+                Some(format!("observation outside tolerance: {}", c.name)),
+            );
+        }
+        if checks.iter().all(|c| c.kind == CheckKind::Certified) {
+            (Verdict::Certified, None)
+        } else {
+            (Verdict::Supported, None)
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a check was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckKind {
+    /// Decided by the kernel (exact or outward-rounded).
+    Certified,
+    /// Observed (finite time, f64, fit, tolerance).
+    Observed,
+}
+
+/// One asserted statement and its outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// What was asserted, in words.
+    pub name: String,
+    /// Certified or observed.
+    pub kind: CheckKind,
+    /// The three-valued result; for observed checks only True or False.
+    pub result: Certainty,
+    /// Evidence: the enclosures or values compared.
+    pub detail: String,
+}
+
+/// Accumulates checks for a claim run.
+#[derive(Clone, Debug, Default)]
+pub struct Checks {
+    list: Vec<Check>,
+}
+
+impl Checks {
+    /// An empty list.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Records a check decided by the kernel.
+    pub fn certify(
+        &mut self,
+        name: impl Into<String>,
+        result: Certainty,
+        detail: impl Into<String>,
+    ) -> Certainty {
+        self.list.push(Check {
+            name: name.into(),
+            kind: CheckKind::Certified,
+            result,
+            detail: detail.into(),
+        });
+        result
+    }
+    /// Records an observation (finite-time, f64, or within a tolerance).
+    pub fn observe(
+        &mut self,
+        name: impl Into<String>,
+        ok: bool,
+        detail: impl Into<String>,
+    ) -> bool {
+        self.list.push(Check {
+            name: name.into(),
+            kind: CheckKind::Observed,
+            result: Certainty::exact(ok),
+            detail: detail.into(),
+        });
+        ok
+    }
+    /// The checks recorded so far.
+    pub fn as_slice(&self) -> &[Check] {
+        &self.list
+    }
+    /// Consumes the list.
+    pub fn into_vec(self) -> Vec<Check> {
+        self.list
+    }
+    /// Appends another list.
+    pub fn extend(&mut self, other: Checks) {
+        self.list.extend(other.list);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn ck(kind: CheckKind, result: Certainty) -> Check {
+        Check {
+            name: "x".into(),
+            kind,
+            result,
+            detail: String::new(),
+        }
+    }
+    #[test]
+    fn verdict_rules() {
+        use Certainty::*;
+        use CheckKind::*;
+        assert_eq!(Verdict::from_checks(&[]).0, Verdict::Inconclusive);
+        assert_eq!(
+            Verdict::from_checks(&[ck(Certified, True)]).0,
+            Verdict::Certified
+        );
+        assert_eq!(
+            Verdict::from_checks(&[ck(Certified, True), ck(Observed, True)]).0,
+            Verdict::Supported
+        );
+        assert_eq!(
+            Verdict::from_checks(&[ck(Certified, Unknown)]).0,
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            Verdict::from_checks(&[ck(Observed, False), ck(Certified, True)]).0,
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            Verdict::from_checks(&[ck(Certified, False), ck(Certified, Unknown)]).0,
+            Verdict::Refuted
+        );
+    }
+}
