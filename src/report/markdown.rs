@@ -59,11 +59,9 @@ pub fn report_markdown(r: &Report) -> String {
     );
 
     let _ = writeln!(s, "## Parameters\n");
-    let _ = writeln!(
-        s,
-        "```json\n{}\n```\n",
-        serde_json::to_string_pretty(&r.params).unwrap_or_default()
-    );
+    let params = toml::to_string(&r.params)
+        .unwrap_or_else(|_| serde_json::to_string_pretty(&r.params).unwrap_or_default());
+    let _ = writeln!(s, "```toml\n{}```\n", params);
 
     if !r.figures.is_empty() {
         let _ = writeln!(s, "## Key figures\n");

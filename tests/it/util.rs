@@ -1,0 +1,98 @@
+//! Shared helpers for the integration tests: run a claim from its committed spec
+//! (cached per process, so several tests can inspect one run), or from edited
+//! spec text (to show that a check fails when it should).
+
+use attncheck::app::{self, ClaimRun};
+use attncheck::progress::Progress;
+use attncheck::spec::{Profile, Spec};
+use attncheck::verdict::Verdict;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The crate root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The path of a claim's committed spec.
+pub fn spec_path(id: &str) -> PathBuf {
+    root().join("theorems").join(format!("{id}.toml"))
+}
+
+/// The committed spec text of a claim.
+pub fn spec_text(id: &str) -> String {
+    std::fs::read_to_string(spec_path(id)).unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
+/// Runs a spec given as text (parsed as if it were the claim's file).
+pub fn run_text(id: &str, text: &str, profile: Profile) -> ClaimRun {
+    let spec = Spec::parse(&spec_path(id), text).unwrap_or_else(|e| panic!("{e}"));
+    let runs =
+        app::run_claims(&[&spec], profile, &Progress::hidden()).unwrap_or_else(|e| panic!("{e}"));
+    runs.into_iter().next().expect("one run")
+}
+
+/// Runs the committed spec in the quick profile, once per test process.
+pub fn run_quick(id: &str) -> Arc<ClaimRun> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<OnceLock<Arc<ClaimRun>>>>>> = OnceLock::new();
+    let slot = {
+        let mut m = CACHE.get_or_init(Default::default).lock().unwrap();
+        m.entry(id.to_string()).or_default().clone()
+    };
+    slot.get_or_init(|| Arc::new(run_text(id, &spec_text(id), Profile::Quick)))
+        .clone()
+}
+
+/// Replaces exactly one occurrence of `from` by `to` in the claim's spec text
+/// and runs it (panics if `from` does not occur exactly once).
+pub fn run_edited(id: &str, from: &str, to: &str) -> ClaimRun {
+    let text = spec_text(id);
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "`{from}` must occur once in {id}'s spec"
+    );
+    run_text(id, &text.replacen(from, to, 1), Profile::Quick)
+}
+
+/// The verdict of a run.
+pub fn verdict(run: &ClaimRun) -> Verdict {
+    run.report.verdict
+}
+
+/// The value of a named key figure.
+pub fn figure(run: &ClaimRun, name: &str) -> f64 {
+    run.report
+        .figures
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("{}: no figure `{name}`", run.report.id))
+        .value
+}
+
+/// Finds a table cell: the row whose first cell equals `row`, column `col`.
+pub fn cell<'a>(run: &'a ClaimRun, table_prefix: &str, row: &str, col: &str) -> &'a str {
+    let t = run
+        .report
+        .tables
+        .iter()
+        .find(|t| t.title.starts_with(table_prefix))
+        .unwrap_or_else(|| panic!("no table starting with `{table_prefix}`"));
+    let c = t
+        .columns
+        .iter()
+        .position(|c| c == col)
+        .unwrap_or_else(|| panic!("no column `{col}`"));
+    let r = t
+        .rows
+        .iter()
+        .find(|r| r[0] == row)
+        .unwrap_or_else(|| panic!("no row `{row}`"));
+    &r[c]
+}
+
+/// Whether a path exists relative to the crate root.
+pub fn exists(p: &str) -> bool {
+    Path::new(&root()).join(p).exists()
+}
