@@ -172,7 +172,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                     "H = {h}: closed form {{4(2j − 1)/P}} = slopes(2P)[0::2][:H − P], P = {pw}"
                 ),
                 Certainty::exact(code[pw..] == interleaved[..]),
-                format!("{}", fmt_q(&interleaved)),
+                fmt_q(&interleaved),
             );
         }
         // paper rule: geometric, first term = ratio ⇔ q_k = k·q_1
