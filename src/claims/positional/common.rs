@@ -213,6 +213,95 @@ impl SplitMix64 {
     }
 }
 
+// ----- Sandwich sweeps, least-squares fits, printed references (sandwich-identity, -log-decay, -head-power-law, toy-receptive-field) -----
+
+/// Certified B̃(r) for every r of `rs`, computed in parallel, in the order of `rs`
+/// (the result does not depend on the thread count).
+pub fn sandwich_centred_many(rs: &[i64], freqs: &[Interval]) -> Vec<Interval> {
+    use rayon::prelude::*;
+    rs.par_iter()
+        .with_min_len(16)
+        .map(|&r| sandwich_centred(r, freqs))
+        .collect()
+}
+
+/// An ordinary least-squares line y ≈ slope·x + intercept (f64: an observation, never a proof).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LineFit {
+    /// The fitted slope.
+    pub slope: f64,
+    /// The fitted intercept.
+    pub intercept: f64,
+    /// R² = 1 − SSE/SST (SST about the mean of y).
+    pub r2: f64,
+}
+
+/// Fits y ≈ a·x + c by least squares (centred sums, so no cancellation between
+/// large moments). `None` for fewer than two points or constant x.
+pub fn line_fit(x: &[f64], y: &[f64]) -> Option<LineFit> {
+    let n = x.len().min(y.len());
+    if n < 2 {
+        return None;
+    }
+    let mx = x[..n].iter().sum::<f64>() / n as f64;
+    let my = y[..n].iter().sum::<f64>() / n as f64;
+    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x[..n].iter().zip(&y[..n]) {
+        sxx += (a - mx) * (a - mx);
+        sxy += (a - mx) * (b - my);
+        syy += (b - my) * (b - my);
+    }
+    if sxx <= 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    let intercept = my - slope * mx;
+    let sse: f64 = x[..n]
+        .iter()
+        .zip(&y[..n])
+        .map(|(a, b)| (b - slope * a - intercept).powi(2))
+        .sum();
+    let r2 = if syy > 0.0 { 1.0 - sse / syy } else { 1.0 };
+    Some(LineFit {
+        slope,
+        intercept,
+        r2,
+    })
+}
+
+/// Half a unit in the last printed digit of a decimal literal (`"-1.906"` → 1/2000,
+/// `"1.9e-4"` → 1/200000, `"255"` → 1/2): the tolerance for reproducing a
+/// printed reference value that was rounded to nearest.
+pub fn printed_half_unit(s: &str) -> Result<Rational, crate::kernel::ParseRationalError> {
+    use rug::ops::Pow;
+    let err = |reason| crate::kernel::ParseRationalError {
+        text: s.to_string(),
+        reason,
+    };
+    crate::kernel::parse_rational(s)?;
+    let t = s.trim().trim_start_matches(['-', '+']);
+    let (mant, exp) = match t.find(['e', 'E']) {
+        Some(i) => (
+            &t[..i],
+            t[i + 1..]
+                .parse::<i32>()
+                .map_err(|_| err("malformed exponent"))?,
+        ),
+        None => (t, 0),
+    };
+    if mant.contains(['/', '^']) {
+        return Err(err("a printed reference must be a decimal"));
+    }
+    let decimals = mant.split_once('.').map(|(_, f)| f.len() as i32).unwrap_or(0);
+    let e = exp - decimals;
+    let unit = if e >= 0 {
+        Rational::from(rug::Integer::from(10).pow(e as u32))
+    } else {
+        Rational::from((1, rug::Integer::from(10).pow((-e) as u32)))
+    };
+    Ok(unit / 2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
