@@ -1,0 +1,47 @@
+# The two quick-start commands (README): `make reports` and `make test`.
+# Both first make sure the system can build rug's bundled GMP/MPFR (it needs m4
+# and a C compiler); on Debian/Ubuntu missing packages are installed with apt-get.
+
+CARGO ?= cargo
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: reports test check deps bench anchors lint
+
+## reports: run every claim (quick profile) and write reports/
+reports: deps
+	$(CARGO) run --release -- run --all
+
+## test: the whole test suite
+test: deps
+	$(CARGO) test
+
+## check: CI-style regression check against the committed reports
+check: deps
+	$(CARGO) run --release -- run --all --check
+
+## lint: formatting and clippy
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+## bench: criterion benchmarks
+bench: deps
+	$(CARGO) bench
+
+## anchors: side-by-side timings against python-flint / mpmath / numpy
+anchors: deps
+	bash bench/anchors/run_softmax.sh
+
+deps:
+	@missing=""; \
+	command -v m4 >/dev/null 2>&1 || missing="$$missing m4"; \
+	command -v cc >/dev/null 2>&1 || missing="$$missing gcc"; \
+	command -v make >/dev/null 2>&1 || missing="$$missing make"; \
+	if [ -n "$$missing" ]; then \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    echo "attncheck: installing$$missing (needed to build GMP/MPFR for rug)"; \
+	    $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "attncheck: please install$$missing (needed to build GMP/MPFR for rug)"; exit 1; \
+	  fi; \
+	fi

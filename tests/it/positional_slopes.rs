@@ -1,0 +1,76 @@
+//! positional/alibi-slopes and positional/trained-model-claims.
+
+use crate::util::{cell, figure, run_edited, run_quick, verdict};
+use attncheck::claims::positional::alibi_slopes::official_f64_slopes;
+use attncheck::claims::positional::common::{slope_exponents, SlopeRule};
+use attncheck::verdict::Verdict;
+
+const ID: &str = "positional/alibi-slopes";
+
+#[test]
+fn committed_spec_is_certified() {
+    assert_eq!(verdict(&run_quick(ID)), Verdict::Certified);
+}
+
+#[test]
+fn reference_f64_error_is_14_units_of_u_at_h32_and_exact_for_h_up_to_8() {
+    let run = run_quick(ID);
+    // positional.md §2: "observed worst case 14 ulp, at H = 32; exact for H ≤ 8"
+    let u = figure(&run, "max relative error of the official f64 slopes / 2^−53");
+    assert!((u - 14.0).abs() < 0.5, "{u}");
+    for h in ["1", "2", "4", "8"] {
+        assert_eq!(cell(&run, "Official f64", h, "exact"), "yes", "H = {h}");
+    }
+    assert_eq!(cell(&run, "Official f64", "32", "exact"), "no");
+}
+
+#[test]
+fn official_f64_matches_python_for_h8() {
+    // Python: [2**-1, 2**-2, ..., 2**-8] exactly for H = 8
+    let s = official_f64_slopes(8);
+    for (k, v) in s.iter().enumerate() {
+        assert_eq!(v.to_f64(), 2f64.powi(-(k as i32 + 1)));
+    }
+    // H = 12: first 8 as H = 8, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5 (to 1e-15)
+    let s = official_f64_slopes(12);
+    for (j, v) in s[8..].iter().enumerate() {
+        let want = 2f64.powf(-(0.5 + j as f64));
+        assert!(((v.to_f64() - want) / want).abs() < 1e-15);
+    }
+}
+
+#[test]
+fn slope_rules_reproduce_section_3() {
+    let s = |h, r| slope_exponents(h, r).iter().map(|q| q.to_string()).collect::<Vec<_>>().join(" ");
+    assert_eq!(s(16, SlopeRule::Paper), "1/2 1 3/2 2 5/2 3 7/2 4 9/2 5 11/2 6 13/2 7 15/2 8");
+    assert_eq!(s(12, SlopeRule::Code), "1 2 3 4 5 6 7 8 1/2 3/2 5/2 7/2");
+    assert_eq!(s(12, SlopeRule::Paper), "2/3 4/3 2 8/3 10/3 4 14/3 16/3 6 20/3 22/3 8");
+    // heads 9–12 of the code rule are steeper than heads 5–8
+    let c = slope_exponents(12, SlopeRule::Code);
+    assert!(c[8..].iter().all(|q| c[4..8].iter().all(|p| q < p)));
+}
+
+#[test]
+fn a_perturbed_reference_slope_is_refuted_not_certified() {
+    let run = run_edited(
+        ID,
+        "exponents = [\"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\", \"8\", \"1/2\", \"3/2\", \"5/2\", \"7/2\"]",
+        "exponents = [\"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\", \"8\", \"1/2\", \"3/2\", \"5/2\", \"4\"]",
+    );
+    assert_eq!(verdict(&run), Verdict::Refuted);
+}
+
+#[test]
+fn a_tolerance_tightened_below_the_truth_is_not_certified() {
+    // the official f64 slopes are off by up to 1.56e-15 relative at H = 32
+    let run = run_edited(ID, "f64_rel_tol = \"1e-14\"", "f64_rel_tol = \"1e-15\"");
+    assert_ne!(verdict(&run), Verdict::Certified);
+}
+
+#[test]
+fn trained_model_claims_are_not_checkable_and_assert_nothing() {
+    let run = run_quick("positional/trained-model-claims");
+    assert_eq!(verdict(&run), Verdict::NotCheckable);
+    assert!(run.report.checks.is_empty());
+    assert!(run.markdown.contains("small-scale reproduction"));
+}
