@@ -321,9 +321,8 @@ impl Spec {
     /// An error about a parameter field, located in the profile section when the
     /// profile sets it, else in `[params]`.
     pub fn param_error(&self, profile: Profile, field: &str, reason: String) -> SpecError {
-        let prof = format!("profiles.{}", profile.as_str());
         let segs = split_path(field);
-        let mut in_prof = vec![prof.as_str()];
+        let mut in_prof = vec!["profiles", profile.as_str()];
         in_prof.extend(segs.iter().map(String::as_str));
         if locate(&self.src, &in_prof).is_some() {
             return self.field_error(&in_prof, reason);
