@@ -292,7 +292,10 @@ pub fn printed_half_unit(s: &str) -> Result<Rational, crate::kernel::ParseRation
     if mant.contains(['/', '^']) {
         return Err(err("a printed reference must be a decimal"));
     }
-    let decimals = mant.split_once('.').map(|(_, f)| f.len() as i32).unwrap_or(0);
+    let decimals = mant
+        .split_once('.')
+        .map(|(_, f)| f.len() as i32)
+        .unwrap_or(0);
     let e = exp - decimals;
     let unit = if e >= 0 {
         Rational::from(rug::Integer::from(10).pow(e as u32))
