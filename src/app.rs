@@ -164,17 +164,61 @@ pub fn run_claims(
         .par_iter()
         .map(|(spec, runner)| {
             progress.message(spec.id.clone());
-            let ctx = Ctx {
-                spec,
-                profile,
-                progress,
-            };
-            let outcome = runner(&ctx);
+            let (spec, outcome) = run_escalating(spec, profile, runner, progress);
             progress.inc(1);
-            render(spec, profile, &outcome)
+            render(&spec, profile, &outcome)
         })
         .collect();
     Ok(runs)
+}
+
+/// How many times the precision is doubled before a run stays `inconclusive`.
+pub const ESCALATIONS: u32 = 2;
+
+/// Runs a claim at the spec's precision; while a certified check comes out
+/// `Unknown` (the enclosures were too wide to decide it), runs it again at twice
+/// the precision, at most [`ESCALATIONS`] times. The report states the precision
+/// that decided it, and says so when it was raised.
+pub fn run_escalating(
+    spec: &Spec,
+    profile: Profile,
+    runner: &Runner,
+    progress: &Progress,
+) -> (Spec, Outcome) {
+    let mut spec = spec.clone();
+    let start = spec.precision;
+    let mut outcome = runner(&Ctx {
+        spec: &spec,
+        profile,
+        progress,
+    });
+    for _ in 0..ESCALATIONS {
+        if !undecided(&outcome) {
+            break;
+        }
+        spec.precision *= 2;
+        outcome = runner(&Ctx {
+            spec: &spec,
+            profile,
+            progress,
+        });
+    }
+    if spec.precision != start {
+        outcome.note(format!(
+            "Precision raised from {start} to {} bits because a comparison was undecided at {start} bits{}.",
+            spec.precision,
+            if undecided(&outcome) { " (still undecided)" } else { "" }
+        ));
+    }
+    (spec, outcome)
+}
+
+fn undecided(o: &Outcome) -> bool {
+    use crate::kernel::Certainty;
+    use crate::verdict::CheckKind;
+    o.check_list()
+        .iter()
+        .any(|c| c.kind == CheckKind::Certified && c.result == Certainty::Unknown)
 }
 
 /// Renders one outcome into report texts.

@@ -16,7 +16,10 @@ fn committed_spec_is_certified() {
 fn reference_f64_error_is_14_units_of_u_at_h32_and_exact_for_h_up_to_8() {
     let run = run_quick(ID);
     // positional.md §2: "observed worst case 14 ulp, at H = 32; exact for H ≤ 8"
-    let u = figure(&run, "max relative error of the official f64 slopes / 2^−53");
+    let u = figure(
+        &run,
+        "max relative error of the official f64 slopes / 2^−53",
+    );
     assert!((u - 14.0).abs() < 0.5, "{u}");
     for h in ["1", "2", "4", "8"] {
         assert_eq!(cell(&run, "Official f64", h, "exact"), "yes", "H = {h}");
@@ -41,10 +44,22 @@ fn official_f64_matches_python_for_h8() {
 
 #[test]
 fn slope_rules_reproduce_section_3() {
-    let s = |h, r| slope_exponents(h, r).iter().map(|q| q.to_string()).collect::<Vec<_>>().join(" ");
-    assert_eq!(s(16, SlopeRule::Paper), "1/2 1 3/2 2 5/2 3 7/2 4 9/2 5 11/2 6 13/2 7 15/2 8");
+    let s = |h, r| {
+        slope_exponents(h, r)
+            .iter()
+            .map(|q| q.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(
+        s(16, SlopeRule::Paper),
+        "1/2 1 3/2 2 5/2 3 7/2 4 9/2 5 11/2 6 13/2 7 15/2 8"
+    );
     assert_eq!(s(12, SlopeRule::Code), "1 2 3 4 5 6 7 8 1/2 3/2 5/2 7/2");
-    assert_eq!(s(12, SlopeRule::Paper), "2/3 4/3 2 8/3 10/3 4 14/3 16/3 6 20/3 22/3 8");
+    assert_eq!(
+        s(12, SlopeRule::Paper),
+        "2/3 4/3 2 8/3 10/3 4 14/3 16/3 6 20/3 22/3 8"
+    );
     // heads 9–12 of the code rule are steeper than heads 5–8
     let c = slope_exponents(12, SlopeRule::Code);
     assert!(c[8..].iter().all(|q| c[4..8].iter().all(|p| q < p)));
@@ -73,4 +88,18 @@ fn trained_model_claims_are_not_checkable_and_assert_nothing() {
     assert_eq!(verdict(&run), Verdict::NotCheckable);
     assert!(run.report.checks.is_empty());
     assert!(run.markdown.contains("small-scale reproduction"));
+}
+
+#[test]
+fn undecided_comparisons_escalate_precision_before_giving_up() {
+    // at 24 bits the enclosures of 2^−q are ~1e−7 wide: the 1e−14 comparison is
+    // undecided, so the run doubles the precision (24 → 48 → 96) and decides it
+    let run = run_edited(ID, "precision = 128", "precision = 24");
+    assert_eq!(verdict(&run), Verdict::Certified);
+    assert_eq!(run.report.precision, 96);
+    assert!(run
+        .report
+        .notes
+        .iter()
+        .any(|n| n.contains("raised from 24 to 96")));
 }
