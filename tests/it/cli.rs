@@ -36,7 +36,12 @@ fn run_writes_reports_and_index() {
     let d = scratch();
     let o = run_in(d.path(), &["run", "--all"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    for f in ["alibi-slopes.md", "alibi-slopes.json", "alibi-slopes.cert.json", "trained-model-claims.md"] {
+    for f in [
+        "alibi-slopes.md",
+        "alibi-slopes.json",
+        "alibi-slopes.cert.json",
+        "trained-model-claims.md",
+    ] {
         assert!(d.path().join("reports/positional").join(f).exists(), "{f}");
     }
     let index = std::fs::read_to_string(d.path().join("reports/README.md")).unwrap();
@@ -56,13 +61,23 @@ fn bad_spec_exits_2_names_file_line_field_and_leaves_reports_intact() {
     assert_eq!(run_in(d.path(), &["run", "--all"]).status.code(), Some(0));
     let before = std::fs::read(report(d.path())).unwrap();
     let spec = d.path().join("theorems/positional/alibi-slopes.toml");
-    let text = std::fs::read_to_string(&spec).unwrap().replacen("heads = [1, 2,", "heads = [0, 2,", 1);
+    let text =
+        std::fs::read_to_string(&spec)
+            .unwrap()
+            .replacen("heads = [1, 2,", "heads = [0, 2,", 1);
     std::fs::write(&spec, text).unwrap();
     let o = run_in(d.path(), &["run", "--all"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(e.contains("alibi-slopes.toml:") && e.contains("params.heads[0]"), "{e}");
-    assert_eq!(std::fs::read(report(d.path())).unwrap(), before, "reports must be untouched");
+    assert!(
+        e.contains("alibi-slopes.toml:") && e.contains("params.heads[0]"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read(report(d.path())).unwrap(),
+        before,
+        "reports must be untouched"
+    );
 }
 
 #[test]
@@ -70,7 +85,11 @@ fn unknown_claim_exits_2() {
     let d = scratch();
     let o = run_in(d.path(), &["run", "positional/no-such-claim"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("unknown claim `positional/no-such-claim`"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown claim `positional/no-such-claim`"),
+        "{}",
+        stderr(&o)
+    );
     // a spec for a claim no module implements is an error too
     std::fs::write(
         d.path().join("theorems/positional/nope.toml"),
@@ -81,14 +100,23 @@ fn unknown_claim_exits_2() {
     .unwrap();
     let o = run_in(d.path(), &["list"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("nope.toml:1: unknown claim `positional/nope`"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("nope.toml:1: unknown claim `positional/nope`"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn usage_errors_exit_2() {
     let d = scratch();
     assert_eq!(run_in(d.path(), &["run"]).status.code(), Some(2));
-    assert_eq!(run_in(d.path(), &["run", "--profile", "huge", "--all"]).status.code(), Some(2));
+    assert_eq!(
+        run_in(d.path(), &["run", "--profile", "huge", "--all"])
+            .status
+            .code(),
+        Some(2)
+    );
     assert_eq!(run_in(d.path(), &["frobnicate"]).status.code(), Some(2));
 }
 
@@ -130,17 +158,28 @@ fn unexpected_verdict_exits_1() {
     std::fs::write(&spec, text).unwrap();
     let o = run_in(d.path(), &["run", "positional/alibi-slopes"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(report(d.path())).unwrap()).unwrap();
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report(d.path())).unwrap()).unwrap();
     assert_eq!(j["verdict"], "refuted");
 }
 
 #[test]
 fn verify_accepts_the_certificate_and_rejects_a_tampered_one() {
     let d = scratch();
-    assert_eq!(run_in(d.path(), &["run", "positional/alibi-slopes"]).status.code(), Some(0));
+    assert_eq!(
+        run_in(d.path(), &["run", "positional/alibi-slopes"])
+            .status
+            .code(),
+        Some(0)
+    );
     let cert = d.path().join("reports/positional/alibi-slopes.cert.json");
     let o = run_in(d.path(), &["verify", cert.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     assert!(String::from_utf8_lossy(&o.stdout).contains("certified"));
     // alter one literal: the f64 slope 1/256 becomes 1/255
     let text = std::fs::read_to_string(&cert).unwrap();
@@ -149,29 +188,53 @@ fn verify_accepts_the_certificate_and_rejects_a_tampered_one() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stdout).contains("FALSE"));
     // a malformed certificate is bad input: exit 2 with the field
-    std::fs::write(&cert, text.replacen("\"precision\": 128", "\"precision\": \"lots\"", 1)).unwrap();
+    std::fs::write(
+        &cert,
+        text.replacen("\"precision\": 128", "\"precision\": \"lots\"", 1),
+    )
+    .unwrap();
     let o = run_in(d.path(), &["verify", cert.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("precision"), "{}", stderr(&o));
     std::fs::write(&cert, text.replacen("(<= (abs", "(<= (abz", 1)).unwrap();
     let o = run_in(d.path(), &["verify", cert.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("obligations[0].formula"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("obligations[0].formula"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn help_teaches_verdicts_and_profiles() {
     let o = bin().arg("--help").output().unwrap();
     let s = String::from_utf8_lossy(&o.stdout);
-    for w in ["certified", "supported", "refuted", "inconclusive", "not-checkable", "quick", "full", "EXIT CODES"] {
+    for w in [
+        "certified",
+        "supported",
+        "refuted",
+        "inconclusive",
+        "not-checkable",
+        "quick",
+        "full",
+        "EXIT CODES",
+    ] {
         assert!(s.contains(w), "--help lacks {w}");
     }
 }
 
 #[test]
 fn list_shows_every_claim_and_json() {
-    let o = bin().current_dir(root()).args(["list", "--json"]).output().unwrap();
+    let o = bin()
+        .current_dir(root())
+        .args(["list", "--json"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), attncheck::claims::REGISTRY.len());
+    assert_eq!(
+        v.as_array().unwrap().len(),
+        attncheck::claims::REGISTRY.len()
+    );
 }

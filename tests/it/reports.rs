@@ -6,7 +6,10 @@ use attncheck::app;
 use attncheck::spec::Profile;
 
 fn ids() -> Vec<String> {
-    attncheck::claims::REGISTRY.iter().map(|c| c.id.to_string()).collect()
+    attncheck::claims::REGISTRY
+        .iter()
+        .map(|c| c.id.to_string())
+        .collect()
 }
 
 fn regen_hint() -> &'static str {
@@ -21,9 +24,22 @@ fn committed_reports_equal_a_fresh_run() {
         let run = run_quick(&id);
         let (paper, name) = id.split_once('/').unwrap();
         let dir = root().join("reports").join(paper);
-        let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|_| panic!("missing reports/{paper}/{f}: {}", regen_hint()));
-        assert_eq!(read(&format!("{name}.md")), run.markdown, "{id} (md): {}", regen_hint());
-        assert_eq!(read(&format!("{name}.json")), run.report.to_json(), "{id} (json): {}", regen_hint());
+        let read = |f: &str| {
+            std::fs::read_to_string(dir.join(f))
+                .unwrap_or_else(|_| panic!("missing reports/{paper}/{f}: {}", regen_hint()))
+        };
+        assert_eq!(
+            read(&format!("{name}.md")),
+            run.markdown,
+            "{id} (md): {}",
+            regen_hint()
+        );
+        assert_eq!(
+            read(&format!("{name}.json")),
+            run.report.to_json(),
+            "{id} (json): {}",
+            regen_hint()
+        );
         for (f, t) in &run.svgs {
             assert_eq!(&read(f), t, "{id} ({f}): {}", regen_hint());
         }
@@ -33,8 +49,14 @@ fn committed_reports_equal_a_fresh_run() {
         fresh.push(run.report.clone());
     }
     fresh.sort_by(|a, b| a.id.cmp(&b.id));
-    let index = std::fs::read_to_string(root().join("reports/README.md")).expect("reports/README.md");
-    assert_eq!(index, attncheck::report::index_markdown(&fresh), "index: {}", regen_hint());
+    let index =
+        std::fs::read_to_string(root().join("reports/README.md")).expect("reports/README.md");
+    assert_eq!(
+        index,
+        attncheck::report::index_markdown(&fresh),
+        "index: {}",
+        regen_hint()
+    );
 }
 
 #[test]
@@ -61,8 +83,15 @@ fn every_committed_claim_gives_its_expected_verdict() {
 #[test]
 fn reports_do_not_depend_on_the_thread_count() {
     // claims that parallelise internally, plus a cheap one
-    for id in ["positional/alibi-slopes", "positional/length-usage", "positional/sandwich-identity"] {
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    for id in [
+        "positional/alibi-slopes",
+        "positional/length-usage",
+        "positional/sandwich-identity",
+    ] {
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
         let run1 = one.install(|| run_text(id, &spec_text(id), Profile::Quick));
         let run2 = run_quick(id);
         assert_eq!(run1.markdown, run2.markdown, "{id}");
@@ -73,8 +102,14 @@ fn reports_do_not_depend_on_the_thread_count() {
 #[test]
 fn rendering_is_deterministic_for_the_same_outcome() {
     let run = run_quick("positional/alibi-slopes");
-    let spec = attncheck::spec::Spec::load(&crate::util::spec_path("positional/alibi-slopes")).unwrap();
-    let again = app::run_claims(&[&spec], Profile::Quick, &attncheck::progress::Progress::hidden()).unwrap();
+    let spec =
+        attncheck::spec::Spec::load(&crate::util::spec_path("positional/alibi-slopes")).unwrap();
+    let again = app::run_claims(
+        &[&spec],
+        Profile::Quick,
+        &attncheck::progress::Progress::hidden(),
+    )
+    .unwrap();
     assert_eq!(again[0].markdown, run.markdown);
 }
 
@@ -83,7 +118,10 @@ fn reports_contain_no_timings() {
     for id in ids() {
         let run = run_quick(&id);
         for word in [" ms", "elapsed", "seconds", "took "] {
-            assert!(!run.markdown.contains(word), "{id}: report mentions `{word}`");
+            assert!(
+                !run.markdown.contains(word),
+                "{id}: report mentions `{word}`"
+            );
         }
     }
 }
