@@ -305,6 +305,24 @@ pub fn printed_half_unit(s: &str) -> Result<Rational, crate::kernel::ParseRation
     Ok(unit / 2)
 }
 
+/// Integer abscissae for a plot with a logarithmic x axis: every r up to 64, then
+/// about 60 per decade, always ending at `hi`.
+pub fn log_plot_points(lo: i64, hi: i64) -> Vec<i64> {
+    let mut out: Vec<i64> = Vec::new();
+    let mut x = lo as f64;
+    while x <= hi as f64 {
+        let r = x.round() as i64;
+        if out.last() != Some(&r) {
+            out.push(r);
+        }
+        x = if x < 64.0 { x + 1.0 } else { x * 1.04 };
+    }
+    if out.last() != Some(&hi) {
+        out.push(hi);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

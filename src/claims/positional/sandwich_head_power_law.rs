@@ -1,24 +1,554 @@
-//! Placeholder: being implemented (see the issue). Declares itself inconclusive.
+//! positional/sandwich-head-power-law: with uniform content, head h's Sandwich
+//! weights e^{B_h(r)}, B_h = B̃/c_h, c_h = 8h/H, behave like C·r^{−α_h} for
+//! 1 ≪ r ≪ 10⁴ with α_h = d̄/(2c_h ln 10⁴) = d̄H/(16h ln 10⁴); heads with α_h < 1
+//! have partial sums growing like r^{1−α_h} there, while ALiBi's weights e^{−mr}
+//! are always summable.
+//!
+//! Certified: the exponents α_h (enclosures against the printed table), which
+//! heads have α_h < 1, and the geometric-series bound Σ_r e^{−mr} = 1/(1 − e^{−m})
+//! ≤ 1 + 1/m for every ALiBi slope. Observed (f64): the log-log slope fits, the
+//! growth of dyadic block sums, and the agreement of f64 and 128-bit B̃.
 
+use super::common::{
+    compression_ratio, line_fit, log_plot_points, printed_half_unit, sandwich_centred_f64,
+    sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, slope_exponents, slope_interval,
+    IndexFrom, SlopeRule,
+};
 use crate::claims::Ctx;
-use crate::outcome::Outcome;
-use crate::spec::FieldError;
+use crate::kernel::{parse_rational, Certainty, Interval};
+use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::spec::{ensure, ensure_each, FieldError};
 use serde::{Deserialize, Serialize};
 
-/// Parameters (none yet).
+/// Printed exponents α_h for a head count (positional.md §3).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {}
+pub struct AlphaReference {
+    /// H.
+    pub heads: usize,
+    /// d̄.
+    pub dbar: u32,
+    /// The printed constant K in α_h = K/h.
+    pub constant: String,
+    /// The first head h of `values`.
+    pub first_head: usize,
+    /// Printed α_h for h = first_head, first_head + 1, …
+    pub values: Vec<String>,
+}
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
+/// A printed relative error of the fitted exponent (in percent).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorReference {
+    /// d̄.
+    pub dbar: u32,
+    /// |α_fit − α_h|/α_h in percent, as printed.
+    pub percent: String,
+}
+
+/// Parameters of positional/sandwich-head-power-law.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// d̄ values (I from 0).
+    pub dbars: Vec<u32>,
+    /// Head counts H.
+    pub heads: Vec<usize>,
+    /// The log-log fit uses every integer r in [fit_range[0], fit_range[1]].
+    pub fit_range: [i64; 2],
+    /// Asserted: relative error of the fitted exponent ≤ rel_tol.
+    pub rel_tol: f64,
+    /// Printed α_h tables.
+    pub alpha_reference: Vec<AlphaReference>,
+    /// Printed relative errors.
+    pub error_reference: Vec<ErrorReference>,
+    /// d̄ and H of the detailed table and the plot.
+    pub detail: [usize; 2],
+    /// d̄ values where the block-sum growth of the α_h < 1 heads is asserted (reported for every d̄).
+    pub growth_dbars: Vec<u32>,
+    /// Heads drawn in the plot.
+    pub plot_heads: Vec<usize>,
+    /// Every `two_precision_stride`-th r of the fit range is also enclosed at 128 bits.
+    pub two_precision_stride: usize,
+    /// Largest |f64 − enclosure midpoint| of B̃ accepted as agreement.
+    pub f64_agreement: f64,
+}
+
+fn check_dbar(d: u32) -> Result<(), String> {
+    if d >= 2 && d % 2 == 0 && d <= 4096 {
         Ok(())
+    } else {
+        Err(format!("d̄ = {d} must be even, between 2 and 4096"))
     }
 }
 
-/// Not implemented yet: inconclusive.
-pub fn run(_p: &Params, _ctx: &Ctx) -> Outcome {
+fn printed(field: &str, s: &str) -> Result<(), FieldError> {
+    printed_half_unit(s)
+        .map(|_| ())
+        .map_err(|e| FieldError::new(field, e.to_string()))
+}
+
+impl crate::spec::Params for Params {
+    fn validate(&self) -> Result<(), FieldError> {
+        ensure_each(&self.dbars, "dbars", |&d| check_dbar(d))?;
+        ensure_each(&self.heads, "heads", |&h| {
+            if (1..=256).contains(&h) {
+                Ok(())
+            } else {
+                Err(format!("{h} heads is out of range: use 1 to 256"))
+            }
+        })?;
+        let [lo, hi] = self.fit_range;
+        ensure(
+            1 <= lo && lo < hi && hi <= 1_000_000,
+            "fit_range",
+            "need 1 ≤ lo < hi ≤ 10^6",
+        )?;
+        ensure(
+            lo.count_ones() == 1 && hi.count_ones() == 1,
+            "fit_range",
+            "both ends must be powers of two (the block sums use dyadic blocks)",
+        )?;
+        ensure(
+            self.rel_tol > 0.0 && self.rel_tol < 1.0,
+            "rel_tol",
+            "must be in (0, 1)",
+        )?;
+        for (i, a) in self.alpha_reference.iter().enumerate() {
+            check_dbar(a.dbar)
+                .map_err(|e| FieldError::new(format!("alpha_reference[{i}].dbar"), e))?;
+            ensure(
+                (1..=256).contains(&a.heads),
+                format!("alpha_reference[{i}].heads"),
+                "out of range: use 1 to 256",
+            )?;
+            printed(&format!("alpha_reference[{i}].constant"), &a.constant)?;
+            ensure(
+                a.first_head >= 1 && a.first_head + a.values.len() - 1 <= a.heads,
+                format!("alpha_reference[{i}].first_head"),
+                format!("heads {}.. must stay within 1..={}", a.first_head, a.heads),
+            )?;
+            for (j, s) in a.values.iter().enumerate() {
+                printed(&format!("alpha_reference[{i}].values[{j}]"), s)?;
+            }
+        }
+        for (i, e) in self.error_reference.iter().enumerate() {
+            ensure(
+                self.dbars.contains(&e.dbar),
+                format!("error_reference[{i}].dbar"),
+                "must be one of dbars",
+            )?;
+            printed(&format!("error_reference[{i}].percent"), &e.percent)?;
+        }
+        ensure(
+            self.dbars.contains(&(self.detail[0] as u32)),
+            "detail",
+            "detail[0] must be one of dbars",
+        )?;
+        ensure(
+            self.heads.contains(&self.detail[1]),
+            "detail",
+            "detail[1] must be one of heads",
+        )?;
+        ensure_each(&self.growth_dbars, "growth_dbars", |d| {
+            if self.dbars.contains(d) {
+                Ok(())
+            } else {
+                Err(format!("d̄ = {d} is not one of dbars"))
+            }
+        })?;
+        ensure_each(&self.plot_heads, "plot_heads", |&h| {
+            if (1..=self.detail[1]).contains(&h) {
+                Ok(())
+            } else {
+                Err(format!("head {h} is not in 1..={}", self.detail[1]))
+            }
+        })?;
+        ensure(
+            self.two_precision_stride >= 1,
+            "two_precision_stride",
+            "must be ≥ 1",
+        )?;
+        ensure(
+            self.f64_agreement > 0.0 && self.f64_agreement.is_finite(),
+            "f64_agreement",
+            "must be positive",
+        )
+    }
+}
+
+/// α_h = d̄H/(16h ln 10⁴) in intervals.
+pub fn alpha(dbar: u32, heads: usize, h: usize, prec: u32) -> Interval {
+    let num = Interval::from_i64(prec, dbar as i64 * heads as i64);
+    let den = &Interval::from_i64(prec, 16 * h as i64) * &Interval::from_i64(prec, 10_000).ln();
+    &num / &den
+}
+
+/// Fitted exponent α = −slope of B_h(r) = B̃(r)/c_h against ln r over the range (f64).
+fn fitted_alpha(b: &[f64], lo: i64, hi: i64, c: f64) -> (f64, f64) {
+    let x: Vec<f64> = (lo..=hi).map(|r| (r as f64).ln()).collect();
+    let y: Vec<f64> = (lo..=hi).map(|r| b[r as usize] / c).collect();
+    let f = line_fit(&x, &y).expect("at least two distinct x");
+    (-f.slope, f.intercept)
+}
+
+/// The slope of log2 D_k against k, D_k = Σ_{2^k ≤ r < 2^{k+1}} e^{B_h(r)} over the
+/// dyadic blocks of [lo, hi) (f64). For weights ≈ C·r^{−α} it is ≈ 1 − α, so a
+/// positive slope means the partial sums keep growing (like r^{1−α}).
+pub fn block_growth(b: &[f64], lo: i64, hi: i64, c: f64) -> f64 {
+    let mut ks = Vec::new();
+    let mut ds = Vec::new();
+    let mut start = lo;
+    while start < hi {
+        let end = 2 * start;
+        let d: f64 = (start..end).map(|r| (b[r as usize] / c).exp()).sum();
+        ks.push(start.trailing_zeros() as f64);
+        ds.push(d.log2());
+        start = end;
+    }
+    line_fit(&ks, &ds).map(|f| f.slope).unwrap_or(f64::NAN)
+}
+
+fn within_printed(x: f64, s: &str) -> bool {
+    let v = parse_rational(s).expect("validated").to_f64();
+    let h = printed_half_unit(s).expect("validated").to_f64();
+    (x - v).abs() <= h * (1.0 + 1e-9)
+}
+
+/// Runs the claim.
+pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+    let prec = ctx.prec();
     let mut o = Outcome::new();
-    o.declare_inconclusive("not implemented yet");
+    let [lo, hi] = p.fit_range;
+    let one = Interval::one(prec);
+
+    // ----- certified: α_h against the printed tables, α_h < 1 exactly for h > K -----
+    for a in &p.alpha_reference {
+        let k = alpha(a.dbar, a.heads, 1, prec);
+        let tol =
+            |s: &str| Interval::from_rational(prec, &printed_half_unit(s).expect("validated"));
+        let val = |s: &str| Interval::from_rational(prec, &parse_rational(s).expect("validated"));
+        o.checks.certify(
+            format!(
+                "H = {}, d̄ = {}: α_h = {}/h (d̄H/(16 ln 10⁴) to the printed digits)",
+                a.heads, a.dbar, a.constant
+            ),
+            (&k - &val(&a.constant)).abs().le(&tol(&a.constant)),
+            format!("d̄H/(16 ln 10⁴) = {}", k.fmt_outward(10)),
+        );
+        let mut bad = Vec::new();
+        let c = Certainty::all(a.values.iter().enumerate().map(|(j, s)| {
+            let h = a.first_head + j;
+            let al = alpha(a.dbar, a.heads, h, prec);
+            let c = (&al - &val(s)).abs().le(&tol(s));
+            if c != Certainty::True {
+                bad.push(format!("h = {h}: {} vs {s}", al.fmt_outward(6)));
+            }
+            c
+        }));
+        o.checks.certify(
+            format!(
+                "H = {}, d̄ = {}: α_h for h = {}..{} reproduce the printed values",
+                a.heads,
+                a.dbar,
+                a.first_head,
+                a.first_head + a.values.len() - 1
+            ),
+            c,
+            if bad.is_empty() {
+                format!("[{}]", a.values.join(", "))
+            } else {
+                bad.join("; ")
+            },
+        );
+    }
+    for &heads in &p.heads {
+        for &d in &p.dbars {
+            // which heads have α_h < 1: decided per head
+            let mut below = Vec::new();
+            let c = Certainty::all((1..=heads).map(|h| {
+                let a = alpha(d, heads, h, prec);
+                let lt = a.lt(&one);
+                let ge = a.ge(&one);
+                if lt == Certainty::True {
+                    below.push(h);
+                }
+                // decided either way
+                if lt == Certainty::True || ge == Certainty::True {
+                    Certainty::True
+                } else {
+                    Certainty::Unknown
+                }
+            }));
+            o.checks.certify(
+                format!("H = {heads}, d̄ = {d}: α_h < 1 exactly for h ∈ {below:?}"),
+                c,
+                "each α_h compared with 1 in intervals",
+            );
+        }
+    }
+    // ALiBi: Σ_{r≥0} e^{−mr} = 1/(1 − e^{−m}) ≤ 1 + 1/m for every slope
+    let mut worst: Option<(Interval, String)> = None;
+    let mut c_alibi = Certainty::True;
+    for &heads in &p.heads {
+        for rule in [SlopeRule::Paper, SlopeRule::Code] {
+            for q in slope_exponents(heads, rule) {
+                let m = slope_interval(&q, prec);
+                let s = &one / &(&one - &m.neg_exp());
+                let bound = &one + &(&one / &m);
+                let finite = if s.is_finite() {
+                    Certainty::True
+                } else {
+                    Certainty::Unknown
+                };
+                c_alibi = c_alibi.and(s.le(&bound)).and(finite);
+                if worst.as_ref().map(|w| s.hi() > w.0.hi()).unwrap_or(true) {
+                    worst = Some((s, format!("m = 2^−{q}")));
+                }
+            }
+        }
+    }
+    let (ws, wm) = worst.expect("at least one slope");
+    o.checks.certify(
+        format!(
+            "ALiBi, H ∈ {:?}, both slope rules: Σ_r e^{{−mr}} = 1/(1 − e^{{−m}}) ≤ 1 + 1/m < ∞ (summable)",
+            p.heads
+        ),
+        c_alibi,
+        format!("largest sum {} at {wm}", ws.fmt_outward(8)),
+    );
+
+    // ----- f64 B̃ and the two-precision check -----
+    let mut series_b: Vec<(u32, Vec<f64>)> = Vec::new();
+    let mut max_dev = 0f64;
+    for &d in &p.dbars {
+        let f = sandwich_freqs_f64(d, IndexFrom::Zero);
+        let b: Vec<f64> = (0..=hi)
+            .map(|r| sandwich_centred_f64(r as f64, &f))
+            .collect();
+        let rs: Vec<i64> = (lo..=hi).step_by(p.two_precision_stride).collect();
+        let enc = sandwich_centred_many(&rs, &sandwich_freqs(d, IndexFrom::Zero, prec));
+        for (r, e) in rs.iter().zip(&enc) {
+            max_dev = max_dev.max((b[*r as usize] - e.mid_f64()).abs());
+        }
+        series_b.push((d, b));
+    }
+    o.checks.observe(
+        format!(
+            "two precisions: f64 B̃(r) within {:e} of 128-bit enclosures (every {}th r of [{lo}, {hi}])",
+            p.f64_agreement, p.two_precision_stride
+        ),
+        max_dev <= p.f64_agreement,
+        format!("max |f64 − midpoint| = {max_dev:.3e}"),
+    );
+
+    // ----- observed: exponent fits and block growth -----
+    let mut summary = Table::new(
+        format!(
+            "Log-log slope of e^{{B_h}} over r ∈ [{lo}, {hi}] vs α_h: worst relative error over heads (f64 fits)"
+        ),
+        &["d̄", "H", "worst |α_fit − α_h|/α_h", "§3"],
+    );
+    let mut detail = Table::new(
+        format!(
+            "Heads for d̄ = {}, H = {} (α_h certified; fits and block sums f64 over [{lo}, {hi}])",
+            p.detail[0], p.detail[1]
+        ),
+        &[
+            "h",
+            "c_h",
+            "α_h (enclosure)",
+            "α_h (§3)",
+            "α_fit",
+            "relative error",
+            "block-sum growth exponent",
+            "1 − α_h",
+        ],
+    );
+    let mut plot = Plot {
+        slug: "head-weights".into(),
+        title: format!(
+            "Sandwich head weights e^{{B_h(r)}} (d̄ = {}, H = {}, I from 0) and C·r^(−α_h) (dashed)",
+            p.detail[0], p.detail[1]
+        ),
+        x_label: "r".into(),
+        y_label: "e^{B_h(r)}".into(),
+        x_log: true,
+        y_log: true,
+        series: Vec::new(),
+    };
+    let mut all_ok = true;
+    let mut growth_ok = true;
+    let mut growth_table = Table::new(
+        format!(
+            "Dyadic block sums D_k = Σ_{{2^k ≤ r < 2^(k+1)}} e^{{B_h(r)}} over [{lo}, {hi}): growth exponent (slope of log2 D_k in k) vs 1 − α_h, heads with α_h < 1.5 (f64)"
+        ),
+        &[
+            "d̄",
+            "H",
+            "h",
+            "α_h",
+            "growth exponent",
+            "1 − α_h",
+            "|(1 − exponent) − α_h|/α_h",
+            "asserted",
+        ],
+    );
+    let mut growth_detail = Vec::new();
+    for (d, b) in &series_b {
+        let d = *d;
+        for &heads in &p.heads {
+            let mut worst = 0f64;
+            for h in 1..=heads {
+                let c = compression_ratio(h, heads).to_f64();
+                let a_true = alpha(d, heads, h, prec);
+                let at = a_true.mid_f64();
+                let (af, intercept) = fitted_alpha(b, lo, hi, c);
+                let rel = (af - at).abs() / at;
+                worst = worst.max(rel);
+                let lt1 = a_true.lt(&one) == Certainty::True;
+                let growth = block_growth(b, lo, hi, c);
+                let growth_err = ((1.0 - growth) - at).abs() / at;
+                let asserted = lt1 && p.growth_dbars.contains(&d);
+                if asserted {
+                    growth_ok &= growth > 0.0 && growth_err <= p.rel_tol;
+                    growth_detail.push(format!(
+                        "d̄ = {d}, H = {heads}, h = {h}: exponent {growth:.4} vs 1 − α_h = {:.4}",
+                        1.0 - at
+                    ));
+                }
+                if at < 1.5 {
+                    growth_table.row(vec![
+                        d.to_string(),
+                        heads.to_string(),
+                        h.to_string(),
+                        a_true.fmt_outward(5),
+                        format!("{growth:.4}"),
+                        format!("{:.4}", 1.0 - at),
+                        format!("{:.2}%", 100.0 * growth_err),
+                        if asserted {
+                            "yes".into()
+                        } else if lt1 {
+                            "reported".into()
+                        } else {
+                            "— (α_h > 1)".into()
+                        },
+                    ]);
+                }
+                if d as usize == p.detail[0] && heads == p.detail[1] {
+                    let printed = p
+                        .alpha_reference
+                        .iter()
+                        .find(|a| a.heads == heads && a.dbar == d)
+                        .and_then(|a| {
+                            h.checked_sub(a.first_head)
+                                .and_then(|j| a.values.get(j))
+                                .cloned()
+                        })
+                        .unwrap_or_else(|| "—".into());
+                    detail.row(vec![
+                        h.to_string(),
+                        compression_ratio(h, heads).to_string(),
+                        a_true.fmt_outward(6),
+                        printed,
+                        format!("{af:.4}"),
+                        format!("{:.2}%", 100.0 * rel),
+                        format!("{growth:.4}"),
+                        format!("{:.4}", 1.0 - at),
+                    ]);
+                    if p.plot_heads.contains(&h) {
+                        plot.series.push(Series {
+                            name: format!("h = {h} (α = {at:.3})"),
+                            style: Style::Line,
+                            points: log_plot_points(1, hi)
+                                .iter()
+                                .map(|&r| (r as f64, (b[r as usize] / c).exp()))
+                                .collect(),
+                        });
+                        // C from the fit at the slope −α_h: mean of y + α_h·x over the range
+                        let n = (hi - lo + 1) as f64;
+                        let logc = (lo..=hi)
+                            .map(|r| b[r as usize] / c + at * (r as f64).ln())
+                            .sum::<f64>()
+                            / n;
+                        let _ = intercept;
+                        plot.series.push(Series {
+                            name: format!("C·r^−{at:.3}"),
+                            style: Style::Dashed,
+                            points: [lo, hi]
+                                .iter()
+                                .map(|&r| (r as f64, (logc - at * (r as f64).ln()).exp()))
+                                .collect(),
+                        });
+                    }
+                }
+            }
+            all_ok &= worst <= p.rel_tol;
+            let printed = p
+                .error_reference
+                .iter()
+                .find(|e| e.dbar == d)
+                .map(|e| format!("{}%", e.percent))
+                .unwrap_or_else(|| "—".into());
+            summary.row(vec![
+                d.to_string(),
+                heads.to_string(),
+                format!("{:.2}%", 100.0 * worst),
+                printed,
+            ]);
+            if heads == p.detail[1] {
+                if let Some(e) = p.error_reference.iter().find(|e| e.dbar == d) {
+                    o.checks.observe(
+                        format!("d̄ = {d}: relative error of the fitted exponent = {}% (to the printed digits)", e.percent),
+                        within_printed(100.0 * worst, &e.percent),
+                        format!("{:.4}%", 100.0 * worst),
+                    );
+                }
+                if d as usize == p.detail[0] {
+                    o.figures.insert(
+                        0,
+                        crate::outcome::Figure {
+                            name: format!(
+                                "worst relative error of the fitted exponent (d̄ = {d}, H = {heads})"
+                            ),
+                            value: (worst * 1e8).round() / 1e8,
+                            text: format!("{:.2}%", 100.0 * worst),
+                        },
+                    );
+                }
+            }
+        }
+    }
+    o.checks.observe(
+        format!(
+            "every head, d̄ ∈ {:?}, H ∈ {:?}: |α_fit − α_h|/α_h ≤ {} over r ∈ [{lo}, {hi}]",
+            p.dbars, p.heads, p.rel_tol
+        ),
+        all_ok,
+        "see the tables",
+    );
+    o.checks.observe(
+        format!(
+            "d̄ ∈ {:?}, heads with α_h < 1: dyadic block sums of e^{{B_h}} grow, with exponent within {} · α_h of 1 − α_h",
+            p.growth_dbars, p.rel_tol
+        ),
+        growth_ok,
+        growth_detail.join("; "),
+    );
+    o.tables.push(summary);
+    o.tables.push(detail);
+    o.tables.push(growth_table);
+    o.plots.push(plot);
+    o.note(
+        "With c_h, B_h = B̃/c_h, so the log-log slope of e^{B_h} is a/c_h where a is the slope of B̃ against ln r; the \
+         relative error |α_fit − α_h|/α_h = |a − a_pred|/|a_pred| is the same for every head (and for the uncentred \
+         bias, which differs by a constant). The printed 0.60% / 1.5% / 0.14% are those of the [32, 2048] fits of \
+         positional-log-decay (−6.9906 vs −6.9487 at d̄ = 128).",
+    );
+    o.note(
+        "Over all r ≥ 0 no Sandwich head is summable: −d̄ ≤ B̃ gives e^{B_h(r)} ≥ e^{−d̄/c_h} > 0. The α_h < 1 statement \
+         is about the growth over 1 ≪ r ≪ 10⁴ (a heuristic, hence `supported`), the formal counterpart of \"uses \
+         information beyond L_tr\"; ALiBi's weights are summable for every slope (certified bound 1 + 1/m).",
+    );
     o
 }

@@ -597,10 +597,9 @@ fn minimum_checks(
         bmin.mid_f64(),
         format!("{} at r = {amin}", bmin.fmt_outward(9)),
     );
-    let lo = Rational::from(parse_rational(&mn.value).expect("validated"))
-        - printed_half_unit(&mn.value).expect("validated");
-    let hi = Rational::from(parse_rational(&mn.value).expect("validated"))
-        + printed_half_unit(&mn.value).expect("validated");
+    let v = parse_rational(&mn.value).expect("validated");
+    let h = printed_half_unit(&mn.value).expect("validated");
+    let (lo, hi) = (Rational::from(&v - &h), v + h);
     let e = centred_expr(mn.r, mn.dbar, mn.from);
     cert.push(
         format!(
