@@ -20,6 +20,7 @@
 //! | hull, ∩, width | [`Interval::hull`], [`Interval::intersect`], [`Interval::width_up`] | set operations; width rounded up | unit |
 //! | comparisons | [`Interval::lt`] … | [`Certainty::True`] only if every point pair satisfies it | proptest |
 //! | softmax, log-sum-exp | [`softmax`], [`log_sum_exp`] | monotone formula, no dependency blow-up | proptest, sum contains 1 |
+//! | fast exp, fast softmax (≤ 128 bits) | [`exp_fixed`], [`softmax_fast`] | fixed-point exp with a proven ≤ 16-ulp bound, exact integer row sums; MPFR fallback outside its domain; thread-count independent | unit, proptest vs. p + 64 bits and vs. [`softmax`] |
 //! | dot, mat·vec | [`dot`], [`mat_vec`] | directed accumulation | proptest |
 //! | printing | [`Interval::fmt_outward`] | printed lo ≤ lo, printed hi ≥ hi | unit |
 //!
@@ -31,11 +32,13 @@ mod compare;
 mod elementary;
 mod exact;
 pub mod expr;
+mod fast;
 mod format;
 mod interval;
 mod softmax;
 
 pub use compare::Certainty;
 pub use exact::{parse_rational, ParseRationalError};
+pub use fast::{exp_fixed, softmax_fast};
 pub use interval::Interval;
 pub use softmax::{dot, log_sum_exp, mat_vec, softmax, softmax_into};

@@ -1,1 +1,2 @@
 
+mod fast_softmax;
