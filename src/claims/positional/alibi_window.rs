@@ -9,13 +9,12 @@
 //! Σ r e^{−mr} / Σ e^{−mr} = 1/(e^m − 1) against its truncated sum. The minimality
 //! obligations are restated as S-expressions in a certificate for `attncheck verify`.
 
-use super::common::alibi_tail_inf;
+use super::common::{alibi_tail_inf, printed_half_unit};
 use crate::certificate::Certificate;
 use crate::claims::Ctx;
 use crate::kernel::{expr, parse_rational, Certainty, Interval};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::{ensure, ensure_each, FieldError};
-use rug::ops::Pow;
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
 
@@ -72,9 +71,9 @@ fn rational(field: &str, s: &str) -> Result<Rational, FieldError> {
 }
 
 fn printed(field: &str, s: &str) -> Result<(), FieldError> {
-    half_unit(s)
+    printed_half_unit(s)
         .map(|_| ())
-        .ok_or_else(|| FieldError::new(field, format!("`{s}` is not a printed decimal")))
+        .map_err(|e| FieldError::new(field, e.to_string()))
 }
 
 impl crate::spec::Params for Params {
@@ -142,30 +141,6 @@ impl crate::spec::Params for Params {
         )?;
         Ok(())
     }
-}
-
-/// Half a unit in the last printed digit of a decimal such as `"6.616e-112"`,
-/// `"0.0067379"` or `"255.5"`: the printed value is the correct rounding of x iff
-/// |x − printed| ≤ this (ties aside). `None` if `s` is not a plain decimal.
-pub fn half_unit(s: &str) -> Option<Rational> {
-    let t = s.trim();
-    let (mant, exp) = match t.find(['e', 'E']) {
-        Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),
-        None => (t, 0),
-    };
-    let mant = mant.strip_prefix('-').unwrap_or(mant);
-    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
-    if int.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let e = exp - frac.len() as i32;
-    let ten = Rational::from(10);
-    let unit = if e >= 0 {
-        ten.pow(e as u32)
-    } else {
-        Rational::from(1) / ten.pow(e.unsigned_abs())
-    };
-    Some(unit / 2)
 }
 
 /// The certified w_ε = ⌈y⌉, y = (1/m)·ln((e^Δ(1 − ε) + ε)/ε): returns y's enclosure.
@@ -334,7 +309,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             ("1/(e^m − 1)", &mean, &row.mean_distance),
         ] {
             let pr = parse_rational(text).expect("validated");
-            let hu = half_unit(text).expect("validated");
+            let hu = printed_half_unit(text).expect("validated");
             let c = within(ours, &pr, &hu);
             ref_c.push(c);
             if c != Certainty::True {
@@ -421,7 +396,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 let t = tail_inf(&m, &tail_delta, ww, prec);
                 let text = &row.tails[k];
                 let pr = parse_rational(text).expect("validated");
-                let c = within(&t, &pr, &half_unit(text).expect("validated"));
+                let c = within(&t, &pr, &printed_half_unit(text).expect("validated"));
                 ref_c.push(c);
                 if c != Certainty::True {
                     ref_detail.push(format!(
