@@ -423,7 +423,7 @@ fn dyadic(x: &Interval, bits: u32) -> Rational {
 }
 
 /// `2^−q` for display, parenthesised when q is not an integer.
-fn fmt_slope(q: &Rational) -> String {
+pub fn fmt_slope(q: &Rational) -> String {
     if q.denom() == &1 {
         format!("2^−{q}")
     } else {
