@@ -46,6 +46,11 @@ struct U256 {
 
 impl U256 {
     const ZERO: U256 = U256 { hi: 0, lo: 0 };
+    /// The most negative signed value.
+    const MIN: U256 = U256 {
+        hi: 1 << 127,
+        lo: 0,
+    };
 
     fn from_u128(lo: u128) -> U256 {
         U256 { hi: 0, lo }
@@ -91,6 +96,16 @@ impl U256 {
     /// Signed reading: whether the top bit is set.
     fn is_negative(self) -> bool {
         self.hi >> 127 == 1
+    }
+
+    /// The larger of two signed values.
+    fn signed_max(self, o: U256) -> U256 {
+        let key = |u: U256| (u.hi ^ (1 << 127), u.lo);
+        if key(o) > key(self) {
+            o
+        } else {
+            self
+        }
     }
 
     fn is_zero(self) -> bool {
@@ -649,12 +664,12 @@ pub fn softmax_fast(z: &[Interval], prec: u32) -> Vec<Interval> {
         softmax_into(z, prec, &mut out);
         return out;
     }
+    // ⌈M·2^192⌉ for M = max hi_j: a max is independent of the grouping
     let m = z
-        .iter()
-        .map(Interval::hi)
-        .reduce(|a, b| if b > a { b } else { a })
-        .expect("non-empty row");
-    let (_, m) = fixed_floor_ceil(m).expect("range checked");
+        .par_iter()
+        .with_min_len(MIN_LEN)
+        .map(|zi| fixed_floor_ceil(zi.hi()).expect("range checked").1)
+        .reduce(|| U256::MIN, U256::signed_max);
     let entries: Vec<Entry> = z
         .par_iter()
         .with_min_len(MIN_LEN)
@@ -739,6 +754,11 @@ mod tests {
                 "{s}"
             );
         }
+        let (m1, _) = fixed_floor_ceil(&Float::with_val(128, -1)).unwrap();
+        let (p1, _) = fixed_floor_ceil(&Float::with_val(128, 0.5)).unwrap();
+        assert_eq!(m1.signed_max(p1), p1);
+        assert_eq!(p1.signed_max(m1), p1);
+        assert_eq!(U256::MIN.signed_max(m1), m1);
         let big = Float::with_val(128, 1u64 << 40);
         assert!(fixed_floor_ceil(&big).is_none());
     }

@@ -253,3 +253,36 @@ fn softmax_fast_small_rows() {
         assert!(f.intersect(k).is_some(), "{f:?} vs {k:?}");
     }
 }
+
+/// Arguments where the range reduction switches k or a table index: k·ln 2 and
+/// j/2^8, j/2^16, j/2^24, each nudged by a few ulps both ways.
+#[test]
+fn exp_fixed_at_reduction_boundaries() {
+    let ln2 = Float::with_val(P, rug::float::Constant::Log2);
+    let mut xs = Vec::new();
+    for k in -60i32..=60 {
+        xs.push(Float::with_val(P, &ln2 * k));
+    }
+    for s in [8, 16, 24] {
+        for j in [1i32, 2, 127, 128, 177, 178, 255, 256] {
+            xs.push(Float::with_val(P, j) >> s);
+            xs.push(Float::with_val(P, -j) >> s);
+        }
+    }
+    for x0 in xs {
+        let mut x = x0.clone();
+        for _ in 0..3 {
+            x.next_down();
+        }
+        for _ in 0..7 {
+            let e = exp_fixed(&point(x.clone()), P).unwrap();
+            let (d, u) = exp_both(&x.to_rational().unwrap(), P + 64);
+            assert!(*e.lo() <= d && u <= *e.hi(), "x = {x}");
+            assert!(
+                rel_width(&e) <= Float::with_val(53, -120f64).exp2(),
+                "x = {x}"
+            );
+            x.next_up();
+        }
+    }
+}
