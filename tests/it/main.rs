@@ -1,2 +1,3 @@
 
 mod fast_softmax;
+mod positional_sandwich;
