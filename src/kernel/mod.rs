@@ -12,17 +12,17 @@
 //!
 //! | operation | API | guarantee | tested by |
 //! | --- | --- | --- | --- |
-//! | exact input | [`Interval::from_rational`], [`Interval::from_dyadic`], [`Interval::parse_decimal`] | contains the exact value; a point when representable | `tests/it/kernel.rs` |
-//! | + − × ÷ | `Add`, `Sub`, `Mul`, `Div` on `&Interval` | contains {x ∘ y}; ÷ by an interval containing 0 gives [−∞, +∞] | proptest, rationals inside |
-//! | √, exp, ln | [`Interval::sqrt`], [`Interval::exp`], [`Interval::ln`] | monotone: one MPFR call per endpoint, directed | proptest vs. p + 64 bits |
-//! | sin, cos | [`Interval::sin`], [`Interval::cos`] | extrema inside the interval detected with an enclosure of π | proptest, wide intervals |
-//! | xⁿ | [`Interval::powi`] | even n: 0 ∈ x handled; odd n monotone | proptest |
-//! | hull, ∩, width | [`Interval::hull`], [`Interval::intersect`], [`Interval::width_up`] | set operations; width rounded up | unit |
-//! | comparisons | [`Interval::lt`] … | [`Certainty::True`] only if every point pair satisfies it | proptest |
-//! | softmax, log-sum-exp | [`softmax`], [`log_sum_exp`] | monotone formula, no dependency blow-up | proptest, sum contains 1 |
+//! | exact input | [`Interval::from_rational`], [`Interval::from_dyadic`], [`Interval::parse_decimal`] | contains the exact value; a point when representable, else one ulp wide | `kernel_arith`: `from_rational_contains_and_is_tight`, `from_dyadic_contains`, `parse_decimal_*`; `kernel`: `from_rational_one_third_is_not_rounded_to_nearest`, `parse_rational_*` |
+//! | + − × ÷ | `Add`, `Sub`, `Mul`, `Div` on `&Interval` | contains {x ∘ y}; ÷ by an interval containing 0 gives [−∞, +∞]; 0·∞ = 0 | `kernel_arith`: `{add,sub,mul,div}_contains` (exact rationals inside, dyadic endpoints); `kernel`: `zero_times_infinity_is_zero_not_nan`, `division_by_interval_containing_zero_is_entire` |
+//! | √, exp, ln | [`Interval::sqrt`], [`Interval::exp`], [`Interval::ln`] | monotone: one MPFR call per endpoint, directed | `kernel_elementary`: `{sqrt,exp,ln}_contains_reference` (MPFR at p + 64, both ways), `precision_p_and_p_plus_20_overlap` (quickcheck) |
+//! | sin, cos | [`Interval::sin`], [`Interval::cos`] | extrema inside the interval detected with an enclosure of π | `kernel_elementary`: `{sin,cos}_contains_reference` (widths ≤ 20, \|x\| ≤ 10⁶), `trig_reaches_interior_extrema`; `kernel`: `cos_on_*`, `sin_on_one_two_contains_one` |
+//! | xⁿ | [`Interval::powi`] | even n: 0 ∈ x handled; odd n monotone; any `i32` | `kernel_arith`: `powi_contains`; `kernel`: `powi_i32_min_does_not_overflow` |
+//! | hull, ∩, width | [`Interval::hull`], [`Interval::intersect`], [`Interval::width_up`] | set operations; width rounded up | `kernel_arith`: `hull_contains_both`, `intersect_is_the_common_part`, `width_up_bounds_true_width` |
+//! | comparisons | [`Interval::lt`] … | [`Certainty::True`] only if every point pair satisfies it, `False` only if none does | `kernel_compare`: `comparisons_agree_with_every_point_pair`; `kernel`: `unknown_is_never_true`, `certainty_false_has_its_own_test` |
+//! | softmax, log-sum-exp | [`softmax`], [`log_sum_exp`] | monotone formula, no dependency blow-up | `kernel_softmax`: `*_contains_reference` (MPFR at p + 64), `softmax_row_sum_contains_one`, `log_sum_exp_meets_ln_of_sum_of_exp` |
 //! | fast exp, fast softmax (≤ 128 bits) | [`exp_fixed`], [`softmax_fast`] | fixed-point exp with a proven ≤ 16-ulp bound, exact integer row sums; MPFR fallback outside its domain; thread-count independent | unit, proptest vs. p + 64 bits and vs. [`softmax`] |
-//! | dot, mat·vec | [`dot`], [`mat_vec`] | directed accumulation | proptest |
-//! | printing | [`Interval::fmt_outward`] | printed lo ≤ lo, printed hi ≥ hi | unit |
+//! | dot, mat·vec | [`dot`], [`mat_vec`] | directed accumulation | `kernel_softmax`: `dot_contains_exact`, `mat_vec_contains_exact` |
+//! | printing | [`Interval::fmt_outward`] | printed lo ≤ lo, printed hi ≥ hi | `kernel_compare`: `fmt_outward_parsed_back_encloses` (parsed back exactly) |
 //!
 //! "No information" is `[−∞, +∞]`, never NaN: any operation whose MPFR result
 //! would be NaN returns the whole line instead.

@@ -103,8 +103,10 @@ pub fn softmax(z: &[Interval]) -> Vec<Interval> {
     out
 }
 
-/// [`softmax`] writing into `out` (cleared first), at precision `prec`.
+/// [`softmax`] writing into `out` (cleared first), at precision `prec` (raised
+/// to the kernel's minimum, like every constructor).
 pub fn softmax_into(z: &[Interval], prec: u32, out: &mut Vec<Interval>) {
+    let prec = super::interval::checked_prec(prec);
     out.clear();
     if z.is_empty() {
         return;

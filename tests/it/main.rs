@@ -1,3 +1,7 @@
-
 mod fast_softmax;
+mod kernel;
+mod kernel_arith;
+mod kernel_compare;
+mod kernel_elementary;
+mod kernel_softmax;
 mod positional_sandwich;
