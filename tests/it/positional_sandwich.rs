@@ -66,8 +66,14 @@ fn check<'a>(run: &'a ClaimRun, prefix: &str) -> &'a attncheck::verdict::Check {
         .unwrap_or_else(|| panic!("no check starting with `{prefix}`"))
 }
 
-fn rat(s: &str) -> f64 {
-    parse_rational(s).unwrap().to_f64()
+/// Re-checks a run's certificate with the kernel alone (what `attncheck verify` does).
+fn certificate_holds(run: &ClaimRun) {
+    let (file, text) = run.certificate.as_ref().expect("a certificate");
+    let path = std::path::Path::new(file);
+    let cert = attncheck::certificate::parse(path, text).unwrap();
+    for r in attncheck::certificate::verify(path, &cert).unwrap() {
+        assert_eq!(r.result, Certainty::True, "{}", r.name);
+    }
 }
 
 // ----- sandwich-identity -----
@@ -78,7 +84,7 @@ fn identity_committed_spec_is_certified() {
     let run = run_quick(IDENTITY);
     eprintln!("{IDENTITY}: quick run {:.1?}", t.elapsed());
     assert_eq!(verdict(&run), Verdict::Certified, "{:?}", run.report.reason);
-    assert!(run.certificate.is_some());
+    certificate_holds(&run);
 }
 
 #[test]
@@ -231,6 +237,7 @@ fn log_decay_committed_spec_is_supported_with_certified_counts() {
     }
     let gap = figure(&run, "gap B̃(12) − B̃(11) (d̄ = 128)");
     assert!((gap - (-21.6186137031 + 21.6556767823)).abs() < 1e-10);
+    certificate_holds(&run);
 }
 
 #[test]

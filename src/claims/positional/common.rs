@@ -323,6 +323,17 @@ pub fn log_plot_points(lo: i64, hi: i64) -> Vec<i64> {
     out
 }
 
+/// The S-expression (kernel::expr) of B̃(r) = Σ_{i∈I} (cos(rω_i) − 1), with `r` any
+/// term (a literal or a bound variable such as `(- r 1)`), for certificates.
+pub fn sandwich_centred_expr(r: &str, dbar: u32, from: IndexFrom) -> String {
+    let range = from.range(dbar);
+    format!(
+        "(sum i {} {} (- (cos (* {r} (exp (* (/ (* -2 i) {dbar}) (ln 10000))))) 1))",
+        range.start(),
+        range.end()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ use super::common::{
     sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, slope_exponents, slope_interval,
     IndexFrom, SlopeRule,
 };
+use crate::certificate::Certificate;
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
@@ -219,6 +220,7 @@ fn within_printed(x: f64, s: &str) -> bool {
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
+    let mut cert = Certificate::new(&ctx.spec.id, prec);
     let [lo, hi] = p.fit_range;
     let one = Interval::one(prec);
 
@@ -280,6 +282,23 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                     Certainty::Unknown
                 }
             }));
+            let alpha_expr =
+                |h: usize| format!("(/ {} (* {} (ln 10000)))", d as usize * heads, 16 * h);
+            let parts: Vec<String> = (1..=heads)
+                .map(|h| {
+                    if below.contains(&h) {
+                        format!("(< {} 1)", alpha_expr(h))
+                    } else {
+                        format!("(>= {} 1)", alpha_expr(h))
+                    }
+                })
+                .collect();
+            cert.push(
+                format!(
+                    "H = {heads}, d̄ = {d}: α_h = d̄H/(16h ln 10⁴) < 1 exactly for h ∈ {below:?}"
+                ),
+                format!("(and {})", parts.join(" ")),
+            );
             o.checks.certify(
                 format!("H = {heads}, d̄ = {d}: α_h < 1 exactly for h ∈ {below:?}"),
                 c,
@@ -309,6 +328,24 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         }
     }
     let (ws, wm) = worst.expect("at least one slope");
+    for &heads in &p.heads {
+        for rule in [SlopeRule::Paper, SlopeRule::Code] {
+            let parts: Vec<String> = slope_exponents(heads, rule)
+                .iter()
+                .map(|q| {
+                    let m = format!("(exp (* -{q} (ln 2)))");
+                    format!("(<= (/ 1 (- 1 (exp (neg {m})))) (+ 1 (/ 1 {m})))")
+                })
+                .collect();
+            cert.push(
+                format!(
+                    "ALiBi, H = {heads}, {} rule: Σ_r e^(−mr) = 1/(1 − e^(−m)) ≤ 1 + 1/m for every slope",
+                    rule.as_str()
+                ),
+                format!("(and {})", parts.join(" ")),
+            );
+        }
+    }
     o.checks.certify(
         format!(
             "ALiBi, H ∈ {:?}, both slope rules: Σ_r e^{{−mr}} = 1/(1 − e^{{−m}}) ≤ 1 + 1/m < ∞ (summable)",
@@ -539,6 +576,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.tables.push(detail);
     o.tables.push(growth_table);
     o.plots.push(plot);
+    o.certificate = Some(cert);
     o.note(
         "With c_h, B_h = B̃/c_h, so the log-log slope of e^{B_h} is a/c_h where a is the slope of B̃ against ln r; the \
          relative error |α_fit − α_h|/α_h = |a − a_pred|/|a_pred| is the same for every head (and for the uncentred \

@@ -16,8 +16,8 @@
 //!   reproduced with enclosures compared against the printed decimals.
 
 use super::common::{
-    printed_half_unit, sandwich_centred, sandwich_centred_f64, sandwich_centred_many,
-    sandwich_freqs, sandwich_freqs_f64, IndexFrom, SplitMix64,
+    printed_half_unit, sandwich_centred, sandwich_centred_expr, sandwich_centred_f64,
+    sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, SplitMix64,
 };
 use crate::certificate::Certificate;
 use crate::claims::Ctx;
@@ -390,16 +390,6 @@ fn omega_expr(i: u32, dbar: u32) -> String {
     format!("(exp (* -{q} (ln 10000)))")
 }
 
-/// The S-expression of B̃(r) = Σ_{i∈I} (cos(rω_i) − 1).
-pub fn centred_expr(r: i64, dbar: u32, from: IndexFrom) -> String {
-    let range = from.range(dbar);
-    format!(
-        "(sum i {} {} (- (cos (* {r} (exp (* (/ (* -2 i) {dbar}) (ln 10000))))) 1))",
-        range.start(),
-        range.end()
-    )
-}
-
 /// Certified B̃(r) for every r of `rs` (fresh frequency enclosures at `prec`).
 fn centred_at(rs: &[i64], dbar: u32, from: IndexFrom, prec: u32) -> Vec<Interval> {
     sandwich_centred_many(rs, &sandwich_freqs(dbar, from, prec))
@@ -600,7 +590,7 @@ fn minimum_checks(
     let v = parse_rational(&mn.value).expect("validated");
     let h = printed_half_unit(&mn.value).expect("validated");
     let (lo, hi) = (Rational::from(&v - &h), v + h);
-    let e = centred_expr(mn.r, mn.dbar, mn.from);
+    let e = sandwich_centred_expr(&mn.r.to_string(), mn.dbar, mn.from);
     cert.push(
         format!(
             "B̃({}) ∈ [{lo}, {hi}] (d̄ = {}, {})",
@@ -935,7 +925,7 @@ fn table_checks(
         ]);
         let q = parse_rational(s).expect("validated");
         let hq = printed_half_unit(s).expect("validated");
-        let e = centred_expr(r, md.dbar, md.from);
+        let e = sandwich_centred_expr(&r.to_string(), md.dbar, md.from);
         cert.push(
             format!("B̃({r}) = {s} ± {hq} (d̄ = {}, {})", md.dbar, md.from.label()),
             format!("(<= (abs (- {e} {q})) {hq})"),

@@ -11,9 +11,10 @@
 //! observations, and the claim is `supported` at most.
 
 use super::common::{
-    line_fit, log_plot_points, printed_half_unit, sandwich_centred_f64, sandwich_centred_many,
-    sandwich_freqs, sandwich_freqs_f64, IndexFrom, LineFit,
+    line_fit, log_plot_points, printed_half_unit, sandwich_centred_expr, sandwich_centred_f64,
+    sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, LineFit,
 };
+use crate::certificate::Certificate;
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
@@ -390,6 +391,7 @@ fn fit_on(b: &[f64], lo: i64, hi: i64) -> LineFit {
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
+    let mut cert = Certificate::new(&ctx.spec.id, prec);
     let fit_max = p.fit_ranges.iter().map(|r| r[1]).max().unwrap_or(1);
     let n = p.steps_to.max(fit_max).max(p.gap.r).max(p.kerple.range[1]);
 
@@ -469,6 +471,30 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 first
                     .map(|r| r.to_string())
                     .unwrap_or_else(|| "none".into())
+            ),
+        );
+        // the first increase, re-checkable by the kernel alone
+        let b_at = |r: &str| sandwich_centred_expr(r, inc.dbar, inc.from);
+        let before_f = if inc.first > 1 {
+            format!(
+                "(forall r 1 {} (<= {} {}))",
+                inc.first - 1,
+                b_at("r"),
+                b_at("(- r 1)")
+            )
+        } else {
+            "(<= 0 0)".into()
+        };
+        cert.push(
+            format!(
+                "{label}: B̃(r) ≤ B̃(r − 1) for 1 ≤ r < {f} and B̃({f}) > B̃({})",
+                inc.first - 1,
+                f = inc.first
+            ),
+            format!(
+                "(and {before_f} (> {} {}))",
+                b_at(&inc.first.to_string()),
+                b_at(&(inc.first - 1).to_string())
             ),
         );
         let count = steps.count();
@@ -553,6 +579,23 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             ),
             (&d - &want).abs().le(&tol),
             format!("gap = {}", d.fmt_outward(10)),
+        );
+        let h = printed_half_unit(&g.value).expect("validated");
+        let v = parse_rational(&g.value).expect("validated");
+        cert.push(
+            format!(
+                "d̄ = {}, {}: B̃({}) − B̃({}) = {} ± {h}",
+                g.dbar,
+                g.from.label(),
+                g.r,
+                g.r - 1,
+                g.value
+            ),
+            format!(
+                "(<= (abs (- (- {} {}) {v})) {h})",
+                sandwich_centred_expr(&g.r.to_string(), g.dbar, g.from),
+                sandwich_centred_expr(&(g.r - 1).to_string(), g.dbar, g.from)
+            ),
         );
         o.figure(
             format!("gap B̃({}) − B̃({}) (d̄ = {})", g.r, g.r - 1, g.dbar),
@@ -813,5 +856,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "The fitted KERPLE-log parameters (r1, r2) are reported, not asserted: the least-squares optimum is flat \
          (positional.md §5).",
     );
+    o.certificate = Some(cert);
     o
 }
