@@ -629,6 +629,16 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          the claim's growth pattern (Sandwich keeps using more context as L grows, ALiBi does not) is asymptotic \
          and is only observed here, so the spec seeks `supported`.",
     );
+    o.note(format!(
+        "positional.md §2 gives T_{}({lmax})/T_{}({}) as \"actual 4.07\"; the certified ratio is {} (4.08 to three \
+         figures). 4.07 matches the ratio of the rounded §3 entries (0.5012/0.1230 = 4.0748); the certified check \
+         only asserts ≥ {}.",
+        p.growth_head,
+        p.growth_head,
+        lens[0],
+        ratio.fmt_outward(6),
+        p.growth_min_ratio
+    ));
     o.note(
         "With flat content 13.5% of the m = 2^−8 head's mass lies beyond 512, so \"ALiBi uses no tokens beyond \
          L_tr\" is a property of trained content logits (positional/trained-model-claims), not of the bias alone.",

@@ -1,0 +1,654 @@
+//! positional/alibi-tail-bound, alibi-window, windowed-receptive-field,
+//! shift-invariance and length-usage: §3 reference values, committed verdicts,
+//! checks that fail when they should, and spec errors that name the field.
+
+use crate::util::{cell, figure, run_edited, run_quick, run_text, spec_path, spec_text, verdict};
+use attncheck::claims;
+use attncheck::claims::positional::common::{alibi_tail_inf, Window};
+use attncheck::claims::positional::{
+    alibi_tail_bound as tb, alibi_window as aw, length_usage as lu, shift_invariance as si,
+    windowed_receptive_field as wrf,
+};
+use attncheck::kernel::{parse_rational, Certainty, Interval};
+use attncheck::spec::{Profile, Spec};
+use attncheck::verdict::Verdict;
+use rug::Rational;
+use std::path::Path;
+use std::time::Instant;
+
+const TAIL: &str = "positional/alibi-tail-bound";
+const WINDOW: &str = "positional/alibi-window";
+const WRF: &str = "positional/windowed-receptive-field";
+const SHIFT: &str = "positional/shift-invariance";
+const USAGE: &str = "positional/length-usage";
+
+fn q(s: &str) -> Rational {
+    parse_rational(s).unwrap()
+}
+
+/// Runs the committed spec (cached) and prints how long the first run took.
+fn timed(id: &str) -> std::sync::Arc<attncheck::app::ClaimRun> {
+    let t = Instant::now();
+    let run = run_quick(id);
+    eprintln!(
+        "{id}: quick run {:.2} s (0 if cached)",
+        t.elapsed().as_secs_f64()
+    );
+    run
+}
+
+/// Runs the committed spec with several edits (each `from` must occur once).
+fn run_with(id: &str, edits: &[(&str, &str)]) -> attncheck::app::ClaimRun {
+    let mut text = spec_text(id);
+    for (from, to) in edits {
+        assert_eq!(
+            text.matches(from).count(),
+            1,
+            "`{from}` must occur once in {id}"
+        );
+        text = text.replacen(from, to, 1);
+    }
+    run_text(id, &text, Profile::Quick)
+}
+
+fn check<'a>(run: &'a attncheck::app::ClaimRun, prefix: &str) -> &'a attncheck::verdict::Check {
+    run.report
+        .checks
+        .iter()
+        .find(|c| c.name.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no check starting with `{prefix}`"))
+}
+
+// ----- bad inputs ---------------------------------------------------------------
+
+fn prepare_err(id: &str, text: &str) -> String {
+    let spec = match Spec::parse(&spec_path(id), text) {
+        Ok(s) => s,
+        Err(e) => return e.to_string(),
+    };
+    match (claims::find(id).unwrap().prepare)(&spec, Profile::Quick) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Edits the committed spec once, prepares it, and checks that the error names
+/// `params.<field>` at the line of `to`.
+fn assert_names(id: &str, from: &str, to: &str, field: &str) {
+    let text = spec_text(id);
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "`{from}` must occur once in {id}"
+    );
+    let text = text.replacen(from, to, 1);
+    let line = text
+        .lines()
+        .position(|l| l.contains(to.lines().next().unwrap()))
+        .unwrap()
+        + 1;
+    let e = prepare_err(id, &text);
+    let file = Path::new(&spec_path(id))
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    assert!(
+        e.contains(&format!("{file}:{line}: {field}")),
+        "expected `{file}:{line}: {field}` in: {e}"
+    );
+}
+
+// ----- alibi-tail-bound ---------------------------------------------------------
+
+#[test]
+fn tail_bound_committed_spec_is_certified() {
+    let run = timed(TAIL);
+    assert_eq!(verdict(&run), Verdict::Certified, "{:?}", run.report.reason);
+    assert!(figure(&run, "interval instances") >= 16.0);
+    assert!(figure(&run, "exact (w, i) pairs") >= 1000.0);
+    let r = figure(&run, "largest T_w / T^max(i) (random content)");
+    assert!(r > 0.0 && r < 1.0, "{r}");
+    assert!(run.certificate.is_some());
+}
+
+#[test]
+fn tail_bound_at_delta_0_is_e_minus_512m() {
+    // T^∞(w) at Δ = 0 is e^{−mw}: at m = 2^−8, w = 512 it is e^{−2} (§3)
+    let m = Interval::from_rational(128, &q("2^-8"));
+    let t = alibi_tail_inf(&m, 512, &Interval::one(128));
+    let r = Interval::parse_decimal(128, "0.13533528323661269189").unwrap();
+    assert!((&(&t - &r).abs() / &r).hi_f64() < 1e-12);
+    // and T^max(i) < T^∞ with the difference identity positive
+    let e = Interval::one(128);
+    let cf = tb::closed_forms(&m, 512, 100_000, &e, &Rational::from(1));
+    assert_eq!(cf.margin_max_inf.ge(&Interval::zero(128)), Certainty::True);
+    assert_eq!(cf.step_in_i.gt(&Interval::zero(128)), Certainty::True);
+    assert!(cf.t_max.overlaps(&t) || cf.t_max.lt(&t) == Certainty::True);
+}
+
+#[test]
+fn tail_bound_tightened_below_the_truth_is_refuted() {
+    let run = run_edited(TAIL, "bound_scale = \"1\"", "bound_scale = \"0.9\"");
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert_eq!(check(&run, "T^max(i) ≤ s·T^∞").result, Certainty::False);
+    assert_eq!(check(&run, "ℚ: T^∞ − T^max(i)").result, Certainty::False);
+}
+
+#[test]
+fn tail_bound_exact_algebra_holds_and_fails_when_tightened() {
+    let x = q("15/16");
+    let e = q("7");
+    let ok = tb::exact_check(&x, &e, &Rational::from(1), 24, 1);
+    assert!(ok.first_failure.iter().all(Option::is_none), "{ok:?}");
+    assert_eq!(ok.pairs, 24 * 25 / 2);
+    // Δ = 0 (E = 1): constant content attains the supremum; still no failure
+    let flat = tb::exact_check(&x, &Rational::from(1), &Rational::from(1), 24, 2);
+    assert!(flat.first_failure.iter().all(Option::is_none), "{flat:?}");
+    // a bound 1% too small fails in ℚ (x = 1/2: T^max(i) reaches 99% of T^∞ by i ≈ 8)
+    let bad = tb::exact_check(&q("1/2"), &e, &q("0.99"), 24, 1);
+    assert!(bad.first_failure[2].is_some() && bad.first_failure[3].is_some());
+    // the supremum claim itself is not scale-dependent
+    assert!(bad.first_failure[0].is_none() && bad.first_failure[1].is_none());
+}
+
+#[test]
+fn tail_bound_random_content_stays_below_the_extremal_one() {
+    // one instance directly: a_r ∈ [0, Δ) never beats a_r = Δ beyond w
+    let inst = tb::Instance {
+        heads: 8,
+        rule: attncheck::claims::positional::common::SlopeRule::Paper,
+        head: 8,
+        q: Rational::from(8),
+        i: 3000,
+        w: 300,
+        delta: Rational::from(4),
+        content_seed: 7,
+    };
+    let r = tb::real_instance(&inst, &Rational::from(1), 128);
+    assert_eq!(r.below_max, Certainty::True);
+    assert!(r.t_extremal.overlaps(&r.closed.t_max));
+    assert_eq!(r.max_le_inf, Certainty::True);
+    assert_eq!(r.inf_le_bound, Certainty::True);
+    // the extremal tail is not below itself minus a margin: T_w < T^max strictly here
+    assert_eq!(r.t_w.lt(&r.closed.t_max), Certainty::True);
+}
+
+#[test]
+fn tail_bound_bad_inputs_name_the_field() {
+    assert_names(
+        TAIL,
+        "heads = [8, 12, 16]",
+        "heads = [8, 0, 16]",
+        "params.heads[1]",
+    );
+    assert_names(
+        TAIL,
+        "rules = [\"paper\", \"code\"]",
+        "rules = []",
+        "params.rules",
+    );
+    assert_names(
+        TAIL,
+        "max_delta = \"8\"",
+        "max_delta = \"-1\"",
+        "params.max_delta",
+    );
+    assert_names(
+        TAIL,
+        "bound_scale = \"1\"",
+        "bound_scale = \"one\"",
+        "params.bound_scale",
+    );
+    assert_names(
+        TAIL,
+        "exact_bits = 24",
+        "exact_bits = 2",
+        "params.exact_bits",
+    );
+}
+
+// ----- alibi-window -------------------------------------------------------------
+
+#[test]
+fn window_committed_spec_is_certified_and_reproduces_section_3() {
+    let run = timed(WINDOW);
+    assert_eq!(verdict(&run), Verdict::Certified, "{:?}", run.report.reason);
+    let want = [
+        ("2^-1", 10, 18),
+        ("2^-4", 74, 138),
+        ("2^-6", 295, 551),
+        ("2^-7", 590, 1101),
+        ("2^-8", 1179, 2201),
+    ];
+    for (m, w0, w4) in want {
+        assert_eq!(figure(&run, &format!("w_ε(m = {m}, Δ = 0)")), w0 as f64);
+        assert_eq!(figure(&run, &format!("w_ε(m = {m}, Δ = 4)")), w4 as f64);
+        let c = cell(&run, "ALiBi windows", m, "w_ε, Δ = 0: §3 | ours");
+        assert_eq!(c, format!("{w0} | {w0}"));
+    }
+    let e2 = figure(&run, "e^−512m at m = 2^-8");
+    assert!(((e2 - 0.135_335_283_236_612_7) / e2).abs() < 1e-12);
+    // the first figure (README) is the flattest slope's window
+    assert_eq!(run.report.figures[0].value, 1179.0);
+}
+
+#[test]
+fn window_formula_and_minimality_directly() {
+    let eps = q("1/100");
+    for (m, w0, w4) in [("2^-1", 10, 18), ("2^-8", 1179, 2201)] {
+        let m = q(m);
+        for (d, w) in [(Rational::new(), w0), (Rational::from(4), w4)] {
+            let y = aw::window_argument(&m, &d, &eps, 128);
+            assert_eq!(aw::ceil_is(&y, w), Certainty::True);
+            assert_eq!(aw::ceil_is(&y, w - 1), Certainty::False);
+            assert_eq!(
+                aw::minimality(&m, &d, &eps, w, 128),
+                (Certainty::True, Certainty::True)
+            );
+            // one shorter: T^∞(w − 1) ≤ ε is false
+            assert_eq!(aw::minimality(&m, &d, &eps, w - 1, 128).0, Certainty::False);
+            // one longer: not minimal
+            assert_eq!(aw::minimality(&m, &d, &eps, w + 1, 128).1, Certainty::False);
+        }
+    }
+    // T^∞ values of §3 at Δ = 0, m = 2^−1: 0.0067379 and 0.011109
+    let t = aw::tail_inf(&q("1/2"), &Rational::new(), 10, 128).mid_f64();
+    assert!((t - 0.0067379).abs() < 5e-8, "{t}");
+    let t = aw::tail_inf(&q("1/2"), &Rational::new(), 9, 128).mid_f64();
+    assert!((t - 0.011109).abs() < 5e-7, "{t}");
+}
+
+#[test]
+fn window_mean_distance_matches_the_summed_one() {
+    for (m, printed) in [("2^-1", 1.54149), ("2^-7", 127.501), ("2^-8", 255.5)] {
+        let mq = q(m);
+        let summed = aw::summed_mean_distance(&mq, 40, 128).mid_f64();
+        let closed = 1.0 / (Interval::from_rational(128, &mq).mid_f64().exp() - 1.0);
+        assert!(((summed - closed) / closed).abs() < 1e-9, "{m}");
+        assert!((closed - printed).abs() / printed < 1e-5, "{m}: {closed}");
+    }
+}
+
+#[test]
+fn window_one_shorter_than_w_eps_is_refuted() {
+    let run = run_edited(WINDOW, "windows = [1179, 2201]", "windows = [1178, 2201]");
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert_eq!(check(&run, "T^∞(w_ε) ≤ ε").result, Certainty::False);
+    // and a longer window is not the minimal one
+    let run = run_edited(WINDOW, "windows = [10, 18]", "windows = [10, 19]");
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert_eq!(check(&run, "T^∞(w_ε − 1) > ε").result, Certainty::False);
+}
+
+#[test]
+fn window_wrong_printed_digit_is_refuted() {
+    let run = run_edited(WINDOW, "e512 = \"1.266e-14\"", "e512 = \"1.267e-14\"");
+    assert_eq!(verdict(&run), Verdict::Refuted);
+}
+
+#[test]
+fn window_certificate_verifies_with_the_kernel_alone() {
+    let run = run_quick(WINDOW);
+    let (name, text) = run.certificate.as_ref().expect("a certificate");
+    let path = Path::new(name);
+    let cert = attncheck::certificate::parse(path, text).unwrap();
+    assert!(cert.obligations.len() >= 30);
+    assert!(cert.obligations.iter().any(|o| o.formula.contains("1179")));
+    let res = attncheck::certificate::verify(path, &cert).unwrap();
+    assert!(res.iter().all(|r| r.result == Certainty::True));
+    // a tampered obligation (one shorter window) is disproven by the same checker
+    let mut bad = cert.clone();
+    let o = bad
+        .obligations
+        .iter_mut()
+        .find(|o| o.formula.starts_with("(<=") && o.formula.contains(" 1179)"))
+        .unwrap();
+    o.formula = o.formula.replace(" 1179)", " 1178)");
+    let res = attncheck::certificate::verify(path, &bad).unwrap();
+    assert!(res.iter().any(|r| r.result == Certainty::False));
+}
+
+#[test]
+fn window_bad_inputs_name_the_field() {
+    assert_names(
+        WINDOW,
+        "epsilon = \"1/100\"",
+        "epsilon = \"2\"",
+        "params.epsilon",
+    );
+    assert_names(
+        WINDOW,
+        "slope = \"2^-4\"",
+        "slope = \"0\"",
+        "params.rows[1].slope",
+    );
+    assert_names(
+        WINDOW,
+        "windows = [74, 138]",
+        "windows = [74]",
+        "params.rows[1].windows",
+    );
+    assert_names(
+        WINDOW,
+        "windows = [295, 551]",
+        "windows = [0, 551]",
+        "params.rows[2].windows[0]",
+    );
+    assert_names(
+        WINDOW,
+        "tail_delta = \"0\"",
+        "tail_delta = \"1\"",
+        "params.tail_delta",
+    );
+    assert_names(
+        WINDOW,
+        "e512 = \"0.01832\"",
+        "e512 = \"x\"",
+        "params.rows[3].e512",
+    );
+}
+
+// ----- windowed-receptive-field -------------------------------------------------
+
+#[test]
+fn receptive_field_committed_spec_is_certified() {
+    let run = timed(WRF);
+    assert_eq!(verdict(&run), Verdict::Certified, "{:?}", run.report.reason);
+    assert_eq!(
+        figure(&run, "largest w fitting 12 layers in L_tr = 512 (W1)"),
+        43.0
+    );
+    assert_eq!(
+        figure(&run, "largest w fitting 12 layers in L_tr = 512 (W2)"),
+        42.0
+    );
+}
+
+#[test]
+fn receptive_field_supports_match_the_formula() {
+    for conv in [Window::W1, Window::W2] {
+        for w in [1u64, 2, 3, 7, 40, 80] {
+            for len in [5u64, 64, 300] {
+                let a = wrf::band_matrix(len as usize, conv.max_distance(w));
+                for (k, (s, contiguous)) in wrf::last_row_supports(&a, 12).into_iter().enumerate() {
+                    let l = k as u64 + 1;
+                    assert_eq!(
+                        s,
+                        wrf::support_formula(conv, w, l, len),
+                        "{conv:?} w={w} L={len} ℓ={l}"
+                    );
+                    assert!(contiguous);
+                }
+            }
+        }
+    }
+    assert_eq!(
+        wrf::largest_fitting_window(Window::W1, 12, 512, 100),
+        (43, true)
+    );
+    assert_eq!(
+        wrf::largest_fitting_window(Window::W2, 12, 512, 100),
+        (42, true)
+    );
+    // positional.md §3 toy RF uses W1; w = 40: 12·39 = 468 < 511 fits, w = 80 does not
+    assert_eq!(wrf::support_formula(Window::W1, 80, 12, 1024), 948);
+}
+
+#[test]
+fn receptive_field_wrong_threshold_and_pattern_are_refuted() {
+    let run = run_edited(WRF, "window = 43", "window = 44");
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    let run = run_edited(WRF, "distances = [0, 1]\n", "distances = [0, 1, 2]\n");
+    assert_eq!(verdict(&run), Verdict::Refuted);
+}
+
+#[test]
+fn receptive_field_bad_inputs_name_the_field() {
+    assert_names(
+        WRF,
+        "windows = [2, 40, 80]",
+        "windows = [2, 0, 80]",
+        "params.windows[1]",
+    );
+    assert_names(
+        WRF,
+        "lengths = [512, 1024]",
+        "lengths = [1, 1024]",
+        "params.lengths[0]",
+    );
+    assert_names(
+        WRF,
+        "max_layers = 12",
+        "max_layers = 0",
+        "params.max_layers",
+    );
+    assert_names(
+        WRF,
+        "conventions = [\"W1\", \"W2\"]",
+        "conventions = [\"W3\"]",
+        "params.conventions",
+    );
+}
+
+// ----- shift-invariance ---------------------------------------------------------
+
+#[test]
+fn shift_committed_spec_is_certified_with_a_4096_row() {
+    let run = timed(SHIFT);
+    assert_eq!(verdict(&run), Verdict::Certified, "{:?}", run.report.reason);
+    assert!(cell(&run, "Query rows", "4096", "rows i").starts_with("4095"));
+    // every dyadic slope gives an exactly constant shift; irrational ones are enclosed
+    assert_eq!(
+        cell(
+            &run,
+            "Rows computed both ways",
+            "H = 8 paper, head 8: m = 2^−8",
+            "exact constant shift"
+        ),
+        "yes (exact dyadics)"
+    );
+    assert!(figure(&run, "largest probability enclosure width") < 1e-30);
+}
+
+#[test]
+fn shift_detects_a_non_constant_shift() {
+    let p = 128;
+    let tol = Interval::parse_decimal(p, "1e-12").unwrap();
+    let mw = Interval::parse_decimal(p, "1e-30").unwrap();
+    let a: Vec<Interval> = [0i64, 1, 2, 3]
+        .iter()
+        .map(|&v| Interval::from_i64(p, v))
+        .collect();
+    let af: Vec<f64> = vec![0.0, 1.0, 2.0, 3.0];
+    // b = a + 5 exactly: exact shift, overlapping enclosures, f64 within tolerance
+    let b: Vec<Interval> = a.iter().map(|x| x + &Interval::from_i64(p, 5)).collect();
+    let bf: Vec<f64> = af.iter().map(|x| x + 5.0).collect();
+    let five = Interval::from_i64(p, 5);
+    let r = si::compare_rows(&a, &b, &af, &bf, Some(&five), &tol, &mw);
+    assert_eq!(r.exact_shift, Some(true));
+    assert!(r.overlap);
+    assert_eq!(r.f64_ok, Certainty::True);
+    // perturb one entry by 1/1024: not a constant shift, and the enclosures separate
+    let mut b2 = b.clone();
+    b2[3] = &b2[3] + &Interval::from_i64(p, 1).mul_2exp(-10);
+    let mut bf2 = bf.clone();
+    bf2[3] += 1.0 / 1024.0;
+    let r = si::compare_rows(&a, &b2, &af, &bf2, Some(&five), &tol, &mw);
+    assert_eq!(r.exact_shift, Some(false));
+    assert!(!r.overlap);
+    assert_eq!(r.f64_ok, Certainty::False);
+}
+
+#[test]
+fn shift_f64_tolerance_below_the_truth_is_refuted() {
+    // short rows keep this run cheap; the f64 rows are off by ~1e-16, far above 1e-18
+    let run = run_with(
+        SHIFT,
+        &[
+            ("lengths = [16, 512, 4096]", "lengths = [16, 32, 64]"),
+            ("f64_tol = \"1e-12\"", "f64_tol = \"1e-18\""),
+        ],
+    );
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert_eq!(
+        check(&run, "ALiBi: an f64 log-sum-exp").result,
+        Certainty::False
+    );
+}
+
+#[test]
+fn shift_bad_inputs_name_the_field() {
+    // the quick profile sets `rows`, so the error points into [profiles.quick]
+    assert_names(
+        SHIFT,
+        "rows = [16, 2, 1]",
+        "rows = [16, 2]",
+        "profiles.quick.rows",
+    );
+    assert_names(
+        SHIFT,
+        "content_bits = 10",
+        "content_bits = 41",
+        "params.content_bits",
+    );
+    assert_names(
+        SHIFT,
+        "sandwich_dbar = 128",
+        "sandwich_dbar = 127",
+        "params.sandwich_dbar",
+    );
+    assert_names(
+        SHIFT,
+        "lengths = [16, 512, 4096]",
+        "lengths = [16, 0, 4096]",
+        "params.lengths[1]",
+    );
+    assert_names(
+        SHIFT,
+        "f64_tol = \"1e-12\"",
+        "f64_tol = \"0\"",
+        "params.f64_tol",
+    );
+}
+
+// ----- length-usage -------------------------------------------------------------
+
+#[test]
+fn usage_committed_spec_is_supported_with_certified_parts() {
+    let run = timed(USAGE);
+    assert_eq!(verdict(&run), Verdict::Supported, "{:?}", run.report.reason);
+    use attncheck::verdict::CheckKind;
+    let certified = run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.kind == CheckKind::Certified)
+        .count();
+    assert!(certified >= 7);
+    assert!(run
+        .report
+        .checks
+        .iter()
+        .all(|c| c.result == Certainty::True));
+    // T_12(16384)/T_12(1024): positional.md §2 says "actual 4.07"; the exact ratio is
+    // 4.07532 (4.08 to three figures). 4.07 is the ratio of the rounded §3 entries,
+    // 0.5012/0.1230 = 4.0748 (documented in the report's notes).
+    let r = figure(&run, "Sandwich h = 12: T(16384)/T(1024)");
+    assert!((r - 4.07532).abs() < 1e-5, "{r}");
+    assert!((0.5012f64 / 0.1230 - 4.07).abs() < 0.005);
+    // 13.5% of the m = 2^−8 head's mass beyond 512
+    let m = figure(&run, "ALiBi m = 2^-8: mass beyond 512 at L = 16384");
+    assert!((m - 0.135).abs() < 0.0005, "{m}");
+}
+
+#[test]
+fn usage_reproduces_the_tail_table() {
+    let run = run_quick(USAGE);
+    let refs: [(&str, [f64; 5]); 3] = [
+        (
+            "Sandwich h = 12: §3 | ours",
+            [0.1230, 0.2290, 0.3227, 0.4096, 0.5012],
+        ),
+        (
+            "Sandwich h = 9: §3 | ours",
+            [0.03648, 0.06816, 0.09666, 0.1242, 0.1572],
+        ),
+        (
+            "Sandwich h = 6: §3 | ours",
+            [0.001224, 0.002029, 0.002579, 0.002986, 0.003413],
+        ),
+    ];
+    for (col, vals) in refs {
+        for (l, v) in ["1024", "2048", "4096", "8192", "16384"].iter().zip(vals) {
+            let c = cell(&run, "Tail beyond 512", l, col);
+            let ours: f64 = c.split(" | ").nth(1).unwrap().parse().unwrap();
+            assert!(
+                ((ours - v) / v).abs() < 1e-3,
+                "{col} L = {l}: {ours} vs {v}"
+            );
+        }
+    }
+    // ALiBi directly: (x^512 − x^L)/(1 − x^L)
+    for (m, l, v) in [
+        ("2^-8", 1024, 0.1192),
+        ("2^-8", 2048, 0.1350),
+        ("2^-7", 1024, 0.01799),
+    ] {
+        let t = lu::alibi_tail(&Interval::from_rational(128, &q(m)), 512, l).mid_f64();
+        assert!(((t - v) / v).abs() < 1e-3, "{m} {l}: {t}");
+    }
+    // bound (ii) tends to 1 as L grows (for h = 12: e^{−16})
+    let c = q("8");
+    let b1 = lu::sandwich_lower_bound(128, &c, 512, 1 << 20, 128).mid_f64();
+    let b2 = lu::sandwich_lower_bound(128, &c, 512, 1 << 40, 128).mid_f64();
+    assert!(b1 < b2 && b2 > 0.99, "{b1} {b2}");
+}
+
+#[test]
+fn usage_wrong_values_are_refuted_and_a_failed_trend_is_inconclusive() {
+    // three wrong certified statements in one run (each check must fail on its own)
+    let run = run_with(
+        USAGE,
+        &[
+            ("growth_min_ratio = \"3\"", "growth_min_ratio = \"4.1\""),
+            ("printed = \"0.135\"", "printed = \"0.136\""),
+            ("\"0.1230\"", "\"0.1250\""),
+        ],
+    );
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    for prefix in ["Sandwich h = 12: T(16384)/T(1024) ≥", "(iii)", "§3 table"] {
+        assert_eq!(check(&run, prefix).result, Certainty::False, "{prefix}");
+    }
+    // the growth pattern is an observation: failing it is inconclusive, not refuted
+    let run = run_edited(USAGE, "growth_min_step = 0.05", "growth_min_step = 0.1");
+    assert_eq!(verdict(&run), Verdict::Inconclusive);
+}
+
+#[test]
+fn usage_bad_inputs_name_the_field() {
+    assert_names(
+        USAGE,
+        "lengths = [1024, 2048, 4096, 8192, 16384]",
+        "lengths = [1024, 4096, 2048, 8192, 16384]",
+        "params.lengths[2]",
+    );
+    assert_names(
+        USAGE,
+        "flat_from = 4096",
+        "flat_from = 4000",
+        "params.flat_from",
+    );
+    assert_names(
+        USAGE,
+        "growth_head = 12",
+        "growth_head = 13",
+        "params.growth_head",
+    );
+    assert_names(
+        USAGE,
+        "values = [\"0.1192\", \"0.1350\", \"0.1353\", \"0.1353\", \"0.1353\"]",
+        "values = [\"0.1192\", \"0.1350\"]",
+        "params.alibi_reference[0].values",
+    );
+}
