@@ -428,18 +428,24 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     // ----- the §3 table and the values with more digits -----
     table_checks(p, prec, &sweep, mn, &mut o, &mut cert);
 
-    // plot: B̃(r) over the sweep
-    let step = (mn.below / 2000).max(1);
-    let pts: Vec<(f64, f64)> = sweep
-        .iter()
+    // plot: the range of B̃ over consecutive blocks of r (a line through every
+    // 10th value would alias the oscillations), and the minimum
+    let step = ((mn.below + 1999) / 2000).max(1) as usize;
+    let mids: Vec<f64> = sweep.iter().map(Interval::mid_f64).collect();
+    let blocks: Vec<(f64, f64, f64)> = mids
+        .chunks(step)
         .enumerate()
-        .step_by(step as usize)
-        .map(|(r, b)| (r as f64, b.mid_f64()))
+        .map(|(k, c)| {
+            let lo = c.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            ((k * step) as f64, lo, hi)
+        })
         .collect();
+    let dbar2 = -(mn.dbar as f64) / 2.0;
     o.plots.push(Plot {
         slug: "centred-bias".into(),
         title: format!(
-            "Sandwich centred bias B̃(r), d̄ = {}, {} (every {step}th r)",
+            "Sandwich centred bias B̃(r), d̄ = {}, {}: range over blocks of {step} consecutive r",
             mn.dbar,
             mn.from.label()
         ),
@@ -449,17 +455,24 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         y_log: false,
         series: vec![
             Series {
-                name: "B̃(r)".into(),
+                name: "block maximum".into(),
                 style: Style::Line,
-                points: pts,
+                points: blocks.iter().map(|b| (b.0, b.2)).collect(),
             },
             Series {
-                name: format!("−d̄/2 = −{}", mn.dbar / 2),
+                name: "block minimum".into(),
+                style: Style::Line,
+                points: blocks.iter().map(|b| (b.0, b.1)).collect(),
+            },
+            Series {
+                name: format!("−d̄/2 = {dbar2}"),
                 style: Style::Dashed,
-                points: vec![
-                    (0.0, -(mn.dbar as f64) / 2.0),
-                    (mn.below as f64, -(mn.dbar as f64) / 2.0),
-                ],
+                points: vec![(0.0, dbar2), (mn.below as f64, dbar2)],
+            },
+            Series {
+                name: format!("minimum at r = {}", mn.r),
+                style: Style::Points,
+                points: vec![(mn.r as f64, mids[mn.r as usize])],
             },
         ],
     });
