@@ -322,24 +322,26 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let rs: Vec<i64> = (0..lmax as i64).collect();
     let bt = sandwich_centred_many(&rs, &freqs);
     let heads: Vec<usize> = (1..=p.sandwich_heads).collect();
-    let sand: Vec<Vec<Interval>> = heads
+    // the weights e^{B̃(r)/c_h}, once per head, reused for every L and the plot
+    let weights: Vec<Vec<Interval>> = heads
         .par_iter()
         .map(|&h| {
             let c = Interval::from_rational(prec, &compression_ratio(h, p.sandwich_heads));
-            let weights: Vec<Interval> = bt.iter().map(|b| (b / &c).exp()).collect();
+            bt.iter().map(|b| (b / &c).exp()).collect()
+        })
+        .collect();
+    let sand: Vec<Vec<Interval>> = weights
+        .par_iter()
+        .map(|wt| {
             lens.iter()
-                .map(|&l| tail_from_weights(&weights, w as usize, l as usize))
+                .map(|&l| tail_from_weights(wt, w as usize, l as usize))
                 .collect()
         })
         .collect();
-    // plot curves need T at many L: prefix sums for the plotted heads
     let plot_heads: Vec<usize> = p.increasing_heads.clone();
     let plot_prefix: Vec<Vec<Interval>> = plot_heads
-        .par_iter()
-        .map(|&h| {
-            let c = Interval::from_rational(prec, &compression_ratio(h, p.sandwich_heads));
-            prefix(&bt.iter().map(|b| (b / &c).exp()).collect::<Vec<_>>())
-        })
+        .iter()
+        .map(|&h| prefix(&weights[h - 1]))
         .collect();
     let mut bound_c = Certainty::True;
     let mut bound_worst = String::new();
