@@ -7,7 +7,7 @@
 
 use super::Interval;
 use rug::float::{Round, Special};
-use rug::ops::PowAssignRound;
+use rug::ops::{PowAssignRound, SubAssignRound};
 use rug::{Float, Integer};
 
 fn f(prec: u32, x: &Float) -> Float {
@@ -111,18 +111,23 @@ impl Interval {
         if !self.is_finite() {
             return full;
         }
-        // q encloses x/π (− ½ for sin); extrema sit at integer q: even k → +1, odd k → −1.
-        let pi = Interval::pi(p);
-        let mut qa = Interval::from_raw(f(p, self.lo()), f(p, self.lo())) / &pi;
-        let mut qb = Interval::from_raw(f(p, self.hi()), f(p, self.hi())) / &pi;
+        // An extremum (k + off)·π lies in [a, b] only if ⌈RD(a/π) − off⌉ ≤ k ≤ ⌊RU(b/π) − off⌋,
+        // off = 0 for cos, ½ for sin; even k is a maximum (+1), odd k a minimum (−1).
+        // RD(a/π) uses π's upper end when a ≥ 0 and its lower end when a < 0 (and vice versa for RU).
+        let pi_lo = Float::with_val_round(p, rug::float::Constant::Pi, Round::Down).0;
+        let pi_hi = Float::with_val_round(p, rug::float::Constant::Pi, Round::Up).0;
+        let (a, b) = (self.lo(), self.hi());
+        let mut qa =
+            Float::with_val_round(p, a / if *a >= 0 { &pi_hi } else { &pi_lo }, Round::Down).0;
+        let mut qb =
+            Float::with_val_round(p, b / if *b >= 0 { &pi_lo } else { &pi_hi }, Round::Up).0;
         if is_sin {
-            let half = Interval::from_raw(Float::with_val(p, 0.5), Float::with_val(p, 0.5));
-            qa = &qa - &half;
-            qb = &qb - &half;
+            qa.sub_assign_round(0.5, Round::Down);
+            qb.sub_assign_round(0.5, Round::Up);
         }
         let (Some((kmin, _)), Some((kmax, _))) = (
-            qa.lo().to_integer_round(Round::Up),
-            qb.hi().to_integer_round(Round::Down),
+            qa.to_integer_round(Round::Up),
+            qb.to_integer_round(Round::Down),
         ) else {
             return full;
         };
@@ -135,36 +140,44 @@ impl Interval {
             let even = kmin.is_even();
             (even, !even)
         };
-        let ev = |x: &Float, r: Round| {
+        if has_even && has_odd {
+            return full;
+        }
+        // [RD f(x), RU f(x)] from one MPFR call: the ternary value says whether the
+        // rounded-down result is exact; if not, the true value lies strictly below
+        // its successor.
+        let both = |x: &Float| {
             let mut y = f(p, x);
-            if is_sin {
-                y.sin_round(r);
+            let ord = if is_sin {
+                y.sin_round(Round::Down)
             } else {
-                y.cos_round(r);
+                y.cos_round(Round::Down)
+            };
+            let mut up = y.clone();
+            if ord != std::cmp::Ordering::Equal {
+                up.next_up();
             }
-            y
+            (y, up)
+        };
+        let (fa_lo, fa_hi) = both(a);
+        let (fb_lo, fb_hi) = if a == b {
+            (fa_lo.clone(), fa_hi.clone())
+        } else {
+            both(b)
         };
         let lo = if has_odd {
             Float::with_val(p, -1)
+        } else if fa_lo < fb_lo {
+            fa_lo
         } else {
-            let a = ev(self.lo(), Round::Down);
-            let b = ev(self.hi(), Round::Down);
-            if a < b {
-                a
-            } else {
-                b
-            }
+            fb_lo
         };
         let hi = if has_even {
             Float::with_val(p, 1)
+        } else if fa_hi > fb_hi {
+            fa_hi
         } else {
-            let a = ev(self.lo(), Round::Up);
-            let b = ev(self.hi(), Round::Up);
-            if a > b {
-                a
-            } else {
-                b
-            }
+            fb_hi
         };
         let lo = if lo < -1 { Float::with_val(p, -1) } else { lo };
         let hi = if hi > 1 { Float::with_val(p, 1) } else { hi };

@@ -35,7 +35,8 @@ pub fn run_text(id: &str, text: &str, profile: Profile) -> ClaimRun {
 
 /// Runs the committed spec in the quick profile, once per test process.
 pub fn run_quick(id: &str) -> Arc<ClaimRun> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<OnceLock<Arc<ClaimRun>>>>>> = OnceLock::new();
+    type Slot = Arc<OnceLock<Arc<ClaimRun>>>;
+    static CACHE: OnceLock<Mutex<HashMap<String, Slot>>> = OnceLock::new();
     let slot = {
         let mut m = CACHE.get_or_init(Default::default).lock().unwrap();
         m.entry(id.to_string()).or_default().clone()
