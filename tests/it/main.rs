@@ -1,3 +1,6 @@
+//! The one integration-test crate: kernel properties, claims, reports, CLI.
+#![allow(dead_code)]
+mod cli;
 mod fast_softmax;
 mod kernel;
 mod kernel_arith;
@@ -6,3 +9,7 @@ mod kernel_elementary;
 mod kernel_softmax;
 mod positional_alibi;
 mod positional_sandwich;
+mod positional_slopes;
+mod reports;
+mod spec_errors;
+mod util;
