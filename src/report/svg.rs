@@ -10,8 +10,9 @@ const ML: f64 = 70.0;
 const MR: f64 = 160.0;
 const MT: f64 = 40.0;
 const MB: f64 = 50.0;
-const COLORS: [&str; 8] = [
+const COLORS: [&str; 12] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+    "#7f7f7f", "#bcbd22", "#393b79", "#ad494a",
 ];
 
 fn esc(s: &str) -> String {
@@ -22,7 +23,19 @@ fn esc(s: &str) -> String {
 
 fn tick_label(v: f64, log: bool) -> String {
     if log {
-        return format!("1e{}", v.round() as i64);
+        let x = 10f64.powf(v);
+        if (1e-3..1e5).contains(&x) {
+            // 1, 2 or 5 × 10^k printed plainly
+            let s = format!("{:.3}", (x * 1000.0).round() / 1000.0);
+            return s.trim_end_matches('0').trim_end_matches('.').to_string();
+        }
+        let k = v.floor();
+        let m = (10f64.powf(v - k)).round();
+        return if m == 1.0 {
+            format!("1e{}", k as i64)
+        } else {
+            format!("{m}e{}", k as i64)
+        };
     }
     if v == 0.0 {
         return "0".into();
@@ -52,6 +65,27 @@ fn nice_ticks(lo: f64, hi: f64) -> Vec<f64> {
     while t <= hi + step * 1e-9 && out.len() < 12 {
         out.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
         t += step;
+    }
+    out
+}
+
+/// Ticks of a log axis spanning [lo, hi] (in log10 units): decades, plus 2 and 5
+/// × 10^k when fewer than three decades are shown.
+fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    let dense = hi - lo < 3.0;
+    let mut k = lo.floor() as i64;
+    while (k as f64) <= hi.ceil() && out.len() < 40 {
+        for m in [1.0f64, 2.0, 5.0] {
+            if m != 1.0 && !dense {
+                continue;
+            }
+            let t = k as f64 + m.log10();
+            if t >= lo - 1e-12 && t <= hi + 1e-12 {
+                out.push(t);
+            }
+        }
+        k += 1;
     }
     out
 }
@@ -119,10 +153,7 @@ pub fn render_svg(p: &Plot) -> String {
         r##"<rect x="{ML}" y="{MT}" width="{pw:.1}" height="{ph:.1}" fill="none" stroke="#333"/>"##
     );
     let xt = if p.x_log {
-        nice_ticks(x0.floor(), x1.ceil())
-            .into_iter()
-            .filter(|t| t.fract() == 0.0 && *t >= x0 && *t <= x1)
-            .collect()
+        log_ticks(x0, x1)
     } else {
         nice_ticks(x0, x1)
     };
@@ -142,10 +173,7 @@ pub fn render_svg(p: &Plot) -> String {
         );
     }
     let yt = if p.y_log {
-        nice_ticks(y0.floor(), y1.ceil())
-            .into_iter()
-            .filter(|t| t.fract() == 0.0 && *t >= y0 && *t <= y1)
-            .collect()
+        log_ticks(y0, y1)
     } else {
         nice_ticks(y0, y1)
     };
@@ -210,11 +238,27 @@ pub fn render_svg(p: &Plot) -> String {
         }
         let ly = MT + 10.0 + 16.0 * k as f64;
         let lx = ML + pw + 10.0;
-        let _ = writeln!(
-            s,
-            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{c}" stroke-width="2"/>"#,
-            lx + 18.0
-        );
+        match ser.style {
+            Style::Points => {
+                let _ = writeln!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{ly:.1}" r="2.5" fill="{c}"/>"#,
+                    lx + 9.0
+                );
+            }
+            Style::Line | Style::Dashed => {
+                let dash = if ser.style == Style::Dashed {
+                    r#" stroke-dasharray="6 4""#
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    s,
+                    r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{c}" stroke-width="2"{dash}/>"#,
+                    lx + 18.0
+                );
+            }
+        }
         let _ = writeln!(
             s,
             r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
