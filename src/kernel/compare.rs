@@ -70,6 +70,15 @@ impl std::ops::Not for Certainty {
 
 impl Interval {
     /// `self < other` for all points: `hi < other.lo`; false when `lo ≥ other.hi`.
+    ///
+    /// ```
+    /// use attncheck::kernel::{Certainty, Interval};
+    /// let third = Interval::parse_decimal(64, "1/3").unwrap();
+    /// let half = Interval::parse_decimal(64, "1/2").unwrap();
+    /// assert_eq!(third.lt(&half), Certainty::True);
+    /// assert_eq!(half.lt(&third), Certainty::False);
+    /// assert_eq!(third.lt(&third), Certainty::Unknown); // overlapping: never a pass
+    /// ```
     pub fn lt(&self, other: &Interval) -> Certainty {
         if self.hi() < other.lo() {
             Certainty::True

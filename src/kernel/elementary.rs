@@ -20,6 +20,13 @@ fn ninf(prec: u32) -> Float {
 
 impl Interval {
     /// `e^x`: increasing, so `[RD(e^lo), RU(e^hi)]`.
+    ///
+    /// ```
+    /// use attncheck::kernel::Interval;
+    /// let e = Interval::one(128).exp();
+    /// assert!(!e.is_point()); // e is irrational: the two ends differ by one ulp
+    /// assert!(e.contains(&Interval::one(256).exp())); // and it contains a sharper enclosure
+    /// ```
     pub fn exp(&self) -> Interval {
         let p = self.prec();
         let mut lo = f(p, self.lo());
@@ -91,6 +98,13 @@ impl Interval {
         }
     }
 
+    /// ```
+    /// use attncheck::kernel::Interval;
+    /// // the maximum at 0 lies inside [−1, 1]: the endpoint values alone would miss it
+    /// let x = Interval::parse_decimal(64, "-1").unwrap().hull(&Interval::one(64));
+    /// assert_eq!(*x.cos().hi(), 1);
+    /// ```
+    ///
     /// `cos x`. Its maxima are at 2kπ and its minima at (2k+1)π; between two
     /// consecutive multiples of π it is monotone. We enclose x/π, list every
     /// integer k that may satisfy kπ ∈ x, and use ±1 for each such extremum;

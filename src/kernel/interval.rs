@@ -98,6 +98,16 @@ impl Interval {
     }
 
     /// Encloses an exact rational: `lo = RD(q)`, `hi = RU(q)`.
+    ///
+    /// ```
+    /// use attncheck::kernel::Interval;
+    /// use rug::Rational;
+    /// let third = Rational::from((1, 3));
+    /// let x = Interval::from_rational(53, &third);
+    /// assert!(x.lo() < x.hi() && x.contains_rational(&third)); // not rounded to nearest
+    /// let half = Interval::from_rational(53, &Rational::from((1, 2)));
+    /// assert!(half.is_point()); // representable: a point
+    /// ```
     pub fn from_rational(prec: u32, q: &Rational) -> Interval {
         let prec = checked_prec(prec);
         Interval {
@@ -114,6 +124,14 @@ impl Interval {
 
     /// Encloses a decimal or rational literal (`"0.1"`, `"-3/4"`, `"1.5e-3"`,
     /// `"2^-8"`), parsed exactly first, so `"0.1"` gives `[RD(1/10), RU(1/10)]`.
+    ///
+    /// ```
+    /// use attncheck::kernel::Interval;
+    /// let x = Interval::parse_decimal(64, "0.1").unwrap();
+    /// assert!(*x.lo() < 0.1f64 || *x.hi() > 0.1f64); // the double 0.1 is not 1/10
+    /// assert!(x.contains_rational(&rug::Rational::from((1, 10))));
+    /// assert!(Interval::parse_decimal(64, "2^-8").unwrap().is_point());
+    /// ```
     pub fn parse_decimal(prec: u32, s: &str) -> Result<Interval, super::ParseRationalError> {
         Ok(Interval::from_rational(prec, &super::parse_rational(s)?))
     }
@@ -348,6 +366,14 @@ impl Sub for &Interval {
     }
 }
 
+/// ```
+/// use attncheck::kernel::Interval;
+/// use rug::{float::Special, Float};
+/// // 0·∞ = 0: [0, 0] × [1, +∞] is exactly [0, 0], never NaN
+/// let ray = Interval::from_endpoints(Float::with_val(53, 1), Float::with_val(53, Special::Infinity));
+/// let p = &Interval::zero(53) * &ray;
+/// assert!(p.is_point() && p.lo().is_zero());
+/// ```
 impl Mul for &Interval {
     type Output = Interval;
     /// The min and max of the four endpoint products, each rounded in its own
