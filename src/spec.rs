@@ -131,6 +131,11 @@ pub fn ensure(
     }
 }
 
+/// Parses an exact numeric literal of a spec field (`"2^-8"`, `"1/100"`, `"0.01"`).
+pub fn exact(field: &str, s: &str) -> Result<rug::Rational, FieldError> {
+    crate::kernel::parse_rational(s).map_err(|e| FieldError::new(field, e.to_string()))
+}
+
 /// Checks every element of a list with `f`, naming the index on failure.
 pub fn ensure_each<T>(
     list: &[T],

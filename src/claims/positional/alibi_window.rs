@@ -9,11 +9,12 @@
 //! Σ r e^{−mr} / Σ e^{−mr} = 1/(e^m − 1) against its truncated sum. The minimality
 //! obligations are restated as S-expressions in a certificate for `attncheck verify`.
 
-use super::common::{alibi_tail_inf, printed_half_unit};
+use super::common::{alibi_tail_inf, check_printed as printed, printed_half_unit};
 use crate::certificate::Certificate;
 use crate::claims::Ctx;
 use crate::kernel::{expr, parse_rational, Certainty, Interval};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::spec::exact as rational;
 use crate::spec::{ensure, ensure_each, FieldError};
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
@@ -64,16 +65,6 @@ pub struct Params {
     pub mean_rel_tol: String,
     /// The mean distance is summed over r ≤ ⌈cutoff/m⌉ (neglected mass ≈ e^{−cutoff}).
     pub mean_cutoff: u32,
-}
-
-fn rational(field: &str, s: &str) -> Result<Rational, FieldError> {
-    parse_rational(s).map_err(|e| FieldError::new(field, e.to_string()))
-}
-
-fn printed(field: &str, s: &str) -> Result<(), FieldError> {
-    printed_half_unit(s)
-        .map(|_| ())
-        .map_err(|e| FieldError::new(field, e.to_string()))
 }
 
 impl crate::spec::Params for Params {

@@ -334,6 +334,24 @@ pub fn sandwich_centred_expr(r: &str, dbar: u32, from: IndexFrom) -> String {
     )
 }
 
+// ----- validation shared by the Sandwich claims -----
+
+/// d̄ must be even and between 2 and 4096.
+pub fn check_dbar(d: u32) -> Result<(), String> {
+    if (2..=4096).contains(&d) && d % 2 == 0 {
+        Ok(())
+    } else {
+        Err(format!("d̄ = {d} must be even, between 2 and 4096"))
+    }
+}
+
+/// A printed decimal reference value must be a decimal literal (see [`printed_half_unit`]).
+pub fn check_printed(field: &str, s: &str) -> Result<(), crate::spec::FieldError> {
+    printed_half_unit(s)
+        .map(|_| ())
+        .map_err(|e| crate::spec::FieldError::new(field, e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,7 @@ use super::common::{
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::spec::exact as rat;
 use crate::spec::{ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
@@ -94,10 +95,6 @@ pub struct Params {
     pub alibi_reference: Vec<AlibiRef>,
     /// The flattest head's mass beyond w at the largest length.
     pub mass_beyond: MassBeyond,
-}
-
-fn rat(field: &str, s: &str) -> Result<Rational, FieldError> {
-    parse_rational(s).map_err(|e| FieldError::new(field, e.to_string()))
 }
 
 impl crate::spec::Params for Params {

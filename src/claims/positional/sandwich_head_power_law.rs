@@ -10,9 +10,9 @@
 //! growth of dyadic block sums, and the agreement of f64 and 128-bit B̃.
 
 use super::common::{
-    compression_ratio, line_fit, log_plot_points, printed_half_unit, sandwich_centred_f64,
-    sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, slope_exponents, slope_interval,
-    IndexFrom, SlopeRule,
+    check_dbar, check_printed as printed, compression_ratio, line_fit, log_plot_points,
+    printed_half_unit, sandwich_centred_f64, sandwich_centred_many, sandwich_freqs,
+    sandwich_freqs_f64, slope_exponents, slope_interval, IndexFrom, SlopeRule,
 };
 use crate::certificate::Certificate;
 use crate::claims::Ctx;
@@ -73,20 +73,6 @@ pub struct Params {
     pub two_precision_stride: usize,
     /// Largest |f64 − enclosure midpoint| of B̃ accepted as agreement.
     pub f64_agreement: f64,
-}
-
-fn check_dbar(d: u32) -> Result<(), String> {
-    if d >= 2 && d % 2 == 0 && d <= 4096 {
-        Ok(())
-    } else {
-        Err(format!("d̄ = {d} must be even, between 2 and 4096"))
-    }
-}
-
-fn printed(field: &str, s: &str) -> Result<(), FieldError> {
-    printed_half_unit(s)
-        .map(|_| ())
-        .map_err(|e| FieldError::new(field, e.to_string()))
 }
 
 impl crate::spec::Params for Params {

@@ -16,13 +16,14 @@
 //!   reproduced with enclosures compared against the printed decimals.
 
 use super::common::{
-    printed_half_unit, sandwich_centred, sandwich_centred_expr, sandwich_centred_f64,
+    check_dbar, printed_half_unit, sandwich_centred, sandwich_centred_expr, sandwich_centred_f64,
     sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, SplitMix64,
 };
 use crate::certificate::Certificate;
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::spec::exact as check_literal;
 use crate::spec::{ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
@@ -100,18 +101,6 @@ pub struct Params {
     pub more_digits: MoreDigits,
     /// The minimum over a range.
     pub minimum: Minimum,
-}
-
-fn check_dbar(d: u32) -> Result<(), String> {
-    if d >= 2 && d % 2 == 0 && d <= 4096 {
-        Ok(())
-    } else {
-        Err(format!("d̄ = {d} must be even, between 2 and 4096"))
-    }
-}
-
-fn check_literal(field: &str, s: &str) -> Result<Rational, FieldError> {
-    parse_rational(s).map_err(|e| FieldError::new(field, e.to_string()))
 }
 
 fn check_printed(field: &str, s: &str) -> Result<(), FieldError> {

@@ -11,8 +11,9 @@
 //! observations, and the claim is `supported` at most.
 
 use super::common::{
-    line_fit, log_plot_points, printed_half_unit, sandwich_centred_expr, sandwich_centred_f64,
-    sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, LineFit,
+    check_dbar, check_printed as printed, line_fit, log_plot_points, printed_half_unit,
+    sandwich_centred_expr, sandwich_centred_f64, sandwich_centred_many, sandwich_freqs,
+    sandwich_freqs_f64, IndexFrom, LineFit,
 };
 use crate::certificate::Certificate;
 use crate::claims::Ctx;
@@ -115,20 +116,6 @@ pub struct Params {
     pub kerple: Kerple,
     /// Largest |f64 − enclosure midpoint| of B̃ accepted as agreement of the two precisions.
     pub f64_agreement: f64,
-}
-
-fn check_dbar(d: u32) -> Result<(), String> {
-    if d >= 2 && d % 2 == 0 && d <= 4096 {
-        Ok(())
-    } else {
-        Err(format!("d̄ = {d} must be even, between 2 and 4096"))
-    }
-}
-
-fn printed(field: &str, s: &str) -> Result<(), FieldError> {
-    printed_half_unit(s)
-        .map(|_| ())
-        .map_err(|e| FieldError::new(field, e.to_string()))
 }
 
 impl crate::spec::Params for Params {
