@@ -1,8 +1,11 @@
 //! Times certified softmax of one row of n logits at 128 bits, for the
-//! side-by-side comparison in `bench/anchors/run_softmax.sh`; prints JSON.
+//! side-by-side comparison in `bench/anchors/run_softmax.sh`; prints one JSON line.
 //!
 //! The row is `z_j = ((j·2654435761) mod 2^32)/2^28 − 8`: dyadic, so every tool
-//! reads the same exact numbers. Usage: `softmax_bench [n] [reps] [--no-mpfr]`.
+//! reads the same exact numbers. Each rate is reported from the best and from the
+//! median of `reps` wall-clock runs (the best is the least disturbed run on a
+//! shared machine; the median shows the noise). The time includes building and
+//! dropping the output intervals. Usage: `softmax_bench [n] [reps] [--no-mpfr]`.
 
 use attncheck::kernel::{softmax, softmax_fast, Interval};
 use rug::Float;
@@ -20,46 +23,59 @@ fn row(n: usize) -> Vec<Interval> {
         .collect()
 }
 
-/// The best of `reps` wall-clock times, in seconds (the least disturbed run).
-fn best_of(reps: usize, mut f: impl FnMut()) -> f64 {
-    (0..reps)
+/// Entries per second of `f` on `n` entries: (from the best run, from the median).
+fn rates(n: usize, reps: usize, mut f: impl FnMut()) -> (f64, f64) {
+    let mut t: Vec<f64> = (0..reps.max(1))
         .map(|_| {
             let t = Instant::now();
             f();
             t.elapsed().as_secs_f64()
         })
-        .fold(f64::INFINITY, f64::min)
+        .collect();
+    t.sort_by(f64::total_cmp);
+    (n as f64 / t[0], n as f64 / t[t.len() / 2])
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
-    let (n, reps) = (num(0, 65_536), num(1, 7));
+    let (n, reps) = (num(0, 65_536), num(1, 9));
     let z = row(n);
-    let fast = best_of(reps, || {
-        std::hint::black_box(softmax_fast(&z, PREC));
+    softmax_fast(&z, PREC); // warm-up: tables, thread pool
+    let fast = rates(n, reps, || {
+        drop(std::hint::black_box(softmax_fast(&z, PREC)))
     });
     let one_thread = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .expect("thread pool");
-    let fast1 = best_of(reps, || {
-        one_thread.install(|| std::hint::black_box(softmax_fast(&z, PREC)));
+    let fast1 = rates(n, reps, || {
+        one_thread.install(|| drop(std::hint::black_box(softmax_fast(&z, PREC))))
     });
     let mpfr = if args.iter().any(|a| a == "--no-mpfr") {
-        f64::NAN
+        (0.0, 0.0)
     } else {
-        best_of(reps.min(3), || {
-            std::hint::black_box(softmax(&z));
-        })
+        rates(n, reps.min(3), || drop(std::hint::black_box(softmax(&z))))
     };
-    let rate = |t: f64| if t.is_finite() { n as f64 / t } else { 0.0 };
+    // the widest relative width (hi − lo)/lo of an output, log2, outside the timing
+    let widest = softmax_fast(&z, PREC)
+        .iter()
+        .map(|p| {
+            (Float::with_val(64, p.hi() - p.lo()) / p.lo())
+                .to_f64()
+                .log2()
+        })
+        .fold(f64::NEG_INFINITY, f64::max);
     println!(
-        "{{\"n\": {n}, \"prec\": {PREC}, \"threads\": {}, \"fast_entries_per_s\": {:.0}, \
-         \"fast_1thread_entries_per_s\": {:.0}, \"mpfr_entries_per_s\": {:.0}}}",
+        "{{\"n\": {n}, \"prec\": {PREC}, \"threads\": {}, \
+         \"fast\": [{:.0}, {:.0}], \"fast_1thread\": [{:.0}, {:.0}], \"mpfr\": [{:.0}, {:.0}], \
+         \"max_log2_rel_width\": {widest:.2}}}",
         rayon::current_num_threads(),
-        rate(fast),
-        rate(fast1),
-        rate(mpfr)
+        fast.0,
+        fast.1,
+        fast1.0,
+        fast1.1,
+        mpfr.0,
+        mpfr.1,
     );
 }

@@ -8,6 +8,6 @@ cd "$(dirname "$0")/../.."
 pip install --quiet python-flint mpmath numpy
 cargo build --release --quiet --example softmax_bench
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-ours=$(target/release/examples/softmax_bench 65536 9)
+ours=$(target/release/examples/softmax_bench 65536 15)
 echo "ours: $ours" >&2
 python3 bench/anchors/softmax.py --ours "$ours" "$@"

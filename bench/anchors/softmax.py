@@ -3,16 +3,19 @@
 attncheck, timed side by side with ours.
 
 The row is z_j = ((j*2654435761) mod 2^32)/2^28 - 8: dyadic, so every tool reads
-the same exact numbers. Certified: python-flint (Arb balls: exp, sum, divide) and
-mpmath's interval context (on fewer entries: it is slow; its rate is per entry).
-Uncertified: numpy float64. Ours comes in as the JSON line that
-`examples/softmax_bench.rs` prints (`--ours`), and the script prints a Markdown
-table of entries per second and the ratios ours / python-flint.
+the same exact numbers. Certified: python-flint (Arb balls: exp of z_j - max,
+sum, divide) and mpmath's interval context (on fewer entries: it is slow; its
+rate is per entry). Uncertified: numpy float64. Ours comes in as the JSON line
+that `examples/softmax_bench.rs` prints (`--ours`). Every rate is given from the
+best and from the median of several runs; the script prints a Markdown table and
+the ratios ours / python-flint.
 """
 import argparse
 import json
+import math
 import os
 import platform
+import statistics
 import time
 
 
@@ -21,16 +24,17 @@ def logits_int(n):
     return [(j * 2654435761) % (1 << 32) for j in range(n)]
 
 
-def best_of(reps, f):
-    best = float("inf")
-    for _ in range(reps):
+def rates(n, reps, f):
+    """Entries per second of f on n entries: (from the best run, from the median)."""
+    ts = []
+    for _ in range(max(1, reps)):
         t = time.perf_counter()
         f()
-        best = min(best, time.perf_counter() - t)
-    return best
+        ts.append(time.perf_counter() - t)
+    return n / min(ts), n / statistics.median(ts)
 
 
-def flint_rate(n, prec, reps):
+def flint_rates(n, prec, reps):
     import flint
     from flint import arb, ctx
 
@@ -46,12 +50,13 @@ def flint_rate(n, prec, reps):
         return [x / s for x in e]
 
     p = run()
-    total = sum(p)
-    assert total.contains(1), total
-    return n / best_of(reps, run), flint.__version__, p[0].rad()
+    assert sum(p).contains(1)
+    # the widest relative width 2·rad/mid (log2), as ours reports it
+    widest = max(math.log2(float(2 * x.rad() / x.mid())) for x in p)
+    return rates(n, reps, run), flint.__version__, widest
 
 
-def mpmath_rate(n, prec, reps):
+def mpmath_rates(n, prec, reps):
     import mpmath
     from mpmath import iv
 
@@ -65,12 +70,11 @@ def mpmath_rate(n, prec, reps):
         s = sum(e)
         return [x / s for x in e]
 
-    p = run()
-    assert 1 in sum(p)
-    return n / best_of(reps, run), mpmath.__version__
+    assert 1 in sum(run())
+    return rates(n, reps, run), mpmath.__version__
 
 
-def numpy_rate(n, reps):
+def numpy_rates(n, reps):
     import numpy as np
 
     z = np.array(logits_int(n), dtype=np.float64) / 2**28 - 8  # exact in f64
@@ -80,7 +84,7 @@ def numpy_rate(n, reps):
         return t / t.sum()
 
     run()
-    return n / best_of(reps * 20, run), np.__version__
+    return rates(n, reps * 20, run), np.__version__
 
 
 def main():
@@ -88,39 +92,42 @@ def main():
     ap.add_argument("--n", type=int, default=65536)
     ap.add_argument("--mpmath-n", type=int, default=4096)
     ap.add_argument("--prec", type=int, default=128)
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--ours", help="JSON line printed by examples/softmax_bench")
     a = ap.parse_args()
     ours = json.loads(a.ours) if a.ours else None
+    load = os.getloadavg()[0]
 
-    fl, fl_ver, fl_rad = flint_rate(a.n, a.prec, a.reps)
-    mp, mp_ver = mpmath_rate(a.mpmath_n, a.prec, max(1, a.reps // 2))
-    npr, np_ver = numpy_rate(a.n, a.reps)
+    fl, fl_ver, fl_width = flint_rates(a.n, a.prec, a.reps)
+    mp, mp_ver = mpmath_rates(a.mpmath_n, a.prec, 3)
+    npr, np_ver = numpy_rates(a.n, a.reps)
 
     rows = []
     if ours:
-        rows.append((f"attncheck softmax_fast ({ours['threads']} threads)", "yes", ours["n"], ours["fast_entries_per_s"]))
-        rows.append(("attncheck softmax_fast (1 thread)", "yes", ours["n"], ours["fast_1thread_entries_per_s"]))
-        if ours.get("mpfr_entries_per_s"):
-            rows.append(("attncheck kernel::softmax (MPFR, 1 thread)", "yes", ours["n"], ours["mpfr_entries_per_s"]))
+        rows.append((f"attncheck softmax_fast ({ours['threads']} threads)", "yes", ours["n"], ours["fast"]))
+        rows.append(("attncheck softmax_fast (1 thread)", "yes", ours["n"], ours["fast_1thread"]))
+        if ours["mpfr"][0]:
+            rows.append(("attncheck kernel::softmax (MPFR, 1 thread)", "yes", ours["n"], ours["mpfr"]))
     rows.append((f"python-flint {fl_ver} (arb, 1 thread)", "yes", a.n, fl))
     rows.append((f"mpmath {mp_ver} iv (1 thread)", "yes", a.mpmath_n, mp))
     rows.append((f"numpy {np_ver} float64", "no", a.n, npr))
 
-    print(f"softmax of one row, {a.prec}-bit, z_j = ((j*2654435761) mod 2^32)/2^28 - 8")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.2f}")
+    print(f"softmax of one row at {a.prec} bits, z_j = ((j*2654435761) mod 2^32)/2^28 - 8")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; 1-min load average at start: {load:.2f}")
     print()
-    print("| implementation | certified | n | entries/s | ours(2 threads) / this |")
-    print("| --- | --- | ---: | ---: | ---: |")
-    fast = ours["fast_entries_per_s"] if ours else None
-    for name, cert, n, rate in rows:
-        ratio = f"{fast / rate:.2f}×" if fast else "—"
-        print(f"| {name} | {cert} | {n} | {rate / 1e6:.3f} M | {ratio} |")
+    print("| implementation | certified | n | M entries/s (best) | M entries/s (median) | ours 2 threads / this (best) |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    fast = ours["fast"][0] if ours else None
+    for name, cert, n, (best, med) in rows:
+        ratio = f"{fast / best:.2f}×" if fast else "—"
+        print(f"| {name} | {cert} | {n} | {best / 1e6:.3f} | {med / 1e6:.3f} | {ratio} |")
     if ours:
         print()
-        print(f"ratio ours / python-flint: {fast / fl:.2f}× (2 threads), "
-              f"{ours['fast_1thread_entries_per_s'] / fl:.2f}× (1 thread); target ≥ 3×")
-    print(f"python-flint radius of p_0: {fl_rad}")
+        for label, key in (("2 threads", "fast"), ("1 thread", "fast_1thread")):
+            b, m = ours[key]
+            print(f"ratio ours ({label}) / python-flint: {b / fl[0]:.2f}× (best), {m / fl[1]:.2f}× (median); target ≥ 3×")
+    print(f"widest relative output width, log2: python-flint {fl_width:.2f}"
+          + (f", ours {ours['max_log2_rel_width']:.2f}" if ours else ""))
 
 
 if __name__ == "__main__":

@@ -664,6 +664,14 @@ pub fn softmax_fast(z: &[Interval], prec: u32) -> Vec<Interval> {
         softmax_into(z, prec, &mut out);
         return out;
     }
+    // One hand-over to the pool for the four parallel passes: called from outside
+    // it, each pass would otherwise wake the workers anew.
+    rayon::scope(|_| fast_row(z, prec, &mut out));
+    out
+}
+
+/// The fixed-point passes of [`softmax_fast`] on an in-range row (non-empty).
+fn fast_row(z: &[Interval], prec: u32, out: &mut Vec<Interval>) {
     // ⌈M·2^192⌉ for M = max hi_j: a max is independent of the grouping
     let m = z
         .par_iter()
@@ -680,8 +688,7 @@ pub fn softmax_fast(z: &[Interval], prec: u32) -> Vec<Interval> {
         .par_iter()
         .with_min_len(MIN_LEN)
         .map_init(Scratch::new, |scr, e| output(e, &sums, prec, scr))
-        .collect_into_vec(&mut out);
-    out
+        .collect_into_vec(out);
 }
 
 #[cfg(test)]
