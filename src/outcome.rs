@@ -15,6 +15,16 @@ pub struct Figure {
     pub text: String,
 }
 
+/// `x` rounded to `digits` significant decimal digits (non-finite values unchanged).
+pub fn round_sig(x: f64, digits: usize) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    format!("{:.*e}", digits.saturating_sub(1), x)
+        .parse()
+        .unwrap_or(x)
+}
+
 /// A table in a report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Table {
@@ -120,11 +130,14 @@ impl Outcome {
     pub fn declare_inconclusive(&mut self, reason: impl Into<String>) {
         self.declared = Some((Verdict::Inconclusive, reason.into()));
     }
-    /// Adds a key figure.
+    /// Adds a key figure. The value is stored to 12 significant digits: `--check`
+    /// compares at a coarser tolerance anyway, and the last bits of an f64 computed
+    /// through the platform's libm (cos, ln, pow) may differ between machines, which
+    /// must not change a committed report.
     pub fn figure(&mut self, name: impl Into<String>, value: f64, text: impl Into<String>) {
         self.figures.push(Figure {
             name: name.into(),
-            value,
+            value: round_sig(value, 12),
             text: text.into(),
         });
     }
