@@ -15,5 +15,6 @@ pub mod kernel;
 pub mod outcome;
 pub mod progress;
 pub mod report;
+pub mod rng;
 pub mod spec;
 pub mod verdict;

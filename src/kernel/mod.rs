@@ -35,10 +35,12 @@ pub mod expr;
 mod fast;
 mod format;
 mod interval;
+mod signs;
 mod softmax;
 
 pub use compare::Certainty;
 pub use exact::{parse_rational, ParseRationalError};
 pub use fast::{exp_fixed, softmax_fast};
 pub use interval::Interval;
+pub use signs::SignMatrix;
 pub use softmax::{dot, log_sum_exp, mat_vec, softmax, softmax_into};
