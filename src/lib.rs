@@ -16,5 +16,6 @@ pub mod outcome;
 pub mod progress;
 pub mod report;
 pub mod rng;
+pub mod sparse;
 pub mod spec;
 pub mod verdict;

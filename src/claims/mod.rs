@@ -6,6 +6,7 @@ use crate::outcome::Outcome;
 use crate::spec::{Params, Profile, Spec, SpecError};
 
 pub mod positional;
+pub mod sparse;
 
 /// What a claim's `run` gets besides its parameters.
 pub struct Ctx<'a> {

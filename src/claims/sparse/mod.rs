@@ -1,0 +1,12 @@
+//! Claims of Likhosherstov, Choromanski, Weller, "On the Expressive Power of
+//! Self-Attention Matrices" (arXiv:2106.03764; AAAI 2023). The paper's body could
+//! not be read: every check here is a check of the project's explicit
+//! reconstruction of the theorem (sparse.md), never of the paper's constants.
+
+pub mod corollary_dimension;
+pub mod counting_lower_bound;
+pub mod failure_probability;
+pub mod log_dimension;
+pub mod np_hardness;
+pub mod ratio_lemma;
+pub mod row_mass;
