@@ -87,6 +87,9 @@ pub static REGISTRY: &[ClaimDef] = &[
         "positional/trained-model-claims",
         positional::trained_model_claims
     ),
+    claim!("sparse/counting-lower-bound", sparse::counting_lower_bound),
+    claim!("sparse/np-hardness", sparse::np_hardness),
+    claim!("sparse/failure-probability", sparse::failure_probability),
 ];
 
 /// The registry entry for an ID.

@@ -13,3 +13,4 @@ mod positional_slopes;
 mod reports;
 mod spec_errors;
 mod util;
+mod sparse_claims;
