@@ -10,9 +10,25 @@
 //! Each formula is an S-expression over exact rational literals
 //! ([`crate::kernel::expr`]); the certificate holds iff every formula evaluates to
 //! `True` in outward-rounded intervals. The construction code is never consulted.
+//!
+//! An optional `data` section carries named matrices that formulas refer to by
+//! name (see [`crate::kernel::expr`] for the exact operations over them):
+//! ```json
+//! "data": {
+//!   "S": { "kind": "signs", "n": 2, "d": 3, "rows": ["0000000000000005", "0000000000000002"] },
+//!   "B": { "kind": "sparse", "n": 2, "rows": [[[1, "4"]], [[0, "9/2"], [1, "4"]]] }
+//! }
+//! ```
+//! A sign row is its ⌈d/64⌉ packed 64-bit words (bit c of word w is column
+//! 64w + c, bit 1 = −1), each as 16 hex digits, most significant first,
+//! concatenated; bits at columns ≥ d must be zero. A sparse row lists
+//! [column, "p/q"] pairs with strictly increasing columns; the stored columns are
+//! the row's support.
 
-use crate::kernel::{expr, Certainty};
+use crate::kernel::expr::{Data, Datum, SparseRows};
+use crate::kernel::{expr, parse_rational, Certainty, SignMatrix};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The format tag.
@@ -40,6 +56,130 @@ pub struct Certificate {
     pub precision: u32,
     /// The obligations.
     pub obligations: Vec<Obligation>,
+    /// Named data the formulas refer to (optional).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub data: BTreeMap<String, DataEntry>,
+}
+
+/// One named datum, as stored in the file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum DataEntry {
+    /// A ±1 sign matrix, bit-packed rows as hex.
+    Signs {
+        /// Rows.
+        n: usize,
+        /// Columns.
+        d: usize,
+        /// One hex string per row.
+        rows: Vec<String>,
+    },
+    /// A row-sparse rational matrix.
+    Sparse {
+        /// Rows and columns.
+        n: usize,
+        /// Per row, (column, exact rational literal) pairs.
+        rows: Vec<Vec<(usize, String)>>,
+    },
+}
+
+impl DataEntry {
+    /// The file form of a sign matrix.
+    pub fn from_signs(s: &SignMatrix) -> DataEntry {
+        DataEntry::Signs {
+            n: s.n(),
+            d: s.d(),
+            rows: (0..s.n())
+                .map(|l| s.row(l).iter().map(|w| format!("{w:016x}")).collect())
+                .collect(),
+        }
+    }
+    /// The file form of a row-sparse rational matrix.
+    pub fn from_sparse(b: &SparseRows) -> DataEntry {
+        DataEntry::Sparse {
+            n: b.n,
+            rows: b
+                .rows
+                .iter()
+                .map(|r| r.iter().map(|(c, v)| (*c, v.to_string())).collect())
+                .collect(),
+        }
+    }
+    /// The kernel form; errors name the sub-field (relative to the entry).
+    pub fn to_datum(&self) -> Result<Datum, (String, String)> {
+        match self {
+            DataEntry::Signs { n, d, rows } => {
+                if *d == 0 || *d > 1 << 24 || *n > 1 << 24 {
+                    return Err(("d".into(), "n and d must lie in 1..=2^24".into()));
+                }
+                if rows.len() != *n {
+                    return Err((
+                        "rows".into(),
+                        format!("has {} rows, but n = {n}", rows.len()),
+                    ));
+                }
+                let words = d.div_ceil(64);
+                let mut bits = Vec::with_capacity(n * words);
+                for (l, r) in rows.iter().enumerate() {
+                    if r.len() != 16 * words {
+                        return Err((
+                            format!("rows[{l}]"),
+                            format!(
+                                "has {} hex digits, but d = {d} needs {} ({} words)",
+                                r.len(),
+                                16 * words,
+                                words
+                            ),
+                        ));
+                    }
+                    for w in 0..words {
+                        let h = &r[16 * w..16 * w + 16];
+                        let v = u64::from_str_radix(h, 16)
+                            .map_err(|_| (format!("rows[{l}]"), format!("bad hex word `{h}`")))?;
+                        bits.push(v);
+                    }
+                }
+                SignMatrix::from_words(*n, *d, bits)
+                    .map(Datum::Signs)
+                    .ok_or_else(|| {
+                        (
+                            "rows".into(),
+                            format!("a row has bits set at columns ≥ d = {d}"),
+                        )
+                    })
+            }
+            DataEntry::Sparse { n, rows } => {
+                let mut out = Vec::with_capacity(rows.len());
+                for (i, r) in rows.iter().enumerate() {
+                    let mut row = Vec::with_capacity(r.len());
+                    for (q, (c, v)) in r.iter().enumerate() {
+                        let x = parse_rational(v)
+                            .map_err(|e| (format!("rows[{i}][{q}]"), format!("`{v}`: {e}")))?;
+                        row.push((*c, x));
+                    }
+                    out.push(row);
+                }
+                let b = SparseRows { n: *n, rows: out };
+                b.validate().map_err(|e| ("rows".into(), e))?;
+                Ok(Datum::Sparse(b))
+            }
+        }
+    }
+}
+
+/// The kernel form of a certificate's data; errors name the field.
+fn build_data(path: &Path, cert: &Certificate) -> Result<Data, CertificateError> {
+    let mut data = Data::new();
+    for (name, e) in &cert.data {
+        let d = e.to_datum().map_err(|(f, r)| CertificateError {
+            file: path.into(),
+            line: None,
+            field: format!("data.{name}.{f}"),
+            reason: r,
+        })?;
+        data.insert(name.clone(), d);
+    }
+    Ok(data)
 }
 
 impl Certificate {
@@ -50,6 +190,7 @@ impl Certificate {
             claim: claim.into(),
             precision,
             obligations: Vec::new(),
+            data: BTreeMap::new(),
         }
     }
     /// Adds an obligation.
@@ -121,6 +262,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Certificate, CertificateError> {
             "a certificate with no obligation proves nothing".into(),
         ));
     }
+    build_data(path, &cert)?;
     for (i, o) in cert.obligations.iter().enumerate() {
         expr::parse(&o.formula)
             .map_err(|e| fe(format!("obligations[{i}].formula"), e.to_string()))?;
@@ -132,15 +274,18 @@ pub fn parse(path: &Path, text: &str) -> Result<Certificate, CertificateError> {
 /// evaluate, e.g. an unbound variable) name the obligation.
 pub fn verify(path: &Path, cert: &Certificate) -> Result<Vec<ObligationResult>, CertificateError> {
     use rayon::prelude::*;
+    let data = build_data(path, cert)?;
     cert.obligations
         .par_iter()
         .enumerate()
         .map(|(i, o)| {
-            let result = expr::check(&o.formula, cert.precision).map_err(|e| CertificateError {
-                file: path.into(),
-                line: None,
-                field: format!("obligations[{i}].formula"),
-                reason: e.to_string(),
+            let result = expr::check_with(&o.formula, cert.precision, &data).map_err(|e| {
+                CertificateError {
+                    file: path.into(),
+                    line: None,
+                    field: format!("obligations[{i}].formula"),
+                    reason: e.to_string(),
+                }
             })?;
             Ok(ObligationResult {
                 name: o.name.clone(),

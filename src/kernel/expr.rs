@@ -13,13 +13,34 @@
 //! integer variables, `(+ a b …)`, `(- a b)`, `(neg a)`, `(* a b …)`, `(/ a b)`,
 //! `(exp a)`, `(ln a)`, `(sqrt a)`, `(sin a)`, `(cos a)`, `(pow a n)`, `(abs a)`,
 //! `(min a b)`, `(max a b)`, `(sum v lo hi body)` (integers lo..=hi).
+//! Exact mode: a term is kept as an exact rational while every operation is
+//! rational-closed (+ − × ÷, `pow`, `abs`, `min`, `max`, `ceil`, `floor`, `sum`,
+//! literals, data operations); only `exp`, `ln`, `sqrt`, `sin`, `cos` and `pi`
+//! (or a rational grown past [`MAX_EXACT_BITS`]) fall back to the outward
+//! interval. A comparison between two exact values is decided exactly (never
+//! `Unknown`). `(ceil x)`/`(floor x)` of an interval is exact when the interval
+//! decides it, else the hull of the endpoint values.
+//!
+//! Data: a certificate may carry named matrices ([`Datum`]): a ±1 sign matrix S
+//! and a row-sparse rational matrix B, whose stored entries define the supports
+//! supp_i. With G = S Sᵀ (exact integers by popcount), Λ = B G / d and
+//! E_ij = Σ_{l ∈ supp_i, l ≠ j} B_il G_lj / d, the exact data operations are
+//! `(rows X)`, `(cols S)`, `(gram-max-abs S)` = max_{l≠j} |G_lj|,
+//! `(err-max S B)` = max_{i, j} |E_ij|, `(lemma-a S B)` = max over i and
+//! j, j' ∈ supp_i of |E_ij − E_ij'|, `(lemma-b S B)` = max over i, j ∉ supp_i,
+//! j' ∈ supp_i of Λ_ij − Λ_ij', `(lemma-a-row S B t)` and `(lemma-b-row S B t)`
+//! (the same row maxima minus 2t·Σ_l B_il, maximised over rows),
+//! `(row-sum-max B)`, `(row-nnz-max B)`, `(entry-min B)`, `(entry-max B)`,
+//! `(entry-sum B)`. Rows are streamed: no n × n matrix is stored.
 //! Formulas: `(< a b)`, `(<= a b)`, `(> a b)`, `(>= a b)`, `(= a b)` (exact
 //! equality: both sides must evaluate to the same point), `(and f …)`,
 //! `(not f)`, `(forall v lo hi f)`.
 //! Every operation is the kernel's outward-rounded one, so a `True` answer is a
 //! proof; `Unknown` means the precision did not decide it.
 
-use super::{parse_rational, Certainty, Interval};
+use super::{parse_rational, Certainty, Interval, SignMatrix};
+use rug::{Integer, Rational};
+use std::collections::BTreeMap;
 
 /// A parse or evaluation error, with the byte offset in the source text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -111,9 +132,79 @@ fn parse_at(text: &str, b: &[u8], pos: &mut usize) -> Result<Sexp, ExprError> {
 
 const MAX_RANGE: i64 = 50_000_000;
 
+/// An exact rational whose numerator and denominator together exceed this many
+/// bits is demoted to its outward interval (keeps exact mode from blowing up).
+pub const MAX_EXACT_BITS: u32 = 1 << 16;
+
+/// A row-sparse rational matrix: `rows[i]` lists (column, value) with strictly
+/// increasing columns < n; the stored columns are row i's support.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SparseRows {
+    /// Number of columns (and rows).
+    pub n: usize,
+    /// The rows.
+    pub rows: Vec<Vec<(usize, Rational)>>,
+}
+
+impl SparseRows {
+    /// Checks the shape: n rows, columns < n, strictly increasing in each row.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.rows.len() != self.n {
+            return Err(format!("has {} rows for n = {}", self.rows.len(), self.n));
+        }
+        for (i, r) in self.rows.iter().enumerate() {
+            for (q, (c, _)) in r.iter().enumerate() {
+                if *c >= self.n {
+                    return Err(format!("row {i}: column {c} is not below n = {}", self.n));
+                }
+                if q > 0 && r[q - 1].0 >= *c {
+                    return Err(format!("row {i}: columns must be strictly increasing"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A named datum of a certificate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Datum {
+    /// A ±1 sign matrix.
+    Signs(SignMatrix),
+    /// A row-sparse rational matrix.
+    Sparse(SparseRows),
+}
+
+/// Named data.
+pub type Data = BTreeMap<String, Datum>;
+
+/// A value: exact while possible, else an outward interval.
+#[derive(Clone, Debug)]
+enum Val {
+    Q(Rational),
+    I(Interval),
+}
+
+impl Val {
+    fn iv(&self, p: u32) -> Interval {
+        match self {
+            Val::Q(q) => Interval::from_rational(p, q),
+            Val::I(i) => i.clone(),
+        }
+    }
+    fn q(q: Rational, p: u32) -> Val {
+        if q.numer().significant_bits() + q.denom().significant_bits() > MAX_EXACT_BITS {
+            Val::I(Interval::from_rational(p, &q))
+        } else {
+            Val::Q(q)
+        }
+    }
+}
+
 struct Env<'a> {
     prec: u32,
     vars: Vec<(&'a str, i64)>,
+    data: &'a Data,
 }
 
 impl<'a> Env<'a> {
@@ -156,30 +247,281 @@ fn range(items: &[Sexp], o: usize) -> Result<(i64, i64), ExprError> {
     Ok((lo, hi))
 }
 
-fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Interval, ExprError> {
+fn datum<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a Datum, ExprError> {
+    match e {
+        Sexp::Atom(a, o) => env.data.get(a).ok_or_else(|| ExprError {
+            offset: *o,
+            reason: format!("no datum named `{a}` in the certificate"),
+        }),
+        Sexp::List(_, o) => err(*o, "expected the name of a datum"),
+    }
+}
+
+fn signs<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a SignMatrix, ExprError> {
+    match datum(e, env)? {
+        Datum::Signs(s) => Ok(s),
+        Datum::Sparse(_) => err(e.offset(), "expected a sign matrix"),
+    }
+}
+
+fn sparse<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a SparseRows, ExprError> {
+    match datum(e, env)? {
+        Datum::Sparse(b) => Ok(b),
+        Datum::Signs(_) => err(e.offset(), "expected a row-sparse rational matrix"),
+    }
+}
+
+fn max_opt(acc: &mut Option<Rational>, v: Rational) {
+    if acc.as_ref().map_or(true, |a| v > *a) {
+        *acc = Some(v);
+    }
+}
+
+/// Per-row exact quantities of the lemma for row i of B against S: (max over
+/// j, j' ∈ supp_i of |E_ij − E_ij'|, max over j ∉ supp_i, j' ∈ supp_i of
+/// Λ_ij − Λ_ij' (None when supp_i is empty or everything), max_j |E_ij|).
+fn lemma_row(s: &SignMatrix, row: &[(usize, Rational)]) -> (Rational, Option<Rational>, Rational) {
+    let n = s.n();
+    let d = s.d() as i64;
+    if row.is_empty() {
+        return (Rational::new(), None, Rational::new());
+    }
+    // common denominator: integer numerators a_l = B_il · D
+    let mut den = Integer::from(1);
+    for (_, v) in row {
+        den.lcm_mut(v.denom());
+    }
+    let nums: Vec<Integer> = row
+        .iter()
+        .map(|(_, v)| v.numer() * Integer::from(&den / v.denom()))
+        .collect();
+    let small: Option<Vec<i64>> = nums.iter().map(|a| a.to_i64()).collect();
+    // d·D·E_ij = Σ_{l ∈ supp, l ≠ j} a_l G_lj ; d·D·Λ_ij = Σ_l a_l G_lj
+    let lam = |j: usize| -> Integer {
+        match &small {
+            Some(a) => {
+                let mut acc: i128 = 0;
+                for (q, (l, _)) in row.iter().enumerate() {
+                    acc += a[q] as i128 * s.inner(*l, j) as i128;
+                }
+                Integer::from(acc)
+            }
+            None => {
+                let mut acc = Integer::new();
+                for (q, (l, _)) in row.iter().enumerate() {
+                    acc += Integer::from(&nums[q] * s.inner(*l, j));
+                }
+                acc
+            }
+        }
+    };
+    let scale = Integer::from(&den * d);
+    let in_supp = |j: usize| row.binary_search_by_key(&j, |(c, _)| *c);
+    // on the support: E numerators and Λ numerators
+    let mut e_supp = Vec::with_capacity(row.len());
+    let mut lam_min: Option<Integer> = None;
+    for (q, (j, _)) in row.iter().enumerate() {
+        let lj = lam(*j);
+        let ej = &lj - Integer::from(&nums[q] * d);
+        if lam_min.as_ref().map_or(true, |m| lj < *m) {
+            lam_min = Some(lj.clone());
+        }
+        e_supp.push(ej);
+    }
+    let emax = e_supp.iter().max().expect("nonempty").clone();
+    let emin = e_supp.iter().min().expect("nonempty").clone();
+    let a = Rational::from((Integer::from(&emax - &emin), scale.clone()));
+    let mut abs_e = e_supp
+        .iter()
+        .map(|e| e.clone().abs())
+        .max()
+        .expect("nonempty");
+    let mut lam_out: Option<Integer> = None;
+    for j in 0..n {
+        if in_supp(j).is_ok() {
+            continue;
+        }
+        let lj = lam(j);
+        let aj = lj.clone().abs();
+        if aj > abs_e {
+            abs_e = aj;
+        }
+        if lam_out.as_ref().map_or(true, |m| lj > *m) {
+            lam_out = Some(lj);
+        }
+    }
+    let b = lam_out.map(|lo| Rational::from((lo - lam_min.expect("nonempty"), scale.clone())));
+    (a, b, Rational::from((abs_e, scale)))
+}
+
+fn row_sum(row: &[(usize, Rational)]) -> Rational {
+    row.iter().fold(Rational::new(), |acc, (_, v)| acc + v)
+}
+
+fn data_op<'a>(
+    op: &str,
+    args: &'a [Sexp],
+    o: usize,
+    env: &mut Env<'a>,
+) -> Result<Option<Val>, ExprError> {
+    let arity = |n: usize| -> Result<(), ExprError> {
+        if args.len() == n {
+            Ok(())
+        } else {
+            err(
+                o,
+                format!("`{op}` takes {n} argument(s), got {}", args.len()),
+            )
+        }
+    };
+    let v = match op {
+        "rows" => {
+            arity(1)?;
+            Rational::from(match datum(&args[0], env)? {
+                Datum::Signs(s) => s.n(),
+                Datum::Sparse(b) => b.n,
+            })
+        }
+        "cols" => {
+            arity(1)?;
+            Rational::from(signs(&args[0], env)?.d())
+        }
+        "gram-max-abs" => {
+            arity(1)?;
+            let s = signs(&args[0], env)?;
+            Rational::from(s.max_abs_offdiag().map_or(0, |(m, _)| m))
+        }
+        "row-sum-max" | "row-nnz-max" | "entry-min" | "entry-max" | "entry-sum" => {
+            arity(1)?;
+            let b = sparse(&args[0], env)?;
+            let mut acc: Option<Rational> = None;
+            match op {
+                "row-sum-max" => b.rows.iter().for_each(|r| max_opt(&mut acc, row_sum(r))),
+                "row-nnz-max" => b
+                    .rows
+                    .iter()
+                    .for_each(|r| max_opt(&mut acc, Rational::from(r.len()))),
+                "entry-sum" => acc = Some(b.rows.iter().map(|r| row_sum(r)).sum()),
+                _ => {
+                    for (_, v) in b.rows.iter().flatten() {
+                        let better = acc.as_ref().map_or(true, |a| {
+                            if op == "entry-min" {
+                                v < a
+                            } else {
+                                v > a
+                            }
+                        });
+                        if better {
+                            acc = Some(v.clone());
+                        }
+                    }
+                }
+            }
+            match acc {
+                Some(v) => v,
+                None => return err(o, format!("`{op}` of a matrix with no entry")),
+            }
+        }
+        "err-max" | "lemma-a" | "lemma-b" | "lemma-a-row" | "lemma-b-row" => {
+            let with_t = op.ends_with("-row");
+            arity(if with_t { 3 } else { 2 })?;
+            let s = signs(&args[0], env)?;
+            let b = sparse(&args[1], env)?;
+            if s.n() != b.n {
+                return err(
+                    o,
+                    format!("`{op}`: S has {} rows but B has n = {}", s.n(), b.n),
+                );
+            }
+            let t = if with_t {
+                match term(&args[2], env)? {
+                    Val::Q(q) => Some(q),
+                    Val::I(_) => return err(args[2].offset(), "t must be an exact rational"),
+                }
+            } else {
+                None
+            };
+            use rayon::prelude::*;
+            let per_row: Vec<(Rational, Option<Rational>, Rational, Rational)> = b
+                .rows
+                .par_iter()
+                .map(|r| {
+                    let (a, bb, e) = lemma_row(s, r);
+                    (a, bb, e, row_sum(r))
+                })
+                .collect();
+            let mut acc: Option<Rational> = None;
+            for (a, bb, e, rs) in per_row {
+                let slack = t.as_ref().map(|t| Rational::from(2 * t) * &rs);
+                match op {
+                    "err-max" => max_opt(&mut acc, e),
+                    "lemma-a" => max_opt(&mut acc, a),
+                    "lemma-a-row" => max_opt(&mut acc, a - slack.expect("t")),
+                    "lemma-b" => {
+                        if let Some(bb) = bb {
+                            max_opt(&mut acc, bb)
+                        }
+                    }
+                    _ => {
+                        if let Some(bb) = bb {
+                            max_opt(&mut acc, bb - slack.expect("t"))
+                        }
+                    }
+                }
+            }
+            match acc {
+                Some(v) => v,
+                None => return err(o, format!("`{op}`: no (i, j, j') triple to maximise over")),
+            }
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(Val::Q(v)))
+}
+
+fn round_iv(x: &Interval, ceil: bool, p: u32) -> Val {
+    let f = |v: &rug::Float| -> Option<Integer> {
+        let r = if ceil {
+            v.clone().ceil()
+        } else {
+            v.clone().floor()
+        };
+        r.to_integer()
+    };
+    match (f(x.lo()), f(x.hi())) {
+        (Some(a), Some(b)) if a == b => Val::Q(Rational::from(a)),
+        (Some(a), Some(b)) => {
+            Val::I(Interval::from_integer(p, &a).hull(&Interval::from_integer(p, &b)))
+        }
+        _ => Val::I(Interval::entire(p)),
+    }
+}
+
+fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
     let p = env.prec;
     match e {
         Sexp::Atom(a, o) => {
             if a == "pi" {
-                return Ok(Interval::pi(p));
+                return Ok(Val::I(Interval::pi(p)));
             }
             if let Some(v) = env.lookup(a) {
-                return Ok(Interval::from_i64(p, v));
+                return Ok(Val::Q(Rational::from(v)));
             }
-            parse_rational(a)
-                .map(|q| Interval::from_rational(p, &q))
-                .or_else(|_| {
-                    err(
-                        *o,
-                        format!("`{a}` is neither a number nor a bound variable"),
-                    )
-                })
+            parse_rational(a).map(|q| Val::q(q, p)).or_else(|_| {
+                err(
+                    *o,
+                    format!("`{a}` is neither a number nor a bound variable"),
+                )
+            })
         }
         Sexp::List(items, o) => {
             let Some(Sexp::Atom(op, _)) = items.first() else {
                 return err(*o, "expected an operator");
             };
             let args = &items[1..];
+            if let Some(v) = data_op(op, args, *o, env)? {
+                return Ok(v);
+            }
             let arity = |n: usize| -> Result<(), ExprError> {
                 if args.len() == n {
                     Ok(())
@@ -198,66 +540,147 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Interval, ExprError> {
                     let mut acc = term(&args[0], env)?;
                     for a in &args[1..] {
                         let x = term(a, env)?;
-                        acc = if op == "+" { &acc + &x } else { &acc * &x };
+                        acc = match (acc, x) {
+                            (Val::Q(a), Val::Q(b)) => {
+                                Val::q(if op == "+" { a + b } else { a * b }, p)
+                            }
+                            (a, b) => {
+                                let (a, b) = (a.iv(p), b.iv(p));
+                                Val::I(if op == "+" { &a + &b } else { &a * &b })
+                            }
+                        };
                     }
                     Ok(acc)
                 }
-                "-" => {
+                "-" | "neg" => {
                     if args.len() == 1 {
-                        return Ok(-term(&args[0], env)?);
+                        return Ok(match term(&args[0], env)? {
+                            Val::Q(q) => Val::Q(-q),
+                            Val::I(i) => Val::I(-i),
+                        });
+                    }
+                    if op == "neg" {
+                        arity(1)?;
                     }
                     arity(2)?;
-                    Ok(&term(&args[0], env)? - &term(&args[1], env)?)
-                }
-                "neg" => {
-                    arity(1)?;
-                    Ok(-term(&args[0], env)?)
+                    Ok(match (term(&args[0], env)?, term(&args[1], env)?) {
+                        (Val::Q(a), Val::Q(b)) => Val::q(a - b, p),
+                        (a, b) => Val::I(&a.iv(p) - &b.iv(p)),
+                    })
                 }
                 "/" => {
                     arity(2)?;
-                    Ok(&term(&args[0], env)? / &term(&args[1], env)?)
+                    Ok(match (term(&args[0], env)?, term(&args[1], env)?) {
+                        (Val::Q(a), Val::Q(b)) if b != 0 => Val::q(a / b, p),
+                        (a, b) => Val::I(&a.iv(p) / &b.iv(p)),
+                    })
                 }
-                "exp" | "ln" | "sqrt" | "sin" | "cos" | "abs" => {
+                "exp" | "ln" | "sqrt" | "sin" | "cos" => {
                     arity(1)?;
-                    let x = term(&args[0], env)?;
-                    Ok(match op.as_str() {
+                    let x = term(&args[0], env)?.iv(p);
+                    Ok(Val::I(match op.as_str() {
                         "exp" => x.exp(),
                         "ln" => x.ln(),
                         "sqrt" => x.sqrt(),
                         "sin" => x.sin(),
-                        "cos" => x.cos(),
-                        _ => x.abs(),
+                        _ => x.cos(),
+                    }))
+                }
+                "abs" => {
+                    arity(1)?;
+                    Ok(match term(&args[0], env)? {
+                        Val::Q(q) => Val::Q(q.abs()),
+                        Val::I(i) => Val::I(i.abs()),
+                    })
+                }
+                "ceil" | "floor" => {
+                    arity(1)?;
+                    Ok(match term(&args[0], env)? {
+                        Val::Q(q) => Val::Q(if op == "ceil" { q.ceil() } else { q.floor() }),
+                        Val::I(i) => round_iv(&i, op == "ceil", p),
                     })
                 }
                 "min" | "max" => {
                     arity(2)?;
                     let a = term(&args[0], env)?;
                     let b = term(&args[1], env)?;
-                    Ok(if op == "min" { a.min(&b) } else { a.max(&b) })
+                    Ok(match (a, b) {
+                        (Val::Q(a), Val::Q(b)) => {
+                            Val::Q(if (op == "min") == (a < b) { a } else { b })
+                        }
+                        (a, b) => {
+                            let (a, b) = (a.iv(p), b.iv(p));
+                            Val::I(if op == "min" { a.min(&b) } else { a.max(&b) })
+                        }
+                    })
                 }
                 "pow" => {
                     arity(2)?;
                     let n = int_atom(&args[1])?;
                     let n = i32::try_from(n)
                         .or_else(|_| err(args[1].offset(), "exponent too large"))?;
-                    Ok(term(&args[0], env)?.powi(n))
+                    Ok(match term(&args[0], env)? {
+                        Val::Q(q)
+                            if (q != 0 || n >= 0)
+                                && u64::from(n.unsigned_abs())
+                                    * u64::from(
+                                        q.numer().significant_bits() + q.denom().significant_bits(),
+                                    )
+                                    <= u64::from(MAX_EXACT_BITS) =>
+                        {
+                            let r = if n >= 0 {
+                                Rational::from(rug::ops::Pow::pow(&q, n.unsigned_abs()))
+                            } else {
+                                Rational::from(rug::ops::Pow::pow(&q.recip(), n.unsigned_abs()))
+                            };
+                            Val::Q(r)
+                        }
+                        x => Val::I(x.iv(p).powi(n)),
+                    })
                 }
                 "sum" => {
                     arity(4)?;
                     let v = var_name(&args[0])?;
                     let (lo, hi) = range(items, *o)?;
-                    let mut acc = Interval::zero(p);
+                    let mut acc = Val::Q(Rational::new());
                     for k in lo..=hi {
                         env.vars.push((v, k));
                         let x = term(&args[3], env);
                         env.vars.pop();
-                        acc.add_assign(&x?);
+                        acc = match (acc, x?) {
+                            (Val::Q(a), Val::Q(b)) => Val::q(a + b, p),
+                            (a, b) => {
+                                let mut a = a.iv(p);
+                                a.add_assign(&b.iv(p));
+                                Val::I(a)
+                            }
+                        };
                     }
                     Ok(acc)
                 }
                 _ => err(*o, format!("unknown operator `{op}` in a term")),
             }
         }
+    }
+}
+
+fn compare(op: &str, a: Val, b: Val, p: u32) -> Certainty {
+    if let (Val::Q(a), Val::Q(b)) = (&a, &b) {
+        return Certainty::exact(match op {
+            "<" => a < b,
+            "<=" => a <= b,
+            ">" => a > b,
+            ">=" => a >= b,
+            _ => a == b,
+        });
+    }
+    let (a, b) = (a.iv(p), b.iv(p));
+    match op {
+        "<" => a.lt(&b),
+        "<=" => a.le(&b),
+        ">" => a.gt(&b),
+        ">=" => a.ge(&b),
+        _ => a.eq_exact(&b),
     }
 }
 
@@ -269,18 +692,15 @@ fn formula<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Certainty, ExprError> {
         return err(*o, "expected an operator");
     };
     let args = &items[1..];
-    let two = |env: &mut Env<'a>| -> Result<(Interval, Interval), ExprError> {
-        if args.len() != 2 {
-            return err(*o, format!("`{op}` takes 2 arguments"));
-        }
-        Ok((term(&args[0], env)?, term(&args[1], env)?))
-    };
     match op.as_str() {
-        "<" => two(env).map(|(a, b)| a.lt(&b)),
-        "<=" => two(env).map(|(a, b)| a.le(&b)),
-        ">" => two(env).map(|(a, b)| a.gt(&b)),
-        ">=" => two(env).map(|(a, b)| a.ge(&b)),
-        "=" => two(env).map(|(a, b)| a.eq_exact(&b)),
+        "<" | "<=" | ">" | ">=" | "=" => {
+            if args.len() != 2 {
+                return err(*o, format!("`{op}` takes 2 arguments"));
+            }
+            let a = term(&args[0], env)?;
+            let b = term(&args[1], env)?;
+            Ok(compare(op, a, b, env.prec))
+        }
         "and" => {
             let mut acc = Certainty::True;
             for a in args {
@@ -322,26 +742,52 @@ fn formula<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Certainty, ExprError> {
     }
 }
 
-/// Evaluates a formula at precision `prec`.
+/// Evaluates a formula at precision `prec` (no data).
 pub fn check(text: &str, prec: u32) -> Result<Certainty, ExprError> {
+    check_with(text, prec, &Data::new())
+}
+
+/// Evaluates a formula at precision `prec` over named data.
+pub fn check_with(text: &str, prec: u32, data: &Data) -> Result<Certainty, ExprError> {
     let e = parse(text)?;
     let mut env = Env {
         prec,
         vars: Vec::new(),
+        data,
     };
     formula(&e, &mut env)
 }
 
-/// Evaluates a term at precision `prec` (for reports and tests).
+/// Evaluates a term at precision `prec` (for reports and tests), as an interval
+/// (a point when the term is exact and representable).
 pub fn eval(text: &str, prec: u32) -> Result<Interval, ExprError> {
+    eval_with(text, prec, &Data::new())
+}
+
+/// Evaluates a term over named data, as an interval.
+pub fn eval_with(text: &str, prec: u32, data: &Data) -> Result<Interval, ExprError> {
     let e = parse(text)?;
     let mut env = Env {
         prec,
         vars: Vec::new(),
+        data,
     };
-    term(&e, &mut env)
+    Ok(term(&e, &mut env)?.iv(prec))
 }
 
+/// Evaluates a term over named data exactly: `Some` when it stays rational.
+pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>, ExprError> {
+    let e = parse(text)?;
+    let mut env = Env {
+        prec,
+        vars: Vec::new(),
+        data,
+    };
+    Ok(match term(&e, &mut env)? {
+        Val::Q(q) => Some(q),
+        Val::I(_) => None,
+    })
+}
 #[cfg(test)]
 mod tests {
     use super::*;

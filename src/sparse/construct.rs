@@ -1,0 +1,267 @@
+//! The construction of sparse.md §3 as a library (untrusted: what it builds is
+//! certified by the kernel, and [`Witness::certificate`] restates it for
+//! `attncheck verify`).
+//!
+//! Objects: a sign matrix S ∈ {±1}^{n×d} ([`crate::sparse::sample::draw_signs`]),
+//! fixed W_Q = (1/d)·[I_d; 0] and W_K = [0; I_d] (D = 2d), a target A (row-k-sparse,
+//! positive on its support) or directly its logits B (exact rationals, the form
+//! the claims use: B_ij = Δ + r_ij), the input X = [B S, S] and the attention
+//! M = row-softmax(Λ), Λ = X W_Q W_Kᵀ Xᵀ = B S Sᵀ / d. Λ is computed row by row
+//! (Λ_i· = (1/d) Σ_{l ∈ supp_i} B_il ⟨s_l, ·⟩, O(k·n·d/64) word operations per
+//! row): no n × n matrix is ever stored.
+
+use crate::certificate::{Certificate, DataEntry};
+use crate::kernel::expr::SparseRows;
+use crate::kernel::{softmax_fast, Interval, SignMatrix};
+use rug::Rational;
+
+/// A target A: n × n, each row a list of (column, positive rational weight) with
+/// strictly increasing columns; the listed columns are the row's support.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// Size.
+    pub n: usize,
+    /// The rows.
+    pub rows: Vec<Vec<(usize, Rational)>>,
+}
+
+/// A malformed target, naming the row.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("row {row}: {reason}")]
+pub struct TargetError {
+    /// 0-based row.
+    pub row: usize,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl Target {
+    /// Checks: n rows, nonempty supports of at most k columns < n, strictly
+    /// increasing, positive weights.
+    pub fn validate(&self, k: usize) -> Result<(), TargetError> {
+        let e = |row: usize, reason: String| Err(TargetError { row, reason });
+        if self.rows.len() != self.n {
+            return e(self.rows.len(), format!("expected {} rows", self.n));
+        }
+        for (i, r) in self.rows.iter().enumerate() {
+            if r.is_empty() {
+                return e(i, "the row is all zeros (empty support)".into());
+            }
+            if r.len() > k {
+                return e(i, format!("{} nonzeros, more than k = {k}", r.len()));
+            }
+            for (q, (c, v)) in r.iter().enumerate() {
+                if *c >= self.n {
+                    return e(i, format!("column {c} is not below n = {}", self.n));
+                }
+                if q > 0 && r[q - 1].0 >= *c {
+                    return e(i, "columns must be strictly increasing".into());
+                }
+                if *v <= 0 {
+                    return e(i, format!("weight {v} at column {c} is not positive"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Logits B_ij = Δ + ln(A_ij / min_{supp_i} A) as outward enclosures (ln of a
+/// rational is not rational); exact when every ratio is 1.
+pub fn logits_from_target(a: &Target, delta: &Rational, prec: u32) -> Vec<Vec<(usize, Interval)>> {
+    let dl = Interval::from_rational(prec, delta);
+    a.rows
+        .iter()
+        .map(|r| {
+            let m = r.iter().map(|(_, v)| v).min().cloned().unwrap_or_default();
+            r.iter()
+                .map(|(c, v)| {
+                    let ratio = Rational::from(v / &m);
+                    let x = if ratio == 1 {
+                        dl.clone()
+                    } else {
+                        &dl + &Interval::from_rational(prec, &ratio).ln()
+                    };
+                    (*c, x)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The corollary's t = ε/(2k(γ + ε + ρ)) as an S-expression term (γ, ρ, ε, δ are
+/// S-expression terms, e.g. `"(ln 10)"`).
+pub fn t_expr(k: u64, eps: &str, gamma: &str, rho: &str) -> String {
+    format!("(/ {eps} (* 2 {k} (+ {gamma} {eps} {rho})))")
+}
+
+/// d = ⌈(2/t²)·ln(n²/δ)⌉ as an S-expression term (certified ceil when evaluated).
+pub fn d_expr(n: u64, t: &str, delta: &str) -> String {
+    format!("(ceil (* (/ 2 (pow {t} 2)) (ln (/ (* {n} {n}) {delta}))))")
+}
+
+/// Evaluates a term built by [`t_expr`]/[`d_expr`] to an exact integer, `None`
+/// when the precision does not decide the ceiling.
+pub fn certified_integer(term: &str, prec: u32) -> Option<u64> {
+    let q = crate::kernel::expr::eval_exact(term, prec, &Default::default()).ok()??;
+    if *q.denom() != 1 {
+        return None;
+    }
+    q.numer().to_u64()
+}
+
+/// Row i of Λ = B S Sᵀ / d, exactly (length n).
+pub fn logits_row(s: &SignMatrix, b_row: &[(usize, Rational)]) -> Vec<Rational> {
+    let d = s.d() as i64;
+    (0..s.n())
+        .map(|j| {
+            let mut acc = Rational::new();
+            for (l, v) in b_row {
+                acc += Rational::from(v * s.inner(*l, j));
+            }
+            acc / d
+        })
+        .collect()
+}
+
+/// Row i of the input X = [B S, S]: (B_i· S, s_i).
+pub fn input_row(
+    s: &SignMatrix,
+    b_row: &[(usize, Rational)],
+    i: usize,
+) -> (Vec<Rational>, Vec<i64>) {
+    let bs = (0..s.d())
+        .map(|c| {
+            b_row.iter().fold(Rational::new(), |acc, (l, v)| {
+                acc + Rational::from(v * s.sign(*l, c))
+            })
+        })
+        .collect();
+    (bs, (0..s.d()).map(|c| s.sign(i, c)).collect())
+}
+
+/// W_Q (2d × d) entry (r, c): 1/d on the top diagonal, else 0.
+pub fn w_q(d: usize, r: usize, c: usize) -> Rational {
+    if r == c && r < d {
+        Rational::from((1, d))
+    } else {
+        Rational::new()
+    }
+}
+
+/// W_K (2d × d) entry (r, c): 1 on the bottom diagonal, else 0.
+pub fn w_k(d: usize, r: usize, c: usize) -> Rational {
+    if r == d + c {
+        Rational::from(1)
+    } else {
+        Rational::new()
+    }
+}
+
+/// Certified enclosures of row i of M = row-softmax(Λ) (kernel::softmax_fast).
+pub fn attention_row(s: &SignMatrix, b_row: &[(usize, Rational)], prec: u32) -> Vec<Interval> {
+    let z: Vec<Interval> = logits_row(s, b_row)
+        .iter()
+        .map(|q| Interval::from_rational(prec, q))
+        .collect();
+    softmax_fast(&z, prec)
+}
+
+/// A witness: the sign matrix, rational logits B (row-sparse) and the exact
+/// t* = max_{l≠j} |⟨s_l, s_j⟩| / d.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    /// S.
+    pub s: SignMatrix,
+    /// B.
+    pub b: SparseRows,
+    /// t*.
+    pub t_star: Rational,
+    /// d.
+    pub d: usize,
+}
+
+/// Exact t* of S (0 when n < 2).
+pub fn t_star(s: &SignMatrix) -> Rational {
+    Rational::from((s.max_abs_offdiag().map_or(0, |(m, _)| m), s.d() as i64))
+}
+
+impl Witness {
+    /// Builds the witness (computes t* exactly).
+    pub fn new(s: SignMatrix, b: SparseRows) -> Witness {
+        let t = t_star(&s);
+        let d = s.d();
+        Witness { s, b, t_star: t, d }
+    }
+
+    /// A certificate of the deterministic lemma for this witness with margin Δ,
+    /// range ρ and sparsity k: t* exactly, B's shape (≤ k entries per row, entries
+    /// in [Δ, Δ + ρ]), |E_ij| ≤ η, (a) with 2η, (b) with Δ − 2η (η = t*·k·(Δ + ρ)),
+    /// the per-row forms with η_i = t*·Σ_l B_il, and the exact achieved values.
+    pub fn certificate(
+        &self,
+        claim: &str,
+        prec: u32,
+        delta: &Rational,
+        rho: &Rational,
+        k: usize,
+    ) -> Certificate {
+        let mut c = Certificate::new(claim, prec);
+        c.data.insert("S".into(), DataEntry::from_signs(&self.s));
+        c.data.insert("B".into(), DataEntry::from_sparse(&self.b));
+        let t = &self.t_star;
+        let eta = format!("(* {t} {k} (+ {delta} {rho}))");
+        c.push(
+            "t* = max_{l≠j} |⟨s_l, s_j⟩| / d",
+            format!("(= (/ (gram-max-abs S) (cols S)) {t})"),
+        );
+        c.push(
+            format!("rows of B have ≤ k = {k} entries"),
+            format!("(<= (row-nnz-max B) {k})"),
+        );
+        c.push(
+            format!("B ≥ Δ = {delta} on the supports"),
+            format!("(>= (entry-min B) {delta})"),
+        );
+        c.push(
+            format!("B ≤ Δ + ρ = {delta} + {rho}"),
+            format!("(<= (entry-max B) (+ {delta} {rho}))"),
+        );
+        c.push(
+            "max |E_ij| ≤ η = t*·k·(Δ + ρ)",
+            format!("(<= (err-max S B) {eta})"),
+        );
+        c.push(
+            "(a): |E_ij − E_ij'| ≤ 2η on supports",
+            format!("(<= (lemma-a S B) (* 2 {eta}))"),
+        );
+        c.push(
+            "(b): Λ_ij − Λ_ij' ≤ −(Δ − 2η) off/on support",
+            format!("(<= (lemma-b S B) (- (* 2 {eta}) {delta}))"),
+        );
+        c.push(
+            "(a) per row with 2η_i",
+            format!("(<= (lemma-a-row S B {t}) 0)"),
+        );
+        c.push(
+            "(b) per row with Δ − 2η_i",
+            format!("(<= (lemma-b-row S B {t}) (- {delta}))"),
+        );
+        let data = c
+            .data
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_datum().expect("own data is well formed")))
+            .collect();
+        for (name, op) in [
+            ("achieved max |E_ij|", "(err-max S B)"),
+            ("achieved (a) value", "(lemma-a S B)"),
+            ("achieved (b) value", "(lemma-b S B)"),
+            ("Σ of the logits B", "(entry-sum B)"),
+        ] {
+            if let Ok(Some(v)) = crate::kernel::expr::eval_exact(op, prec, &data) {
+                c.push(name, format!("(= {op} {v})"));
+            }
+        }
+        c
+    }
+}

@@ -1,0 +1,396 @@
+//! sparse/ratio-lemma, sparse/corollary-dimension, sparse/row-mass: verdicts, §5
+//! reference values, certificates with data re-checked by `attncheck verify`, and
+//! checks that fail when they should (checks of the project's reconstruction of the
+//! Likhosherstov–Choromanski–Weller theorem, sparse.md).
+
+use crate::util::{figure, run_quick, spec_path, spec_text, verdict};
+use attncheck::app;
+use attncheck::certificate::{self, Certificate, DataEntry};
+use attncheck::claims;
+use attncheck::claims::sparse::corollary_dimension::{d_formula_expr, Setting};
+use attncheck::claims::sparse::ratio_lemma::adversarial_logits;
+use attncheck::kernel::expr::{self, Data, Datum};
+use attncheck::kernel::{Certainty, SignMatrix};
+use attncheck::rng::SplitMix64;
+use attncheck::sparse::construct::{self, Target, Witness};
+use attncheck::sparse::sample::draw_signs;
+use attncheck::spec::{Profile, Spec};
+use attncheck::verdict::Verdict;
+use rug::Rational;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const RL: &str = "sparse/ratio-lemma";
+const CD: &str = "sparse/corollary-dimension";
+const RM: &str = "sparse/row-mass";
+
+fn cert_json(id: &str) -> serde_json::Value {
+    let run = run_quick(id);
+    let (_, text) = run.certificate.as_ref().expect("a certificate");
+    serde_json::from_str(text).unwrap()
+}
+
+fn write(dir: &Path, name: &str, v: &serde_json::Value) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_string_pretty(v).unwrap()).unwrap();
+    p
+}
+
+fn verify_cli(p: &Path) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_attncheck"))
+        .arg("verify")
+        .arg(p)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+    )
+}
+
+fn signs_of(v: &serde_json::Value) -> SignMatrix {
+    let c: Certificate = serde_json::from_value(v.clone()).unwrap();
+    match c.data["S"].to_datum().unwrap() {
+        Datum::Signs(s) => s,
+        Datum::Sparse(_) => panic!("S is a sign matrix"),
+    }
+}
+
+/// Flips one sign of S so that the extreme |⟨s_l, s_j⟩| grows by 2 (t* changes).
+fn flip_growing_sign(v: &mut serde_json::Value) {
+    let s = signs_of(v);
+    let (_, (l, j)) = s.max_abs_offdiag().unwrap();
+    let g = s.inner(l, j);
+    let c = (0..s.d())
+        .find(|&c| (s.sign(l, c) * s.sign(j, c) > 0) != (g > 0))
+        .expect("a disagreeing coordinate");
+    let mut words = s.row(l).to_vec();
+    words[c / 64] ^= 1u64 << (c % 64);
+    let hex: String = words.iter().map(|w| format!("{w:016x}")).collect();
+    v["data"]["S"]["rows"][l] = serde_json::Value::String(hex);
+}
+
+#[test]
+fn ratio_lemma_is_certified_and_attains_eta_for_k1() {
+    let run = run_quick(RL);
+    assert_eq!(verdict(&run), Verdict::Certified, "{}", run.markdown);
+    // k = 1 adversarial: |E_ij| = η exactly
+    assert_eq!(figure(&run, "max |E_ij| / η (best witness)"), 1.0);
+    assert!(run.markdown.contains("reconstruction"));
+}
+
+#[test]
+fn corollary_dimension_reproduces_section5_and_end_to_end() {
+    let run = run_quick(CD);
+    assert_eq!(verdict(&run), Verdict::Certified, "{}", run.markdown);
+    let s = |k, rho: &str| Setting {
+        k,
+        eps: "1/2".into(),
+        gamma: "(ln 10)".into(),
+        rho: rho.into(),
+        delta: "1/100".into(),
+    };
+    let d = |n, st: &Setting| {
+        let q = expr::eval_exact(&d_formula_expr(n, st), 128, &Data::new())
+            .unwrap()
+            .expect("certified ceiling");
+        q.numer().to_u64().unwrap()
+    };
+    for (n, v) in [
+        (16, 2552),
+        (256, 3945),
+        (1024, 4642),
+        (4096, 5339),
+        (65536, 6733),
+    ] {
+        assert_eq!(d(n, &s(1, "0")), v, "n = {n}");
+    }
+    assert_eq!(d(1024, &s(1, "(ln 10)")), 15403);
+    assert_eq!(d(65536, &s(2, "0")), 26930);
+    assert_eq!(d(65536, &s(2, "(ln 10)")), 89359);
+    let big = Setting {
+        k: 2,
+        eps: "1/4".into(),
+        gamma: "(ln 100)".into(),
+        rho: "(ln 10)".into(),
+        delta: "1/100".into(),
+    };
+    assert_eq!(d(1024, &big), 484447);
+    assert_eq!(d(65536, &big), 702635);
+    // the end-to-end instance n = 1024, d = 4642: t* ≤ t = 0.0892034
+    assert!(run.markdown.contains("n = 1024, d = 4642"));
+    let ratio = figure(&run, "t*/t (end-to-end instance)");
+    assert!(ratio > 0.5 && ratio <= 1.0, "{ratio}");
+}
+
+#[test]
+fn row_mass_is_certified_with_the_mass_table() {
+    let run = run_quick(RM);
+    assert_eq!(verdict(&run), Verdict::Certified, "{}", run.markdown);
+    assert!(run.markdown.contains("| yes |"), "a τ instance is asserted");
+    let r = figure(&run, "d_formula / ln³ n at the largest n of the table");
+    assert!((r - 164.82).abs() < 0.01, "{r}");
+}
+
+#[test]
+fn a_threshold_just_below_t_star_is_not_certified() {
+    // the corollary's end-to-end seed: t* certified ≤ t, and not ≤ t* − 10^-30
+    let s = draw_signs(1024, 4642, 20210607);
+    let ts = construct::t_star(&s);
+    let mut data = Data::new();
+    data.insert("S".into(), Datum::Signs(s));
+    let f = |t: &str| {
+        expr::check_with(
+            &format!("(<= (/ (gram-max-abs S) (cols S)) {t})"),
+            128,
+            &data,
+        )
+        .unwrap()
+    };
+    assert_eq!(f("(/ 1/2 (* 2 1 (+ (ln 10) 1/2 0)))"), Certainty::True);
+    assert_eq!(f(&ts.to_string()), Certainty::True);
+    assert_eq!(
+        f(&format!("(- {ts} 1/1000000000000000000000000000000)")),
+        Certainty::False
+    );
+    // a seed whose t* lies just above the threshold t := t* − 1/(d·10^6)
+    let below = &ts - Rational::from((1, 4642u64 * 1_000_000));
+    assert_eq!(f(&below.to_string()), Certainty::False);
+}
+
+#[test]
+fn a_bound_tightened_by_one_unit_is_violated_by_the_adversarial_target() {
+    let s = draw_signs(64, 128, 7);
+    let top = Rational::from(6);
+    let b = adversarial_logits(&s, 1, &top);
+    let w = Witness::new(s.clone(), b.clone());
+    let eta = Rational::from(&w.t_star * &top);
+    let mut data = Data::new();
+    data.insert("S".into(), Datum::Signs(s));
+    data.insert("B".into(), Datum::Sparse(b));
+    let chk = |f: String| expr::check_with(&f, 128, &data).unwrap();
+    assert_eq!(chk(format!("(<= (err-max S B) {eta})")), Certainty::True);
+    assert_eq!(chk(format!("(= (err-max S B) {eta})")), Certainty::True);
+    assert_eq!(
+        chk(format!(
+            "(<= (err-max S B) (- {eta} 1/1000000000000000000000000000000))"
+        )),
+        Certainty::False
+    );
+    // η computed with t* − 1/(d·10^6)
+    let t_less = &w.t_star - Rational::from((1, 128 * 1_000_000));
+    assert_eq!(
+        chk(format!("(<= (err-max S B) (* {t_less} 6))")),
+        Certainty::False
+    );
+    // the whole certificate holds, and fails once η is tightened
+    let cert = w.certificate(
+        "sparse/ratio-lemma",
+        128,
+        &Rational::from(4),
+        &Rational::from(2),
+        1,
+    );
+    let res = certificate::verify(Path::new("mem"), &cert).unwrap();
+    assert!(res.iter().all(|r| r.result == Certainty::True));
+}
+
+#[test]
+fn verify_rechecks_ratio_lemma_and_rejects_alterations() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = cert_json(RL);
+    let p = write(dir.path(), "ok.json", &v);
+    let (code, out) = verify_cli(&p);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("certified"), "{out}");
+    let size = std::fs::metadata(&p).unwrap().len();
+    assert!(size < 400_000, "certificate of {size} bytes");
+
+    // one sign of S
+    let mut a = v.clone();
+    flip_growing_sign(&mut a);
+    let (code, out) = verify_cli(&write(dir.path(), "sign.json", &a));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("FALSE"), "{out}");
+
+    // one logit: B_00 + 1/1000 (still within [Δ, Δ + ρ] when below the top)
+    let mut b = v.clone();
+    let entry = &mut b["data"]["B"]["rows"][0][0][1];
+    let q: Rational = attncheck::kernel::parse_rational(entry.as_str().unwrap()).unwrap();
+    *entry = serde_json::Value::String((q - Rational::from((1, 1000))).to_string());
+    let (code, out) = verify_cli(&write(dir.path(), "logit.json", &b));
+    assert_eq!(code, Some(1), "{out}");
+
+    // t*: the first obligation states it exactly
+    let mut c = v.clone();
+    let f = c["obligations"][0]["formula"].as_str().unwrap().to_string();
+    let ts = f
+        .trim_start_matches("(= (/ (gram-max-abs S) (cols S)) ")
+        .trim_end_matches(')');
+    let q: Rational = attncheck::kernel::parse_rational(ts).unwrap();
+    let altered = &q - Rational::from((1, 512));
+    c["obligations"][0]["formula"] =
+        serde_json::Value::String(format!("(= (/ (gram-max-abs S) (cols S)) {altered})"));
+    let (code, out) = verify_cli(&write(dir.path(), "tstar.json", &c));
+    assert_eq!(code, Some(1), "{out}");
+    // through the library as well
+    let (_, res) = app::verify_file(&dir.path().join("tstar.json")).unwrap();
+    assert_eq!(res[0].result, Certainty::False);
+}
+
+#[test]
+fn verify_rechecks_corollary_and_rejects_an_altered_sign() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = cert_json(CD);
+    let (code, out) = verify_cli(&write(dir.path(), "ok.json", &v));
+    assert_eq!(code, Some(0), "{out}");
+    let mut a = v.clone();
+    flip_growing_sign(&mut a);
+    let (code, out) = verify_cli(&write(dir.path(), "sign.json", &a));
+    assert_eq!(code, Some(1), "{out}");
+}
+
+#[test]
+fn malformed_certificate_data_names_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = cert_json(RL);
+    let err = |v: &serde_json::Value, name: &str| -> String {
+        let p = write(dir.path(), name, v);
+        let o = Command::new(env!("CARGO_BIN_EXE_attncheck"))
+            .arg("verify")
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let mut a = v.clone();
+    a["data"]["S"]["rows"][3] = serde_json::Value::String("zz".repeat(64));
+    let e = err(&a, "hex.json");
+    assert!(e.contains("data.S.rows[3]") && e.contains("hex"), "{e}");
+    let mut b = v.clone();
+    b["data"]["S"]["rows"].as_array_mut().unwrap().pop();
+    let e = err(&b, "rows.json");
+    assert!(e.contains("data.S.rows") && e.contains("n = 256"), "{e}");
+    let mut c = v.clone();
+    c["data"]["S"]["d"] = serde_json::json!(100);
+    let e = err(&c, "d.json");
+    assert!(e.contains("data.S.rows[0]") && e.contains("d = 100"), "{e}");
+    let mut d = v.clone();
+    d["data"]["B"]["n"] = serde_json::json!(255);
+    let e = err(&d, "n.json");
+    assert!(e.contains("data.B.rows"), "{e}");
+    let mut f = v.clone();
+    f["data"]["B"]["rows"][2][0][1] = serde_json::Value::String("1/0".into());
+    let e = err(&f, "q.json");
+    assert!(e.contains("data.B.rows[2][0]"), "{e}");
+}
+
+#[test]
+fn exact_mode_decides_equalities() {
+    let c = |f: &str| expr::check(f, 64).unwrap();
+    assert_eq!(c("(= (/ 1 3) (/ 2 6))"), Certainty::True);
+    assert_eq!(c("(< (* 3 1/3) 1)"), Certainty::False);
+    assert_eq!(c("(<= (* 3 1/3) 1)"), Certainty::True);
+    assert_eq!(c("(= (ceil (ln 10)) 3)"), Certainty::True);
+    assert_eq!(c("(= (floor -1/2) -1)"), Certainty::True);
+    assert_eq!(c("(= (pow 2/3 -2) 9/4)"), Certainty::True);
+    assert_eq!(c("(< (sin pi) 0)"), Certainty::Unknown);
+    // positional certificates committed in reports/ still verify
+    for f in std::fs::read_dir(crate::util::root().join("reports/positional")).unwrap() {
+        let p = f.unwrap().path();
+        if p.to_string_lossy().ends_with(".cert.json") {
+            let (_, r) = app::verify_file(&p).unwrap();
+            assert!(
+                r.iter().all(|x| x.result == Certainty::True),
+                "{}",
+                p.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn construction_library_builds_x_and_m() {
+    let s = draw_signs(16, 64, 3);
+    let mut rng = SplitMix64::new(1);
+    let target = Target {
+        n: 16,
+        rows: (0..16)
+            .map(|i| vec![(i, Rational::from(1 + rng.below(5)))])
+            .collect(),
+    };
+    target.validate(1).unwrap();
+    let b = construct::logits_from_target(&target, &Rational::from(4), 128);
+    assert!(b[0][0].1.contains_rational(&Rational::from(4)));
+    let row = vec![(2usize, Rational::from(5)), (7, Rational::from(4))];
+    let lam = construct::logits_row(&s, &row);
+    // Λ = X W_Q W_Kᵀ Xᵀ: ⟨(B S)_i, s_j⟩/d
+    let (bs, _) = construct::input_row(&s, &row, 0);
+    for (j, l) in lam.iter().enumerate() {
+        let dot: Rational = (0..64).map(|c| Rational::from(&bs[c] * s.sign(j, c))).sum();
+        assert_eq!(*l, dot / 64);
+    }
+    let m = construct::attention_row(&s, &row, 128);
+    assert_eq!(m.len(), 16);
+    // bad targets
+    let mut bad = target.clone();
+    bad.rows[3].clear();
+    assert_eq!(bad.validate(1).unwrap_err().row, 3);
+    let mut bad = target.clone();
+    bad.rows[5][0].1 = Rational::from(-1);
+    assert_eq!(bad.validate(1).unwrap_err().row, 5);
+    let mut bad = target.clone();
+    bad.rows[6].push((15, Rational::from(1)));
+    assert!(bad.validate(1).unwrap_err().reason.contains("more than k"));
+    // the union-bound d and t as certified terms
+    let t = construct::t_expr(1, "1/2", "(ln 10)", "0");
+    assert_eq!(
+        construct::certified_integer(&construct::d_expr(1024, &t, "1/100"), 128),
+        Some(4642)
+    );
+    let _ = DataEntry::from_signs(&SignMatrix::from_fn(2, 3, |l, c| l == c));
+}
+
+fn prepare_err(id: &str, from: &str, to: &str) -> String {
+    let text = spec_text(id);
+    assert_eq!(text.matches(from).count(), 1, "`{from}` in {id}");
+    let text = text.replacen(from, to, 1);
+    let spec = match Spec::parse(&spec_path(id), &text) {
+        Ok(s) => s,
+        Err(e) => return e.to_string(),
+    };
+    match (claims::find(id).unwrap().prepare)(&spec, Profile::Quick) {
+        Ok(_) => panic!("expected an error for {id}: {to}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn bad_params_name_the_field() {
+    assert!(prepare_err(RL, "delta = \"4\"", "delta = \"-1\"").contains("delta"));
+    assert!(prepare_err(RL, "ks = [1, 2, 4]", "ks = [1, 2, 64]").contains("ks[2]"));
+    assert!(prepare_err(
+        RL,
+        "certificate = [256, 512, 2]",
+        "certificate = [4096, 512, 2]"
+    )
+    .contains("certificate"));
+    assert!(
+        prepare_err(RL, "end_to_end_max_n = 1024", "end_to_end_max_n = 4096")
+            .contains("end_to_end_max_n")
+    );
+    assert!(prepare_err(
+        CD,
+        "t = \"0.0892034\"\nseed = 20210607\n\n[params.certificate_instance]",
+        "t = \"0,089\"\nseed = 20210607\n\n[params.certificate_instance]"
+    )
+    .contains("instance.t"));
+    assert!(prepare_err(CD, "d = 3249", "d = 9999").contains("certificate_instance.d"));
+    assert!(prepare_err(RM, "tau = \"1/100\"", "tau = \"2\"").contains("tau"));
+    assert!(prepare_err(RM, "gamma = \"7.31322\"", "gamma = \"7.3e0\"").contains("table[0].gamma"));
+}
