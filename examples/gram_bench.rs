@@ -1,0 +1,61 @@
+//! Times the exact Gram certification max_{l≠j} |⟨s_l, s_j⟩| of a seeded n × d
+//! sign matrix (`SignMatrix::max_abs_offdiag`), for the side-by-side comparison
+//! in `bench/anchors/run_gram.sh`; prints one JSON line.
+//!
+//! S is `sparse::sample::draw_signs(n, d, seed)` (bench/anchors/gram.py draws the
+//! same S with its own SplitMix64, so both sides must report the same maximum).
+//! Times are wall clock, best and median of `reps` runs, on the current rayon
+//! pool (2 threads unless RAYON_NUM_THREADS says otherwise) and on a 1-thread
+//! pool. "Popcounts" are 64-bit words XOR-popcounted: n(n−1)/2 · ⌈d/64⌉.
+//! Usage: `gram_bench [n] [d] [reps] [seed]`.
+
+use attncheck::sparse::sample::draw_signs;
+use std::time::Instant;
+
+fn times(reps: usize, mut f: impl FnMut()) -> (f64, f64) {
+    let mut t: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    (t[0], t[t.len() / 2])
+}
+
+fn main() {
+    let a: Vec<u64> = std::env::args()
+        .skip(1)
+        .map(|s| s.parse().expect("integer argument"))
+        .collect();
+    let n = *a.first().unwrap_or(&16384) as usize;
+    let d = *a.get(1).unwrap_or(&2485) as usize;
+    let reps = *a.get(2).unwrap_or(&5) as usize;
+    let seed = *a.get(3).unwrap_or(&1);
+    let s = draw_signs(n, d, seed);
+    let (m, (l, j)) = s.max_abs_offdiag().expect("n ≥ 2");
+    let words = (n * (n - 1) / 2) as f64 * d.div_ceil(64) as f64;
+    let threads = rayon::current_num_threads();
+    let (best, median) = times(reps, || {
+        std::hint::black_box(s.max_abs_offdiag());
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let (best1, median1) = pool.install(|| {
+        times(reps.div_ceil(2), || {
+            std::hint::black_box(s.max_abs_offdiag());
+        })
+    });
+    assert_eq!(pool.install(|| s.max_abs_offdiag()), Some((m, (l, j))));
+    println!(
+        "{{\"n\": {n}, \"d\": {d}, \"seed\": {seed}, \"max\": {m}, \"pair\": [{l}, {j}], \
+         \"threads\": {threads}, \"best_s\": {best:.6}, \"median_s\": {median:.6}, \
+         \"best_1t_s\": {best1:.6}, \"median_1t_s\": {median1:.6}, \
+         \"popcounts_per_s\": {:.4e}, \"popcounts_per_s_1t\": {:.4e}}}",
+        words / best,
+        words / best1
+    );
+}

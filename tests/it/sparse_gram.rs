@@ -1,0 +1,224 @@
+//! The Gram hot loop and the dimension scans (checks of the project's
+//! reconstruction of Likhosherstov–Choromanski–Weller; provenance "derived"):
+//! blocked popcount scans against naive i64 arithmetic, thread-count
+//! independence, seeded sampling, min_dimension against a brute-force scan, and
+//! the union-bound dimension table of sparse.md §5.
+
+#![allow(clippy::needless_range_loop)] // index loops mirror the naive definition
+
+use attncheck::kernel::SignMatrix;
+use attncheck::sparse::dimension::{min_dimension, min_dimension_of, union_bound_dimension};
+use attncheck::sparse::sample::draw_signs;
+use proptest::prelude::*;
+use rug::Rational;
+
+fn naive_gram(s: &SignMatrix, d: usize) -> Vec<Vec<i64>> {
+    (0..s.n())
+        .map(|l| {
+            (0..s.n())
+                .map(|j| (0..d).map(|c| s.sign(l, c) * s.sign(j, c)).sum())
+                .collect()
+        })
+        .collect()
+}
+
+/// (max, smallest maximising pair) over l < j, by plain i64 arithmetic.
+fn naive_max(s: &SignMatrix) -> Option<(i64, (usize, usize))> {
+    let g = naive_gram(s, s.d());
+    let mut best: Option<(i64, (usize, usize))> = None;
+    for l in 0..s.n() {
+        for j in l + 1..s.n() {
+            if best.map_or(true, |b| g[l][j].abs() > b.0) {
+                best = Some((g[l][j].abs(), (l, j)));
+            }
+        }
+    }
+    best
+}
+
+fn with_threads<T: Send>(k: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(k)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+/// Rows with many exact ties and near-duplicates (so the tie-break matters).
+fn tied(n: usize, d: usize, seed: u64) -> SignMatrix {
+    let base = draw_signs(4, d, seed);
+    SignMatrix::from_fn(n, d, |l, c| {
+        base.sign(l % 4, c) < 0 || (c == l % d.max(1) && l % 3 == 0)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn blocked_scans_equal_naive(
+        n in prop::sample::select(vec![2usize, 3, 65, 200]),
+        d in prop::sample::select(vec![1usize, 3, 63, 64, 65, 127, 129, 131, 200]),
+        seed in any::<u64>(),
+        ties in any::<bool>(),
+    ) {
+        let s = if ties { tied(n, d, seed) } else { draw_signs(n, d, seed) };
+        let want = naive_max(&s);
+        prop_assert_eq!(s.max_abs_offdiag(), want);
+        let g = naive_gram(&s, d);
+        let m = want.unwrap().0;
+        for bound in [m - 1, m, m / 2] {
+            let mut count = 0u64;
+            let mut first = None;
+            for l in 0..n {
+                for j in l + 1..n {
+                    if g[l][j].abs() > bound {
+                        count += 1;
+                        if first.is_none() {
+                            first = Some((g[l][j].abs(), (l, j)));
+                        }
+                    }
+                }
+            }
+            prop_assert_eq!(s.count_offdiag_above(bound), count);
+            prop_assert_eq!(s.first_offdiag_above(bound), first);
+        }
+        for l in 0..n.min(5) {
+            for j in 0..n.min(5) {
+                prop_assert_eq!(s.inner(l, j), g[l][j]);
+            }
+        }
+    }
+
+    #[test]
+    fn min_dimension_equals_brute_force(
+        n in prop::sample::select(vec![2usize, 3, 9, 40, 70]),
+        d_max in 1usize..300,
+        seed in any::<u64>(),
+        t in prop::sample::select(vec![(0i64, 1i64), (1, 8), (1, 4), (1, 3), (1, 2), (3, 4), (1, 1)]),
+    ) {
+        let t = Rational::from(t);
+        let s = draw_signs(n, d_max, seed);
+        let g: Vec<Vec<i64>> = (0..n).map(|_| vec![0; n]).collect();
+        let mut g = g;
+        let mut want = None;
+        for d in 1..=d_max {
+            let mut ok = true;
+            for l in 0..n {
+                for j in 0..n {
+                    g[l][j] += s.sign(l, d - 1) * s.sign(j, d - 1);
+                    if l != j && g[l][j].abs() > Rational::from(&t * d as u64) {
+                        ok = false;
+                    }
+                }
+            }
+            if ok {
+                want = Some(d);
+                break;
+            }
+        }
+        prop_assert_eq!(min_dimension_of(&s, &t), want);
+        prop_assert_eq!(min_dimension(n, &t, seed, d_max), want);
+        if let Some(d) = want {
+            let p = s.prefix(d);
+            let bound = Rational::from(&t * d as u64).floor().numer().to_i64().unwrap();
+            prop_assert!(p.max_abs_offdiag().map_or(true, |m| m.0 <= bound));
+            prop_assert_eq!(p.first_offdiag_above(bound), None);
+        }
+    }
+}
+
+#[test]
+fn thread_count_does_not_change_results() {
+    for (n, d, seed) in [(200, 131, 7), (300, 65, 8), (257, 1000, 9)] {
+        for s in [draw_signs(n, d, seed), tied(n, d, seed)] {
+            let one = with_threads(1, || {
+                (
+                    s.max_abs_offdiag(),
+                    s.count_offdiag_above(d as i64 / 4),
+                    s.first_offdiag_above(d as i64 / 4),
+                )
+            });
+            let two = with_threads(2, || {
+                (
+                    s.max_abs_offdiag(),
+                    s.count_offdiag_above(d as i64 / 4),
+                    s.first_offdiag_above(d as i64 / 4),
+                )
+            });
+            assert_eq!(one, two);
+            let t = Rational::from((1, 4));
+            assert_eq!(
+                with_threads(1, || min_dimension_of(&s, &t)),
+                with_threads(2, || min_dimension_of(&s, &t))
+            );
+        }
+    }
+}
+
+#[test]
+fn draw_signs_is_deterministic_and_seed_dependent() {
+    for (n, d) in [(1, 1), (5, 63), (5, 64), (7, 130)] {
+        let a = draw_signs(n, d, 2026);
+        assert_eq!(a, draw_signs(n, d, 2026));
+        assert_eq!((a.n(), a.d(), a.words_per_row()), (n, d, d.div_ceil(64)));
+        if d % 64 != 0 {
+            for l in 0..n {
+                assert_eq!(
+                    a.row(l).last().unwrap() >> (d % 64),
+                    0,
+                    "tail bits are masked"
+                );
+            }
+        }
+    }
+    let a = draw_signs(64, 256, 1);
+    let b = draw_signs(64, 256, 2);
+    assert_ne!(a, b);
+    // Balanced signs: about half of the 16,384 bits are −1 (±5σ = ±320).
+    let ones: u32 = a.words().iter().map(|w| w.count_ones()).sum();
+    assert!((8192 - 320..=8192 + 320).contains(&ones), "{ones}");
+    // The first word is SplitMix64(seed)'s first output, verbatim.
+    let mut r = attncheck::rng::SplitMix64::new(1);
+    assert_eq!(a.row(0)[0], r.next_u64());
+}
+
+#[test]
+fn union_bound_dimension_reproduces_section_5() {
+    let delta = Rational::from((1, 100));
+    let table = [
+        (16u64, 325u64, 1300u64),
+        (256, 503, 2010),
+        (4096, 680, 2719),
+        (65536, 858, 3429),
+    ];
+    for (n, quarter, eighth) in table {
+        assert_eq!(
+            union_bound_dimension(n, &Rational::from((1, 4)), &delta),
+            quarter,
+            "n = {n}"
+        );
+        assert_eq!(
+            union_bound_dimension(n, &Rational::from((1, 8)), &delta),
+            eighth,
+            "n = {n}"
+        );
+    }
+    // n²/δ = 1: exactly 0.
+    assert_eq!(
+        union_bound_dimension(1, &Rational::from((1, 4)), &Rational::from(1)),
+        0
+    );
+}
+
+#[test]
+fn min_dimension_at_the_union_bound_scale() {
+    // n = 256, t = 1/4: d_min ≤ d_ub = 503 for this seed, and C(t) holds there
+    // and fails one column earlier (exact, by the popcount scan).
+    let t = Rational::from((1, 4));
+    let d = min_dimension(256, &t, 11, 604).expect("found below 1.2·d_ub");
+    assert!(d <= 503, "{d}");
+    let s = draw_signs(256, 604, 11);
+    let ok = |d: usize| s.prefix(d).first_offdiag_above(d as i64 / 4).is_none();
+    assert!(ok(d));
+    assert!(!ok(d - 1));
+}
