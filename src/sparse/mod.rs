@@ -4,5 +4,6 @@
 //! X = [BS, S] and attention M = row-softmax(X W_Q W_Kᵀ Xᵀ). Untrusted
 //! construction code: what it produces is certified by the kernel.
 
+pub mod construct;
 pub mod sample;
 pub mod dimension;

@@ -14,4 +14,5 @@ mod reports;
 mod spec_errors;
 mod util;
 mod sparse_claims;
+mod sparse_lemma;
 mod sparse_gram;
