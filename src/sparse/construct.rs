@@ -228,6 +228,10 @@ impl Witness {
             format!("(<= (entry-max B) (+ {delta} {rho}))"),
         );
         c.push(
+            "max_i Σ_l B_il ≤ k·(Δ + ρ) (so η_i ≤ η)",
+            format!("(<= (row-sum-max B) (* {k} (+ {delta} {rho})))"),
+        );
+        c.push(
             "max |E_ij| ≤ η = t*·k·(Δ + ρ)",
             format!("(<= (err-max S B) {eta})"),
         );

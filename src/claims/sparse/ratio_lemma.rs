@@ -371,6 +371,15 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.tables.push(table);
     let [n, d, k] = p.certificate;
     o.note(format!("The certificate carries one witness (n = {n}, d = {d}, k = {k}, adversarial target), smaller than the largest instance checked here, to keep the file small; `attncheck verify` re-checks it with the kernel alone."));
+    o.note(format!(
+        "End to end on M (certified softmax enclosures, n ≤ {}): {} per instance.",
+        p.end_to_end_max_n,
+        if p.end_to_end_rows == 0 {
+            "every row".to_string()
+        } else {
+            format!("the first {} rows", p.end_to_end_rows)
+        }
+    ));
     o.certificate = cert_out;
     o
 }
