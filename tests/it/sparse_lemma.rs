@@ -125,6 +125,9 @@ fn corollary_dimension_reproduces_section5_and_end_to_end() {
     assert!(run.markdown.contains("n = 1024, d = 4642"));
     let ratio = figure(&run, "t*/t (end-to-end instance)");
     assert!(ratio > 0.5 && ratio <= 1.0, "{ratio}");
+    // (iii) the grid: exact d_min of the seeds below d_formula
+    let g = figure(&run, "max d_min / d_formula over the grid");
+    assert!(g > 0.0 && g <= 1.0, "{g}");
 }
 
 #[test]
@@ -391,6 +394,7 @@ fn bad_params_name_the_field() {
     )
     .contains("instance.t"));
     assert!(prepare_err(CD, "d = 3249", "d = 9999").contains("certificate_instance.d"));
+    assert!(prepare_err(CD, "ns = [16, 32]", "ns = [16, 4096]").contains("grid.ns[1]"));
     assert!(prepare_err(RM, "tau = \"1/100\"", "tau = \"2\"").contains("tau"));
     assert!(prepare_err(RM, "gamma = \"7.31322\"", "gamma = \"7.3e0\"").contains("table[0].gamma"));
 }
