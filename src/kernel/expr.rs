@@ -819,6 +819,7 @@ mod tests {
     /// The data operations against a naive exact computation (G by ±1 sums,
     /// Λ = B G / d, E by its definition) on small random instances.
     #[test]
+    #[allow(clippy::needless_range_loop)] // naive index loops are the point
     fn data_operations_match_naive_definitions() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move || {
