@@ -8,6 +8,9 @@
 //! pool (2 threads unless RAYON_NUM_THREADS says otherwise) and on a 1-thread
 //! pool. "Popcounts" are 64-bit words XOR-popcounted: n(n−1)/2 · ⌈d/64⌉.
 //! Usage: `gram_bench [n] [d] [reps] [seed]`.
+//!
+//! `gram_bench dim n d_max [seed] [t_num t_den]` instead times
+//! `sparse::dimension::min_dimension` (default t = 1/4) once and prints d_min.
 
 use attncheck::sparse::sample::draw_signs;
 use std::time::Instant;
@@ -25,6 +28,9 @@ fn times(reps: usize, mut f: impl FnMut()) -> (f64, f64) {
 }
 
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("dim") {
+        return dim();
+    }
     let a: Vec<u64> = std::env::args()
         .skip(1)
         .map(|s| s.parse().expect("integer argument"))
@@ -57,5 +63,27 @@ fn main() {
          \"popcounts_per_s\": {:.4e}, \"popcounts_per_s_1t\": {:.4e}}}",
         words / best,
         words / best1
+    );
+}
+
+fn dim() {
+    let a: Vec<u64> = std::env::args()
+        .skip(2)
+        .map(|s| s.parse().expect("integer argument"))
+        .collect();
+    let n = *a.first().unwrap_or(&4096) as usize;
+    let d_max = *a.get(1).unwrap_or(&816) as usize;
+    let seed = *a.get(2).unwrap_or(&1);
+    let t = rug::Rational::from((*a.get(3).unwrap_or(&1), *a.get(4).unwrap_or(&4)));
+    let start = Instant::now();
+    let d = attncheck::sparse::dimension::min_dimension(n, &t, seed, d_max);
+    let secs = start.elapsed().as_secs_f64();
+    let words = (n * (n - 1) / 2) as f64 * d_max.div_ceil(64) as f64;
+    println!(
+        "{{\"n\": {n}, \"d_max\": {d_max}, \"seed\": {seed}, \"t\": \"{t}\", \"d_min\": {}, \
+         \"threads\": {}, \"seconds\": {secs:.3}, \"popcounts_per_s\": {:.4e}}}",
+        d.map_or("null".to_string(), |d| d.to_string()),
+        rayon::current_num_threads(),
+        words / secs
     );
 }

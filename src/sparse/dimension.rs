@@ -73,17 +73,23 @@ pub fn min_dimension_of(s: &SignMatrix, t: &Rational) -> Option<usize> {
         .step_by(ROW_TILE)
         .map(|lo| (lo, (lo + ROW_TILE).min(n)))
         .collect();
+    // s ≤ safe[k] ⟺ |g₀| + |g₁| + m_k ≤ 2θ_{64k+1}: the pair is clear of block k.
+    let safe: Vec<i64> = (0..w)
+        .map(|k| 2 * thr[64 * k + 1] - (d - 64 * k).min(64) as i64)
+        .collect();
     let bad = tiles
         .into_par_iter()
         .map(|(lo, hi)| {
             let mut bad = vec![0u64; w];
+            // This tile's copy of `safe`, set to i64::MAX once its block is full.
+            let mut safe = safe.clone();
             let mut jb = lo + 1;
             while jb < n {
                 let je = (jb + COL_TILE).min(n);
                 for l in lo..hi.min(je) {
                     let a = s.row(l);
                     for j in jb.max(l + 1)..je {
-                        pair(a, s.row(j), d, &thr, &full, &mut bad);
+                        pair(a, s.row(j), d, &thr, &full, &mut safe, &mut bad);
                     }
                 }
                 jb = je;
@@ -118,20 +124,28 @@ fn thresholds(t: &Rational, d_max: usize) -> Vec<i64> {
 }
 
 /// Records in `bad` every d at which the pair (a, b) violates C(t) (see
-/// [`min_dimension_of`] for the bounds used).
+/// [`min_dimension_of`] for the bounds used). `safe[k]` is the largest
+/// |g₀| + |g₁| for which block k is clear, or i64::MAX once `bad[k]` is full
+/// (nothing left to record there), so the common case is one comparison.
 #[inline]
-fn pair(a: &[u64], b: &[u64], d: usize, thr: &[i64], full: &[u64], bad: &mut [u64]) {
+fn pair(
+    a: &[u64],
+    b: &[u64],
+    d: usize,
+    thr: &[i64],
+    full: &[u64],
+    safe: &mut [i64],
+    bad: &mut [u64],
+) {
     let mut g0 = 0i64;
     for (k, (x, y)) in a.iter().zip(b).enumerate() {
         let x = x ^ y;
         let base = 64 * k;
         let mk = (d - base).min(64) as i64;
         let g1 = g0 + mk - 2 * i64::from(x.count_ones());
-        if bad[k] != full[k] {
-            let s = g0.abs() + g1.abs();
-            if s + mk <= 2 * thr[base + 1] {
-                // no violation in this block
-            } else if s - mk > 2 * thr[base + mk as usize] {
+        let s = g0.abs() + g1.abs();
+        if s > safe[k] {
+            if s - mk > 2 * thr[base + mk as usize] {
                 bad[k] = full[k];
             } else {
                 let mut g = g0;
@@ -141,6 +155,9 @@ fn pair(a: &[u64], b: &[u64], d: usize, thr: &[i64], full: &[u64], bad: &mut [u6
                         bad[k] |= 1 << (m - 1);
                     }
                 }
+            }
+            if bad[k] == full[k] {
+                safe[k] = i64::MAX;
             }
         }
         g0 = g1;
