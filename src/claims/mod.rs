@@ -90,6 +90,7 @@ pub static REGISTRY: &[ClaimDef] = &[
     claim!("sparse/counting-lower-bound", sparse::counting_lower_bound),
     claim!("sparse/np-hardness", sparse::np_hardness),
     claim!("sparse/failure-probability", sparse::failure_probability),
+    claim!("sparse/log-dimension", sparse::log_dimension),
     claim!("sparse/ratio-lemma", sparse::ratio_lemma),
     claim!("sparse/corollary-dimension", sparse::corollary_dimension),
     claim!("sparse/row-mass", sparse::row_mass),

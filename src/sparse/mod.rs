@@ -6,4 +6,5 @@
 
 pub mod construct;
 pub mod sample;
+pub mod target;
 pub mod dimension;

@@ -258,3 +258,347 @@ fn failure_probability_bad_params_are_rejected() {
         assert!(e.contains(field), "{e}");
     }
 }
+
+mod target_format {
+    use attncheck::sparse::target::{parse, write, TargetError};
+    use rug::Rational;
+
+    const H: &str = "%%MatrixMarket matrix coordinate real general\n";
+
+    fn err(body: &str, k: usize) -> TargetError {
+        parse(&format!("{H}{body}"), k).expect_err(body)
+    }
+
+    #[test]
+    fn parses_exact_decimals_comments_and_sorts_rows() {
+        let t = parse(
+            &format!("{H}% a comment\n\n3 3 4\n1 3 0.1\n1 1 2.5\n2 2 1/3\n3 1 7\n"),
+            2,
+        )
+        .unwrap();
+        assert_eq!(t.n, 3);
+        assert_eq!(
+            t.rows[0],
+            vec![(0, Rational::from((5, 2))), (2, Rational::from((1, 10)))]
+        );
+        assert_eq!(t.rows[1], vec![(1, Rational::from((1, 3)))]);
+        // round trip
+        assert_eq!(parse(&write(&t), 2).unwrap(), t);
+        // integer field and upper case accepted
+        assert!(parse(
+            "%%MatrixMarket MATRIX coordinate integer general\n1 1 1\n1 1 3\n",
+            1
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn row_of_zeros_names_the_size_line() {
+        let e = err("3 3 2\n1 1 1\n3 3 1\n", 1);
+        assert_eq!(
+            e,
+            TargetError::EmptyRow {
+                line: 2,
+                i: 2,
+                n: 3
+            }
+        );
+        assert!(
+            e.to_string().starts_with("line 2: row 2 has no nonzero"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn negative_and_zero_entries_name_their_line() {
+        let e = err("2 2 2\n1 1 1\n2 2 -0.5\n", 1);
+        assert!(
+            matches!(
+                e,
+                TargetError::NotPositive {
+                    line: 4,
+                    i: 2,
+                    j: 2,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = err("2 2 2\n1 1 0\n2 2 1\n", 1);
+        assert!(matches!(e, TargetError::NotPositive { line: 3, .. }), "{e}");
+        assert!(e.to_string().contains("line 3"), "{e}");
+    }
+
+    #[test]
+    fn more_than_k_nonzeros_names_the_extra_entry() {
+        let e = err("2 2 4\n1 1 1\n1 2 1\n2 1 1\n2 2 1\n", 1);
+        assert_eq!(
+            e,
+            TargetError::TooManyInRow {
+                line: 4,
+                i: 1,
+                k: 1
+            }
+        );
+        assert!(parse(&format!("{H}2 2 4\n1 1 1\n1 2 1\n2 1 1\n2 2 1\n"), 2).is_ok());
+    }
+
+    #[test]
+    fn malformed_lines_name_their_line() {
+        for (body, line) in [
+            ("2 2 2\n1 1 1\n2 x 1\n", 4),
+            ("2 2 2\n1 1 1\n2 2\n", 4),
+            ("2 2 2\n1 1 one\n2 2 1\n", 3),
+            ("2 two 2\n1 1 1\n2 2 1\n", 2),
+            ("2 2 2 2\n1 1 1\n2 2 1\n", 2),
+        ] {
+            let e = err(body, 1);
+            assert!(matches!(e, TargetError::Malformed { .. }), "{body}: {e}");
+            assert_eq!(e.line(), line, "{body}: {e}");
+        }
+        let e = parse("%%MatrixMarket matrix array real general\n2 2\n", 1).unwrap_err();
+        assert_eq!(e.line(), 1);
+        let e = parse("1 1 1\n1 1 1\n", 1).unwrap_err();
+        assert!(matches!(e, TargetError::Header { line: 1, .. }));
+    }
+
+    #[test]
+    fn n_that_does_not_match_names_the_line() {
+        // non-square
+        let e = err("2 3 2\n1 1 1\n2 2 1\n", 1);
+        assert_eq!(
+            e,
+            TargetError::NotSquare {
+                line: 2,
+                rows: 2,
+                cols: 3
+            }
+        );
+        // index out of range
+        let e = err("2 2 2\n1 1 1\n3 1 1\n", 1);
+        assert_eq!(
+            e,
+            TargetError::OutOfRange {
+                line: 4,
+                i: 3,
+                j: 1,
+                n: 2
+            }
+        );
+        let e = err("2 2 2\n1 1 1\n2 0 1\n", 1);
+        assert_eq!(e.line(), 4);
+        // too many entries: the first extra one
+        let e = err("2 2 1\n1 1 1\n2 2 1\n", 1);
+        assert!(
+            matches!(
+                e,
+                TargetError::CountMismatch {
+                    line: 4,
+                    size_line: 2,
+                    declared: 1,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // too few: the last line
+        let e = err("2 2 3\n1 1 1\n2 2 1\n", 1);
+        assert!(
+            matches!(e, TargetError::CountMismatch { line: 4, .. }),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn duplicates_name_both_lines() {
+        let e = err("2 2 3\n1 1 1\n2 2 1\n1 1 2\n", 2);
+        assert_eq!(
+            e,
+            TargetError::Duplicate {
+                line: 5,
+                i: 1,
+                j: 1,
+                first: 3
+            }
+        );
+        assert!(e.to_string().contains("duplicates line 3"), "{e}");
+    }
+}
+
+mod construct_cli {
+    use std::process::{Command, Output};
+
+    fn construct(body: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.mtx");
+        std::fs::write(&f, body).unwrap();
+        let out = dir.path().join("out");
+        let o = Command::new(env!("CARGO_BIN_EXE_attncheck"))
+            .args(["sparse", "construct", "--target"])
+            .arg(&f)
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap();
+        (o, dir)
+    }
+
+    const H: &str = "%%MatrixMarket matrix coordinate real general\n";
+
+    #[test]
+    fn each_bad_target_exits_2_names_the_line_and_writes_nothing() {
+        for (body, k, line, what) in [
+            ("3 3 2\n1 1 1\n3 3 1\n", "1", 2, "row 2 has no nonzero"),
+            ("2 2 2\n1 1 1\n2 2 -1\n", "1", 4, "not positive"),
+            ("2 2 3\n1 1 1\n1 2 1\n2 2 1\n", "1", 4, "more than k = 1"),
+            ("2 2 2\n1 1 1\n2 2 x\n", "1", 4, "malformed entry"),
+            ("2 3 2\n1 1 1\n2 2 1\n", "1", 2, "square"),
+            ("2 2 2\n1 1 1\n3 2 1\n", "1", 4, "outside"),
+            ("2 2 1\n1 1 1\n2 2 1\n", "1", 4, "declares 1 entries"),
+            ("2 2 3\n1 1 1\n2 2 1\n1 1 1\n", "2", 5, "duplicates line 3"),
+        ] {
+            let (o, dir) = construct(&format!("{H}{body}"), &["--k", k]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{body}: {err}");
+            assert!(
+                err.contains(&format!("a.mtx: line {line}:")),
+                "{body}: {err}"
+            );
+            assert!(err.contains(what), "{body}: {err}");
+            assert!(!dir.path().join("out").exists(), "{body}: wrote output");
+        }
+    }
+
+    #[test]
+    fn good_target_writes_witness_and_a_certificate_that_verifies() {
+        let body = format!("{H}4 4 6\n1 1 1\n1 3 2.5\n2 2 1\n3 1 1/3\n3 4 0.125\n4 4 7\n");
+        let (o, dir) = construct(&body, &["--k", "2", "--rho", "1", "--seed", "3"]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let out = dir.path().join("out");
+        let w: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("a.witness.json")).unwrap())
+                .unwrap();
+        assert_eq!(w["n"], 4);
+        assert_eq!(w["D"].as_u64().unwrap(), 2 * w["d"].as_u64().unwrap());
+        let v = Command::new(env!("CARGO_BIN_EXE_attncheck"))
+            .arg("verify")
+            .arg(out.join("a.cert.json"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&v.stdout);
+        assert_eq!(v.status.code(), Some(0), "{text}");
+        assert!(text.contains("certified"), "{text}");
+        assert!(!std::fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".tmp")));
+    }
+
+    #[test]
+    fn bad_options_and_range_exit_2() {
+        let ok = format!("{H}2 2 2\n1 1 1\n2 2 1\n");
+        for args in [
+            &["--epsilon", "0"][..],
+            &["--delta", "1"],
+            &["--gamma", "abc"],
+            &["--k", "0"],
+        ] {
+            let (o, dir) = construct(&ok, args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+            assert!(
+                String::from_utf8_lossy(&o.stderr).contains(&args[0][2..]),
+                "{args:?}"
+            );
+            assert!(!dir.path().join("out").exists());
+        }
+        // ratio 4 in a row needs ρ ≥ ln 4 = 1.386…
+        let wide = format!("{H}2 2 3\n1 1 1\n1 2 4\n2 2 1\n");
+        let (o, _d) = construct(&wide, &["--k", "2", "--rho", "1.38"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--rho"));
+    }
+}
+
+const LOGD: &str = "sparse/log-dimension";
+
+#[test]
+fn log_dimension_is_supported_with_slope_below_the_union_bound() {
+    let run = run_quick(LOGD);
+    assert_eq!(verdict(&run), Verdict::Supported, "{:?}", run.report.reason);
+    let a = figure(&run, "fitted slope a at t = 1/4");
+    assert!(a > 0.0 && a <= 70.4, "{a}");
+    // d_min ≤ d_ub at every n, with the §5 union-bound values in the table
+    assert_eq!(cell(&run, "d_min(n)", "1/4", "d_ub (union bound)"), "325");
+    assert!(run.report.plots.iter().any(|p| p.file.ends_with(".svg")));
+}
+
+#[test]
+fn log_dimension_reproduces_the_union_bound_table() {
+    use attncheck::sparse::dimension::union_bound_dimension;
+    use rug::Rational;
+    let delta = Rational::from((1, 100));
+    // sparse.md §5
+    for (n, d4, d8) in [
+        (16, 325, 1300),
+        (256, 503, 2010),
+        (4096, 680, 2719),
+        (65536, 858, 3429),
+    ] {
+        assert_eq!(
+            union_bound_dimension(n, &Rational::from((1, 4)), &delta),
+            d4
+        );
+        assert_eq!(
+            union_bound_dimension(n, &Rational::from((1, 8)), &delta),
+            d8
+        );
+    }
+    // a wrong reference value is refuted
+    let text = crate::util::spec_text(LOGD)
+        .replacen("d_ub = 2719", "d_ub = 2720", 1)
+        .replacen(
+            "log2_n = [4, 5, 6, 7, 8, 9, 10, 11, 12]",
+            "log2_n = [2, 3, 4]",
+            1,
+        );
+    let run = crate::util::run_text(LOGD, &text, attncheck::spec::Profile::Quick);
+    assert_eq!(verdict(&run), Verdict::Refuted);
+}
+
+#[test]
+fn log_dimension_quantile_is_an_order_statistic() {
+    use attncheck::claims::sparse::log_dimension::{least_squares, quantile};
+    use rug::Rational;
+    let v: Vec<usize> = (1..=64).collect();
+    assert_eq!(quantile(&v, &Rational::from((9, 10))), 58); // ⌈57.6⌉
+    assert_eq!(quantile(&v, &Rational::from(1)), 64);
+    assert_eq!(quantile(&v[..16], &Rational::from((9, 10))), 15);
+    let ab = least_squares(
+        &[vec![1.0, 1.0], vec![2.0, 1.0], vec![3.0, 1.0]],
+        &[5.0, 7.0, 9.0],
+    );
+    assert!((ab[0] - 2.0).abs() < 1e-12 && (ab[1] - 3.0).abs() < 1e-12);
+}
+
+#[test]
+fn log_dimension_bad_params_are_rejected() {
+    for (from, to, field) in [
+        (
+            "log2_n = [4, 5, 6, 7, 8, 9, 10, 11, 12]",
+            "log2_n = [4, 5, 7, 8, 9, 10, 11, 12]",
+            "log2_n",
+        ),
+        ("quantile = \"0.9\"", "quantile = \"0\"", "quantile"),
+        ("delta = \"0.01\"", "delta = \"1\"", "delta"),
+        ("seeds = 64", "seeds = 0", "seeds"),
+    ] {
+        let e = param_error(LOGD, from, to);
+        assert!(e.contains(field), "{e}");
+    }
+}
