@@ -192,7 +192,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let emax = *p.log2_n.last().expect("validated");
     let mut plot = Plot {
         slug: "dmin".into(),
-        title: "d_min(n) (q-quantile over seeds) and the union-bound dimension against ln n".into(),
+        title: "d_min(n) (q-quantile over seeds), its fit a·ln n + b, and the union bound d_ub"
+            .into(),
         x_label: "ln n".into(),
         y_label: "d".into(),
         x_log: false,
@@ -351,17 +352,17 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             format!("{a:.3} (4/t² = {:.1})", 4.0 / (t_f * t_f)),
         );
         plot.series.push(Series {
-            name: format!("d_min, t = {ts} (q = {})", p.quantile),
+            name: format!("d_min, t={ts}"),
             style: Style::Points,
             points: pts.clone(),
         });
         plot.series.push(Series {
-            name: format!("fit {a:.1}·ln n + {b:.0}, t = {ts}"),
+            name: format!("fit, t={ts}"),
             style: Style::Line,
             points: pts.iter().map(|&(x, _)| (x, a * x + b)).collect(),
         });
         plot.series.push(Series {
-            name: format!("union bound d_ub, t = {ts}, δ = {}", p.delta),
+            name: format!("d_ub, t={ts}"),
             style: Style::Dashed,
             points: ub_pts,
         });
