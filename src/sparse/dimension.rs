@@ -88,7 +88,13 @@ pub fn min_dimension_of(s: &SignMatrix, t: &Rational) -> Option<usize> {
                 let je = (jb + COL_TILE).min(n);
                 for l in lo..hi.min(je) {
                     let a = s.row(l);
-                    for j in jb.max(l + 1)..je {
+                    let mut j = jb.max(l + 1);
+                    while j + 4 <= je {
+                        let b = &s.words()[j * w..(j + 4) * w];
+                        pair4(a, b, d, &thr, &full, &mut safe, &mut bad);
+                        j += 4;
+                    }
+                    for j in j..je {
                         pair(a, s.row(j), d, &thr, &full, &mut safe, &mut bad);
                     }
                 }
@@ -145,22 +151,80 @@ fn pair(
         let g1 = g0 + mk - 2 * i64::from(x.count_ones());
         let s = g0.abs() + g1.abs();
         if s > safe[k] {
-            if s - mk > 2 * thr[base + mk as usize] {
-                bad[k] = full[k];
-            } else {
-                let mut g = g0;
-                for m in 1..=mk as usize {
-                    g += 1 - 2 * ((x >> (m - 1)) & 1) as i64;
-                    if g.abs() > thr[base + m] {
-                        bad[k] |= 1 << (m - 1);
-                    }
+            block(k, x, g0, s, mk, thr, full, safe, bad);
+        }
+        g0 = g1;
+    }
+}
+
+/// [`pair`] for the four pairs (a, b_i), b_0..b_3 consecutive rows packed in `b`:
+/// four independent prefix sums per word (instruction-level parallelism), and
+/// the slow path only when one of the four leaves the fast case.
+#[inline]
+fn pair4(
+    a: &[u64],
+    b: &[u64],
+    d: usize,
+    thr: &[i64],
+    full: &[u64],
+    safe: &mut [i64],
+    bad: &mut [u64],
+) {
+    let w = a.len();
+    let (b0, r) = b.split_at(w);
+    let (b1, r) = r.split_at(w);
+    let (b2, b3) = r.split_at(w);
+    let b3 = &b3[..w];
+    let mut g0 = [0i64; 4];
+    for (k, &x) in a.iter().enumerate() {
+        let xs = [x ^ b0[k], x ^ b1[k], x ^ b2[k], x ^ b3[k]];
+        let mk = (d - 64 * k).min(64) as i64;
+        let mut g1 = [0i64; 4];
+        let mut s = [0i64; 4];
+        for i in 0..4 {
+            g1[i] = g0[i] + mk - 2 * i64::from(xs[i].count_ones());
+            s[i] = g0[i].abs() + g1[i].abs();
+        }
+        if s.iter().any(|&s| s > safe[k]) {
+            for i in 0..4 {
+                if s[i] > safe[k] {
+                    block(k, xs[i], g0[i], s[i], mk, thr, full, safe, bad);
                 }
-            }
-            if bad[k] == full[k] {
-                safe[k] = i64::MAX;
             }
         }
         g0 = g1;
+    }
+}
+
+/// The slow path of one pair in block k (|g₀| + |g₁| = s > safe[k]): the whole
+/// block is violated, or the violations are found column by column.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn block(
+    k: usize,
+    x: u64,
+    g0: i64,
+    s: i64,
+    mk: i64,
+    thr: &[i64],
+    full: &[u64],
+    safe: &mut [i64],
+    bad: &mut [u64],
+) {
+    let base = 64 * k;
+    if s - mk > 2 * thr[base + mk as usize] {
+        bad[k] = full[k];
+    } else {
+        let mut g = g0;
+        for m in 1..=mk as usize {
+            g += 1 - 2 * ((x >> (m - 1)) & 1) as i64;
+            if g.abs() > thr[base + m] {
+                bad[k] |= 1 << (m - 1);
+            }
+        }
+    }
+    if bad[k] == full[k] {
+        safe[k] = i64::MAX;
     }
 }
 

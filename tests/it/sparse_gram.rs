@@ -222,3 +222,20 @@ fn min_dimension_at_the_union_bound_scale() {
     assert!(ok(d));
     assert!(!ok(d - 1));
 }
+
+#[test]
+fn min_dimension_equals_prefix_gram_scans() {
+    // Independent check at a larger size: every prefix certified by the blocked
+    // Gram scan (a different code path), t = 1/4 and t = 1/3.
+    for (seed, (p, q)) in [(1u64, (1u64, 4u64)), (2, (1, 4)), (3, (1, 3))] {
+        let t = Rational::from((p, q));
+        let s = draw_signs(300, 560, seed);
+        let want = (1..=560).find(|&d| {
+            s.prefix(d)
+                .max_abs_offdiag()
+                .is_some_and(|m| m.0 as u64 * q <= p * d as u64)
+        });
+        assert!(want.is_some());
+        assert_eq!(min_dimension_of(&s, &t), want, "seed {seed}");
+    }
+}
