@@ -5,6 +5,6 @@
 //! construction code: what it produces is certified by the kernel.
 
 pub mod construct;
+pub mod dimension;
 pub mod sample;
 pub mod target;
-pub mod dimension;
