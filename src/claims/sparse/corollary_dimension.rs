@@ -418,7 +418,7 @@ fn grid(p: &Params, prec: u32, o: &mut Outcome) {
     o.figure(
         "max d_min / d_formula over the grid",
         worst,
-        "the union-bound formula is conservative: the exact minimal d of the seeds is this fraction of it at most",
+        format!("{worst:.4} (the exact minimal d of the committed seeds is at most this fraction of d_formula)"),
     );
     o.note("(iii) is a consistency check for the committed seeds: each seed's d_min is exact, but d_formula only promises C(t) with probability ≥ 1 − δ, so a failing seed would not refute the corollary.");
     o.tables.push(table);

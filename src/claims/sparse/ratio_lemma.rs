@@ -366,7 +366,11 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.figure(
         "max |E_ij| / η (best witness)",
         best_frac.to_f64(),
-        "largest achieved fraction of the per-term bound η = t*·k·(Δ + ρ); 1 means the bound is attained exactly (k = 1, adversarial)",
+        format!(
+            "{}{} (fraction of the per-term bound η = t*·k·(Δ + ρ) achieved; 1 = attained exactly)",
+            best_frac,
+            if best_frac == 1 { ", attained" } else { "" }
+        ),
     );
     o.tables.push(table);
     let [n, d, k] = p.certificate;

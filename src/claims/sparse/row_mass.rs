@@ -290,7 +290,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.figure(
         "d_formula / ln³ n at the largest n of the table",
         last_ratio,
-        "the mass version needs d = Θ(log³ n) in this construction; the ratio tends to 16k²/ε² slowly (reported apart from sparse/log-dimension)",
+        format!(
+            "{last_ratio:.2} (the mass version needs d = Θ(log³ n) in this construction; the ratio tends to 16k²/ε² slowly)"
+        ),
     );
     o
 }
