@@ -144,6 +144,35 @@ pub fn random_logits(
     SparseRows { n, rows }
 }
 
+/// The two kinds of targets every sparse instance is checked on.
+pub const TARGET_KINDS: [&str; 2] = ["random", "adversarial"];
+
+/// The logits of one target kind for the instance (n, d, k) drawn from `seed`
+/// (shared by ratio-lemma and row-mass so both check the same targets).
+#[allow(clippy::too_many_arguments)]
+pub fn target_logits(
+    kind: &str,
+    s: &SignMatrix,
+    k: usize,
+    delta: &Rational,
+    rho: &Rational,
+    den: u64,
+    seed: u64,
+) -> SparseRows {
+    if kind == "random" {
+        random_logits(
+            s.n(),
+            k,
+            delta,
+            rho,
+            den,
+            seed_for(seed, s.n(), s.d()) ^ (k as u64) << 40,
+        )
+    } else {
+        adversarial_logits(s, k, &Rational::from(delta + rho))
+    }
+}
+
 /// Adversarial logits: row i aims at column j_i (row 0 at the column of the pair
 /// attaining t*), its support is the k rows l ≠ j_i with the largest σ·G_{l j_i}
 /// (σ the sign of the extreme Gram entry), all with B_il = Δ + ρ. For k = 1 row 0
@@ -270,19 +299,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         for &d in &p.ds {
             let s = draw_signs(n, d, seed_for(p.seed, n, d));
             for &k in &p.ks {
-                for kind in ["random", "adversarial"] {
-                    let b = if kind == "random" {
-                        random_logits(
-                            n,
-                            k,
-                            &delta,
-                            &rho,
-                            p.denominator,
-                            seed_for(p.seed, n, d) ^ (k as u64) << 40,
-                        )
-                    } else {
-                        adversarial_logits(&s, k, &top)
-                    };
+                for kind in TARGET_KINDS {
+                    let b = target_logits(kind, &s, k, &delta, &rho, p.denominator, p.seed);
                     let w = Witness::new(s.clone(), b);
                     let id = format!("n = {n}, d = {d}, k = {k}, {kind}");
                     let cert = w.certificate(&ctx.spec.id, prec, &delta, &rho, k);

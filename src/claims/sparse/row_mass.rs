@@ -12,7 +12,7 @@
 //! construction's log³ n growth (never fitted together with sparse/log-dimension).
 
 use super::corollary_dimension::{d_formula_expr, printed_matches, Setting};
-use super::ratio_lemma::{adversarial_logits, random_logits, seed_for};
+use super::ratio_lemma::{seed_for, target_logits, TARGET_KINDS};
 use crate::claims::Ctx;
 use crate::kernel::expr::SparseRows;
 use crate::kernel::{expr, Certainty, Interval, SignMatrix};
@@ -188,19 +188,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let top = Rational::from(&delta + &rho);
         let eta = Rational::from(&ts * k as u64) * &top;
         let two_eta = Rational::from(2 * &eta);
-        for kind in ["random", "adversarial"] {
-            let b = if kind == "random" {
-                random_logits(
-                    n,
-                    k,
-                    &delta,
-                    &rho,
-                    p.denominator,
-                    seed_for(p.seed, n, d) ^ (k as u64) << 40,
-                )
-            } else {
-                adversarial_logits(&s, k, &top)
-            };
+        for kind in TARGET_KINDS {
+            let b = target_logits(kind, &s, k, &delta, &rho, p.denominator, p.seed);
             let id = format!("n = {n}, d = {d}, k = {k}, {kind}");
             let mass = max_row_mass(&s, &b, prec);
             let bound = &Interval::from_i64(prec, (n - 1) as i64)
