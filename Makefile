@@ -28,9 +28,10 @@ lint:
 bench: deps
 	$(CARGO) bench
 
-## anchors: side-by-side timings against python-flint / mpmath / numpy
+## anchors: side-by-side timings against python-flint / mpmath / numpy (run on a quiet machine)
 anchors: deps
 	bash bench/anchors/run_softmax.sh
+	bash bench/anchors/run_gram.sh
 
 deps:
 	@missing=""; \
