@@ -18,7 +18,9 @@
 //!   summed extremal tail, the difference identities hold, and all inequalities
 //!   (including monotonicity in i) are decided exactly.
 
-use super::common::{alibi_tail_inf, slope_exponents, slope_interval, SlopeRule, SplitMix64};
+use super::common::{
+    alibi_tail_inf, check_heads, slope_exponents, slope_interval, SlopeRule, SplitMix64,
+};
 use crate::certificate::Certificate;
 use crate::claims::Ctx;
 use crate::kernel::{expr, log_sum_exp, parse_rational, Certainty, Interval};
@@ -57,13 +59,7 @@ pub struct Params {
 
 impl crate::spec::Params for Params {
     fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.heads, "heads", |&h| {
-            if (1..=64).contains(&h) {
-                Ok(())
-            } else {
-                Err(format!("{h} heads is out of range: use 1 to 64"))
-            }
-        })?;
+        ensure_each(&self.heads, "heads", |&h| check_heads(h))?;
         ensure_each(&self.rules, "rules", |_| Ok(()))?;
         ensure(
             (1..=10_000).contains(&self.instances),

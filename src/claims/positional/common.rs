@@ -294,6 +294,15 @@ pub fn sandwich_centred_expr(r: &str, dbar: u32, from: IndexFrom) -> String {
 
 // ----- validation shared by the Sandwich claims -----
 
+/// A head count H must be between 1 and 64.
+pub fn check_heads(h: usize) -> Result<(), String> {
+    if (1..=64).contains(&h) {
+        Ok(())
+    } else {
+        Err(format!("{h} heads is out of range: use 1 to 64"))
+    }
+}
+
 /// d̄ must be even and between 2 and 4096.
 pub fn check_dbar(d: u32) -> Result<(), String> {
     if (2..=4096).contains(&d) && d % 2 == 0 {

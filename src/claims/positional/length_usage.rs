@@ -15,8 +15,8 @@
 
 use super::alibi_tail_bound::fmt_slope;
 use super::common::{
-    compression_ratio, printed_half_unit, sandwich_centred_many, sandwich_freqs, slope_exponents,
-    slope_interval, IndexFrom, SlopeRule,
+    check_dbar, check_heads, compression_ratio, printed_half_unit, sandwich_centred_many,
+    sandwich_freqs, slope_exponents, slope_interval, IndexFrom, SlopeRule,
 };
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval};
@@ -133,16 +133,8 @@ impl crate::spec::Params for Params {
             "flat_from",
             "must be one of `lengths`",
         )?;
-        ensure(
-            self.sandwich_dbar >= 2 && self.sandwich_dbar % 2 == 0 && self.sandwich_dbar <= 4096,
-            "sandwich_dbar",
-            "must be even and lie in 2..=4096",
-        )?;
-        ensure(
-            (1..=64).contains(&self.sandwich_heads),
-            "sandwich_heads",
-            "must lie in 1..=64",
-        )?;
+        check_dbar(self.sandwich_dbar).map_err(|r| FieldError::new("sandwich_dbar", r))?;
+        check_heads(self.sandwich_heads).map_err(|r| FieldError::new("sandwich_heads", r))?;
         let head_ok = |h: usize| {
             if (1..=self.sandwich_heads).contains(&h) {
                 Ok(())

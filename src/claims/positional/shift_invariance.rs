@@ -18,8 +18,9 @@
 
 use super::alibi_tail_bound::fmt_slope;
 use super::common::{
-    compression_ratio, sandwich_centred_f64, sandwich_centred_many, sandwich_freqs,
-    sandwich_freqs_f64, slope_exponents, slope_interval, IndexFrom, SlopeRule, SplitMix64,
+    check_dbar, check_heads, compression_ratio, sandwich_centred_f64, sandwich_centred_many,
+    sandwich_freqs, sandwich_freqs_f64, slope_exponents, slope_interval, IndexFrom, SlopeRule,
+    SplitMix64,
 };
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, softmax, Certainty, Interval};
@@ -60,13 +61,7 @@ pub struct Params {
 
 impl crate::spec::Params for Params {
     fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.heads, "heads", |&h| {
-            if (1..=64).contains(&h) {
-                Ok(())
-            } else {
-                Err(format!("{h} heads is out of range: use 1 to 64"))
-            }
-        })?;
+        ensure_each(&self.heads, "heads", |&h| check_heads(h))?;
         ensure_each(&self.rules, "rules", |_| Ok(()))?;
         ensure_each(&self.lengths, "lengths", |&l| {
             if (1..=65_536).contains(&l) {
@@ -102,16 +97,8 @@ impl crate::spec::Params for Params {
         let t = parse_rational(&self.max_width)
             .map_err(|e| FieldError::new("max_width", e.to_string()))?;
         ensure(t > 0, "max_width", "must be positive")?;
-        ensure(
-            self.sandwich_dbar >= 2 && self.sandwich_dbar % 2 == 0 && self.sandwich_dbar <= 4096,
-            "sandwich_dbar",
-            "must be even and lie in 2..=4096",
-        )?;
-        ensure(
-            (1..=64).contains(&self.sandwich_heads),
-            "sandwich_heads",
-            "must lie in 1..=64",
-        )?;
+        check_dbar(self.sandwich_dbar).map_err(|r| FieldError::new("sandwich_dbar", r))?;
+        check_heads(self.sandwich_heads).map_err(|r| FieldError::new("sandwich_heads", r))?;
         Ok(())
     }
 }
