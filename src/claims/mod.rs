@@ -5,6 +5,7 @@
 use crate::outcome::Outcome;
 use crate::spec::{Params, Profile, Spec, SpecError};
 
+pub mod clusters;
 pub mod positional;
 pub mod sparse;
 
@@ -58,6 +59,7 @@ macro_rules! claim {
 
 /// Every implemented claim.
 pub static REGISTRY: &[ClaimDef] = &[
+    // clusters
     claim!("positional/alibi-slopes", positional::alibi_slopes),
     claim!("positional/shift-invariance", positional::shift_invariance),
     claim!("positional/alibi-tail-bound", positional::alibi_tail_bound),

@@ -1,0 +1,281 @@
+//! (D): the exact discrete map — a residual attention layer with tied weights —
+//! evaluated in outward-rounded intervals.
+//!
+//! Layer form (clusters.md §1, `e:discreteequation`):
+//!
+//! ```text
+//! x_i^{k+1} = x_i^k + Δt V Σ_j P_ij(x^k) x_j^k,        P_ij(x) = softmax_j ⟨Q x_i, K x_j⟩ = softmax_j x_iᵀ(QᵀK)x_j.
+//! ```
+//!
+//! Rescaled form (`r:discreterescaling`), with R = I + ΔtV invertible and z^k = R^{−k} x^k:
+//!
+//! ```text
+//! z_i^{k+1} = z_i^k + Δt R^{−1} V Σ_j P_ij(R^k z^k) (z_j^k − z_i^k).
+//! ```
+//!
+//! Both forms use Σ_j P_ij x_j = x_i + Σ_j P_ij (x_j − x_i) (exact because Σ_j P_ij = 1):
+//! the interval enclosure of the right side stays tight when tokens cluster,
+//! since the widths of the P_ij multiply differences, not positions. Every
+//! operation is an [`Interval`] operation, so the enclosures contain the exact
+//! iterates of the map for the exact rational data (the containment argument is
+//! the usual one for interval arithmetic: each step applies inclusion-monotone
+//! operations to enclosures of the previous iterate). Softmax is the kernel's
+//! certified `p_i = 1 / (1 + Σ_{j≠i} e^{s_j − s_i})` form, stable for logits of any
+//! size (clusters.md §2: logits reach e^{2λ1 t}‖z‖², so the precision must be about
+//! log2 max|logit| + 60 bits for O(1) logit differences to be resolved).
+
+use super::model::{Mat, System};
+use super::observe::{Invariant, StepView};
+use crate::kernel::{softmax_into, Interval};
+use rug::Rational;
+
+/// Which variable the map iterates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// The layer itself: x^{k+1} = x^k + Δt V Σ_j P_ij x_j.
+    Layer,
+    /// The rescaled tokens z^k = R^{−k} x^k.
+    Rescaled,
+}
+
+/// The state after k steps: the iterated variable, the tokens x^k and the
+/// attention matrix P(x^k), all as interval enclosures (row-major).
+#[derive(Clone, Debug)]
+pub struct State {
+    /// The step index k.
+    pub k: usize,
+    /// The iterated variable: x^k (layer form) or z^k (rescaled form), n × d.
+    pub u: Vec<Interval>,
+    /// The tokens x^k (n × d); equal to `u` in the layer form.
+    pub x: Vec<Interval>,
+    /// P(x^k), n × n.
+    pub p: Vec<Interval>,
+}
+
+/// The discrete map for one system, step size and precision.
+#[derive(Clone, Debug)]
+pub struct DiscreteMap {
+    /// Number of tokens.
+    pub n: usize,
+    /// Dimension.
+    pub d: usize,
+    /// Working precision in bits.
+    pub prec: u32,
+    /// The form iterated.
+    pub form: Form,
+    /// Δt, exact.
+    pub dt: Rational,
+    qk: Vec<Interval>,
+    /// The matrix applied to the attention average: Δt V (layer) or Δt R^{−1} V (rescaled).
+    step_mat: Vec<Interval>,
+    /// R = I + Δt V (rescaled form: x^{k+1} = R x^k ... kept as R^k).
+    r: Vec<Interval>,
+    rk: Vec<Interval>,
+}
+
+/// Why a discrete map cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MapError {
+    /// R = I + ΔtV is singular, so z^k = R^{−k} x^k is undefined.
+    SingularR,
+}
+
+impl std::fmt::Display for MapError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MapError::SingularR => {
+                f.write_str("R = I + Δt·V is singular, so the rescaled map z = R^{-k} x is undefined")
+            }
+        }
+    }
+}
+
+fn mat_intervals(m: &Mat, prec: u32) -> Vec<Interval> {
+    m.to_intervals(prec)
+}
+
+/// `y = A x` for a d × d interval matrix and a d-vector.
+fn mat_vec_into(a: &[Interval], x: &[Interval], d: usize, y: &mut [Interval]) {
+    for (r, yr) in y.iter_mut().enumerate() {
+        let row = &a[r * d..(r + 1) * d];
+        let mut s = &row[0] * &x[0];
+        for c in 1..d {
+            s.add_assign(&(&row[c] * &x[c]));
+        }
+        *yr = s;
+    }
+}
+
+/// `C = A B` for d × d interval matrices.
+fn mat_mul(a: &[Interval], b: &[Interval], d: usize) -> Vec<Interval> {
+    let mut out = Vec::with_capacity(d * d);
+    for i in 0..d {
+        for j in 0..d {
+            let mut s = &a[i * d] * &b[j];
+            for l in 1..d {
+                s.add_assign(&(&a[i * d + l] * &b[l * d + j]));
+            }
+            out.push(s);
+        }
+    }
+    out
+}
+
+impl DiscreteMap {
+    /// Builds the map. The rescaled form needs R = I + ΔtV invertible (checked
+    /// exactly); R^{−1} V is formed in exact rationals and then enclosed.
+    pub fn new(
+        sys: &System,
+        n: usize,
+        dt: &Rational,
+        form: Form,
+        prec: u32,
+    ) -> Result<DiscreteMap, MapError> {
+        let d = sys.d;
+        let r = sys.r(dt);
+        let step = match form {
+            Form::Layer => sys.v.scale(dt),
+            Form::Rescaled => r.inverse().ok_or(MapError::SingularR)?.mul(&sys.v).scale(dt),
+        };
+        Ok(DiscreteMap {
+            n,
+            d,
+            prec,
+            form,
+            dt: dt.clone(),
+            qk: mat_intervals(&sys.qk, prec),
+            step_mat: mat_intervals(&step, prec),
+            r: mat_intervals(&r, prec),
+            rk: mat_intervals(&Mat::identity(d), prec),
+        })
+    }
+
+    /// The attention matrix P(x) (n × n) of tokens x (n × d), certified.
+    pub fn attention(&self, x: &[Interval]) -> Vec<Interval> {
+        let (n, d) = (self.n, self.d);
+        let mut a = vec![Interval::zero(self.prec); n * d];
+        for i in 0..n {
+            mat_vec_into(&self.qk, &x[i * d..(i + 1) * d], d, &mut a[i * d..(i + 1) * d]);
+        }
+        let mut p = Vec::with_capacity(n * n);
+        let mut logits = Vec::with_capacity(n);
+        let mut row = Vec::with_capacity(n);
+        for i in 0..n {
+            logits.clear();
+            let ai = &a[i * d..(i + 1) * d];
+            for j in 0..n {
+                let xj = &x[j * d..(j + 1) * d];
+                let mut s = &ai[0] * &xj[0];
+                for c in 1..d {
+                    s.add_assign(&(&ai[c] * &xj[c]));
+                }
+                logits.push(s);
+            }
+            softmax_into(&logits, self.prec, &mut row);
+            p.append(&mut row);
+        }
+        p
+    }
+
+    /// The initial state from exact tokens (x^0 = z^0).
+    pub fn start(&mut self, tokens: &Mat) -> State {
+        assert_eq!((tokens.rows, tokens.cols), (self.n, self.d));
+        self.rk = mat_intervals(&Mat::identity(self.d), self.prec);
+        let u = tokens.to_intervals(self.prec);
+        let p = self.attention(&u);
+        State {
+            k: 0,
+            x: u.clone(),
+            u,
+            p,
+        }
+    }
+
+    /// One step of the map.
+    pub fn step(&mut self, s: &State) -> State {
+        let (n, d) = (self.n, self.d);
+        let mut u = Vec::with_capacity(n * d);
+        let mut avg = vec![Interval::zero(self.prec); d];
+        let mut upd = vec![Interval::zero(self.prec); d];
+        for i in 0..n {
+            let ui = &s.u[i * d..(i + 1) * d];
+            // avg = Σ_j P_ij (u_j − u_i)   (so that Σ_j P_ij u_j = u_i + avg).
+            for a in avg.iter_mut() {
+                *a = Interval::zero(self.prec);
+            }
+            for j in 0..n {
+                if j == i {
+                    continue;
+                }
+                let pij = &s.p[i * n + j];
+                for c in 0..d {
+                    let diff = &s.u[j * d + c] - &ui[c];
+                    avg[c].add_assign(&(pij * &diff));
+                }
+            }
+            if self.form == Form::Layer {
+                // Σ_j P_ij x_j = x_i + avg.
+                for c in 0..d {
+                    avg[c].add_assign(&ui[c]);
+                }
+            }
+            mat_vec_into(&self.step_mat, &avg, d, &mut upd);
+            for c in 0..d {
+                u.push(&ui[c] + &upd[c]);
+            }
+        }
+        let x = match self.form {
+            Form::Layer => u.clone(),
+            Form::Rescaled => {
+                self.rk = mat_mul(&self.r, &self.rk, d);
+                let mut x = vec![Interval::zero(self.prec); n * d];
+                for i in 0..n {
+                    mat_vec_into(&self.rk, &u[i * d..(i + 1) * d], d, &mut x[i * d..(i + 1) * d]);
+                }
+                x
+            }
+        };
+        let p = self.attention(&x);
+        State { k: s.k + 1, u, x, p }
+    }
+
+    /// Runs `steps` steps from `tokens`, checking every invariant on every step
+    /// and calling `visit` on every state (including the initial one).
+    pub fn run(
+        &mut self,
+        tokens: &Mat,
+        steps: usize,
+        invariants: &mut [Invariant<'_>],
+        mut visit: impl FnMut(&State),
+    ) -> State {
+        let mut s = self.start(tokens);
+        visit(&s);
+        for _ in 0..steps {
+            let next = self.step(&s);
+            let view = StepView {
+                n: self.n,
+                d: self.d,
+                before: &s,
+                after: &next,
+            };
+            for inv in invariants.iter_mut() {
+                inv.check(&view);
+            }
+            visit(&next);
+            s = next;
+        }
+        s
+    }
+}
+
+/// The largest width among enclosures (rounded up, as f64), for precision reports.
+pub fn max_width(v: &[Interval]) -> f64 {
+    v.iter()
+        .map(|x| x.width_up().to_f64_round(rug::float::Round::Up))
+        .fold(0.0, f64::max)
+}
+
+/// Midpoints as f64 (for plots and untrusted summaries only).
+pub fn mids(v: &[Interval]) -> Vec<f64> {
+    v.iter().map(Interval::mid_f64).collect()
+}
