@@ -91,6 +91,56 @@ pub struct Plot {
     pub y_log: bool,
     /// The series.
     pub series: Vec<Series>,
+    /// A heat map drawn instead of the series (absent from the JSON when `None`,
+    /// so plots without one serialise exactly as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heatmap: Option<Heatmap>,
+    /// Draw each series as the path of one moving object (a token): an open circle
+    /// at its first point, a filled dot at its last, and one key (start, end, paths)
+    /// instead of a legend entry per series. Absent from the JSON when `false`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paths: bool,
+}
+
+/// How heat-map values map to colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HeatScale {
+    /// Colour linear in the value on [min, max].
+    Linear,
+    /// Colour linear in log₁₀ of the value on [log₁₀ min, log₁₀ max]; values ≤ min
+    /// (including 0) get the floor colour. `min` must be positive.
+    Log10,
+    /// The values (and `min`, `max`) are already base-10 exponents e of a quantity
+    /// 10^e, for quantities below f64's range (an attention weight of 10^−33860);
+    /// coloured like [`HeatScale::Log10`], −∞ (the quantity 0) gets the floor colour.
+    Exponent10,
+}
+
+/// A matrix drawn as coloured cells (row i top to bottom, column j left to right)
+/// with a colour bar.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Heatmap {
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// The values, row-major (`rows × cols`; missing or NaN cells are drawn grey).
+    pub values: Vec<f64>,
+    /// Value-to-colour map.
+    pub scale: HeatScale,
+    /// Bottom of the colour range (values at or below it get the floor colour).
+    pub min: f64,
+    /// Top of the colour range (values at or above it get the top colour).
+    pub max: f64,
+    /// Caption of the colour bar.
+    pub label: String,
+    /// Row labels (default: 1, 2, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_labels: Option<Vec<String>>,
+    /// Column labels (default: 1, 2, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub col_labels: Option<Vec<String>>,
 }
 
 /// Everything a claim's run produces. The verdict is not chosen here: it is

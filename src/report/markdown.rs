@@ -48,6 +48,11 @@ pub fn report_markdown(r: &Report) -> String {
     if let Some(reason) = &r.reason {
         let _ = writeln!(s, "Reason: {reason}\n");
     }
+    let parts = crate::verdict::Verdict::by_part(&r.checks);
+    if !parts.is_empty() {
+        let list: Vec<String> = parts.iter().map(|(p, v)| format!("{p}: **{v}**")).collect();
+        let _ = writeln!(s, "By part: {}\n", list.join(" · "));
+    }
     for line in r.statement.lines() {
         let _ = writeln!(s, "> {line}");
     }
@@ -101,7 +106,10 @@ pub fn report_markdown(r: &Report) -> String {
                 s,
                 "| {} | {} | {kind} | {} | {} |",
                 i + 1,
-                cell(&c.name),
+                match &c.part {
+                    Some(p) => cell(&format!("{p}: {}", c.name)),
+                    None => cell(&c.name),
+                },
                 result_word(c.kind, c.result),
                 cell(&c.detail)
             );

@@ -4,6 +4,8 @@
 use crate::outcome::{Plot, Style};
 use std::fmt::Write;
 
+mod heatmap;
+
 const W: f64 = 640.0;
 const H: f64 = 400.0;
 const ML: f64 = 70.0;
@@ -90,8 +92,12 @@ fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     out
 }
 
-/// Renders a plot as an SVG document.
+/// Renders a plot as an SVG document: the heat map if the plot has one (its series
+/// are then not drawn), else the series.
 pub fn render_svg(p: &Plot) -> String {
+    if let Some(h) = &p.heatmap {
+        return heatmap::render(p, h);
+    }
     let tx = |v: f64| if p.x_log { v.log10() } else { v };
     let ty = |v: f64| if p.y_log { v.log10() } else { v };
     let pts: Vec<Vec<(f64, f64)>> = p
@@ -206,6 +212,7 @@ pub fn render_svg(p: &Plot) -> String {
         MT + ph / 2.0,
         esc(&p.y_label)
     );
+    let mut markers = String::new();
     for (k, (ser, pts)) in p.series.iter().zip(&pts).enumerate() {
         let c = COLORS[k % COLORS.len()];
         match ser.style {
@@ -235,6 +242,24 @@ pub fn render_svg(p: &Plot) -> String {
                     d.join(" ")
                 );
             }
+        }
+        if p.paths {
+            // Markers go on top of every path, so no later path hides an end point.
+            if let (Some(&(xa, ya)), Some(&(xb, yb))) = (pts.first(), pts.last()) {
+                let _ = writeln!(
+                    markers,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="white" stroke="{c}" stroke-width="1.5"/>"#,
+                    sx(xa),
+                    sy(ya)
+                );
+                let _ = writeln!(
+                    markers,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{c}"/>"#,
+                    sx(xb),
+                    sy(yb)
+                );
+            }
+            continue;
         }
         let ly = MT + 10.0 + 16.0 * k as f64;
         let lx = ML + pw + 10.0;
@@ -267,6 +292,51 @@ pub fn render_svg(p: &Plot) -> String {
             esc(&ser.name)
         );
     }
+    if p.paths {
+        s.push_str(&markers);
+        paths_key(&mut s, ML + pw + 10.0, p.series.len());
+    }
     s.push_str("</svg>\n");
     s
+}
+
+/// The key of a paths plot: one line for the paths, one marker each for start and end.
+fn paths_key(s: &mut String, lx: f64, count: usize) {
+    let ly = MT + 10.0;
+    let _ = writeln!(
+        s,
+        r##"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="#555" stroke-width="2"/>"##,
+        lx + 18.0
+    );
+    let plural = if count == 1 { "" } else { "s" };
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}">{count} path{plural}</text>"#,
+        lx + 22.0,
+        ly + 4.0
+    );
+    let _ = writeln!(
+        s,
+        r##"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="white" stroke="#555" stroke-width="1.5"/>"##,
+        lx + 9.0,
+        ly + 16.0
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}">start</text>"#,
+        lx + 22.0,
+        ly + 20.0
+    );
+    let _ = writeln!(
+        s,
+        r##"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="#555"/>"##,
+        lx + 9.0,
+        ly + 32.0
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}">end</text>"#,
+        lx + 22.0,
+        ly + 36.0
+    );
 }

@@ -808,5 +808,7 @@ fn plot_t_max(prec: u32) -> Plot {
         x_log: true,
         y_log: false,
         series,
+        heatmap: None,
+        paths: false,
     }
 }

@@ -268,6 +268,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         x_log: true,
         y_log: true,
         series: Vec::new(),
+        heatmap: None,
+        paths: false,
     };
 
     let mut ceil_c = Vec::new();

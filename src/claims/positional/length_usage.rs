@@ -614,6 +614,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         x_log: true,
         y_log: false,
         series,
+        heatmap: None,
+        paths: false,
     });
     o.note(
         "Rigour. (i), (ii), the §3 table, the certified growth factor and (iii) are certified finite statements; \

@@ -399,6 +399,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         x_log: true,
         y_log: true,
         series: Vec::new(),
+        heatmap: None,
+        paths: false,
     };
     let mut all_ok = true;
     let mut growth_ok = true;

@@ -464,6 +464,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 points: vec![(mn.r as f64, mids[mn.r as usize])],
             },
         ],
+        heatmap: None,
+        paths: false,
     });
     o.note(
         "The Sandwich construction (index set, centring, d̄) is [unconfirmed]: both index conventions are checked; \

@@ -831,6 +831,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         x_log: true,
         y_log: false,
         series: plot_series,
+        heatmap: None,
+        paths: false,
     });
     o.note(
         "Rigour: the logarithmic trend is a heuristic over 1 ≪ r ≪ 10⁴ (f64 least-squares fits are observations), so \

@@ -979,6 +979,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             x_log: true,
             y_log: true,
             series,
+            heatmap: None,
+            paths: false,
         });
     }
     o.note(

@@ -436,6 +436,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         x_log: false,
         y_log: false,
         series,
+        heatmap: None,
+        paths: false,
     });
     o.note(
         "Window convention W1 (0 ≤ r ≤ w − 1) vs W2 (0 ≤ r ≤ w) is [unconfirmed]; both are checked. The paper's \

@@ -199,6 +199,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         x_log: false,
         y_log: false,
         series: Vec::new(),
+        heatmap: None,
+        paths: false,
     };
     let mut table = Table::new(
         "d_min(n): quantile over seeds of the smallest d with t*(d) ≤ t (exact per seed)",
