@@ -80,6 +80,34 @@ impl Verdict {
     }
 }
 
+impl Verdict {
+    /// The verdict of each part (in order of first appearance), each derived by
+    /// [`Verdict::from_checks`] from that part's checks alone; empty when no check
+    /// carries a part label.
+    pub fn by_part(checks: &[Check]) -> Vec<(String, Verdict)> {
+        let mut parts: Vec<String> = Vec::new();
+        for c in checks {
+            if let Some(p) = &c.part {
+                if !parts.contains(p) {
+                    parts.push(p.clone());
+                }
+            }
+        }
+        parts
+            .into_iter()
+            .map(|p| {
+                let sub: Vec<Check> = checks
+                    .iter()
+                    .filter(|c| c.part.as_deref() == Some(p.as_str()))
+                    .cloned()
+                    .collect();
+                let v = Verdict::from_checks(&sub).0;
+                (p, v)
+            })
+            .collect()
+    }
+}
+
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -107,12 +135,17 @@ pub struct Check {
     pub result: Certainty,
     /// Evidence: the enclosures or values compared.
     pub detail: String,
+    /// The part of the claim it belongs to (e.g. "(D) discrete map", "(F) flow"),
+    /// for claims whose parts reach different rigour; absent from the JSON when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
 }
 
 /// Accumulates checks for a claim run.
 #[derive(Clone, Debug, Default)]
 pub struct Checks {
     list: Vec<Check>,
+    part: Option<String>,
 }
 
 impl Checks {
@@ -132,6 +165,7 @@ impl Checks {
             kind: CheckKind::Certified,
             result,
             detail: detail.into(),
+            part: self.part.clone(),
         });
         result
     }
@@ -147,8 +181,15 @@ impl Checks {
             kind: CheckKind::Observed,
             result: Certainty::exact(ok),
             detail: detail.into(),
+            part: self.part.clone(),
         });
         ok
+    }
+    /// Tags every check recorded from now on with a part label (`None` ends tagging).
+    /// The report then shows the verdict of each part beside the overall one
+    /// ([`Verdict::by_part`]).
+    pub fn set_part(&mut self, part: Option<&str>) {
+        self.part = part.map(str::to_string);
     }
     /// The checks recorded so far.
     pub fn as_slice(&self) -> &[Check] {
@@ -173,6 +214,7 @@ mod tests {
             kind,
             result,
             detail: String::new(),
+            part: None,
         }
     }
     #[test]

@@ -60,6 +60,16 @@ macro_rules! claim {
 /// Every implemented claim.
 pub static REGISTRY: &[ClaimDef] = &[
     // clusters
+    claim!(
+        "clusters/paranormal-proof-gap",
+        clusters::paranormal_proof_gap
+    ),
+    claim!("clusters/higher-dim-remark", clusters::higher_dim_remark),
+    claim!("clusters/boolean-limit", clusters::boolean_limit),
+    claim!("clusters/growth-bound", clusters::growth_bound),
+    claim!("clusters/stability", clusters::stability),
+    claim!("clusters/collapse", clusters::collapse),
+    claim!("clusters/rescaling", clusters::rescaling),
     claim!("positional/alibi-slopes", positional::alibi_slopes),
     claim!("positional/shift-invariance", positional::shift_invariance),
     claim!("positional/alibi-tail-bound", positional::alibi_tail_bound),

@@ -83,9 +83,9 @@ pub enum MapError {
 impl std::fmt::Display for MapError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            MapError::SingularR => {
-                f.write_str("R = I + Δt·V is singular, so the rescaled map z = R^{-k} x is undefined")
-            }
+            MapError::SingularR => f.write_str(
+                "R = I + Δt·V is singular, so the rescaled map z = R^{-k} x is undefined",
+            ),
         }
     }
 }
@@ -135,7 +135,11 @@ impl DiscreteMap {
         let r = sys.r(dt);
         let step = match form {
             Form::Layer => sys.v.scale(dt),
-            Form::Rescaled => r.inverse().ok_or(MapError::SingularR)?.mul(&sys.v).scale(dt),
+            Form::Rescaled => r
+                .inverse()
+                .ok_or(MapError::SingularR)?
+                .mul(&sys.v)
+                .scale(dt),
         };
         Ok(DiscreteMap {
             n,
@@ -155,7 +159,12 @@ impl DiscreteMap {
         let (n, d) = (self.n, self.d);
         let mut a = vec![Interval::zero(self.prec); n * d];
         for i in 0..n {
-            mat_vec_into(&self.qk, &x[i * d..(i + 1) * d], d, &mut a[i * d..(i + 1) * d]);
+            mat_vec_into(
+                &self.qk,
+                &x[i * d..(i + 1) * d],
+                d,
+                &mut a[i * d..(i + 1) * d],
+            );
         }
         let mut p = Vec::with_capacity(n * n);
         let mut logits = Vec::with_capacity(n);
@@ -230,13 +239,23 @@ impl DiscreteMap {
                 self.rk = mat_mul(&self.r, &self.rk, d);
                 let mut x = vec![Interval::zero(self.prec); n * d];
                 for i in 0..n {
-                    mat_vec_into(&self.rk, &u[i * d..(i + 1) * d], d, &mut x[i * d..(i + 1) * d]);
+                    mat_vec_into(
+                        &self.rk,
+                        &u[i * d..(i + 1) * d],
+                        d,
+                        &mut x[i * d..(i + 1) * d],
+                    );
                 }
                 x
             }
         };
         let p = self.attention(&x);
-        State { k: s.k + 1, u, x, p }
+        State {
+            k: s.k + 1,
+            u,
+            x,
+            p,
+        }
     }
 
     /// Runs `steps` steps from `tokens`, checking every invariant on every step

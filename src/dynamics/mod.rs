@@ -11,6 +11,11 @@
 //! [`model`] holds the exact system (Q, K, V as rationals) and the spec types that
 //! describe matrices and initial tokens.
 
-pub mod model;
 pub mod discrete;
+pub mod dot;
+pub mod expm;
+pub mod flow;
+pub mod model;
 pub mod observe;
+pub mod plots;
+pub mod workloads;

@@ -158,8 +158,7 @@ impl Mat {
     }
     /// Whether the matrix is symmetric.
     pub fn is_symmetric(&self) -> bool {
-        self.is_square()
-            && (0..self.rows).all(|i| (0..i).all(|j| self.at(i, j) == self.at(j, i)))
+        self.is_square() && (0..self.rows).all(|i| (0..i).all(|j| self.at(i, j) == self.at(j, i)))
     }
     /// Whether a symmetric matrix is positive definite (exact: all leading
     /// principal minors positive, by fraction-free elimination — Sylvester's criterion).
@@ -275,7 +274,12 @@ impl MatrixSpec {
     /// Resolves to an exact matrix. `rows`/`cols` give the expected shape; a
     /// `None` row count accepts any (e.g. Q, K ∈ ℝ^{m×d}). Errors name `field`
     /// (and the entry, e.g. `v[1][0]`).
-    pub fn resolve(&self, field: &str, rows: Option<usize>, cols: usize) -> Result<Mat, FieldError> {
+    pub fn resolve(
+        &self,
+        field: &str,
+        rows: Option<usize>,
+        cols: usize,
+    ) -> Result<Mat, FieldError> {
         let m = match self {
             MatrixSpec::Named(s) => {
                 let n = rows.unwrap_or(cols);
@@ -388,7 +392,10 @@ pub fn random_dyadic(
         data.push(Rational::from((m, scale.clone())));
     }
     if rows == 0 || cols == 0 {
-        return Err(FieldError::new(field, "a matrix needs at least one row and column"));
+        return Err(FieldError::new(
+            field,
+            "a matrix needs at least one row and column",
+        ));
     }
     Ok(Mat { rows, cols, data })
 }

@@ -118,13 +118,20 @@ impl<'f> Invariant<'f> {
     }
     /// Records the invariant as a certified check: proven on every step.
     pub fn certify_into(&self, checks: &mut Checks) {
-        checks.certify(self.name.clone(), self.tally.certainty(), self.tally.summary());
+        checks.certify(
+            self.name.clone(),
+            self.tally.certainty(),
+            self.tally.summary(),
+        );
     }
     /// Records the invariant as a certified consistency check (for theorems of
     /// the map: "the enclosures never certify a violation").
     pub fn certify_consistency_into(&self, checks: &mut Checks) {
         checks.certify(
-            format!("{} (a theorem of the map; no step certifiably violates it)", self.name),
+            format!(
+                "{} (a theorem of the map; no step certifiably violates it)",
+                self.name
+            ),
             self.tally.consistency(),
             self.tally.summary(),
         );

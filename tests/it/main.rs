@@ -1,6 +1,10 @@
 //! The one integration-test crate: kernel properties, claims, reports, CLI.
 #![allow(dead_code)]
 mod cli;
+mod clusters_boolean;
+mod clusters_dynamics;
+mod clusters_remark;
+mod dynamics_flow;
 mod fast_softmax;
 mod kernel;
 mod kernel_arith;
@@ -10,6 +14,7 @@ mod kernel_softmax;
 mod positional_alibi;
 mod positional_sandwich;
 mod positional_slopes;
+mod report_svg;
 mod reports;
 mod sparse_claims;
 mod sparse_gram;

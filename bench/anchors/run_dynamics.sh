@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Times the flow engine (src/dynamics/flow.rs: MPFR RK4 with P recomputed at every
+# stage) side by side with the same RK4 in mpmath (mp.prec = 128) and numpy float64
+# (bench/anchors/dynamics.py):
+#   1. n = 20, d = 2, Q = K = V = I, T = 5, h = 1/10 (examples/flow_bench.rs; target ≥ 30× mpmath);
+#   2. n = d = 128, the authors' largest run made exact, T = 15, h = 1/10 at 128 and 256 bits
+#      (examples/flow_cupy.rs; target < 60 s on 2 cores), against numpy float64.
+# Prints Markdown tables. Run it on a quiet machine (check `uptime`): times are wall clock.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+python3 -c "import mpmath, numpy" 2>/dev/null || pip install --quiet mpmath numpy
+cargo build --release --quiet --example flow_bench --example flow_cupy
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+target/release/examples/flow_cupy --dump "$tmp"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+small=$(target/release/examples/flow_bench 9)
+echo "ours (small): ${small:0:200}…" >&2
+cupy128=$(target/release/examples/flow_cupy 128)
+echo "ours (n = 128, 128 bits): $cupy128" >&2
+cupy256=$(target/release/examples/flow_cupy 256)
+echo "ours (n = 128, 256 bits): $cupy256" >&2
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+python3 bench/anchors/dynamics.py --ours-small "$small" --ours-cupy "$cupy128" --ours-cupy "$cupy256" --data "$tmp" "$@"

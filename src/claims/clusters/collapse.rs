@@ -1,0 +1,326 @@
+//! clusters/collapse ([paper] `t:cas-Idintro`, `l:cas1circle`, `l:stationary`,
+//! `e:finiteinegral`; clusters.md §3).
+//!
+//! Claim: for V = −I_d and QᵀK = I_d, ‖x_i(t)‖ → 0 for every i, hence P(t) → J/n.
+//! Supporting facts: ‖x_i(t)‖ ≤ max{max_j ‖x_j(0)‖, √(2n)}; the Lyapunov function
+//! 𝓛 = Σ_i Σ_j e^{⟨x_i, x_j⟩} is nonincreasing (d𝓛/dt = −2 Σ_i Z_i ‖ẋ_i‖²), and
+//! 𝓛 ≥ n² + ‖Σ_i x_i‖² ≥ n² [derived: e^s ≥ 1 + s termwise].
+//!
+//! Checks, on the discrete map (D) with Δt from the spec, in outward-rounded
+//! intervals:
+//! - per step (certified for this instance): 𝓛(x^{k+1}) ≤ 𝓛(x^k), and the ball bound
+//!   ‖x_i^k‖ ≤ max{max_j ‖x_j^0‖, √(2n)} — continuous-time statements, so a failure at
+//!   a large Δt would not refute the paper (the report would say so);
+//! - at the horizon (observed; the proof is by compactness, no rate): with the
+//!   rate guide of clusters.md (deviations from the mean decay like t^{−1/2}),
+//!   max_i ‖x(4T)‖ ≤ 0.6 · max_i ‖x(T)‖ for T ≥ 10, and 𝓛 − n² decreasing over the
+//!   sampled times; the same outcome at the spec precision and at twice it.
+
+use super::common::{build_all, fmt_q, hi_f64, InstanceSpec};
+use crate::claims::Ctx;
+use crate::dynamics::discrete::{DiscreteMap, Form, State};
+use crate::dynamics::model::Mat;
+use crate::dynamics::observe::{max_all, sq_norms, Tally};
+use crate::kernel::Interval;
+use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::spec::{ensure, exact, FieldError};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of clusters/collapse.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// The witnesses: V = −I and QᵀK = I are required; `steps` is ignored in
+    /// favour of `t_first` (the run goes to 4·t_first).
+    pub instances: Vec<InstanceSpec>,
+    /// T: the ratio is asserted between T and 4T (T ≥ 10).
+    pub t_first: String,
+    /// The asserted ratio bound max‖x(4T)‖ / max‖x(T)‖ (clusters.md: 0.6).
+    pub ratio_bound: String,
+}
+
+const MAX_STEPS: usize = 1_000_000;
+
+fn check_hypotheses(insts: &[super::common::Instance]) -> Result<(), FieldError> {
+    for (i, inst) in insts.iter().enumerate() {
+        let d = inst.sys.d;
+        let minus_i = Mat::identity(d).scale(&rug::Rational::from(-1));
+        ensure(
+            inst.sys.v == minus_i,
+            format!("instances[{i}].v"),
+            "this claim is proved for V = −I (use v = \"-I\")",
+        )?;
+        ensure(
+            inst.sys.qk == Mat::identity(d),
+            format!("instances[{i}].q"),
+            "this claim is proved for QᵀK = I (use q = k = \"I\")",
+        )?;
+    }
+    Ok(())
+}
+
+impl crate::spec::Params for Params {
+    fn validate(&self) -> Result<(), FieldError> {
+        let insts = build_all(&self.instances, "instances", MAX_STEPS)?;
+        check_hypotheses(&insts)?;
+        let t = exact("t_first", &self.t_first)?;
+        ensure(t >= 10, "t_first", "the ratio assertion is for T ≥ 10")?;
+        for (i, inst) in insts.iter().enumerate() {
+            let steps = rug::Rational::from(&t * 4u32) / &inst.dt;
+            ensure(
+                *steps.denom() == 1 && steps <= MAX_STEPS,
+                format!("instances[{i}].dt"),
+                "4·t_first must be a whole number of steps (at most 10^6)",
+            )?;
+        }
+        let r = exact("ratio_bound", &self.ratio_bound)?;
+        ensure(r > 0 && r < 1, "ratio_bound", "must be in (0, 1)")
+    }
+}
+
+/// 𝓛 = Σ_i Σ_j e^{⟨x_i, x_j⟩} = Σ_i e^{‖x_i‖²} + 2 Σ_{i<j} e^{⟨x_i, x_j⟩}, enclosed.
+fn lyapunov(x: &[Interval], n: usize, d: usize) -> Interval {
+    let prec = x[0].prec();
+    let mut diag = Interval::zero(prec);
+    let mut off = Interval::zero(prec);
+    for i in 0..n {
+        for j in i..n {
+            let mut g = &x[i * d] * &x[j * d];
+            for c in 1..d {
+                g.add_assign(&(&x[i * d + c] * &x[j * d + c]));
+            }
+            if i == j {
+                diag.add_assign(&g.exp());
+            } else {
+                off.add_assign(&g.exp());
+            }
+        }
+    }
+    &diag + &off.mul_i64(2)
+}
+
+/// max_ij |P_ij − 1/n|, enclosed.
+fn dist_uniform(s: &State, n: usize) -> Interval {
+    let u = Interval::one(s.p[0].prec()).div_i64(n as i64);
+    max_all(&s.p.iter().map(|p| (p - &u).abs()).collect::<Vec<_>>())
+}
+
+/// What one run records at the sample times.
+struct Run {
+    states: Vec<(f64, Vec<f64>)>,
+    p_final: Vec<Interval>,
+    samples: Vec<(f64, Interval, Interval, Interval)>, // t, max‖x‖, ‖P − J/n‖_max, 𝓛 − n²
+    lyap: Tally,
+    ball: Tally,
+    at_t: Interval,
+    at_4t: Interval,
+}
+
+/// One run of (D); `certify` evaluates the per-step Lyapunov and ball checks
+/// (the second-precision run only compares the structure at T and 4T).
+fn simulate(
+    inst: &super::common::Instance,
+    steps: usize,
+    k_first: usize,
+    prec: u32,
+    certify: bool,
+) -> Run {
+    let (n, d) = (inst.n, inst.sys.d);
+    let mut map = DiscreteMap::new(&inst.sys, n, &inst.dt, Form::Layer, prec).expect("layer");
+    let n2 = Interval::from_i64(prec, (n * n) as i64);
+    let r0 = max_all(&sq_norms(&inst.tokens.to_intervals(prec), n, d));
+    let ball = r0.max(&Interval::from_i64(prec, 2 * n as i64)); // squared radius
+    let dt = inst.dt.to_f64();
+    let mut s = map.start(&inst.tokens);
+    let mut l_prev = lyapunov(&s.x, n, d);
+    let mut run = Run {
+        states: Vec::new(),
+        p_final: Vec::new(),
+        samples: Vec::new(),
+        lyap: Tally::default(),
+        ball: Tally::default(),
+        at_t: Interval::zero(prec),
+        at_4t: Interval::zero(prec),
+    };
+    let sample_every = (steps / 40).max(1);
+    let record = |s: &State, l: &Interval, run: &mut Run| {
+        let m = max_all(&sq_norms(&s.x, n, d)).sqrt();
+        run.samples
+            .push((s.k as f64 * dt, m, dist_uniform(s, n), l - &n2));
+        run.states
+            .push((s.k as f64 * dt, crate::dynamics::discrete::mids(&s.x)));
+    };
+    record(&s, &l_prev, &mut run);
+    for _ in 0..steps {
+        let next = map.step(&s);
+        let sampled = next.k % sample_every == 0 || next.k == steps;
+        let m2 = max_all(&sq_norms(&next.x, n, d));
+        let l = if certify || sampled {
+            lyapunov(&next.x, n, d)
+        } else {
+            l_prev.clone()
+        };
+        if certify {
+            run.lyap.record(next.k, &(&l_prev - &l));
+            run.ball.record(next.k, &(&ball - &m2));
+        }
+        if sampled {
+            record(&next, &l, &mut run);
+        }
+        if next.k == k_first {
+            run.at_t = m2.sqrt();
+        }
+        if next.k == steps {
+            run.at_4t = m2.sqrt();
+        }
+        l_prev = l;
+        s = next;
+    }
+    run.p_final = s.p;
+    run
+}
+
+/// Runs the claim.
+pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+    let mut out = Outcome::new();
+    let insts = build_all(&p.instances, "instances", MAX_STEPS).expect("validated");
+    let t_first = exact("t_first", &p.t_first).expect("validated");
+    let bound = exact("ratio_bound", &p.ratio_bound).expect("validated");
+    let prec = ctx.prec();
+    let mut summary = Table::new(
+        "Collapse: max_i ‖x_i‖ at T and 4T (enclosures), at two precisions",
+        &[
+            "instance",
+            "Δt",
+            "max‖x(0)‖",
+            "max‖x(T)‖",
+            "max‖x(4T)‖",
+            "ratio",
+            &format!("ratio ≤ {}", fmt_q(&bound)),
+            "ratio at 2× precision",
+        ],
+    );
+    let mut plot = Plot {
+        slug: "decay".into(),
+        title: "max_i ‖x_i(t)‖ and 𝓛 − n² on the discrete map (V = −I, QᵀK = I)".into(),
+        x_label: "t".into(),
+        y_label: "value".into(),
+        x_log: true,
+        y_log: true,
+        series: Vec::new(),
+        heatmap: None,
+        paths: false,
+    };
+    let mut worst_ratio: f64 = 0.0;
+    for (idx, inst) in insts.iter().enumerate() {
+        let steps_q = rug::Rational::from(&t_first * 4u32) / &inst.dt;
+        let steps = steps_q.numer().to_usize().expect("validated");
+        let k_first = steps / 4;
+        let a = simulate(inst, steps, k_first, prec, true);
+        let b = simulate(inst, steps, k_first, 2 * prec, false);
+        for (what, t) in [
+            ("𝓛 nonincreasing", &a.lyap),
+            ("ball bound max{max‖x(0)‖, √(2n)}", &a.ball),
+        ] {
+            out.checks.certify(
+                format!("{}: {what} on every step of (D)", inst.name),
+                t.certainty(),
+                t.summary(),
+            );
+        }
+        let ratio = &a.at_4t / &a.at_t;
+        let ratio2 = &b.at_4t / &b.at_t;
+        let bq = Interval::from_rational(prec, &bound);
+        let ok = ratio.le(&bq).is_true();
+        let ok2 = ratio2.le(&bq.with_prec(2 * prec)).is_true();
+        out.checks.observe(
+            format!(
+                "{}: max‖x(4T)‖ ≤ {}·max‖x(T)‖ at T = {} (rate guide), at {prec} and {} bits",
+                inst.name,
+                fmt_q(&bound),
+                fmt_q(&t_first),
+                2 * prec
+            ),
+            ok && ok2,
+            format!(
+                "ratio ∈ {} ({prec} bits), {} ({} bits)",
+                ratio.fmt_outward(6),
+                ratio2.fmt_outward(6),
+                2 * prec
+            ),
+        );
+        let decreasing = a.samples.windows(2).all(|w| w[1].3.lt(&w[0].3).is_true());
+        out.checks.observe(
+            format!("{}: 𝓛 − n² decreasing over the sampled times", inst.name),
+            decreasing,
+            format!(
+                "𝓛 − n² from {} to {}",
+                a.samples[0].3.fmt_outward(6),
+                a.samples.last().unwrap().3.fmt_outward(6)
+            ),
+        );
+        worst_ratio = worst_ratio.max(hi_f64(&ratio));
+        if idx == 0 {
+            let (times, states): (Vec<f64>, Vec<Vec<f64>>) = a.states.iter().cloned().unzip();
+            super::common::add_visuals(
+                &mut out, "run", &inst.name, &times, &states, inst.n, inst.sys.d, &a.p_final,
+            );
+        }
+        summary.row(vec![
+            inst.name.clone(),
+            fmt_q(&inst.dt),
+            a.samples[0].1.fmt_outward(6),
+            a.at_t.fmt_outward(6),
+            a.at_4t.fmt_outward(6),
+            ratio.fmt_outward(6),
+            if ok { "yes".into() } else { "no".into() },
+            ratio2.fmt_outward(6),
+        ]);
+        let mut t = Table::new(
+            format!("{}: samples", inst.name),
+            &["t", "max_i ‖x_i‖", "max_ij |P_ij − 1/n|", "𝓛 − n²"],
+        );
+        let stride = (a.samples.len() / 8).max(1);
+        for (i, (tt, m, pu, l)) in a.samples.iter().enumerate() {
+            if i % stride == 0 || i + 1 == a.samples.len() {
+                t.row(vec![
+                    format!("{tt:.2}"),
+                    m.fmt_outward(6),
+                    pu.fmt_outward(6),
+                    l.fmt_outward(6),
+                ]);
+            }
+        }
+        out.tables.push(t);
+        let pos = |f: &dyn Fn(&(f64, Interval, Interval, Interval)) -> f64| {
+            a.samples
+                .iter()
+                .filter(|s| s.0 > 0.0)
+                .map(|s| (s.0, f(s)))
+                .collect::<Vec<_>>()
+        };
+        plot.series.push(Series {
+            name: format!("{}: max‖x‖", inst.name),
+            style: Style::Line,
+            points: pos(&|s| s.1.mid_f64()),
+        });
+        plot.series.push(Series {
+            name: format!("{}: 𝓛 − n²", inst.name),
+            style: Style::Dashed,
+            points: pos(&|s| s.3.mid_f64()),
+        });
+    }
+    out.figure(
+        "worst_ratio",
+        worst_ratio,
+        format!("largest max‖x(4T)‖ / max‖x(T)‖ over the witnesses (upper end): {worst_ratio:.6}"),
+    );
+    out.tables.insert(0, summary);
+    out.plots.push(plot);
+    out.note(
+        "No rate is stated in the paper (the proof is by compactness). The rate guide of clusters.md (deviations \
+         from the mean obey ẏ ≈ −Cy with Ċ ≈ −2C², so ‖y‖ ~ t^{−1/2} and the ratio over a ×4 time step tends to \
+         1/2) is a derived heuristic; 0.6 is its asserted bound for T ≥ 10.",
+    );
+    out
+}

@@ -1,0 +1,187 @@
+//! Shared pieces of the clusters claims: a witness instance as written in a spec
+//! (system, tokens, step, horizon), its validation with field-naming errors, and
+//! small report helpers.
+
+use crate::dynamics::model::{tokens, Mat, MatrixSpec, System};
+use crate::kernel::Interval;
+use crate::spec::{exact, FieldError};
+use rug::Rational;
+use serde::{Deserialize, Serialize};
+
+fn identity() -> MatrixSpec {
+    MatrixSpec::Named("I".into())
+}
+
+/// One witness of a discrete-map claim.
+///
+/// ```toml
+/// [[params.instances]]
+/// name = "random n = 10, d = 4"
+/// n = 10
+/// d = 4
+/// q = { uniform = ["-1", "1"], seed = 11 }
+/// k = { uniform = ["-1", "1"], seed = 12 }
+/// v = { uniform = ["-1", "1"], seed = 13 }
+/// tokens = { uniform = ["-1", "1"], seed = 14 }
+/// dt = "1/10"
+/// steps = 50
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstanceSpec {
+    /// A short label for tables.
+    pub name: String,
+    /// Number of tokens.
+    pub n: usize,
+    /// Dimension.
+    pub d: usize,
+    /// Q (m × d; default I).
+    #[serde(default = "identity")]
+    pub q: MatrixSpec,
+    /// K (m × d; default I).
+    #[serde(default = "identity")]
+    pub k: MatrixSpec,
+    /// V (d × d; default I).
+    #[serde(default = "identity")]
+    pub v: MatrixSpec,
+    /// Initial tokens (n × d).
+    pub tokens: MatrixSpec,
+    /// The step Δt (exact literal, > 0).
+    pub dt: String,
+    /// Number of steps of the discrete map.
+    pub steps: usize,
+}
+
+/// A resolved instance: exact data.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// Label.
+    pub name: String,
+    /// Number of tokens.
+    pub n: usize,
+    /// The system.
+    pub sys: System,
+    /// Initial tokens.
+    pub tokens: Mat,
+    /// Δt.
+    pub dt: Rational,
+    /// Steps.
+    pub steps: usize,
+}
+
+/// Prefixes a field error with the instance's path (`instances[2].`).
+pub fn prefixed(prefix: &str, e: FieldError) -> FieldError {
+    FieldError::new(format!("{prefix}.{}", e.field), e.reason)
+}
+
+impl InstanceSpec {
+    /// Resolves and validates the instance; errors name `prefix.field`.
+    /// `max_steps` bounds the horizon (a budget, stated in the error).
+    pub fn build(&self, prefix: &str, max_steps: usize) -> Result<Instance, FieldError> {
+        let sys = System::from_specs(self.d, &self.q, &self.k, &self.v)
+            .map_err(|e| prefixed(prefix, e))?;
+        if self.n < 1 || self.n > 512 {
+            return Err(FieldError::new(
+                format!("{prefix}.n"),
+                "must be between 1 and 512",
+            ));
+        }
+        let toks = tokens("tokens", &self.tokens, self.n, self.d, false)
+            .map_err(|e| prefixed(prefix, e))?;
+        let dt = exact(&format!("{prefix}.dt"), &self.dt)?;
+        if dt <= 0 {
+            return Err(FieldError::new(format!("{prefix}.dt"), "must be positive"));
+        }
+        if self.steps == 0 || self.steps > max_steps {
+            return Err(FieldError::new(
+                format!("{prefix}.steps"),
+                format!("must be between 1 and {max_steps}"),
+            ));
+        }
+        Ok(Instance {
+            name: self.name.clone(),
+            n: self.n,
+            sys,
+            tokens: toks,
+            dt,
+            steps: self.steps,
+        })
+    }
+}
+
+/// Builds every instance of a list, naming `field[i]` on error; the list must
+/// not be empty.
+pub fn build_all(
+    list: &[InstanceSpec],
+    field: &str,
+    max_steps: usize,
+) -> Result<Vec<Instance>, FieldError> {
+    if list.is_empty() {
+        return Err(FieldError::new(field, "must not be empty"));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, s)| s.build(&format!("{field}[{i}]"), max_steps))
+        .collect()
+}
+
+/// An exact rational printed compactly (`p/q`, or the integer).
+pub fn fmt_q(q: &Rational) -> String {
+    if *q.denom() == 1 {
+        q.numer().to_string()
+    } else {
+        format!("{}/{}", q.numer(), q.denom())
+    }
+}
+
+/// Upper end of an enclosure as f64, rounded up (for figures).
+pub fn hi_f64(x: &Interval) -> f64 {
+    x.hi().to_f64_round(rug::float::Round::Up)
+}
+
+/// Lower end of an enclosure as f64, rounded down (for figures).
+pub fn lo_f64(x: &Interval) -> f64 {
+    x.lo().to_f64_round(rug::float::Round::Down)
+}
+
+/// log10 of the midpoint of an enclosure of a positive quantity (for drawing
+/// attention weights far below f64's range; −∞ for 0).
+pub fn log10_mid(x: &Interval) -> f64 {
+    let m = x.mid();
+    if m.is_zero() || m.is_sign_negative() {
+        return f64::NEG_INFINITY;
+    }
+    m.log10().to_f64()
+}
+
+/// Adds the two standard pictures of a run: the token trajectories (sampled
+/// states, midpoints of the enclosures) and the final attention matrix as a
+/// log-scale heat map.
+#[allow(clippy::too_many_arguments)]
+pub fn add_visuals(
+    out: &mut crate::outcome::Outcome,
+    slug: &str,
+    name: &str,
+    times: &[f64],
+    states: &[Vec<f64>],
+    n: usize,
+    d: usize,
+    p_final: &[Interval],
+) {
+    use crate::dynamics::plots;
+    out.plots.push(plots::trajectories(
+        &format!("{slug}-tokens"),
+        &format!("{name}: token trajectories"),
+        times,
+        states,
+        n,
+        d,
+    ));
+    let logp: Vec<f64> = p_final.iter().map(log10_mid).collect();
+    out.plots.push(plots::attention_heatmap_log10(
+        &format!("{slug}-attention"),
+        &format!("{name}: attention matrix P at the final step (log10)"),
+        &logp,
+        n,
+    ));
+}

@@ -1,0 +1,294 @@
+//! clusters/boolean-limit: the A_n thresholds of clusters.md §4, the symmetric
+//! witness (S), the certified per-step invariants, the leaders, a horizon too short
+//! for the limit structure, and bad input.
+
+use crate::util::{cell, figure, run_edited, run_quick, spec_path, spec_text, verdict};
+use attncheck::claims::{self, clusters::boolean_limit::threshold_a};
+use attncheck::kernel::Certainty;
+use attncheck::spec::{Profile, Spec};
+use attncheck::verdict::{CheckKind, Verdict};
+
+const ID: &str = "clusters/boolean-limit";
+
+fn check<'a>(
+    run: &'a attncheck::app::ClaimRun,
+    prefix: &str,
+) -> Vec<&'a attncheck::verdict::Check> {
+    let v: Vec<_> = run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.name.starts_with(prefix))
+        .collect();
+    assert!(!v.is_empty(), "no check starting with `{prefix}`");
+    v
+}
+
+/// clusters.md §4: A_n with A² = n² e^{−A²}, to relative 1e−11.
+#[test]
+fn thresholds_reproduce_reference_values() {
+    let refs = [
+        (2, 1.09643416273),
+        (3, 1.29576865983),
+        (5, 1.53627811789),
+        (8, 1.74507527142),
+        (10, 1.84000819028),
+        (20, 2.11888710165),
+    ];
+    for (n, r) in refs {
+        let a = threshold_a(n, 128);
+        assert!(a.width_up().to_f64() < 1e-30, "A_{n} enclosure too wide");
+        let mid = a.mid_f64();
+        assert!(
+            ((mid - r) / r).abs() < 1e-11,
+            "A_{n} = {mid}, reference {r}"
+        );
+        // and it solves A² = n² e^{−A²}: u e^u − n² changes sign across the enclosure
+        let (lo, hi) = (a.lo_f64().powi(2), a.hi_f64().powi(2));
+        let n2 = f64::from(n * n);
+        assert!(lo * lo.exp() <= n2 * (1.0 + 1e-12) && hi * hi.exp() >= n2 * (1.0 - 1e-12));
+    }
+    // n = 1: W(1) = Ω = 0.5671432904097838, A_1 = √Ω
+    let a1 = threshold_a(1, 128).mid_f64();
+    assert!(
+        (a1 - 0.567_143_290_409_783_8f64.sqrt()).abs() < 1e-15,
+        "{a1}"
+    );
+}
+
+#[test]
+fn quick_run_is_supported_with_thresholds_in_report() {
+    let run = run_quick(ID);
+    assert_eq!(verdict(&run), Verdict::Supported, "{}", run.markdown);
+    for c in &run.report.checks {
+        assert_ne!(c.result, Certainty::False, "{}: {}", c.name, c.detail);
+        assert_ne!(c.result, Certainty::Unknown, "{}: {}", c.name, c.detail);
+    }
+    let a8 = cell(&run, "Threshold A_n", "8", "reference (clusters.md §4)");
+    assert_eq!(a8, "1.74507527142");
+    assert!((figure(&run, "A_8") - 1.74507527142).abs() < 1e-11);
+    for c in check(&run, "A_") {
+        assert_eq!(c.kind, CheckKind::Certified);
+        assert_eq!(c.result, Certainty::True, "{}", c.detail);
+    }
+}
+
+#[test]
+fn order_gap_and_row_bound_invariants_are_certified_on_every_step() {
+    let run = run_quick(ID);
+    for prefix in ["(G) (V, QK) = (1, 1)", "(G) (V, QK) = (1/2, 4)", "(S)"] {
+        for name in ["order kept and gaps nondecreasing", "pointwise row bound"] {
+            let cs = check(&run, &format!("{prefix}: {name}"));
+            assert_eq!(cs.len(), 1);
+            let c = cs[0];
+            assert_eq!(c.kind, CheckKind::Certified);
+            assert_eq!(c.result, Certainty::True, "{}: {}", c.name, c.detail);
+            assert!(c.detail.contains("proven on 140/140 steps"), "{}", c.detail);
+        }
+    }
+    // (S): the middle token is skipped by the row bound on every state 0..140
+    let c = check(&run, "(S): pointwise row bound")[0];
+    assert!(
+        c.detail.contains("282 token-states checked, 141 skipped"),
+        "{}",
+        c.detail
+    );
+    let c = check(&run, "(G) (V, QK) = (1/2, 4): rescaling")[0];
+    assert_eq!(c.result, Certainty::True, "{}", c.detail);
+    for prefix in ["(G) (V, QK) = (1, 1)", "(G) (V, QK) = (1/2, 4)", "(S)"] {
+        let c = check(
+            &run,
+            &format!("{prefix}: the enclosures at T decide the structure"),
+        )[0];
+        assert_eq!((c.kind, c.result), (CheckKind::Certified, Certainty::True));
+    }
+}
+
+#[test]
+fn symmetric_triple_keeps_its_middle_token_at_zero_and_attains_rank_three() {
+    let run = run_quick(ID);
+    let c = check(&run, "(S): y_2 ≡ 0 and row 2 ≡ (1/3")[0];
+    assert_eq!(c.result, Certainty::True, "{}", c.detail);
+    let c = check(&run, "(S): rank P(T) ≥ 3")[0];
+    assert_eq!((c.kind, c.result), (CheckKind::Certified, Certainty::True));
+    let c = check(&run, "(S): every token y_i^0 ≠ 0 moves away from 0")[0];
+    assert_eq!(c.result, Certainty::True, "{}", c.detail);
+    for p in [
+        "(S): (i)",
+        "(S): (ii)",
+        "(S): (iii)",
+        "(S): the same structure",
+    ] {
+        let c = check(&run, p)[0];
+        assert_eq!(c.result, Certainty::True, "{}: {}", c.name, c.detail);
+    }
+    assert_eq!(cell(&run, "Symmetric witness (S)", "1", "class"), "e_1");
+    assert_eq!(cell(&run, "Symmetric witness (S)", "2", "class"), "free");
+    assert_eq!(cell(&run, "Symmetric witness (S)", "3", "class"), "e_3");
+    // the free row is 1/3 in every entry
+    let row = cell(
+        &run,
+        "Symmetric witness (S)",
+        "2",
+        "row i of P(T) (enclosures)",
+    );
+    assert_eq!(row.matches("0.3333").count(), 3, "{row}");
+    // det [[1,0,0],[1/3,1/3,1/3],[0,0,1]] = 1/3
+    assert!(
+        (figure(&run, "(S) determinant of the rank-3 minor of P(T)") - 1.0 / 3.0).abs() < 1e-12
+    );
+}
+
+#[test]
+fn leaders_are_the_extreme_tokens() {
+    let run = run_quick(ID);
+    let t = run
+        .report
+        .tables
+        .iter()
+        .find(|t| t.title.starts_with("Generic witnesses (G)"))
+        .unwrap();
+    let lead = t
+        .columns
+        .iter()
+        .position(|c| c.starts_with("leaders"))
+        .unwrap();
+    let status = t.columns.iter().position(|c| c == "status").unwrap();
+    assert_eq!(t.rows.len(), 8);
+    for r in &t.rows {
+        assert!(["1, 8", "1", "8"].contains(&r[lead].as_str()), "{r:?}");
+        assert_eq!(r[status], "limit structure at T", "{r:?}");
+    }
+    assert!(t.rows.iter().any(|r| r[lead] == "1, 8"));
+    for c in check(&run, "(G)") {
+        assert_eq!(c.result, Certainty::True, "{}: {}", c.name, c.detail);
+    }
+    assert_eq!(
+        figure(&run, "generic runs with the limit structure at T"),
+        8.0
+    );
+}
+
+/// A horizon far too short: the rows are not yet within 1e−30 of e_1/e_n, so every
+/// seed is "inconclusive (extend T)" and the verdict is inconclusive — not refuted,
+/// and the certified invariants still hold.
+#[test]
+fn short_horizon_is_inconclusive_not_refuted() {
+    let run = run_edited(ID, "steps = 140", "steps = 10");
+    assert_eq!(verdict(&run), Verdict::Inconclusive, "{}", run.markdown);
+    let c = check(&run, "(G) (V, QK) = (1, 1): (i)")[0];
+    assert_eq!((c.kind, c.result), (CheckKind::Observed, Certainty::False));
+    assert!(c.detail.contains("seed 1"), "{}", c.detail);
+    for c in &run.report.checks {
+        if c.kind == CheckKind::Certified {
+            assert_eq!(c.result, Certainty::True, "{}: {}", c.name, c.detail);
+        }
+    }
+    assert_eq!(
+        cell(&run, "Generic witnesses (G)", "(V, QK) = (1, 1)", "status"),
+        "inconclusive (extend T)"
+    );
+}
+
+/// A wrong reference value fails the certified A_n check.
+#[test]
+fn wrong_threshold_reference_is_refuted() {
+    let run = run_edited(
+        ID,
+        "reference = \"1.74507527142\"",
+        "reference = \"1.74507527242\"",
+    );
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    let c = check(&run, "A_8 matches")[0];
+    assert_eq!(c.result, Certainty::False);
+}
+
+fn prepare_err(text: &str) -> String {
+    let spec = match Spec::parse(&spec_path(ID), text) {
+        Ok(s) => s,
+        Err(e) => return e.to_string(),
+    };
+    match (claims::find(ID).unwrap().prepare)(&spec, Profile::Quick) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle")
+        + 1
+}
+
+fn edited(from: &str, to: &str) -> String {
+    let text = spec_text(ID);
+    assert_eq!(text.matches(from).count(), 1, "`{from}`");
+    text.replacen(from, to, 1)
+}
+
+#[test]
+fn negative_v_is_rejected_naming_the_field() {
+    let text = edited("v = [[\"1/2\"]]", "v = [[\"-1\"]]");
+    let e = prepare_err(&text);
+    let line = line_of(&text, "v = [[\"-1\"]]");
+    assert!(
+        e.contains(&format!("boolean-limit.toml:{line}: params.systems[1].v")),
+        "{e}"
+    );
+    assert!(e.contains("must be positive"), "{e}");
+}
+
+#[test]
+fn non_positive_or_non_square_qk_is_rejected() {
+    let text = edited("q = [[\"2\"]]", "q = [[\"-2\"]]");
+    let e = prepare_err(&text);
+    assert!(e.contains("params.systems[1].q"), "{e}");
+    assert!(e.contains("QᵀK = -4 must be positive"), "{e}");
+    let e = prepare_err(&edited("q = [[\"2\"]]", "q = [[\"3\"]]"));
+    assert!(
+        e.contains("QᵀK = 6 must be the square of a rational"),
+        "{e}"
+    );
+    // Q with two columns: not a d = 1 system
+    let e = prepare_err(&edited("q = [[\"2\"]]", "q = [[\"2\", \"1\"]]"));
+    assert!(e.contains("params.systems[1].q"), "{e}");
+}
+
+#[test]
+fn equal_tokens_are_rejected() {
+    let text = edited(
+        "symmetric = [\"-1\", \"0\", \"1\"]",
+        "symmetric = [\"-1\", \"0\", \"0\", \"1\"]",
+    );
+    let e = prepare_err(&text);
+    assert!(e.contains("params.symmetric[2]"), "{e}");
+    assert!(e.contains("pairwise distinct"), "{e}");
+    // a grid of 2^-1 in [-1, 1] has 5 points: 8 draws must coincide
+    let e = prepare_err(&edited("grid_bits = 20", "grid_bits = 1"));
+    // the quick profile sets the seeds, so the error points there
+    assert!(e.contains("profiles.quick.seeds[0]"), "{e}");
+    assert!(e.contains("coincide"), "{e}");
+    let e = prepare_err(&edited(
+        "symmetric = [\"-1\", \"0\", \"1\"]",
+        "symmetric = [\"-1\", \"0\", \"2\"]",
+    ));
+    assert!(
+        e.contains("params.symmetric: must be symmetric about 0"),
+        "{e}"
+    );
+}
+
+/// Too few bits: the enclosures cannot resolve the structure, so the runner raises
+/// the precision and, still undecided, the verdict is inconclusive — never refuted.
+#[test]
+fn low_precision_is_undecided_not_refuted() {
+    let run = run_edited(ID, "precision = 128", "precision = 24");
+    assert_eq!(verdict(&run), Verdict::Inconclusive, "{}", run.markdown);
+    assert!(run.markdown.contains("undecided"), "{}", run.markdown);
+    for c in &run.report.checks {
+        if c.kind == CheckKind::Certified {
+            assert_ne!(c.result, Certainty::False, "{}: {}", c.name, c.detail);
+        }
+    }
+}

@@ -1,0 +1,459 @@
+//! clusters/paranormal-proof-gap (a gap in the proof of t:multiplicity, exact
+//! rationals) and clusters/higher-dim-remark (the d = 2 example of
+//! r:higherdimclus has two clusters): verdicts, the clusters.md §3–§4 reference
+//! numbers, checks that fail when a reference is corrupted, and bad specs.
+
+use crate::util::{cell, figure, run_quick, run_text, spec_path, spec_text, verdict};
+use attncheck::app::ClaimRun;
+use attncheck::claims;
+use attncheck::claims::clusters::higher_dim_remark::{c_quadrature, half_unit, lower_bound};
+use attncheck::claims::clusters::paranormal_proof_gap::{split, witness_s, Params};
+use attncheck::kernel::Certainty;
+use attncheck::spec::{Profile, Spec};
+use attncheck::verdict::{CheckKind, Verdict};
+use rug::{Float, Rational};
+
+const GAP: &str = "clusters/paranormal-proof-gap";
+const REMARK: &str = "clusters/higher-dim-remark";
+
+/// The spec text with every `(from, to)` replaced (each `from` must occur once).
+fn edited(id: &str, edits: &[(&str, &str)]) -> String {
+    let mut text = spec_text(id);
+    for (from, to) in edits {
+        assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once");
+        text = text.replacen(from, to, 1);
+    }
+    text
+}
+
+/// The error message of preparing an edited spec (panics if it is accepted).
+fn prepare_err(id: &str, text: &str) -> String {
+    let spec = match Spec::parse(&spec_path(id), text) {
+        Ok(s) => s,
+        Err(e) => return e.to_string(),
+    };
+    match (claims::find(id).unwrap().prepare)(&spec, Profile::Quick) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle")
+        + 1
+}
+
+/// The result of the check whose name starts with `prefix` (exactly one).
+fn check(run: &ClaimRun, prefix: &str) -> Certainty {
+    let hits: Vec<_> = run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.name.starts_with(prefix))
+        .collect();
+    assert_eq!(hits.len(), 1, "checks starting with `{prefix}`");
+    hits[0].result
+}
+
+fn q(s: &str) -> Rational {
+    attncheck::kernel::parse_rational(s).unwrap()
+}
+
+// ----- clusters/paranormal-proof-gap ------------------------------------------
+
+#[test]
+fn paranormal_gap_committed_spec_is_refuted_with_hypotheses_proven() {
+    let run = run_quick(GAP);
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert!(run.report.as_expected);
+    for c in &run.report.checks {
+        assert_eq!(c.kind, CheckKind::Certified, "{}", c.name);
+        let expect = if c.name.starts_with("e:boundrj") {
+            Certainty::False
+        } else {
+            Certainty::True
+        };
+        assert_eq!(c.result, expect, "{}", c.name);
+    }
+    // three constants C, each a certified failure of e:boundrj
+    let fails = run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.name.starts_with("e:boundrj") && c.result == Certainty::False)
+        .count();
+    assert_eq!(fails, 3);
+    assert!(check(&run, "hypothesis (i)").is_true());
+    assert!(run
+        .report
+        .checks
+        .iter()
+        .any(|c| c.detail.contains("leading minors 5/4, 9/16")));
+    // |r₂| / (C s) at C = 1, s = 9: 19/9
+    let r = figure(&run, "|r₂| / (C e^{t(λ₁+|λ₂|)}) at C = 1, t = ln 9");
+    assert!((r - 19.0 / 9.0).abs() < 1e-10, "{r}"); // figures keep 12 digits
+                                                    // the report says what was refuted: a proof step, not the theorem
+    assert!(run.markdown.contains("GAP IN A PROOF STEP"));
+    assert!(run
+        .markdown
+        .contains("not a refutation of the theorem t:multiplicity"));
+}
+
+#[test]
+fn paranormal_gap_exact_split_matches_section3() {
+    let spec = Spec::parse(&spec_path(GAP), &spec_text(GAP)).unwrap();
+    let p: Params = spec.params(Profile::Quick).unwrap();
+    let inst = p.instance().unwrap();
+    // t = 0: ⟨A z₁, A(z₂ − z₁)⟩ = 5/4, a₂ = 1/4
+    let (e, a2, r) = split(&inst, &Rational::from(1));
+    assert_eq!(e, q("5/4"));
+    assert_eq!(a2, q("1/4"));
+    assert_eq!(r, q("1"));
+    // r₂ = 5/4 − s²/4 and |r₂| − C s = 5C + 5 > 0 at s = 4C + 5, for every C
+    for c in ["1", "10^6", "10^30", "1/1000", "7/3"] {
+        let c = q(c);
+        let s = witness_s(&c);
+        let (e, _, r) = split(&inst, &s);
+        assert_eq!(
+            e,
+            q("5/4"),
+            "the configuration is stationary and e^{{tV}} fixes it"
+        );
+        assert_eq!(r, q("5/4") - Rational::from(&s * &s) / 4);
+        let excess = Rational::from(r.abs_ref()) - Rational::from(&c * &s);
+        assert_eq!(excess, 5 * c + 5);
+    }
+}
+
+#[test]
+fn paranormal_gap_closes_when_a_respects_the_splitting() {
+    // A = Q = K = I maps ℱ → ℱ and 𝒢 → 𝒢: E₂ = 1, a₂ = 0, r₂ = 1 ≤ C e^t, nothing refuted
+    let i = "[[\"1\", \"0\"], [\"0\", \"1\"]]";
+    let half = "[[\"1\", \"1/2\"], [\"1/2\", \"1\"]]";
+    let text = edited(
+        GAP,
+        &[
+            (&format!("q = {half}"), &format!("q = {i}")),
+            (&format!("k = {half}"), &format!("k = {i}")),
+            (&format!("a = {half}"), &format!("a = {i}")),
+            ("expect_a2 = \"1/4\"", "expect_a2 = \"0\""),
+            ("expect_cross = \"5/4\"", "expect_cross = \"1\""),
+        ],
+    );
+    let run = run_text(GAP, &text, Profile::Quick);
+    assert_eq!(verdict(&run), Verdict::Certified);
+    assert!(!run.report.as_expected);
+}
+
+#[test]
+fn paranormal_gap_wrong_reference_is_a_certified_failure() {
+    let text = edited(GAP, &[("expect_a2 = \"1/4\"", "expect_a2 = \"1/2\"")]);
+    let run = run_text(GAP, &text, Profile::Quick);
+    assert_eq!(
+        check(&run, "a₂ = ⟨π_ℱ(A z₁), π_ℱ(A(z₂ − z₁))⟩ = 1/2"),
+        Certainty::False
+    );
+}
+
+#[test]
+fn paranormal_gap_bad_specs_name_the_field() {
+    let cases: &[(&str, &str, &str)] = &[
+        // A not positive definite
+        (
+            "a = [[\"1\", \"1/2\"], [\"1/2\", \"1\"]]",
+            "a = [[\"1\", \"2\"], [\"2\", \"1\"]]",
+            "params.a",
+        ),
+        // A² ≠ QᵀK
+        (
+            "a = [[\"1\", \"1/2\"], [\"1/2\", \"1\"]]",
+            "a = [[\"1\", \"0\"], [\"0\", \"1\"]]",
+            "params.a",
+        ),
+        // ρ(V|_𝒢) = λ
+        (
+            "v = { diag = [\"1\", \"0\"] }",
+            "v = { diag = [\"1\", \"-1\"] }",
+            "params.v",
+        ),
+        // ℱ not invariant
+        (
+            "v = { diag = [\"1\", \"0\"] }",
+            "v = [[\"1\", \"0\"], [\"1\", \"0\"]]",
+            "params.v[1][0]",
+        ),
+        // not stationary
+        (
+            "tokens = [[\"0\", \"1\"], [\"0\", \"2\"]]",
+            "tokens = [[\"0\", \"1\"], [\"1\", \"2\"]]",
+            "params.tokens",
+        ),
+        // C ≤ 0
+        (
+            "c_values = [\"1\", \"10^6\", \"10^30\"]",
+            "c_values = [\"1\", \"0\", \"10^30\"]",
+            "params.c_values[1]",
+        ),
+    ];
+    for (from, to, field) in cases {
+        let text = edited(GAP, &[(from, to)]);
+        let e = prepare_err(GAP, &text);
+        let line = line_of(&text, to);
+        assert!(
+            e.contains(&format!("paranormal-proof-gap.toml:{line}")) && e.contains(field),
+            "{to}: {e}"
+        );
+    }
+    // λ₂ non-integer: e^{tV} would not be exact at e^t = s
+    let text = edited(
+        GAP,
+        &[(
+            "v = { diag = [\"1\", \"0\"] }",
+            "v = { diag = [\"1\", \"-1/2\"] }",
+        )],
+    );
+    let e = prepare_err(GAP, &text);
+    assert!(e.contains("params.v") && e.contains("integer"), "{e}");
+}
+
+// ----- clusters/higher-dim-remark -----------------------------------------------
+
+#[test]
+fn remark_committed_spec_is_refuted_and_every_observation_holds() {
+    let run = run_quick(REMARK);
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert!(run.report.as_expected);
+    for c in &run.report.checks {
+        let expect = if c.name.starts_with("single cluster") {
+            Certainty::False
+        } else {
+            Certainty::True
+        };
+        assert_eq!(c.result, expect, "{}: {}", c.name, c.detail);
+        if c.name.starts_with("single cluster") {
+            assert_eq!(c.kind, CheckKind::Certified);
+        }
+    }
+    let singles = run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.name.starts_with("single cluster"))
+        .count();
+    assert_eq!(singles, 3);
+    // supported needs two step sizes and two precisions to agree
+    assert!(check(&run, "step h = ").is_true());
+    assert!(check(&run, "precision ").is_true());
+}
+
+#[test]
+fn remark_lower_bound_and_p12_bound_section4() {
+    // L(ε) = ε e^{−1/(2ε²)} (clusters.md §4: 0.0677, 1.16e−3, 1.93e−23)
+    for (e, l) in [("0.5", "0.0677"), ("0.3", "1.16e-3"), ("0.1", "1.93e-23")] {
+        let enc = lower_bound(&q(e), 128);
+        let hu = half_unit(l).unwrap();
+        let lo = Rational::from(&q(l) - &hu);
+        let hi = Rational::from(&q(l) + &hu);
+        assert!(
+            *enc.lo() >= lo && *enc.hi() <= hi,
+            "ε = {e}: {}",
+            enc.fmt_outward(10)
+        );
+        assert!(enc.lo().is_sign_positive() && !enc.lo().is_zero());
+    }
+    assert_eq!(half_unit("0.0677"), Some(q("5e-5")));
+    assert_eq!(half_unit("1.16e-3"), Some(q("5e-6")));
+    assert_eq!(half_unit("x"), None);
+    let run = run_quick(REMARK);
+    // 2L(0.1) = 3.8574997e−23; P₁₂(60) ≤ 10^−X with X = 2L²e^{120}/ln 10 = 4214091.34…
+    let sep = figure(
+        &run,
+        "certified separation 2L(ε) of the two limits at ε = 0.1",
+    );
+    assert!((sep / 3.8574997e-23 - 1.0).abs() < 1e-7, "{sep}");
+    let x = figure(&run, "P₁₂(60) ≤ 10^−X at ε = 0.1: certified X");
+    assert!((x - 4214091.34).abs() < 0.01, "{x}");
+}
+
+#[test]
+fn remark_quadrature_reproduces_section4_limits() {
+    // clusters.md §4, rel 1e−9
+    for (e, c) in [
+        ("0.5", "0.187376767909"),
+        ("0.3", "5.21195036056e-3"),
+        ("0.1", "2.56586542482e-22"),
+    ] {
+        for prec in [128, 192] {
+            let (cq, di, tail) = c_quadrature(&q(e), prec);
+            let r = Float::with_val(prec, &q(c));
+            let rel = Float::with_val(prec, &cq - &r).abs() / r;
+            assert!(rel < 1e-9, "ε = {e}, {prec} bits: C = {cq}, rel {rel}");
+            assert!(
+                di < 1e-30 && tail < 1e-30,
+                "ε = {e}: ΔI = {di}, tail = {tail}"
+            );
+        }
+    }
+    let run = run_quick(REMARK);
+    let c = figure(&run, "C(ε) at ε = 0.1 (quadrature)");
+    assert!((c / 2.56586542482e-22 - 1.0).abs() < 1e-9, "{c}");
+}
+
+#[test]
+fn remark_flow_reproduces_section4_trajectory() {
+    let run = run_quick(REMARK);
+    let table = "Trajectory at ε = 0.1";
+    // clusters.md §4, rel 1e−6 (P₁₂ printed to 6–8 digits)
+    for (t, b, c, p) in [
+        ("10", 0.11180282, 5.07584e-6, 0.49375039),
+        ("40", 0.22353237, 9.4964468e-19, 0.47503741),
+        ("49", 0.68185087, 3.5748661e-22, 0.28295693),
+        ("50", 1.338831, 2.5822701e-22, 0.026989763),
+        ("51", 3.6162001, 2.5658654e-22, 4.3807286e-12),
+        ("52", 9.829851, 2.5658654e-22, 1.179638e-84),
+    ] {
+        for (col, want) in [("b(t)", b), ("e^{−t}b(t)", c), ("P₁₂(t)", p)] {
+            let got: f64 = cell(&run, table, t, col).parse().unwrap();
+            assert!(
+                (got / want - 1.0).abs() < 1e-6,
+                "t = {t}, {col}: {got} vs {want}"
+            );
+        }
+    }
+    // t = 55: b = 197.43783, P₁₂ = 8.4499486e−33860 (below f64: compare log₁₀)
+    let b: f64 = cell(&run, table, "55", "b(t)").parse().unwrap();
+    assert!((b / 197.43783 - 1.0).abs() < 1e-6, "{b}");
+    let lp = figure(&run, "log₁₀ P₁₂(55) at ε = 0.1 (flow, 240 bits)");
+    let want = 8.4499486f64.log10() - 33860.0;
+    assert!(
+        (lp - want).abs() < 1e-6 / std::f64::consts::LN_10,
+        "{lp} vs {want}"
+    );
+    assert!(cell(&run, table, "55", "P₁₂(t)").ends_with("e-33860"));
+}
+
+#[test]
+fn remark_53_bit_demonstration_sees_one_cluster() {
+    let run = run_quick(REMARK);
+    let t = "Demonstration";
+    // after the logits tie, P₁₂ = 1/2 exactly at 53 bits, while 240 bits resolve them
+    assert_eq!(cell(&run, t, "20", "P₁₂ (53 bits)"), "0.5");
+    assert_eq!(cell(&run, t, "60", "P₁₂ (53 bits)"), "0.5");
+    assert!(cell(&run, t, "20", "P₁₂ (240 bits)").starts_with("0.49166"));
+    let lo: f64 = cell(&run, t, "60", "z₁ second coordinate (53 bits)")
+        .parse()
+        .unwrap();
+    let hi: f64 = cell(&run, t, "60", "z₁ second coordinate (240 bits)")
+        .parse()
+        .unwrap();
+    assert!(lo < 1e-26, "{lo}");
+    assert!((hi / 2.5658654e-22 - 1.0).abs() < 1e-6, "{hi}");
+    assert_eq!(run.svgs.len(), 1);
+    assert!(run.svgs[0].1.contains("<svg"));
+}
+
+/// The committed spec cut down to one reference row at t = 10 and t_end = 10, so
+/// that an edited run is fast; `edits` are applied to the full text first.
+fn short_remark(edits: &[(&str, &str)]) -> String {
+    let text = edited(REMARK, edits);
+    let head = text
+        .split("# clusters.md §4, trajectory")
+        .next()
+        .unwrap()
+        .to_string();
+    let head = head.replacen("t_end = \"60\"", "t_end = \"10\"", 1);
+    let head = head.replacen("bound_t = \"60\"", "bound_t = \"10\"", 1);
+    let row = text
+        .split("[[params.reference]]")
+        .nth(1)
+        .unwrap()
+        .trim_end()
+        .to_string();
+    format!("{head}[[params.reference]]{row}\n")
+}
+
+#[test]
+fn remark_corrupted_references_fail_their_observations() {
+    // the shortened spec passes everything but the literal claim
+    let run = run_text(REMARK, &short_remark(&[]), Profile::Quick);
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert!(check(&run, "t = 10:").is_true());
+    assert!(check(&run, "C(0.5) by quadrature").is_true());
+    // C(0.5) off by 5e−9 relative (tolerance 1e−9)
+    let run = run_text(
+        REMARK,
+        &short_remark(&[("c = \"0.187376767909\"", "c = \"0.187376768909\"")]),
+        Profile::Quick,
+    );
+    assert_eq!(check(&run, "C(0.5) by quadrature"), Certainty::False);
+    assert!(check(&run, "C(0.3) by quadrature").is_true());
+    // P₁₂(10) off by 2e−6 relative (tolerance 1e−6)
+    let run = run_text(
+        REMARK,
+        &short_remark(&[("p12 = \"0.49375039\"", "p12 = \"0.49375139\"")]),
+        Profile::Quick,
+    );
+    assert_eq!(check(&run, "t = 10:"), Certainty::False);
+    // a wrong printed digit of L(ε) is a certified failure
+    let run = run_text(
+        REMARK,
+        &short_remark(&[("lower = \"0.0677\"", "lower = \"0.0678\"")]),
+        Profile::Quick,
+    );
+    assert_eq!(check(&run, "L(0.5) = 0.0678"), Certainty::False);
+}
+
+#[test]
+fn remark_bad_specs_name_the_field() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "precisions = [240, 320]",
+            "precisions = [200, 320]",
+            "params.precisions[0]",
+        ),
+        (
+            "precisions = [240, 320]",
+            "precisions = [240, 240]",
+            "params.precisions[1]",
+        ),
+        (
+            "precisions = [240, 320]",
+            "precisions = [240]",
+            "params.precisions",
+        ),
+        (
+            "steps = [\"1/2000\", \"1/3000\"]",
+            "steps = [\"7/1000\", \"1/3000\"]",
+            "params.steps[0]",
+        ),
+        (
+            "steps = [\"1/2000\", \"1/3000\"]",
+            "steps = [\"1/2000\"]",
+            "params.steps",
+        ),
+        ("eps = \"0.1\"\nt_end", "eps = \"0\"\nt_end", "params.eps"),
+        ("rel_tol = \"1e-6\"", "rel_tol = \"2\"", "params.rel_tol"),
+        (
+            "demo_precision = 53",
+            "demo_precision = 300",
+            "params.demo_precision",
+        ),
+        ("t = \"48\"", "t = \"48.0001\"", "params.reference[3].t"),
+        (
+            "lower = \"0.0677\"",
+            "lower = \"e\"",
+            "params.limits[0].lower",
+        ),
+    ];
+    for (from, to, field) in cases {
+        let text = edited(REMARK, &[(from, to)]);
+        let e = prepare_err(REMARK, &text);
+        let line = line_of(&text, to.split('\n').next().unwrap());
+        assert!(
+            e.contains(&format!("higher-dim-remark.toml:{line}")) && e.contains(field),
+            "{to}: {e}"
+        );
+    }
+}
