@@ -376,32 +376,42 @@ impl Sub for &Interval {
 /// ```
 impl Mul for &Interval {
     type Output = Interval;
-    /// The min and max of the four endpoint products, each rounded in its own
-    /// direction (`0·∞ = 0`).
+    /// The product by the classic sign-case table: each operand is nonnegative
+    /// (lo ≥ 0), nonpositive (hi ≤ 0) or straddles 0, and the extremes of
+    /// {x·y : x ∈ [a, b], y ∈ [c, d]} are attained at endpoint products, which the
+    /// table names (the set is a rectangle's image under a bilinear map, monotone
+    /// in each argument on each sign class). Two directed products per case, four
+    /// only when both straddle 0; `0·∞ = 0`.
     fn mul(self, rhs: &Interval) -> Interval {
         let prec = self.prec().max(rhs.prec());
         let (a, b, c, d) = (&self.lo, &self.hi, &rhs.lo, &rhs.hi);
-        min_max(
-            prec,
-            [
-                (
-                    mul_round(prec, a, c, Round::Down),
-                    mul_round(prec, a, c, Round::Up),
-                ),
-                (
-                    mul_round(prec, a, d, Round::Down),
-                    mul_round(prec, a, d, Round::Up),
-                ),
-                (
-                    mul_round(prec, b, c, Round::Down),
-                    mul_round(prec, b, c, Round::Up),
-                ),
-                (
-                    mul_round(prec, b, d, Round::Down),
-                    mul_round(prec, b, d, Round::Up),
-                ),
-            ],
-        )
+        let down = |x: &Float, y: &Float| mul_round(prec, x, y, Round::Down);
+        let up = |x: &Float, y: &Float| mul_round(prec, x, y, Round::Up);
+        let class = |lo: &Float, hi: &Float| {
+            if !lo.is_sign_negative() || lo.is_zero() {
+                0 // nonnegative
+            } else if hi.is_sign_negative() || hi.is_zero() {
+                1 // nonpositive
+            } else {
+                2 // straddles 0
+            }
+        };
+        let (lo, hi) = match (class(a, b), class(c, d)) {
+            (0, 0) => (down(a, c), up(b, d)),
+            (0, 1) => (down(b, c), up(a, d)),
+            (0, _) => (down(b, c), up(b, d)),
+            (1, 0) => (down(a, d), up(b, c)),
+            (1, 1) => (down(b, d), up(a, c)),
+            (1, _) => (down(a, d), up(a, c)),
+            (_, 0) => (down(a, d), up(b, d)),
+            (_, 1) => (down(b, c), up(a, c)),
+            _ => {
+                let (l1, l2) = (down(a, d), down(b, c));
+                let (h1, h2) = (up(a, c), up(b, d));
+                (if l1 < l2 { l1 } else { l2 }, if h1 > h2 { h1 } else { h2 })
+            }
+        };
+        Interval::from_endpoints(lo, hi)
     }
 }
 
