@@ -238,3 +238,26 @@ fn list_shows_every_claim_and_json() {
         attncheck::claims::REGISTRY.len()
     );
 }
+
+#[test]
+fn clusters_spec_with_a_wrong_matrix_shape_exits_2_naming_the_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let th = dir.path().join("theorems/clusters");
+    std::fs::create_dir_all(&th).unwrap();
+    let text = std::fs::read_to_string(root().join("theorems/clusters/stability.toml"))
+        .unwrap()
+        .replacen(
+            "n = 10\nd = 3\ntokens",
+            "n = 10\nd = 3\nv = [[\"1\", \"0\"], [\"0\", \"1\"], [\"0\", \"0\"]]\ntokens",
+            1,
+        );
+    std::fs::write(th.join("stability.toml"), text).unwrap();
+    let o = run_in(dir.path(), &["run", "--all"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("stability.toml:") && e.contains("params.instances[1].v[0]"),
+        "{e}"
+    );
+    assert!(!dir.path().join("reports/clusters/stability.json").exists());
+}

@@ -106,10 +106,13 @@ fn dist_uniform(s: &State, n: usize) -> Interval {
 }
 
 /// What one run records at the sample times.
+/// One sample: t, max‖x‖, ‖P − J/n‖_max, 𝓛 − n².
+type Sample = (f64, Interval, Interval, Interval);
+
 struct Run {
     states: Vec<(f64, Vec<f64>)>,
     p_final: Vec<Interval>,
-    samples: Vec<(f64, Interval, Interval, Interval)>, // t, max‖x‖, ‖P − J/n‖_max, 𝓛 − n²
+    samples: Vec<Sample>,
     lyap: Tally,
     ball: Tally,
     at_t: Interval,
@@ -292,7 +295,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             }
         }
         out.tables.push(t);
-        let pos = |f: &dyn Fn(&(f64, Interval, Interval, Interval)) -> f64| {
+        let pos = |f: &dyn Fn(&Sample) -> f64| {
             a.samples
                 .iter()
                 .filter(|s| s.0 > 0.0)
