@@ -43,7 +43,7 @@ fn main() {
     let z: Vec<String> = res
         .state
         .iter()
-        .map(|x| format!("\"{}\"", x.to_string_radix(10, Some(20))))
+        .map(|x| format!("\"{}\"", x.to_string_radix(10, Some(45))))
         .collect();
     println!(
         "{{\"workload\": \"n20_d2_T5\", \"prec\": {prec}, \"threads\": {}, \"reps\": {reps}, \

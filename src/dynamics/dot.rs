@@ -74,6 +74,19 @@ pub enum Layout {
     Sparse,
 }
 
+impl Layout {
+    /// Dense for rows of 16 or more entries; sparse (sign and magnitude, no offset
+    /// corrections to apply after the sum) for shorter rows, where the per-product
+    /// overhead matters less than the fixed cost of a dot product.
+    pub fn auto(len: usize) -> Layout {
+        if len >= 16 {
+            Layout::Dense
+        } else {
+            Layout::Sparse
+        }
+    }
+}
+
 /// Rows of equal length stored in block floating point: row `r` is
 /// `m_{r,k}·2^{E_r − W}` with integer mantissas `|m_{r,k}| ≤ 2^W`, `W = 64L − 2`.
 #[derive(Clone, Debug)]
@@ -104,7 +117,8 @@ pub struct NonFinite {
 }
 
 impl BlockRows {
-    /// Converts `rows × len` floats (row-major) in the dense layout, with mantissas
+    /// Converts `rows × len` floats (row-major) in the layout [`Layout::auto`] picks for
+    /// the row length (so independently built operands agree), with mantissas
     /// for output precision `prec` (see [`limbs_for`]); each row gets its own
     /// exponent. Rounds to nearest; rows are converted in parallel.
     pub fn from_floats(
@@ -113,7 +127,7 @@ impl BlockRows {
         len: usize,
         prec: u32,
     ) -> Result<BlockRows, NonFinite> {
-        BlockRows::from_floats_layout(data, rows, len, prec, Layout::Dense)
+        BlockRows::from_floats_layout(data, rows, len, prec, Layout::auto(len))
     }
 
     /// [`BlockRows::from_floats`] with an explicit layout.
@@ -141,7 +155,9 @@ impl BlockRows {
             rows * cols,
             "BlockRows::from_floats_transposed: shape"
         );
-        BlockRows::build(cols, rows, prec, Layout::Dense, |c, k| &data[k * cols + c])
+        BlockRows::build(cols, rows, prec, Layout::auto(rows), |c, k| {
+            &data[k * cols + c]
+        })
     }
 
     fn build<'a>(
@@ -168,7 +184,7 @@ impl BlockRows {
             Layout::Sparse => Vec::new(),
         };
         if len > 0 && rows > 0 {
-            let work = |scratch: &mut Integer,
+            let work = |scratch: &mut FillScratch,
                         r: usize,
                         m: &mut [u64],
                         f: &mut [u8],
@@ -181,7 +197,7 @@ impl BlockRows {
             };
             match layout {
                 _ if rows * len * limbs < SEQUENTIAL_WORK || rayon::current_num_threads() == 1 => {
-                    let mut scratch = Integer::new();
+                    let mut scratch = FillScratch::default();
                     for r in 0..rows {
                         let m = &mut mags[r * len * limbs..(r + 1) * len * limbs];
                         let (f, o): (&mut [u8], Option<&mut Integer>) = match layout {
@@ -197,7 +213,7 @@ impl BlockRows {
                     .zip(offsets.par_iter_mut())
                     .enumerate()
                     .with_min_len(8)
-                    .try_for_each_init(Integer::new, |s, (r, ((m, e), o))| {
+                    .try_for_each_init(FillScratch::default, |s, (r, ((m, e), o))| {
                         work(s, r, m, &mut [], e, Some(o))
                     })?,
                 Layout::Sparse => mags
@@ -206,7 +222,7 @@ impl BlockRows {
                     .zip(exps.par_iter_mut())
                     .enumerate()
                     .with_min_len(8)
-                    .try_for_each_init(Integer::new, |s, (r, ((m, f), e))| {
+                    .try_for_each_init(FillScratch::default, |s, (r, ((m, f), e))| {
                         work(s, r, m, f, e, None)
                     })?,
             }
@@ -261,7 +277,7 @@ fn fill_row<'a>(
     mags: &mut [u64],
     flags: &mut [u8],
     offset: Option<&mut Integer>,
-    scratch: &mut Integer,
+    scratch: &mut FillScratch,
 ) -> Result<Option<i64>, usize> {
     let w = (64 * l - 2) as i64;
     let mut e_max: Option<i64> = None;
@@ -278,15 +294,23 @@ fn fill_row<'a>(
         return Ok(None);
     };
     // Σ_k m_k as two magnitudes (dense layout), L + 1 limbs each
-    let mut sums = [vec![0u64; l + 2], vec![0u64; l + 2]];
-    let mut mag = vec![0u64; l];
+    let FillScratch { sums, mag, .. } = scratch;
+    for v in sums.iter_mut() {
+        v.clear();
+        v.resize(l + 2, 0);
+    }
+    mag.clear();
+    mag.resize(l, 0);
+    let (sums, mag) = (std::mem::take(sums), std::mem::take(mag));
+    let mut sums = sums;
+    let mut mag = mag;
     for k in 0..len {
         let v = at(k);
         let slot = &mut mags[k * l..(k + 1) * l];
         // |m| = round(|v|·2^{W − E}) (half up, deterministic) into `mag`; |m| ≤ 2^W
         // as |v| < 2^E, so it fits L limbs.
         let neg = v.is_sign_negative();
-        let nonzero = !v.is_zero() && mantissa_into(v, w - e_max, &mut mag[..l], scratch);
+        let nonzero = !v.is_zero() && mantissa_into(v, w - e_max, &mut mag[..l], &mut scratch.int);
         if !nonzero {
             if layout == Layout::Dense {
                 slot.fill(0);
@@ -314,14 +338,26 @@ fn fill_row<'a>(
     }
     if let Some(o) = offset {
         // T = 2^W·Σ m + len·2^{2W−1}
-        let pos = Integer::from_digits(&sums[0][..l + 1], Order::Lsf);
-        let neg = Integer::from_digits(&sums[1][..l + 1], Order::Lsf);
-        let mut sum = pos - neg;
-        sum <<= w as u32;
-        o.assign(Integer::from(len) << (2 * w - 1) as u32);
-        *o += sum;
+        let t = &mut scratch.int;
+        o.assign_digits(&sums[0][..l + 1], Order::Lsf);
+        t.assign_digits(&sums[1][..l + 1], Order::Lsf);
+        *o -= &*t;
+        *o <<= w as u32;
+        t.assign(len);
+        *t <<= (2 * w - 1) as u32;
+        *o += &*t;
     }
+    scratch.sums = sums;
+    scratch.mag = mag;
     Ok(Some(e_max))
+}
+
+/// Reusable buffers of the row conversion.
+#[derive(Debug, Default)]
+struct FillScratch {
+    int: Integer,
+    mag: Vec<u64>,
+    sums: [Vec<u64>; 2],
 }
 
 /// Writes `round(|v|·2^{shift})` (half up) into `out`, returning whether it is
@@ -602,13 +638,14 @@ fn sparse_generic(
     bf: &[u8],
     acc: &mut [i128; 2 * MAX_LIMBS],
 ) {
+    let mut p = [0u64; 2 * MAX_LIMBS];
     for (k, (&fa, &fb)) in af.iter().zip(bf).enumerate() {
         if (fa | fb) & ZERO != 0 {
             continue;
         }
         let (x, y) = (&am[k * l..(k + 1) * l], &bm[k * l..(k + 1) * l]);
         // the exact 2L-limb product x·y, schoolbook with carries
-        let mut p = [0u64; 2 * MAX_LIMBS];
+        p[..2 * l].fill(0);
         for (ii, &xi) in x.iter().enumerate() {
             let mut carry: u128 = 0;
             for (jj, &yj) in y.iter().enumerate() {

@@ -113,7 +113,7 @@ pub fn taylor_terms(wp: u32) -> u32 {
         let m = u64::from(k + 1);
         log2_fact += u64::from(63 - m.leading_zeros());
         let neg_log2_bound = 4 * u64::from(k + 1) + log2_fact;
-        if neg_log2_bound >= u64::from(wp) + 1 {
+        if neg_log2_bound > u64::from(wp) {
             return k.max(1);
         }
         k += 1;

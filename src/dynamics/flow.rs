@@ -274,21 +274,22 @@ fn apply_rows(e: &[Float], u: &[Float], d: usize, prec: u32) -> Vec<Float> {
     }
 }
 
-/// e^{tV} as floats plus its rows in block form.
-struct Prop {
+/// e^{tV} (d × d floats at prec + 16 bits) plus its rows in block form, as the
+/// integrators carry it from step to step.
+pub struct Propagator {
     floats: Vec<Float>,
     rows: BlockRows,
 }
 
-impl Prop {
-    fn new(floats: Vec<Float>, d: usize, prec: u32) -> Result<Prop, NonFinite> {
+impl Propagator {
+    fn new(floats: Vec<Float>, d: usize, prec: u32) -> Result<Propagator, NonFinite> {
         let rows = BlockRows::from_floats(&floats, d, d, prec)?;
-        Ok(Prop { floats, rows })
+        Ok(Propagator { floats, rows })
     }
     /// `self · m` (both d × d) — the propagation e^{(t+s)V} = e^{tV} e^{sV}.
-    fn times(&self, m: &[Float], d: usize, prec: u32) -> Result<Prop, NonFinite> {
+    fn times(&self, m: &[Float], d: usize, prec: u32) -> Result<Propagator, NonFinite> {
         let f = super::dot::mat_mul_to(&self.floats, m, d, d, d, prec, prec + 16)?;
-        Prop::new(f, d, prec)
+        Propagator::new(f, d, prec)
     }
 }
 
@@ -370,10 +371,20 @@ impl<'s> Flow<'s> {
             .map_err(|_| self.nonfinite_q(t))
     }
 
-    fn prop_at(&self, t: &Rational) -> Result<Option<Prop>, FlowError> {
+    /// One right-hand side with a given propagator (`None` for x; for z, from
+    /// [`Flow::prop_at`]): what the integrators evaluate at every stage.
+    pub fn rhs(&self, prop: Option<&Propagator>, state: &[Float]) -> Result<Rhs, FlowError> {
+        self.eval(prop, state, true)
+            .map_err(|_| FlowError::NonFinite {
+                t: "(single evaluation)".into(),
+            })
+    }
+
+    /// The propagator e^{tV} at exact time `t` for z (a fresh [`expm`]); `None` for x.
+    pub fn prop_at(&self, t: &Rational) -> Result<Option<Propagator>, FlowError> {
         match self.opts.vars {
             Vars::X => Ok(None),
-            Vars::Z => Prop::new(
+            Vars::Z => Propagator::new(
                 expm(&self.sys.v, t, self.opts.prec + 16),
                 self.d,
                 self.opts.prec,
@@ -390,7 +401,12 @@ impl<'s> Flow<'s> {
     }
 
     /// The right-hand side and P for state `u` with propagator `prop` (z) or none (x).
-    fn eval(&self, prop: Option<&Prop>, u: &[Float], want_deriv: bool) -> Result<Rhs, NonFinite> {
+    fn eval(
+        &self,
+        prop: Option<&Propagator>,
+        u: &[Float],
+        want_deriv: bool,
+    ) -> Result<Rhs, NonFinite> {
         let (d, prec) = (self.d, self.opts.prec);
         let n = u.len() / d;
         // reference token r and Δ_j = u_j − r
@@ -649,7 +665,7 @@ impl<'s> Flow<'s> {
                 }
             }
         };
-        let h_min = Rational::from(t_end * Rational::from((1, 1u64 << 60)));
+        let h_min = t_end * Rational::from((1, 1u64 << 60));
         let mut t_exact = Rational::new();
         let mut prop = self.prop_at(&t_exact)?;
         let nf = |t: &Rational| self.nonfinite_q(t);
@@ -683,7 +699,7 @@ impl<'s> Flow<'s> {
             }
             let hf = Float::with_val(prec, &h);
             // stage propagators e^{(t + c_k h)V}
-            let props: Vec<Option<Prop>> = match &prop {
+            let props: Vec<Option<Propagator>> = match &prop {
                 None => vec![None, None, None, None, None],
                 Some(p0) => {
                     let mut v = Vec::with_capacity(5);
@@ -960,10 +976,15 @@ impl Tableau {
 }
 
 /// Point softmax of one row with the max shift: `p_j = e^{ℓ_j − m}·(1/Σ_l e^{ℓ_l − m})`,
-/// `m = max_l ℓ_l` (the logits are consumed). Exponentials: [`exp_fixed`]
-/// (≤ 2^−122 relative) for `prec ≤ 128` and `|ℓ_j − m| < 2^28`, else MPFR (correctly
-/// rounded; arguments below MPFR's exponent range give 0). The sum runs in index
-/// order at prec + 16 bits; multiplying by the rounded reciprocal adds ≤ 2 ulps.
+/// `m = max_l ℓ_l` (the logits are consumed). The sum runs in index order at prec + 16
+/// bits; multiplying by the rounded reciprocal adds ≤ 2 ulps.
+///
+/// Exponentials: for `prec ≤ 128` the kernel's fixed-point [`exp_fixed`], whose two
+/// endpoints are computed independently (`[RD bound of e^{lo}, RU bound of e^{hi}]`,
+/// each within 2^−122 relative): one call on `[min(x_j, x_k), max(x_j, x_k)]` yields
+/// e^{x_j} and e^{x_k} for a pair of entries. Arguments outside its domain
+/// (|x| ≥ 2^28) and precisions above 128 bits use MPFR's correctly rounded exp
+/// (arguments below MPFR's exponent range give 0).
 pub fn softmax_point(mut logits: Vec<Float>, prec: u32) -> Vec<Float> {
     let mut m = logits[0].clone();
     for l in &logits[1..] {
@@ -971,11 +992,15 @@ pub fn softmax_point(mut logits: Vec<Float>, prec: u32) -> Vec<Float> {
             m.assign(l);
         }
     }
-    let mut s = Float::new(prec + 16);
     for l in logits.iter_mut() {
         *l -= &m;
-        point_exp(l, prec);
-        s += &*l;
+    }
+    for pair in logits.chunks_mut(2) {
+        exp_pair(pair, prec);
+    }
+    let mut s = Float::new(prec + 16);
+    for l in &logits {
+        s += l;
     }
     let inv = Float::with_val(prec + 16, s.recip_ref());
     for l in &mut logits {
@@ -984,19 +1009,24 @@ pub fn softmax_point(mut logits: Vec<Float>, prec: u32) -> Vec<Float> {
     logits
 }
 
-/// `x ← e^x` for `x ≤ 0` at `prec` bits (fast fixed-point path when available).
-fn point_exp(x: &mut Float, prec: u32) {
-    if x.is_zero() {
-        x.assign(1);
-        return;
-    }
+/// `x ← e^x` for one or two entries `x ≤ 0` (see [`softmax_point`]).
+fn exp_pair(x: &mut [Float], prec: u32) {
     if prec <= 128 {
-        let iv = Interval::from_endpoints(x.clone(), std::mem::replace(x, Float::new(prec)));
+        let (i_lo, i_hi) = if x.len() == 2 && x[1] < x[0] {
+            (1, 0)
+        } else {
+            (0, x.len() - 1)
+        };
+        let iv = Interval::from_endpoints(x[i_lo].clone(), x[i_hi].clone());
         if let Some(e) = exp_fixed(&iv, prec) {
-            x.assign(e.lo());
+            x[i_lo].assign(e.lo());
+            if i_hi != i_lo {
+                x[i_hi].assign(e.hi());
+            }
             return;
         }
-        x.assign(iv.lo());
     }
-    x.exp_mut();
+    for v in x.iter_mut() {
+        v.exp_mut();
+    }
 }

@@ -75,6 +75,7 @@ fn matrix_spec_errors_name_the_entry() {
 /// x_i^{k+1} = x_i^k + Δt V mean(x^k). The enclosures must contain the exact
 /// rational iterates (Arb-style containment).
 #[test]
+#[allow(clippy::needless_range_loop)]
 fn layer_with_uniform_attention_contains_the_exact_iterates() {
     let d = 2;
     let n = 4;

@@ -461,7 +461,7 @@ fn check_dot_layout(a: &[Float], b: &[Float], prec: u32, layout: Layout) {
     let bb = BlockRows::from_floats_layout(b, 1, n, prec, layout).unwrap();
     let got = dot(&ab, 0, &bb, 0, prec);
     let exact = exact_dot(a, b);
-    let err = Rational::from(got.to_rational().unwrap() - &exact).abs();
+    let err = (got.to_rational().unwrap() - &exact).abs();
     let bound = dot_error_bound(&got, &ab, 0, &bb, 0, prec)
         .to_rational()
         .unwrap();
