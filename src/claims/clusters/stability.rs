@@ -111,6 +111,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let d0_f = d0.mid_f64().sqrt();
         let mut tally = Tally::default();
         let mut cum = one.clone();
+        let dt_f = inst.dt.to_f64();
+        let mut times = vec![0.0];
+        let mut states = vec![crate::dynamics::discrete::mids(&sx.x)];
         let mut obs = vec![(0.0, 1.0)];
         let mut bnd = vec![(0.0, 1.0)];
         for _ in 0..inst.steps {
@@ -128,6 +131,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             let k = nx.k as f64;
             obs.push((k, after.mid_f64().sqrt() / d0_f));
             bnd.push((k, cum.mid_f64()));
+            times.push(k * dt_f);
+            states.push(crate::dynamics::discrete::mids(&nx.x));
             sx = nx;
             sy = ny;
         }
@@ -139,6 +144,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             tally.certainty(),
             tally.summary(),
         );
+        if idx == 0 {
+            super::common::add_visuals(&mut out, "x", &inst.name, &times, &states, n, d, &sx.p);
+        }
         let dk = delta_sq(&sx.x, &sy.x).mid_f64().sqrt();
         let slack = cum.mid_f64().ln() - (dk / d0_f).ln();
         min_log_slack = min_log_slack.min(slack);
