@@ -264,3 +264,27 @@ fn a_wrong_shape_names_the_field_and_line() {
     assert!(err.contains("instances[2].v[1]"), "{err}");
     assert!(err.contains("growth-bound.toml:"), "{err}");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// z^k = R^{−k} x^k from the layer agrees with the rescaled recursion.
+    #[test]
+    fn layer_rescaled_form_agrees_with_the_rescaled_recursion(seed in 0u64..1000) {
+        let d = 2;
+        let n = 3;
+        let sys = System::new(random(seed, d, d), random(seed + 1, d, d), random(seed + 2, d, d));
+        let dt = q("1/10");
+        prop_assume!(sys.r(&dt).inverse().is_some());
+        let x0 = random(seed + 3, n, d);
+        let mut a = DiscreteMap::new(&sys, n, &dt, Form::LayerRescaled, 256).unwrap();
+        let mut b = DiscreteMap::new(&sys, n, &dt, Form::Rescaled, 256).unwrap();
+        let (mut sa, mut sb) = (a.start(&x0), b.start(&x0));
+        for _ in 0..10 {
+            sa = a.step(&sa);
+            sb = b.step(&sb);
+            for (x, y) in sa.u.iter().zip(&sb.u) {
+                prop_assert!(x.overlaps(y));
+            }
+        }
+    }
+}
