@@ -245,6 +245,7 @@ fn colour_bar(s: &mut String, h: &Heatmap, (bx, ph): (f64, f64), (lo, hi): (f64,
         }
         marks.push((t, tick_label(t, log)));
     }
+    let widest = marks.iter().map(|(_, l)| l.chars().count()).max().unwrap_or(0);
     for (t, label) in marks {
         let y = y_of(t);
         let _ = writeln!(
@@ -260,7 +261,11 @@ fn colour_bar(s: &mut String, h: &Heatmap, (bx, ph): (f64, f64), (lo, hi): (f64,
             esc(&label)
         );
     }
-    let (cx, cy) = ((tx + 80.0).min(W - 12.0), MT + ph / 2.0);
+    // The caption sits right of the widest tick label (≈ 6.5 px per character).
+    let (cx, cy) = (
+        (tx + 6.0 + 6.5 * widest as f64 + 14.0).clamp(tx + 80.0, W - 12.0),
+        MT + ph / 2.0,
+    );
     let _ = writeln!(
         s,
         r#"<text x="{cx:.1}" y="{cy:.1}" text-anchor="middle" transform="rotate(-90 {cx:.1} {cy:.1})">{}</text>"#,
