@@ -60,6 +60,11 @@ macro_rules! claim {
 /// Every implemented claim.
 pub static REGISTRY: &[ClaimDef] = &[
     // clusters
+    claim!("clusters/hyperplanes", clusters::hyperplanes),
+    claim!("clusters/paranormal", clusters::paranormal),
+    claim!("clusters/polytope", clusters::polytope),
+    claim!("clusters/codim-conjecture", clusters::codim_conjecture),
+    claim!("clusters/open-problems", clusters::open_problems),
     claim!(
         "clusters/paranormal-proof-gap",
         clusters::paranormal_proof_gap

@@ -77,6 +77,28 @@ impl Tally {
     pub fn consistency(&self) -> Certainty {
         Certainty::exact(self.violated == 0)
     }
+    /// A one-line account for the consistency reading: how many steps the
+    /// enclosures decided outright, and that none contradicts the theorem.
+    pub fn consistency_summary(&self) -> String {
+        let mut s = if self.violated == 0 {
+            format!(
+                "no step of {} certifiably violates it; the enclosures alone prove it on {} steps (on the others \
+                 the true margin is below the enclosure width, which the theorem allows)",
+                self.steps, self.proven
+            )
+        } else {
+            format!(
+                "violated on {} of {} steps, first at step {}",
+                self.violated,
+                self.steps,
+                self.first_violation.unwrap_or(0)
+            )
+        };
+        if let Some((m, k)) = self.min_margin {
+            s += &format!("; smallest margin ≥ {m:.3e} (step {k})");
+        }
+        s
+    }
     /// A one-line account: counts, the first violation or undecided step, the smallest margin.
     pub fn summary(&self) -> String {
         let mut s = format!("proven on {}/{} steps", self.proven, self.steps);
@@ -133,7 +155,7 @@ impl<'f> Invariant<'f> {
                 self.name
             ),
             self.tally.consistency(),
-            self.tally.summary(),
+            self.tally.consistency_summary(),
         );
     }
 }

@@ -3,7 +3,10 @@
 mod cli;
 mod clusters_boolean;
 mod clusters_dynamics;
+mod clusters_explore;
+mod clusters_polytope;
 mod clusters_remark;
+mod clusters_spectra;
 mod dynamics_flow;
 mod fast_softmax;
 mod kernel;

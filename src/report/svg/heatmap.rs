@@ -245,7 +245,11 @@ fn colour_bar(s: &mut String, h: &Heatmap, (bx, ph): (f64, f64), (lo, hi): (f64,
         }
         marks.push((t, tick_label(t, log)));
     }
-    let widest = marks.iter().map(|(_, l)| l.chars().count()).max().unwrap_or(0);
+    let widest = marks
+        .iter()
+        .map(|(_, l)| l.chars().count())
+        .max()
+        .unwrap_or(0);
     for (t, label) in marks {
         let y = y_of(t);
         let _ = writeln!(

@@ -1,0 +1,664 @@
+//! clusters/hyperplanes ([paper] `d:good`, `l:3hyperplanes11`, `l:fj`, `l:nottoofassst`;
+//! clusters.md §3).
+//!
+//! Claim: for a good triple (λ1 real, positive, simple, λ1 > |λ_k|, ⟨Qφ1, Kφ1⟩ > 0),
+//! φ1*(z_i(t)) → {0, a, b} with a = lim min_j φ1*(z_j), b = lim max_j φ1*(z_j): every token
+//! approaches one of at most three parallel hyperplanes {φ1* = 0, a, b}.
+//!
+//! Checks on the discrete map (D), z^k = R^{−k} x^k with R = I + ΔtV (`Form::LayerRescaled`):
+//! - the hypotheses, certified by `dynamics::spectrum` (isolating interval for λ1, deflation
+//!   for dominance, adjugate eigenvectors with residual enclosures, ⟨Qφ1, Kφ1⟩ > 0);
+//! - per step (F2, a theorem of the map): φ1*(z_i^{k+1}) = (1 − β)φ1*(z_i^k) + β Σ_j P_ij φ1*(z_j^k)
+//!   with β = Δtλ1/(1 + Δtλ1) ∈ (0, 1) — proof: φ1* R^{−1} V = λ1/(1 + Δtλ1) φ1*. Hence
+//!   max_j φ1*(z_j) is nonincreasing and min_j nondecreasing (certified consistency);
+//! - per step (certified): the discrete Grönwall bound max_j |φ_k*(x_j^k)| ≤ M_0 (1 + Δt|λ_k|)^k for
+//!   each real λ_k — proof: φ_k*(x_i^{k+1}) = φ_k*(x_i^k) + Δtλ_k Σ_j P_ij φ_k*(x_j^k);
+//! - at T (observed, two precisions): every φ1*(z_i(T)) within τ = 10·diam·e^{−λ1 T} of
+//!   {0, a_T, b_T} (clusters.md tolerance guide).
+//!
+//! Ablations (report only, no checks): the same dynamics with one hypothesis dropped.
+
+use super::common::{build_all, fmt_q, Instance, InstanceSpec};
+use crate::claims::Ctx;
+use crate::dynamics::discrete::{mids, DiscreteMap, Form, State};
+use crate::dynamics::observe::{functional, max_all, min_all, Invariant};
+use crate::dynamics::spectrum::{self, Leading, Other};
+use crate::kernel::{Certainty, Interval};
+use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::spec::FieldError;
+use serde::{Deserialize, Serialize};
+
+/// Parameters of clusters/hyperplanes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// The witnesses (each must be a good triple).
+    pub instances: Vec<InstanceSpec>,
+    /// Hypothesis ablations (report only; no hypothesis is required).
+    #[serde(default)]
+    pub ablations: Vec<InstanceSpec>,
+    /// The factor c in τ = c·diam(z(0))·e^{−λ1 T} (clusters.md: 10).
+    #[serde(default = "default_tau_factor")]
+    pub tau_factor: f64,
+}
+
+fn default_tau_factor() -> f64 {
+    10.0
+}
+
+/// The most steps an instance may ask for.
+pub const MAX_STEPS: usize = 5_000;
+
+/// The precision at which the hypotheses are certified during validation.
+const VALIDATION_PREC: u32 = 128;
+
+/// Validates the good-triple hypotheses of one instance; the error names the field
+/// (`v`, or `q` for ⟨Qφ1, Kφ1⟩ > 0) and the hypothesis.
+pub fn check_good(inst: &Instance, prefix: &str) -> Result<(), FieldError> {
+    match spectrum::good_triple(&inst.sys.qk, &inst.sys.v, VALIDATION_PREC) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let field = if e.contains("⟨Qφ1, Kφ1⟩") {
+                "q"
+            } else {
+                "v"
+            };
+            Err(FieldError::new(format!("{prefix}.{field}"), e))
+        }
+    }
+}
+
+impl crate::spec::Params for Params {
+    fn validate(&self) -> Result<(), FieldError> {
+        let insts = build_all(&self.instances, "instances", MAX_STEPS)?;
+        for (i, inst) in insts.iter().enumerate() {
+            check_good(inst, &format!("instances[{i}]"))?;
+        }
+        for (i, a) in self.ablations.iter().enumerate() {
+            a.build(&format!("ablations[{i}]"), MAX_STEPS)?;
+        }
+        if !(self.tau_factor.is_finite() && self.tau_factor > 0.0) {
+            return Err(FieldError::new("tau_factor", "must be positive and finite"));
+        }
+        Ok(())
+    }
+}
+
+/// What one run of (D) leaves behind.
+pub struct RunData {
+    /// Sample times t = kΔt.
+    pub times: Vec<f64>,
+    /// z^k midpoints (n × d) at each sample.
+    pub states: Vec<Vec<f64>>,
+    /// The final state.
+    pub last: State,
+}
+
+/// A per-step monotonicity pair (max nonincreasing, min nondecreasing) of a linear
+/// functional w of z, recorded as certified consistency (F2).
+pub fn hull_invariants<'a>(who: &str, label: &str, w: &'a [Interval]) -> [Invariant<'a>; 2] {
+    [
+        Invariant::new(
+            format!("{who}: max_j {label}(z_j^k) is nonincreasing"),
+            move |v| {
+                let b = max_all(&functional(&v.before.u, v.n, v.d, w));
+                let a = max_all(&functional(&v.after.u, v.n, v.d, w));
+                &b - &a
+            },
+        ),
+        Invariant::new(
+            format!("{who}: min_j {label}(z_j^k) is nondecreasing"),
+            move |v| {
+                let b = min_all(&functional(&v.before.u, v.n, v.d, w));
+                let a = min_all(&functional(&v.after.u, v.n, v.d, w));
+                &a - &b
+            },
+        ),
+    ]
+}
+
+/// Runs (D) in the layer-rescaled form, checking `invs` on every step and sampling
+/// z every `every` steps.
+pub fn run_map(inst: &Instance, prec: u32, invs: &mut [Invariant<'_>], every: usize) -> RunData {
+    let mut map = DiscreteMap::new(&inst.sys, inst.n, &inst.dt, Form::LayerRescaled, prec)
+        .expect("R = I + ΔtV invertible (λ1 > 0 dominant, Δt > 0)");
+    let dt = inst.dt.to_f64();
+    let mut times = Vec::new();
+    let mut states = Vec::new();
+    let last = map.run(&inst.tokens, inst.steps, invs, |s| {
+        if s.k % every.max(1) == 0 || s.k == inst.steps {
+            times.push(s.k as f64 * dt);
+            states.push(mids(&s.u));
+        }
+    });
+    RunData {
+        times,
+        states,
+        last,
+    }
+}
+
+/// T = steps·Δt, printed exactly.
+pub fn horizon(inst: &Instance) -> String {
+    fmt_q(&rug::Rational::from(
+        &inst.dt * rug::Integer::from(inst.steps),
+    ))
+}
+
+/// The diameter of the initial tokens (f64; for the tolerance only).
+pub fn diameter(inst: &Instance) -> f64 {
+    let x = inst.tokens.to_f64();
+    let (n, d) = (inst.n, inst.sys.d);
+    let mut m = 0.0f64;
+    for i in 0..n {
+        for j in 0..i {
+            let s: f64 = (0..d).map(|c| (x[i * d + c] - x[j * d + c]).powi(2)).sum();
+            m = m.max(s.sqrt());
+        }
+    }
+    m
+}
+
+/// Level sets at T: a = min, b = max of the values; each value's label
+/// ("0", "a", "b", or "none") by its nearest level within τ, and the largest
+/// distance to the nearest level.
+pub fn levels(vals: &[f64], tau: f64) -> (f64, f64, Vec<&'static str>, f64) {
+    let a = vals.iter().copied().fold(f64::INFINITY, f64::min);
+    let b = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut worst = 0.0f64;
+    let labels = vals
+        .iter()
+        .map(|&v| {
+            let cands = [("0", v.abs()), ("a", (v - a).abs()), ("b", (v - b).abs())];
+            let (l, dist) = cands
+                .iter()
+                .copied()
+                .min_by(|x, y| x.1.total_cmp(&y.1))
+                .expect("three");
+            worst = worst.max(dist);
+            if dist <= tau {
+                l
+            } else {
+                "none"
+            }
+        })
+        .collect();
+    (a, b, labels, worst)
+}
+
+/// Tokens (1-based) carrying each label, as text.
+pub fn members(labels: &[&str], l: &str) -> String {
+    let v: Vec<String> = labels
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| **x == l)
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    if v.is_empty() {
+        "—".into()
+    } else {
+        v.join(" ")
+    }
+}
+
+fn describe_lead(l: &Leading, g: &Interval) -> String {
+    let others: Vec<String> = l.others.iter().map(|o| o.describe(10)).collect();
+    format!(
+        "λ1 ∈ {} (isolating interval with an exact sign change; p'(λ1) ∈ {} ≠ 0, so simple); \
+         other eigenvalues: {}; all of modulus < λ1 (certified); φ1* = ({}) (sum 1), \
+         residual |φ1*(V − λ1 I)| ≤ {:.1e}, |(V − λ1 I)φ1| ≤ {:.1e} (enclosures contain 0: {}); \
+         ⟨Qφ1, Kφ1⟩ ∈ {} > 0",
+        l.lambda.fmt_outward(12),
+        l.dp.fmt_outward(4),
+        others.join(", "),
+        l.left
+            .iter()
+            .map(|x| x.fmt_outward(10))
+            .collect::<Vec<_>>()
+            .join(", "),
+        l.left_residual,
+        l.right_residual,
+        l.residuals_contain_zero,
+        g.fmt_outward(6),
+    )
+}
+
+/// φ(z_i(T)) midpoints for a functional.
+fn final_values(s: &State, n: usize, d: usize, w: &[Interval]) -> Vec<f64> {
+    functional(&s.u, n, d, w)
+        .iter()
+        .map(Interval::mid_f64)
+        .collect()
+}
+
+struct Analysed {
+    a: f64,
+    b: f64,
+    labels: Vec<&'static str>,
+    worst: f64,
+}
+
+fn analyse(inst: &Instance, prec: u32, phi: &[Interval], tau: f64) -> Analysed {
+    let w: Vec<Interval> = phi.iter().map(|x| x.with_prec(prec)).collect();
+    let data = run_map(inst, prec, &mut [], inst.steps);
+    let vals = final_values(&data.last, inst.n, inst.sys.d, &w);
+    let (a, b, labels, worst) = levels(&vals, tau);
+    Analysed {
+        a,
+        b,
+        labels,
+        worst,
+    }
+}
+
+/// Runs the claim.
+pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+    let mut out = Outcome::new();
+    let insts = build_all(&p.instances, "instances", MAX_STEPS).expect("validated");
+    let prec = ctx.prec();
+    let mut spectra = Table::new(
+        "Certified spectra of the value matrices (good-triple hypotheses)",
+        &[
+            "instance",
+            "λ1",
+            "other eigenvalues",
+            "φ1* (sum 1)",
+            "⟨Qφ1, Kφ1⟩",
+            "‖V‖_op",
+        ],
+    );
+    let mut planes = Table::new(
+        "The three hyperplanes at T: φ1*(z_i(T)) ∈ {0, a_T, b_T} (tokens numbered from 1)",
+        &[
+            "instance",
+            "T",
+            "τ",
+            "a_T",
+            "b_T",
+            "max dist to {0,a,b}",
+            "tokens on φ1* = a",
+            "tokens on φ1* = b",
+            "tokens on φ1* = 0",
+            "off all three",
+        ],
+    );
+    let mut first_worst = None;
+    for (idx, inst) in insts.iter().enumerate() {
+        let (n, d) = (inst.n, inst.sys.d);
+        let (lead, g) = match spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec) {
+            Ok(x) => x,
+            Err(e) => {
+                out.checks.certify(
+                    format!("{}: good-triple hypotheses", inst.name),
+                    Certainty::Unknown,
+                    e,
+                );
+                continue;
+            }
+        };
+        out.checks.certify(
+            format!("{}: good-triple hypotheses (d:good)", inst.name),
+            Certainty::exact(lead.residuals_contain_zero),
+            describe_lead(&lead, &g),
+        );
+        spectra.row(vec![
+            inst.name.clone(),
+            lead.lambda.fmt_outward(10),
+            lead.others
+                .iter()
+                .map(|o| o.describe(10))
+                .collect::<Vec<_>>()
+                .join("; "),
+            lead.left
+                .iter()
+                .map(|x| format!("{:.10}", x.mid_f64()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            g.fmt_outward(6),
+            spectrum::op_norm(&inst.sys.v, prec)
+                .map(|x| x.fmt_outward(10))
+                .unwrap_or_else(|e| format!("— ({e})")),
+        ]);
+        // Dual functionals of the real eigenvalues for the Grönwall bound.
+        let mut duals: Vec<(String, Interval, Vec<Interval>)> =
+            vec![("φ1*".into(), lead.lambda.clone(), lead.left.clone())];
+        for (k, o) in lead.others.iter().enumerate() {
+            if let Other::Real(mu) = o {
+                if let Some((_, left)) = spectrum::eigvecs(&inst.sys.v, mu, prec) {
+                    duals.push((format!("φ{}*", k + 2), mu.clone(), left));
+                }
+            }
+        }
+        let dt = Interval::from_rational(prec, &inst.dt);
+        let x0 = inst.tokens.to_intervals(prec);
+        let gron_data: Vec<(Interval, Interval)> = duals
+            .iter()
+            .map(|(_, lam, w)| {
+                let m0 = max_all(
+                    &functional(&x0, n, d, w)
+                        .iter()
+                        .map(Interval::abs)
+                        .collect::<Vec<_>>(),
+                );
+                (m0, &Interval::one(prec) + &(&dt * &lam.abs()))
+            })
+            .collect();
+        let phi = lead.left.clone();
+        let mut invs: Vec<Invariant> = hull_invariants(&inst.name, "φ1*", &phi)
+            .into_iter()
+            .collect();
+        for ((label, _, w), (m0, g)) in duals.iter().zip(&gron_data) {
+            invs.push(Invariant::new(
+                format!(
+                    "{}: max_j |{label}(x_j^k)| ≤ max_j |{label}(x_j^0)|·(1 + Δt|λ|)^k (discrete Grönwall)",
+                    inst.name
+                ),
+                move |v| {
+                    let bound = m0 * &g.powi(v.after.k as i32);
+                    let vals: Vec<Interval> =
+                        functional(&v.after.x, v.n, v.d, w).iter().map(Interval::abs).collect();
+                    &bound - &max_all(&vals)
+                },
+            ));
+        }
+        let every = (inst.steps / 60).max(1);
+        let data = run_map(inst, prec, &mut invs, every);
+        for (j, inv) in invs.iter().enumerate() {
+            if j < 2 {
+                inv.certify_consistency_into(&mut out.checks);
+            } else {
+                inv.certify_into(&mut out.checks);
+            }
+        }
+        drop(invs);
+        // The structure at T, at two precisions.
+        let t_end = inst.steps as f64 * inst.dt.to_f64();
+        let lam1 = lead.lambda.mid_f64();
+        let tau = p.tau_factor * diameter(inst) * (-lam1 * t_end).exp();
+        let vals = final_values(&data.last, n, d, &phi);
+        let (a, b, labels, worst) = levels(&vals, tau);
+        let hi = analyse(inst, 2 * prec, &phi, tau);
+        let on_all = labels.iter().all(|l| *l != "none");
+        out.checks.observe(
+            format!(
+                "{}: every φ1*(z_i(T)) within τ = 10·diam·e^(−λ1 T) of {{0, a_T, b_T}}",
+                inst.name
+            ),
+            on_all,
+            format!(
+                "T = {}, τ = {tau:.3e}, a_T = {a:.10}, b_T = {b:.10}, largest distance to the nearest \
+                 level {worst:.3e}",
+                horizon(inst)
+            ),
+        );
+        let same = hi.labels == labels && (hi.a - a).abs() <= tau && (hi.b - b).abs() <= tau;
+        out.checks.observe(
+            format!(
+                "{}: same three-level structure at {} and {} bits",
+                inst.name,
+                prec,
+                2 * prec
+            ),
+            same,
+            format!(
+                "at {} bits: a_T = {:.10}, b_T = {:.10}, largest distance {:.3e}; labels equal: {}",
+                2 * prec,
+                hi.a,
+                hi.b,
+                hi.worst,
+                hi.labels == labels
+            ),
+        );
+        first_worst.get_or_insert((worst, tau));
+        planes.row(vec![
+            inst.name.clone(),
+            horizon(inst),
+            format!("{tau:.2e}"),
+            format!("{a:.8}"),
+            format!("{b:.8}"),
+            format!("{worst:.2e}"),
+            members(&labels, "a"),
+            members(&labels, "b"),
+            members(&labels, "0"),
+            members(&labels, "none"),
+        ]);
+        let slug = format!("w{}", idx + 1);
+        let phi_f: Vec<f64> = phi.iter().map(Interval::mid_f64).collect();
+        out.plots
+            .push(phi_plot(&slug, &inst.name, &data, n, d, &phi_f, a, b));
+        if d == 2 {
+            out.plots
+                .push(plane_plot(&slug, &inst.name, &data, n, &phi_f, a, b));
+        }
+        if idx == 0 {
+            super::common::add_visuals(
+                &mut out,
+                &slug,
+                &inst.name,
+                &data.times,
+                &data.states,
+                n,
+                d,
+                &data.last.p,
+            );
+        }
+    }
+    if let Some((w, tau)) = first_worst {
+        out.figures.insert(
+            0,
+            crate::outcome::Figure {
+                name: "max_dist_to_hyperplanes".into(),
+                value: w,
+                text: format!(
+                    "first witness: largest distance of φ1*(z_i(T)) to {{0, a_T, b_T}} = {w:.3e} (τ = {tau:.3e})"
+                ),
+            },
+        );
+    }
+    out.tables.push(spectra);
+    out.tables.push(planes);
+    ablations(p, prec, &mut out);
+    out.note(
+        "All dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k, \
+         R = I + ΔtV. The hull monotonicity of φ1* is a theorem of the map (F2), recorded as certified \
+         consistency; the limit structure at T is an observation with the tolerance guide of clusters.md.",
+    );
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn phi_plot(
+    slug: &str,
+    name: &str,
+    data: &RunData,
+    n: usize,
+    d: usize,
+    phi: &[f64],
+    a: f64,
+    b: f64,
+) -> Plot {
+    let mut series: Vec<Series> = (0..n)
+        .map(|i| Series {
+            name: format!("token {}", i + 1),
+            style: Style::Line,
+            points: data
+                .times
+                .iter()
+                .zip(&data.states)
+                .map(|(&t, z)| (t, (0..d).map(|c| phi[c] * z[i * d + c]).sum()))
+                .collect(),
+        })
+        .collect();
+    let t_end = data.times.last().copied().unwrap_or(0.0);
+    for (lab, y) in [("φ1* = a_T", a), ("φ1* = b_T", b), ("φ1* = 0", 0.0)] {
+        series.push(Series {
+            name: lab.into(),
+            style: Style::Dashed,
+            points: vec![(0.0, y), (t_end, y)],
+        });
+    }
+    Plot {
+        slug: format!("{slug}-phi"),
+        title: format!("{name}: φ1*(z_i(t)) against t, with the levels 0, a_T, b_T"),
+        x_label: "t".into(),
+        y_label: "φ1*(z_i)".into(),
+        x_log: false,
+        y_log: false,
+        series,
+        heatmap: None,
+        paths: false,
+    }
+}
+
+/// z in the plane at several times, with the three lines {φ1* = 0, a, b}.
+fn plane_plot(
+    slug: &str,
+    name: &str,
+    data: &RunData,
+    n: usize,
+    phi: &[f64],
+    a: f64,
+    b: f64,
+) -> Plot {
+    let k = data.states.len();
+    let picks = [0, k / 4, k / 2, k - 1];
+    let mut series = Vec::new();
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &s in &picks {
+        let z = &data.states[s];
+        let pts: Vec<(f64, f64)> = (0..n).map(|i| (z[2 * i], z[2 * i + 1])).collect();
+        for (x, y) in &pts {
+            lo = lo.min(x.min(*y));
+            hi = hi.max(x.max(*y));
+        }
+        series.push(Series {
+            name: format!("z(t = {:.1})", data.times[s]),
+            style: Style::Points,
+            points: pts,
+        });
+    }
+    // Lines φ0 x + φ1 y = c, clipped to the x-range [lo, hi].
+    for (lab, c) in [("φ1* = a_T", a), ("φ1* = b_T", b), ("φ1* = 0", 0.0)] {
+        let line = if phi[1].abs() > 1e-12 {
+            vec![
+                (lo, (c - phi[0] * lo) / phi[1]),
+                (hi, (c - phi[0] * hi) / phi[1]),
+            ]
+        } else {
+            vec![(c / phi[0], lo), (c / phi[0], hi)]
+        };
+        series.push(Series {
+            name: lab.into(),
+            style: Style::Dashed,
+            points: line,
+        });
+    }
+    Plot {
+        slug: format!("{slug}-plane"),
+        title: format!("{name}: tokens z at four times and the hyperplanes φ1* = 0, a_T, b_T"),
+        x_label: "z_1".into(),
+        y_label: "z_2".into(),
+        x_log: false,
+        y_log: false,
+        series,
+        heatmap: None,
+        paths: false,
+    }
+}
+
+/// Number of τ-distinct values (sorted gaps > τ).
+pub fn count_levels(vals: &[f64], tau: f64) -> usize {
+    let mut v = vals.to_vec();
+    v.sort_by(f64::total_cmp);
+    1 + v.windows(2).filter(|w| w[1] - w[0] > tau).count()
+}
+
+fn ablations(p: &Params, prec: u32, out: &mut Outcome) {
+    if p.ablations.is_empty() {
+        return;
+    }
+    let mut t = Table::new(
+        "Hypothesis ablations (report only, nothing asserted): the same dynamics with one hypothesis dropped",
+        &[
+            "instance",
+            "hypothesis dropped (certifier's words)",
+            "eigenvalues (f64)",
+            "T",
+            "τ-levels of z·e1",
+            "τ-distinct points z_i(T)",
+            "max_i |z_i(T) − z_i(T − 1)|",
+        ],
+    );
+    for (i, spec) in p.ablations.iter().enumerate() {
+        let inst = spec
+            .build(&format!("ablations[{i}]"), MAX_STEPS)
+            .expect("validated");
+        let (n, d) = (inst.n, inst.sys.d);
+        let why = match spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec) {
+            Ok(_) => "none (a good triple)".to_string(),
+            Err(e) => e,
+        };
+        let eig: Vec<String> = spectrum::roots_f64(&spectrum::char_poly(&inst.sys.v))
+            .iter()
+            .map(|z| {
+                if z.im == 0.0 {
+                    format!("{:.4}", z.re)
+                } else {
+                    format!("{:.4}{:+.4}i", z.re, z.im)
+                }
+            })
+            .collect();
+        let every = (1.0 / inst.dt.to_f64()).round().max(1.0) as usize;
+        let data = run_map(&inst, prec, &mut [], every);
+        let t_end = inst.steps as f64 * inst.dt.to_f64();
+        let tau = p.tau_factor * diameter(&inst) * (-t_end).exp();
+        let z = data.states.last().expect("final");
+        let zprev = &data.states[data.states.len().saturating_sub(2)];
+        let e1: Vec<f64> = (0..n).map(|j| z[j * d]).collect();
+        let mut pts = 0;
+        for j in 0..n {
+            let dup = (0..j).any(|l| {
+                (0..d)
+                    .map(|c| (z[j * d + c] - z[l * d + c]).powi(2))
+                    .sum::<f64>()
+                    .sqrt()
+                    <= tau
+            });
+            if !dup {
+                pts += 1;
+            }
+        }
+        let moving = (0..n)
+            .map(|j| {
+                (0..d)
+                    .map(|c| (z[j * d + c] - zprev[j * d + c]).powi(2))
+                    .sum::<f64>()
+                    .sqrt()
+            })
+            .fold(0.0f64, f64::max);
+        t.row(vec![
+            inst.name.clone(),
+            why,
+            eig.join(", "),
+            horizon(&inst),
+            count_levels(&e1, tau).to_string(),
+            pts.to_string(),
+            format!("{moving:.3e}"),
+        ]);
+        out.plots.push(crate::dynamics::plots::trajectories(
+            &format!("ablation{}-tokens", i + 1),
+            &format!("ablation {}: token trajectories (z)", inst.name),
+            &data.times,
+            &data.states,
+            n,
+            d,
+        ));
+    }
+    out.tables.push(t);
+    out.note(
+        "Ablations are report only: no check is recorded for them. τ there is 10·diam·e^(−T) (there is no λ1 \
+         to use). With a complex leading eigenvalue there is no real dual functional, and with a repeated λ1 \
+         the dual space is more than one-dimensional (the polytope case): the three-hyperplane picture is \
+         not claimed.",
+    );
+}

@@ -1,0 +1,338 @@
+//! clusters/paranormal ([paper] `d:goodmulti`, `t:multiplicity`; clusters.md §3).
+//!
+//! Claim: for a good triple with multiplicity (QᵀK ≻ 0; ℝ^d = ℱ ⊕ 𝒢, both V-invariant,
+//! V|_ℱ = λ Id with λ > 0, ρ(V|_𝒢) < λ) there is a bounded convex polytope 𝒦 ⊂ ℱ with
+//! dist(z_i(t), (∂𝒦 ∪ {0}) × 𝒢) → 0 for every i.
+//!
+//! Checks (diagonal V, so ℱ and 𝒢 are spanned by coordinate axes and π_ℱ keeps the
+//! ℱ-coordinates; the hypotheses are decided exactly by `dynamics::spectrum::paranormal`):
+//! - per step (F2 with π_ℱ, a theorem of the map): for each ℱ-coordinate c,
+//!   z_{i,c}^{k+1} = (1 − β) z_{i,c}^k + β Σ_j P_ij z_{j,c}^k with β = Δtλ/(1 + Δtλ) — proof: the c-th row
+//!   of R^{−1}V is λ/(1 + Δtλ) e_cᵀ. So max_j and min_j of every ℱ-coordinate are monotone (the
+//!   π_ℱ-hull's bounding box is nonincreasing; for dim ℱ = 1 it is the π_ℱ-hull). Certified
+//!   consistency;
+//! - at T (observed, two precisions; dim ℱ = 1): every ℱ-part within τ = 10·diam·e^{−λT} of
+//!   {a_T, b_T, 0}; the 𝒢-part's spread is reported (free by the theorem).
+//!
+//! Gap case (report only): QᵀK not respecting ℱ ⊕ 𝒢 (clusters/paranormal-proof-gap).
+
+use super::common::{build_all, Instance, InstanceSpec};
+use super::hyperplanes::{
+    count_levels, diameter, horizon, hull_invariants, levels, members, run_map,
+};
+use crate::claims::Ctx;
+use crate::dynamics::spectrum;
+use crate::kernel::Interval;
+use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::spec::FieldError;
+use serde::{Deserialize, Serialize};
+
+/// Parameters of clusters/paranormal.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// The witnesses (diagonal V satisfying `d:goodmulti`).
+    pub instances: Vec<InstanceSpec>,
+    /// The gap case (report only; QᵀK need not respect ℱ ⊕ 𝒢).
+    #[serde(default)]
+    pub gap_cases: Vec<InstanceSpec>,
+    /// The factor c in τ = c·diam(z(0))·e^{−λT} (clusters.md: 10).
+    #[serde(default = "default_tau_factor")]
+    pub tau_factor: f64,
+}
+
+fn default_tau_factor() -> f64 {
+    10.0
+}
+
+const MAX_STEPS: usize = super::hyperplanes::MAX_STEPS;
+
+impl crate::spec::Params for Params {
+    fn validate(&self) -> Result<(), FieldError> {
+        let insts = build_all(&self.instances, "instances", MAX_STEPS)?;
+        for (i, inst) in insts.iter().enumerate() {
+            let s = spectrum::paranormal(&inst.sys.qk, &inst.sys.v)
+                .map_err(|(f, e)| FieldError::new(format!("instances[{i}].{f}"), e))?;
+            if s.f_axes.len() != 1 {
+                return Err(FieldError::new(
+                    format!("instances[{i}].v"),
+                    "the limit-structure check needs dim ℱ = 1 (one maximal diagonal entry)",
+                ));
+            }
+        }
+        for (i, g) in self.gap_cases.iter().enumerate() {
+            g.build(&format!("gap_cases[{i}]"), MAX_STEPS)?;
+        }
+        if !(self.tau_factor.is_finite() && self.tau_factor > 0.0) {
+            return Err(FieldError::new("tau_factor", "must be positive and finite"));
+        }
+        Ok(())
+    }
+}
+
+fn axis(d: usize, c: usize, prec: u32) -> Vec<Interval> {
+    (0..d)
+        .map(|j| {
+            if j == c {
+                Interval::one(prec)
+            } else {
+                Interval::zero(prec)
+            }
+        })
+        .collect()
+}
+
+fn coord(z: &[f64], n: usize, d: usize, c: usize) -> Vec<f64> {
+    (0..n).map(|i| z[i * d + c]).collect()
+}
+
+fn spread(v: &[f64]) -> f64 {
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    hi - lo
+}
+
+/// Runs the claim.
+pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+    let mut out = Outcome::new();
+    let insts = build_all(&p.instances, "instances", MAX_STEPS).expect("validated");
+    let prec = ctx.prec();
+    let mut table = Table::new(
+        "ℱ-parts at T: π_ℱ(z_i(T)) ∈ {a_T, b_T, 0}; the 𝒢-part is free (tokens numbered from 1)",
+        &[
+            "instance",
+            "λ, ρ(V|_𝒢)",
+            "T",
+            "τ",
+            "a_T",
+            "b_T",
+            "max dist",
+            "tokens at a_T",
+            "tokens at b_T",
+            "tokens at 0",
+            "off all three",
+            "𝒢-spread at 0 → T",
+        ],
+    );
+    let mut first = None;
+    for (idx, inst) in insts.iter().enumerate() {
+        let (n, d) = (inst.n, inst.sys.d);
+        let par = spectrum::paranormal(&inst.sys.qk, &inst.sys.v).expect("validated");
+        out.checks.certify(
+            format!("{}: good triple with multiplicity (d:goodmulti), exact", inst.name),
+            crate::kernel::Certainty::True,
+            format!(
+                "QᵀK symmetric positive definite (exact leading minors); V diagonal, ℱ = span of axes {:?}, \
+                 𝒢 = span of axes {:?} (both V-invariant), V|_ℱ = {} Id, ρ(V|_𝒢) = {} < λ",
+                par.f_axes.iter().map(|c| c + 1).collect::<Vec<_>>(),
+                par.g_axes.iter().map(|c| c + 1).collect::<Vec<_>>(),
+                par.lambda,
+                par.rho_g
+            ),
+        );
+        let fc = par.f_axes[0];
+        let w = axis(d, fc, prec);
+        let mut invs: Vec<_> = hull_invariants(&inst.name, "π_ℱ", &w).into_iter().collect();
+        let every = (inst.steps / 60).max(1);
+        let data = run_map(inst, prec, &mut invs, every);
+        for inv in &invs {
+            inv.certify_consistency_into(&mut out.checks);
+        }
+        drop(invs);
+        let lam = par.lambda.to_f64();
+        let t_end = inst.steps as f64 * inst.dt.to_f64();
+        let tau = p.tau_factor * diameter(inst) * (-lam * t_end).exp();
+        let z = data.states.last().expect("final");
+        let f = coord(z, n, d, fc);
+        let (a, b, labels, worst) = levels(&f, tau);
+        out.checks.observe(
+            format!("{}: every ℱ-part π_ℱ(z_i(T)) within τ of {{a_T, b_T, 0}}", inst.name),
+            labels.iter().all(|l| *l != "none"),
+            format!(
+                "T = {}, τ = 10·diam·e^(−λT) = {tau:.3e}, a_T = {a:.10}, b_T = {b:.10}, largest distance {worst:.3e}",
+                horizon(inst)
+            ),
+        );
+        let hi = run_map(inst, 2 * prec, &mut [], inst.steps);
+        let zh: Vec<f64> = hi.last.u.iter().map(Interval::mid_f64).collect();
+        let (ah, bh, lh, wh) = levels(&coord(&zh, n, d, fc), tau);
+        out.checks.observe(
+            format!("{}: same ℱ-structure at {} and {} bits", inst.name, prec, 2 * prec),
+            lh == labels && (ah - a).abs() <= tau && (bh - b).abs() <= tau,
+            format!(
+                "at {} bits: a_T = {ah:.10}, b_T = {bh:.10}, largest distance {wh:.3e}; labels equal: {}",
+                2 * prec,
+                lh == labels
+            ),
+        );
+        let g_spread0: f64 = par
+            .g_axes
+            .iter()
+            .map(|&c| spread(&coord(&data.states[0], n, d, c)))
+            .fold(0.0, f64::max);
+        let g_spread: f64 = par
+            .g_axes
+            .iter()
+            .map(|&c| spread(&coord(z, n, d, c)))
+            .fold(0.0, f64::max);
+        first.get_or_insert((worst, tau));
+        table.row(vec![
+            inst.name.clone(),
+            format!("{}, {}", par.lambda, par.rho_g),
+            horizon(inst),
+            format!("{tau:.2e}"),
+            format!("{a:.8}"),
+            format!("{b:.8}"),
+            format!("{worst:.2e}"),
+            members(&labels, "a"),
+            members(&labels, "b"),
+            members(&labels, "0"),
+            members(&labels, "none"),
+            format!("{g_spread0:.4} → {g_spread:.4}"),
+        ]);
+        let slug = format!("w{}", idx + 1);
+        if d == 2 {
+            out.plots
+                .push(plane_plot(&slug, &inst.name, &data, n, fc, a, b));
+        }
+        super::common::add_visuals(
+            &mut out,
+            &slug,
+            &inst.name,
+            &data.times,
+            &data.states,
+            n,
+            d,
+            &data.last.p,
+        );
+    }
+    if let Some((w, tau)) = first {
+        out.figures.insert(
+            0,
+            crate::outcome::Figure {
+                name: "max_dist_to_levels".into(),
+                value: w,
+                text: format!(
+                    "first witness: largest distance of the ℱ-parts to {{a_T, b_T, 0}} = {w:.3e} (τ = {tau:.3e})"
+                ),
+            },
+        );
+    }
+    out.tables.push(table);
+    gap_cases(p, prec, &mut out);
+    out.note(
+        "The dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k. \
+         The monotonicity of the ℱ-coordinates' max and min is a theorem of the map (F2 with π_ℱ), recorded as \
+         certified consistency; the limit structure at T is an observation with the tolerance guide of clusters.md.",
+    );
+    out
+}
+
+fn plane_plot(
+    slug: &str,
+    name: &str,
+    data: &super::hyperplanes::RunData,
+    n: usize,
+    fc: usize,
+    a: f64,
+    b: f64,
+) -> Plot {
+    let k = data.states.len();
+    let mut series = Vec::new();
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for s in [0, k / 4, k / 2, k - 1] {
+        let z = &data.states[s];
+        let pts: Vec<(f64, f64)> = (0..n).map(|i| (z[2 * i], z[2 * i + 1])).collect();
+        for (_, y) in &pts {
+            lo = lo.min(*y);
+            hi = hi.max(*y);
+        }
+        series.push(Series {
+            name: format!("z(t = {:.1})", data.times[s]),
+            style: Style::Points,
+            points: pts,
+        });
+    }
+    for (lab, c) in [("π_ℱ = a_T", a), ("π_ℱ = b_T", b), ("π_ℱ = 0", 0.0)] {
+        let line = if fc == 0 {
+            vec![(c, lo), (c, hi)]
+        } else {
+            vec![(lo, c), (hi, c)]
+        };
+        series.push(Series {
+            name: lab.into(),
+            style: Style::Dashed,
+            points: line,
+        });
+    }
+    Plot {
+        slug: format!("{slug}-plane"),
+        title: format!("{name}: tokens z at four times and the lines π_ℱ = a_T, b_T, 0"),
+        x_label: "z_1".into(),
+        y_label: "z_2".into(),
+        x_log: false,
+        y_log: false,
+        series,
+        heatmap: None,
+        paths: false,
+    }
+}
+
+fn gap_cases(p: &Params, prec: u32, out: &mut Outcome) {
+    if p.gap_cases.is_empty() {
+        return;
+    }
+    let mut t = Table::new(
+        "Gap case (report only, nothing asserted): QᵀK = [[1, 1/2], [1/2, 1]] does not respect ℱ ⊕ 𝒢 \
+         (see clusters/paranormal-proof-gap)",
+        &[
+            "instance",
+            "hypotheses d:goodmulti (exact)",
+            "T",
+            "τ-levels of the ℱ-part",
+            "ℱ-parts within τ of {a_T, b_T, 0}",
+            "max dist",
+            "𝒢-spread at 0 → T",
+        ],
+    );
+    for (i, spec) in p.gap_cases.iter().enumerate() {
+        let inst: Instance = spec
+            .build(&format!("gap_cases[{i}]"), MAX_STEPS)
+            .expect("validated");
+        let (n, d) = (inst.n, inst.sys.d);
+        let hyp = match spectrum::paranormal(&inst.sys.qk, &inst.sys.v) {
+            Ok(s) => format!("hold (λ = {}, ρ(V|_𝒢) = {})", s.lambda, s.rho_g),
+            Err((_, e)) => e,
+        };
+        let data = run_map(&inst, prec, &mut [], (inst.steps / 60).max(1));
+        let z = data.states.last().expect("final");
+        let f = coord(z, n, d, 0);
+        let tau = p.tau_factor * diameter(&inst) * (-(inst.steps as f64) * inst.dt.to_f64()).exp();
+        let (_, _, labels, worst) = levels(&f, tau);
+        let g0 = spread(&coord(&data.states[0], n, d, 1));
+        let gt = spread(&coord(z, n, d, 1));
+        t.row(vec![
+            inst.name.clone(),
+            hyp,
+            horizon(&inst),
+            count_levels(&f, tau).to_string(),
+            format!("{}/{}", labels.iter().filter(|l| **l != "none").count(), n),
+            format!("{worst:.2e}"),
+            format!("{g0:.4} → {gt:.4}"),
+        ]);
+        out.plots.push(crate::dynamics::plots::trajectories(
+            &format!("gap{}-tokens", i + 1),
+            &format!("gap case {}: token trajectories (z)", inst.name),
+            &data.times,
+            &data.states,
+            n,
+            d,
+        ));
+    }
+    out.tables.push(t);
+    out.note(
+        "The gap cases are report only: no check is recorded for them. The theorem's hypotheses hold there \
+         (QᵀK ≻ 0), but the proof's bound e:boundrj fails when A = (QᵀK)^(1/2) does not map ℱ → ℱ and 𝒢 → 𝒢 \
+         (clusters/paranormal-proof-gap); the table shows what the dynamics do. τ = 10·diam·e^(−T) with λ = 1.",
+    );
+}
