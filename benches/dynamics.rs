@@ -2,7 +2,8 @@
 //! plain MPFR, one right-hand side at n = d = 128 (the authors' largest run made
 //! exact, `dynamics::workloads::cupy_workload`), and the full n = 20, d = 2 RK4 run of
 //! bench/anchors/run_dynamics.sh. The full n = 128 run (600 right-hand sides) is timed
-//! by examples/flow_cupy.rs, not here.
+//! by examples/flow_cupy.rs, not here. Also one interval step of the discrete map (D)
+//! at the clusters/polytope full-profile size.
 
 use attncheck::dynamics::dot::{dot, dot_mpfr, BlockRows};
 use attncheck::dynamics::flow::{rk4, Flow, FlowOptions, Vars};
@@ -54,6 +55,31 @@ fn bench(c: &mut Criterion) {
     g.bench_function("rk4", |x| {
         x.iter(|| rk4(&sys, black_box(&z0), &t_end, &h, &opts, |_| {}).expect("flow"))
     });
+    g.finish();
+
+    // the discrete map (D) in intervals: one step of the layer-rescaled form at the
+    // clusters/polytope full-profile size (n = 128, d = 3, V = I, 128 bits); the
+    // full run is 150 such steps (`attncheck run clusters/polytope --profile full`).
+    let sys = attncheck::dynamics::model::System::new(
+        attncheck::dynamics::model::Mat::identity(3),
+        attncheck::dynamics::model::Mat::identity(3),
+        attncheck::dynamics::model::Mat::identity(3),
+    );
+    let toks = attncheck::dynamics::model::random_dyadic("tokens", 128, 3, "-5", "5", 7, 20)
+        .expect("tokens");
+    let dt = Rational::from((1, 10));
+    let mut map = attncheck::dynamics::discrete::DiscreteMap::new(
+        &sys,
+        128,
+        &dt,
+        attncheck::dynamics::discrete::Form::LayerRescaled,
+        PREC,
+    )
+    .expect("map");
+    let s0 = map.start(&toks);
+    let mut g = c.benchmark_group("discrete_step_n128_d3_128bit");
+    g.sample_size(10);
+    g.bench_function("layer_rescaled", |x| x.iter(|| map.step(black_box(&s0))));
     g.finish();
 }
 
