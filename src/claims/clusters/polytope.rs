@@ -439,14 +439,15 @@ fn leaders(s: &Structure) -> String {
         .join(", ")
 }
 
-/// Token snapshots at t = 0, T/3, 2T/3, T and the final hull as a closed polyline
-/// (d = 3: projected to the first two coordinates, with the hull of the projection).
+/// Token snapshots at t = 0, 1/2, 3/2 and T (the tokens reach their limit points
+/// within a few time units, so early times show the motion) and the final hull as a
+/// closed polyline (d = 3: projected to the first two coordinates, with the hull of
+/// the projection).
 fn snapshot_plot(slug: &str, inst: &Instance, run: &Run) -> Plot {
     let (n, d) = (inst.n, inst.sys.d);
     let t_end = run.samples.last().map_or(0.0, |s| s.0);
     let mut series = Vec::new();
-    for q in 0..4 {
-        let target = t_end * q as f64 / 3.0;
+    for target in [0.0, 0.5, 1.5, t_end] {
         let (t, x) = run
             .samples
             .iter()
