@@ -15,7 +15,6 @@
 use super::discrete::State;
 use crate::kernel::{Certainty, Interval};
 use crate::verdict::Checks;
-use rug::float::Round;
 
 /// What an invariant sees on one step: the state before and after.
 pub struct StepView<'a> {
@@ -50,7 +49,7 @@ impl Tally {
     /// Records one step's margin.
     pub fn record(&mut self, k: usize, margin: &Interval) {
         self.steps += 1;
-        let lo = margin.lo().to_f64_round(Round::Down);
+        let lo = margin.lo_f64();
         if self.min_margin.map_or(true, |(m, _)| lo < m) {
             self.min_margin = Some((lo, k));
         }

@@ -2,10 +2,9 @@
 //! witness (S), the certified per-step invariants, the leaders, a horizon too short
 //! for the limit structure, and bad input.
 
-use crate::util::{cell, figure, run_edited, run_quick, spec_path, spec_text, verdict};
-use attncheck::claims::{self, clusters::boolean_limit::threshold_a};
+use crate::util::{cell, figure, line_of, prepare_err, run_edited, run_quick, spec_text, verdict};
+use attncheck::claims::clusters::boolean_limit::threshold_a;
 use attncheck::kernel::Certainty;
-use attncheck::spec::{Profile, Spec};
 use attncheck::verdict::{CheckKind, Verdict};
 
 const ID: &str = "clusters/boolean-limit";
@@ -203,24 +202,6 @@ fn wrong_threshold_reference_is_refuted() {
     assert_eq!(c.result, Certainty::False);
 }
 
-fn prepare_err(text: &str) -> String {
-    let spec = match Spec::parse(&spec_path(ID), text) {
-        Ok(s) => s,
-        Err(e) => return e.to_string(),
-    };
-    match (claims::find(ID).unwrap().prepare)(&spec, Profile::Quick) {
-        Ok(_) => panic!("expected an error for:\n{text}"),
-        Err(e) => e.to_string(),
-    }
-}
-
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .expect("needle")
-        + 1
-}
-
 fn edited(from: &str, to: &str) -> String {
     let text = spec_text(ID);
     assert_eq!(text.matches(from).count(), 1, "`{from}`");
@@ -230,7 +211,7 @@ fn edited(from: &str, to: &str) -> String {
 #[test]
 fn negative_v_is_rejected_naming_the_field() {
     let text = edited("v = [[\"1/2\"]]", "v = [[\"-1\"]]");
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     let line = line_of(&text, "v = [[\"-1\"]]");
     assert!(
         e.contains(&format!("boolean-limit.toml:{line}: params.systems[1].v")),
@@ -242,16 +223,16 @@ fn negative_v_is_rejected_naming_the_field() {
 #[test]
 fn non_positive_or_non_square_qk_is_rejected() {
     let text = edited("q = [[\"2\"]]", "q = [[\"-2\"]]");
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(e.contains("params.systems[1].q"), "{e}");
     assert!(e.contains("QᵀK = -4 must be positive"), "{e}");
-    let e = prepare_err(&edited("q = [[\"2\"]]", "q = [[\"3\"]]"));
+    let e = prepare_err(ID, &edited("q = [[\"2\"]]", "q = [[\"3\"]]"));
     assert!(
         e.contains("QᵀK = 6 must be the square of a rational"),
         "{e}"
     );
     // Q with two columns: not a d = 1 system
-    let e = prepare_err(&edited("q = [[\"2\"]]", "q = [[\"2\", \"1\"]]"));
+    let e = prepare_err(ID, &edited("q = [[\"2\"]]", "q = [[\"2\", \"1\"]]"));
     assert!(e.contains("params.systems[1].q"), "{e}");
 }
 
@@ -261,18 +242,21 @@ fn equal_tokens_are_rejected() {
         "symmetric = [\"-1\", \"0\", \"1\"]",
         "symmetric = [\"-1\", \"0\", \"0\", \"1\"]",
     );
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(e.contains("params.symmetric[2]"), "{e}");
     assert!(e.contains("pairwise distinct"), "{e}");
     // a grid of 2^-1 in [-1, 1] has 5 points: 8 draws must coincide
-    let e = prepare_err(&edited("grid_bits = 20", "grid_bits = 1"));
+    let e = prepare_err(ID, &edited("grid_bits = 20", "grid_bits = 1"));
     // the quick profile sets the seeds, so the error points there
     assert!(e.contains("profiles.quick.seeds[0]"), "{e}");
     assert!(e.contains("coincide"), "{e}");
-    let e = prepare_err(&edited(
-        "symmetric = [\"-1\", \"0\", \"1\"]",
-        "symmetric = [\"-1\", \"0\", \"2\"]",
-    ));
+    let e = prepare_err(
+        ID,
+        &edited(
+            "symmetric = [\"-1\", \"0\", \"1\"]",
+            "symmetric = [\"-1\", \"0\", \"2\"]",
+        ),
+    );
     assert!(
         e.contains("params.symmetric: must be symmetric about 0"),
         "{e}"

@@ -199,14 +199,10 @@ fn collapse_is_supported_and_fails_when_the_ratio_is_too_strict() {
 #[test]
 fn collapse_rejects_a_v_that_breaks_the_hypothesis() {
     let text = crate::util::spec_text("clusters/collapse");
-    let edited = text.replacen("v = \"-I\"", "v = \"I\"", 1);
-    let spec = attncheck::spec::Spec::parse(&crate::util::spec_path("clusters/collapse"), &edited)
-        .unwrap();
-    let e = attncheck::claims::find("clusters/collapse").unwrap();
-    let err = match (e.prepare)(&spec, attncheck::spec::Profile::Quick) {
-        Err(e) => e.to_string(),
-        Ok(_) => panic!("V = I accepted"),
-    };
+    let err = crate::util::prepare_err(
+        "clusters/collapse",
+        &text.replacen("v = \"-I\"", "v = \"I\"", 1),
+    );
     assert!(err.contains("instances[0].v"), "{err}");
     assert!(err.contains("V = −I"), "{err}");
 }
@@ -227,40 +223,23 @@ fn rescaling_is_certified_on_d_and_supported_on_f() {
 
 #[test]
 fn rescaling_rejects_a_singular_r() {
-    let text = crate::util::spec_text("clusters/rescaling");
     // V = −10 I with Δt = 1/10 makes R = I + ΔtV = 0.
-    let edited = text.replacen(
+    let err = crate::util::edited_err(
+        "clusters/rescaling",
         "v = { uniform = [\"-1\", \"1\"], seed = 503 }",
         "v = { diag = [\"-10\", \"-10\", \"-10\"] }",
-        1,
     );
-    let spec = attncheck::spec::Spec::parse(&crate::util::spec_path("clusters/rescaling"), &edited)
-        .unwrap();
-    let e = attncheck::claims::find("clusters/rescaling").unwrap();
-    let err = match (e.prepare)(&spec, attncheck::spec::Profile::Quick) {
-        Err(e) => e.to_string(),
-        Ok(_) => panic!("singular R accepted"),
-    };
     assert!(err.contains("instances[0].dt"), "{err}");
     assert!(err.contains("singular"), "{err}");
 }
 
 #[test]
 fn a_wrong_shape_names_the_field_and_line() {
-    let text = crate::util::spec_text("clusters/growth-bound");
-    let edited = text.replacen(
+    let err = crate::util::edited_err(
+        "clusters/growth-bound",
         "v = [[\"0.64709742\", \"0.81911926\"], [\"0.61210449\", \"0.63263484\"]]",
         "v = [[\"0.64709742\", \"0.81911926\"], [\"0.61210449\"]]",
-        1,
     );
-    let spec =
-        attncheck::spec::Spec::parse(&crate::util::spec_path("clusters/growth-bound"), &edited)
-            .unwrap();
-    let e = attncheck::claims::find("clusters/growth-bound").unwrap();
-    let err = match (e.prepare)(&spec, attncheck::spec::Profile::Quick) {
-        Err(e) => e.to_string(),
-        Ok(_) => panic!("ragged V accepted"),
-    };
     assert!(err.contains("instances[2].v[1]"), "{err}");
     assert!(err.contains("growth-bound.toml:"), "{err}");
 }

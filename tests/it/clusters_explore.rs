@@ -1,14 +1,13 @@
 //! Exploratory clusters claims (report-only): clusters/codim-conjecture and
 //! clusters/open-problems, and the variant dynamics behind them.
 
-use crate::util::{run_quick, run_text, spec_path, spec_text, verdict};
-use attncheck::claims;
+use crate::util::{run_quick, run_text, spec_text, verdict};
 use attncheck::dynamics::flow::{rk4, FlowOptions, Vars};
 use attncheck::dynamics::model::{random_dyadic, Mat, System};
 use attncheck::dynamics::variants::{
     mlp_rk4, multi_head, positive_duals, tau_clusters, Activation, Head,
 };
-use attncheck::spec::{Profile, Spec};
+use attncheck::spec::Profile;
 use attncheck::verdict::Verdict;
 use rug::{Float, Rational};
 
@@ -155,11 +154,6 @@ fn tau_clusters_and_left_eigenvectors() {
 
 #[test]
 fn bad_activation_names_the_field() {
-    let text = spec_text(OPEN).replacen("sigma = \"tanh\"", "sigma = \"gelu\"", 1);
-    let spec = Spec::parse(&spec_path(OPEN), &text).unwrap();
-    let e = match (claims::find(OPEN).unwrap().prepare)(&spec, Profile::Quick) {
-        Ok(_) => panic!("expected an error"),
-        Err(e) => e.to_string(),
-    };
+    let e = crate::util::edited_err(OPEN, "sigma = \"tanh\"", "sigma = \"gelu\"");
     assert!(e.contains("mlp.cases[1].sigma"), "{e}");
 }

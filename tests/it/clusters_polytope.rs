@@ -1,10 +1,8 @@
 //! Exact convex hulls (src/dynamics/hull.rs) and the claim clusters/polytope.
 
-use crate::util::{run_edited, run_quick, spec_path, spec_text, verdict};
-use attncheck::claims;
+use crate::util::{prepare_err, run_edited, run_quick, spec_text, verdict};
 use attncheck::dynamics::hull::{hausdorff_sq, hull, PointSet};
 use attncheck::kernel::Interval;
-use attncheck::spec::{Profile, Spec};
 use attncheck::verdict::Verdict;
 use proptest::prelude::*;
 use rug::{Integer, Rational};
@@ -206,17 +204,6 @@ fn polytope_is_supported() {
     assert_eq!(abl.rows.len(), 2);
 }
 
-fn prepare_err(text: &str) -> String {
-    let spec = match Spec::parse(&spec_path(ID), text) {
-        Ok(s) => s,
-        Err(e) => return e.to_string(),
-    };
-    match (claims::find(ID).unwrap().prepare)(&spec, Profile::Quick) {
-        Ok(_) => panic!("expected an error for:\n{text}"),
-        Err(e) => e.to_string(),
-    }
-}
-
 #[test]
 fn a_qk_that_is_not_positive_definite_is_rejected() {
     let text = spec_text(ID).replacen(
@@ -224,7 +211,7 @@ fn a_qk_that_is_not_positive_definite_is_rejected() {
         "q = { diag = [\"1\", \"1\", \"-1\"] }\ntokens = { uniform = [\"-5\", \"5\"], seed = 5003 }",
         1,
     );
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(e.contains("instances[2].q"), "{e}");
     assert!(e.contains("QᵀK ≻ 0"), "{e}");
     assert!(e.contains("polytope.toml:"), "{e}");
@@ -237,7 +224,7 @@ fn a_v_other_than_the_identity_is_rejected() {
         "v = { diag = [\"1\", \"1\", \"1/2\"] }\ntokens = { uniform = [\"-5\", \"5\"], seed = 5003 }",
         1,
     );
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(e.contains("instances[2].v"), "{e}");
 }
 

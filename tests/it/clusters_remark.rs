@@ -3,9 +3,10 @@
 //! r:higherdimclus has two clusters): verdicts, the clusters.md §3–§4 reference
 //! numbers, checks that fail when a reference is corrupted, and bad specs.
 
-use crate::util::{cell, figure, run_quick, run_text, spec_path, spec_text, verdict};
+use crate::util::{
+    cell, figure, line_of, prepare_err, run_quick, run_text, spec_path, spec_text, verdict,
+};
 use attncheck::app::ClaimRun;
-use attncheck::claims;
 use attncheck::claims::clusters::higher_dim_remark::{c_quadrature, half_unit, lower_bound};
 use attncheck::claims::clusters::paranormal_proof_gap::{split, witness_s, Params};
 use attncheck::kernel::Certainty;
@@ -24,25 +25,6 @@ fn edited(id: &str, edits: &[(&str, &str)]) -> String {
         text = text.replacen(from, to, 1);
     }
     text
-}
-
-/// The error message of preparing an edited spec (panics if it is accepted).
-fn prepare_err(id: &str, text: &str) -> String {
-    let spec = match Spec::parse(&spec_path(id), text) {
-        Ok(s) => s,
-        Err(e) => return e.to_string(),
-    };
-    match (claims::find(id).unwrap().prepare)(&spec, Profile::Quick) {
-        Ok(_) => panic!("expected an error for:\n{text}"),
-        Err(e) => e.to_string(),
-    }
-}
-
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .expect("needle")
-        + 1
 }
 
 /// The result of the check whose name starts with `prefix` (exactly one).

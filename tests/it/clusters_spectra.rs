@@ -212,34 +212,15 @@ fn hypotheses_are_rejected_by_name() {
 
 // ---------------------------------------------------------------- the claims
 
-use crate::util::{cell, figure, run_edited, run_quick, spec_path, spec_text, verdict};
-use attncheck::claims;
+use crate::util::{cell, edited_err, figure, run_edited, run_quick, verdict};
 use attncheck::claims::clusters::common::InstanceSpec;
 use attncheck::claims::clusters::hyperplanes::{hull_invariants, run_map};
 use attncheck::dynamics::model::MatrixSpec;
-use attncheck::spec::{Profile, Spec};
 use attncheck::verdict::Verdict;
 
 const HYP: &str = "clusters/hyperplanes";
 const PAR: &str = "clusters/paranormal";
 const V2D_ROWS: &str = r#"v = [["0.64709742", "0.81911926"], ["0.61210449", "0.63263484"]]"#;
-
-fn prepare_err(id: &str, text: &str) -> String {
-    let spec = match Spec::parse(&spec_path(id), text) {
-        Ok(s) => s,
-        Err(e) => return e.to_string(),
-    };
-    match (claims::find(id).unwrap().prepare)(&spec, Profile::Quick) {
-        Ok(_) => panic!("expected an error for:\n{text}"),
-        Err(e) => e.to_string(),
-    }
-}
-
-fn edited_err(id: &str, from: &str, to: &str) -> String {
-    let text = spec_text(id);
-    assert_eq!(text.matches(from).count(), 1, "`{from}`");
-    prepare_err(id, &text.replacen(from, to, 1))
-}
 
 #[test]
 fn hyperplanes_is_supported_with_the_section_4_spectra() {

@@ -1,33 +1,15 @@
 //! Bad specs are errors that name the file, the line and the field.
 
-use crate::util::{spec_path, spec_text};
+use crate::util::{line_of, prepare_err, spec_path, spec_text};
 use attncheck::claims;
 use attncheck::spec::{Profile, Spec, SpecError};
 
 const ID: &str = "positional/alibi-slopes";
 
-fn prepare_err(text: &str) -> String {
-    let spec = match Spec::parse(&spec_path(ID), text) {
-        Ok(s) => s,
-        Err(e) => return e.to_string(),
-    };
-    match (claims::find(ID).unwrap().prepare)(&spec, Profile::Quick) {
-        Ok(_) => panic!("expected an error for:\n{text}"),
-        Err(e) => e.to_string(),
-    }
-}
-
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .expect("needle")
-        + 1
-}
-
 #[test]
 fn unknown_top_level_key_names_line_and_field() {
     let text = spec_text(ID).replacen("precision = 128", "precision = 128\nprecsion = 64", 1);
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     let line = line_of(&text, "precsion = 64");
     assert!(e.contains(&format!("alibi-slopes.toml:{line}")), "{e}");
     assert!(e.contains("precsion"), "{e}");
@@ -40,7 +22,7 @@ fn unknown_param_key_names_line_and_field() {
         "f64_rel_tol = \"1e-14\"\nbogus = 3",
         1,
     );
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(
         e.contains(&format!(":{}: params.bogus", line_of(&text, "bogus = 3"))),
         "{e}"
@@ -54,7 +36,7 @@ fn wrong_type_names_field() {
         "heads = \"eight\"",
         1,
     );
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(
         e.contains(&format!(
             ":{}: params.heads",
@@ -71,7 +53,7 @@ fn out_of_range_element_names_index() {
         "heads = [1, 0]",
         1,
     );
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(e.contains("params.heads[1]"), "{e}");
     assert!(
         e.contains(&format!(":{}:", line_of(&text, "heads = [1, 0]"))),
@@ -86,14 +68,14 @@ fn empty_sweep_is_an_error() {
         "heads = []",
         1,
     );
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(e.contains("params.heads") && e.contains("empty"), "{e}");
 }
 
 #[test]
 fn precision_below_24_bits_is_an_error() {
     let text = spec_text(ID).replacen("precision = 128", "precision = 16", 1);
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(
         e.contains(&format!(":{}: precision", line_of(&text, "precision = 16"))),
         "{e}"
@@ -103,14 +85,14 @@ fn precision_below_24_bits_is_an_error() {
 #[test]
 fn malformed_literal_in_nested_table_names_path() {
     let text = spec_text(ID).replacen("\"16/3\", \"6\"", "\"16/3\", \"six\"", 1);
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(e.contains("params.reference[3].exponents[8]"), "{e}");
 }
 
 #[test]
 fn wrong_verdict_word_is_an_error() {
     let text = spec_text(ID).replacen("expected = \"certified\"", "expected = \"proven\"", 1);
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(
         e.contains(&format!(":{}", line_of(&text, "expected = \"proven\""))),
         "{e}"
@@ -121,14 +103,14 @@ fn wrong_verdict_word_is_an_error() {
 #[test]
 fn missing_field_is_named() {
     let text = spec_text(ID).replacen("rigour = \"certified\"\n", "", 1);
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(e.contains("rigour"), "{e}");
 }
 
 #[test]
 fn profile_override_errors_point_at_the_profile() {
     let text = format!("{}\n[profiles.quick]\nheads = [2, -1]\n", spec_text(ID));
-    let e = prepare_err(&text);
+    let e = prepare_err(ID, &text);
     assert!(e.contains("profiles.quick.heads"), "{e}");
 }
 

@@ -97,3 +97,36 @@ pub fn cell<'a>(run: &'a ClaimRun, table_prefix: &str, row: &str, col: &str) -> 
 pub fn exists(p: &str) -> bool {
     Path::new(&root()).join(p).exists()
 }
+
+/// The error message of preparing a claim's spec given as text: a parse error
+/// or a parameter error (panics if the spec is accepted).
+pub fn prepare_err(id: &str, text: &str) -> String {
+    let spec = match Spec::parse(&spec_path(id), text) {
+        Ok(s) => s,
+        Err(e) => return e.to_string(),
+    };
+    match (attncheck::claims::find(id).unwrap().prepare)(&spec, Profile::Quick) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// [`prepare_err`] on the committed spec with exactly one occurrence of `from`
+/// replaced by `to`.
+pub fn edited_err(id: &str, from: &str, to: &str) -> String {
+    let text = spec_text(id);
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "`{from}` must occur once in {id}'s spec"
+    );
+    prepare_err(id, &text.replacen(from, to, 1))
+}
+
+/// The 1-based line of the first line of `text` containing `needle`.
+pub fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle")
+        + 1
+}

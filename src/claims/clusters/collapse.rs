@@ -16,7 +16,7 @@
 //!   max_i ‖x(4T)‖ ≤ 0.6 · max_i ‖x(T)‖ for T ≥ 10, and 𝓛 − n² decreasing over the
 //!   sampled times; the same outcome at the spec precision and at twice it.
 
-use super::common::{build_all, fmt_q, hi_f64, InstanceSpec};
+use super::common::{build_all, fmt_q, InstanceSpec};
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form, State};
 use crate::dynamics::model::Mat;
@@ -262,7 +262,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 a.samples.last().unwrap().3.fmt_outward(6)
             ),
         );
-        worst_ratio = worst_ratio.max(hi_f64(&ratio));
+        worst_ratio = worst_ratio.max(ratio.hi_f64());
         if idx == 0 {
             let (times, states): (Vec<f64>, Vec<Vec<f64>>) = a.states.iter().cloned().unzip();
             super::common::add_visuals(

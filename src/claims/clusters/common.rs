@@ -134,16 +134,6 @@ pub fn fmt_q(q: &Rational) -> String {
     }
 }
 
-/// Upper end of an enclosure as f64, rounded up (for figures).
-pub fn hi_f64(x: &Interval) -> f64 {
-    x.hi().to_f64_round(rug::float::Round::Up)
-}
-
-/// Lower end of an enclosure as f64, rounded down (for figures).
-pub fn lo_f64(x: &Interval) -> f64 {
-    x.lo().to_f64_round(rug::float::Round::Down)
-}
-
 /// log10 of the midpoint of an enclosure of a positive quantity (for drawing
 /// attention weights far below f64's range; −∞ for 0).
 pub fn log10_mid(x: &Interval) -> f64 {

@@ -14,7 +14,7 @@
 //! - per step: M_{k+1}² ≤ (1 + Δt‖V‖_F)² M_k²;
 //! - cumulative: M_k² ≤ (1 + Δt‖V‖_F)^{2k} M_0².
 
-use super::common::{build_all, hi_f64, InstanceSpec};
+use super::common::{build_all, InstanceSpec};
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::dynamics::observe::{max_all, sq_norms, Invariant};
@@ -139,7 +139,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             d.to_string(),
             super::common::fmt_q(&inst.dt),
             inst.steps.to_string(),
-            format!("{:.6}", hi_f64(&nf)),
+            format!("{:.6}", nf.hi_f64()),
             format!("{last_r:.6e}"),
             format!("{last_b:.6e}"),
             format!("{}/{}", t_step.proven, t_step.steps),

@@ -294,6 +294,38 @@ struct RunData {
 /// the paper's expectation, the data.
 type RunRow = (String, String, String, Option<Mat>, String, String, RunData);
 
+/// An RK4 run of the flow sampled about every [`every`] steps (midpoints for the
+/// pictures), with the final z or the error.
+fn sampled_rk4(
+    sys: &System,
+    z0: &Mat,
+    t: &Rational,
+    h: &Rational,
+    steps: usize,
+    opts: &FlowOptions,
+    d: usize,
+) -> RunData {
+    let k = every(steps);
+    let hf = h.to_f64();
+    let mut data = RunData {
+        times: vec![],
+        states: vec![],
+        z_final: None,
+        error: None,
+    };
+    let res = rk4(sys, z0, t, h, opts, |f| {
+        if f.step % k == 0 {
+            data.times.push(f.step as f64 * hf);
+            data.states.push(rows_f64(f.state, d).concat());
+        }
+    });
+    match res {
+        Ok(res) => data.z_final = Some(res.state),
+        Err(e) => data.error = Some(e.to_string()),
+    }
+    data
+}
+
 /// Samples about 150 states of a run.
 fn every(steps: usize) -> usize {
     (steps / 150).max(1)
@@ -335,24 +367,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     // 1. indefinite QᵀK
     {
         let (sys, t, h, steps) = &r.indef;
-        let k = every(*steps);
-        let hf = h.to_f64();
-        let mut data = RunData {
-            times: vec![],
-            states: vec![],
-            z_final: None,
-            error: None,
-        };
-        let res = rk4(sys, &r.z0, t, h, &opts, |f| {
-            if f.step % k == 0 {
-                data.times.push(f.step as f64 * hf);
-                data.states.push(rows_f64(f.state, d).concat());
-            }
-        });
-        match res {
-            Ok(res) => data.z_final = Some(res.state),
-            Err(e) => data.error = Some(e.to_string()),
-        }
+        let data = sampled_rk4(sys, &r.z0, t, h, *steps, &opts, d);
         let spd = sys.qk.is_symmetric() && sys.qk.is_positive_definite();
         runs.push((
             "1. QᵀK random (not SPD)".into(),
@@ -471,24 +486,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     // 4. complex leading eigenvalue
     {
         let (sys, t, h, steps) = &r.complex;
-        let k = every(*steps);
-        let hf = h.to_f64();
-        let mut data = RunData {
-            times: vec![],
-            states: vec![],
-            z_final: None,
-            error: None,
-        };
-        let res = rk4(sys, &r.z0, t, h, &opts, |f| {
-            if f.step % k == 0 {
-                data.times.push(f.step as f64 * hf);
-                data.states.push(rows_f64(f.state, d).concat());
-            }
-        });
-        match res {
-            Ok(res) => data.z_final = Some(res.state),
-            Err(e) => data.error = Some(e.to_string()),
-        }
+        let data = sampled_rk4(sys, &r.z0, t, h, *steps, &opts, d);
         runs.push((
             "4. complex leading eigenvalue".into(),
             format!("flow, Q = K = I, V spectrum {}", spectrum(&sys.v)),

@@ -24,7 +24,7 @@
 //! Hypothesis ablations (report only, nothing asserted): the same tokens with QᵀK
 //! indefinite or only semidefinite.
 
-use super::common::{build_all, fmt_q, hi_f64, Instance, InstanceSpec};
+use super::common::{build_all, fmt_q, Instance, InstanceSpec};
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{mids, DiscreteMap, Form, State};
 use crate::dynamics::hull::{self, Hull, PointSet};
@@ -372,10 +372,10 @@ fn analyse(inst: &Instance, u: &[Interval], tau: &Interval) -> Result<Structure,
         } else {
             Role::Open
         };
-        let resid = (hi_f64(norm) / tau_f)
-            .min((hi_f64(&bd.abs()) / tau_f).max(hi_f64(&gap.abs()) / tau_gap.lo_f64()));
+        let resid = (norm.hi_f64() / tau_f)
+            .min((bd.abs().hi_f64() / tau_f).max(gap.abs().hi_f64() / tau_gap.lo_f64()));
         worst = worst.max(resid);
-        gap_over_tau = gap_over_tau.max(hi_f64(&gap.abs()) / tau_f);
+        gap_over_tau = gap_over_tau.max(gap.abs().hi_f64() / tau_f);
         bdist.push(bd);
         gaps.push(gap);
         roles.push(role);

@@ -86,13 +86,12 @@ const GUARDS: [u32; 5] = [0, 64, 128, 256, 512];
 /// The tokens x^k, k = 1..steps, of one form of (D) (for the rescaled form,
 /// R^k z^k), at `prec` + the first guard whose enclosures are narrower than
 /// `budget` (the last guard if none is).
-fn with_guard(
-    inst: &super::common::Instance,
-    form: Form,
-    prec: u32,
-    budget: f64,
-) -> (Vec<Vec<crate::kernel::Interval>>, u32) {
-    let mut last = (Vec::new(), 0);
+fn with_guard(inst: &super::common::Instance, form: Form, prec: u32, budget: f64) -> Guarded {
+    let mut last = Guarded {
+        xs: Vec::new(),
+        p_final: Vec::new(),
+        guard: 0,
+    };
     for g in GUARDS {
         let mut map = DiscreteMap::new(&inst.sys, inst.n, &inst.dt, form, prec + g)
             .expect("R invertible (validated)");
@@ -104,12 +103,24 @@ fn with_guard(
             ok &= max_width(&s.x) <= budget;
             xs.push(s.x.clone());
         }
-        last = (xs, g);
+        last = Guarded {
+            xs,
+            p_final: s.p,
+            guard: g,
+        };
         if ok {
             break;
         }
     }
     last
+}
+
+/// One form of (D) run with guard bits: x^k for k = 1..steps, P at the last step,
+/// and the guard used.
+struct Guarded {
+    xs: Vec<Vec<crate::kernel::Interval>>,
+    p_final: Vec<crate::kernel::Interval>,
+    guard: u32,
 }
 
 /// Frobenius norm of a point matrix.
@@ -220,11 +231,13 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         // budget (naive interval evaluation of the rescaled map loses more bits than
         // the layer: x = R^k z multiplies the widths of z by |R^k| entrywise).
         let budget_f = 2f64.powi(budget);
-        let (layer, g_layer) = with_guard(inst, Form::Layer, prec, budget_f);
-        let (resc, g_resc) = with_guard(inst, Form::Rescaled, prec, budget_f);
+        let layer_run = with_guard(inst, Form::Layer, prec, budget_f);
+        let resc_run = with_guard(inst, Form::Rescaled, prec, budget_f);
+        let (layer, g_layer) = (&layer_run.xs, layer_run.guard);
+        let (resc, g_resc) = (&resc_run.xs, resc_run.guard);
         let mut disjoint_at = None;
         let mut width: f64 = 0.0;
-        for (k, (a, b)) in layer.iter().zip(&resc).enumerate() {
+        for (k, (a, b)) in layer.iter().zip(resc).enumerate() {
             // b is R^k z^k, computed from z^k in the rescaled form.
             if disjoint_at.is_none() && a.iter().zip(b).any(|(a, b)| !a.overlaps(b)) {
                 disjoint_at = Some(k + 1);
@@ -233,17 +246,21 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         }
         worst_width = worst_width.max(width);
         {
-            // Pictures from the layer form (midpoints of the enclosures).
-            let mut map =
-                DiscreteMap::new(&inst.sys, n, &inst.dt, Form::Layer, prec).expect("layer");
+            // Pictures from the layer run above (midpoints of the enclosures).
             let dt_f = inst.dt.to_f64();
-            let (mut times, mut states) = (Vec::new(), Vec::new());
-            let last = map.run(&inst.tokens, inst.steps, &mut [], |s| {
-                times.push(s.k as f64 * dt_f);
-                states.push(crate::dynamics::discrete::mids(&s.x));
-            });
+            let times: Vec<f64> = (0..=inst.steps).map(|k| k as f64 * dt_f).collect();
+            let states: Vec<Vec<f64>> = std::iter::once(inst.tokens.to_f64())
+                .chain(layer.iter().map(|x| crate::dynamics::discrete::mids(x)))
+                .collect();
             super::common::add_visuals(
-                &mut out, "layer", &inst.name, &times, &states, n, d, &last.p,
+                &mut out,
+                "layer",
+                &inst.name,
+                &times,
+                &states,
+                n,
+                d,
+                &layer_run.p_final,
             );
         }
         out.checks.certify(

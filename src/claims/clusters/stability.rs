@@ -19,7 +19,7 @@
 //! Checked per step on the interval enclosures of (D), squared to avoid square
 //! roots: δ_{k+1}² ≤ (1 + Δt L_k)² δ_k² with δ_k² = max_i ‖x_i^k − y_i^k‖².
 
-use super::common::{build_all, hi_f64, InstanceSpec};
+use super::common::{build_all, InstanceSpec};
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::dynamics::model::{random_dyadic, Mat};
@@ -157,7 +157,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             inst.steps.to_string(),
             format!("{d0_f:.4e}"),
             format!("{dk:.4e}"),
-            format!("{:.4e}", hi_f64(&cum)),
+            format!("{:.4e}", cum.hi_f64()),
             format!("{}/{}", tally.proven, tally.steps),
         ]);
         plot.series.push(Series {
