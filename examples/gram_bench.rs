@@ -10,7 +10,8 @@
 //! Usage: `gram_bench [n] [d] [reps] [seed]`.
 //!
 //! `gram_bench dim n d_max [seed] [t_num t_den]` instead times
-//! `sparse::dimension::min_dimension` (default t = 1/4) once and prints d_min.
+//! `sparse::dimension::min_dimension_of` (default t = 1/4) once, dispatched to
+//! the vector unit and as the portable scalar build, and prints d_min.
 
 use attncheck::sparse::sample::draw_signs;
 use std::time::Instant;
@@ -75,15 +76,22 @@ fn dim() {
     let d_max = *a.get(1).unwrap_or(&816) as usize;
     let seed = *a.get(2).unwrap_or(&1);
     let t = rug::Rational::from((*a.get(3).unwrap_or(&1), *a.get(4).unwrap_or(&4)));
+    let s = draw_signs(n, d_max, seed);
     let start = Instant::now();
-    let d = attncheck::sparse::dimension::min_dimension(n, &t, seed, d_max);
+    let d = attncheck::sparse::dimension::min_dimension_of(&s, &t);
     let secs = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let d_scalar = attncheck::sparse::dimension::min_dimension_of_scalar(&s, &t);
+    let secs_scalar = start.elapsed().as_secs_f64();
+    assert_eq!(d, d_scalar, "vector and scalar scans disagree");
     let words = (n * (n - 1) / 2) as f64 * d_max.div_ceil(64) as f64;
     println!(
         "{{\"n\": {n}, \"d_max\": {d_max}, \"seed\": {seed}, \"t\": \"{t}\", \"d_min\": {}, \
-         \"threads\": {}, \"seconds\": {secs:.3}, \"popcounts_per_s\": {:.4e}}}",
+         \"threads\": {}, \"seconds\": {secs:.3}, \"popcounts_per_s\": {:.4e}, \
+         \"scalar_seconds\": {secs_scalar:.3}, \"scalar_popcounts_per_s\": {:.4e}}}",
         d.map_or("null".to_string(), |d| d.to_string()),
         rayon::current_num_threads(),
-        words / secs
+        words / secs,
+        words / secs_scalar
     );
 }

@@ -47,9 +47,34 @@ pub fn min_dimension(n: usize, t: &Rational, seed: u64, d_max: usize) -> Option<
 ///   set individually. A block already fully set is skipped (its bits cannot
 ///   change). Every d's bit is therefore set iff some pair violates at d.
 ///
+/// Layout for SIMD: the rows j are also stored interleaved in groups of
+/// [`LANES`] (word k of the group's rows contiguous), so one row l is scanned
+/// against [`LANES`] rows j at once, one lane per pair, in straight-line code the
+/// compiler vectorises (XOR, popcount, prefix sums, the fast-case test). It is
+/// compiled once per instruction set and chosen at run time by `pulp` (AVX-512,
+/// AVX2, NEON, or plain scalar code); the crate itself stays free of `unsafe`.
+/// Pairs outside full groups (the group holding l itself, the last n mod
+/// [`LANES`] rows) go through the one-pair path. The arithmetic is integer, so
+/// every instruction set gives the same bitmap (tested against a brute-force
+/// scan and against the scalar build).
+///
 /// Cost: one XOR-popcount per word per pair (like one Gram certification at
 /// width d_max), plus exact per-column work only for pairs near the threshold.
 pub fn min_dimension_of(s: &SignMatrix, t: &Rational) -> Option<usize> {
+    scan(s, t, true)
+}
+
+/// [`min_dimension_of`] with the vector unit switched off (the portable scalar
+/// build of the same code): for tests and benchmarks that compare the two.
+#[doc(hidden)]
+pub fn min_dimension_of_scalar(s: &SignMatrix, t: &Rational) -> Option<usize> {
+    scan(s, t, false)
+}
+
+/// Pairs scanned at once (one row l against this many rows j).
+pub const LANES: usize = 32;
+
+fn scan(s: &SignMatrix, t: &Rational, simd: bool) -> Option<usize> {
     let (n, d) = (s.n(), s.d());
     if d == 0 {
         return None;
@@ -69,38 +94,41 @@ pub fn min_dimension_of(s: &SignMatrix, t: &Rational) -> Option<usize> {
             }
         })
         .collect();
-    let tiles: Vec<(usize, usize)> = (0..n)
-        .step_by(ROW_TILE)
-        .map(|lo| (lo, (lo + ROW_TILE).min(n)))
-        .collect();
     // s ≤ safe[k] ⟺ |g₀| + |g₁| + m_k ≤ 2θ_{64k+1}: the pair is clear of block k.
     let safe: Vec<i64> = (0..w)
         .map(|k| 2 * thr[64 * k + 1] - (d - 64 * k).min(64) as i64)
         .collect();
+    let groups = n / LANES;
+    let mut inter = vec![0u64; groups * LANES * w];
+    for g in 0..groups {
+        let block = &mut inter[g * LANES * w..(g + 1) * LANES * w];
+        for i in 0..LANES {
+            for (k, &x) in s.row(g * LANES + i).iter().enumerate() {
+                block[k * LANES + i] = x;
+            }
+        }
+    }
+    let tiles: Vec<(usize, usize)> = (0..n)
+        .step_by(ROW_TILE)
+        .map(|lo| (lo, (lo + ROW_TILE).min(n)))
+        .collect();
     let bad = tiles
         .into_par_iter()
         .map(|(lo, hi)| {
-            let mut bad = vec![0u64; w];
-            // This tile's copy of `safe`, set to i64::MAX once its block is full.
-            let mut safe = safe.clone();
-            let mut jb = lo + 1;
-            while jb < n {
-                let je = (jb + COL_TILE).min(n);
-                for l in lo..hi.min(je) {
-                    let a = s.row(l);
-                    let mut j = jb.max(l + 1);
-                    while j + 4 <= je {
-                        let b = &s.words()[j * w..(j + 4) * w];
-                        pair4(a, b, d, &thr, &full, &mut safe, &mut bad);
-                        j += 4;
-                    }
-                    for j in j..je {
-                        pair(a, s.row(j), d, &thr, &full, &mut safe, &mut bad);
-                    }
-                }
-                jb = je;
+            let tile = Tile {
+                s,
+                inter: &inter,
+                lo,
+                hi,
+                thr: &thr,
+                full: &full,
+                safe: &safe,
+            };
+            if simd {
+                pulp::Arch::new().dispatch(tile)
+            } else {
+                pulp::WithSimd::with_simd(tile, pulp::Scalar::new())
             }
-            bad
         })
         .reduce(
             || vec![0u64; w],
@@ -110,6 +138,68 @@ pub fn min_dimension_of(s: &SignMatrix, t: &Rational) -> Option<usize> {
             },
         );
     (0..w).find_map(|k| (bad[k] != full[k]).then(|| 64 * k + bad[k].trailing_ones() as usize + 1))
+}
+
+/// One row tile lo..hi of the pair scan, against every row j > l; returns the
+/// tile's bitmap. Its body is compiled per instruction set (see [`scan`]).
+struct Tile<'a> {
+    s: &'a SignMatrix,
+    inter: &'a [u64],
+    lo: usize,
+    hi: usize,
+    thr: &'a [i64],
+    full: &'a [u64],
+    safe: &'a [i64],
+}
+
+impl pulp::WithSimd for Tile<'_> {
+    type Output = Vec<u64>;
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> Vec<u64> {
+        let Tile {
+            s,
+            inter,
+            lo,
+            hi,
+            thr,
+            full,
+            safe,
+        } = self;
+        let (n, d, w) = (s.n(), s.d(), s.words_per_row());
+        let grouped = n / LANES * LANES;
+        let mut bad = vec![0u64; w];
+        // This tile's copy of `safe`, set to i64::MAX once its block is full.
+        let mut safe = safe.to_vec();
+        // column tiles end on multiples of COL_TILE (a multiple of LANES), so
+        // only the group holding l and the ungrouped tail go pair by pair
+        let mut jb = lo + 1;
+        while jb < n {
+            let je = ((jb / COL_TILE + 1) * COL_TILE).min(n);
+            for l in lo..hi.min(je) {
+                let a = s.row(l);
+                let mut j = jb.max(l + 1);
+                // up to the next group boundary (or the ungrouped tail), pair by pair
+                let first = j.next_multiple_of(LANES).min(grouped).max(j);
+                while j < first.min(je) {
+                    pair(a, s.row(j), d, thr, full, &mut safe, &mut bad);
+                    j += 1;
+                }
+                while j + LANES <= je.min(grouped) {
+                    let g = j / LANES;
+                    let b = &inter[g * LANES * w..(g + 1) * LANES * w];
+                    lanes(a, b, d, thr, full, &mut safe, &mut bad);
+                    j += LANES;
+                }
+                while j < je {
+                    pair(a, s.row(j), d, thr, full, &mut safe, &mut bad);
+                    j += 1;
+                }
+            }
+            jb = je;
+        }
+        bad
+    }
 }
 
 /// θ_d = ⌊t·d⌋ for d = 0..=d_max, clamped to [−1, d] (|G_d| ≤ d always).
@@ -157,11 +247,12 @@ fn pair(
     }
 }
 
-/// [`pair`] for the four pairs (a, b_i), b_0..b_3 consecutive rows packed in `b`:
-/// four independent prefix sums per word (instruction-level parallelism), and
-/// the slow path only when one of the four leaves the fast case.
-#[inline]
-fn pair4(
+/// [`pair`] for the [`LANES`] pairs (a, b_i), b the interleaved words of
+/// [`LANES`] consecutive rows (word k of row i at k·LANES + i): independent
+/// prefix sums per lane, written so the compiler vectorises them, and the slow
+/// path only for a lane that leaves the fast case.
+#[inline(always)]
+fn lanes(
     a: &[u64],
     b: &[u64],
     d: usize,
@@ -170,25 +261,23 @@ fn pair4(
     safe: &mut [i64],
     bad: &mut [u64],
 ) {
+    let mut g0 = [0i64; LANES];
     let w = a.len();
-    let (b0, r) = b.split_at(w);
-    let (b1, r) = r.split_at(w);
-    let (b2, b3) = r.split_at(w);
-    let b3 = &b3[..w];
-    let mut g0 = [0i64; 4];
-    for (k, &x) in a.iter().enumerate() {
-        let xs = [x ^ b0[k], x ^ b1[k], x ^ b2[k], x ^ b3[k]];
-        let mk = (d - 64 * k).min(64) as i64;
-        let mut g1 = [0i64; 4];
-        let mut s = [0i64; 4];
-        for i in 0..4 {
-            g1[i] = g0[i] + mk - 2 * i64::from(xs[i].count_ones());
+    let (safe, bad) = (&mut safe[..w], &mut bad[..w]);
+    for (k, (&x, b)) in a.iter().zip(b.chunks_exact(LANES)).enumerate() {
+        // every word but the last holds 64 columns
+        let mk = if k + 1 < w { 64 } else { (d - 64 * k) as i64 };
+        let mut g1 = [0i64; LANES];
+        let mut s = [0i64; LANES];
+        for i in 0..LANES {
+            g1[i] = g0[i] + mk - 2 * i64::from((x ^ b[i]).count_ones());
             s[i] = g0[i].abs() + g1[i].abs();
         }
-        if s.iter().any(|&s| s > safe[k]) {
-            for i in 0..4 {
+        let top = s.iter().copied().fold(i64::MIN, i64::max);
+        if top > safe[k] {
+            for i in 0..LANES {
                 if s[i] > safe[k] {
-                    block(k, xs[i], g0[i], s[i], mk, thr, full, safe, bad);
+                    block(k, x ^ b[i], g0[i], s[i], mk, thr, full, safe, bad);
                 }
             }
         }
@@ -197,7 +286,11 @@ fn pair4(
 }
 
 /// The slow path of one pair in block k (|g₀| + |g₁| = s > safe[k]): the whole
-/// block is violated, or the violations are found column by column.
+/// block is violated, or the block is refined byte by byte with the same bound
+/// (for a sub-block of m_b ≤ 8 columns starting at G = h₀ and ending at h₁:
+/// clear if |h₀| + |h₁| + m_b ≤ 2θ at its first column, all violated if
+/// |h₀| + |h₁| − m_b > 2θ at its last), and only an undecided byte whose bits are
+/// not all set already is followed column by column.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn block(
@@ -216,11 +309,29 @@ fn block(
         bad[k] = full[k];
     } else {
         let mut g = g0;
-        for m in 1..=mk as usize {
-            g += 1 - 2 * ((x >> (m - 1)) & 1) as i64;
-            if g.abs() > thr[base + m] {
-                bad[k] |= 1 << (m - 1);
+        let mut c = 0usize; // columns of the block done
+        while c < mk as usize {
+            let mb = (mk as usize - c).min(8);
+            let mask = ((1u64 << mb) - 1) << c;
+            let xb = x & mask;
+            let h1 = g + mb as i64 - 2 * i64::from(xb.count_ones());
+            let sb = g.abs() + h1.abs();
+            let (first, last) = (base + c + 1, base + c + mb);
+            if bad[k] & mask == mask || sb + mb as i64 <= 2 * thr[first] {
+                // nothing new to record in this byte
+            } else if sb - mb as i64 > 2 * thr[last] {
+                bad[k] |= mask;
+            } else {
+                let mut h = g;
+                for m in 0..mb {
+                    h += 1 - 2 * ((xb >> (c + m)) & 1) as i64;
+                    if h.abs() > thr[first + m] {
+                        bad[k] |= 1 << (c + m);
+                    }
+                }
             }
+            g = h1;
+            c += mb;
         }
     }
     if bad[k] == full[k] {

@@ -7,7 +7,9 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the naive definition
 
 use attncheck::kernel::SignMatrix;
-use attncheck::sparse::dimension::{min_dimension, min_dimension_of, union_bound_dimension};
+use attncheck::sparse::dimension::{
+    min_dimension, min_dimension_of, min_dimension_of_scalar, union_bound_dimension,
+};
 use attncheck::sparse::sample::draw_signs;
 use proptest::prelude::*;
 use rug::Rational;
@@ -91,7 +93,7 @@ proptest! {
 
     #[test]
     fn min_dimension_equals_brute_force(
-        n in prop::sample::select(vec![2usize, 3, 9, 40, 70]),
+        n in prop::sample::select(vec![2usize, 3, 9, 31, 32, 33, 40, 70, 100]),
         d_max in 1usize..300,
         seed in any::<u64>(),
         t in prop::sample::select(vec![(0i64, 1i64), (1, 8), (1, 4), (1, 3), (1, 2), (3, 4), (1, 1)]),
@@ -117,6 +119,7 @@ proptest! {
             }
         }
         prop_assert_eq!(min_dimension_of(&s, &t), want);
+        prop_assert_eq!(min_dimension_of_scalar(&s, &t), want);
         prop_assert_eq!(min_dimension(n, &t, seed, d_max), want);
         if let Some(d) = want {
             let p = s.prefix(d);
@@ -237,5 +240,24 @@ fn min_dimension_equals_prefix_gram_scans() {
         });
         assert!(want.is_some());
         assert_eq!(min_dimension_of(&s, &t), want, "seed {seed}");
+        assert_eq!(min_dimension_of_scalar(&s, &t), want, "seed {seed}");
+    }
+}
+
+#[test]
+fn vector_and_scalar_scans_agree_at_scale() {
+    // The dispatched (AVX-512 / AVX2 / NEON) build and the portable scalar build
+    // of the same scan, on sizes with full lane groups, a ragged tail and a
+    // partial last word; n = 2^12 at t = 1/8 is a log-dimension point.
+    for (n, d, seed, t) in [
+        (4096, 2719, 5u64, (1, 8)),
+        (1000, 700, 6, (1, 4)),
+        (777, 333, 7, (1, 3)),
+    ] {
+        let t = Rational::from(t);
+        let s = draw_signs(n, d, seed);
+        let v = min_dimension_of(&s, &t);
+        assert!(v.is_some(), "n = {n}");
+        assert_eq!(v, min_dimension_of_scalar(&s, &t), "n = {n}");
     }
 }
