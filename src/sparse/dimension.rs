@@ -269,9 +269,13 @@ fn lanes(
         let mk = if k + 1 < w { 64 } else { (d - 64 * k) as i64 };
         let mut g1 = [0i64; LANES];
         let mut s = [0i64; LANES];
+        // |G| ≤ d, so nothing here can overflow: the wrapping forms are the plain
+        // operations without debug-build overflow checks, which would stop the
+        // loop from vectorising in test builds
         for i in 0..LANES {
-            g1[i] = g0[i] + mk - 2 * i64::from((x ^ b[i]).count_ones());
-            s[i] = g0[i].abs() + g1[i].abs();
+            let p = i64::from((x ^ b[i]).count_ones());
+            g1[i] = g0[i].wrapping_add(mk).wrapping_sub(p.wrapping_mul(2));
+            s[i] = g0[i].wrapping_abs().wrapping_add(g1[i].wrapping_abs());
         }
         let top = s.iter().copied().fold(i64::MIN, i64::max);
         if top > safe[k] {

@@ -533,6 +533,15 @@ fn log_dimension_is_supported_with_slope_below_the_union_bound() {
     assert_eq!(verdict(&run), Verdict::Supported, "{:?}", run.report.reason);
     let a = figure(&run, "fitted slope a at t = 1/4");
     assert!(a > 0.0 && a <= 70.4, "{a}");
+    // sparse.md: the empirical slope approaches 4/t² from below
+    assert!(a < 64.0, "{a}");
+    let a8 = figure(&run, "fitted slope a at t = 1/8");
+    assert!(a8 > 0.0 && a8 < 256.0, "{a8}");
+    // every fitted assertion is resolved by the seeds (bootstrap table present)
+    assert_eq!(
+        cell(&run, "Sampling noise", "1/8", "seeds (fewest at any n)"),
+        "1024"
+    );
     // d_min ≤ d_ub at every n, with the §5 union-bound values in the table
     assert_eq!(cell(&run, "d_min(n)", "1/4", "d_ub (union bound)"), "325");
     assert!(run.report.plots.iter().any(|p| p.file.ends_with(".svg")));
@@ -572,6 +581,82 @@ fn log_dimension_reproduces_the_union_bound_table() {
 }
 
 #[test]
+fn log_dimension_few_seeds_leave_the_quadratic_term_unresolved() {
+    // sparse.md's 64 seeds on a short sweep: the fitted c·(ln n)² share moves by
+    // tens of percent between bootstrap resamples, so the check must not pass on
+    // a lucky point estimate.
+    let text = crate::util::spec_text(LOGD)
+        .replacen(
+            "log2_n = [4, 5, 6, 7, 8, 9, 10, 11, 12]",
+            "log2_n = [4, 5, 6, 7, 8]",
+            1,
+        )
+        .replacen("t = [\"1/4\", \"1/8\"]", "t = [\"1/4\"]", 1)
+        .replacen("seeds = 1024", "seeds = 64", 1);
+    let run = crate::util::run_text(LOGD, &text, attncheck::spec::Profile::Quick);
+    assert_eq!(
+        verdict(&run),
+        Verdict::Inconclusive,
+        "{:?}",
+        run.report.reason
+    );
+    let share = crate::util::check(&run, "c·(ln n)² term");
+    assert!(
+        share.detail.contains("not resolved by the seeds"),
+        "{}",
+        share.detail
+    );
+    // the same spec without the bootstrap decides on the point estimate alone
+    let plain = text.replacen("bootstrap = 1000", "bootstrap = 0", 1);
+    let run0 = crate::util::run_text(LOGD, &plain, attncheck::spec::Profile::Quick);
+    let share0 = crate::util::check(&run0, "c·(ln n)² term");
+    assert!(!share0.detail.contains("bootstrap"), "{}", share0.detail);
+}
+
+#[test]
+fn log_dimension_bootstrap_is_deterministic_and_exact_on_a_line() {
+    use attncheck::claims::sparse::log_dimension::{bootstrap, fit};
+    use rug::Rational;
+    let q = Rational::from((9, 10));
+    let lns: Vec<f64> = (4..=8)
+        .map(|e| (e as f64) * std::f64::consts::LN_2)
+        .collect();
+    // every seed gives d = 100·log₂ n: no spread, an exact line in ln n, so every
+    // resample is the line itself
+    let ds: Vec<Vec<usize>> = (4..=8).map(|e| vec![100 * e; 32]).collect();
+    let pts: Vec<(f64, f64)> = lns
+        .iter()
+        .zip(&ds)
+        .map(|(&x, v)| (x, v[0] as f64))
+        .collect();
+    let f = fit(&pts, 2);
+    let slope = 100.0 / std::f64::consts::LN_2;
+    assert!((f.a - slope).abs() < 1e-9 && f.share.abs() < 1e-9, "{f:?}");
+    assert!((f.ratio - 1.0).abs() < 1e-12, "{f:?}");
+    let b = bootstrap(&lns, &ds, &q, 2, 50, 7);
+    assert_eq!(b.len(), 50);
+    assert!(b.iter().all(|g| g.a == f.a && g.share == f.share));
+    // spread values: the stream is fixed by the seed
+    let noisy: Vec<Vec<usize>> = (0..5)
+        .map(|i| (0..64).map(|s| 100 * i + (s * 37) % 91).collect())
+        .collect();
+    let one: Vec<f64> = bootstrap(&lns, &noisy, &q, 2, 20, 7)
+        .iter()
+        .map(|g| g.share)
+        .collect();
+    let two: Vec<f64> = bootstrap(&lns, &noisy, &q, 2, 20, 7)
+        .iter()
+        .map(|g| g.share)
+        .collect();
+    let other: Vec<f64> = bootstrap(&lns, &noisy, &q, 2, 20, 8)
+        .iter()
+        .map(|g| g.share)
+        .collect();
+    assert_eq!(one, two);
+    assert_ne!(one, other);
+}
+
+#[test]
 fn log_dimension_quantile_is_an_order_statistic() {
     use attncheck::claims::sparse::log_dimension::{least_squares, quantile};
     use rug::Rational;
@@ -596,7 +681,13 @@ fn log_dimension_bad_params_are_rejected() {
         ),
         ("quantile = \"0.9\"", "quantile = \"0\"", "quantile"),
         ("delta = \"0.01\"", "delta = \"1\"", "delta"),
-        ("seeds = 64", "seeds = 0", "seeds"),
+        ("seeds = 1024", "seeds = 0", "seeds"),
+        ("bootstrap = 1000", "bootstrap = 1000000", "bootstrap"),
+        (
+            "bootstrap = 1000",
+            "bootstrap = 1000\nresolve = \"0\"",
+            "resolve",
+        ),
     ] {
         let e = param_error(LOGD, from, to);
         assert!(e.contains(field), "{e}");

@@ -62,6 +62,15 @@ pub fn verdict(run: &ClaimRun) -> Verdict {
     run.report.verdict
 }
 
+/// The first check whose name contains `needle`.
+pub fn check<'a>(run: &'a ClaimRun, needle: &str) -> &'a attncheck::verdict::Check {
+    run.report
+        .checks
+        .iter()
+        .find(|c| c.name.contains(needle))
+        .unwrap_or_else(|| panic!("{}: no check named like {needle:?}", run.report.id))
+}
+
 /// The value of a named key figure.
 pub fn figure(run: &ClaimRun, name: &str) -> f64 {
     run.report

@@ -58,6 +58,24 @@ pub struct Params {
     pub scan_factor: usize,
     /// §5 union-bound values to reproduce.
     pub reference: Vec<UbReference>,
+    /// Bootstrap resamples of the seeds (0 = none): at every n the R per-seed
+    /// values are resampled with replacement and the fits redone, to show how far
+    /// the seeds' sampling noise moves each fitted quantity.
+    #[serde(default)]
+    pub bootstrap: u64,
+    /// Seed of the bootstrap's resampling stream.
+    #[serde(default)]
+    pub bootstrap_seed: u64,
+    /// With a bootstrap, a fitted assertion counts as holding only if it holds
+    /// for the point estimate and in at least this fraction of the resamples
+    /// (exact literal in (0, 1]); otherwise the sampling noise of the seeds
+    /// decides it, and it is reported as not resolved.
+    #[serde(default = "default_resolve")]
+    pub resolve: String,
+}
+
+fn default_resolve() -> String {
+    "19/20".into()
 }
 
 fn default_min_seeds() -> u64 {
@@ -134,6 +152,13 @@ impl crate::spec::Params for Params {
         ensure(q > 0 && q <= 1, "quantile", "must lie in (0, 1]")?;
         let d = exact("delta", &self.delta)?;
         ensure(d > 0 && d < 1, "delta", "must lie in (0, 1)")?;
+        let r = exact("resolve", &self.resolve)?;
+        ensure(r > 0 && r <= 1, "resolve", "must lie in (0, 1]")?;
+        ensure(
+            self.bootstrap <= 100_000,
+            "bootstrap",
+            "out of range: use 0 to 100000 resamples",
+        )?;
         ensure(
             (1..=8).contains(&self.scan_factor),
             "scan_factor",
@@ -184,11 +209,81 @@ pub fn least_squares(rows: &[Vec<f64>], y: &[f64]) -> Vec<f64> {
         .unwrap_or_else(|| vec![f64::NAN; m])
 }
 
+/// The fitted quantities sparse.md asserts on, from the points (ln n, d_min(n)).
+#[derive(Debug, Clone, Copy)]
+pub struct Fit {
+    /// Slope a of d_min ≈ a·ln n + b.
+    pub a: f64,
+    /// Intercept b.
+    pub b: f64,
+    /// Coefficients (c, c₁, c₀) of d_min ≈ c·(ln n)² + c₁·ln n + c₀.
+    pub quad: [f64; 3],
+    /// c·(ln n_max)²/d_min(n_max), with its sign (the assertion uses |·|).
+    pub share: f64,
+    /// (d_min/ln n at n_max) / (at n_mid).
+    pub ratio: f64,
+}
+
+/// Fits `pts` (increasing ln n, the last at n_max); `mid` is the index of n_mid.
+pub fn fit(pts: &[(f64, f64)], mid: usize) -> Fit {
+    let xs: Vec<Vec<f64>> = pts.iter().map(|&(x, _)| vec![x, 1.0]).collect();
+    let ys: Vec<f64> = pts.iter().map(|&(_, y)| y).collect();
+    let ab = least_squares(&xs, &ys);
+    let xq: Vec<Vec<f64>> = pts.iter().map(|&(x, _)| vec![x * x, x, 1.0]).collect();
+    let cq = least_squares(&xq, &ys);
+    let (ln_max, d_at_max) = *pts.last().expect("at least three sizes");
+    let (ln_mid, d_mid) = pts[mid];
+    Fit {
+        a: ab[0],
+        b: ab[1],
+        quad: [cq[0], cq[1], cq[2]],
+        share: cq[0] * ln_max * ln_max / d_at_max,
+        ratio: (d_at_max / ln_max) / (d_mid / ln_mid),
+    }
+}
+
+/// Bootstrap over seeds: `b` resamples; at each n the per-seed values `ds[i]`
+/// are drawn R times with replacement, d_min(n) is their q-quantile, and the
+/// points are refitted. Deterministic (SplitMix64 from `seed`, integer draws).
+pub fn bootstrap(
+    lns: &[f64],
+    ds: &[Vec<usize>],
+    q: &Rational,
+    mid: usize,
+    b: u64,
+    seed: u64,
+) -> Vec<Fit> {
+    let mut rng = crate::rng::SplitMix64::new(seed);
+    let mut buf = Vec::new();
+    (0..b)
+        .map(|_| {
+            let pts: Vec<(f64, f64)> = lns
+                .iter()
+                .zip(ds)
+                .map(|(&x, v)| {
+                    buf.clear();
+                    buf.extend((0..v.len()).map(|_| v[rng.below(v.len() as u64) as usize]));
+                    buf.sort_unstable();
+                    (x, quantile(&buf, q) as f64)
+                })
+                .collect();
+            fit(&pts, mid)
+        })
+        .collect()
+}
+
+/// The (⌈p·len⌉)-th smallest of `v` (1-based; v sorted), for p ∈ (0, 1].
+fn percentile(v: &[f64], p: f64) -> f64 {
+    let k = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[k - 1]
+}
+
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut o = Outcome::new();
     let q = exact("quantile", &p.quantile).expect("validated");
     let delta = exact("delta", &p.delta).expect("validated");
+    let resolve = exact("resolve", &p.resolve).expect("validated");
     let emax = *p.log2_n.last().expect("validated");
     let mut plot = Plot {
         slug: "dmin".into(),
@@ -227,6 +322,22 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             "ratio (d/ln n at n_max) / (at n_mid)",
         ],
     );
+    let mut spread_table = Table::new(
+        format!(
+            "Sampling noise: bootstrap over seeds ({} resamples with replacement of the seeds at every n, fits redone; 5% / 50% / 95%)",
+            p.bootstrap
+        ),
+        &[
+            "t",
+            "seeds (fewest at any n)",
+            "slope a",
+            "slope bound holds",
+            "signed quadratic share c·(ln n_max)²/d_min(n_max)",
+            "|share| < 10% holds",
+            "ratio",
+            "ratio ≤ 1.25 holds",
+        ],
+    );
     for ts in &p.t {
         let t = exact("t", ts).expect("validated");
         let t_f = t.to_f64();
@@ -235,6 +346,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let mut all_le = true;
         let mut missing = false;
         let mut dmins: Vec<(u32, usize)> = Vec::new();
+        let mut samples: Vec<Vec<usize>> = Vec::new();
         for &e in &p.log2_n {
             let n = 1usize << e;
             let d_ub = union_bound_dimension(n as u64, &t, &delta);
@@ -273,6 +385,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             pts.push((ln_n, dq as f64));
             ub_pts.push((ln_n, d_ub as f64));
             dmins.push((e, dq));
+            samples.push(ds.clone());
             table.row(vec![
                 ts.clone(),
                 format!("2^{e}"),
@@ -299,52 +412,110 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 p.quantile, p.seeds, p.delta
             ),
         );
-        // linear fit
-        let xs: Vec<Vec<f64>> = pts.iter().map(|&(x, _)| vec![x, 1.0]).collect();
-        let ys: Vec<f64> = pts.iter().map(|&(_, y)| y).collect();
-        let ab = least_squares(&xs, &ys);
-        let (a, b) = (ab[0], ab[1]);
-        let bound = 1.1 * 4.0 / (t_f * t_f);
-        o.checks.observe(
-            format!("t = {ts}: fitted slope 0 < a ≤ 1.1·4/t² = {bound:.1}"),
-            a > 0.0 && a <= bound,
-            format!(
-                "d_min ≈ {a:.2}·ln n + {b:.1} (union-bound slope 4/t² = {:.1})",
-                4.0 / (t_f * t_f)
-            ),
-        );
-        // quadratic term
-        let xq: Vec<Vec<f64>> = pts.iter().map(|&(x, _)| vec![x * x, x, 1.0]).collect();
-        let cq = least_squares(&xq, &ys);
-        let (ln_max, d_at_max) = *pts.last().expect("at least three sizes");
-        let share = (cq[0] * ln_max * ln_max).abs() / d_at_max;
-        o.checks.observe(
-            format!("t = {ts}: a fitted c·(ln n)² term is < 10% of d_min at n = 2^{emax}"),
-            share < 0.1,
-            format!(
-                "d_min ≈ {:.3}·(ln n)² + {:.2}·ln n + {:.1}; |c|·(ln n_max)²/d_min(n_max) = {share:.4}",
-                cq[0], cq[1], cq[2]
-            ),
-        );
         let mid = dmins
             .iter()
-            .find(|&&(e, _)| e == emax / 2)
-            .map(|&(_, d)| d)
+            .position(|&(e, _)| e == emax / 2)
             .expect("validated: n_mid in the sweep");
-        let ratio = (d_at_max / ln_max) / (mid as f64 / (((1usize << (emax / 2)) as f64).ln()));
+        let f = fit(&pts, mid);
+        let (a, b) = (f.a, f.b);
+        let lns: Vec<f64> = pts.iter().map(|&(x, _)| x).collect();
+        let boot = bootstrap(&lns, &samples, &q, mid, p.bootstrap, p.bootstrap_seed);
+        // 5%, 50%, 95% of a bootstrap quantity, and how many resamples satisfy `holds`
+        let spread = |get: fn(&Fit) -> f64, holds: &dyn Fn(f64) -> bool| {
+            let mut v: Vec<f64> = boot.iter().map(get).collect();
+            v.sort_by(f64::total_cmp);
+            let count = v.iter().filter(|&&x| holds(x)).count() as u64;
+            (
+                [0.05, 0.5, 0.95].map(|p| {
+                    if v.is_empty() {
+                        f64::NAN
+                    } else {
+                        percentile(&v, p)
+                    }
+                }),
+                count,
+            )
+        };
+        // resolved: at least ⌈resolve·B⌉ of the B resamples agree (exact integers)
+        let need = Rational::from(&resolve * boot.len() as u64)
+            .ceil()
+            .numer()
+            .to_u64()
+            .unwrap_or(u64::MAX);
+        let resolved = |count: u64| boot.is_empty() || count >= need;
+        let pct_of = |count: u64| 100.0 * count as f64 / boot.len().max(1) as f64;
+        let bound = 1.1 * 4.0 / (t_f * t_f);
+        let (a_pct, a_n) = spread(|f| f.a, &|a| a > 0.0 && a <= bound);
+        let (s_pct, s_n) = spread(|f| f.share, &|s| s.abs() < 0.1);
+        let (r_pct, r_n) = spread(|f| f.ratio, &|r| r <= 1.25);
+        let interval = |what: &str, pct: [f64; 3], count: u64, digits: usize| {
+            if boot.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; bootstrap over seeds ({} resamples): 90% interval of {what} [{:.digits$}, {:.digits$}], holds in {:.1}% of resamples{}",
+                    boot.len(),
+                    pct[0],
+                    pct[2],
+                    pct_of(count),
+                    if resolved(count) {
+                        String::new()
+                    } else {
+                        format!(
+                            " (< {}: not resolved by the seeds)",
+                            p.resolve
+                        )
+                    }
+                )
+            }
+        };
+        o.checks.observe(
+            format!("t = {ts}: fitted slope 0 < a ≤ 1.1·4/t² = {bound:.1}"),
+            a > 0.0 && a <= bound && resolved(a_n),
+            format!(
+                "d_min ≈ {a:.2}·ln n + {b:.1} (union-bound slope 4/t² = {:.1}){}",
+                4.0 / (t_f * t_f),
+                interval("a", a_pct, a_n, 2)
+            ),
+        );
+        let share = f.share.abs();
+        o.checks.observe(
+            format!("t = {ts}: a fitted c·(ln n)² term is < 10% of d_min at n = 2^{emax}"),
+            share < 0.1 && resolved(s_n),
+            format!(
+                "d_min ≈ {:.3}·(ln n)² + {:.2}·ln n + {:.1}; |c|·(ln n_max)²/d_min(n_max) = {share:.4}{}",
+                f.quad[0],
+                f.quad[1],
+                f.quad[2],
+                interval("the signed share", s_pct, s_n, 3)
+            ),
+        );
+        let ratio = f.ratio;
         o.checks.observe(
             format!(
                 "t = {ts}: d_min(n_max)/ln n_max ≤ 1.25·d_min(n_mid)/ln n_mid (n_max = 2^{emax})"
             ),
-            ratio <= 1.25,
-            format!("ratio {ratio:.4}"),
+            ratio <= 1.25 && resolved(r_n),
+            format!("ratio {ratio:.4}{}", interval("the ratio", r_pct, r_n, 4)),
         );
+        if !boot.is_empty() {
+            spread_table.row(vec![
+                ts.clone(),
+                samples.iter().map(Vec::len).min().unwrap_or(0).to_string(),
+                format!("{:.2} / {:.2} / {:.2}", a_pct[0], a_pct[1], a_pct[2]),
+                format!("{:.1}%", pct_of(a_n)),
+                format!("{:.3} / {:.3} / {:.3}", s_pct[0], s_pct[1], s_pct[2]),
+                format!("{:.1}%", pct_of(s_n)),
+                format!("{:.4} / {:.4} / {:.4}", r_pct[0], r_pct[1], r_pct[2]),
+                format!("{:.1}%", pct_of(r_n)),
+            ]);
+        }
         fits.row(vec![
             ts.clone(),
             format!("{a:.3}"),
             format!("{b:.2}"),
             format!("{bound:.1}"),
-            format!("{:.4}", cq[0]),
+            format!("{:.4}", f.quad[0]),
             format!("{share:.4}"),
             format!("{ratio:.4}"),
         ]);
@@ -394,6 +565,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     }
     o.tables.push(table);
     o.tables.push(fits);
+    if p.bootstrap > 0 {
+        o.tables.push(spread_table);
+    }
     o.tables.push(refs);
     o.plots.push(plot);
     o.note(
