@@ -385,7 +385,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             pts.push((ln_n, dq as f64));
             ub_pts.push((ln_n, d_ub as f64));
             dmins.push((e, dq));
-            samples.push(ds.clone());
+            samples.push(ds);
             table.row(vec![
                 ts.clone(),
                 format!("2^{e}"),
