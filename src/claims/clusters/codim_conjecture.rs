@@ -15,7 +15,7 @@
 //! iteration ([`crate::dynamics::variants::positive_duals`]); when a complex pair has
 //! positive real part and k = d the coordinates are used (codimension d: points).
 
-use super::common::{fmt_q, prefixed};
+use super::common::{fmt_q, positive_rationals, prefixed};
 use crate::claims::Ctx;
 use crate::dynamics::flow::{rk4, FlowOptions, Vars};
 use crate::dynamics::model::Mat;
@@ -95,22 +95,7 @@ impl Params {
             ));
         }
         let steps = ratio.numer().to_usize().unwrap_or(0);
-        if self.taus.is_empty() {
-            return Err(FieldError::new("taus", "must not be empty"));
-        }
-        let taus = self
-            .taus
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let f = format!("taus[{i}]");
-                let q = exact(&f, s)?;
-                if q <= 0 {
-                    return Err(FieldError::new(f, "must be positive"));
-                }
-                Ok(q)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let taus = positive_rationals("taus", &self.taus)?;
         // the range is checked once here (seed 0) so runs cannot fail later
         random_dyadic("range", 1, 1, &self.range[0], &self.range[1], 0, 20)?;
         if self.cases.is_empty() {

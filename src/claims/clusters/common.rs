@@ -126,6 +126,25 @@ pub fn build_all(
 }
 
 /// An exact rational printed compactly (`p/q`, or the integer).
+/// A non-empty list of positive exact rationals (e.g. cluster radii τ); an error names
+/// `field` or the offending `field[i]`.
+pub fn positive_rationals(field: &str, list: &[String]) -> Result<Vec<Rational>, FieldError> {
+    if list.is_empty() {
+        return Err(FieldError::new(field, "must not be empty"));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let f = format!("{field}[{i}]");
+            let q = exact(&f, s)?;
+            if q <= 0 {
+                return Err(FieldError::new(f, "must be positive"));
+            }
+            Ok(q)
+        })
+        .collect()
+}
+
 pub fn fmt_q(q: &Rational) -> String {
     if *q.denom() == 1 {
         q.numer().to_string()

@@ -428,7 +428,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             .push(phi_plot(&slug, &inst.name, &data, n, d, &phi_f, a, b));
         if d == 2 {
             out.plots
-                .push(plane_plot(&slug, &inst.name, &data, n, &phi_f, a, b));
+                .push(plane_plot(&slug, &inst.name, &data, &phi_f, "φ1*", a, b));
         }
         if idx == 0 {
             super::common::add_visuals(
@@ -511,22 +511,24 @@ fn phi_plot(
 }
 
 /// z in the plane at several times, with the three lines {φ1* = 0, a, b}.
-fn plane_plot(
+/// The d = 2 picture shared with `paranormal`: tokens z at four times and the three lines
+/// `sym` = a_T, b_T, 0, where `sym` is the linear form z ↦ ⟨phi, z⟩ (phi ≠ 0), clipped to
+/// the box of the plotted tokens.
+pub(super) fn plane_plot(
     slug: &str,
     name: &str,
     data: &RunData,
-    n: usize,
     phi: &[f64],
+    sym: &str,
     a: f64,
     b: f64,
 ) -> Plot {
     let k = data.states.len();
-    let picks = [0, k / 4, k / 2, k - 1];
     let mut series = Vec::new();
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for &s in &picks {
+    for s in [0, k / 4, k / 2, k - 1] {
         let z = &data.states[s];
-        let pts: Vec<(f64, f64)> = (0..n).map(|i| (z[2 * i], z[2 * i + 1])).collect();
+        let pts: Vec<(f64, f64)> = z.chunks_exact(2).map(|c| (c[0], c[1])).collect();
         for (x, y) in &pts {
             lo = lo.min(x.min(*y));
             hi = hi.max(x.max(*y));
@@ -537,8 +539,8 @@ fn plane_plot(
             points: pts,
         });
     }
-    // Lines φ0 x + φ1 y = c, clipped to the x-range [lo, hi].
-    for (lab, c) in [("φ1* = a_T", a), ("φ1* = b_T", b), ("φ1* = 0", 0.0)] {
+    // Lines φ0 x + φ1 y = c, clipped to the x-range [lo, hi] (vertical when φ1 = 0).
+    for (lab, c) in [("a_T", a), ("b_T", b), ("0", 0.0)] {
         let line = if phi[1].abs() > 1e-12 {
             vec![
                 (lo, (c - phi[0] * lo) / phi[1]),
@@ -548,14 +550,14 @@ fn plane_plot(
             vec![(c / phi[0], lo), (c / phi[0], hi)]
         };
         series.push(Series {
-            name: lab.into(),
+            name: format!("{sym} = {lab}"),
             style: Style::Dashed,
             points: line,
         });
     }
     Plot {
         slug: format!("{slug}-plane"),
-        title: format!("{name}: tokens z at four times and the hyperplanes φ1* = 0, a_T, b_T"),
+        title: format!("{name}: tokens z at four times and the lines {sym} = a_T, b_T, 0"),
         x_label: "z_1".into(),
         y_label: "z_2".into(),
         x_log: false,

@@ -19,7 +19,7 @@
 //! real positive leading eigenvalue, the τ-clusters of φ1*(z_i) (the hyperplane
 //! structure). Nothing is asserted.
 
-use super::common::{fmt_q, prefixed};
+use super::common::{fmt_q, positive_rationals, prefixed};
 use crate::claims::Ctx;
 use crate::dynamics::flow::{rk4, FlowOptions, Vars};
 use crate::dynamics::model::{tokens, Mat, MatrixSpec, System};
@@ -179,22 +179,7 @@ impl Params {
             return Err(FieldError::new("n", "must be between 2 and 200"));
         }
         let z0 = tokens("tokens", &self.tokens, self.n, d, false)?;
-        if self.taus.is_empty() {
-            return Err(FieldError::new("taus", "must not be empty"));
-        }
-        let taus = self
-            .taus
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let f = format!("taus[{i}]");
-                let q = exact(&f, s)?;
-                if q <= 0 {
-                    return Err(FieldError::new(f, "must be positive"));
-                }
-                Ok(q)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let taus = positive_rationals("taus", &self.taus)?;
         let id = MatrixSpec::Named("I".into());
         let sys1 = System::from_specs(d, &self.indefinite.q, &id, &self.indefinite.v)
             .map_err(|e| prefixed("indefinite", e))?;
@@ -283,6 +268,7 @@ impl crate::spec::Params for Params {
 }
 
 /// What one run produced: sampled states (z, flat f64) and the final z.
+#[derive(Default)]
 struct RunData {
     times: Vec<f64>,
     states: Vec<Vec<f64>>,
@@ -307,12 +293,7 @@ fn sampled_rk4(
 ) -> RunData {
     let k = every(steps);
     let hf = h.to_f64();
-    let mut data = RunData {
-        times: vec![],
-        states: vec![],
-        z_final: None,
-        error: None,
-    };
+    let mut data = RunData::default();
     let res = rk4(sys, z0, t, h, opts, |f| {
         if f.step % k == 0 {
             data.times.push(f.step as f64 * hf);
@@ -390,12 +371,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let rinv = to_floats(&rm.inverse().expect("validated"), prec + 16);
         let k = every(r.mh_steps);
         let dtf = r.mh_dt.to_f64();
-        let mut data = RunData {
-            times: vec![],
-            states: vec![],
-            z_final: None,
-            error: None,
-        };
+        let mut data = RunData::default();
         // R^{−k}, advanced every step
         let mut rpow = to_floats(&Mat::identity(d), prec + 16);
         let mut last_z = Vec::new();
@@ -437,12 +413,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let (t, h, steps) = &r.mlp;
         let k = every(*steps);
         let hf = h.to_f64();
-        let mut data = RunData {
-            times: vec![],
-            states: vec![],
-            z_final: None,
-            error: None,
-        };
+        let mut data = RunData::default();
         let z = mlp_rk4(
             &r.mlp_v,
             None,

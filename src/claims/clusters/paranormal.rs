@@ -18,12 +18,12 @@
 
 use super::common::{build_all, Instance, InstanceSpec};
 use super::hyperplanes::{
-    count_levels, diameter, horizon, hull_invariants, levels, members, run_map,
+    count_levels, diameter, horizon, hull_invariants, levels, members, plane_plot, run_map,
 };
 use crate::claims::Ctx;
 use crate::dynamics::spectrum;
 use crate::kernel::Interval;
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::outcome::{Outcome, Table};
 use crate::spec::FieldError;
 use serde::{Deserialize, Serialize};
 
@@ -192,8 +192,10 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         ]);
         let slug = format!("w{}", idx + 1);
         if d == 2 {
+            let mut e_fc = [0.0; 2];
+            e_fc[fc] = 1.0;
             out.plots
-                .push(plane_plot(&slug, &inst.name, &data, n, fc, a, b));
+                .push(plane_plot(&slug, &inst.name, &data, &e_fc, "π_ℱ", a, b));
         }
         super::common::add_visuals(
             &mut out,
@@ -226,56 +228,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          certified consistency; the limit structure at T is an observation with the tolerance guide of clusters.md.",
     );
     out
-}
-
-fn plane_plot(
-    slug: &str,
-    name: &str,
-    data: &super::hyperplanes::RunData,
-    n: usize,
-    fc: usize,
-    a: f64,
-    b: f64,
-) -> Plot {
-    let k = data.states.len();
-    let mut series = Vec::new();
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for s in [0, k / 4, k / 2, k - 1] {
-        let z = &data.states[s];
-        let pts: Vec<(f64, f64)> = (0..n).map(|i| (z[2 * i], z[2 * i + 1])).collect();
-        for (_, y) in &pts {
-            lo = lo.min(*y);
-            hi = hi.max(*y);
-        }
-        series.push(Series {
-            name: format!("z(t = {:.1})", data.times[s]),
-            style: Style::Points,
-            points: pts,
-        });
-    }
-    for (lab, c) in [("π_ℱ = a_T", a), ("π_ℱ = b_T", b), ("π_ℱ = 0", 0.0)] {
-        let line = if fc == 0 {
-            vec![(c, lo), (c, hi)]
-        } else {
-            vec![(lo, c), (hi, c)]
-        };
-        series.push(Series {
-            name: lab.into(),
-            style: Style::Dashed,
-            points: line,
-        });
-    }
-    Plot {
-        slug: format!("{slug}-plane"),
-        title: format!("{name}: tokens z at four times and the lines π_ℱ = a_T, b_T, 0"),
-        x_label: "z_1".into(),
-        y_label: "z_2".into(),
-        x_log: false,
-        y_log: false,
-        series,
-        heatmap: None,
-        paths: false,
-    }
 }
 
 fn gap_cases(p: &Params, prec: u32, out: &mut Outcome) {
