@@ -31,7 +31,7 @@ impl Progress {
         let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
         bar.set_style(
             ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}",
+                "{spinner} [{elapsed_precise}] {bar:20} {pos}/{len} {wide_msg}",
             )
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );

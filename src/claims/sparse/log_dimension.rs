@@ -17,6 +17,7 @@ use crate::spec::{ensure, ensure_each, exact, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A §5 union-bound reference value.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -352,12 +353,24 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             let d_ub = union_bound_dimension(n as u64, &t, &delta);
             let d_max = p.scan_factor * d_ub as usize;
             let seeds = p.seeds_at(n);
+            // progress per finished seed (a full-profile n = 2^16 step takes half an hour)
+            let done = AtomicU64::new(0);
+            let tick = |k: u64| {
+                // the changing part first: a narrow terminal cuts the message's end
+                ctx.progress.message(format!(
+                    "{k}/{seeds} seeds, n = 2^{e}, t = {ts} ({})",
+                    ctx.spec.id
+                ))
+            };
+            tick(0);
             let per_seed: Vec<Option<usize>> = (0..seeds)
                 .into_par_iter()
-                .map(|i| min_dimension(n, &t, p.seed_base + i, d_max))
+                .map(|i| {
+                    let r = min_dimension(n, &t, p.seed_base + i, d_max);
+                    tick(done.fetch_add(1, Ordering::Relaxed) + 1);
+                    r
+                })
                 .collect();
-            ctx.progress
-                .message(format!("sparse/log-dimension: t = {ts}, n = 2^{e}"));
             // a seed whose scan ends without C(t) counts as d > d_max (censored)
             let censored = per_seed.iter().filter(|x| x.is_none()).count();
             let mut ds: Vec<usize> = per_seed
