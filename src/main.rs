@@ -63,6 +63,7 @@ enum Cmd {
     ///   attncheck run positional            (every claim of a paper)
     ///   attncheck run --all                 (everything; writes reports/README.md)
     ///   attncheck run --all --check         (CI: exit 1 if a verdict or key figure changed)
+    ///   attncheck run sparse --profile full (the large sweeps; writes reports/full/)
     #[command(verbatim_doc_comment)]
     Run {
         /// Claim IDs (paper/claim) or paper names.
@@ -73,9 +74,10 @@ enum Cmd {
         /// quick (default) or full.
         #[arg(long, value_enum, default_value_t = Profile::Quick)]
         profile: Profile,
-        /// Where reports are written (and read by --check).
-        #[arg(long, default_value = "reports")]
-        out: PathBuf,
+        /// Where reports are written (and read by --check) [default: reports, or
+        /// reports/full with --profile full, so a full sweep leaves the quick reports alone].
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// Compare against the committed JSON reports instead of writing: exit 1 when
         /// a verdict changed or a key figure moved beyond the spec's check_tolerance.
         #[arg(long)]
@@ -193,6 +195,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                     .build_global()
                     .map_err(|e| app::Error::Usage(e.to_string()))?;
             }
+            let out = out.unwrap_or_else(|| profile.default_out());
             let specs = app::load_specs(&theorems)?;
             let chosen = app::select(&specs, &targets, all)?;
             let progress = Progress::stderr(chosen.len() as u64);

@@ -32,6 +32,22 @@ impl Profile {
             Profile::Full => "full",
         }
     }
+
+    /// Where `attncheck run` writes this profile's reports unless told otherwise:
+    /// `reports` for quick (the committed, snapshot-tested set) and `reports/full` for
+    /// full, so a full sweep never overwrites the quick reports.
+    ///
+    /// ```
+    /// use attncheck::spec::Profile;
+    /// assert_eq!(Profile::Quick.default_out(), std::path::Path::new("reports"));
+    /// assert_eq!(Profile::Full.default_out(), std::path::Path::new("reports/full"));
+    /// ```
+    pub fn default_out(self) -> std::path::PathBuf {
+        match self {
+            Profile::Quick => "reports".into(),
+            Profile::Full => ["reports", "full"].iter().collect(),
+        }
+    }
 }
 
 impl fmt::Display for Profile {

@@ -56,6 +56,35 @@ fn run_writes_reports_and_index() {
 }
 
 #[test]
+fn full_profile_writes_to_reports_full_and_leaves_quick_reports_alone() {
+    let d = scratch();
+    let o = run_in(d.path(), &["run", "--all"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let quick = std::fs::read_to_string(report(d.path())).unwrap();
+    let index = std::fs::read_to_string(d.path().join("reports/README.md")).unwrap();
+    let full_run = ["run", "positional/alibi-slopes", "--profile", "full"];
+    let o = run_in(d.path(), &full_run);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("reports/full"), "{}", stderr(&o));
+    let full = d.path().join("reports/full");
+    assert!(full.join("positional/alibi-slopes.json").exists());
+    assert!(std::fs::read_to_string(full.join("README.md"))
+        .unwrap()
+        .contains("positional/alibi-slopes"));
+    assert_eq!(std::fs::read_to_string(report(d.path())).unwrap(), quick);
+    // --check in the full profile compares against reports/full
+    let o = run_in(d.path(), &[&full_run[..], &["--check"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // the quick index does not pick up the full reports
+    let o = run_in(d.path(), &["run", "--all"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("reports/README.md")).unwrap(),
+        index
+    );
+}
+
+#[test]
 fn bad_spec_exits_2_names_file_line_field_and_leaves_reports_intact() {
     let d = scratch();
     assert_eq!(run_in(d.path(), &["run", "--all"]).status.code(), Some(0));
