@@ -125,3 +125,31 @@ fn reports_contain_no_timings() {
         }
     }
 }
+
+/// Full-profile reports are committed under reports/full/ as evidence (a full sweep
+/// takes hours, so no test reruns them). They must still describe what the specs
+/// now say: the same merged full-profile parameters, notes and expected verdict.
+/// Changing a full profile without rerunning it fails here.
+#[test]
+fn committed_full_reports_match_their_specs() {
+    let dir = root().join("reports/full");
+    let reports = attncheck::app::read_reports(&dir).expect("reports/full");
+    assert!(!reports.is_empty(), "no reports under reports/full");
+    for r in reports {
+        let spec = attncheck::spec::Spec::load(&crate::util::spec_path(&r.id)).unwrap();
+        let stale = format!(
+            "reports/full/{}: stale; rerun `attncheck run {} --profile full` and commit reports/full/",
+            r.id, r.id
+        );
+        assert_eq!(r.profile, Profile::Full, "{stale}");
+        assert_eq!(
+            r.params,
+            serde_json::to_value(spec.merged(Profile::Full)).unwrap(),
+            "{stale}"
+        );
+        // the spec's notes come first; the claim may add its own after them
+        assert!(r.notes.starts_with(&spec.notes), "{stale}");
+        assert!(r.as_expected, "{stale}");
+        assert_eq!(r.expected, spec.expected, "{stale}");
+    }
+}
