@@ -70,6 +70,14 @@ impl Progress {
         }
     }
 
+    /// Like [`Progress::message`], but builds the message only when a bar is shown
+    /// (for updates from inner loops, which would otherwise format for nothing).
+    pub fn message_with(&self, msg: impl FnOnce() -> String) {
+        if self.bar.is_some() {
+            self.message(msg());
+        }
+    }
+
     /// Advances by `n` steps.
     pub fn inc(&self, n: u64) {
         if let Some(b) = &self.bar {

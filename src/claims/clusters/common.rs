@@ -125,7 +125,6 @@ pub fn build_all(
         .collect()
 }
 
-/// An exact rational printed compactly (`p/q`, or the integer).
 /// A non-empty list of positive exact rationals (e.g. cluster radii τ); an error names
 /// `field` or the offending `field[i]`.
 pub fn positive_rationals(field: &str, list: &[String]) -> Result<Vec<Rational>, FieldError> {
@@ -145,6 +144,7 @@ pub fn positive_rationals(field: &str, list: &[String]) -> Result<Vec<Rational>,
         .collect()
 }
 
+/// An exact rational printed compactly (`p/q`, or the integer).
 pub fn fmt_q(q: &Rational) -> String {
     if *q.denom() == 1 {
         q.numer().to_string()

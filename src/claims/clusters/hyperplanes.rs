@@ -510,7 +510,6 @@ fn phi_plot(
     }
 }
 
-/// z in the plane at several times, with the three lines {φ1* = 0, a, b}.
 /// The d = 2 picture shared with `paranormal`: tokens z at four times and the three lines
 /// `sym` = a_T, b_T, 0, where `sym` is the linear form z ↦ ⟨phi, z⟩ (phi ≠ 0), clipped to
 /// the box of the plotted tokens.

@@ -178,16 +178,15 @@ impl crate::spec::Params for Params {
     }
 }
 
-/// The ⌈q·R⌉-th smallest value (1-based), exact.
-pub fn quantile(sorted: &[usize], q: &Rational) -> usize {
+/// ⌈q·r⌉ in exact arithmetic, for q ∈ (0, 1] (so at most r).
+fn ceil_mul(q: &Rational, r: u64) -> u64 {
+    Rational::from(q * r).ceil().numer().to_u64().unwrap_or(r)
+}
+
+/// The ⌈q·R⌉-th smallest value (1-based) of the R sorted values, exact.
+pub fn quantile<T: Copy>(sorted: &[T], q: &Rational) -> T {
     let r = sorted.len() as u64;
-    let k = Rational::from(q * r)
-        .ceil()
-        .numer()
-        .to_u64()
-        .unwrap_or(r)
-        .clamp(1, r);
-    sorted[k as usize - 1]
+    sorted[ceil_mul(q, r).clamp(1, r) as usize - 1]
 }
 
 /// Least-squares fit of y on the columns of `x` (normal equations; a handful of
@@ -273,12 +272,6 @@ pub fn bootstrap(
         .collect()
 }
 
-/// The (⌈p·len⌉)-th smallest of `v` (1-based; v sorted), for p ∈ (0, 1].
-fn percentile(v: &[f64], p: f64) -> f64 {
-    let k = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    v[k - 1]
-}
-
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut o = Outcome::new();
@@ -357,10 +350,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             let done = AtomicU64::new(0);
             let tick = |k: u64| {
                 // the changing part first: a narrow terminal cuts the message's end
-                ctx.progress.message(format!(
-                    "{k}/{seeds} seeds, n = 2^{e}, t = {ts} ({})",
-                    ctx.spec.id
-                ))
+                ctx.progress.message_with(|| {
+                    format!("{k}/{seeds} seeds, n = 2^{e}, t = {ts} ({})", ctx.spec.id)
+                })
             };
             tick(0);
             let per_seed: Vec<Option<usize>> = (0..seeds)
@@ -438,23 +430,15 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             let mut v: Vec<f64> = boot.iter().map(get).collect();
             v.sort_by(f64::total_cmp);
             let count = v.iter().filter(|&&x| holds(x)).count() as u64;
-            (
-                [0.05, 0.5, 0.95].map(|p| {
-                    if v.is_empty() {
-                        f64::NAN
-                    } else {
-                        percentile(&v, p)
-                    }
-                }),
-                count,
-            )
+            let pct = if v.is_empty() {
+                [f64::NAN; 3]
+            } else {
+                [(1, 20), (1, 2), (19, 20)].map(|p| quantile(&v, &Rational::from(p)))
+            };
+            (pct, count)
         };
         // resolved: at least ⌈resolve·B⌉ of the B resamples agree (exact integers)
-        let need = Rational::from(&resolve * boot.len() as u64)
-            .ceil()
-            .numer()
-            .to_u64()
-            .unwrap_or(u64::MAX);
+        let need = ceil_mul(&resolve, boot.len() as u64);
         let resolved = |count: u64| boot.is_empty() || count >= need;
         let pct_of = |count: u64| 100.0 * count as f64 / boot.len().max(1) as f64;
         let bound = 1.1 * 4.0 / (t_f * t_f);
