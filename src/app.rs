@@ -1,8 +1,9 @@
 //! The library API behind the CLI: load specs, select claims, run them, write or
 //! check reports, verify certificates.
 
-use crate::certificate::{self, CertificateError, ObligationResult};
+use crate::certificate::{self, Certificate, CertificateError};
 use crate::claims::{self, Ctx, Runner};
+use crate::kernel::Checked;
 use crate::outcome::Outcome;
 use crate::progress::Progress;
 use crate::report::{self, Report};
@@ -30,6 +31,25 @@ pub enum Error {
     /// A usage error.
     #[error("{0}")]
     Usage(String),
+    /// A certificate whose statement is not its claim's statement (tampered,
+    /// truncated, foreign): `verify` exits 4.
+    #[error("{}: rejected: {reason}", path.display())]
+    Rejected {
+        /// The certificate.
+        path: PathBuf,
+        /// The first difference.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// The process exit code: 4 for a rejected certificate, else 2 (bad input or usage).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Rejected { .. } => 4,
+            _ => 2,
+        }
+    }
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {
@@ -312,62 +332,164 @@ pub fn read_reports(out: &Path) -> Result<Vec<Report>, Error> {
     Ok(all)
 }
 
-/// Compares runs against the committed JSON reports in `out`: a changed verdict,
-/// a missing report or figure, or a key figure that moved beyond the spec's
-/// `check_tolerance` (relative) is a regression.
-pub fn check_against(out: &Path, runs: &[ClaimRun], specs: &[&Spec]) -> Vec<String> {
+/// Checks, before anything runs, that `out` holds committed reports to compare
+/// against (a wrong `--out` is a usage error, not 29 regressions).
+pub fn check_baseline_dir(out: &Path) -> Result<(), Error> {
+    let has_reports = std::fs::read_dir(out)
+        .map(|it| {
+            it.flatten().any(|p| {
+                p.path().is_dir()
+                    && std::fs::read_dir(p.path()).is_ok_and(|f| {
+                        f.flatten().any(|f| {
+                            f.file_name()
+                                .to_str()
+                                .is_some_and(|n| n.ends_with(".json") && !n.ends_with(".cert.json"))
+                        })
+                    })
+            })
+        })
+        .unwrap_or(false);
+    if has_reports {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "--check compares against committed reports, but {} holds none (expected <paper>/<claim>.json files); \
+             pass the directory `attncheck run` wrote with --out",
+            out.display()
+        )))
+    }
+}
+
+/// Reads one committed report; a missing file is `Ok(None)`, a corrupt one an error.
+pub fn read_baseline(path: &Path) -> Result<Option<Report>, Error> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(path, e)),
+    };
+    serde_json::from_str::<Report>(&text)
+        .map(Some)
+        .map_err(|e| Error::Usage(format!(
+            "{}:{}: the committed report is not a valid attncheck report ({e}); restore it from version control or rerun without --check",
+            path.display(),
+            e.line()
+        )))
+}
+
+/// Compares runs against the committed JSON reports in `out`, check by check: a
+/// changed verdict or expectation, a check that appeared, disappeared or changed
+/// its result or kind, a key figure that disappeared or moved beyond the spec's
+/// `check_tolerance` (relative), and any change of the effective parameters,
+/// precision or tolerance (a loosened tolerance is named as such). Each problem is
+/// one line. A corrupt baseline is an error.
+pub fn check_against(out: &Path, runs: &[ClaimRun]) -> Result<Vec<String>, Error> {
     let mut problems = Vec::new();
     for r in runs {
         let id = &r.report.id;
         let name = id.split_once('/').map(|x| x.1).unwrap_or(id);
         let path = out.join(&r.report.paper).join(format!("{name}.json"));
-        let old = match std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Report>(&t).ok())
-        {
-            Some(o) => o,
-            None => {
-                problems.push(format!("{id}: no committed report at {}", path.display()));
-                continue;
-            }
+        let Some(old) = read_baseline(&path)? else {
+            problems.push(format!("{id}: no committed report at {}", path.display()));
+            continue;
         };
-        if old.verdict != r.report.verdict {
-            problems.push(format!(
-                "{id}: verdict changed from {} to {}",
-                old.verdict, r.report.verdict
-            ));
-        }
-        let tol = specs
-            .iter()
-            .find(|s| &s.id == id)
-            .map(|s| s.check_tolerance)
-            .unwrap_or(1e-9);
-        for f in &old.figures {
-            match r.report.figures.iter().find(|n| n.name == f.name) {
-                None => problems.push(format!("{id}: key figure `{}` disappeared", f.name)),
-                Some(n) => {
-                    let same = (n.value.is_nan() && f.value.is_nan()) || n.value == f.value;
-                    let scale = f.value.abs().max(f64::MIN_POSITIVE);
-                    let within = (n.value - f.value).abs() <= tol * scale;
-                    if !same && !within {
-                        problems.push(format!(
-                            "{id}: key figure `{}` moved from {} to {} (relative tolerance {tol:e})",
-                            f.name, f.text, n.text
-                        ));
-                    }
-                }
-            }
-        }
+        problems.extend(
+            crate::report::diff(&old, &r.report)
+                .into_iter()
+                .map(|p| format!("{id}: {p}")),
+        );
     }
-    problems
+    Ok(problems)
 }
 
-/// Reads and re-checks a certificate with the kernel alone.
-pub fn verify_file(
-    path: &Path,
-) -> Result<(certificate::Certificate, Vec<ObligationResult>), Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
+/// How `verify` checked a certificate's statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StatementSource {
+    /// Rebuilt from this spec and found equal.
+    Spec(PathBuf),
+    /// Not checked (`--no-spec`): only the certificate's own formulas were evaluated.
+    Unchecked,
+}
+
+/// A verified certificate.
+pub struct Verification {
+    /// The certificate as read.
+    pub cert: Certificate,
+    /// The kernel's decisions.
+    pub checked: Checked,
+    /// Where the statement came from.
+    pub source: StatementSource,
+}
+
+/// Reads a file as UTF-8; invalid bytes are an error naming the line.
+pub fn read_utf8(path: &Path) -> Result<String, Error> {
+    let bytes = std::fs::read(path).map_err(|e| io(path, e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        Error::Usage(format!(
+            "{}:{line}: not valid UTF-8 (byte offset {at})",
+            path.display()
+        ))
+    })
+}
+
+/// Reads a certificate, rebuilds its claim's statement from the spec below
+/// `theorems` (unless `theorems` is `None`), requires the certificate to carry
+/// exactly that statement, and decides it with the kernel alone.
+pub fn verify_file(path: &Path, theorems: Option<&Path>) -> Result<Verification, Error> {
+    let text = read_utf8(path)?;
     let cert = certificate::parse(path, &text)?;
-    let results = certificate::verify(path, &cert)?;
-    Ok((cert, results))
+    let reject = |reason: String| Error::Rejected {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let (st, source) = match theorems {
+        None => (cert.statement(path)?, StatementSource::Unchecked),
+        Some(dir) => {
+            if claims::find(&cert.claim).is_none() {
+                return Err(reject(format!(
+                    "`{}` is not a claim of this tool (known: {})",
+                    cert.claim,
+                    claims::known_ids()
+                )));
+            }
+            let spec_path = dir.join(format!("{}.toml", cert.claim));
+            let spec = Spec::load(&spec_path)?;
+            if spec.id != cert.claim {
+                return Err(reject(format!(
+                    "{} states claim `{}`, the certificate `{}`",
+                    spec_path.display(),
+                    spec.id,
+                    cert.claim
+                )));
+            }
+            let rebuilt = claims::statement_of(&spec, cert.profile, &cert.hints)
+                .map_err(reject)?
+                .ok_or_else(|| {
+                    reject(format!(
+                        "{} has no statement: it certifies nothing by certificate",
+                        cert.claim
+                    ))
+                })?;
+            let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
+            if let Some(d) = cert.statement_difference(&expected) {
+                return Err(reject(format!(
+                    "its statement is not the one {} gives: {d}",
+                    spec_path.display()
+                )));
+            }
+            (rebuilt, StatementSource::Spec(spec_path))
+        }
+    };
+    let checked = crate::kernel::check(&st, cert.precision).map_err(|e| CertificateError {
+        file: path.into(),
+        line: None,
+        field: format!("obligations[{}].formula", e.index),
+        reason: e.error.to_string(),
+    })?;
+    Ok(Verification {
+        cert,
+        checked,
+        source,
+    })
 }

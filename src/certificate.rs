@@ -1,40 +1,38 @@
-//! Certificates: what a certified claim proved, restated as obligations that the
-//! trusted kernel re-checks alone (`attncheck verify FILE`).
+//! Certificates: a claim's statement, its data and the hints its builder took,
+//! so that `attncheck verify` can rebuild the statement from the spec, require the
+//! certificate's statement to equal it, and decide it with the kernel alone.
 //!
-//! The format is JSON:
+//! The format (`docs/certificate-format.md` is the normative document):
 //! ```json
-//! { "format": "attncheck-certificate/1", "claim": "positional/alibi-window",
-//!   "precision": 128,
-//!   "obligations": [ { "name": "T∞(1179) ≤ 1/100", "formula": "(<= … 1/100)" } ] }
+//! { "format": "attncheck-certificate/2", "claim": "positional/alibi-window",
+//!   "profile": "quick", "precision": 128, "hints": { "t_star": "1/8" },
+//!   "obligations": [ { "name": "T∞(1179) ≤ 1/100", "formula": "(<= … 1/100)", "expect": "holds" } ],
+//!   "data": { "S": { "kind": "signs", "n": 2, "d": 3, "rows": ["0000000000000005", "0000000000000002"] } } }
 //! ```
-//! Each formula is an S-expression over exact rational literals
-//! ([`crate::kernel::expr`]); the certificate holds iff every formula evaluates to
-//! `True` in outward-rounded intervals. The construction code is never consulted.
-//!
-//! An optional `data` section carries named matrices that formulas refer to by
-//! name (see [`crate::kernel::expr`] for the exact operations over them):
-//! ```json
-//! "data": {
-//!   "S": { "kind": "signs", "n": 2, "d": 3, "rows": ["0000000000000005", "0000000000000002"] },
-//!   "B": { "kind": "sparse", "n": 2, "rows": [[[1, "4"]], [[0, "9/2"], [1, "4"]]] }
-//! }
-//! ```
-//! A sign row is its ⌈d/64⌉ packed 64-bit words (bit c of word w is column
-//! 64w + c, bit 1 = −1), each as 16 hex digits, most significant first,
-//! concatenated; bits at columns ≥ d must be zero. A sparse row lists
-//! [column, "p/q"] pairs with strictly increasing columns; the stored columns are
-//! the row's support.
+//! Each formula is an S-expression over exact rational literals and named data
+//! ([`crate::kernel::expr`]). `expect: "fails"` marks an obligation the claim
+//! asserts to be false (a refutation). A sign row is its ⌈d/64⌉ packed 64-bit
+//! words (bit c of word w is column 64w + c, bit 1 = −1), each as 16 hex digits,
+//! most significant first, concatenated; bits at columns ≥ d must be zero. A sparse
+//! row lists [column, "p/q"] pairs with strictly increasing columns; the stored
+//! columns are the row's support.
 
 use crate::kernel::expr::{Data, Datum, SparseRows};
-use crate::kernel::{expr, parse_rational, Certainty, SignMatrix};
+use crate::kernel::{expr, parse_rational, Expect, SignMatrix, Statement};
+use crate::spec::Profile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The format tag.
-pub const FORMAT: &str = "attncheck-certificate/1";
+pub const FORMAT: &str = "attncheck-certificate/2";
 
-/// One proof obligation.
+/// Witness values a statement builder takes from the run (e.g. a t* found by
+/// search). They choose *which* statement is proven, never whether a formula is
+/// true: a builder must give a sound statement for any hint value.
+pub type Hints = BTreeMap<String, String>;
+
+/// One proof obligation, as stored in the file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Obligation {
@@ -42,6 +40,8 @@ pub struct Obligation {
     pub name: String,
     /// The formula, an S-expression.
     pub formula: String,
+    /// `holds` (asserted true) or `fails` (asserted false: a refutation).
+    pub expect: Expect,
 }
 
 /// A certificate file.
@@ -52,8 +52,13 @@ pub struct Certificate {
     pub format: String,
     /// The claim ID.
     pub claim: String,
+    /// The spec profile whose parameters the statement was built from.
+    pub profile: Profile,
     /// Precision in bits for the re-check.
     pub precision: u32,
+    /// Values the statement builder took from the witness search.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hints: Hints,
     /// The obligations.
     pub obligations: Vec<Obligation>,
     /// Named data the formulas refer to (optional).
@@ -182,23 +187,142 @@ fn build_data(path: &Path, cert: &Certificate) -> Result<Data, CertificateError>
     Ok(data)
 }
 
-impl Certificate {
-    /// An empty certificate for `claim` at `precision`.
-    pub fn new(claim: &str, precision: u32) -> Certificate {
-        Certificate {
-            format: FORMAT.into(),
-            claim: claim.into(),
-            precision,
-            obligations: Vec::new(),
-            data: BTreeMap::new(),
+impl DataEntry {
+    /// The file form of a kernel datum.
+    pub fn from_datum(d: &Datum) -> DataEntry {
+        match d {
+            Datum::Signs(s) => DataEntry::from_signs(s),
+            Datum::Sparse(b) => DataEntry::from_sparse(b),
         }
     }
-    /// Adds an obligation.
-    pub fn push(&mut self, name: impl Into<String>, formula: impl Into<String>) {
-        self.obligations.push(Obligation {
-            name: name.into(),
-            formula: formula.into(),
-        });
+}
+
+impl Certificate {
+    /// The certificate of a statement: its obligations and data, the profile and
+    /// hints it was built from, and the precision that decided it.
+    pub fn of(st: &Statement, profile: Profile, precision: u32, hints: &Hints) -> Certificate {
+        Certificate {
+            format: FORMAT.into(),
+            claim: st.claim.clone(),
+            profile,
+            precision,
+            hints: hints.clone(),
+            obligations: st
+                .obligations
+                .iter()
+                .map(|o| Obligation {
+                    name: o.name.clone(),
+                    formula: o.formula.clone(),
+                    expect: o.expect,
+                })
+                .collect(),
+            data: st
+                .data
+                .iter()
+                .map(|(k, v)| (k.clone(), DataEntry::from_datum(v)))
+                .collect(),
+        }
+    }
+
+    /// The kernel form of the certificate's own statement (used when no spec is
+    /// consulted); errors name the field.
+    pub fn statement(&self, path: &Path) -> Result<Statement, CertificateError> {
+        let mut st = Statement::new(&self.claim);
+        st.data = build_data(path, self)?;
+        for o in &self.obligations {
+            st.assert(o.name.clone(), o.formula.clone());
+            if o.expect == Expect::Fails {
+                st.expect_fails(std::slice::from_ref(&o.name))
+                    .expect("just added");
+            }
+        }
+        Ok(st)
+    }
+
+    /// The first difference between this certificate's statement and `expected`
+    /// (the one rebuilt from the spec), or `None` when they are the same statement.
+    pub fn statement_difference(&self, expected: &Certificate) -> Option<String> {
+        if self.claim != expected.claim {
+            return Some(format!(
+                "it is a certificate of `{}`, not of `{}`",
+                self.claim, expected.claim
+            ));
+        }
+        let (a, b) = (&self.obligations, &expected.obligations);
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            if x.name != y.name {
+                return Some(format!(
+                    "obligations[{i}] is named `{}`, the statement's is `{}`",
+                    x.name, y.name
+                ));
+            }
+            if x.formula != y.formula {
+                return Some(format!(
+                    "obligations[{i}] ({}) has formula `{}`, the statement's is `{}`",
+                    x.name,
+                    abbreviate(&x.formula),
+                    abbreviate(&y.formula)
+                ));
+            }
+            if x.expect != y.expect {
+                return Some(format!(
+                    "obligations[{i}] ({}) is marked `{}`, the statement says `{}`",
+                    x.name,
+                    x.expect.as_str(),
+                    y.expect.as_str()
+                ));
+            }
+        }
+        if a.len() != b.len() {
+            return Some(format!(
+                "it has {} obligations, the statement has {}",
+                a.len(),
+                b.len()
+            ));
+        }
+        for (k, v) in &expected.data {
+            match self.data.get(k) {
+                None => return Some(format!("datum `{k}` is missing")),
+                Some(x) if x != v => {
+                    return Some(format!(
+                        "datum `{k}` differs from the one the statement derives{}",
+                        first_data_difference(x, v)
+                    ))
+                }
+                _ => {}
+            }
+        }
+        if let Some(k) = self.data.keys().find(|k| !expected.data.contains_key(*k)) {
+            return Some(format!("datum `{k}` is not part of the statement"));
+        }
+        None
+    }
+}
+
+fn abbreviate(s: &str) -> String {
+    if s.chars().count() <= 120 {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(117).collect();
+        format!("{head}…")
+    }
+}
+
+fn first_data_difference(x: &DataEntry, y: &DataEntry) -> String {
+    match (x, y) {
+        (DataEntry::Signs { rows: a, .. }, DataEntry::Signs { rows: b, .. }) => a
+            .iter()
+            .zip(b)
+            .position(|(p, q)| p != q)
+            .map(|i| format!(" (first at row {i})"))
+            .unwrap_or_default(),
+        (DataEntry::Sparse { rows: a, .. }, DataEntry::Sparse { rows: b, .. }) => a
+            .iter()
+            .zip(b)
+            .position(|(p, q)| p != q)
+            .map(|i| format!(" (first at row {i})"))
+            .unwrap_or_default(),
+        _ => " (another kind)".into(),
     }
 }
 
@@ -216,14 +340,8 @@ pub struct CertificateError {
     pub reason: String,
 }
 
-/// The result of re-checking one obligation.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ObligationResult {
-    /// Its name.
-    pub name: String,
-    /// The kernel's answer.
-    pub result: Certainty,
-}
+/// The highest precision a certificate may ask for (keeps `verify` bounded).
+pub const MAX_PRECISION: u32 = 1 << 16;
 
 /// Parses a certificate from JSON text; errors name the line and field.
 pub fn parse(path: &Path, text: &str) -> Result<Certificate, CertificateError> {
@@ -250,10 +368,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Certificate, CertificateError> {
             format!("expected `{FORMAT}`, found `{}`", cert.format),
         ));
     }
-    if cert.precision < 24 || cert.precision > 1 << 20 {
+    if cert.precision < 24 || cert.precision > MAX_PRECISION {
         return Err(fe(
             "precision".into(),
-            "must be between 24 and 1048576 bits".into(),
+            format!("must be between 24 and {MAX_PRECISION} bits"),
         ));
     }
     if cert.obligations.is_empty() {
@@ -270,27 +388,47 @@ pub fn parse(path: &Path, text: &str) -> Result<Certificate, CertificateError> {
     Ok(cert)
 }
 
-/// Re-checks every obligation with the kernel. Errors (a formula that does not
-/// evaluate, e.g. an unbound variable) name the obligation.
-pub fn verify(path: &Path, cert: &Certificate) -> Result<Vec<ObligationResult>, CertificateError> {
-    use rayon::prelude::*;
-    let data = build_data(path, cert)?;
-    cert.obligations
-        .par_iter()
-        .enumerate()
-        .map(|(i, o)| {
-            let result = expr::check_with(&o.formula, cert.precision, &data).map_err(|e| {
-                CertificateError {
-                    file: path.into(),
-                    line: None,
-                    field: format!("obligations[{i}].formula"),
-                    reason: e.to_string(),
-                }
-            })?;
-            Ok(ObligationResult {
-                name: o.name.clone(),
-                result,
-            })
-        })
-        .collect()
+// TRANSITIONAL (removed before this change lands).
+impl Certificate {
+    /// Deprecated.
+    #[deprecated(note = "build a Statement and use Ctx::prove")]
+    pub fn new(claim: &str, precision: u32) -> Certificate {
+        Certificate {
+            format: FORMAT.into(),
+            claim: claim.into(),
+            profile: Profile::Quick,
+            precision,
+            hints: Hints::new(),
+            obligations: Vec::new(),
+            data: BTreeMap::new(),
+        }
+    }
+    /// Deprecated.
+    #[deprecated(note = "build a Statement and use Ctx::prove")]
+    pub fn push(&mut self, name: impl Into<String>, formula: impl Into<String>) {
+        self.obligations.push(Obligation {
+            name: name.into(),
+            formula: formula.into(),
+            expect: Expect::Holds,
+        });
+    }
+}
+
+/// Deprecated.
+#[deprecated(note = "use kernel::check on a Statement")]
+pub fn verify(
+    path: &Path,
+    cert: &Certificate,
+) -> Result<Vec<(String, crate::kernel::Certainty)>, CertificateError> {
+    let st = cert.statement(path)?;
+    let c = crate::kernel::check(&st, cert.precision).map_err(|e| CertificateError {
+        file: path.into(),
+        line: None,
+        field: format!("obligations[{}].formula", e.index),
+        reason: e.error.to_string(),
+    })?;
+    Ok(c.decisions()
+        .iter()
+        .map(|d| (d.name().to_string(), d.result()))
+        .collect())
 }

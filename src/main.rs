@@ -2,7 +2,7 @@
 //! exit codes (0 as expected, 1 refuted or regressed, 2 bad input or usage).
 
 use attncheck::app;
-use attncheck::kernel::Certainty;
+use attncheck::kernel::{Certainty, Expect};
 use attncheck::progress::Progress;
 use attncheck::sparse::target;
 use attncheck::spec::Profile;
@@ -91,9 +91,27 @@ enum Cmd {
     },
     /// Re-check a certificate (reports/<paper>/<claim>.cert.json) with the trusted
     /// kernel alone, without the code that built it.
+    ///
+    /// The claim's statement is rebuilt from its spec (theorems/<paper>/<claim>.toml,
+    /// or --theorems DIR) and the certificate must carry exactly that statement: a
+    /// tampered, truncated or foreign certificate is rejected. Then every obligation
+    /// is decided in outward-rounded intervals or exact rationals.
+    ///
+    /// Exit codes: 0 every obligation as asserted (proven, or disproven where the
+    /// claim asserts a refutation); 1 an obligation certifiably contrary to what it
+    /// asserts; 2 bad input or usage; 3 undecided at the certificate's precision;
+    /// 4 rejected: the certificate's statement is not its claim's statement.
+    #[command(verbatim_doc_comment)]
     Verify {
         /// The certificate file.
         certificate: PathBuf,
+        /// Directory of claim specs the statement is rebuilt from.
+        #[arg(long, default_value = "theorems")]
+        theorems: PathBuf,
+        /// Do not rebuild the statement: only evaluate the certificate's own
+        /// formulas (the output says plainly that the statement was not checked).
+        #[arg(long)]
+        no_spec: bool,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -142,13 +160,23 @@ enum SparseCmd {
     },
 }
 
+/// Prints one line of results to stdout; a closed pipe (`| head`) ends the
+/// program quietly instead of panicking.
+fn emit(line: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    if writeln!(o, "{line}").is_err() {
+        std::process::exit(0);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match real_main(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("attncheck: error: {e}");
-            ExitCode::from(2)
+            ExitCode::from(e.exit_code())
         }
     }
 }
@@ -165,17 +193,20 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                             "expected": s.expected, "title": s.title})
                     })
                     .collect();
-                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                emit(&serde_json::to_string_pretty(&v).unwrap_or_default());
             } else {
-                println!("{:<42} {:<14} {:<14} title", "claim", "rigour", "expected");
+                emit(&format!(
+                    "{:<42} {:<14} {:<14} title",
+                    "claim", "rigour", "expected"
+                ));
                 for s in &specs {
-                    println!(
+                    emit(&format!(
                         "{:<42} {:<14} {:<14} {}",
                         s.id,
                         s.rigour.as_str(),
                         s.expected.as_str(),
                         s.title
-                    );
+                    ));
                 }
             }
             Ok(0)
@@ -195,74 +226,114 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                     .build_global()
                     .map_err(|e| app::Error::Usage(e.to_string()))?;
             }
-            let out = out.unwrap_or_else(|| profile.default_out());
+            let out_dir = out.unwrap_or_else(|| profile.default_out());
             let specs = app::load_specs(&theorems)?;
             let chosen = app::select(&specs, &targets, all)?;
+            if check {
+                app::check_baseline_dir(&out_dir)?;
+            }
             let progress = Progress::stderr(chosen.len() as u64);
             let runs = app::run_claims(&chosen, profile, &progress)?;
             progress.finish();
             let mut code = 0;
             for r in &runs {
                 let mark = if r.report.as_expected { "ok " } else { "BAD" };
-                eprintln!(
-                    "{mark} {:<42} {:<14} (expected {})",
+                let why = r
+                    .report
+                    .unexpected()
+                    .map(|w| format!(": {w}"))
+                    .unwrap_or_default();
+                emit(&format!(
+                    "{mark} {:<42} {:<14} (expected {}){why}",
                     r.report.id,
                     r.report.verdict.as_str(),
                     r.report.expected
-                );
+                ));
                 if !r.report.as_expected {
                     code = 1;
                 }
             }
             if check {
-                let problems = app::check_against(&out, &runs, &chosen);
+                let problems = app::check_against(&out_dir, &runs)?;
                 for p in &problems {
-                    eprintln!("regression: {p}");
+                    emit(&format!("regression: {p}"));
                 }
                 if !problems.is_empty() {
                     code = 1;
                 }
-                eprintln!(
+                emit(&format!(
                     "checked {} claims against {}: {} regression(s)",
                     runs.len(),
-                    out.display(),
+                    out_dir.display(),
                     problems.len()
-                );
+                ));
             } else {
-                app::write_reports(&out, &runs)?;
-                eprintln!("wrote {} report(s) to {}", runs.len(), out.display());
+                app::write_reports(&out_dir, &runs)?;
+                eprintln!("wrote {} report(s) to {}", runs.len(), out_dir.display());
             }
             Ok(code)
         }
-        Cmd::Verify { certificate, json } => {
-            let (cert, results) = app::verify_file(&certificate)?;
-            let all = Certainty::all(results.iter().map(|r| r.result));
-            if json {
-                let v = serde_json::json!({"claim": cert.claim, "precision": cert.precision,
-                    "result": all, "obligations": results});
-                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        Cmd::Verify {
+            certificate,
+            theorems,
+            no_spec,
+            json,
+        } => {
+            let v = app::verify_file(&certificate, (!no_spec).then_some(theorems.as_path()))?;
+            let ds = v.checked.decisions();
+            let contrary = ds
+                .iter()
+                .filter(|d| !d.as_expected() && d.result() != Certainty::Unknown)
+                .count();
+            let undecided = ds
+                .iter()
+                .filter(|d| d.result() == Certainty::Unknown)
+                .count();
+            let (word, code) = if contrary > 0 {
+                ("disproven", 1)
+            } else if undecided > 0 {
+                ("undecided", 3)
+            } else if ds.iter().any(|d| d.expect() == Expect::Fails) {
+                ("refuted, as the statement asserts", 0)
             } else {
-                for r in &results {
-                    let w = match r.result {
-                        Certainty::True => "proven  ",
-                        Certainty::False => "FALSE   ",
-                        Certainty::Unknown => "UNKNOWN ",
-                    };
-                    println!("{w} {}", r.name);
+                ("certified", 0)
+            };
+            let statement = match &v.source {
+                app::StatementSource::Spec(p) => format!("statement rebuilt from {} and matched", p.display()),
+                app::StatementSource::Unchecked => {
+                    "STATEMENT NOT CHECKED (--no-spec): this shows only that the certificate's own formulas \
+                     evaluate as marked, not that they state the claim"
+                        .to_string()
                 }
-                let verdict = match all {
-                    Certainty::True => "certified",
-                    Certainty::False => "refuted",
-                    Certainty::Unknown => "inconclusive",
-                };
-                println!(
-                    "{}: {verdict} ({} obligations at {} bits, kernel only)",
-                    cert.claim,
-                    results.len(),
-                    cert.precision
-                );
+            };
+            if json {
+                let obligations: Vec<_> = ds
+                    .iter()
+                    .map(|d| serde_json::json!({"name": d.name(), "expect": d.expect(), "result": d.result(),
+                        "as_expected": d.as_expected()}))
+                    .collect();
+                let j = serde_json::json!({"claim": v.cert.claim, "profile": v.cert.profile,
+                    "precision": v.cert.precision, "statement_checked": matches!(v.source, app::StatementSource::Spec(_)),
+                    "result": word, "exit_code": code, "obligations": obligations});
+                emit(&serde_json::to_string_pretty(&j).unwrap_or_default());
+            } else {
+                for d in ds {
+                    let w = match (d.result(), d.as_expected()) {
+                        (Certainty::True, true) => "proven  ",
+                        (Certainty::False, true) => "refuted ",
+                        (Certainty::Unknown, _) => "UNKNOWN ",
+                        (_, false) => "CONTRARY",
+                    };
+                    emit(&format!("{w} {}", d.name()));
+                }
+                emit(&format!(
+                    "{}: {word} ({} obligations at {} bits, kernel only; {statement})",
+                    v.cert.claim,
+                    ds.len(),
+                    v.cert.precision
+                ));
             }
-            Ok(if all == Certainty::True { 0 } else { 1 })
+            Ok(code)
         }
         Cmd::Sparse {
             cmd:

@@ -169,6 +169,18 @@ pub fn ensure_each<T>(
 pub trait Params: DeserializeOwned + Serialize + Send + Sync + 'static {
     /// Range and consistency checks beyond the types.
     fn validate(&self) -> Result<(), FieldError>;
+    /// The claim's statement for these parameters: the obligations that say, in
+    /// formulas, what the claim asserts (DESIGN.md, "Trust"). Trusted: pure, small,
+    /// built from the spec and the `hints` alone, and sound for every hint value.
+    /// `None` for claims that certify nothing by statement.
+    fn statement(
+        &self,
+        claim: &str,
+        hints: &crate::certificate::Hints,
+    ) -> Option<Result<crate::kernel::Statement, String>> {
+        let _ = (claim, hints);
+        None
+    }
 }
 
 #[derive(Deserialize)]
@@ -187,6 +199,8 @@ struct Header {
     check_tolerance: f64,
     #[serde(default)]
     notes: Vec<String>,
+    #[serde(default)]
+    refutes: Vec<String>,
     #[serde(default)]
     params: toml::Table,
     #[serde(default)]
@@ -234,6 +248,10 @@ pub struct Spec {
     pub check_tolerance: f64,
     /// Free-form notes printed in the report.
     pub notes: Vec<String>,
+    /// For `expected = "refuted"`: the names of the checks expected to come out
+    /// false (each an obligation of the claim's statement). The run is as
+    /// expected only when exactly these are disproven and every other check holds.
+    pub refutes: Vec<String>,
     params: toml::Table,
     quick: toml::Table,
     full: toml::Table,
@@ -265,6 +283,7 @@ impl Spec {
             precision: h.precision,
             check_tolerance: h.check_tolerance,
             notes: h.notes,
+            refutes: h.refutes,
             params: h.params,
             quick: h.profiles.quick,
             full: h.profiles.full,
@@ -281,6 +300,22 @@ impl Spec {
             return Err(field_err(
                 "check_tolerance",
                 "must be a finite number ≥ 0".into(),
+            ));
+        }
+        if spec.expected == Verdict::Refuted && spec.refutes.is_empty() {
+            return Err(field_err(
+                "refutes",
+                "a spec that expects `refuted` must name the check(s) expected to be disproven"
+                    .into(),
+            ));
+        }
+        if spec.expected != Verdict::Refuted && !spec.refutes.is_empty() {
+            return Err(field_err(
+                "refutes",
+                format!(
+                    "names checks expected to be disproven, but the expected verdict is `{}`",
+                    spec.expected
+                ),
             ));
         }
         if spec.provenance.is_empty() {

@@ -2,6 +2,8 @@
 //! (deserialised from its spec, unknown keys denied, ranges validated) and a
 //! `run` function that builds the witnesses and records checks.
 
+use crate::certificate::{Certificate, Hints};
+use crate::kernel::{Checked, Statement};
 use crate::outcome::Outcome;
 use crate::spec::{Params, Profile, Spec, SpecError};
 
@@ -24,6 +26,74 @@ impl Ctx<'_> {
     pub fn prec(&self) -> u32 {
         self.spec.precision
     }
+
+    /// Builds the claim's statement with the registry's builder (the one
+    /// `attncheck verify` calls), decides it with the kernel at the working
+    /// precision, records every decision as a certified check, and keeps the
+    /// certificate. So the run evaluates exactly the objects it serialises.
+    /// `None` (with the outcome declared inconclusive and the reason) when the
+    /// statement cannot be built or evaluated.
+    pub fn prove(&self, out: &mut Outcome, hints: Hints) -> Option<Checked> {
+        let st = match statement_of(self.spec, self.profile, &hints) {
+            Ok(Some(st)) => st,
+            Ok(None) => {
+                out.declare_inconclusive(format!("{} has no statement builder", self.spec.id));
+                return None;
+            }
+            Err(e) => {
+                out.declare_inconclusive(format!("the statement could not be built: {e}"));
+                return None;
+            }
+        };
+        match crate::kernel::check(&st, self.prec()) {
+            Ok(checked) => {
+                out.checks.prove(&checked);
+                out.certificate = Some(Certificate::of(&st, self.profile, self.prec(), &hints));
+                Some(checked)
+            }
+            Err(e) => {
+                out.declare_inconclusive(format!("the statement could not be evaluated: {e}"));
+                None
+            }
+        }
+    }
+}
+
+/// The statement of `spec`'s claim for `profile` and `hints`, with the spec's
+/// `refutes` marked as expected to fail; `Ok(None)` for a claim without one.
+pub fn statement_of(
+    spec: &Spec,
+    profile: Profile,
+    hints: &Hints,
+) -> Result<Option<Statement>, String> {
+    let def = find(&spec.id).ok_or_else(|| format!("unknown claim `{}`", spec.id))?;
+    let Some(mut st) = (def.statement)(spec, profile, hints).map_err(|e| e.to_string())? else {
+        return Ok(None);
+    };
+    st.expect_fails(&spec.refutes)?;
+    if let Some(n) = st.duplicate_name() {
+        return Err(format!("two obligations are named `{n}`"));
+    }
+    Ok(Some(st))
+}
+
+/// Parses `P` from the spec and builds its statement.
+pub fn statement_with<P: Params>(
+    spec: &Spec,
+    profile: Profile,
+    hints: &Hints,
+) -> Result<Option<Statement>, SpecError> {
+    let p: P = spec.params(profile)?;
+    match p.statement(&spec.id, hints) {
+        None => Ok(None),
+        Some(Ok(st)) => Ok(Some(st)),
+        Some(Err(reason)) => Err(SpecError::Field {
+            file: spec.path.clone(),
+            line: None,
+            field: "statement".into(),
+            reason,
+        }),
+    }
 }
 
 /// A claim ready to run: parameters parsed and validated.
@@ -35,6 +105,8 @@ pub struct ClaimDef {
     pub id: &'static str,
     /// Parses and validates the parameters for a profile.
     pub prepare: fn(&Spec, Profile) -> Result<Runner, SpecError>,
+    /// Builds the claim's statement from the spec and hints (see [`statement_of`]).
+    pub statement: fn(&Spec, Profile, &Hints) -> Result<Option<Statement>, SpecError>,
 }
 
 /// Parses `P` from the spec and binds it to `run`.
@@ -53,6 +125,7 @@ macro_rules! claim {
         ClaimDef {
             id: $id,
             prepare: |s, p| prepare_with::<m::Params>(s, p, m::run),
+            statement: |s, p, h| statement_with::<m::Params>(s, p, h),
         }
     }};
 }

@@ -76,14 +76,58 @@ fn err<T>(offset: usize, reason: impl Into<String>) -> Result<T, ExprError> {
     })
 }
 
+/// The deepest nesting of parentheses a formula may have. Evaluation recurses
+/// once per level, so this bounds the stack whatever the input.
+pub const MAX_DEPTH: usize = 200;
+
+/// The most term evaluations one formula may cost, counting each `forall`/`sum`
+/// body once per value of its range (nested ranges multiply). Checked before
+/// anything is evaluated, so no formula runs without bound.
+pub const MAX_WORK: u128 = 1_000_000_000;
+
 /// Parses one S-expression (the whole text).
 pub fn parse(text: &str) -> Result<Sexp, ExprError> {
     let bytes = text.as_bytes();
     let mut pos = 0;
-    let e = parse_at(text, bytes, &mut pos)?;
+    let e = parse_at(text, bytes, &mut pos, 0)?;
     skip_ws(bytes, &mut pos);
     if pos != bytes.len() {
         return err(pos, "trailing text after the expression");
+    }
+    Ok(e)
+}
+
+/// The evaluation cost of a parsed formula ([`MAX_WORK`]): one per node, a
+/// `forall`/`sum` body counted once per value of its range. Saturating.
+pub fn work(e: &Sexp) -> u128 {
+    match e {
+        Sexp::Atom(..) => 1,
+        Sexp::List(items, _) => {
+            if let [Sexp::Atom(op, _), _, lo, hi, body] = items.as_slice() {
+                if op == "forall" || op == "sum" {
+                    if let (Ok(lo), Ok(hi)) = (int_atom(lo), int_atom(hi)) {
+                        let n = (i128::from(hi) - i128::from(lo) + 1).max(0) as u128;
+                        return 1u128.saturating_add(n.saturating_mul(work(body)));
+                    }
+                }
+            }
+            items
+                .iter()
+                .fold(1u128, |acc, x| acc.saturating_add(work(x)))
+        }
+    }
+}
+
+fn parse_checked(text: &str) -> Result<Sexp, ExprError> {
+    let e = parse(text)?;
+    let w = work(&e);
+    if w > MAX_WORK {
+        return err(
+            0,
+            format!(
+                "the formula would cost {w} evaluations (nested ranges multiply); the limit is {MAX_WORK}"
+            ),
+        );
     }
     Ok(e)
 }
@@ -94,8 +138,11 @@ fn skip_ws(b: &[u8], pos: &mut usize) {
     }
 }
 
-fn parse_at(text: &str, b: &[u8], pos: &mut usize) -> Result<Sexp, ExprError> {
+fn parse_at(text: &str, b: &[u8], pos: &mut usize, depth: usize) -> Result<Sexp, ExprError> {
     skip_ws(b, pos);
+    if depth > MAX_DEPTH {
+        return err(*pos, format!("nested deeper than {MAX_DEPTH} levels"));
+    }
     if *pos >= b.len() {
         return err(*pos, "unexpected end of expression");
     }
@@ -113,7 +160,7 @@ fn parse_at(text: &str, b: &[u8], pos: &mut usize) -> Result<Sexp, ExprError> {
                     *pos += 1;
                     return Ok(Sexp::List(items, start));
                 }
-                items.push(parse_at(text, b, pos)?);
+                items.push(parse_at(text, b, pos, depth + 1)?);
             }
         }
         b')' => err(start, "unexpected ')'"),
@@ -241,6 +288,12 @@ fn var_name(e: &Sexp) -> Result<&str, ExprError> {
 fn range(items: &[Sexp], o: usize) -> Result<(i64, i64), ExprError> {
     let lo = int_atom(&items[2])?;
     let hi = int_atom(&items[3])?;
+    if hi < lo {
+        return err(
+            o,
+            format!("range {lo}..{hi} is empty (a reversed range would make the formula vacuous)"),
+        );
+    }
     if hi.saturating_sub(lo) > MAX_RANGE {
         return err(o, format!("range {lo}..{hi} is longer than {MAX_RANGE}"));
     }
@@ -749,7 +802,7 @@ pub fn check(text: &str, prec: u32) -> Result<Certainty, ExprError> {
 
 /// Evaluates a formula at precision `prec` over named data.
 pub fn check_with(text: &str, prec: u32, data: &Data) -> Result<Certainty, ExprError> {
-    let e = parse(text)?;
+    let e = parse_checked(text)?;
     let mut env = Env {
         prec,
         vars: Vec::new(),
@@ -766,7 +819,7 @@ pub fn eval(text: &str, prec: u32) -> Result<Interval, ExprError> {
 
 /// Evaluates a term over named data, as an interval.
 pub fn eval_with(text: &str, prec: u32, data: &Data) -> Result<Interval, ExprError> {
-    let e = parse(text)?;
+    let e = parse_checked(text)?;
     let mut env = Env {
         prec,
         vars: Vec::new(),
@@ -777,7 +830,7 @@ pub fn eval_with(text: &str, prec: u32, data: &Data) -> Result<Interval, ExprErr
 
 /// Evaluates a term over named data exactly: `Some` when it stays rational.
 pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>, ExprError> {
-    let e = parse(text)?;
+    let e = parse_checked(text)?;
     let mut env = Env {
         prec,
         vars: Vec::new(),

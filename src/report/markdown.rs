@@ -25,6 +25,8 @@ fn result_word(kind: CheckKind, r: Certainty) -> &'static str {
     match (kind, r) {
         (CheckKind::Certified, Certainty::True) => "proven",
         (CheckKind::Certified, Certainty::False) => "**disproven**",
+        (CheckKind::Consistency, Certainty::True) => "consistent (not a proof)",
+        (CheckKind::Consistency, Certainty::False) => "**violated**",
         (_, Certainty::Unknown) => "**undecided**",
         (CheckKind::Observed, Certainty::True) => "holds",
         (CheckKind::Observed, Certainty::False) => "**fails**",
@@ -36,14 +38,17 @@ pub fn report_markdown(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# {} — {}\n", r.id, r.title);
     let mark = if r.as_expected {
-        "as expected"
+        "as expected".to_string()
     } else {
-        "**NOT as expected**"
+        format!(
+            "**NOT as expected**: {}",
+            r.unexpected().unwrap_or_default()
+        )
     };
     let _ = writeln!(
         s,
-        "**Verdict: {}** ({mark}: expected {}) · rigour sought: {} · profile: {} · precision: {} bits\n",
-        r.verdict, r.expected, r.rigour, r.profile, r.precision
+        "**Verdict: {}** ({mark}; expected {}) · rigour sought: {} · profile: {} · precision: {} bits · {}\n",
+        r.verdict, r.expected, r.rigour, r.profile, r.precision, r.tool
     );
     if let Some(reason) = &r.reason {
         let _ = writeln!(s, "Reason: {reason}\n");
@@ -81,26 +86,24 @@ pub fn report_markdown(r: &Report) -> String {
     if r.checks.is_empty() {
         let _ = writeln!(s, "No check asserts anything for this claim.\n");
     } else {
-        let n_cert = r
-            .checks
-            .iter()
-            .filter(|c| c.kind == CheckKind::Certified)
-            .count();
+        let count = |k: CheckKind| r.checks.iter().filter(|c| c.kind == k).count();
         let _ = writeln!(
             s,
-            "{} checks: {} certified (kernel, outward-rounded or exact), {} observed.\n",
+            "{} checks: {} certified (kernel, outward-rounded or exact), {} consistency readings (can refute, \
+             never certify), {} observed.\n",
             r.checks.len(),
-            n_cert,
-            r.checks.len() - n_cert
+            count(CheckKind::Certified),
+            count(CheckKind::Consistency),
+            count(CheckKind::Observed)
         );
         let _ = writeln!(
             s,
             "| # | check | kind | result | evidence |\n| --- | --- | --- | --- | --- |"
         );
         for (i, c) in r.checks.iter().enumerate() {
-            let kind = match c.kind {
-                CheckKind::Certified => "certified",
-                CheckKind::Observed => "observed",
+            let kind = match c.expect {
+                crate::kernel::Expect::Holds => c.kind.as_str().to_string(),
+                crate::kernel::Expect::Fails => format!("{} (expected to fail)", c.kind.as_str()),
             };
             let _ = writeln!(
                 s,
@@ -144,6 +147,35 @@ pub fn report_markdown(r: &Report) -> String {
         for p in &r.plots {
             let _ = writeln!(s, "![{}]({})\n", p.title, p.file);
         }
+    }
+
+    if let Some(t) = &r.trust {
+        let _ = writeln!(s, "## Trust base and statement\n");
+        let _ = writeln!(s, "The certified checks rest on {}.\n", t.rests_on);
+        let _ = writeln!(
+            s,
+            "The statement ({} obligations; `attncheck verify` rebuilds it from the spec and requires the \
+             certificate to carry exactly this):\n",
+            t.statement.len()
+        );
+        for (name, expect, formula) in &t.statement {
+            let f = if formula.chars().count() > 400 {
+                format!("{}…", formula.chars().take(400).collect::<String>())
+            } else {
+                formula.clone()
+            };
+            let _ = writeln!(
+                s,
+                "- {}{}: `{}`",
+                name.trim(),
+                match expect {
+                    crate::kernel::Expect::Holds => "",
+                    crate::kernel::Expect::Fails => " (asserted false)",
+                },
+                f.replace('`', "'")
+            );
+        }
+        s.push('\n');
     }
 
     if !r.notes.is_empty() {

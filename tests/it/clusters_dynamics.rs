@@ -157,7 +157,7 @@ fn a_too_tight_growth_bound_is_caught() {
     });
     map.run(&x0, 20, std::slice::from_mut(&mut inv), |_| {});
     assert_eq!(inv.tally.certainty(), Certainty::False);
-    assert!(inv.tally.first_violation.is_some());
+    assert!(inv.tally.first_violation().is_some());
     // …while the true bound is proven on every step.
     let g = Interval::from_rational(128, &q("121/100"));
     let mut ok = Invariant::new("M_(k+1)² ≤ 1.21 M_k²", |v| {

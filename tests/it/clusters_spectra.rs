@@ -382,7 +382,7 @@ fn the_hull_check_catches_a_functional_that_is_not_dual() {
     let mut invs: Vec<_> = hull_invariants("w", "w", &w).into_iter().collect();
     run_map(&inst, 160, &mut invs, 60);
     assert!(
-        invs.iter().any(|i| i.tally.violated > 0),
+        invs.iter().any(|i| i.tally.violated() > 0),
         "{} / {}",
         invs[0].tally.summary(),
         invs[1].tally.summary()
@@ -391,5 +391,5 @@ fn the_hull_check_catches_a_functional_that_is_not_dual() {
     let l = spectrum::leading(&mat(V2D), 160).unwrap();
     let mut invs: Vec<_> = hull_invariants("φ", "φ", &l.left).into_iter().collect();
     run_map(&inst, 160, &mut invs, 60);
-    assert!(invs.iter().all(|i| i.tally.violated == 0));
+    assert!(invs.iter().all(|i| i.tally.violated() == 0));
 }

@@ -312,7 +312,7 @@ fn window_certificate_verifies_with_the_kernel_alone() {
     assert!(cert.obligations.len() >= 30);
     assert!(cert.obligations.iter().any(|o| o.formula.contains("1179")));
     let res = attncheck::certificate::verify(path, &cert).unwrap();
-    assert!(res.iter().all(|r| r.result == Certainty::True));
+    assert!(res.iter().all(|r| r.1 == Certainty::True));
     // a tampered obligation (one shorter window) is disproven by the same checker
     let mut bad = cert.clone();
     let o = bad
@@ -322,7 +322,7 @@ fn window_certificate_verifies_with_the_kernel_alone() {
         .unwrap();
     o.formula = o.formula.replace(" 1179)", " 1178)");
     let res = attncheck::certificate::verify(path, &bad).unwrap();
-    assert!(res.iter().any(|r| r.result == Certainty::False));
+    assert!(res.iter().any(|r| r.1 == Certainty::False));
 }
 
 #[test]

@@ -72,7 +72,7 @@ fn certificate_holds(run: &ClaimRun) {
     let path = std::path::Path::new(file);
     let cert = attncheck::certificate::parse(path, text).unwrap();
     for r in attncheck::certificate::verify(path, &cert).unwrap() {
-        assert_eq!(r.result, Certainty::True, "{}", r.name);
+        assert_eq!(r.1, Certainty::True, "{}", r.0);
     }
 }
 

@@ -142,8 +142,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             format!("{:.6}", nf.hi_f64()),
             format!("{last_r:.6e}"),
             format!("{last_b:.6e}"),
-            format!("{}/{}", t_step.proven, t_step.steps),
-            format!("{}/{}", t_cum.proven, t_cum.steps),
+            format!("{}/{}", t_step.proven(), t_step.steps()),
+            format!("{}/{}", t_cum.proven(), t_cum.steps()),
         ]);
         plot.series.push(Series {
             name: format!("{} (observed)", inst.name),

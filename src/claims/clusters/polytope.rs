@@ -547,7 +547,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let (a, bits) = simulate_resolved(inst, &dirs, prec);
         let b = simulate(inst, &dirs, 2 * bits, false);
         let name = &inst.name;
-        out.checks.certify(
+        out.checks.consistency(
             format!(
                 "{name}: support function h(u) = max_i ⟨u, z_i⟩ nonincreasing on every step of (D) \
                  for {} fixed directions (F1; a theorem of the map, no step certifiably violates it)",
@@ -787,7 +787,7 @@ fn ablations(out: &mut Outcome, p: &Params, list: &[Instance], c: &Rational, pre
                         .fold(0.0, f64::max)
                 }),
                 format!("{:.1e} ({bits} bits)", a.width),
-                if a.support.violated == 0 {
+                if a.support.violated() == 0 {
                     "yes".into()
                 } else {
                     "no".into()

@@ -158,7 +158,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             format!("{d0_f:.4e}"),
             format!("{dk:.4e}"),
             format!("{:.4e}", cum.hi_f64()),
-            format!("{}/{}", tally.proven, tally.steps),
+            format!("{}/{}", tally.proven(), tally.steps()),
         ]);
         plot.series.push(Series {
             name: format!("{} observed", inst.name),

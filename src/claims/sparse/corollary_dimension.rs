@@ -542,7 +542,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         cert.push(format!("certificate instance: {name}"), f);
     }
     let cert_ok = certificate::verify(Path::new("(in memory)"), &cert)
-        .map(|r| Certainty::all(r.iter().map(|x| x.result)))
+        .map(|r| Certainty::all(r.iter().map(|x| x.1)))
         .unwrap_or(Certainty::Unknown);
     o.checks.certify(
         format!(

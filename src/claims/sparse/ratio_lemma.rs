@@ -307,15 +307,15 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                     let res = certificate::verify(Path::new("(in memory)"), &cert)
                         .expect("own certificate evaluates");
                     for r in &res {
-                        if !r.result.is_true() {
+                        if !r.1.is_true() {
                             o.checks.certify(
-                                format!("{id}: {}", r.name),
-                                r.result,
+                                format!("{id}: {}", r.0),
+                                r.1,
                                 "decided exactly by the kernel",
                             );
                         }
                     }
-                    let all = Certainty::all(res.iter().map(|r| r.result));
+                    let all = Certainty::all(res.iter().map(|r| r.1));
                     let data = data_of(&cert);
                     let eta = Rational::from(&w.t_star * k as u64) * &top;
                     let e = exact_of("(err-max S B)", prec, &data);
