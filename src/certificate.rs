@@ -345,6 +345,24 @@ pub const MAX_PRECISION: u32 = 1 << 16;
 
 /// Parses a certificate from JSON text; errors name the line and field.
 pub fn parse(path: &Path, text: &str) -> Result<Certificate, CertificateError> {
+    // the version first, so that an old or foreign file gets a clear message
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+        match v.get("format").and_then(|f| f.as_str()) {
+            Some(FORMAT) => {}
+            Some(other) => {
+                return Err(CertificateError {
+                    file: path.into(),
+                    line: None,
+                    field: "format".into(),
+                    reason: format!(
+                        "expected `{FORMAT}`, found `{other}` (regenerate the certificate with `attncheck run`; \
+                         docs/certificate-format.md lists the versions)"
+                    ),
+                })
+            }
+            None => {}
+        }
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let cert: Certificate = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let field = e.path().to_string();

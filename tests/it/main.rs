@@ -23,4 +23,5 @@ mod sparse_claims;
 mod sparse_gram;
 mod sparse_lemma;
 mod spec_errors;
+mod trust;
 mod util;
