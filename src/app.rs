@@ -7,7 +7,7 @@ use crate::kernel::Checked;
 use crate::outcome::Outcome;
 use crate::progress::Progress;
 use crate::report::{self, Report};
-use crate::spec::{self, Profile, Spec, SpecError};
+use crate::spec::{Profile, Spec, SpecError, SpecSource};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -59,47 +59,64 @@ fn io(path: &Path, e: std::io::Error) -> Error {
     }
 }
 
-/// Loads every spec below `theorems`, checking that each names a known claim and
-/// sits at `theorems/<paper>/<claim>.toml` matching its ID.
+/// Loads every spec below the directory `theorems` ([`load_specs_from`]).
 pub fn load_specs(theorems: &Path) -> Result<Vec<Spec>, Error> {
+    load_specs_from(&SpecSource::Dir(theorems.to_path_buf()))
+}
+
+/// Loads every spec of `source`, checking that each sits at
+/// `<paper>/<claim>.toml` matching its ID and names a known claim.
+pub fn load_specs_from(source: &SpecSource) -> Result<Vec<Spec>, Error> {
     let mut specs = Vec::new();
-    for path in spec::discover(theorems)? {
-        let s = Spec::load(&path)?;
-        if claims::find(&s.id).is_none() {
-            return Err(SpecError::UnknownClaim {
-                file: path.clone(),
-                line: line_of_key(&path, "id"),
-                id: s.id.clone(),
-                known: claims::known_ids(),
-            }
-            .into());
-        }
-        let expect = format!(
-            "{}/{}",
-            path.parent()
-                .and_then(|p| p.file_name())
-                .and_then(|n| n.to_str())
-                .unwrap_or(""),
-            path.file_stem().and_then(|n| n.to_str()).unwrap_or("")
-        );
-        if expect != s.id {
-            return Err(SpecError::Field {
-                file: path.clone(),
-                line: line_of_key(&path, "id"),
-                field: "id".into(),
-                reason: format!("`{}` does not match the file's place (`{expect}`)", s.id),
-            }
-            .into());
-        }
-        specs.push(s);
+    for (path, text) in source.files()? {
+        specs.push(load_one(&path, &text)?);
     }
     Ok(specs)
 }
 
-fn line_of_key(path: &Path, key: &str) -> Option<usize> {
-    let src = std::fs::read_to_string(path).ok()?;
+fn load_one(path: &Path, text: &str) -> Result<Spec, Error> {
+    let s = Spec::parse(path, text)?;
+    let expect = format!(
+        "{}/{}",
+        path.parent()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+            .unwrap_or(""),
+        path.file_stem().and_then(|n| n.to_str()).unwrap_or("")
+    );
+    if expect != s.id {
+        return Err(SpecError::Field {
+            file: path.to_path_buf(),
+            line: line_of_key(text, "id"),
+            field: "id".into(),
+            reason: format!("`{}` does not match the file's place (`{expect}`)", s.id),
+        }
+        .into());
+    }
+    if claims::find(&s.id).is_none() {
+        return Err(SpecError::UnknownClaim {
+            file: path.to_path_buf(),
+            line: line_of_key(text, "id"),
+            id: s.id.clone(),
+            known: claims::known_ids(),
+        }
+        .into());
+    }
+    Ok(s)
+}
+
+/// The spec of one claim from `source` (`None` when there is none).
+pub fn find_spec(source: &SpecSource, id: &str) -> Result<Option<Spec>, Error> {
+    match source.find(id)? {
+        None => Ok(None),
+        Some((path, text)) => load_one(&path, &text).map(Some),
+    }
+}
+
+/// The 1-based line that sets `key` (the whole key before `=`, not a prefix).
+fn line_of_key(src: &str, key: &str) -> Option<usize> {
     src.lines()
-        .position(|l| l.trim_start().starts_with(key) && l.contains('='))
+        .position(|l| l.split_once('=').is_some_and(|(k, _)| k.trim() == key))
         .map(|i| i + 1)
 }
 
@@ -110,6 +127,12 @@ pub fn select<'a>(
     all: bool,
 ) -> Result<Vec<&'a Spec>, Error> {
     if all {
+        if !targets.is_empty() {
+            return Err(Error::Usage(format!(
+                "--all runs every claim; it cannot be combined with claim or paper names ({}): drop one",
+                targets.join(", ")
+            )));
+        }
         return Ok(specs.iter().collect());
     }
     if targets.is_empty() {
@@ -437,6 +460,14 @@ pub fn read_utf8(path: &Path) -> Result<String, Error> {
 /// `theorems` (unless `theorems` is `None`), requires the certificate to carry
 /// exactly that statement, and decides it with the kernel alone.
 pub fn verify_file(path: &Path, theorems: Option<&Path>) -> Result<Verification, Error> {
+    verify_with(
+        path,
+        theorems.map(|d| SpecSource::Dir(d.to_path_buf())).as_ref(),
+    )
+}
+
+/// [`verify_file`] with the specs from any [`SpecSource`] (`None`: do not check the statement).
+pub fn verify_with(path: &Path, theorems: Option<&SpecSource>) -> Result<Verification, Error> {
     let text = read_utf8(path)?;
     let cert = certificate::parse(path, &text)?;
     let reject = |reason: String| Error::Rejected {
@@ -445,7 +476,7 @@ pub fn verify_file(path: &Path, theorems: Option<&Path>) -> Result<Verification,
     };
     let (st, source) = match theorems {
         None => (cert.statement(path)?, StatementSource::Unchecked),
-        Some(dir) => {
+        Some(source) => {
             if claims::find(&cert.claim).is_none() {
                 return Err(reject(format!(
                     "`{}` is not a claim of this tool (known: {})",
@@ -453,16 +484,14 @@ pub fn verify_file(path: &Path, theorems: Option<&Path>) -> Result<Verification,
                     claims::known_ids()
                 )));
             }
-            let spec_path = dir.join(format!("{}.toml", cert.claim));
-            let spec = Spec::load(&spec_path)?;
-            if spec.id != cert.claim {
-                return Err(reject(format!(
-                    "{} states claim `{}`, the certificate `{}`",
-                    spec_path.display(),
-                    spec.id,
+            let spec = find_spec(source, &cert.claim)?.ok_or_else(|| {
+                Error::Usage(format!(
+                    "no spec for `{}` in {source:?}: pass --theorems DIR, or --no-spec to evaluate the \
+                     certificate's formulas without checking what they state",
                     cert.claim
-                )));
-            }
+                ))
+            })?;
+            let spec_path = spec.path.clone();
             let rebuilt = claims::statement_of(&spec, cert.profile, &cert.hints)
                 .map_err(reject)?
                 .ok_or_else(|| {
@@ -492,4 +521,107 @@ pub fn verify_file(path: &Path, theorems: Option<&Path>) -> Result<Verification,
         checked,
         source,
     })
+}
+
+/// The JSON document of `attncheck run --json` (format `attncheck-run/1`,
+/// documented in docs/run-json.md): one entry per claim with its verdict, what was
+/// expected, why it is not as expected, every check, and the paths of the files a
+/// run writes; with `--check`, the regressions.
+pub fn run_json(
+    runs: &[ClaimRun],
+    out: &Path,
+    profile: Profile,
+    regressions: Option<&[String]>,
+    exit_code: u8,
+) -> String {
+    let claims: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|r| {
+            let dir = out.join(&r.report.paper);
+            let name = r
+                .report
+                .id
+                .split_once('/')
+                .map(|x| x.1)
+                .unwrap_or(&r.report.id);
+            serde_json::json!({
+                "id": r.report.id,
+                "verdict": r.report.verdict,
+                "expected": r.report.expected,
+                "as_expected": r.report.as_expected,
+                "unexpected": r.report.unexpected(),
+                "reason": r.report.reason,
+                "checks": r.report.checks.iter().map(|c| serde_json::json!({
+                    "name": c.name, "kind": c.kind, "result": c.result, "expect": c.expect,
+                    "part": c.part,
+                })).collect::<Vec<_>>(),
+                "report": dir.join(format!("{name}.md")),
+                "json": dir.join(format!("{name}.json")),
+                "certificate": r.certificate.as_ref().map(|(f, _)| dir.join(f)),
+            })
+        })
+        .collect();
+    let v = serde_json::json!({
+        "format": "attncheck-run/1",
+        "tool": crate::report::tool(),
+        "profile": profile,
+        "out": out,
+        "claims": claims,
+        "regressions": regressions,
+        "exit_code": exit_code,
+    });
+    serde_json::to_string_pretty(&v).expect("serialises")
+}
+
+/// The differences between two report directories, one line each, prefixed
+/// with the claim ID (claims present in only one of them included).
+pub fn diff_dirs(old: &Path, new: &Path) -> Result<Vec<String>, Error> {
+    for d in [old, new] {
+        if !d.is_dir() {
+            return Err(Error::Usage(format!("{} is not a directory", d.display())));
+        }
+    }
+    let strict = |d: &Path| -> Result<Vec<Report>, Error> {
+        let mut all = Vec::new();
+        for p in std::fs::read_dir(d).map_err(|e| io(d, e))?.flatten() {
+            if !p.path().is_dir() {
+                continue;
+            }
+            for f in std::fs::read_dir(p.path())
+                .map_err(|e| io(&p.path(), e))?
+                .flatten()
+            {
+                let path = f.path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if name.ends_with(".json")
+                    && !name.ends_with(".cert.json")
+                    && !name.starts_with('.')
+                {
+                    if let Some(r) = read_baseline(&path)? {
+                        all.push(r);
+                    }
+                }
+            }
+        }
+        all.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(all)
+    };
+    let (a, b) = (strict(old)?, strict(new)?);
+    let mut out = Vec::new();
+    for r in &a {
+        match b.iter().find(|n| n.id == r.id) {
+            None => out.push(format!("{}: only in {}", r.id, old.display())),
+            Some(n) => out.extend(
+                crate::report::diff(r, n)
+                    .into_iter()
+                    .map(|l| format!("{}: {l}", r.id)),
+            ),
+        }
+    }
+    for n in &b {
+        if !a.iter().any(|r| r.id == n.id) {
+            out.push(format!("{}: only in {}", n.id, new.display()));
+        }
+    }
+    Ok(out)
 }

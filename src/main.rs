@@ -5,7 +5,7 @@ use attncheck::app;
 use attncheck::kernel::{Certainty, Expect};
 use attncheck::progress::Progress;
 use attncheck::sparse::target;
-use attncheck::spec::Profile;
+use attncheck::spec::{Profile, SpecSource};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -49,9 +49,10 @@ struct Cli {
 enum Cmd {
     /// List every claim with its paper, the rigour it can reach and its title.
     List {
-        /// Directory of claim specs.
-        #[arg(long, default_value = "theorems")]
-        theorems: PathBuf,
+        /// Directory of claim specs [default: ./theorems when it exists, else the
+        /// specs built into the binary].
+        #[arg(long)]
+        theorems: Option<PathBuf>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -82,12 +83,29 @@ enum Cmd {
         /// a verdict changed or a key figure moved beyond the spec's check_tolerance.
         #[arg(long)]
         check: bool,
-        /// Directory of claim specs.
-        #[arg(long, default_value = "theorems")]
-        theorems: PathBuf,
+        /// Directory of claim specs [default: ./theorems when it exists, else the
+        /// specs built into the binary].
+        #[arg(long)]
+        theorems: Option<PathBuf>,
         /// Worker threads (default: all cores). Reports do not depend on it.
         #[arg(long)]
         threads: Option<usize>,
+        /// Print one JSON document on stdout (each claim's verdict, expectation,
+        /// every check, the report paths, and with --check the regressions) instead
+        /// of one line per claim. Its shape is documented in docs/run-json.md.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compare two report sets check by check: verdicts, check results, key
+    /// figures and parameters (exit 0 when they agree, 1 when anything differs).
+    ///
+    /// Example: attncheck diff old/reports reports
+    #[command(verbatim_doc_comment)]
+    Diff {
+        /// The older report directory.
+        old: PathBuf,
+        /// The newer report directory.
+        new: PathBuf,
     },
     /// Re-check a certificate (reports/<paper>/<claim>.cert.json) with the trusted
     /// kernel alone, without the code that built it.
@@ -105,9 +123,10 @@ enum Cmd {
     Verify {
         /// The certificate file.
         certificate: PathBuf,
-        /// Directory of claim specs the statement is rebuilt from.
-        #[arg(long, default_value = "theorems")]
-        theorems: PathBuf,
+        /// Directory of claim specs the statement is rebuilt from [default:
+        /// ./theorems when it exists, else the specs built into the binary].
+        #[arg(long)]
+        theorems: Option<PathBuf>,
         /// Do not rebuild the statement: only evaluate the certificate's own
         /// formulas (the output says plainly that the statement was not checked).
         #[arg(long)]
@@ -184,7 +203,7 @@ fn main() -> ExitCode {
 fn real_main(cli: Cli) -> Result<u8, app::Error> {
     match cli.cmd {
         Cmd::List { theorems, json } => {
-            let specs = app::load_specs(&theorems)?;
+            let specs = app::load_specs_from(&SpecSource::choose(theorems))?;
             if json {
                 let v: Vec<_> = specs
                     .iter()
@@ -219,6 +238,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             check,
             theorems,
             threads,
+            json,
         } => {
             if let Some(n) = threads {
                 rayon::ThreadPoolBuilder::new()
@@ -227,7 +247,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                     .map_err(|e| app::Error::Usage(e.to_string()))?;
             }
             let out_dir = out.unwrap_or_else(|| profile.default_out());
-            let specs = app::load_specs(&theorems)?;
+            let specs = app::load_specs_from(&SpecSource::choose(theorems))?;
             let chosen = app::select(&specs, &targets, all)?;
             if check {
                 app::check_baseline_dir(&out_dir)?;
@@ -237,41 +257,69 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             progress.finish();
             let mut code = 0;
             for r in &runs {
-                let mark = if r.report.as_expected { "ok " } else { "BAD" };
-                let why = r
-                    .report
-                    .unexpected()
-                    .map(|w| format!(": {w}"))
-                    .unwrap_or_default();
-                emit(&format!(
-                    "{mark} {:<42} {:<14} (expected {}){why}",
-                    r.report.id,
-                    r.report.verdict.as_str(),
-                    r.report.expected
-                ));
                 if !r.report.as_expected {
                     code = 1;
                 }
-            }
-            if check {
-                let problems = app::check_against(&out_dir, &runs)?;
-                for p in &problems {
-                    emit(&format!("regression: {p}"));
+                if !json {
+                    let mark = if r.report.as_expected { "ok " } else { "BAD" };
+                    let why = r
+                        .report
+                        .unexpected()
+                        .map(|w| format!(": {w}"))
+                        .unwrap_or_default();
+                    emit(&format!(
+                        "{mark} {:<42} {:<14} (expected {}){why}",
+                        r.report.id,
+                        r.report.verdict.as_str(),
+                        r.report.expected
+                    ));
                 }
+            }
+            let problems = if check {
+                let problems = app::check_against(&out_dir, &runs)?;
                 if !problems.is_empty() {
                     code = 1;
                 }
-                emit(&format!(
-                    "checked {} claims against {}: {} regression(s)",
-                    runs.len(),
-                    out_dir.display(),
-                    problems.len()
-                ));
+                if !json {
+                    for p in &problems {
+                        emit(&format!("regression: {p}"));
+                    }
+                    emit(&format!(
+                        "checked {} claims against {}: {} regression(s)",
+                        runs.len(),
+                        out_dir.display(),
+                        problems.len()
+                    ));
+                }
+                Some(problems)
             } else {
                 app::write_reports(&out_dir, &runs)?;
                 eprintln!("wrote {} report(s) to {}", runs.len(), out_dir.display());
+                None
+            };
+            if json {
+                emit(&app::run_json(
+                    &runs,
+                    &out_dir,
+                    profile,
+                    problems.as_deref(),
+                    code,
+                ));
             }
             Ok(code)
+        }
+        Cmd::Diff { old, new } => {
+            let lines = app::diff_dirs(&old, &new)?;
+            for l in &lines {
+                emit(l);
+            }
+            emit(&format!(
+                "{} difference(s) between {} and {}",
+                lines.len(),
+                old.display(),
+                new.display()
+            ));
+            Ok(if lines.is_empty() { 0 } else { 1 })
         }
         Cmd::Verify {
             certificate,
@@ -279,7 +327,8 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             no_spec,
             json,
         } => {
-            let v = app::verify_file(&certificate, (!no_spec).then_some(theorems.as_path()))?;
+            let source = SpecSource::choose(theorems);
+            let v = app::verify_with(&certificate, (!no_spec).then_some(&source))?;
             let ds = v.checked.decisions();
             let contrary = ds
                 .iter()

@@ -336,11 +336,7 @@ impl Spec {
 
     /// Reads and parses a spec file.
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
-        let src = std::fs::read_to_string(path).map_err(|e| SpecError::File {
-            file: path.to_path_buf(),
-            line: None,
-            reason: e.to_string(),
-        })?;
+        let src = read_spec_text(path)?;
         Spec::parse(path, &src)
     }
 
@@ -569,7 +565,10 @@ pub fn discover(root: &Path) -> Result<Vec<PathBuf>, SpecError> {
     let rd = std::fs::read_dir(root).map_err(|e| SpecError::File {
         file: root.to_path_buf(),
         line: None,
-        reason: format!("cannot read the theorems directory: {e}"),
+        reason: format!(
+            "cannot read the theorems directory: {e} (run from a checkout, pass --theorems DIR, or omit \
+             --theorems to use the specs built into the binary)"
+        ),
     })?;
     for paper in rd.flatten() {
         if !paper.path().is_dir() {
@@ -586,4 +585,80 @@ pub fn discover(root: &Path) -> Result<Vec<PathBuf>, SpecError> {
     }
     out.sort();
     Ok(out)
+}
+
+/// The specs built into the binary (every file under `theorems/` at build time).
+pub mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded_specs.rs"));
+}
+
+/// Where specs are read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpecSource {
+    /// A directory `<dir>/<paper>/<claim>.toml`.
+    Dir(PathBuf),
+    /// The specs built into the binary.
+    Embedded,
+}
+
+impl SpecSource {
+    /// `--theorems DIR` when given; otherwise `./theorems` when it exists (a
+    /// checkout), else the specs built into the binary (an installed tool).
+    pub fn choose(dir: Option<PathBuf>) -> SpecSource {
+        match dir {
+            Some(d) => SpecSource::Dir(d),
+            None if Path::new("theorems").is_dir() => SpecSource::Dir("theorems".into()),
+            None => SpecSource::Embedded,
+        }
+    }
+
+    /// Every spec file's (path, text), sorted by path. Embedded specs are named
+    /// `<built-in>/<paper>/<claim>.toml` in errors.
+    pub fn files(&self) -> Result<Vec<(PathBuf, String)>, SpecError> {
+        match self {
+            SpecSource::Dir(d) => discover(d)?
+                .into_iter()
+                .map(|p| read_spec_text(&p).map(|t| (p, t)))
+                .collect(),
+            SpecSource::Embedded => Ok(embedded::EMBEDDED
+                .iter()
+                .map(|(rel, text)| (Path::new("<built-in>").join(rel), text.to_string()))
+                .collect()),
+        }
+    }
+
+    /// The spec file of one claim, if present.
+    pub fn find(&self, id: &str) -> Result<Option<(PathBuf, String)>, SpecError> {
+        match self {
+            SpecSource::Dir(d) => {
+                let p = d.join(format!("{id}.toml"));
+                if p.exists() {
+                    read_spec_text(&p).map(|t| Some((p, t)))
+                } else {
+                    Ok(None)
+                }
+            }
+            SpecSource::Embedded => Ok(embedded::EMBEDDED
+                .iter()
+                .find(|(rel, _)| rel.strip_suffix(".toml") == Some(id))
+                .map(|(rel, text)| (Path::new("<built-in>").join(rel), text.to_string()))),
+        }
+    }
+}
+
+/// Reads a spec file; invalid UTF-8 is an error naming the line of the first bad byte.
+fn read_spec_text(path: &Path) -> Result<String, SpecError> {
+    let bytes = std::fs::read(path).map_err(|e| SpecError::File {
+        file: path.to_path_buf(),
+        line: None,
+        reason: e.to_string(),
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        SpecError::File {
+            file: path.to_path_buf(),
+            line: Some(e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1),
+            reason: format!("not valid UTF-8 (byte offset {at})"),
+        }
+    })
 }
