@@ -2,7 +2,7 @@
 //! check reports, verify certificates.
 
 use crate::certificate::{self, Certificate, CertificateError};
-use crate::claims::{self, Ctx, Runner};
+use crate::claims::{self, Ctx, Runner, ShardRecord, Units};
 use crate::kernel::Checked;
 use crate::outcome::Outcome;
 use crate::progress::Progress;
@@ -207,7 +207,7 @@ pub fn run_claims(
         .par_iter()
         .map(|(spec, runner)| {
             progress.message(spec.id.clone());
-            let (spec, outcome) = run_escalating(spec, profile, runner, progress);
+            let (spec, outcome) = run_escalating(spec, profile, runner, progress, &Units::All);
             progress.inc(1);
             render(&spec, profile, &outcome)
         })
@@ -227,6 +227,7 @@ pub fn run_escalating(
     profile: Profile,
     runner: &Runner,
     progress: &Progress,
+    units: &Units,
 ) -> (Spec, Outcome) {
     let mut spec = spec.clone();
     let start = spec.precision;
@@ -234,6 +235,7 @@ pub fn run_escalating(
         spec: &spec,
         profile,
         progress,
+        units,
     });
     for _ in 0..ESCALATIONS {
         if !undecided(&outcome) {
@@ -244,6 +246,7 @@ pub fn run_escalating(
             spec: &spec,
             profile,
             progress,
+            units,
         });
     }
     if spec.precision != start {
@@ -624,4 +627,248 @@ pub fn diff_dirs(old: &Path, new: &Path) -> Result<Vec<String>, Error> {
         }
     }
     Ok(out)
+}
+
+/// One shard's results (`run ID --shard i/N`), written as
+/// `<out>/<paper>/<claim>.shard-<i>-of-<N>.json` and joined by [`merge_shards`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardFile {
+    /// `attncheck-shard/1`.
+    pub format: String,
+    /// The claim.
+    pub claim: String,
+    /// The profile.
+    pub profile: Profile,
+    /// The spec's effective parameters (every shard must be of the same spec).
+    pub params: serde_json::Value,
+    /// The spec's precision.
+    pub precision: u32,
+    /// This shard (0-based) …
+    pub shard: u64,
+    /// … of this many.
+    pub of: u64,
+    /// Every unit key, and this shard's results.
+    pub record: ShardRecord,
+}
+
+/// The shard file format tag.
+pub const SHARD_FORMAT: &str = "attncheck-shard/1";
+
+/// Parses `i/N` (1 ≤ i ≤ N, as users count jobs; Slurm's `$SLURM_ARRAY_TASK_ID`
+/// from 1) into the 0-based index and the count.
+pub fn parse_shard(s: &str) -> Result<(u64, u64), Error> {
+    let bad = || {
+        Error::Usage(format!(
+            "--shard takes i/N with 1 ≤ i ≤ N (e.g. 3/8), not `{s}`"
+        ))
+    };
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u64, u64) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if n == 0 || i == 0 || i > n || n > 100_000 {
+        return Err(bad());
+    }
+    Ok((i - 1, n))
+}
+
+/// Runs one shard of each selected claim: only the units of work that fall to
+/// shard `index` of `count` are computed. Fails for a claim with no independent units.
+pub fn run_shard(
+    specs: &[&Spec],
+    profile: Profile,
+    index: u64,
+    count: u64,
+    progress: &Progress,
+) -> Result<Vec<ShardFile>, Error> {
+    let mut out = Vec::new();
+    for spec in specs {
+        let def = claims::find(&spec.id).expect("loaded specs name known claims");
+        let runner = (def.prepare)(spec, profile)?;
+        let units = Units::Shard {
+            index,
+            count,
+            record: Default::default(),
+        };
+        progress.message(format!("{} (shard {}/{count})", spec.id, index + 1));
+        let _ = run_escalating(spec, profile, &runner, progress, &units);
+        let Units::Shard { record, .. } = units else {
+            unreachable!()
+        };
+        let record = record.into_inner().expect("shard record");
+        if record.keys.is_empty() {
+            return Err(Error::Usage(format!(
+                "{} has no independent units of work to shard; run it without --shard",
+                spec.id
+            )));
+        }
+        out.push(ShardFile {
+            format: SHARD_FORMAT.into(),
+            claim: spec.id.clone(),
+            profile,
+            params: serde_json::to_value(spec.merged(profile)).unwrap_or_default(),
+            precision: spec.precision,
+            shard: index,
+            of: count,
+            record,
+        });
+    }
+    Ok(out)
+}
+
+/// The path of a shard file below `out`.
+pub fn shard_path(out: &Path, f: &ShardFile) -> PathBuf {
+    let (paper, name) = f.claim.split_once('/').unwrap_or(("", &f.claim));
+    out.join(paper)
+        .join(format!("{name}.shard-{}-of-{}.json", f.shard + 1, f.of))
+}
+
+/// Every shard file below the given directories (or the files themselves).
+pub fn find_shards(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardFile)>, Error> {
+    fn walk(p: &Path, depth: usize, acc: &mut Vec<PathBuf>) {
+        if p.is_dir() && depth < 4 {
+            if let Ok(rd) = std::fs::read_dir(p) {
+                let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+                v.sort();
+                for q in v {
+                    walk(&q, depth + 1, acc);
+                }
+            }
+        } else if p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.contains(".shard-") && n.ends_with(".json"))
+        {
+            acc.push(p.to_path_buf());
+        }
+    }
+    let mut files = Vec::new();
+    for p in paths {
+        if !p.exists() {
+            return Err(Error::Usage(format!(
+                "{}: no such file or directory",
+                p.display()
+            )));
+        }
+        walk(p, 0, &mut files);
+    }
+    files.sort();
+    files.dedup();
+    files
+        .into_iter()
+        .map(|p| {
+            let text = read_utf8(&p)?;
+            let f: ShardFile = serde_json::from_str(&text).map_err(|e| {
+                Error::Usage(format!(
+                    "{}:{}: not a shard file: {e}",
+                    p.display(),
+                    e.line()
+                ))
+            })?;
+            if f.format != SHARD_FORMAT {
+                return Err(Error::Usage(format!(
+                    "{}: format `{}`, expected `{SHARD_FORMAT}`",
+                    p.display(),
+                    f.format
+                )));
+            }
+            Ok((p, f))
+        })
+        .collect()
+}
+
+/// Joins the shards of each claim into the run an unsharded run gives (byte for
+/// byte the same reports): every shard of 0..N present once, all of the same spec,
+/// each holding results only for its own units, together covering every unit.
+pub fn merge_shards(
+    specs: &[Spec],
+    shards: Vec<(PathBuf, ShardFile)>,
+    progress: &Progress,
+) -> Result<Vec<ClaimRun>, Error> {
+    use std::collections::BTreeMap;
+    if shards.is_empty() {
+        return Err(Error::Usage(
+            "no shard files found (expected <claim>.shard-<i>-of-<N>.json)".into(),
+        ));
+    }
+    let mut by_claim: BTreeMap<String, Vec<(PathBuf, ShardFile)>> = BTreeMap::new();
+    for (p, f) in shards {
+        by_claim.entry(f.claim.clone()).or_default().push((p, f));
+    }
+    let mut runs = Vec::new();
+    for (id, files) in by_claim {
+        let spec = specs
+            .iter()
+            .find(|s| s.id == id)
+            .ok_or_else(|| Error::Usage(format!("{id}: no spec for this claim")))?;
+        let (p0, f0) = &files[0];
+        let profile = f0.profile;
+        let params = serde_json::to_value(spec.merged(profile)).unwrap_or_default();
+        let mut seen = vec![false; f0.of as usize];
+        let mut results = BTreeMap::new();
+        for (p, f) in &files {
+            let bad = |why: String| Error::Usage(format!("{}: {why}", p.display()));
+            if f.of != f0.of || f.profile != profile {
+                return Err(bad(format!(
+                    "shard of {} ({}), but {} is a shard of {} ({})",
+                    f.of,
+                    f.profile,
+                    p0.display(),
+                    f0.of,
+                    f0.profile
+                )));
+            }
+            if f.params != params || f.precision != spec.precision {
+                return Err(bad(format!(
+                    "was run with other parameters than {} now states",
+                    spec.path.display()
+                )));
+            }
+            if f.record.keys != f0.record.keys {
+                return Err(bad("lists other units than the other shards".into()));
+            }
+            if std::mem::replace(&mut seen[f.shard as usize], true) {
+                return Err(bad(format!(
+                    "shard {} of {} appears twice",
+                    f.shard + 1,
+                    f.of
+                )));
+            }
+            for (k, v) in &f.record.results {
+                if claims::shard_of(k, f.of) != f.shard || !f.record.keys.contains(k) {
+                    return Err(bad(format!("holds unit `{k}`, which is not its own")));
+                }
+                results.insert(k.clone(), v.clone());
+            }
+        }
+        if let Some(i) = seen.iter().position(|s| !s) {
+            return Err(Error::Usage(format!(
+                "{id}: shard {} of {} is missing",
+                i + 1,
+                f0.of
+            )));
+        }
+        if let Some(k) = f0.record.keys.iter().find(|k| !results.contains_key(*k)) {
+            return Err(Error::Usage(format!("{id}: no shard holds unit `{k}`")));
+        }
+        let def = claims::find(&id).expect("known");
+        let runner = (def.prepare)(spec, profile)?;
+        let units = Units::Merge {
+            results,
+            missing: Default::default(),
+        };
+        let (spec2, outcome) = run_escalating(spec, profile, &runner, progress, &units);
+        if let Units::Merge { missing, .. } = &units {
+            let m = missing.lock().expect("missing");
+            if let Some(k) = m.first() {
+                return Err(Error::Usage(format!(
+                    "{id}: the merged run needs unit `{k}`, which no shard computed (a precision escalation?)"
+                )));
+            }
+        }
+        runs.push(render(&spec2, profile, &outcome));
+    }
+    Ok(runs)
 }

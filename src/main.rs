@@ -90,11 +90,35 @@ enum Cmd {
         /// Worker threads (default: all cores). Reports do not depend on it.
         #[arg(long)]
         threads: Option<usize>,
+        /// Run only shard i of N (1 ≤ i ≤ N) of each claim's independent units of work
+        /// (seeds, instances, cells) and write <out>/<paper>/<claim>.shard-i-of-N.json;
+        /// `attncheck merge` joins the N shards into the report an unsharded run
+        /// writes, byte for byte. For Slurm job arrays and GNU parallel (README).
+        #[arg(long, value_name = "i/N")]
+        shard: Option<String>,
         /// Print one JSON document on stdout (each claim's verdict, expectation,
         /// every check, the report paths, and with --check the regressions) instead
         /// of one line per claim. Its shape is documented in docs/run-json.md.
         #[arg(long)]
         json: bool,
+    },
+    /// Join the shard files of `run … --shard i/N` into the reports an unsharded
+    /// run writes (byte for byte), then rebuild the index.
+    ///
+    /// Example: attncheck merge shards/ --out reports/full
+    #[command(verbatim_doc_comment)]
+    Merge {
+        /// Directories (searched two levels deep) or shard files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Where the reports are written [default: reports, or reports/full for
+        /// shards of the full profile].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Directory of claim specs [default: ./theorems when it exists, else the
+        /// specs built into the binary].
+        #[arg(long)]
+        theorems: Option<PathBuf>,
     },
     /// Compare two report sets check by check: verdicts, check results, key
     /// figures and parameters (exit 0 when they agree, 1 when anything differs).
@@ -238,6 +262,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             check,
             theorems,
             threads,
+            shard,
             json,
         } => {
             if let Some(n) = threads {
@@ -251,6 +276,34 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             let chosen = app::select(&specs, &targets, all)?;
             if check {
                 app::check_baseline_dir(&out_dir)?;
+            }
+            if let Some(sh) = shard {
+                if check || json {
+                    return Err(app::Error::Usage(
+                        "--shard writes shard files; --check and --json apply to the merged run"
+                            .into(),
+                    ));
+                }
+                let (index, count) = app::parse_shard(&sh)?;
+                let progress = Progress::stderr(chosen.len() as u64);
+                let files = app::run_shard(&chosen, profile, index, count, &progress)?;
+                progress.finish();
+                for f in &files {
+                    let path = app::shard_path(&out_dir, f);
+                    let mut t = serde_json::to_string_pretty(f).unwrap_or_default();
+                    t.push('\n');
+                    app::write_atomic(&path, &t)?;
+                    emit(&format!(
+                        "shard {}/{} of {}: {} of {} units, wrote {}",
+                        index + 1,
+                        count,
+                        f.claim,
+                        f.record.results.len(),
+                        f.record.keys.len(),
+                        path.display()
+                    ));
+                }
+                return Ok(0);
             }
             let progress = Progress::stderr(chosen.len() as u64);
             let runs = app::run_claims(&chosen, profile, &progress)?;
@@ -306,6 +359,35 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                     code,
                 ));
             }
+            Ok(code)
+        }
+        Cmd::Merge {
+            paths,
+            out,
+            theorems,
+        } => {
+            let specs = app::load_specs_from(&SpecSource::choose(theorems))?;
+            let shards = app::find_shards(&paths)?;
+            let profile = shards.first().map(|(_, f)| f.profile).unwrap_or_default();
+            let out_dir = out.unwrap_or_else(|| profile.default_out());
+            let progress = Progress::stderr(1);
+            let runs = app::merge_shards(&specs, shards, &progress)?;
+            progress.finish();
+            let mut code = 0;
+            for r in &runs {
+                let mark = if r.report.as_expected { "ok " } else { "BAD" };
+                if !r.report.as_expected {
+                    code = 1;
+                }
+                emit(&format!(
+                    "{mark} {:<42} {:<14} (expected {}; merged)",
+                    r.report.id,
+                    r.report.verdict.as_str(),
+                    r.report.expected
+                ));
+            }
+            app::write_reports(&out_dir, &runs)?;
+            eprintln!("wrote {} report(s) to {}", runs.len(), out_dir.display());
             Ok(code)
         }
         Cmd::Diff { old, new } => {

@@ -19,12 +19,108 @@ pub struct Ctx<'a> {
     pub profile: Profile,
     /// Progress reporting (a no-op when stderr is not a terminal).
     pub progress: &'a crate::progress::Progress,
+    /// Independent units of work: all computed here, one shard's share, or
+    /// taken from the shards being merged ([`Ctx::unit`]).
+    pub units: &'a Units,
+}
+
+/// How [`Ctx::unit`] treats a claim's independent units of work (seeds,
+/// instances, cells), so that a sweep can be split over a cluster's job array
+/// (`run --shard i/N`) and joined (`merge`) into the report an unsharded run writes.
+#[derive(Debug, Default)]
+pub enum Units {
+    /// Compute every unit (a normal run).
+    #[default]
+    All,
+    /// Compute only the units whose key hashes to `index` mod `count`; record their
+    /// results and every key seen. The run's outcome is discarded.
+    Shard {
+        /// This shard, 0-based.
+        index: u64,
+        /// The number of shards.
+        count: u64,
+        /// Every unit key the run asked for, and the results of this shard's units.
+        record: std::sync::Mutex<ShardRecord>,
+    },
+    /// Take every unit's result from the shards; a key they do not hold is recorded
+    /// in `missing` (the merge then fails with it).
+    Merge {
+        /// The joined results.
+        results: std::collections::BTreeMap<String, serde_json::Value>,
+        /// Keys asked for but absent.
+        missing: std::sync::Mutex<Vec<String>>,
+    },
+}
+
+/// What one shard computed.
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ShardRecord {
+    /// Every unit key the claim's run asked for (all shards see the same list).
+    pub keys: std::collections::BTreeSet<String>,
+    /// This shard's results, by key.
+    pub results: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+/// The shard a unit key belongs to: FNV-1a of the key, mod `count` (stable across
+/// machines and thread counts).
+pub fn shard_of(key: &str, count: u64) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h % count.max(1)
 }
 
 impl Ctx<'_> {
     /// The working precision in bits.
     pub fn prec(&self) -> u32 {
         self.spec.precision
+    }
+
+    /// One independent unit of work, named by a key unique within the claim's run
+    /// (the precision is added to it). Normally `compute()`; in a sharded run only
+    /// this shard's units are computed (the others give `T::default()`, and the
+    /// outcome is discarded); in a merge the result comes from the shards. `T` must
+    /// survive a JSON round trip exactly (integers, strings, exact rationals as text).
+    pub fn unit<T>(&self, key: &str, compute: impl FnOnce() -> T) -> T
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned + Default,
+    {
+        let key = format!("{key} @{}", self.prec());
+        match self.units {
+            Units::All => compute(),
+            Units::Shard {
+                index,
+                count,
+                record,
+            } => {
+                record
+                    .lock()
+                    .expect("shard record")
+                    .keys
+                    .insert(key.clone());
+                if shard_of(&key, *count) != *index {
+                    return T::default();
+                }
+                let v = compute();
+                let j = serde_json::to_value(&v).expect("unit results serialise");
+                record.lock().expect("shard record").results.insert(key, j);
+                v
+            }
+            Units::Merge { results, missing } => {
+                match results
+                    .get(&key)
+                    .and_then(|j| serde_json::from_value(j.clone()).ok())
+                {
+                    Some(v) => v,
+                    None => {
+                        missing.lock().expect("missing list").push(key);
+                        T::default()
+                    }
+                }
+            }
+        }
     }
 
     /// Builds the claim's statement with the registry's builder (the one

@@ -24,4 +24,5 @@ mod sparse_gram;
 mod sparse_lemma;
 mod spec_errors;
 mod trust;
+mod usage;
 mod util;
