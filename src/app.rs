@@ -306,8 +306,18 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), Error> {
 }
 
 /// Writes each run's files under `out/<paper>/`, then rebuilds `out/README.md`
-/// from every report present there.
+/// and `out/index.html` from every report present there.
 pub fn write_reports(out: &Path, runs: &[ClaimRun]) -> Result<(), Error> {
+    write_reports_stamped(out, runs, None)
+}
+
+/// [`write_reports`], with a stamp (commit, date) in `index.html` only — the
+/// committed files stay byte-identical from run to run without one.
+pub fn write_reports_stamped(
+    out: &Path,
+    runs: &[ClaimRun],
+    stamp: Option<&str>,
+) -> Result<(), Error> {
     for r in runs {
         let dir = out.join(&r.report.paper);
         let name = r
@@ -326,7 +336,25 @@ pub fn write_reports(out: &Path, runs: &[ClaimRun]) -> Result<(), Error> {
         }
     }
     let all = read_reports(out)?;
-    write_atomic(&out.join("README.md"), &report::index_markdown(&all))
+    let index = report::index_markdown(&all);
+    write_atomic(&out.join("README.md"), &index)?;
+    let mds: Vec<(String, String)> = all
+        .iter()
+        .filter_map(|r| {
+            let name = r.id.split_once('/').map(|x| x.1).unwrap_or(&r.id);
+            std::fs::read_to_string(out.join(&r.paper).join(format!("{name}.md")))
+                .ok()
+                .map(|t| (r.id.clone(), t))
+        })
+        .collect();
+    let image = |id: &str, file: &str| -> Option<String> {
+        let paper = id.split('/').next()?;
+        std::fs::read_to_string(out.join(paper).join(file)).ok()
+    };
+    write_atomic(
+        &out.join("index.html"),
+        &report::html::index_html(&index, &mds, &image, stamp),
+    )
 }
 
 /// Reads every JSON report below `out` (sorted by ID); unreadable files are skipped.

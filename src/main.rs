@@ -90,6 +90,10 @@ enum Cmd {
         /// Worker threads (default: all cores). Reports do not depend on it.
         #[arg(long)]
         threads: Option<usize>,
+        /// Put this text (e.g. "$(git rev-parse --short HEAD), $(date -u +%F)") into
+        /// index.html; without it the committed reports stay byte-identical.
+        #[arg(long)]
+        stamp: Option<String>,
         /// Run only shard i of N (1 ≤ i ≤ N) of each claim's independent units of work
         /// (seeds, instances, cells) and write <out>/<paper>/<claim>.shard-i-of-N.json;
         /// `attncheck merge` joins the N shards into the report an unsharded run
@@ -262,6 +266,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             check,
             theorems,
             threads,
+            stamp,
             shard,
             json,
         } => {
@@ -346,7 +351,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                 }
                 Some(problems)
             } else {
-                app::write_reports(&out_dir, &runs)?;
+                app::write_reports_stamped(&out_dir, &runs, stamp.as_deref())?;
                 eprintln!("wrote {} report(s) to {}", runs.len(), out_dir.display());
                 None
             };

@@ -2,6 +2,7 @@
 //! index `reports/README.md`. Deterministic: no timings, no map iteration order,
 //! fixed number formatting.
 
+pub mod html;
 mod markdown;
 mod svg;
 

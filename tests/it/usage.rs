@@ -211,3 +211,77 @@ fn the_line_of_a_key_matches_the_whole_key_not_a_prefix() {
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("alibi-slopes.toml:2"), "{}", err(&o));
 }
+
+#[test]
+fn index_html_is_one_self_contained_page_that_a_headless_browser_renders() {
+    let d = scratch();
+    let o = run_in(d.path(), &["run", "--all"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let page = d.path().join("reports/index.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains(&attncheck::report::tool()));
+    assert!(html.contains("id=\"positional-alibi-slopes\""));
+    // nothing is fetched: no relative src/href other than in-page anchors and data URIs
+    for attr in ["src=\"", "href=\""] {
+        for part in html.split(attr).skip(1) {
+            let v = &part[..part.find('"').unwrap()];
+            assert!(
+                v.starts_with('#')
+                    || v.starts_with("data:image/svg+xml;base64,")
+                    || v.starts_with("http"),
+                "external reference {v}"
+            );
+        }
+    }
+    // deterministic without --stamp; the stamp goes into the page only when asked
+    let again = run_in(d.path(), &["run", "--all"]);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), html);
+    let o = run_in(
+        d.path(),
+        &["run", "--all", "--stamp", "abc1234, 2026-12-01"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(std::fs::read_to_string(&page)
+        .unwrap()
+        .contains("abc1234, 2026-12-01"));
+    assert!(!std::fs::read_to_string(d.path().join("reports/README.md"))
+        .unwrap()
+        .contains("abc1234"));
+
+    let Some(chromium) = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|c| Command::new(c).arg("--version").output().is_ok())
+    else {
+        eprintln!("index_html test: no chromium on PATH, browser check skipped (CI installs it)");
+        return;
+    };
+    let shot = d.path().join("shot.png");
+    let o = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1280,4000",
+            &format!("--screenshot={}", shot.display()),
+            &format!("file://{}", page.display()),
+        ])
+        .output()
+        .unwrap();
+    let log = err(&o);
+    assert!(
+        shot.exists() && std::fs::metadata(&shot).unwrap().len() > 10_000,
+        "{log}"
+    );
+    for bad in [
+        "Uncaught",
+        "ERR_FILE_NOT_FOUND",
+        "Failed to load resource",
+        "Not allowed to load",
+    ] {
+        assert!(!log.contains(bad), "console: {bad}\n{log}");
+    }
+}
