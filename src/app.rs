@@ -87,7 +87,7 @@ fn load_one(path: &Path, text: &str) -> Result<Spec, Error> {
     if expect != s.id {
         return Err(SpecError::Field {
             file: path.to_path_buf(),
-            line: line_of_key(text, "id"),
+            line: crate::spec::line_of_key(text, "id"),
             field: "id".into(),
             reason: format!("`{}` does not match the file's place (`{expect}`)", s.id),
         }
@@ -96,12 +96,13 @@ fn load_one(path: &Path, text: &str) -> Result<Spec, Error> {
     if claims::find(&s.id).is_none() {
         return Err(SpecError::UnknownClaim {
             file: path.to_path_buf(),
-            line: line_of_key(text, "id"),
+            line: crate::spec::line_of_key(text, "id"),
             id: s.id.clone(),
             known: claims::known_ids(),
         }
         .into());
     }
+    s.validate_profiles()?;
     Ok(s)
 }
 
@@ -111,13 +112,6 @@ pub fn find_spec(source: &SpecSource, id: &str) -> Result<Option<Spec>, Error> {
         None => Ok(None),
         Some((path, text)) => load_one(&path, &text).map(Some),
     }
-}
-
-/// The 1-based line that sets `key` (the whole key before `=`, not a prefix).
-fn line_of_key(src: &str, key: &str) -> Option<usize> {
-    src.lines()
-        .position(|l| l.split_once('=').is_some_and(|(k, _)| k.trim() == key))
-        .map(|i| i + 1)
 }
 
 /// Selects the specs named by `targets` (claim IDs or paper names), or all.

@@ -32,6 +32,7 @@
 use crate::kernel::parse_rational;
 use crate::sparse::construct::Target;
 use rug::{Integer, Rational};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// What is wrong with a target file, with the 1-based line.
@@ -125,8 +126,18 @@ pub enum TargetError {
         /// n.
         n: usize,
     },
+    /// The size line declares more rows than are supported.
+    #[error("line {line}: n = {n} exceeds the supported maximum n = {max} (t* is a maximum over n² row pairs)")]
+    TooLarge {
+        /// The size line.
+        line: usize,
+        /// Declared n.
+        n: usize,
+        /// [`MAX_N`].
+        max: usize,
+    },
     /// The number of entries differs from the size line's nnz.
-    #[error("line {line}: the size line (line {size_line}) declares {declared} entries, {found}")]
+    #[error("line {line}: the size line (line {size_line}) declares {}, {found}", entries(*declared))]
     CountMismatch {
         /// The first extra entry, or the last line when entries are missing.
         line: usize,
@@ -151,10 +162,32 @@ impl TargetError {
             | TargetError::Duplicate { line, .. }
             | TargetError::TooManyInRow { line, .. }
             | TargetError::EmptyRow { line, .. }
+            | TargetError::TooLarge { line, .. }
             | TargetError::CountMismatch { line, .. } => *line,
         }
     }
+
+    /// What is wrong, without the `line N: ` prefix (for `FILE:LINE: reason`).
+    pub fn reason(&self) -> String {
+        let s = self.to_string();
+        let prefix = format!("line {}: ", self.line());
+        s.strip_prefix(&prefix).map(str::to_string).unwrap_or(s)
+    }
 }
+
+/// `1 entry`, `2 entries`.
+fn entries(n: usize) -> String {
+    if n == 1 {
+        "1 entry".into()
+    } else {
+        format!("{n} entries")
+    }
+}
+
+/// The largest n a target may declare: 2^16. The construction's t* is a maximum
+/// over all n² pairs of sign rows and the certificate carries S, so larger targets
+/// are refused at the size line instead of running for days.
+pub const MAX_N: usize = 1 << 16;
 
 /// Parses a Matrix Market coordinate target with at most `k` nonzeros per row (see
 /// the module doc). Rows come back with strictly increasing 0-based columns.
@@ -223,8 +256,16 @@ pub fn parse(text: &str, k: usize) -> Result<Target, TargetError> {
     if n == 0 {
         return Err(malformed(sl, "size line", size, "n must be at least 1"));
     }
-    // (column, value, line) per row
-    let mut rows: Vec<Vec<(usize, Rational, usize)>> = vec![Vec::new(); n];
+    if n > MAX_N {
+        return Err(TargetError::TooLarge {
+            line: sl,
+            n,
+            max: MAX_N,
+        });
+    }
+    // (column, value, line) per row present; nothing is allocated from the size
+    // line, so a declared size far beyond the entries costs nothing
+    let mut rows: BTreeMap<usize, Vec<(usize, Rational, usize)>> = BTreeMap::new();
     let mut count = 0usize;
     for (line, l) in content {
         count += 1;
@@ -265,7 +306,7 @@ pub fn parse(text: &str, k: usize) -> Result<Target, TargetError> {
                 value: parts[2].to_string(),
             });
         }
-        let row = &mut rows[i - 1];
+        let row = rows.entry(i - 1).or_default();
         if let Some(&(_, _, first)) = row.iter().find(|e| e.0 == j - 1) {
             return Err(TargetError::Duplicate { line, i, j, first });
         }
@@ -282,7 +323,8 @@ pub fn parse(text: &str, k: usize) -> Result<Target, TargetError> {
             found: format!("the file ends after {count}"),
         });
     }
-    if let Some(i) = rows.iter().position(|r| r.is_empty()) {
+    // the first row without entries (found within rows.len() + 1 steps)
+    if let Some(i) = (0..n).find(|i| !rows.contains_key(i)) {
         return Err(TargetError::EmptyRow {
             line: sl,
             i: i + 1,
@@ -290,7 +332,7 @@ pub fn parse(text: &str, k: usize) -> Result<Target, TargetError> {
         });
     }
     let rows = rows
-        .into_iter()
+        .into_values()
         .map(|mut r| {
             r.sort_by_key(|e| e.0);
             r.into_iter().map(|(c, v, _)| (c, v)).collect()
@@ -361,13 +403,12 @@ impl fmt::Display for Summary {
 }
 
 /// Reads and parses a target file; errors name the file and the line
-/// (`FILE: line N: …`), for exit code 2.
+/// (`FILE:LINE: …`, also for bytes that are not UTF-8), for exit code 2.
 pub fn load(path: &std::path::Path, k: usize) -> Result<Target, crate::app::Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| crate::app::Error::Io {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
-    parse(&text, k).map_err(|e| crate::app::Error::Usage(format!("{}: {e}", path.display())))
+    let text = crate::spec::read_utf8(path)?;
+    parse(&text, k).map_err(|e| {
+        crate::app::Error::Usage(format!("{}:{}: {}", path.display(), e.line(), e.reason()))
+    })
 }
 
 /// The numbers of `attncheck sparse construct`, exact: sparsity k, tolerance ε,
@@ -511,6 +552,13 @@ pub fn construct(
     if d > 1 << 24 {
         return Err(usage(format!(
             "d = {d} is too large (ε too small or k, γ, ρ too large)"
+        )));
+    }
+    // S holds n·d signs, one bit each; refuse before allocating more than 2^33 bits (1 GiB)
+    if (a.n as u128) * u128::from(d) > 1 << 33 {
+        return Err(usage(format!(
+            "S would hold n·d = {} × {d} signs, more than 2^33 (ε too small or n too large)",
+            a.n
         )));
     }
     let delta_m = p.margin();

@@ -17,6 +17,7 @@ mod kernel_softmax;
 mod positional_alibi;
 mod positional_sandwich;
 mod positional_slopes;
+mod practical;
 mod report_svg;
 mod reports;
 mod sparse_claims;

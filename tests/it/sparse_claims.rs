@@ -455,16 +455,13 @@ mod construct_cli {
             ("2 2 2\n1 1 1\n2 2 x\n", "1", 4, "malformed entry"),
             ("2 3 2\n1 1 1\n2 2 1\n", "1", 2, "square"),
             ("2 2 2\n1 1 1\n3 2 1\n", "1", 4, "outside"),
-            ("2 2 1\n1 1 1\n2 2 1\n", "1", 4, "declares 1 entries"),
+            ("2 2 1\n1 1 1\n2 2 1\n", "1", 4, "declares 1 entry,"),
             ("2 2 3\n1 1 1\n2 2 1\n1 1 1\n", "2", 5, "duplicates line 3"),
         ] {
             let (o, dir) = construct(&format!("{H}{body}"), &["--k", k]);
             let err = String::from_utf8_lossy(&o.stderr);
             assert_eq!(o.status.code(), Some(2), "{body}: {err}");
-            assert!(
-                err.contains(&format!("a.mtx: line {line}:")),
-                "{body}: {err}"
-            );
+            assert!(err.contains(&format!("a.mtx:{line}: ")), "{body}: {err}");
             assert!(err.contains(what), "{body}: {err}");
             assert!(!dir.path().join("out").exists(), "{body}: wrote output");
         }
