@@ -470,15 +470,7 @@ pub struct Verification {
 
 /// Reads a file as UTF-8; invalid bytes are an error naming the line.
 pub fn read_utf8(path: &Path) -> Result<String, Error> {
-    let bytes = std::fs::read(path).map_err(|e| io(path, e))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        Error::Usage(format!(
-            "{}:{line}: not valid UTF-8 (byte offset {at})",
-            path.display()
-        ))
-    })
+    Ok(crate::spec::read_utf8(path)?)
 }
 
 /// Reads a certificate, rebuilds its claim's statement from the spec below
