@@ -61,11 +61,17 @@ pub fn report_markdown(r: &Report) -> String {
     for line in r.statement.lines() {
         let _ = writeln!(s, "> {line}");
     }
+    let up = match r.profile {
+        crate::spec::Profile::Quick => "../..",
+        crate::spec::Profile::Full => "../../..",
+    };
     let _ = writeln!(
         s,
-        "\nSource: {} · Provenance: {}\n",
+        "\nSource: {} · Provenance: {} · Statements, derivations and reference tables: \
+         [docs/papers/{p}.md]({up}/docs/papers/{p}.md)\n",
         r.source,
-        tags(&r.provenance)
+        tags(&r.provenance),
+        p = r.paper
     );
 
     let _ = writeln!(s, "## Parameters\n");
