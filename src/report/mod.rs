@@ -103,14 +103,26 @@ pub fn tool() -> String {
 /// supported, refuted), every check must come out as expected — the checks the
 /// spec names in `refutes` disproven, every other one holding.
 pub fn expectation(expected: Verdict, verdict: Verdict, checks: &[Check]) -> Result<(), String> {
+    let first_unexpected = checks.iter().find(|c| !c.as_expected());
     if verdict != expected {
-        return Err(format!("verdict {verdict}, expected {expected}"));
+        return Err(match first_unexpected {
+            Some(c) => format!(
+                "verdict {verdict}, expected {expected}; first check not as expected: `{}` is {:?}{}",
+                c.name,
+                c.result,
+                match c.expect {
+                    crate::kernel::Expect::Holds => "",
+                    crate::kernel::Expect::Fails => " (expected to fail)",
+                }
+            ),
+            None => format!("verdict {verdict}, expected {expected}"),
+        });
     }
     if matches!(
         expected,
         Verdict::Certified | Verdict::Supported | Verdict::Refuted
     ) {
-        if let Some(c) = checks.iter().find(|c| !c.as_expected()) {
+        if let Some(c) = first_unexpected {
             let word = match c.result {
                 crate::kernel::Certainty::True => "holds",
                 crate::kernel::Certainty::False => "fails",

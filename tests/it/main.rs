@@ -20,6 +20,7 @@ mod positional_slopes;
 mod practical;
 mod report_svg;
 mod reports;
+mod shards;
 mod sparse_claims;
 mod sparse_gram;
 mod sparse_lemma;

@@ -106,7 +106,7 @@ fn a_failing_claims_line_says_which_check_failed() {
         .find(|l| l.starts_with("BAD"))
         .unwrap()
         .to_string();
-    assert!(line.contains("check `"), "{line}");
+    assert!(line.contains("check not as expected: `"), "{line}");
 }
 
 #[test]

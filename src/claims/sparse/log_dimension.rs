@@ -358,7 +358,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             let per_seed: Vec<Option<usize>> = (0..seeds)
                 .into_par_iter()
                 .map(|i| {
-                    let r = min_dimension(n, &t, p.seed_base + i, d_max);
+                    // one seed's exact d_min: an independent unit (run --shard i/N)
+                    let key = format!("t = {ts}, n = 2^{e}, seed {}", p.seed_base + i);
+                    let r = ctx.unit(&key, || min_dimension(n, &t, p.seed_base + i, d_max));
                     tick(done.fetch_add(1, Ordering::Relaxed) + 1);
                     r
                 })
