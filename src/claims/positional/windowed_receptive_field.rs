@@ -148,9 +148,13 @@ pub fn support_formula(conv: Window, w: u64, layers: u64, len: u64) -> u64 {
 /// The support of the last row of A^ℓ, by the kernel's exact `band-reach` (presentation:
 /// the statement states the same term).
 pub fn band_reach(len: u64, d: u64, layers: u64) -> u64 {
-    let v = expr::eval_exact(&format!("(band-reach {len} {d} {layers})"), 64, &Default::default())
-        .expect("in range: validated")
-        .expect("an exact integer");
+    let v = expr::eval_exact(
+        &format!("(band-reach {len} {d} {layers})"),
+        64,
+        &Default::default(),
+    )
+    .expect("in range: validated")
+    .expect("an exact integer");
     v.numer().to_u64().expect("a support")
 }
 
@@ -238,8 +242,15 @@ impl Params {
                 format!("(<= {} (- {tr} 1))", closed(&big_w.to_string())),
             ];
             if big_w < sweep {
-                f.push(format!("(forall w {} {sweep} (>= {} {tr}))", big_w + 1, reach("w")));
-                f.push(format!("(> {} (- {tr} 1))", closed(&(big_w + 1).to_string())));
+                f.push(format!(
+                    "(forall w {} {sweep} (>= {} {tr}))",
+                    big_w + 1,
+                    reach("w")
+                ));
+                f.push(format!(
+                    "(> {} (- {tr} 1))",
+                    closed(&(big_w + 1).to_string())
+                ));
             } else {
                 // the sweep must reach past the claimed window to show it is the largest
                 f.push(format!("(< {big_w} {sweep})"));
