@@ -465,6 +465,23 @@ fn toy_wrong_reference_is_not_supported() {
         .contains("1329 vs 1333"));
 }
 
+#[test]
+fn toy_receptive_field_reference_227_changed_to_228_fails_run_at_tolerance_0() {
+    // the README's "exactly": every RF99 value must match, not within ±1
+    assert!(spec_text(TOY).contains("rf_tolerance = 0"));
+    let run = run_with(
+        TOY,
+        &[(
+            "residual = [227, 227, 227, 227]",
+            "residual = [227, 227, 227, 228]",
+        )],
+    );
+    assert_ne!(verdict(&run), Verdict::Supported);
+    let c = check(&run, "window w = 40: RF99 reproduces");
+    assert_eq!(c.result, Certainty::False);
+    assert!(c.detail.contains("227 vs 228"), "{}", c.detail);
+}
+
 // ----- bad inputs name the field and the line -----
 
 fn prepare_err(id: &str, text: &str) -> String {
