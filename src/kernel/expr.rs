@@ -527,9 +527,85 @@ fn data_op<'a>(
                 None => return err(o, format!("`{op}`: no (i, j, j') triple to maximise over")),
             }
         }
+        "band-reach" | "band-reach-count" => {
+            arity(3)?;
+            let mut int = |k: usize| -> Result<i64, ExprError> {
+                match term(&args[k], env)? {
+                    Val::Q(q) if q.denom() == &1 => q.numer().to_i64().ok_or_else(|| ExprError {
+                        offset: args[k].offset(),
+                        reason: "integer out of range".into(),
+                    }),
+                    _ => err(args[k].offset(), format!("`{op}` takes exact integers")),
+                }
+            };
+            let (len, d, layers) = (int(0)?, int(1)?, int(2)?);
+            let (support, count) =
+                positional_band::reach(len, d, layers).map_err(|reason| ExprError {
+                    offset: o,
+                    reason: format!("`{op}`: {reason}"),
+                })?;
+            Rational::from(if op == "band-reach" { support } else { count })
+        }
         _ => return Ok(None),
     };
     Ok(Some(Val::Q(v)))
+}
+
+// ----- positional group: band reachability (windowed attention) -----
+//
+// `(band-reach L d l)` and `(band-reach-count L d l)`, for exact integers
+// 1 ≤ L ≤ 65536, 0 ≤ d, 1 ≤ l ≤ 256 with l·L·min(d + 1, L) ≤ 2^32: let A be the L × L
+// boolean matrix A[i][j] = 1 iff 0 ≤ i − j ≤ d (causal attention with a window
+// of d + 1 tokens, −∞ bias outside) and v = e_{L−1} Aˡ (boolean products). Then
+// `band-reach` is the largest r with v[L − 1 − r] = 1 (the last query's receptive
+// field after l layers), and `band-reach-count` the number of j with v[j] = 1.
+// Computed exactly on bitsets; no property of the band (such as the closed form
+// min(l·d, L − 1)) is assumed.
+mod positional_band {
+    /// (support, count) of e_{L−1} Aˡ; `Err` with the reason when out of range.
+    pub(super) fn reach(len: i64, d: i64, layers: i64) -> Result<(u64, u64), String> {
+        if !(1..=65_536).contains(&len) || d < 0 || !(1..=256).contains(&layers) {
+            return Err(format!(
+                "needs 1 ≤ L ≤ 65536, d ≥ 0 and 1 ≤ l ≤ 256 (got L = {len}, d = {d}, l = {layers})"
+            ));
+        }
+        let n = len as usize;
+        let words = n.div_ceil(64);
+        let width = (d as u128 + 1).min(n as u128);
+        if (layers as u128) * (n as u128) * width > 1 << 32 {
+            return Err("l·L·min(d + 1, L) exceeds 2^32".into());
+        }
+        let get = |v: &[u64], j: usize| v[j / 64] >> (j % 64) & 1 == 1;
+        let mut v = vec![0u64; words];
+        v[(n - 1) / 64] |= 1 << ((n - 1) % 64);
+        for _ in 0..layers {
+            // (v A)[j] = OR over i with v[i] of A[i][j]
+            let mut next = vec![0u64; words];
+            for i in (0..n).filter(|&i| get(&v, i)) {
+                let lo = i.saturating_sub(d.min(len) as usize);
+                for j in lo..=i {
+                    next[j / 64] |= 1 << (j % 64);
+                }
+            }
+            v = next;
+        }
+        let first = (0..n).find(|&j| get(&v, j)).unwrap_or(n - 1);
+        let count = v.iter().map(|w| u64::from(w.count_ones())).sum();
+        Ok(((n - 1 - first) as u64, count))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn band_reach_by_hand() {
+            // L = 5, d = 1: the last row of A is {3, 4}, of A² {2, 3, 4}
+            assert_eq!(super::reach(5, 1, 1), Ok((1, 2)));
+            assert_eq!(super::reach(5, 1, 2), Ok((2, 3)));
+            assert_eq!(super::reach(5, 3, 2), Ok((4, 5)));
+            assert_eq!(super::reach(5, 0, 7), Ok((0, 1)));
+            assert!(super::reach(0, 1, 1).is_err());
+        }
+    }
 }
 
 fn round_iv(x: &Interval, ceil: bool, p: u32) -> Val {
