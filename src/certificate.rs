@@ -326,6 +326,20 @@ impl DataEntry {
         LayerData::new(q, k, v, dt, *steps, runs).map(Datum::Layer)
     }
 }
+
+/// The first field in which two layer entries differ (for the rejection message).
+fn layer_difference(x: &DataEntry, y: &DataEntry) -> String {
+    let (Ok(a), Ok(b)) = (serde_json::to_value(x), serde_json::to_value(y)) else {
+        return String::new();
+    };
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return String::new();
+    };
+    a.iter()
+        .find(|(k, v)| b.get(*k) != Some(*v))
+        .map(|(k, _)| format!(" (field `{k}`)"))
+        .unwrap_or_default()
+}
 // ───── END `layer` datum conversions ─────
 
 impl Certificate {
@@ -453,6 +467,7 @@ fn first_data_difference(x: &DataEntry, y: &DataEntry) -> String {
             .position(|(p, q)| p != q)
             .map(|i| format!(" (first at row {i})"))
             .unwrap_or_default(),
+        (DataEntry::Layer { .. }, DataEntry::Layer { .. }) => layer_difference(x, y),
         _ => " (another kind)".into(),
     }
 }
