@@ -55,6 +55,9 @@ struct Summary {
     sqdist: Vec<Vec<Interval>>,
 }
 
+/// The summaries computed so far, by precision (shared by clones).
+type Cache = Vec<(u32, Arc<Summary>)>;
+
 /// The exact data of a `layer` datum, and its cached per-step enclosures.
 #[derive(Clone)]
 pub struct LayerData {
@@ -64,7 +67,7 @@ pub struct LayerData {
     dt: Rational,
     steps: usize,
     runs: Vec<Mat>,
-    cache: Arc<Mutex<Vec<(u32, Arc<Summary>)>>>,
+    cache: Arc<Mutex<Cache>>,
 }
 
 impl PartialEq for LayerData {

@@ -578,7 +578,7 @@ fn layer_op<'a>(
     let Datum::Layer(x) = datum(&args[0], env)? else {
         return err(args[0].offset(), "expected a layer datum");
     };
-    let mut index = |e: &'a Sexp, env: &mut Env<'a>| -> Result<Rational, ExprError> {
+    let index = |e: &'a Sexp, env: &mut Env<'a>| -> Result<Rational, ExprError> {
         match term(e, env)? {
             Val::Q(q) => Ok(q),
             Val::I(_) => err(e.offset(), "a run or step index must be an exact integer"),

@@ -352,6 +352,7 @@ fn max_sq(rows: &Mat) -> Rational {
 /// iterates are rational: every enclosure of the datum must contain them (both
 /// operators, both runs, every step).
 #[test]
+#[allow(clippy::needless_range_loop)] // naive index loops are the point
 fn layer_datum_encloses_the_exact_iterates_with_uniform_attention() {
     let (n, d, steps) = (4, 2, 15);
     let v = random(21, d, d);
@@ -577,7 +578,8 @@ fn malformed_layer_datum_is_a_certificate_error_naming_the_field() {
         attncheck::certificate::parse(p, &serde_json::to_string(t).unwrap())
     };
     assert!(parse(&cert).is_ok());
-    let cases: Vec<(Box<dyn Fn(&mut serde_json::Value)>, &str)> = vec![
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(Edit, &str)> = vec![
         (
             Box::new(|t| t["data"]["X0"]["form"] = "rescaled".into()),
             "data.X0.form",
