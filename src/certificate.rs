@@ -17,6 +17,8 @@
 //! row lists [column, "p/q"] pairs with strictly increasing columns; the stored
 //! columns are the row's support.
 
+use crate::dynamics::layer_data::LayerData;
+use crate::dynamics::model::Mat;
 use crate::kernel::expr::{Data, Datum, SparseRows};
 use crate::kernel::{expr, parse_rational, Expect, SignMatrix, Statement};
 use crate::spec::Profile;
@@ -86,6 +88,31 @@ pub enum DataEntry {
         /// Per row, (column, exact rational literal) pairs.
         rows: Vec<Vec<(usize, String)>>,
     },
+    // ───── BEGIN `layer` datum (clusters group) ─────
+    /// The exact initial data of the discrete map (D) in layer form
+    /// ([`crate::dynamics::layer_data::LayerData`]); the kernel iterates it, the file
+    /// carries no enclosure.
+    Layer {
+        /// The form of the map: only `"layer"` (x^{k+1} = x^k + Δt V Σ_j P_ij x_j^k).
+        form: String,
+        /// Tokens per configuration.
+        n: usize,
+        /// Dimension.
+        d: usize,
+        /// Δt, an exact rational literal.
+        dt: String,
+        /// Number of steps K.
+        steps: usize,
+        /// Q (m × d), rows of exact literals.
+        q: Vec<Vec<String>>,
+        /// K (m × d).
+        k: Vec<Vec<String>>,
+        /// V (d × d).
+        v: Vec<Vec<String>>,
+        /// The initial configurations (runs), each n rows of d exact literals.
+        tokens: Vec<Vec<Vec<String>>>,
+    },
+    // ───── END `layer` datum ─────
 }
 
 impl DataEntry {
@@ -153,6 +180,7 @@ impl DataEntry {
                         )
                     })
             }
+            DataEntry::Layer { .. } => self.layer_to_datum(),
             DataEntry::Sparse { n, rows } => {
                 let mut out = Vec::with_capacity(rows.len());
                 for (i, r) in rows.iter().enumerate() {
@@ -193,9 +221,126 @@ impl DataEntry {
         match d {
             Datum::Signs(s) => DataEntry::from_signs(s),
             Datum::Sparse(b) => DataEntry::from_sparse(b),
+            Datum::Layer(l) => DataEntry::from_layer(l),
         }
     }
 }
+
+// ───── BEGIN `layer` datum conversions (clusters group) ─────
+impl DataEntry {
+    /// The file form of a layer datum: its exact data only.
+    pub fn from_layer(l: &LayerData) -> DataEntry {
+        let rows = |m: &Mat| -> Vec<Vec<String>> {
+            (0..m.rows)
+                .map(|i| m.row(i).iter().map(|x| x.to_string()).collect())
+                .collect()
+        };
+        DataEntry::Layer {
+            form: "layer".into(),
+            n: l.n(),
+            d: l.d(),
+            dt: l.dt().to_string(),
+            steps: l.steps(),
+            q: rows(l.q()),
+            k: rows(l.k()),
+            v: rows(l.v()),
+            tokens: l.runs().iter().map(rows).collect(),
+        }
+    }
+
+    fn layer_to_datum(&self) -> Result<Datum, (String, String)> {
+        let DataEntry::Layer {
+            form,
+            n,
+            d,
+            dt,
+            steps,
+            q,
+            k,
+            v,
+            tokens,
+        } = self
+        else {
+            unreachable!("called on a layer entry")
+        };
+        if form != "layer" {
+            return Err((
+                "form".into(),
+                format!("`{form}`: only \"layer\" is defined"),
+            ));
+        }
+        // shape limits before anything is parsed (LayerData::new checks them again)
+        if *n == 0 || *n > 512 || *d == 0 || *d > 64 {
+            return Err(("n".into(), "n must lie in 1..=512 and d in 1..=64".into()));
+        }
+        let mat = |field: &str, rows: &[Vec<String>], r: Option<usize>| {
+            if rows.is_empty() || rows.len() > 512 || r.is_some_and(|r| rows.len() != r) {
+                return Err((
+                    field.to_string(),
+                    format!(
+                        "has {} rows; expected {}",
+                        rows.len(),
+                        r.map_or("1..=512".to_string(), |r| r.to_string())
+                    ),
+                ));
+            }
+            let mut data = Vec::with_capacity(rows.len() * d);
+            for (i, row) in rows.iter().enumerate() {
+                if row.len() != *d {
+                    return Err((
+                        format!("{field}[{i}]"),
+                        format!("has {} entries; d = {d}", row.len()),
+                    ));
+                }
+                for (j, x) in row.iter().enumerate() {
+                    data.push(
+                        parse_rational(x)
+                            .map_err(|e| (format!("{field}[{i}][{j}]"), format!("`{x}`: {e}")))?,
+                    );
+                }
+            }
+            Ok(Mat {
+                rows: rows.len(),
+                cols: *d,
+                data,
+            })
+        };
+        let dt = parse_rational(dt).map_err(|e| ("dt".to_string(), format!("`{dt}`: {e}")))?;
+        let q = mat("q", q, None)?;
+        let k = mat("k", k, Some(q.rows))?;
+        let v = mat("v", v, Some(*d))?;
+        if tokens.is_empty() || tokens.len() > crate::dynamics::layer_data::MAX_RUNS {
+            return Err((
+                "tokens".into(),
+                format!(
+                    "must list 1 to {} initial configurations",
+                    crate::dynamics::layer_data::MAX_RUNS
+                ),
+            ));
+        }
+        let runs = tokens
+            .iter()
+            .enumerate()
+            .map(|(r, t)| mat(&format!("tokens[{r}]"), t, Some(*n)))
+            .collect::<Result<Vec<_>, _>>()?;
+        LayerData::new(q, k, v, dt, *steps, runs).map(Datum::Layer)
+    }
+}
+
+/// The first field in which two layer entries differ (for the rejection message).
+fn layer_difference(x: &DataEntry, y: &DataEntry) -> String {
+    let (Ok(a), Ok(b)) = (serde_json::to_value(x), serde_json::to_value(y)) else {
+        return String::new();
+    };
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return String::new();
+    };
+    a.iter()
+        .find(|(k, v)| b.get(*k) != Some(*v))
+        .map(|(k, _)| format!(" (field `{k}`)"))
+        .unwrap_or_default()
+}
+// ───── END `layer` datum conversions ─────
 
 impl Certificate {
     /// The certificate of a statement: its obligations and data, the profile and
@@ -322,6 +467,7 @@ fn first_data_difference(x: &DataEntry, y: &DataEntry) -> String {
             .position(|(p, q)| p != q)
             .map(|i| format!(" (first at row {i})"))
             .unwrap_or_default(),
+        (DataEntry::Layer { .. }, DataEntry::Layer { .. }) => layer_difference(x, y),
         _ => " (another kind)".into(),
     }
 }

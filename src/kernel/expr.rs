@@ -220,6 +220,9 @@ pub enum Datum {
     Signs(SignMatrix),
     /// A row-sparse rational matrix.
     Sparse(SparseRows),
+    /// The exact initial data of the discrete map (D) in layer form, iterated by the
+    /// kernel in outward-rounded intervals (see the `layer` section below).
+    Layer(crate::dynamics::layer_data::LayerData),
 }
 
 /// Named data.
@@ -313,14 +316,14 @@ fn datum<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a Datum, ExprError> {
 fn signs<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a SignMatrix, ExprError> {
     match datum(e, env)? {
         Datum::Signs(s) => Ok(s),
-        Datum::Sparse(_) => err(e.offset(), "expected a sign matrix"),
+        _ => err(e.offset(), "expected a sign matrix"),
     }
 }
 
 fn sparse<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a SparseRows, ExprError> {
     match datum(e, env)? {
         Datum::Sparse(b) => Ok(b),
-        Datum::Signs(_) => err(e.offset(), "expected a row-sparse rational matrix"),
+        _ => err(e.offset(), "expected a row-sparse rational matrix"),
     }
 }
 
@@ -427,12 +430,16 @@ fn data_op<'a>(
             )
         }
     };
+    if let Some(v) = layer_op(op, args, o, env)? {
+        return Ok(Some(v));
+    }
     let v = match op {
         "rows" => {
             arity(1)?;
             Rational::from(match datum(&args[0], env)? {
                 Datum::Signs(s) => s.n(),
                 Datum::Sparse(b) => b.n,
+                Datum::Layer(_) => return err(o, "`rows` of a layer datum: use its operations"),
             })
         }
         "cols" => {
@@ -607,6 +614,72 @@ mod positional_band {
         }
     }
 }
+
+// ───── BEGIN `layer` data operations (clusters group; DESIGN.md "Dynamics claims bring their own data
+// operations") ─────
+
+/// The operations on a `layer` datum X ([`crate::dynamics::layer_data::LayerData`]:
+/// exact Q, K ∈ ℚ^{m×d}, V ∈ ℚ^{d×d}, Δt > 0, K steps and runs r = 0..R−1 of initial
+/// tokens x^{(r),0} ∈ ℚ^{n×d}, all iterated by x_i^{k+1} = x_i^k + Δt V Σ_j P_ij(x^k) x_j^k,
+/// P_ij(x) = softmax_j x_iᵀ(QᵀK)x_j). Arguments r, s, k are terms that must evaluate to
+/// exact integers (0 ≤ r, s < R, 0 ≤ k ≤ K), else an evaluation error.
+///
+/// - `(layer-max-sqnorm X r k)`: an outward enclosure of max_i ‖x_i^{(r),k}‖² (the
+///   kernel's interval iteration at the evaluation precision);
+/// - `(layer-max-sqdist X r s k)`: an outward enclosure of
+///   max_i ‖x_i^{(r),k} − x_i^{(s),k}‖² (r ≠ s: two initial configurations, one map);
+/// - `(layer-v-frob2 X)`: ‖V‖_F² = Σ_ab V_ab², exact;
+/// - `(layer-qk-frob2 X)`: ‖QᵀK‖_F² = Σ_ab (QᵀK)_ab², exact;
+/// - `(layer-dt X)`: Δt, exact.
+///
+/// `None` when `op` is not one of these.
+fn layer_op<'a>(
+    op: &str,
+    args: &'a [Sexp],
+    o: usize,
+    env: &mut Env<'a>,
+) -> Result<Option<Val>, ExprError> {
+    let arity = match op {
+        "layer-max-sqnorm" => 3,
+        "layer-max-sqdist" => 4,
+        "layer-v-frob2" | "layer-qk-frob2" | "layer-dt" => 1,
+        _ => return Ok(None),
+    };
+    if args.len() != arity {
+        return err(
+            o,
+            format!("`{op}` takes {arity} argument(s), got {}", args.len()),
+        );
+    }
+    let Datum::Layer(x) = datum(&args[0], env)? else {
+        return err(args[0].offset(), "expected a layer datum");
+    };
+    let index = |e: &'a Sexp, env: &mut Env<'a>| -> Result<Rational, ExprError> {
+        match term(e, env)? {
+            Val::Q(q) => Ok(q),
+            Val::I(_) => err(e.offset(), "a run or step index must be an exact integer"),
+        }
+    };
+    let p = env.prec;
+    let at = |r: Result<Interval, String>| r.or_else(|reason| err(o, format!("`{op}`: {reason}")));
+    Ok(Some(match op {
+        "layer-max-sqnorm" => {
+            let (r, k) = (index(&args[1], env)?, index(&args[2], env)?);
+            Val::I(at(x.max_sqnorm(p, &r, &k))?)
+        }
+        "layer-max-sqdist" => {
+            let r = index(&args[1], env)?;
+            let s = index(&args[2], env)?;
+            let k = index(&args[3], env)?;
+            Val::I(at(x.max_sqdist(p, &r, &s, &k))?)
+        }
+        "layer-v-frob2" => Val::q(x.v_frob2(), p),
+        "layer-qk-frob2" => Val::q(x.qk_frob2(), p),
+        _ => Val::q(x.dt().clone(), p),
+    }))
+}
+
+// ───── END `layer` data operations ─────
 
 fn round_iv(x: &Interval, ceil: bool, p: u32) -> Val {
     let f = |v: &rug::Float| -> Option<Integer> {
