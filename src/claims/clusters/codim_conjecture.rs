@@ -290,13 +290,13 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "max_clusters",
         max_count as f64,
         format!(
-            "largest number of τ-clusters of the projected tokens at T (τ = {mid}·diam₀) over all {runs} runs"
+            "{max_count}: the largest number of τ-clusters of the projected tokens at T (τ = {mid}·diam₀) over all {runs} runs"
         ),
     );
     out.figure(
         "runs_over_three",
         over_three as f64,
-        format!("runs with more than 3 τ-clusters at T (τ = {mid}·diam₀)"),
+        format!("{over_three} of {runs} runs with more than 3 τ-clusters at T (τ = {mid}·diam₀)"),
     );
     out.tables.push(table);
     out.tables.push(spectra);
