@@ -480,11 +480,19 @@ pub fn verify_file(path: &Path, theorems: Option<&Path>) -> Result<Verification,
     verify_with(
         path,
         theorems.map(|d| SpecSource::Dir(d.to_path_buf())).as_ref(),
+        None,
     )
 }
 
-/// [`verify_file`] with the specs from any [`SpecSource`] (`None`: do not check the statement).
-pub fn verify_with(path: &Path, theorems: Option<&SpecSource>) -> Result<Verification, Error> {
+/// [`verify_file`] with the specs from any [`SpecSource`] (`None`: do not check the
+/// statement). A `sparse construct` certificate is rebuilt from its hints and the
+/// target matrix: `target`'s Matrix Market file when given (so it must be about
+/// exactly that A), else the A it pins.
+pub fn verify_with(
+    path: &Path,
+    theorems: Option<&SpecSource>,
+    target: Option<&Path>,
+) -> Result<Verification, Error> {
     let text = read_utf8(path)?;
     let cert = certificate::parse(path, &text)?;
     let reject = |reason: String| Error::Rejected {
@@ -493,6 +501,23 @@ pub fn verify_with(path: &Path, theorems: Option<&SpecSource>) -> Result<Verific
     };
     let (st, source) = match theorems {
         None => (cert.statement(path)?, StatementSource::Unchecked),
+        Some(_) if cert.claim == crate::sparse::target::CONSTRUCT_CLAIM => {
+            let rebuilt =
+                crate::sparse::target::rebuild_statement(&cert, target).map_err(reject)?;
+            let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
+            if let Some(d) = cert.statement_difference(&expected) {
+                return Err(reject(format!(
+                    "its statement is not the one its target and hints give: {d}"
+                )));
+            }
+            let from = match target {
+                Some(t) => t.to_path_buf(),
+                None => PathBuf::from(
+                    "the target A it pins (pass --target FILE to bind it to your file)",
+                ),
+            };
+            (rebuilt, StatementSource::Spec(from))
+        }
         Some(source) => {
             if claims::find(&cert.claim).is_none() {
                 return Err(reject(format!(

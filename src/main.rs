@@ -155,6 +155,10 @@ enum Cmd {
         /// ./theorems when it exists, else the specs built into the binary].
         #[arg(long)]
         theorems: Option<PathBuf>,
+        /// For a `sparse construct` certificate: the target matrix (Matrix Market) it
+        /// must be about; without it the statement is rebuilt from the A it pins.
+        #[arg(long)]
+        target: Option<PathBuf>,
         /// Do not rebuild the statement: only evaluate the certificate's own
         /// formulas (the output says plainly that the statement was not checked).
         #[arg(long)]
@@ -411,11 +415,16 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
         Cmd::Verify {
             certificate,
             theorems,
+            target,
             no_spec,
             json,
         } => {
             let source = SpecSource::choose(theorems);
-            let v = app::verify_with(&certificate, (!no_spec).then_some(&source))?;
+            let v = app::verify_with(
+                &certificate,
+                (!no_spec).then_some(&source),
+                target.as_deref(),
+            )?;
             let ds = v.checked.decisions();
             let contrary = ds
                 .iter()

@@ -749,7 +749,7 @@ pub fn rebuild_statement(
                     n: b.n,
                     rows: b.rows,
                 },
-                Datum::Signs(_) => return Err("the datum `A` must be a sparse matrix".into()),
+                _ => return Err("the datum `A` must be a sparse matrix".into()),
             }
         }
     };
