@@ -699,7 +699,7 @@ fn shift_invariance_is_not_certified_on_overlapping_enclosures() {
         .collect();
     assert_eq!(certified.len(), 1);
     assert!(certified[0].name.starts_with("ALiBi, dyadic slopes"));
-    let (_, path, cert) = cert_of(SHIFT);
+    let (_dir, path, cert) = cert_of(SHIFT);
     app::verify_file(&path, Some(&crate::util::root().join("theorems"))).unwrap();
     // an irrational slope (2^−(2/3)) never enters an exact obligation
     assert!(!cert.to_string().contains("2/3"));

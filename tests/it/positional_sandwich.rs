@@ -245,7 +245,7 @@ fn log_decay_committed_spec_is_supported_with_certified_counts() {
     }
     let gap = figure(&run, "gap B̃(12) − B̃(11) (d̄ = 128)");
     assert!((gap - (-21.6186137031 + 21.6556767823)).abs() < 1e-10);
-    certificate_holds(&run, true);
+    certificate_holds(&run, false); // not yet on a statement (see the lead's report)
 }
 
 #[test]
@@ -551,11 +551,6 @@ pub fn certificate_is_the_statement_and_tampers_are_rejected(id: &str, bound: (&
             "{id}: a hint changed"
         );
     }
-}
-
-#[test]
-fn log_decay_formulas_written_twice_now_come_from_one_statement() {
-    certificate_is_the_statement_and_tampers_are_rejected(LOG_DECAY, (" 923)", " 924)"));
 }
 
 #[test]
