@@ -95,26 +95,44 @@ Record sparse := Sparse { b_n : Z; b_rows : list (list (Z * Q)) }.
 
 Local Open Scope Z_scope.
 
+(** The first [n] bits of [x], least significant first, as signs: bit 1 is −1
+    and bit 0 is +1 (the certificate format's convention). *)
+Fixpoint sign_bits (n : nat) (x : Z) : list Z :=
+  match n with
+  | O => []
+  | S n' => (if Z.odd x then -1 else 1) :: sign_bits n' (Z.div2 x)
+  end.
+
+(** A sign matrix from its rows written as integers: column c of a row is −1
+    exactly when bit c of its integer is set. *)
+Definition signs_of_bits (d : Z) (rows : list Z) : signs :=
+  Signs d (map (sign_bits (Z.to_nat d)) rows).
+
 Definition rows_signs (S : signs) : Z := Z.of_nat (length (s_rows S)).
 Definition rows_sparse (B : sparse) : Z := b_n B.
 Definition cols (S : signs) : Z := s_d S.
 
-(** ⟨u, v⟩ = Σ_c u_c v_c. *)
-Definition dot (u v : list Z) : Z :=
-  fold_right (fun p acc => fst p * snd p + acc) 0 (combine u v).
+(** ⟨u, v⟩ = Σ_c u_c v_c (accumulated left to right). *)
+Fixpoint dot_acc (u v : list Z) (acc : Z) : Z :=
+  match u, v with a :: u', b :: v' => dot_acc u' v' (acc + a * b) | _, _ => acc end.
+Definition dot (u v : list Z) : Z := dot_acc u v 0.
 
-(** The rows with their indices 0, 1, … *)
-Definition indexed {A} (l : list A) : list (Z * A) :=
-  combine (seqZ 0 (length l)) l.
+(** G = S Sᵀ: G_lj = ⟨s_l, s_j⟩, as the list of its rows. *)
+Definition gram_matrix (S : signs) : list (list Z) :=
+  map (fun u => map (dot u) (s_rows S)) (s_rows S).
+
+(** The entries of a list with their indices 0, 1, … *)
+Definition indexed {A} (l : list A) : list (Z * A) := combine (seqZ 0 (length l)) l.
 
 (** Maximum of a list of nonnegative integers (0 for the empty list). *)
 Definition maxZ (l : list Z) : Z := fold_right Z.max 0 l.
 
-(** max_{l ≠ j} |⟨s_l, s_j⟩| over all ordered pairs of distinct rows (0 when n < 2). *)
-Definition gram_max_abs (S : signs) : Z :=
-  let rs := indexed (s_rows S) in
-  maxZ (flat_map (fun lu => map (fun jv =>
-      if fst lu =? fst jv then 0 else Z.abs (dot (snd lu) (snd jv))) rs) rs).
+(** max_{l ≠ j} |G_lj| (0 when n < 2). *)
+Definition gram_max_abs_of (G : list (list Z)) : Z :=
+  maxZ (flat_map (fun lr => map (fun jg => if fst lr =? fst jg then 0 else Z.abs (snd jg))
+                                (indexed (snd lr)))
+                 (indexed G)).
+Definition gram_max_abs (S : signs) : Z := gram_max_abs_of (gram_matrix S).
 
 Local Open Scope Q_scope.
 
@@ -125,31 +143,32 @@ Definition maxQ (l : list Q) : option Q :=
     | Some y => Some (if Qle_bool x y then y else x) end) None l.
 Definition odflt (o : option Q) : Q := match o with Some x => x | None => 0 end.
 
+Fixpoint zipw {A B C} (f : A -> B -> C) (u : list A) (v : list B) : list C :=
+  match u, v with a :: u', b :: v' => f a b :: zipw f u' v' | _, _ => [] end.
+
 Definition row_sum (r : list (Z * Q)) : Q := fold_right (fun p acc => snd p + acc) 0 r.
 Definition in_supp (r : list (Z * Q)) (j : Z) : bool := existsb (fun p => (fst p =? j)%Z) r.
 
-(** For row i of B (entries r) against S, with G = S Sᵀ:
-    d·Λ_ij = Σ_{l ∈ supp_i} B_il G_lj and d·E_ij = Σ_{l ∈ supp_i, l ≠ j} B_il G_lj.
-    [lam_row S r] lists (j, Λ_ij, E_ij) for j = 0 … n − 1. *)
-Definition lam_row (S : signs) (r : list (Z * Q)) : list (Z * Q * Q) :=
-  let d := inject_Z (s_d S) in
-  let rs := s_rows S in
-  (* the rows s_l for l ∈ supp_i, with B_il *)
-  let sl := map (fun p => (fst p, snd p, nth (Z.to_nat (fst p)) rs [])) r in
-  map (fun jv =>
-         let j := fst jv in
-         let terms := map (fun t => (fst (fst t), snd (fst t) * inject_Z (dot (snd t) (snd jv)))) sl in
-         (j,
-          fold_right (fun t acc => snd t + acc) 0 terms / d,
-          fold_right (fun t acc => (if (fst t =? j)%Z then 0 else snd t) + acc) 0 terms / d))
-      (indexed rs).
+(** Row i of Λ = B G / d and of E, for the entries r = [(l, B_il); …] of row i:
+    Λ_ij = Σ_{l ∈ supp_i} B_il G_lj / d and E_ij = Σ_{l ∈ supp_i, l ≠ j} B_il G_lj / d,
+    listed as (j, Λ_ij, E_ij) for j = 0 … n − 1. *)
+Definition lam_row (d : Z) (G : list (list Z)) (r : list (Z * Q)) : list (Z * Q * Q) :=
+  let zero := map (fun _ => 0) G in
+  let grow l := indexed (nth (Z.to_nat l) G []) in
+  let lam := fold_right (fun p acc =>
+      zipw Qplus (map (fun jg => snd p * inject_Z (snd jg)) (grow (fst p))) acc) zero r in
+  let err := fold_right (fun p acc =>
+      zipw Qplus (map (fun jg => if (fst jg =? fst p)%Z then 0 else snd p * inject_Z (snd jg))
+                      (grow (fst p))) acc) zero r in
+  zipw (fun j le => (j, fst le / inject_Z d, snd le / inject_Z d))
+       (seqZ 0 (length G)) (combine lam err).
 
-(** Per row: (max_j |E_ij|,
-              max_{j, j' ∈ supp_i} |E_ij − E_ij'| (0 for an empty row),
-              max_{j ∉ supp_i, j' ∈ supp_i} Λ_ij − Λ_ij' (None if there is no such pair),
-              Σ_l B_il). *)
-Definition lemma_row (S : signs) (r : list (Z * Q)) : Q * Q * option Q * Q :=
-  let lr := lam_row S r in
+(** Per row i: (max_j |E_ij|,
+                max_{j, j' ∈ supp_i} |E_ij − E_ij'| (0 for an empty row),
+                max_{j ∉ supp_i, j' ∈ supp_i} Λ_ij − Λ_ij' (None if there is no such pair),
+                Σ_l B_il). *)
+Definition lemma_row (d : Z) (G : list (list Z)) (r : list (Z * Q)) : Q * Q * option Q * Q :=
+  let lr := lam_row d G r in
   let on := filter (fun t => in_supp r (fst (fst t))) lr in
   let off := filter (fun t => negb (in_supp r (fst (fst t)))) lr in
   (odflt (maxQ (map (fun t => Qabs (snd t)) lr)),
@@ -157,26 +176,38 @@ Definition lemma_row (S : signs) (r : list (Z * Q)) : Q * Q * option Q * Q :=
    maxQ (flat_map (fun t => map (fun t' => snd (fst t) - snd (fst t')) on) off),
    row_sum r).
 
-Definition lemma_rows (S : signs) (B : sparse) := map (lemma_row S) (b_rows B).
+Definition lemma_rows_of (d : Z) (G : list (list Z)) (B : sparse) :=
+  map (lemma_row d G) (b_rows B).
+
+Definition err_max_of d G B : Q :=
+  odflt (maxQ (map (fun x => fst (fst (fst x))) (lemma_rows_of d G B))).
+Definition lemma_a_of d G B : Q :=
+  odflt (maxQ (map (fun x => snd (fst (fst x))) (lemma_rows_of d G B))).
+Definition lemma_b_of d G B : Q :=
+  odflt (maxQ (flat_map (fun x => match snd (fst x) with Some v => [v] | None => [] end)
+                        (lemma_rows_of d G B))).
+Definition lemma_a_row_of d G B (t : Q) : Q :=
+  odflt (maxQ (map (fun x => snd (fst (fst x)) - 2 * t * snd x) (lemma_rows_of d G B))).
+Definition lemma_b_row_of d G B (t : Q) : Q :=
+  odflt (maxQ (flat_map (fun x => match snd (fst x) with
+                                  | Some v => [v - 2 * t * snd x] | None => [] end)
+                        (lemma_rows_of d G B))).
 
 (** max_{i, j} |E_ij|. *)
-Definition err_max (S : signs) (B : sparse) : Q :=
-  odflt (maxQ (map (fun x => fst (fst (fst x))) (lemma_rows S B))).
+Definition err_max (S : signs) (B : sparse) : Q := err_max_of (s_d S) (gram_matrix S) B.
 (** (a): max_i max_{j, j' ∈ supp_i} |E_ij − E_ij'|. *)
-Definition lemma_a (S : signs) (B : sparse) : Q :=
-  odflt (maxQ (map (fun x => snd (fst (fst x))) (lemma_rows S B))).
+Definition lemma_a (S : signs) (B : sparse) : Q := lemma_a_of (s_d S) (gram_matrix S) B.
 (** (b): max over i, j ∉ supp_i, j' ∈ supp_i of Λ_ij − Λ_ij'. *)
-Definition lemma_b (S : signs) (B : sparse) : Q :=
-  odflt (maxQ (flat_map (fun x => match snd (fst x) with Some v => [v] | None => [] end)
-                        (lemma_rows S B))).
+Definition lemma_b (S : signs) (B : sparse) : Q := lemma_b_of (s_d S) (gram_matrix S) B.
 (** (a) per row: max_i (max_{j, j' ∈ supp_i} |E_ij − E_ij'| − 2t Σ_l B_il). *)
 Definition lemma_a_row (S : signs) (B : sparse) (t : Q) : Q :=
-  odflt (maxQ (map (fun x => snd (fst (fst x)) - 2 * t * snd x) (lemma_rows S B))).
-(** (b) per row: max over i (with a pair) of the (b) row maximum − 2t Σ_l B_il. *)
+  lemma_a_row_of (s_d S) (gram_matrix S) B t.
+(** (b) per row: max over rows i with such a pair of
+    (max_{j ∉ supp_i, j' ∈ supp_i} Λ_ij − Λ_ij') − 2t Σ_l B_il. *)
 Definition lemma_b_row (S : signs) (B : sparse) (t : Q) : Q :=
-  odflt (maxQ (flat_map (fun x => match snd (fst x) with Some v => [v - 2 * t * snd x] | None => [] end)
-                        (lemma_rows S B))).
+  lemma_b_row_of (s_d S) (gram_matrix S) B t.
 
+(** max_i Σ_l B_il, max_i |supp_i|, and the minimum, maximum and sum of the stored entries. *)
 Definition row_sum_max (B : sparse) : Q := odflt (maxQ (map row_sum (b_rows B))).
 Definition row_nnz_max (B : sparse) : Z := maxZ (map (fun r => Z.of_nat (length r)) (b_rows B)).
 Definition entries (B : sparse) : list Q := flat_map (map snd) (b_rows B).
@@ -184,9 +215,9 @@ Definition entry_max (B : sparse) : Q := odflt (maxQ (entries B)).
 Definition entry_min (B : sparse) : Q := - odflt (maxQ (map Qopp (entries B))).
 Definition entry_sum (B : sparse) : Q := fold_right Qplus 0 (entries B).
 
-(** The operations whose set is empty ([lemma_b] with no pair, [entry_min] of an
-    empty matrix, …) make the attncheck kernel reject the formula, so their
-    default value 0 never enters a valid certificate. *)
+(** An operation over an empty set ([lemma_b] with no pair, [entry_min] of a
+    matrix with no entry, …) makes the attncheck kernel reject the formula, so
+    the default value 0 never enters a valid certificate. *)
 
 (** ** Exact terms and formulas, decided by computation *)
 

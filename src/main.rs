@@ -97,11 +97,33 @@ enum Cmd {
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
+        /// Re-prove the certificate in Coq instead (needs coqc and CoqInterval):
+        /// exit 0 only if Coq accepts every obligation sent to it.
+        #[arg(long)]
+        coq: bool,
+    },
+    /// Export a certificate for an independent checker.
+    Export {
+        #[command(subcommand)]
+        cmd: ExportCmd,
     },
     /// The sparse-pattern construction (sparse.md §3, the project's reconstruction).
     Sparse {
         #[command(subcommand)]
         cmd: SparseCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum ExportCmd {
+    /// Write the Coq files of a certificate (and the Attncheck library) so that
+    /// anyone can run coqc on them by hand; prints the command.
+    Coq {
+        /// The certificate file.
+        certificate: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
     },
 }
 
@@ -234,7 +256,29 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             }
             Ok(code)
         }
-        Cmd::Verify { certificate, json } => {
+        Cmd::Verify {
+            certificate,
+            coq: true,
+            ..
+        } => verify_coq(&certificate),
+        Cmd::Export {
+            cmd: ExportCmd::Coq { certificate, out },
+        } => {
+            let cert = attncheck::coq::load(&certificate).map_err(coq_error)?;
+            let (f, cmd) = attncheck::coq::export(&cert, &out).map_err(coq_error)?;
+            eprintln!(
+                "{}: {} obligation(s) to Coq, {} kernel-only; wrote {}",
+                cert.claim,
+                f.sent.len(),
+                f.kernel_only.len(),
+                out.display()
+            );
+            println!("{cmd}");
+            Ok(0)
+        }
+        Cmd::Verify {
+            certificate, json, ..
+        } => {
             let (cert, results) = app::verify_file(&certificate)?;
             let all = Certainty::all(results.iter().map(|r| r.result));
             if json {
@@ -306,4 +350,46 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             Ok(0)
         }
     }
+}
+
+fn coq_error(e: attncheck::coq::CoqError) -> app::Error {
+    app::Error::Usage(e.to_string())
+}
+
+/// `verify --coq`: 0 if Coq accepted every obligation sent, 1 if it rejected
+/// one, 2 without coqc (with the install hint) or on bad input.
+fn verify_coq(path: &std::path::Path) -> Result<u8, app::Error> {
+    use attncheck::coq::{self, CoqError, CoqVerdict};
+    let cert = coq::load(path).map_err(coq_error)?;
+    let dir = std::env::temp_dir().join(format!(
+        "attncheck-coq-{}",
+        cert.claim
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    ));
+    let report = match coq::check(&cert, &dir) {
+        Ok(r) => r,
+        Err(CoqError::NotInstalled { hint }) => {
+            eprintln!("attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}");
+            return Ok(2);
+        }
+        Err(e) => return Err(coq_error(e)),
+    };
+    for (name, v) in &report.results {
+        match v {
+            CoqVerdict::Proven => println!("proven by Coq    {name}"),
+            CoqVerdict::Rejected(why) => println!("REJECTED by Coq  {name}: {why}"),
+            CoqVerdict::KernelOnly(why) => println!("kernel-only      {name}: {why}"),
+        }
+    }
+    println!(
+        "{}: {} of {} obligations sent to Coq, {} proven, {} rejected; {} kernel-only (files in {})",
+        cert.claim,
+        report.proven() + report.rejected(),
+        report.results.len(),
+        report.proven(),
+        report.rejected(),
+        report.kernel_only(),
+        dir.display()
+    );
+    Ok(if report.accepted() { 0 } else { 1 })
 }
