@@ -116,14 +116,24 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum ExportCmd {
-    /// Write the Coq files of a certificate (and the Attncheck library) so that
-    /// anyone can run coqc on them by hand; prints the command.
+    /// Write the Coq files of certificates (and the Attncheck library) so that
+    /// anyone can run coqc on them by hand; prints the command. With several
+    /// certificates each goes to OUT/<module>/; --check also runs Coq on each and
+    /// prints how many obligations it proved and the time it took.
+    ///
+    /// Example: attncheck export coq reports/*/*.cert.json --out target/coq --check
+    #[command(verbatim_doc_comment)]
     Coq {
-        /// The certificate file.
-        certificate: PathBuf,
+        /// The certificate file(s).
+        #[arg(required = true)]
+        certificates: Vec<PathBuf>,
         /// Output directory.
         #[arg(long)]
         out: PathBuf,
+        /// Run coqc on every exported certificate (exit 1 if Coq rejects an
+        /// obligation, 2 without coqc).
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -262,20 +272,13 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             ..
         } => verify_coq(&certificate),
         Cmd::Export {
-            cmd: ExportCmd::Coq { certificate, out },
-        } => {
-            let cert = attncheck::coq::load(&certificate).map_err(coq_error)?;
-            let (f, cmd) = attncheck::coq::export(&cert, &out).map_err(coq_error)?;
-            eprintln!(
-                "{}: {} obligation(s) to Coq, {} kernel-only; wrote {}",
-                cert.claim,
-                f.sent.len(),
-                f.kernel_only.len(),
-                out.display()
-            );
-            println!("{cmd}");
-            Ok(0)
-        }
+            cmd:
+                ExportCmd::Coq {
+                    certificates,
+                    out,
+                    check,
+                },
+        } => export_coq(&certificates, &out, check),
         Cmd::Verify {
             certificate, json, ..
         } => {
@@ -391,5 +394,71 @@ fn verify_coq(path: &std::path::Path) -> Result<u8, app::Error> {
         report.kernel_only(),
         dir.display()
     );
+    if !report.axioms.is_empty() {
+        println!("the proofs rest on: {}", report.axioms.join(", "));
+    }
     Ok(if report.accepted() { 0 } else { 1 })
+}
+
+/// `export coq`: writes each certificate's Coq files (and, with `check`, runs Coq).
+fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u8, app::Error> {
+    use attncheck::coq::{self, CoqError};
+    let mut code = 0;
+    let mut total = 0.0;
+    for path in certs {
+        let cert =
+            coq::load(path).map_err(|e| app::Error::Usage(format!("{}: {e}", path.display())))?;
+        let dir = if certs.len() == 1 {
+            out.to_path_buf()
+        } else {
+            out.join(coq::translate(&cert).stem)
+        };
+        let (f, cmd) = coq::export(&cert, &dir).map_err(coq_error)?;
+        eprintln!(
+            "{}: {} of {} obligation(s) to Coq, {} kernel-only; wrote {}",
+            cert.claim,
+            f.sent.len(),
+            cert.obligations.len(),
+            f.kernel_only.len(),
+            dir.display()
+        );
+        for (name, why) in &f.kernel_only {
+            eprintln!("  kernel-only: {name}: {why}");
+        }
+        println!("{cmd}");
+        if check {
+            match coq::check(&cert, &dir) {
+                Ok(r) => {
+                    total += r.seconds;
+                    println!(
+                        "{}: Coq proved {} of {} obligations, rejected {}, {} kernel-only ({:.1} s)",
+                        cert.claim,
+                        r.proven(),
+                        r.results.len(),
+                        r.rejected(),
+                        r.kernel_only(),
+                        r.seconds
+                    );
+                    println!("  axioms: {}", r.axioms.join(" "));
+                    if !r.accepted() {
+                        code = 1;
+                        for (name, v) in &r.results {
+                            if let coq::CoqVerdict::Rejected(why) = v {
+                                println!("  REJECTED by Coq: {name}: {why}");
+                            }
+                        }
+                    }
+                }
+                Err(CoqError::NotInstalled { hint }) => {
+                    eprintln!("attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}");
+                    return Ok(2);
+                }
+                Err(e) => return Err(coq_error(e)),
+            }
+        }
+    }
+    if check && certs.len() > 1 {
+        println!("total Coq time: {total:.1} s");
+    }
+    Ok(code)
 }

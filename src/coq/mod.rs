@@ -89,6 +89,8 @@ pub struct CoqReport {
     pub results: Vec<(ObligationName, CoqVerdict)>,
     /// Wall-clock seconds spent in `coqc` (never written into reports).
     pub seconds: f64,
+    /// The axioms `Print Assumptions` listed for the proven lemmas (all allowed).
+    pub axioms: Vec<String>,
 }
 
 impl CoqReport {
@@ -364,6 +366,7 @@ pub fn check(cert: &Cert, dir: &Path) -> Result<CoqReport, CoqError> {
     // Run the file; when an obligation is rejected, run it again without the
     // rejected ones, so every verdict is Coq's own on that obligation alone.
     let mut pending: Vec<&translate::Block> = t.blocks.iter().collect();
+    let mut axioms_seen = Vec::new();
     while !pending.is_empty() {
         let mut text = t.header.clone();
         let mut spans = Vec::new();
@@ -391,7 +394,10 @@ pub fn check(cert: &Cert, dir: &Path) -> Result<CoqReport, CoqError> {
             pending.remove(failed);
             continue;
         }
-        let axioms = assumption_blocks(&r.stdout).concat();
+        let mut axioms = assumption_blocks(&r.stdout).concat();
+        axioms.sort();
+        axioms.dedup();
+        axioms_seen.clone_from(&axioms);
         let bad: Vec<&String> = axioms.iter().filter(|a| !axiom_allowed(a)).collect();
         for (idx, _, _) in &spans {
             verdicts[*idx] = Some(if bad.is_empty() {
@@ -423,5 +429,6 @@ pub fn check(cert: &Cert, dir: &Path) -> Result<CoqReport, CoqError> {
         claim: cert.claim.clone(),
         results,
         seconds: start.elapsed().as_secs_f64(),
+        axioms: axioms_seen,
     })
 }
