@@ -1209,8 +1209,12 @@ impl Prover<'_> {
                 ast_term(a, ctx, &lits, self.ops),
                 ast_term(b, ctx, &lits, self.ops)
             )
-        } else if matches!(c, Cmp::Eq | Cmp::Ne) {
-            return Err("an equality between non-rational terms has no Coq translation".into());
+        } else if c == Cmp::Ne {
+            return Err("a disequality between non-rational terms has no Coq translation".into());
+        } else if c == Cmp::Eq {
+            // the kernel decides such an equality only when both sides are the same
+            // point (e.g. an empty sum): try computation and linear arithmetic
+            "unroll_sums; attn_prep; first [ reflexivity | lra ]".into()
         } else {
             "unroll_sums; attn_prep; attn_interval".into()
         };
