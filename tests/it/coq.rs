@@ -194,9 +194,9 @@ fn format_2_expect_fails_is_translated_as_the_negation() {
 #[test]
 fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
     let c = v2(
-        r#"{"name": "a", "formula": "(<= (tanh 1) 1)"},
-           {"name": "b", "formula": "(<= (traj-max X) 1)"},
-           {"name": "c", "formula": "(<= (gram-max-abs X) 1)"}"#,
+        r#"{"name": "a", "formula": "(<= (tanh 1) 1)", "expect": "holds"},
+           {"name": "b", "formula": "(<= (traj-max X) 1)", "expect": "holds"},
+           {"name": "c", "formula": "(<= (gram-max-abs X) 1)", "expect": "holds"}"#,
         r#", "data": {"X": {"kind": "trajectory", "steps": 3}}"#,
     );
     let (k, n, ko) = coq::coverage(&c);
@@ -209,11 +209,11 @@ fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
 #[test]
 fn reversed_ranges_are_vacuous_and_large_exact_sums_are_computed() {
     let c = v2(
-        r#"{"name": "vacuous forall", "formula": "(forall r 5 1 (< 1 0))"},
-           {"name": "empty sum", "formula": "(= (sum i 3 2 (exp i)) 0)"},
-           {"name": "big exact sum", "formula": "(= (sum i 1 100000 (pow i 2)) 333338333350000)"},
-           {"name": "exact forall", "formula": "(forall n 1 3000 (>= (* n n) (- (* 2 n) 1)))"},
-           {"name": "ceil and floor", "formula": "(and (= (ceil (/ 2552 7)) 365) (= (floor (ln 10)) 2) (= (ceil (* 8 (ln 10))) 19))"}"#,
+        r#"{"name": "vacuous forall", "formula": "(forall r 5 1 (< 1 0))", "expect": "holds"},
+           {"name": "empty sum", "formula": "(= (sum i 3 2 (exp i)) 0)", "expect": "holds"},
+           {"name": "big exact sum", "formula": "(= (sum i 1 100000 (pow i 2)) 333338333350000)", "expect": "holds"},
+           {"name": "exact forall", "formula": "(forall n 1 3000 (>= (* n n) (- (* 2 n) 1)))", "expect": "holds"},
+           {"name": "ceil and floor", "formula": "(and (= (ceil (/ 2552 7)) 365) (= (floor (ln 10)) 2) (= (ceil (* 8 (ln 10))) 19))", "expect": "holds"}"#,
         "",
     );
     let f = coq::translate(&c);
