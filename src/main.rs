@@ -166,11 +166,43 @@ enum Cmd {
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
+        /// Re-prove the certificate in Coq instead (needs coqc and CoqInterval):
+        /// exit 0 only if Coq accepts every obligation sent to it.
+        #[arg(long)]
+        coq: bool,
+    },
+    /// Export a certificate for an independent checker.
+    Export {
+        #[command(subcommand)]
+        cmd: ExportCmd,
     },
     /// The sparse-pattern construction (sparse.md §3, the project's reconstruction).
     Sparse {
         #[command(subcommand)]
         cmd: SparseCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum ExportCmd {
+    /// Write the Coq files of certificates (and the Attncheck library) so that
+    /// anyone can run coqc on them by hand; prints the command. With several
+    /// certificates each goes to OUT/<module>/; --check also runs Coq on each and
+    /// prints how many obligations it proved and the time it took.
+    ///
+    /// Example: attncheck export coq reports/*/*.cert.json --out target/coq --check
+    #[command(verbatim_doc_comment)]
+    Coq {
+        /// The certificate file(s).
+        #[arg(required = true)]
+        certificates: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Run coqc on every exported certificate (exit 1 if Coq rejects an
+        /// obligation, 2 without coqc).
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -370,6 +402,19 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             }
             Ok(code)
         }
+        Cmd::Verify {
+            certificate,
+            coq: true,
+            ..
+        } => verify_coq(&certificate),
+        Cmd::Export {
+            cmd:
+                ExportCmd::Coq {
+                    certificates,
+                    out,
+                    check,
+                },
+        } => export_coq(&certificates, &out, check),
         Cmd::Merge {
             paths,
             out,
@@ -418,6 +463,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             target,
             no_spec,
             json,
+            coq: false,
         } => {
             let source = SpecSource::choose(theorems);
             let v = app::verify_with(
@@ -522,4 +568,112 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             Ok(0)
         }
     }
+}
+
+fn coq_error(e: attncheck::coq::CoqError) -> app::Error {
+    app::Error::Usage(e.to_string())
+}
+
+/// `verify --coq`: 0 if Coq accepted every obligation sent, 1 if it rejected
+/// one, 2 without coqc (with the install hint) or on bad input.
+fn verify_coq(path: &std::path::Path) -> Result<u8, app::Error> {
+    use attncheck::coq::{self, CoqError, CoqVerdict};
+    let cert = coq::load(path).map_err(coq_error)?;
+    let dir = std::env::temp_dir().join(format!(
+        "attncheck-coq-{}",
+        cert.claim
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    ));
+    let report = match coq::check(&cert, &dir) {
+        Ok(r) => r,
+        Err(CoqError::NotInstalled { hint }) => {
+            eprintln!("attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}");
+            return Ok(2);
+        }
+        Err(e) => return Err(coq_error(e)),
+    };
+    for (name, v) in &report.results {
+        match v {
+            CoqVerdict::Proven => println!("proven by Coq    {name}"),
+            CoqVerdict::Rejected(why) => println!("REJECTED by Coq  {name}: {why}"),
+            CoqVerdict::KernelOnly(why) => println!("kernel-only      {name}: {why}"),
+        }
+    }
+    println!(
+        "{}: {} of {} obligations sent to Coq, {} proven, {} rejected; {} kernel-only (files in {})",
+        cert.claim,
+        report.proven() + report.rejected(),
+        report.results.len(),
+        report.proven(),
+        report.rejected(),
+        report.kernel_only(),
+        dir.display()
+    );
+    if !report.axioms.is_empty() {
+        println!("the proofs rest on: {}", report.axioms.join(", "));
+    }
+    Ok(if report.accepted() { 0 } else { 1 })
+}
+
+/// `export coq`: writes each certificate's Coq files (and, with `check`, runs Coq).
+fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u8, app::Error> {
+    use attncheck::coq::{self, CoqError};
+    let mut code = 0;
+    let mut total = 0.0;
+    for path in certs {
+        let cert =
+            coq::load(path).map_err(|e| app::Error::Usage(format!("{}: {e}", path.display())))?;
+        let dir = if certs.len() == 1 {
+            out.to_path_buf()
+        } else {
+            out.join(coq::translate(&cert).stem)
+        };
+        let (f, cmd) = coq::export(&cert, &dir).map_err(coq_error)?;
+        eprintln!(
+            "{}: {} of {} obligation(s) to Coq, {} kernel-only; wrote {}",
+            cert.claim,
+            f.sent.len(),
+            cert.obligations.len(),
+            f.kernel_only.len(),
+            dir.display()
+        );
+        for (name, why) in &f.kernel_only {
+            eprintln!("  kernel-only: {name}: {why}");
+        }
+        println!("{cmd}");
+        if check {
+            match coq::check(&cert, &dir) {
+                Ok(r) => {
+                    total += r.seconds;
+                    println!(
+                        "{}: Coq proved {} of {} obligations, rejected {}, {} kernel-only ({:.1} s)",
+                        cert.claim,
+                        r.proven(),
+                        r.results.len(),
+                        r.rejected(),
+                        r.kernel_only(),
+                        r.seconds
+                    );
+                    println!("  axioms: {}", r.axioms.join(" "));
+                    if !r.accepted() {
+                        code = 1;
+                        for (name, v) in &r.results {
+                            if let coq::CoqVerdict::Rejected(why) = v {
+                                println!("  REJECTED by Coq: {name}: {why}");
+                            }
+                        }
+                    }
+                }
+                Err(CoqError::NotInstalled { hint }) => {
+                    eprintln!("attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}");
+                    return Ok(2);
+                }
+                Err(e) => return Err(coq_error(e)),
+            }
+        }
+    }
+    if check && certs.len() > 1 {
+        println!("total Coq time: {total:.1} s");
+    }
+    Ok(code)
 }

@@ -7,6 +7,7 @@ mod clusters_explore;
 mod clusters_polytope;
 mod clusters_remark;
 mod clusters_spectra;
+mod coq;
 mod dynamics_flow;
 mod fast_softmax;
 mod kernel;
