@@ -888,11 +888,10 @@ pub fn det_term(m: &[Vec<String>]) -> String {
 /// "M is symmetric positive definite" (Sylvester: M = Mᵀ and every leading
 /// principal minor > 0), as a formula over the terms of M.
 pub fn spd_formula(m: &[Vec<String>]) -> String {
-    let d = m.len();
     let mut parts = Vec::new();
-    for i in 0..d {
-        for j in i + 1..d {
-            parts.push(format!("(= {} {})", m[i][j], m[j][i]));
+    for (i, row) in m.iter().enumerate() {
+        for (j, x) in row.iter().enumerate().skip(i + 1) {
+            parts.push(format!("(= {x} {})", m[j][i]));
         }
     }
     parts.push(minors_positive(m));
