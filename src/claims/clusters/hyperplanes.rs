@@ -195,7 +195,7 @@ fn statement_of(insts: &[Instance], claim: &str, hints: &Hints) -> Result<Statem
             .collect();
         st.assert(
             format!("{name}: ⟨Qφ1, Kφ1⟩ > 0 for every real φ1 ≠ 0 (the symmetric part of QᵀK is positive definite)"),
-            spd_formula(&sym),
+            minors_positive(&sym),
         );
     }
     Ok(st)
@@ -888,16 +888,23 @@ pub fn det_term(m: &[Vec<String>]) -> String {
 /// "M is symmetric positive definite" (Sylvester: M = Mᵀ and every leading
 /// principal minor > 0), as a formula over the terms of M.
 pub fn spd_formula(m: &[Vec<String>]) -> String {
-    let d = m.len();
     let mut parts = Vec::new();
-    for i in 0..d {
-        for j in i + 1..d {
-            parts.push(format!("(= {} {})", m[i][j], m[j][i]));
+    for (i, row) in m.iter().enumerate() {
+        for (j, x) in row.iter().enumerate().skip(i + 1) {
+            parts.push(format!("(= {x} {})", m[j][i]));
         }
     }
-    for k in 1..=d {
-        let lead: Vec<Vec<String>> = m[..k].iter().map(|r| r[..k].to_vec()).collect();
-        parts.push(format!("(> {} 0)", det_term(&lead)));
-    }
+    parts.push(minors_positive(m));
+    format!("(and {})", parts.join(" "))
+}
+
+/// "Every leading principal minor of M is > 0" (for a symmetric M: positive definite).
+pub fn minors_positive(m: &[Vec<String>]) -> String {
+    let parts: Vec<String> = (1..=m.len())
+        .map(|k| {
+            let lead: Vec<Vec<String>> = m[..k].iter().map(|r| r[..k].to_vec()).collect();
+            format!("(> {} 0)", det_term(&lead))
+        })
+        .collect();
     format!("(and {})", parts.join(" "))
 }

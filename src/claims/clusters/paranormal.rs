@@ -90,10 +90,10 @@ fn statement_of(insts: &[Instance], claim: &str) -> Statement {
         let v = mat_lits(&inst.sys.v);
         let d = inst.sys.d;
         let mut off = Vec::new();
-        for i in 0..d {
-            for j in 0..d {
+        for (i, row) in v.iter().enumerate() {
+            for (j, x) in row.iter().enumerate() {
                 if i != j {
-                    off.push(format!("(= {} 0)", v[i][j]));
+                    off.push(format!("(= {x} 0)"));
                 }
             }
         }
