@@ -451,7 +451,16 @@ fn assert_tampering_rejected(v: &serde_json::Value) {
     assert!(verify_lib(dir.path(), "deleted.json", &b).is_err());
     let mut c = v.clone();
     let f = c["obligations"][1]["formula"].as_str().unwrap().to_string();
-    let g = f.replacen(" 1", " 2", 1);
+    // the last integer literal of the formula, plus one
+    let mut toks: Vec<String> = f.split(' ').map(str::to_string).collect();
+    let q = toks
+        .iter()
+        .rposition(|t| t.trim_end_matches(')').parse::<i64>().is_ok())
+        .expect("an integer literal");
+    let lit = toks[q].trim_end_matches(')').to_string();
+    let close = &toks[q][lit.len()..];
+    toks[q] = format!("{}{close}", lit.parse::<i64>().unwrap() + 1);
+    let g = toks.join(" ");
     assert_ne!(f, g, "{f}");
     c["obligations"][1]["formula"] = g.into();
     assert!(verify_lib(dir.path(), "bound.json", &c).is_err());

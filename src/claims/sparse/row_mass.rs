@@ -158,7 +158,7 @@ impl Params {
         let two_eta = (2 * Rational::from(&ts * k as u64)) * &top;
         let sname = format!("S{q}");
         st.assert(
-            format!("n = {n}: Δ = {delta} ≥ ln((n − 1)/τ) + ε"),
+            format!("n = {n}, d = {d}, k = {k}: Δ = {delta} ≥ ln((n − 1)/τ) + ε"),
             format!("(<= (+ (ln (/ {} {tau})) {eps}) {delta})", n - 1),
         );
         let eta = format!("(* (/ (gram-max-abs {sname}) (cols {sname})) {k} {top})");
