@@ -237,6 +237,18 @@ impl Checks {
         );
         ok
     }
+    /// Records a three-valued interval comparison that is *not* an obligation of the
+    /// claim's statement as an observation: it can make a claim inconclusive, never
+    /// certify or refute it (until it is moved into the statement).
+    pub fn observe_interval(
+        &mut self,
+        name: impl Into<String>,
+        result: Certainty,
+        detail: impl Into<String>,
+    ) -> Certainty {
+        self.push(name.into(), CheckKind::Observed, result, detail.into());
+        result
+    }
     /// Records an observation (finite-time, f64, or within a tolerance).
     pub fn observe(
         &mut self,
@@ -329,21 +341,5 @@ mod tests {
             Verdict::from_checks(&[ck(Consistency, False)]).0,
             Verdict::Refuted
         );
-    }
-}
-
-// TRANSITIONAL (removed before this change lands): the old minting API, kept only so
-// that claim modules compile while they move to statements.
-impl Checks {
-    /// Deprecated: claim code must not mint certified checks.
-    #[deprecated(note = "state the obligation in the claim's statement and use Ctx::prove")]
-    pub fn certify(
-        &mut self,
-        name: impl Into<String>,
-        result: Certainty,
-        detail: impl Into<String>,
-    ) -> Certainty {
-        self.push(name.into(), CheckKind::Certified, result, detail.into());
-        result
     }
 }

@@ -21,7 +21,7 @@
 use super::common::{
     alibi_tail_inf, check_heads, slope_exponents, slope_interval, SlopeRule, SplitMix64,
 };
-use crate::certificate::Certificate;
+use crate::outcome::Draft;
 use crate::claims::Ctx;
 use crate::kernel::{expr, log_sum_exp, parse_rational, Certainty, Interval};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
@@ -569,7 +569,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         .iter()
         .map(|r| (&r.t_w / &r.closed.t_max).hi_f64())
         .fold(0f64, f64::max);
-    o.checks.certify(
+    o.checks.observe_interval(
         format!("T_w ≤ T^max(i) for random content a_r ∈ [0, Δ) ({n} interval instances)"),
         c,
         detail(
@@ -583,7 +583,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         .filter(|(_, r)| !r.t_extremal.overlaps(&r.closed.t_max))
         .map(|(k, _)| k)
         .collect();
-    o.checks.certify(
+    o.checks.observe_interval(
         "extremal content (a_r = Δ for r ≥ w, 0 below): summed T_w and closed-form T^max(i) enclosures overlap \
          (consistency; disjoint enclosures would disprove attainment — the identity itself is proven in ℚ below)",
         Certainty::exact(overlap.is_empty()),
@@ -594,7 +594,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         },
     );
     let (c, bad) = agg(&|r| r.max_le_inf);
-    o.checks.certify(
+    o.checks.observe_interval(
         format!(
             "T^max(i) ≤ s·T^∞ (s = {}), via (s − 1)T^∞ + E h x^(i+1)/((h + E x^w)(h + E g)) ≥ 0 ({n} instances)",
             p.bound_scale
@@ -603,7 +603,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         detail(bad, "all decided".into()),
     );
     let (c, bad) = agg(&|r| r.inf_le_bound);
-    o.checks.certify(
+    o.checks.observe_interval(
         format!(
             "T^∞ ≤ s·e^Δ e^(−mw) (s = {}), via E x^w((s − 1) + (E − 1)x^w/(h + E x^w)) ≥ 0 ({n} instances)",
             p.bound_scale
@@ -612,7 +612,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         detail(bad, "all decided".into()),
     );
     let (c, bad) = agg(&|r| r.increasing);
-    o.checks.certify(
+    o.checks.observe_interval(
         format!("T^max(i + 1) > T^max(i) at each instance's i ({n} instances)"),
         c,
         detail(bad, "all decided".into()),
@@ -647,7 +647,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             } else {
                 name.to_string()
             };
-            o.checks.certify(
+            o.checks.observe_interval(
                 name,
                 Certainty::exact(exact.iter().all(|r| r.first_failure[k].is_none())),
                 ex_detail(k),
@@ -656,7 +656,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     }
 
     // certificate: the closed-form chain for the first instances, re-checked here
-    let mut cert = Certificate::new(&ctx.spec.id, prec);
+    let mut cert = Draft::default();
     for inst in insts.iter().take(6) {
         for (name, f) in obligations(inst, &s) {
             cert.push(name, f);
@@ -664,25 +664,29 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     }
     let mut cc = Certainty::True;
     let mut errs = Vec::new();
-    for ob in &cert.obligations {
-        match expr::check(&ob.formula, prec) {
-            Ok(c) => cc = cc.and(c),
-            Err(e) => {
-                cc = Certainty::Unknown;
-                errs.push(format!("{}: {e}", ob.name));
+    let mut count = 0;
+    for inst in insts.iter().take(6) {
+        for (name, f) in obligations(inst, &s) {
+            count += 1;
+            match expr::check(&f, prec) {
+                Ok(c) => cc = cc.and(c),
+                Err(e) => {
+                    cc = Certainty::Unknown;
+                    errs.push(format!("{name}: {e}"));
+                }
             }
         }
     }
-    o.checks.certify(
-        "certificate obligations (closed-form chain, first instances) re-checked by the expression evaluator",
+    o.checks.observe_interval(
+        "closed-form chain, first instances, evaluated by the expression evaluator (not yet a statement)",
         cc,
         if errs.is_empty() {
-            format!("{} obligations at {prec} bits", cert.obligations.len())
+            format!("{count} formulas at {prec} bits")
         } else {
             errs.join("; ")
         },
     );
-    o.certificate = Some(cert);
+    cert.record(&mut o);
 
     // ----- report -----
     o.figure(

@@ -284,7 +284,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             d2.fmt_hi(2)
         ));
     }
-    o.checks.certify(
+    o.checks.observe_interval(
         format!(
             "(i) ALiBi ({} rule, H = {}): |T({lmax}) − T({})| ≤ {} for every head",
             p.alibi_rule.as_str(),
@@ -295,7 +295,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         flat_c,
         flat_detail.join("; "),
     );
-    o.checks.certify(
+    o.checks.observe_interval(
         format!(
             "(i) ALiBi: T({lmax}) within {} of its limit e^(−{w}m) for every head",
             p.alibi_flat_tol
@@ -348,7 +348,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             }
         }
     }
-    o.checks.certify(
+    o.checks.observe_interval(
         format!(
             "(ii) Sandwich (d̄ = {}, {}, H = {}): T(L) ≥ (L − w)e^(−d̄/c_h)/(w + (L − w)e^(−d̄/c_h)) for every head and L",
             p.sandwich_dbar,
@@ -372,7 +372,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 .join(" < ")
         ));
     }
-    o.checks.certify(
+    o.checks.observe_interval(
         format!(
             "Sandwich: T strictly increasing over L ∈ {lens:?} for h ∈ {:?}",
             p.increasing_heads
@@ -383,7 +383,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let g = &sand[p.growth_head - 1];
     let ratio = &g[lens.len() - 1] / &g[0];
     let gmin = parse_rational(&p.growth_min_ratio).expect("validated");
-    o.checks.certify(
+    o.checks.observe_interval(
         format!(
             "Sandwich h = {}: T({lmax})/T({}) ≥ {}",
             p.growth_head, lens[0], p.growth_min_ratio
@@ -398,7 +398,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mass = alibi_tail(&mm, w, lmax);
     let pr = parse_rational(&p.mass_beyond.printed).expect("validated");
     let hu = printed_half_unit(&p.mass_beyond.printed).expect("validated");
-    o.checks.certify(
+    o.checks.observe_interval(
         format!(
             "(iii) ALiBi m = {}: the mass beyond {w} at L = {lmax} rounds to {} (bias alone does not confine ALiBi to L_tr)",
             p.mass_beyond.slope, p.mass_beyond.printed
@@ -473,7 +473,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         row.push(sandwich_lower_bound(p.sandwich_dbar, &c, w, l, prec).fmt_mid(4));
         table.row(row);
     }
-    o.checks.certify(
+    o.checks.observe_interval(
         format!(
             "§3 table (tail beyond {w} vs L) reproduced to relative {} of the printed digits",
             p.reference_rel_tol

@@ -19,7 +19,7 @@ use super::common::{
     check_dbar, printed_half_unit, sandwich_centred, sandwich_centred_expr, sandwich_centred_f64,
     sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, SplitMix64,
 };
-use crate::certificate::Certificate;
+use crate::outcome::Draft;
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
@@ -396,7 +396,7 @@ fn half_unit(prec: u32, s: &str) -> Interval {
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
-    let mut cert = Certificate::new(&ctx.spec.id, prec);
+    let mut cert = Draft::default();
 
     // ----- the minimum over 0 ≤ r < below (the headline figure) -----
     ctx.progress.message(format!(
@@ -476,7 +476,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          B̃(r) ≤ cos(rω_j) − 1 for any j, and one term certified < 0 proves B̃(r) < 0. With I from 0, ω_0 = 1 for \
          every d̄, so the term cos r − 1 covers all d̄ at once.",
     );
-    o.certificate = Some(cert);
+    cert.record(&mut o);
     o
 }
 
@@ -485,19 +485,19 @@ fn minimum_checks(
     prec: u32,
     sweep: &[Interval],
     o: &mut Outcome,
-    cert: &mut Certificate,
+    cert: &mut Draft,
 ) {
     let mn = &p.minimum;
     let label = format!("d̄ = {}, {}", mn.dbar, mn.from.label());
     let zero = Interval::zero(prec);
-    o.checks.certify(
+    o.checks.observe_interval(
         format!("{label}: B̃(0) = 0"),
         sweep[0].eq_exact(&zero),
         format!("B̃(0) = {}", sweep[0].fmt_outward(6)),
     );
     let lower = Interval::from_i64(prec, -(mn.dbar as i64));
     let bounds = Certainty::all(sweep.iter().map(|b| b.ge(&lower).and(b.le(&zero))));
-    o.checks.certify(
+    o.checks.observe_interval(
         format!("{label}: −d̄ ≤ B̃(r) ≤ 0 for 0 ≤ r < {}", mn.below),
         bounds,
         format!("{} enclosures", sweep.len()),
@@ -548,7 +548,7 @@ fn minimum_checks(
     } else {
         Certainty::Unknown
     };
-    o.checks.certify(
+    o.checks.observe_interval(
         format!(
             "{label}: the minimum of B̃ over 0 ≤ r < {} is at r = {}",
             mn.below, mn.r
@@ -578,7 +578,7 @@ fn minimum_checks(
     );
     let want = rat_interval(prec, &mn.value);
     let tol = half_unit(prec, &mn.value);
-    o.checks.certify(
+    o.checks.observe_interval(
         format!(
             "{label}: B̃({}) = {} (to the printed digits)",
             mn.r, mn.value
@@ -606,7 +606,7 @@ fn minimum_checks(
     );
 }
 
-fn identity_checks(p: &Params, ctx: &Ctx, o: &mut Outcome, cert: &mut Certificate) {
+fn identity_checks(p: &Params, ctx: &Ctx, o: &mut Outcome, cert: &mut Draft) {
     let prec = ctx.prec();
     let tol = rat_interval(prec, &p.identity_tol);
     let rel = rat_interval(prec, &p.f64_rel_tol);
@@ -649,7 +649,7 @@ fn identity_checks(p: &Params, ctx: &Ctx, o: &mut Outcome, cert: &mut Certificat
                 all(&|r| r.even),
                 all(&|r| r.f64_ok),
             );
-            o.checks.certify(
+            o.checks.observe_interval(
                 format!(
                     "{label}: p_mᵀp_n = Σ_i cos((m − n)ω_i) on {} pairs (|difference| ≤ {})",
                     pairs.len(),
@@ -658,7 +658,7 @@ fn identity_checks(p: &Params, ctx: &Ctx, o: &mut Outcome, cert: &mut Certificat
                 ci,
                 format!("max |explicit − summed| ≤ {max_diff:.3e}"),
             );
-            o.checks.certify(
+            o.checks.observe_interval(
                 format!(
                     "{label}: Toeplitz, p_mᵀp_n = p_(m+k)ᵀp_(n+k) (|difference| ≤ {})",
                     p.identity_tol
@@ -666,7 +666,7 @@ fn identity_checks(p: &Params, ctx: &Ctx, o: &mut Outcome, cert: &mut Certificat
                 ct,
                 "shifts k drawn so that m + k, n + k stay in range",
             );
-            o.checks.certify(
+            o.checks.observe_interval(
                 format!(
                     "{label}: even, Σ cos(rω_i) = Σ cos(−rω_i) (|difference| ≤ {})",
                     p.identity_tol
@@ -674,7 +674,7 @@ fn identity_checks(p: &Params, ctx: &Ctx, o: &mut Outcome, cert: &mut Certificat
                 ce,
                 "r = m − n and n − m for every pair",
             );
-            o.checks.certify(
+            o.checks.observe_interval(
                 format!(
                     "{label}: f64 explicit and summed forms within {} · d̄/2 of the enclosure",
                     p.f64_rel_tol
@@ -724,7 +724,7 @@ fn identity_checks(p: &Params, ctx: &Ctx, o: &mut Outcome, cert: &mut Certificat
     o.tables.push(table);
 }
 
-fn negativity_checks(p: &Params, ctx: &Ctx, o: &mut Outcome, cert: &mut Certificate) {
+fn negativity_checks(p: &Params, ctx: &Ctx, o: &mut Outcome, cert: &mut Draft) {
     let prec = ctx.prec();
     let n = p.negative_up_to;
     let mut table = Table::new(
@@ -767,7 +767,7 @@ fn negativity_checks(p: &Params, ctx: &Ctx, o: &mut Outcome, cert: &mut Certific
                 .map(|&k| format!("i = {}", k as u32 + first))
                 .collect()
         };
-        o.checks.certify(
+        o.checks.observe_interval(
             format!(
                 "{}, d̄ ∈ {{{dlist}}}: B̃(r) < 0 for 1 ≤ r ≤ {n}",
                 from.label()
@@ -823,7 +823,7 @@ fn table_checks(
     sweep: &[Interval],
     mn: &Minimum,
     o: &mut Outcome,
-    cert: &mut Certificate,
+    cert: &mut Draft,
 ) {
     let t = &p.table;
     let tol = rat_interval(prec, &t.tolerance);
@@ -861,7 +861,7 @@ fn table_checks(
             }
             c
         }));
-        o.checks.certify(
+        o.checks.observe_interval(
             format!(
                 "§3 table, d̄ = {}, {}: |B̃(r) − printed| ≤ {} for r ∈ {:?}",
                 t.dbar,
@@ -912,7 +912,7 @@ fn table_checks(
     );
     for ((&r, s), b) in md.r.iter().zip(&md.values).zip(&vals) {
         let h = half_unit(prec, s);
-        o.checks.certify(
+        o.checks.observe_interval(
             format!(
                 "d̄ = {}, {}: B̃({r}) = {s} to the printed digits",
                 md.dbar,

@@ -15,7 +15,7 @@ use super::common::{
     sandwich_centred_expr, sandwich_centred_f64, sandwich_centred_many, sandwich_freqs,
     sandwich_freqs_f64, IndexFrom, LineFit,
 };
-use crate::certificate::Certificate;
+use crate::outcome::Draft;
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
@@ -378,7 +378,7 @@ fn fit_on(b: &[f64], lo: i64, hi: i64) -> LineFit {
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
-    let mut cert = Certificate::new(&ctx.spec.id, prec);
+    let mut cert = Draft::default();
     let fit_max = p.fit_ranges.iter().map(|r| r[1]).max().unwrap_or(1);
     let n = p.steps_to.max(fit_max).max(p.gap.r).max(p.kerple.range[1]);
 
@@ -428,7 +428,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let (d, f) = *key;
         let lower = Interval::from_i64(prec, -(d as i64));
         let zero = Interval::zero(prec);
-        o.checks.certify(
+        o.checks.observe_interval(
             format!("d̄ = {d}, {}: −d̄ ≤ B̃(r) ≤ 0 for 0 ≤ r ≤ {n}", f.label()),
             Certainty::all(b.iter().map(|x| x.ge(&lower).and(x.le(&zero)))),
             format!("{} enclosures", b.len()),
@@ -443,7 +443,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         // the first increase is r iff every earlier step is a certified non-increase
         let before = Certainty::all(steps.up[..(inc.first as usize - 1)].iter().map(|c| !*c));
         let at = steps.up[inc.first as usize - 1];
-        o.checks.certify(
+        o.checks.observe_interval(
             format!(
                 "{label}: the first increase is B̃({}) > B̃({})",
                 inc.first,
@@ -486,7 +486,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         );
         let count = steps.count();
         if let Some(want) = inc.count {
-            o.checks.certify(
+            o.checks.observe_interval(
                 format!(
                     "{label}: {want} increases among the steps r = 1..{}",
                     p.steps_to
@@ -508,7 +508,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         if let Some(s) = &inc.min_step {
             let want = Interval::from_rational(prec, &parse_rational(s).expect("validated"));
             let tol = Interval::from_rational(prec, &printed_half_unit(s).expect("validated"));
-            o.checks.certify(
+            o.checks.observe_interval(
                 format!(
                     "{label}: smallest |B̃(r) − B̃(r − 1)| over r = 1..{} is {s} (to the printed digits)",
                     p.steps_to
@@ -555,7 +555,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let d = &b[g.r as usize] - &b[g.r as usize - 1];
         let want = Interval::from_rational(prec, &parse_rational(&g.value).expect("validated"));
         let tol = Interval::from_rational(prec, &printed_half_unit(&g.value).expect("validated"));
-        o.checks.certify(
+        o.checks.observe_interval(
             format!(
                 "d̄ = {}, {}: B̃({}) − B̃({}) = {} (to the printed digits)",
                 g.dbar,
@@ -600,7 +600,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let a = a_pred(fr.dbar);
         let want = Interval::from_rational(prec, &parse_rational(&fr.a_pred).expect("validated"));
         let tol = Interval::from_rational(prec, &printed_half_unit(&fr.a_pred).expect("validated"));
-        o.checks.certify(
+        o.checks.observe_interval(
             format!("d̄ = {}: a_pred = −d̄/(2 ln 10⁴) = {}", fr.dbar, fr.a_pred),
             (&a - &want).abs().le(&tol),
             format!("a_pred = {}", a.fmt_outward(10)),
@@ -845,6 +845,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "The fitted KERPLE-log parameters (r1, r2) are reported, not asserted: the least-squares optimum is flat \
          (positional.md §5).",
     );
-    o.certificate = Some(cert);
+    cert.record(&mut o);
     o
 }
