@@ -21,9 +21,9 @@
 use super::common::{
     alibi_tail_inf, check_heads, slope_exponents, slope_interval, SlopeRule, SplitMix64,
 };
-use crate::outcome::Draft;
 use crate::claims::Ctx;
 use crate::kernel::{expr, log_sum_exp, parse_rational, Certainty, Interval};
+use crate::outcome::Draft;
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::{ensure, ensure_each, FieldError};
 use rayon::prelude::*;

@@ -19,9 +19,9 @@ use super::common::{
     check_dbar, printed_half_unit, sandwich_centred, sandwich_centred_expr, sandwich_centred_f64,
     sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, SplitMix64,
 };
-use crate::outcome::Draft;
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval};
+use crate::outcome::Draft;
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::exact as check_literal;
 use crate::spec::{ensure, ensure_each, FieldError};
@@ -480,13 +480,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o
 }
 
-fn minimum_checks(
-    p: &Params,
-    prec: u32,
-    sweep: &[Interval],
-    o: &mut Outcome,
-    cert: &mut Draft,
-) {
+fn minimum_checks(p: &Params, prec: u32, sweep: &[Interval], o: &mut Outcome, cert: &mut Draft) {
     let mn = &p.minimum;
     let label = format!("d̄ = {}, {}", mn.dbar, mn.from.label());
     let zero = Interval::zero(prec);

@@ -15,9 +15,9 @@ use super::common::{
     sandwich_centred_expr, sandwich_centred_f64, sandwich_centred_many, sandwich_freqs,
     sandwich_freqs_f64, IndexFrom, LineFit,
 };
-use crate::outcome::Draft;
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval};
+use crate::outcome::Draft;
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::{ensure, ensure_each, FieldError};
 use serde::{Deserialize, Serialize};
