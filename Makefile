@@ -7,7 +7,7 @@
 CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: reports test check deps bench anchors lint
+.PHONY: reports test check deps bench anchors lint coq
 
 ## reports: run every claim (quick profile) and write reports/
 reports: deps
@@ -20,6 +20,10 @@ test: deps
 ## check: CI-style regression check against the committed reports
 check: deps
 	$(CARGO) run --release -- run --all --check
+
+## coq: re-prove every committed certificate in Coq (prints the Coq time per certificate)
+coq: deps
+	$(CARGO) run --release -- export coq $$(find reports -name '*.cert.json' | sort) --out target/coq --check
 
 ## lint: formatting and clippy
 lint:
