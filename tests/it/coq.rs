@@ -116,7 +116,9 @@ fn every_committed_certificate_translates() {
         );
         assert_eq!(f.text.matches("\nLemma o_").count(), f.sent.len());
         assert!(!f.text.contains("Admitted") && !f.text.contains("Axiom"));
-        assert!(f.text.contains("Print Assumptions attncheck_all."));
+        if !f.sent.is_empty() {
+            assert!(f.text.contains("Print Assumptions attncheck_all."));
+        }
         for (name, why) in &f.kernel_only {
             assert!(!why.is_empty(), "{name}");
         }
@@ -127,8 +129,12 @@ fn every_committed_certificate_translates() {
 
 #[test]
 fn coverage_of_the_required_certificates_is_complete() {
+    // alibi-window's mean-distance sum (223835 unrolled interval terms) stays
+    // kernel-only with its reason; every other obligation of it goes to Coq
+    let (k, n, ko) = coq::coverage(&cert("positional/alibi-window"));
+    assert_eq!((k + 1, ko.len()), (n, 1), "{ko:?}");
+    assert!(ko[0].0.contains("mean attended distance") && ko[0].1.contains("budget"));
     for id in [
-        "positional/alibi-window",
         "positional/alibi-slopes",
         "positional/sandwich-head-power-law",
         "clusters/paranormal-proof-gap",
