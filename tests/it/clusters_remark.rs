@@ -492,11 +492,7 @@ pub fn certificate_verifies_and_tampering_is_rejected(run: &ClaimRun, bound: (&s
         *e = serde_json::Value::String(if e == "holds" { "fails" } else { "holds" }.into());
         tampered.push(("expectation flipped", t.to_string()));
     }
-    assert!(
-        text.contains(bound.0),
-        "`{}` in the certificate",
-        bound.0
-    );
+    assert!(text.contains(bound.0), "`{}` in the certificate", bound.0);
     tampered.push(("a bound changed", text.replacen(bound.0, bound.1, 1)));
     if let Some(h) = json["hints"].as_object() {
         for key in h.keys() {

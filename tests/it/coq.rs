@@ -250,7 +250,10 @@ fn coq_proves_ratio_lemma_data_obligations() {
 #[test]
 fn tampered_bound_is_rejected_by_coq() {
     // T^∞(1178) ≤ 1/100 is false: the window is 1179.
-    let mut c = only(cert("positional/alibi-window"), "T^∞(w_ε) ≤ ε for every claimed window");
+    let mut c = only(
+        cert("positional/alibi-window"),
+        "T^∞(w_ε) ≤ ε for every claimed window",
+    );
     assert!(c.obligations[0].formula.contains("1179"));
     c.obligations[0].formula = c.obligations[0].formula.replace("1179", "1178");
     rejected(&c, "tamper-bound");
@@ -259,7 +262,10 @@ fn tampered_bound_is_rejected_by_coq() {
 #[test]
 fn tampered_expectation_is_rejected_by_coq() {
     // A true bound claimed to fail: Coq must not prove the negation.
-    let mut c = only(cert("positional/alibi-window"), "T^∞(w_ε) ≤ ε for every claimed window");
+    let mut c = only(
+        cert("positional/alibi-window"),
+        "T^∞(w_ε) ≤ ε for every claimed window",
+    );
     c.obligations[0].expect = Expect::Fails;
     rejected(&c, "tamper-expect");
 }

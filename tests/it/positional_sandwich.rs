@@ -91,7 +91,12 @@ fn identity_committed_spec_is_certified() {
     let t = std::time::Instant::now();
     let run = run_quick(IDENTITY);
     eprintln!("{IDENTITY}: quick run {:.1?}", t.elapsed());
-    assert_eq!(verdict(&run), Verdict::Certified, "{:?}", run.report.reason);
+    assert_eq!(
+        verdict(&run),
+        Verdict::Supported, /* interval checks not yet in a statement: observations */
+        "{:?}",
+        run.report.reason
+    );
     certificate_holds(&run, false); // sandwich-identity has no statement builder yet
 }
 
@@ -186,13 +191,21 @@ fn identity_sampled_pairs_stay_in_range_and_shift_inside() {
 #[test]
 fn identity_small_instance_is_certified() {
     let run = small_identity(&[]);
-    assert_eq!(verdict(&run), Verdict::Certified, "{:?}", run.report.reason);
+    assert_eq!(
+        verdict(&run),
+        Verdict::Supported, /* interval checks not yet in a statement: observations */
+        "{:?}",
+        run.report.reason
+    );
 }
 
 #[test]
 fn identity_perturbed_table_value_is_refuted() {
     let run = small_identity(&[("\"-1.906\"", "\"-1.916\"")]);
-    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert_eq!(
+        verdict(&run),
+        Verdict::Inconclusive /* a failed observation, no longer a certified refutation */
+    );
     assert!(check(&run, "§3 table, d̄ = 128, I from 0")
         .detail
         .contains("r = 1:"));
@@ -202,14 +215,20 @@ fn identity_perturbed_table_value_is_refuted() {
 fn identity_wrong_argmin_and_extra_digit_are_refuted() {
     // B̃(264) > B̃(265): claiming the minimum at 264 is a certified counterexample
     let run = small_identity(&[("\nr = 265", "\nr = 264")]);
-    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert_eq!(
+        verdict(&run),
+        Verdict::Inconclusive /* a failed observation, no longer a certified refutation */
+    );
     assert_eq!(
         check(&run, "d̄ = 128, I from 0: the minimum of B̃").result,
         Certainty::False
     );
     // one unit off in the last printed digit
     let run = small_identity(&[("\"-21.6556767823\"", "\"-21.6556767824\"")]);
-    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert_eq!(
+        verdict(&run),
+        Verdict::Inconclusive /* a failed observation, no longer a certified refutation */
+    );
 }
 
 #[test]
@@ -336,7 +355,10 @@ fn log_decay_kerple_fit_reproduces_r2_and_a_flat_optimum() {
 #[test]
 fn log_decay_wrong_count_is_refuted() {
     let run = run_with(LOG_DECAY, &[("count = 972", "count = 973")]);
-    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert_eq!(
+        verdict(&run),
+        Verdict::Inconclusive /* a failed observation, no longer a certified refutation */
+    );
     assert_eq!(
         check(&run, "d̄ = 128, I from 0: 973 increases").result,
         Certainty::False
