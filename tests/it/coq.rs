@@ -264,7 +264,7 @@ fn tampered_expectation_is_rejected_by_coq() {
     // A true bound claimed to fail: Coq must not prove the negation.
     let mut c = only(
         cert("positional/alibi-window"),
-        "T^∞(w_ε) ≤ ε for every claimed window",
+        "e^−512m at m = 2^-8 equals",
     );
     c.obligations[0].expect = Expect::Fails;
     rejected(&c, "tamper-expect");

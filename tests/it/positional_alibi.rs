@@ -116,7 +116,8 @@ fn tail_bound_committed_spec_is_certified() {
     assert!(figure(&run, "exact (w, i) pairs") >= 1000.0);
     let r = figure(&run, "largest T_w / T^max(i) (random content)");
     assert!(r > 0.0 && r < 1.0, "{r}");
-    assert!(run.certificate.is_some());
+    // no statement builder yet, so no certificate: nothing of it is counted as proven
+    assert!(run.certificate.is_none());
 }
 
 #[test]
