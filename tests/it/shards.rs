@@ -116,6 +116,7 @@ fn log_dimension_shards_merge_byte_for_byte() {
                 "log2_n = [4, 5, 6, 7, 8]",
             ),
             ("seeds = 1024", "seeds = 48"),
+            ("min_seeds = 256", "min_seeds = 16"),
             ("bootstrap = 1000", "bootstrap = 200"),
         ],
         3,

@@ -136,9 +136,11 @@ fn verify_no_longer_accepts_tautologies_deletions_foreign_ids_rotations_or_weake
             .for_each(|o| o.formula = "(<= 0 1)".into());
         assert_rejected("every formula replaced by (<= 0 1)", &t);
 
-        let mut t = c.clone();
-        t.obligations.pop();
-        assert_rejected("last obligation deleted", &t);
+        if c.obligations.len() >= 2 {
+            let mut t = c.clone();
+            t.obligations.pop();
+            assert_rejected("last obligation deleted", &t);
+        }
 
         let mut t = c.clone();
         t.claim = ids.iter().find(|i| **i != c.claim).unwrap().clone();
@@ -325,9 +327,9 @@ fn an_expected_refutation_no_longer_hides_another_failure() {
 #[test]
 fn a_refuted_spec_must_name_what_it_refutes() {
     let text = crate::util::spec_text("clusters/paranormal-proof-gap");
-    let mut lines: Vec<&str> = text.lines().filter(|l| !l.starts_with("refutes")).collect();
-    lines.push("");
-    let stripped = lines.join("\n");
+    let start = text.find("refutes = [").expect("refutes");
+    let end = start + text[start..].find(']').expect("]") + 1;
+    let stripped = format!("{}{}", &text[..start], &text[end..]);
     let e = attncheck::spec::Spec::parse(Path::new("x.toml"), &stripped).unwrap_err();
     assert!(e.to_string().contains("refutes"), "{e}");
 }
