@@ -43,8 +43,11 @@ fn scratch(id: &str, edits: &[(&str, &str)]) -> tempfile::TempDir {
 /// every written file to be byte-identical.
 fn shards_merge_to_the_unsharded_report(id: &str, edits: &[(&str, &str)], n: u64) {
     let d = scratch(id, edits);
+    // the verdict of a shrunken spec does not matter here (exit 0 or 1), only that
+    // the merged run writes the same bytes
     let o = run_in(d.path(), &["run", id, "--out", "whole"]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+    let whole_code = o.status.code();
     let exe = env!("CARGO_BIN_EXE_attncheck");
     let parallel = Command::new("parallel").arg("--version").output().is_ok();
     if parallel {
@@ -70,7 +73,7 @@ fn shards_merge_to_the_unsharded_report(id: &str, edits: &[(&str, &str)], n: u64
         }
     }
     let o = run_in(d.path(), &["merge", "shards", "--out", "merged"]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(o.status.code(), whole_code, "{}", text(&o));
     let (paper, name) = id.split_once('/').unwrap();
     let whole = d.path().join("whole").join(paper);
     let mut compared = 0;
