@@ -3,24 +3,9 @@
 //! writes, byte for byte — run by GNU parallel, the engine the README shows.
 
 use crate::util::root;
-use std::path::Path;
-use std::process::{Command, Output};
+use crate::util::{output_text as text, run_in};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_attncheck"))
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    bin().current_dir(dir).args(args).output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use std::process::Command;
 
 /// A scratch project with `id`'s spec, edited to a small size by `edits`.
 fn scratch(id: &str, edits: &[(&str, &str)]) -> tempfile::TempDir {

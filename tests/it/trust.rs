@@ -4,29 +4,13 @@
 //! what it broke.
 
 use crate::util::root;
+use crate::util::{output_text as text, run_in};
 use attncheck::app;
 use attncheck::certificate::{self, Certificate};
 use attncheck::kernel::{expr, Certainty, Expect};
 use attncheck::report::{self, Report};
 use attncheck::verdict::{Check, CheckKind, Verdict};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_attncheck"))
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    bin().current_dir(dir).args(args).output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 /// Every certificate committed under reports/ (quick profile).
 fn committed_certificates() -> Vec<PathBuf> {

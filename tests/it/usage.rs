@@ -2,17 +2,9 @@
 //! specs built into the binary, and usage errors that say what is wrong. Each test
 //! is named after what it broke.
 
-use crate::util::root;
-use std::path::Path;
+use crate::util::{bin, root, run_in};
+
 use std::process::{Command, Output, Stdio};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_attncheck"))
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    bin().current_dir(dir).args(args).output().unwrap()
-}
 
 fn out(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
