@@ -4,7 +4,7 @@
 //!
 //! The format (`docs/certificate-format.md` is the normative document):
 //! ```json
-//! { "format": "attncheck-certificate/2", "claim": "positional/alibi-window",
+//! { "format": "attncheck-certificate/3", "claim": "positional/alibi-window",
 //!   "profile": "quick", "precision": 128, "hints": { "t_star": "1/8" },
 //!   "obligations": [ { "name": "T∞(1179) ≤ 1/100", "formula": "(<= … 1/100)", "expect": "holds" } ],
 //!   "data": { "S": { "kind": "signs", "n": 2, "d": 3, "rows": ["0000000000000005", "0000000000000002"] } } }
@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The format tag.
-pub const FORMAT: &str = "attncheck-certificate/2";
+pub const FORMAT: &str = "attncheck-certificate/3";
 
 /// Witness values a statement builder takes from the run (e.g. a t* found by
 /// search). They choose *which* statement is proven, never whether a formula is

@@ -220,34 +220,3 @@ impl Outcome {
         self.checks.as_slice()
     }
 }
-
-/// Formulas a claim states but has not yet moved into its statement: no
-/// certificate, nothing verifies them, so they decide nothing. The report shows
-/// them as a table, ready to become statement obligations.
-#[derive(Debug, Default)]
-pub struct Draft {
-    rows: Vec<(String, String)>,
-}
-
-impl Draft {
-    /// Adds a named formula.
-    pub fn push(&mut self, name: impl Into<String>, formula: impl Into<String>) {
-        self.rows.push((name.into(), formula.into()));
-    }
-    /// Shows the formulas in the report.
-    pub fn record(self, o: &mut Outcome) {
-        let mut t = Table::new(
-            "Formulas not yet in the claim's statement (no certificate: decided by interval code, recorded as observations)",
-            &["obligation", "formula"],
-        );
-        for (n, f) in self.rows {
-            let f = if f.chars().count() > 300 {
-                format!("{}…", f.chars().take(300).collect::<String>())
-            } else {
-                f
-            };
-            t.row(vec![n, format!("`{}`", f.replace('`', "'"))]);
-        }
-        o.tables.push(t);
-    }
-}

@@ -470,6 +470,33 @@ impl Reader<'_> {
                         i32::try_from(n).map_err(|_| "exponent too large".to_string())?;
                         T::Pow(b(self, 0)?, n)
                     }
+                    "sandwich-centred" => {
+                        // the plain definition from the format document, unrolled by
+                        // Coq's `interval` like any sum: Σ_i (cos(r·exp(−(2i/D)·ln 10⁴)) − 1)
+                        arity(3)?;
+                        let (dbar, first) =
+                            expr::sandwich::check_args(int_of(&args[0])?, int_of(&args[1])?)?;
+                        let r = b(self, 2)?;
+                        // a summation variable no bound variable of r can be
+                        let mut i = "sandwichI".to_string();
+                        while self.scope.iter().any(|v| *v == i) {
+                            i.push('x');
+                        }
+                        let omega = T::Fun(
+                            Elem::Exp,
+                            Box::new(T::Mul(vec![
+                                T::Lit(Rational::from((-2, i64::from(dbar)))),
+                                T::Var(i.clone()),
+                                T::Fun(Elem::Ln, Box::new(T::Lit(Rational::from(10_000)))),
+                            ])),
+                        );
+                        let body = T::Sub(
+                            Box::new(T::Fun(Elem::Cos, Box::new(T::Mul(vec![*r, omega])))),
+                            Box::new(T::Lit(Rational::from(1))),
+                        );
+                        let (lo, hi) = (i64::from(first), i64::from(first + dbar / 2 - 1));
+                        T::Sum(i, lo, hi, Box::new(body))
+                    }
                     "sum" => {
                         arity(4)?;
                         let v = bound(&args[0])?;

@@ -103,6 +103,12 @@ pub fn work(e: &Sexp) -> u128 {
     match e {
         Sexp::Atom(..) => 1,
         Sexp::List(items, _) => {
+            if let [Sexp::Atom(op, _), dbar, _, r] = items.as_slice() {
+                if op == "sandwich-centred" {
+                    let terms = int_atom(dbar).map_or(1, |d| (d.max(0) as u128) / 2);
+                    return 1u128.saturating_add(terms).saturating_add(work(r));
+                }
+            }
             if let [Sexp::Atom(op, _), _, lo, hi, body] = items.as_slice() {
                 if op == "forall" || op == "sum" {
                     if let (Ok(lo), Ok(hi)) = (int_atom(lo), int_atom(hi)) {
@@ -255,6 +261,8 @@ struct Env<'a> {
     prec: u32,
     vars: Vec<(&'a str, i64)>,
     data: &'a Data,
+    /// Memo of `sandwich-centred` (frequencies and values).
+    sandwich: &'a sandwich::Memo,
 }
 
 impl<'a> Env<'a> {
@@ -534,6 +542,34 @@ fn data_op<'a>(
                 None => return err(o, format!("`{op}`: no (i, j, j') triple to maximise over")),
             }
         }
+        "sandwich-centred" => {
+            arity(3)?;
+            let dbar = int_atom(&args[0])?;
+            let first = int_atom(&args[1])?;
+            let r = match term(&args[2], env)? {
+                Val::Q(q) if q.denom() == &1 => q.numer().to_i64().ok_or_else(|| ExprError {
+                    offset: args[2].offset(),
+                    reason: "r out of range".into(),
+                })?,
+                _ => {
+                    return err(
+                        args[2].offset(),
+                        "`sandwich-centred` takes an exact integer r",
+                    )
+                }
+            };
+            let (dbar, first) = sandwich::check_args(dbar, first).map_err(|reason| ExprError {
+                offset: o,
+                reason: format!("`sandwich-centred`: {reason}"),
+            })?;
+            if r == 0 {
+                // every term is cos(0) − 1 = 0 exactly
+                Rational::new()
+            } else {
+                let p = env.prec;
+                return Ok(Some(Val::I(env.sandwich.centred(dbar, first, r, p))));
+            }
+        }
         "band-reach" | "band-reach-count" => {
             arity(3)?;
             let mut int = |k: usize| -> Result<i64, ExprError> {
@@ -556,6 +592,106 @@ fn data_op<'a>(
         _ => return Ok(None),
     };
     Ok(Some(Val::Q(v)))
+}
+
+// ----- positional group: the centred Sandwich bias -----
+//
+// `(sandwich-centred D F r)`, for integer literals D (even, 2 ≤ D ≤ 4096) and F ∈ {0, 1}
+// and a term r that evaluates to an exact integer:
+//
+//     B̃(r) = Σ_{i=F}^{F + D/2 − 1} (cos(r·ω_i) − 1),   ω_i = 10000^{−2i/D} = exp(−(2i/D)·ln 10⁴),
+//
+// the centred Sandwich bias with index set I from F (positional.md §1). Proof sketch:
+// each ω_i is the outward enclosure exp(−(2i/D)·ln 10000) of the kernel's interval
+// functions; r·ω_i, its cosine and the sum are outward-rounded interval operations, so
+// the result encloses B̃(r). r = 0 gives exactly 0 (cos 0 = 1). The enclosures of ω_i
+// and of B̃(r) are kept for the rest of one formula's evaluation (same precision, same
+// values: a memo, not an approximation). Cost: D/2 cosines per new r (counted in
+// [`work`]).
+/// The centred Sandwich bias, shared by the kernel's data operation and the claims
+/// that present it (one formula).
+pub mod sandwich {
+    use super::Interval;
+    use rug::Rational;
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+
+    /// Validates (D, F) of `(sandwich-centred D F r)`.
+    pub fn check_args(dbar: i64, first: i64) -> Result<(u32, u32), String> {
+        if !(2..=4096).contains(&dbar) || dbar % 2 != 0 {
+            return Err(format!("d̄ must be even with 2 ≤ d̄ ≤ 4096 (got {dbar})"));
+        }
+        if !(0..=1).contains(&first) {
+            return Err(format!("the index set starts at 0 or 1 (got {first})"));
+        }
+        Ok((dbar as u32, first as u32))
+    }
+
+    /// Enclosures of ω_i = exp(−(2i/D)·ln 10⁴) for i = F, …, F + D/2 − 1.
+    pub fn freqs(dbar: u32, first: u32, prec: u32) -> Vec<Interval> {
+        let ln1e4 = Interval::from_i64(prec, 10_000).ln();
+        (first..first + dbar / 2)
+            .map(|i| {
+                let e = Rational::from((2 * i64::from(i), i64::from(dbar)));
+                -&(&Interval::from_rational(prec, &e) * &ln1e4)
+            })
+            .map(|x| x.exp())
+            .collect()
+    }
+
+    /// An enclosure of Σ_i (cos(r·ω_i) − 1) from the frequency enclosures.
+    pub fn centred(r: i64, freqs: &[Interval]) -> Interval {
+        let prec = freqs.first().map(Interval::prec).unwrap_or(128);
+        let rr = Interval::from_i64(prec, r);
+        let one = Interval::one(prec);
+        let mut acc = Interval::zero(prec);
+        for w in freqs {
+            acc.add_assign(&(&(&rr * w).cos() - &one));
+        }
+        acc
+    }
+
+    /// The most B̃ values kept in one memo (bounds its memory).
+    const MEMO_VALUES: usize = 1 << 18;
+
+    #[derive(Default)]
+    struct Inner {
+        freqs: HashMap<(u32, u32, u32), Arc<Vec<Interval>>>,
+        values: HashMap<(u32, u32, u32, i64), Interval>,
+    }
+
+    /// Frequencies and values computed so far, keyed by (d̄, F, precision[, r]); shared
+    /// by the obligations of one statement (the values are the same whoever computes
+    /// them, so sharing changes no result).
+    #[derive(Default)]
+    pub struct Memo {
+        inner: Mutex<Inner>,
+    }
+
+    impl Memo {
+        fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+            self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        }
+
+        pub(super) fn centred(&self, dbar: u32, first: u32, r: i64, prec: u32) -> Interval {
+            let f = {
+                let mut g = self.lock();
+                if let Some(v) = g.values.get(&(dbar, first, prec, r)) {
+                    return v.clone();
+                }
+                g.freqs
+                    .entry((dbar, first, prec))
+                    .or_insert_with(|| Arc::new(freqs(dbar, first, prec)))
+                    .clone()
+            };
+            let v = centred(r, &f);
+            let mut g = self.lock();
+            if g.values.len() < MEMO_VALUES {
+                g.values.insert((dbar, first, prec, r), v.clone());
+            }
+            v
+        }
+    }
 }
 
 // ----- positional group: band reachability (windowed attention) -----
@@ -951,11 +1087,23 @@ pub fn check(text: &str, prec: u32) -> Result<Certainty, ExprError> {
 
 /// Evaluates a formula at precision `prec` over named data.
 pub fn check_with(text: &str, prec: u32, data: &Data) -> Result<Certainty, ExprError> {
+    check_memo(text, prec, data, &sandwich::Memo::default())
+}
+
+/// [`check_with`] with a memo of computed values shared between formulas (see
+/// [`sandwich::Memo`]; the results are those of [`check_with`]).
+pub fn check_memo(
+    text: &str,
+    prec: u32,
+    data: &Data,
+    memo: &sandwich::Memo,
+) -> Result<Certainty, ExprError> {
     let e = parse_checked(text)?;
     let mut env = Env {
         prec,
         vars: Vec::new(),
         data,
+        sandwich: memo,
     };
     formula(&e, &mut env)
 }
@@ -969,10 +1117,12 @@ pub fn eval(text: &str, prec: u32) -> Result<Interval, ExprError> {
 /// Evaluates a term over named data, as an interval.
 pub fn eval_with(text: &str, prec: u32, data: &Data) -> Result<Interval, ExprError> {
     let e = parse_checked(text)?;
+    let memo = sandwich::Memo::default();
     let mut env = Env {
         prec,
         vars: Vec::new(),
         data,
+        sandwich: &memo,
     };
     Ok(term(&e, &mut env)?.iv(prec))
 }
@@ -980,10 +1130,12 @@ pub fn eval_with(text: &str, prec: u32, data: &Data) -> Result<Interval, ExprErr
 /// Evaluates a term over named data exactly: `Some` when it stays rational.
 pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>, ExprError> {
     let e = parse_checked(text)?;
+    let memo = sandwich::Memo::default();
     let mut env = Env {
         prec,
         vars: Vec::new(),
         data,
+        sandwich: &memo,
     };
     Ok(match term(&e, &mut env)? {
         Val::Q(q) => Some(q),
@@ -1139,5 +1291,59 @@ mod tests {
             assert!(check_with("(< (gram-max-abs B) 1)", 64, &data).is_err());
             assert!(check_with("(< (gram-max-abs Q) 1)", 64, &data).is_err());
         }
+    }
+
+    #[test]
+    fn sandwich_centred_is_the_plain_sum() {
+        for (d, f) in [(2u32, 0u32), (64, 0), (128, 1)] {
+            for r in [-7i64, 1, 12, 17156] {
+                let plain = format!(
+                    "(sum i {f} {} (- (cos (* {r} (exp (* (/ (* -2 i) {d}) (ln 10000))))) 1))",
+                    f + d / 2 - 1
+                );
+                let a = eval(&format!("(sandwich-centred {d} {f} {r})"), 128).unwrap();
+                let b = eval(&plain, 128).unwrap();
+                assert!(a.overlaps(&b), "d̄ = {d}, F = {f}, r = {r}");
+                assert!(a.width_up() < 1e-25 && b.width_up() < 1e-25);
+            }
+        }
+        // exactly 0 at r = 0, so `=` decides it
+        assert_eq!(
+            check("(= (sandwich-centred 128 0 0) 0)", 64),
+            Ok(Certainty::True)
+        );
+        assert_eq!(
+            check("(< (sandwich-centred 128 1 1) 0)", 64),
+            Ok(Certainty::True)
+        );
+        // a bound variable as r, and the memo shared across a forall
+        assert_eq!(
+            check("(forall r 1 300 (and (<= -128 (sandwich-centred 256 0 r)) (< (sandwich-centred 256 0 r) 0)))", 64),
+            Ok(Certainty::True)
+        );
+    }
+
+    #[test]
+    fn sandwich_centred_rejects_bad_arguments() {
+        for bad in [
+            "(< (sandwich-centred 127 0 1) 0)",
+            "(< (sandwich-centred 0 0 1) 0)",
+            "(< (sandwich-centred 8192 0 1) 0)",
+            "(< (sandwich-centred 128 2 1) 0)",
+            "(< (sandwich-centred 128 0 1/2) 0)",
+            "(< (sandwich-centred 128 0 pi) 0)",
+            "(< (sandwich-centred (+ 64 64) 0 1) 0)",
+            "(< (sandwich-centred 128 0) 0)",
+        ] {
+            assert!(check(bad, 64).is_err(), "{bad}");
+        }
+        // its cost counts against the work budget: d̄/2 per evaluation
+        let e = parse("(forall r 1 1000 (< (sandwich-centred 4096 0 r) 0))").unwrap();
+        assert!(work(&e) > 1000 * 2048);
+        assert!(check(
+            "(forall a 1 1000 (forall r 1 1000 (< (sandwich-centred 4096 0 r) 0)))",
+            64
+        )
+        .is_err());
     }
 }

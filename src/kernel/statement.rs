@@ -188,17 +188,19 @@ pub struct CheckError {
 /// and the only place that creates [`Decision`]s.
 pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
     use rayon::prelude::*;
+    let memo = expr::sandwich::Memo::default();
     let decisions = st
         .obligations
         .par_iter()
         .enumerate()
         .map(|(index, o)| {
-            let result =
-                expr::check_with(&o.formula, prec, &st.data).map_err(|error| CheckError {
+            let result = expr::check_memo(&o.formula, prec, &st.data, &memo).map_err(|error| {
+                CheckError {
                     index,
                     name: o.name.clone(),
                     error,
-                })?;
+                }
+            })?;
             Ok(Decision {
                 name: o.name.clone(),
                 result,
@@ -226,6 +228,10 @@ impl Reading {
     /// Whether the enclosures certify a violation.
     pub fn violated(&self) -> bool {
         self.violated
+    }
+    /// The joint reading of several: violated iff one of them is.
+    pub fn all(readings: impl IntoIterator<Item = Reading>) -> Reading {
+        Reading::new(readings.into_iter().any(|r| r.violated))
     }
 }
 

@@ -104,11 +104,11 @@ fn assert_names(id: &str, from: &str, to: &str, field: &str) {
 // ----- alibi-tail-bound ---------------------------------------------------------
 
 #[test]
-fn tail_bound_committed_spec_is_certified() {
+fn tail_bound_committed_spec_is_supported_with_the_chain_certified() {
     let run = timed(TAIL);
     assert_eq!(
         verdict(&run),
-        Verdict::Supported, /* interval checks not yet in a statement: observations */
+        Verdict::Supported, /* the random-content and ℚ checks are not yet obligations */
         "{:?}",
         run.report.reason
     );
@@ -116,8 +116,13 @@ fn tail_bound_committed_spec_is_certified() {
     assert!(figure(&run, "exact (w, i) pairs") >= 1000.0);
     let r = figure(&run, "largest T_w / T^max(i) (random content)");
     assert!(r > 0.0 && r < 1.0, "{r}");
-    // no statement builder yet, so no certificate: nothing of it is counted as proven
-    assert!(run.certificate.is_none());
+    // the closed-form chain is the statement: certified, with a certificate
+    for name in ["T^max(i) ≤ s·T^∞", "T^∞ ≤ s·e^Δ", "T^max(i + 1) > T^max(i)"] {
+        let c = check(&run, name);
+        assert_eq!(c.kind, attncheck::verdict::CheckKind::Certified, "{name}");
+        assert_eq!(c.result, Certainty::True, "{name}");
+    }
+    assert!(run.certificate.is_some());
 }
 
 #[test]
@@ -138,10 +143,7 @@ fn tail_bound_at_delta_0_is_e_minus_512m() {
 #[test]
 fn tail_bound_tightened_below_the_truth_is_refuted() {
     let run = run_edited(TAIL, "bound_scale = \"1\"", "bound_scale = \"0.9\"");
-    assert_eq!(
-        verdict(&run),
-        Verdict::Inconclusive /* a failed observation, no longer a certified refutation */
-    );
+    assert_eq!(verdict(&run), Verdict::Refuted);
     assert_eq!(check(&run, "T^max(i) ≤ s·T^∞").result, Certainty::False);
     assert_eq!(check(&run, "ℚ: T^∞ − T^max(i)").result, Certainty::False);
 }
@@ -820,9 +822,10 @@ fn usage_committed_spec_is_supported_with_certified_parts() {
         .report
         .checks
         .iter()
-        .filter(|c| c.kind == CheckKind::Observed)
+        .filter(|c| c.kind == CheckKind::Certified)
         .count();
     assert!(certified >= 7);
+    assert!(run.certificate.is_some());
     assert!(run
         .report
         .checks
@@ -893,10 +896,7 @@ fn usage_wrong_values_are_refuted_and_a_failed_trend_is_inconclusive() {
             ("\"0.1230\"", "\"0.1250\""),
         ],
     );
-    assert_eq!(
-        verdict(&run),
-        Verdict::Inconclusive /* a failed observation, no longer a certified refutation */
-    );
+    assert_eq!(verdict(&run), Verdict::Refuted);
     for prefix in ["Sandwich h = 12: T(16384)/T(1024) ≥", "(iii)", "§3 table"] {
         assert_eq!(check(&run, prefix).result, Certainty::False, "{prefix}");
     }

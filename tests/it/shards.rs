@@ -112,6 +112,25 @@ fn log_dimension_shards_merge_byte_for_byte() {
 }
 
 #[test]
+fn failure_probability_shards_merge_byte_for_byte() {
+    shards_merge_to_the_unsharded_report(
+        "sparse/failure-probability",
+        &[("seeds = 200", "seeds = 40")],
+        3,
+    );
+}
+
+#[test]
+fn codim_conjecture_shards_merge_byte_for_byte() {
+    // a clusters claim: each (V, seed) flow is a unit, the first seed's plot included
+    shards_merge_to_the_unsharded_report(
+        "clusters/codim-conjecture",
+        &[("t_end = \"12\"", "t_end = \"2\"")],
+        2,
+    );
+}
+
+#[test]
 fn shard_arguments_are_checked() {
     let d = scratch("sparse/log-dimension", &[]);
     for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {

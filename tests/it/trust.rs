@@ -255,7 +255,7 @@ fn verify_rejects_an_old_format_with_a_clear_message() {
     .unwrap();
     let o = run_in(dir.path(), &["verify", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("attncheck-certificate/2"), "{}", text(&o));
+    assert!(text(&o).contains("attncheck-certificate/3"), "{}", text(&o));
 }
 
 fn ck(kind: CheckKind, result: Certainty, expect: Expect) -> Check {

@@ -150,17 +150,34 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let (last_r, last_b) = (ratios.last().unwrap().1, bounds.last().unwrap().1);
         worst_slack = worst_slack.min(last_b / last_r);
         if i + 1 == insts.len() {
-            // Token trajectories and the final attention matrix (presentation only).
-            let mut map = DiscreteMap::new(&inst.sys, n, &inst.dt, Form::Layer, prec)
-                .expect("the layer form needs no inverse");
+            // Token trajectories and the final attention matrix (presentation only): the
+            // rescaled tokens z^k = R^{−k} x^k, whose clusters are visible (x^k itself
+            // grows like ‖R^k‖ and squeezes every early step into the plot's centre);
+            // the layer form is the fallback when R = I + ΔtV is singular.
+            let rescaled = DiscreteMap::new(&inst.sys, n, &inst.dt, Form::LayerRescaled, prec);
+            let (mut map, what) = match rescaled {
+                Ok(m) => (m, "rescaled tokens z = R^−k x"),
+                Err(_) => (
+                    DiscreteMap::new(&inst.sys, n, &inst.dt, Form::Layer, prec)
+                        .expect("the layer form needs no inverse"),
+                    "tokens x (R singular: no rescaling)",
+                ),
+            };
             let dt_f = inst.dt.to_f64();
             let (mut times, mut states) = (Vec::new(), Vec::new());
             let last = map.run(&inst.tokens, inst.steps, &mut [], |s| {
                 times.push(s.k as f64 * dt_f);
-                states.push(crate::dynamics::discrete::mids(&s.x));
+                states.push(crate::dynamics::discrete::mids(&s.u));
             });
             super::common::add_visuals(
-                &mut out, "last", &inst.name, &times, &states, n, d, &last.p,
+                &mut out,
+                "last",
+                &format!("{}, {what}", inst.name),
+                &times,
+                &states,
+                n,
+                d,
+                &last.p,
             );
         }
         table.row(vec![
