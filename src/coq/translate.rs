@@ -479,7 +479,7 @@ impl Reader<'_> {
                         let r = b(self, 2)?;
                         // a summation variable no bound variable of r can be
                         let mut i = "sandwichI".to_string();
-                        while self.scope.iter().any(|v| *v == i) {
+                        while self.scope.contains(&i) {
                             i.push('x');
                         }
                         let omega = T::Fun(
