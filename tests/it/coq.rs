@@ -423,3 +423,66 @@ fn flipped_sign_in_s_is_rejected_by_coq() {
     assert_eq!(m, 98);
     rejected(&c, "tamper-sign");
 }
+
+/// Each report with a certificate states "independently proven in Coq: k of n
+/// obligations" (k from the translation of the certificate the run produced,
+/// so the report is the same with or without coqc) and the kernel-only
+/// obligations with their reason; the index has a column for the figure. A
+/// claim without a certificate has neither.
+#[test]
+fn reports_state_the_coq_coverage_of_their_certificate() {
+    use super::util::run_quick;
+    let run = run_quick("positional/alibi-window");
+    let c = run
+        .report
+        .coq
+        .as_ref()
+        .expect("a certified claim has a Coq figure");
+    let cert: Certificate =
+        serde_json::from_str(&run.certificate.as_ref().expect("a certificate").1).unwrap();
+    let (k, n, ko) = coq::coverage(&cert);
+    assert_eq!((c.sent, c.obligations), (k, n));
+    assert_eq!(
+        c.kernel_only
+            .iter()
+            .map(|x| (x.name.clone(), x.reason.clone()))
+            .collect::<Vec<_>>(),
+        ko
+    );
+    assert_eq!((k + 1, n), (6, 6), "{ko:?}");
+    let md = &run.markdown;
+    assert!(
+        md.contains("**Independently proven in Coq: 5 of 6 obligations.**"),
+        "{md}"
+    );
+    assert!(md.contains("`attncheck verify --coq reports/positional/alibi-window.cert.json`"));
+    assert!(md.contains("CI re-proves every committed certificate"));
+    assert!(md.contains("Kernel-only obligations (1)"));
+    assert!(
+        md.contains(&format!("- {}: {}", ko[0].1, ko[0].0.trim())),
+        "{md}"
+    );
+    let json = run.report.to_json();
+    assert!(json.contains("\"coq\": {\n    \"sent\": 5,\n    \"obligations\": 6,"));
+
+    let none = run_quick("clusters/open-problems");
+    assert!(none.certificate.is_none() && none.report.coq.is_none());
+    assert!(!none.markdown.contains("proven in Coq"));
+    assert!(!none.report.to_json().contains("\"coq\""));
+
+    let index = attncheck::report::index_markdown(&[none.report.clone(), run.report.clone()]);
+    assert!(
+        index.contains("| profile | proven in Coq | key figure |"),
+        "{index}"
+    );
+    assert!(index.contains("| quick | 5 of 6 |"), "{index}");
+    assert!(index.contains("| quick | — |"), "{index}");
+
+    // `run --check` names a change of the figure
+    let mut fewer = run.report.clone();
+    fewer.coq.as_mut().unwrap().sent = 4;
+    assert_eq!(
+        attncheck::report::diff(&run.report, &fewer),
+        ["Coq coverage changed from 5 of 6 to 4 of 6 obligations"]
+    );
+}
