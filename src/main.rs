@@ -621,8 +621,7 @@ fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u
     let mut code = 0;
     let mut total = 0.0;
     for path in certs {
-        let cert =
-            coq::load(path).map_err(|e| app::Error::Usage(format!("{}: {e}", path.display())))?;
+        let cert = coq::load(path).map_err(coq_error)?;
         let dir = if certs.len() == 1 {
             out.to_path_buf()
         } else {

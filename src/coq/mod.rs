@@ -1,6 +1,7 @@
 //! An independent proof checker: certificates re-proven in Coq.
 //!
-//! [`translate`] turns a certificate into a Coq file: one `Lemma` per
+//! [`translate`] turns a certificate (read by the one certificate reader,
+//! [`crate::certificate::parse`], format `attncheck-certificate/2`) into a Coq file: one `Lemma` per
 //! obligation, stated in Coq's real-number syntax (`Rle`, `exp`, `ln`, `sqrt`,
 //! `cos`, `sin`, `PI`, `IZR`, rational literals `p / q`) with the obligation's
 //! name as a comment; an obligation with `expect: "fails"` is stated negated.
@@ -15,10 +16,9 @@
 //! value of a ceiling): Coq re-proves every hint, so a wrong one can only make
 //! an obligation fail.
 
-mod cert;
 mod translate;
 
-pub use cert::{Cert, CertDatum, Expect, Obligation};
+use crate::certificate::{Certificate, CertificateError};
 pub use translate::{MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS};
 
 use std::path::{Path, PathBuf};
@@ -126,13 +126,8 @@ pub enum CoqError {
         hint: &'static str,
     },
     /// The certificate could not be read.
-    #[error("certificate: {field}: {reason}")]
-    Certificate {
-        /// The field.
-        field: String,
-        /// What is wrong.
-        reason: String,
-    },
+    #[error(transparent)]
+    Certificate(#[from] CertificateError),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
@@ -151,17 +146,18 @@ pub enum CoqError {
     },
 }
 
-/// Reads a certificate file (format 1 or 2).
-pub fn load(path: &Path) -> Result<Cert, CoqError> {
+/// Reads a certificate file with the one certificate reader
+/// ([`crate::certificate::parse`]).
+pub fn load(path: &Path) -> Result<Certificate, CoqError> {
     let text = std::fs::read_to_string(path).map_err(|source| CoqError::Io {
         path: path.into(),
         source,
     })?;
-    Cert::parse(&text)
+    Ok(crate::certificate::parse(path, &text)?)
 }
 
 /// Translates a certificate into Coq.
-pub fn translate(cert: &Cert) -> CoqFile {
+pub fn translate(cert: &Certificate) -> CoqFile {
     let t = translate::translate(cert);
     let mut text = t.header.clone();
     for b in &t.blocks {
@@ -190,7 +186,7 @@ pub fn translate(cert: &Cert) -> CoqFile {
 /// (obligations sent to Coq, all obligations, the kernel-only ones with their
 /// reason), without running Coq — for the reports' "independently proven in
 /// Coq: k of n obligations" line.
-pub fn coverage(cert: &Cert) -> (usize, usize, Vec<(ObligationName, String)>) {
+pub fn coverage(cert: &Certificate) -> (usize, usize, Vec<(ObligationName, String)>) {
     let f = translate(cert);
     (f.sent.len(), cert.obligations.len(), f.kernel_only)
 }
@@ -204,7 +200,7 @@ fn write(path: &Path, text: &str) -> Result<(), CoqError> {
 
 /// Writes the `.v` files and the library into `dir`; returns the shell command
 /// that checks them by hand.
-pub fn export(cert: &Cert, dir: &Path) -> Result<(CoqFile, String), CoqError> {
+pub fn export(cert: &Certificate, dir: &Path) -> Result<(CoqFile, String), CoqError> {
     std::fs::create_dir_all(dir).map_err(|source| CoqError::Io {
         path: dir.into(),
         source,
@@ -344,7 +340,7 @@ pub fn axiom_allowed(name: &str) -> bool {
 /// Translates `cert`, writes the files into `dir` and runs `coqc`: every
 /// obligation sent to Coq comes back proven or rejected; when one is
 /// rejected, the file is re-run without it, so each verdict is Coq's own.
-pub fn check(cert: &Cert, dir: &Path) -> Result<CoqReport, CoqError> {
+pub fn check(cert: &Certificate, dir: &Path) -> Result<CoqReport, CoqError> {
     if !installed() {
         return Err(CoqError::NotInstalled { hint: INSTALL_HINT });
     }

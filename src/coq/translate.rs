@@ -21,9 +21,9 @@
 //! Everything the kernel supplies here (witnesses, values) is a hint: Coq
 //! re-proves it, so a wrong hint makes an obligation fail, never pass.
 
-use super::cert::{Cert, CertDatum, Expect};
-use crate::kernel::expr::{self, Data, Sexp};
-use crate::kernel::{parse_rational, Certainty};
+use crate::certificate::Certificate;
+use crate::kernel::expr::{self, Data, Datum, Sexp};
+use crate::kernel::{parse_rational, Certainty, Expect};
 use rug::{Integer, Rational};
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -208,7 +208,7 @@ fn no_coq(op: &str) -> String {
 }
 
 struct Reader<'a> {
-    cert: &'a Cert,
+    cert: &'a Certificate,
     data: &'a Data,
     ops: &'a mut Ops,
     scope: Vec<String>,
@@ -246,16 +246,18 @@ fn range(items: &[Sexp]) -> Result<(i64, i64), String> {
 }
 
 impl Reader<'_> {
-    fn datum(&self, e: &Sexp, op: &str) -> Result<(String, &CertDatum), String> {
+    fn datum(&self, e: &Sexp, op: &str) -> Result<(String, &Datum), String> {
         let a = atom(e).ok_or_else(|| format!("`{op}` expects the name of a datum"))?;
         let d = self
-            .cert
             .data
             .get(a)
-            .ok_or_else(|| format!("no datum named `{a}` in the certificate"))?;
-        if let CertDatum::Other(k) = d {
+            .ok_or_else(|| match self.cert.data.get(a) {
+                Some(_) => format!("datum `{a}` is malformed"),
+                None => format!("no datum named `{a}` in the certificate"),
+            })?;
+        if let Datum::Layer(_) = d {
             return Err(format!(
-                "operator `{op}` over a datum of kind `{k}` has no Coq translation"
+                "operator `{op}` over a datum of kind `layer` has no Coq translation"
             ));
         }
         Ok((a.to_string(), d))
@@ -263,14 +265,14 @@ impl Reader<'_> {
 
     fn signs(&self, e: &Sexp, op: &str) -> Result<String, String> {
         match self.datum(e, op)? {
-            (n, CertDatum::Signs { .. }) => Ok(n),
+            (n, Datum::Signs(_)) => Ok(n),
             _ => Err(format!("`{op}` expects a sign matrix")),
         }
     }
 
     fn sparse(&self, e: &Sexp, op: &str) -> Result<String, String> {
         match self.datum(e, op)? {
-            (n, CertDatum::Sparse { .. }) => Ok(n),
+            (n, Datum::Sparse(_)) => Ok(n),
             _ => Err(format!("`{op}` expects a row-sparse rational matrix")),
         }
     }
@@ -287,7 +289,7 @@ impl Reader<'_> {
             "rows" => {
                 arity(1)?;
                 let (name, d) = self.datum(&args[0], op)?;
-                let f = if matches!(d, CertDatum::Signs { .. }) {
+                let f = if matches!(d, Datum::Signs(_)) {
                     "rows_signs"
                 } else {
                     "rows_sparse"
@@ -1315,7 +1317,7 @@ fn comment(s: &str) -> String {
 }
 
 /// The Coq module name of a certificate.
-pub(crate) fn stem(cert: &Cert) -> String {
+pub(crate) fn stem(cert: &Certificate) -> String {
     let s: String = cert
         .claim
         .chars()
@@ -1324,7 +1326,7 @@ pub(crate) fn stem(cert: &Cert) -> String {
     format!("cert_{s}")
 }
 
-fn data_file(cert: &Cert, ops: &Ops) -> Option<String> {
+fn data_file(cert: &Certificate, data: &Data, ops: &Ops) -> Option<String> {
     if cert.data.is_empty() {
         return None;
     }
@@ -1338,21 +1340,21 @@ fn data_file(cert: &Cert, ops: &Ops) -> Option<String> {
          Local Open Scope Z_scope.\n",
         comment(&cert.claim)
     );
-    for (name, d) in &cert.data {
+    for name in cert.data.keys() {
         let dn = data_name(name);
-        match d {
-            CertDatum::Signs { n, d, rows } => {
+        match data.get(name) {
+            Some(Datum::Signs(m)) => {
+                let (n, d) = (m.n(), m.d());
                 let _ = writeln!(
                     s,
                     "(* {name}: a {n} × {d} sign matrix; row l is the integer whose bit c is set\n   \
                      exactly when S_lc = −1 (bit 0 = column 0). *)"
                 );
                 let _ = writeln!(s, "Definition {dn} : signs := signs_of_bits {d} [");
-                let lines: Vec<String> = rows
-                    .iter()
-                    .map(|r| {
+                let lines: Vec<String> = (0..n)
+                    .map(|l| {
                         let mut x = Integer::new();
-                        for (w, word) in r.iter().enumerate() {
+                        for (w, word) in m.row(l).iter().enumerate() {
                             x += Integer::from(*word) << (64 * w as u32);
                         }
                         if x == 0 {
@@ -1364,7 +1366,8 @@ fn data_file(cert: &Cert, ops: &Ops) -> Option<String> {
                     .collect();
                 let _ = writeln!(s, "{}].\n", lines.join(";\n"));
             }
-            CertDatum::Sparse { n, rows } => {
+            Some(Datum::Sparse(b)) => {
+                let (n, rows) = (b.n, &b.rows);
                 let _ = writeln!(
                     s,
                     "(* {name}: a row-sparse {n} × {n} rational matrix, per row its (column, value) pairs. *)"
@@ -1383,8 +1386,11 @@ fn data_file(cert: &Cert, ops: &Ops) -> Option<String> {
                     .collect();
                 let _ = writeln!(s, "{}].\nLocal Open Scope Z_scope.\n", lines.join(";\n"));
             }
-            CertDatum::Other(k) => {
-                let _ = writeln!(s, "(* {name}: a datum of kind {k}, not translated. *)\n");
+            Some(Datum::Layer(_)) => {
+                let _ = writeln!(s, "(* {name}: a datum of kind layer, not translated. *)\n");
+            }
+            None => {
+                let _ = writeln!(s, "(* {name}: a malformed datum, not translated. *)\n");
             }
         }
     }
@@ -1456,8 +1462,13 @@ fn uses_f(f: &F, out: &mut Vec<usize>) {
 }
 
 /// Translates every obligation it can.
-pub(crate) fn translate(cert: &Cert) -> Translation {
-    let data = cert.kernel_data();
+pub(crate) fn translate(cert: &Certificate) -> Translation {
+    // the kernel form of the data (a malformed datum is left out: formulas using it stay kernel-only)
+    let data: Data = cert
+        .data
+        .iter()
+        .filter_map(|(k, e)| Some((k.clone(), e.to_datum().ok()?)))
+        .collect();
     let mut ops = Ops::default();
     // read every formula first: the data operations are numbered across the file
     let mut read: Vec<Result<F, String>> = Vec::new();
@@ -1503,7 +1514,7 @@ pub(crate) fn translate(cert: &Cert) -> Translation {
                 kernel_only.push((
                     i,
                     format!(
-                        "{g} interval proofs (a forall over that many values, seconds each) are beyond the Coq budget ({MAX_INTERVAL_GOALS})"
+                        "{g} interval proofs (one per value of a forall) are beyond the Coq budget ({MAX_INTERVAL_GOALS})"
                     ),
                 ));
                 continue;
@@ -1553,20 +1564,17 @@ pub(crate) fn translate(cert: &Cert) -> Translation {
         blocks.push(Block { index: i, text });
     }
     let stem = stem(cert);
-    let data_text = data_file(cert, &ops);
+    let data_text = data_file(cert, &data, &ops);
     let mut header = String::new();
     let _ = writeln!(
         header,
-        "(* Certificate of {} (format {}{}), re-proven in Coq; generated by attncheck.\n   \
+        "(* Certificate of {} (format {}, profile {}), re-proven in Coq; generated by attncheck.\n   \
          Each lemma o_k states obligation k in Coq's real-number syntax (a refutation,\n   \
          expect fails, as the negated statement). Data operations are the plain\n   \
          definitions of coq/Attncheck.v, computed by Coq from the embedded data. *)",
         comment(&cert.claim),
         comment(&cert.format),
         cert.profile
-            .as_deref()
-            .map(|p| format!(", profile {}", comment(p)))
-            .unwrap_or_default()
     );
     if !cert.hints.is_empty() {
         let hs: Vec<String> = cert

@@ -33,6 +33,80 @@ fn result_word(kind: CheckKind, r: Certainty) -> &'static str {
     }
 }
 
+/// At most this many obligation names per kernel-only reason.
+const KERNEL_ONLY_NAMES: usize = 4;
+
+/// The Coq paragraph of the trust section: the figure "independently proven in
+/// Coq: k of n obligations" (from the deterministic translation, so the report
+/// does not depend on whether Coq is installed) and the kernel-only obligations
+/// grouped by reason.
+fn coq_coverage(s: &mut String, c: &super::CoqCoverage, r: &Report) {
+    let cert = r.certificate.as_deref().unwrap_or("the certificate");
+    let head = format!(
+        "**Independently proven in Coq: {} of {} obligations.**",
+        c.sent, c.obligations
+    );
+    if c.sent == 0 {
+        let _ = writeln!(
+            s,
+            "{head} The Coq translation sends none of this certificate's obligations to Coq.\n"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "{head} The Coq translation sends {} to Coq, the independent proof checker, which re-proves \
+             them from the plain definitions of `coq/Attncheck.v` (`attncheck verify --coq reports/{}/{cert}`; CI \
+             re-proves every committed certificate). The figure comes from the deterministic translation: Coq is not \
+             run when a report is written.\n",
+            if c.sent == c.obligations {
+                "all of them".to_string()
+            } else {
+                format!("these {}", c.sent)
+            },
+            r.paper
+        );
+    }
+    let groups = c.kernel_only_by_reason();
+    if groups.is_empty() {
+        let _ = writeln!(s, "Kernel-only obligations: none.\n");
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "Kernel-only obligations ({}), decided by the attncheck kernel alone:\n",
+        c.kernel_only.len()
+    );
+    for (why, names) in groups {
+        let shown: Vec<String> = names
+            .iter()
+            .take(if names.len() > KERNEL_ONLY_NAMES {
+                KERNEL_ONLY_NAMES - 1
+            } else {
+                KERNEL_ONLY_NAMES
+            })
+            .map(|n| n.trim().replace('`', "'"))
+            .collect();
+        let more = names.len() - shown.len();
+        let _ = writeln!(
+            s,
+            "- {}{}: {}{}",
+            why.trim(),
+            if names.len() == 1 {
+                String::new()
+            } else {
+                format!(" ({} obligations)", names.len())
+            },
+            shown.join("; "),
+            if more > 0 {
+                format!("; and {more} more")
+            } else {
+                String::new()
+            }
+        );
+    }
+    s.push('\n');
+}
+
 /// The Markdown report of one claim.
 pub fn report_markdown(r: &Report) -> String {
     let mut s = String::new();
@@ -158,6 +232,9 @@ pub fn report_markdown(r: &Report) -> String {
     if let Some(t) = &r.trust {
         let _ = writeln!(s, "## Trust base and statement\n");
         let _ = writeln!(s, "The certified checks rest on {}.\n", t.rests_on);
+        if let Some(c) = &r.coq {
+            coq_coverage(&mut s, c, r);
+        }
         let _ = writeln!(
             s,
             "The statement ({} obligations; `attncheck verify` rebuilds it from the spec and requires the \
@@ -196,6 +273,9 @@ pub fn report_markdown(r: &Report) -> String {
     let _ = writeln!(s, "```sh\n{}", r.command);
     if let Some(c) = &r.certificate {
         let _ = writeln!(s, "attncheck verify reports/{}/{c}", r.paper);
+        if r.coq.as_ref().is_some_and(|c| c.sent > 0) {
+            let _ = writeln!(s, "attncheck verify --coq reports/{}/{c}", r.paper);
+        }
     }
     let _ = writeln!(s, "```");
     s
@@ -211,6 +291,12 @@ pub fn index_markdown(reports: &[Report]) -> String {
          `index.html` beside it is the same set as one page). Verdicts: certified (proven with outward-rounded or exact \
          arithmetic), supported (observed at finite size, invariants certified), refuted (certified \
          counterexample), inconclusive, not-checkable, report-only. See the README for how to read them.\n"
+    );
+    let _ = writeln!(
+        s,
+        "**Proven in Coq**: k of n means the Coq translation sends k of the n obligations of the claim's certificate \
+         to Coq, the independent proof checker, which re-proves them (`attncheck verify --coq CERT`; CI re-proves every \
+         committed certificate); the rest stay kernel-only, with the reason in the report. — means no certificate.\n"
     );
     let counts = |v: crate::verdict::Verdict| reports.iter().filter(|r| r.verdict == v).count();
     use crate::verdict::Verdict::*;
@@ -228,9 +314,9 @@ pub fn index_markdown(reports: &[Report]) -> String {
     );
     let _ = writeln!(
         s,
-        "| claim | paper | verdict | expected | rigour | profile | key figure |"
+        "| claim | paper | verdict | expected | rigour | profile | proven in Coq | key figure |"
     );
-    let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- | --- |");
+    let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- | --- | --- |");
     for r in reports {
         let key = r
             .figures
@@ -242,9 +328,14 @@ pub fn index_markdown(reports: &[Report]) -> String {
         } else {
             format!("**{}** (differs)", r.expected)
         };
+        let coq = r
+            .coq
+            .as_ref()
+            .map(|c| format!("{} of {}", c.sent, c.obligations))
+            .unwrap_or_else(|| "—".into());
         let _ = writeln!(
             s,
-            "| [{}]({}/{}.md) | {} | {} | {} | {} | {} | {} |",
+            "| [{}]({}/{}.md) | {} | {} | {} | {} | {} | {coq} | {} |",
             r.id,
             r.paper,
             r.id.split_once('/').map(|x| x.1).unwrap_or(&r.id),

@@ -77,6 +77,10 @@ pub struct Report {
     /// (present when the claim has a statement).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust: Option<Trust>,
+    /// How much of the certificate the Coq translation sends to Coq (present
+    /// when the run produced a certificate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coq: Option<CoqCoverage>,
     /// The tool that wrote it (`attncheck <version>`; no commit or date, so that
     /// committed reports stay byte-identical from run to run).
     pub tool: String,
@@ -91,6 +95,59 @@ pub struct Trust {
     pub rests_on: String,
     /// Every obligation: (name, expect, formula).
     pub statement: Vec<(String, crate::kernel::Expect, String)>,
+}
+
+/// The Coq coverage of a report's certificate: how many of its obligations the
+/// Coq translation ([`crate::coq`]) sends to Coq, and why the others stay
+/// kernel-only. Computed from the deterministic translation, never by running
+/// `coqc`, so a report does not depend on whether Coq is installed where it is
+/// written; `attncheck verify --coq` re-proves the obligations sent, and CI runs
+/// it on every committed certificate (tests/it/coq.rs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoqCoverage {
+    /// Obligations sent to Coq.
+    pub sent: usize,
+    /// All obligations of the certificate.
+    pub obligations: usize,
+    /// The obligations that stay kernel-only, in certificate order.
+    pub kernel_only: Vec<KernelOnly>,
+}
+
+/// An obligation the Coq translation does not send to Coq.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelOnly {
+    /// The obligation's name.
+    pub name: String,
+    /// Why it stays kernel-only.
+    pub reason: String,
+}
+
+impl CoqCoverage {
+    /// The coverage of a certificate.
+    pub fn of(cert: &crate::certificate::Certificate) -> CoqCoverage {
+        let (sent, obligations, kernel_only) = crate::coq::coverage(cert);
+        CoqCoverage {
+            sent,
+            obligations,
+            kernel_only: kernel_only
+                .into_iter()
+                .map(|(name, reason)| KernelOnly { name, reason })
+                .collect(),
+        }
+    }
+
+    /// The kernel-only obligations grouped by reason, in order of first
+    /// appearance: (reason, names).
+    pub fn kernel_only_by_reason(&self) -> Vec<(&str, Vec<&str>)> {
+        let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
+        for k in &self.kernel_only {
+            match out.iter_mut().find(|(w, _)| *w == k.reason) {
+                Some((_, names)) => names.push(&k.name),
+                None => out.push((&k.reason, vec![&k.name])),
+            }
+        }
+        out
+    }
 }
 
 /// The tool name and version written into every report.
@@ -201,6 +258,7 @@ impl Report {
                     .map(|o| (o.name.clone(), o.expect, o.formula.clone()))
                     .collect(),
             }),
+            coq: outcome.certificate.as_ref().map(CoqCoverage::of),
             tool: tool(),
             command: match profile {
                 Profile::Quick => format!("attncheck run {}", spec.id),
@@ -264,6 +322,14 @@ pub fn diff(old: &Report, new: &Report) -> Vec<String> {
             old.check_tolerance,
             new.check_tolerance
         ));
+    }
+    if let (Some(a), Some(b)) = (&old.coq, &new.coq) {
+        if (a.sent, a.obligations) != (b.sent, b.obligations) {
+            out.push(format!(
+                "Coq coverage changed from {} of {} to {} of {} obligations",
+                a.sent, a.obligations, b.sent, b.obligations
+            ));
+        }
     }
     diff_values("params", &old.params, &new.params, &mut out);
     for c in &old.checks {

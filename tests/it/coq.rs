@@ -1,22 +1,27 @@
 //! The Coq translation (`attncheck::coq`): every committed certificate
-//! translates; Coq proves the committed certificates; tampering is caught by
-//! Coq itself (the certificate is translated directly, with no spec check).
+//! translates; `attncheck verify --coq` re-proves every committed certificate
+//! (each report's "independently proven in Coq: k of n obligations" is the k
+//! Coq proves here); tampering is caught by Coq itself (the certificate is
+//! translated directly, with no spec check).
 //!
 //! Tests that run `coqc` print a message and pass when it is not installed
-//! (`apt-get install coq libcoq-interval`; CI installs it). The Coq tests cover
-//! the fixed subset alibi-window, alibi-slopes,
-//! sandwich-head-power-law, paranormal-proof-gap, corollary-dimension and
-//! ratio-lemma; `attncheck verify --coq FILE` checks any other certificate.
+//! (`apt-get install coq libcoq-interval`; `make test` and CI install it).
+//! Certificates are read by the one reader, `attncheck::certificate`.
 
-use super::util::root;
-use attncheck::coq::{self, Cert, CoqVerdict, Expect};
-use std::path::PathBuf;
+use super::util::{bin, output_text, root};
+use attncheck::certificate::{self, Certificate, DataEntry, Obligation};
+use attncheck::coq::{self, CoqVerdict};
+use attncheck::kernel::expr::Datum;
+use attncheck::kernel::{Expect, SignMatrix};
+use attncheck::spec::Profile;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 fn cert_path(id: &str) -> PathBuf {
     root().join("reports").join(format!("{id}.cert.json"))
 }
 
-fn cert(id: &str) -> Cert {
+fn cert(id: &str) -> Certificate {
     coq::load(&cert_path(id)).unwrap_or_else(|e| panic!("{id}: {e}"))
 }
 
@@ -55,7 +60,7 @@ fn coq_dir(name: &str) -> Option<tempfile::TempDir> {
 }
 
 /// Only the obligations whose name contains `needle` (to keep Coq runs short).
-fn only(mut c: Cert, needle: &str) -> Cert {
+fn only(mut c: Certificate, needle: &str) -> Certificate {
     c.obligations.retain(|o| o.name.contains(needle));
     assert!(
         !c.obligations.is_empty(),
@@ -64,29 +69,7 @@ fn only(mut c: Cert, needle: &str) -> Cert {
     c
 }
 
-fn proven_all(id: &str) {
-    let Some(dir) = coq_dir(&id.replace('/', "-")) else {
-        return;
-    };
-    let c = cert(id);
-    let r = coq::check(&c, dir.path()).unwrap_or_else(|e| panic!("{id}: {e}"));
-    eprintln!(
-        "{id}: {} of {} proven by Coq, {} kernel-only, {:.1} s",
-        r.proven(),
-        r.results.len(),
-        r.kernel_only(),
-        r.seconds
-    );
-    for (name, v) in &r.results {
-        assert!(
-            !matches!(v, CoqVerdict::Rejected(_)),
-            "{id}: Coq rejected `{name}`: {v:?}"
-        );
-    }
-    assert_eq!(r.proven(), coq::coverage(&c).0, "{id}");
-}
-
-fn rejected(c: &Cert, name: &str) {
+fn rejected(c: &Certificate, name: &str) {
     let Some(dir) = coq_dir(name) else {
         return;
     };
@@ -146,13 +129,63 @@ fn coverage_of_the_required_certificates_is_complete() {
     }
 }
 
-fn v2(obligations: &str, data: &str) -> Cert {
+/// A certificate read from JSON text by the one reader.
+fn v2(obligations: &str, data: &str) -> Certificate {
     let text = format!(
         r#"{{"format": "attncheck-certificate/2", "claim": "test/v2", "profile": "quick",
             "precision": 128, "hints": {{"t_star": "1/8"}},
             "obligations": [{obligations}]{data}}}"#
     );
-    Cert::parse(&text).unwrap_or_else(|e| panic!("{e}"))
+    certificate::parse(Path::new("test.cert.json"), &text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A certificate built in memory, past the reader (which rejects an unknown
+/// operator): what the translator does with formulas it cannot translate.
+fn hand_built(obligations: &[(&str, &str)], data: BTreeMap<String, DataEntry>) -> Certificate {
+    Certificate {
+        format: certificate::FORMAT.into(),
+        claim: "test/hand-built".into(),
+        profile: Profile::Quick,
+        precision: 128,
+        hints: BTreeMap::new(),
+        obligations: obligations
+            .iter()
+            .map(|(name, formula)| Obligation {
+                name: name.to_string(),
+                formula: formula.to_string(),
+                expect: Expect::Holds,
+            })
+            .collect(),
+        data,
+    }
+}
+
+#[test]
+fn coq_reads_certificates_with_the_one_reader() {
+    // the reader's own messages: a format-1 file, an unknown field
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("old.cert.json");
+    std::fs::write(
+        &p,
+        r#"{"format": "attncheck-certificate/1", "claim": "x", "precision": 64,
+            "obligations": [{"name": "a", "formula": "(< 1 2)"}]}"#,
+    )
+    .unwrap();
+    let e = coq::load(&p).unwrap_err().to_string();
+    assert!(e.contains("expected `attncheck-certificate/2`"), "{e}");
+    let text = std::fs::read_to_string(cert_path("clusters/paranormal"))
+        .unwrap()
+        .replacen("\"precision\"", "\"extra\": 1, \"precision\"", 1);
+    std::fs::write(&p, text).unwrap();
+    let e = coq::load(&p).unwrap_err().to_string();
+    assert!(e.contains("extra"), "{e}");
+    // a committed certificate reads the same through coq::load and the reader
+    let p = cert_path("sparse/ratio-lemma");
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert_eq!(
+        coq::load(&p).unwrap(),
+        certificate::parse(&p, &text).unwrap()
+    );
 }
 
 #[test]
@@ -184,17 +217,33 @@ fn format_2_expect_fails_is_translated_as_the_negation() {
 
 #[test]
 fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
-    let c = v2(
-        r#"{"name": "a", "formula": "(<= (tanh 1) 1)", "expect": "holds"},
-           {"name": "b", "formula": "(<= (traj-max X) 1)", "expect": "holds"},
-           {"name": "c", "formula": "(<= (gram-max-abs X) 1)", "expect": "holds"}"#,
-        r#", "data": {"X": {"kind": "trajectory", "steps": 3}}"#,
+    // a layer datum (growth-bound's) has no Coq translation; neither has an
+    // operator the translator does not know
+    let layer = cert("clusters/growth-bound").data["X0"].clone();
+    assert!(matches!(layer, DataEntry::Layer { .. }));
+    let c = hand_built(
+        &[
+            ("a", "(<= (tanh 1) 1)"),
+            ("b", "(<= (traj-max X) 1)"),
+            ("c", "(<= (gram-max-abs X) 1)"),
+            ("d", "(<= (layer-max-sqnorm X 0 1) 1)"),
+        ],
+        BTreeMap::from([("X".to_string(), layer)]),
     );
     let (k, n, ko) = coq::coverage(&c);
-    assert_eq!((k, n), (0, 3));
+    assert_eq!((k, n), (0, 4));
     assert_eq!(ko[0].1, "operator `tanh` has no Coq translation");
     assert_eq!(ko[1].1, "operator `traj-max` has no Coq translation");
-    assert!(ko[2].1.contains("kind `trajectory`"), "{ko:?}");
+    assert!(ko[2].1.contains("kind `layer`"), "{ko:?}");
+    assert_eq!(
+        ko[3].1,
+        "operator `layer-max-sqnorm` has no Coq translation"
+    );
+    let f = coq::translate(&c);
+    assert!(f
+        .data
+        .unwrap()
+        .contains("X: a datum of kind layer, not translated"));
 }
 
 #[test]
@@ -217,34 +266,110 @@ fn reversed_ranges_are_vacuous_and_large_exact_sums_are_computed() {
     }
 }
 
+/// `attncheck verify --coq` on every committed certificate, as CI runs it: exit
+/// 0, nothing rejected, and Coq proves exactly the obligations the translation
+/// sends — the k of each report's "independently proven in Coq: k of n".
 #[test]
-fn coq_proves_alibi_window() {
-    proven_all("positional/alibi-window");
+fn verify_coq_re_proves_every_committed_certificate() {
+    if !coq::installed() {
+        eprintln!(
+            "skipping verify_coq_re_proves_every_committed_certificate: coqc not found, so the committed \
+             certificates were NOT re-proven in Coq (install: {}; `make test` and CI install it)",
+            coq::INSTALL_HINT
+        );
+        return;
+    }
+    let all = committed();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(all.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(p) = all.get(i) else { break };
+                if let Err(e) = verify_coq(p) {
+                    failures.lock().unwrap().push(e);
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// One `verify --coq` run, checked against the translation and the committed report.
+fn verify_coq(p: &Path) -> Result<(), String> {
+    let c = coq::load(p).map_err(|e| e.to_string())?;
+    let tmp = std::env::temp_dir().join(format!(
+        "attncheck-coq-test-{}-{}",
+        std::process::id(),
+        coq::translate(&c).stem
+    ));
+    let out = bin()
+        .env("TMPDIR", &tmp)
+        .args(["verify", "--coq"])
+        .arg(p)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&tmp);
+    let text = output_text(&out);
+    let at = format!("{}: verify --coq", p.display());
+    if out.status.code() != Some(0) {
+        return Err(format!("{at} exited {:?}:\n{text}", out.status.code()));
+    }
+    let (sent, n, ko) = coq::coverage(&c);
+    let summary = format!(
+        "{}: {sent} of {n} obligations sent to Coq, {sent} proven, 0 rejected; {} kernel-only",
+        c.claim,
+        ko.len()
+    );
+    if !text.contains(&summary) {
+        return Err(format!("{at}: expected `{summary}` in:\n{text}"));
+    }
+    if text.matches("proven by Coq    ").count() != sent {
+        return Err(format!(
+            "{at}: not every obligation sent was proven:\n{text}"
+        ));
+    }
+    eprintln!("{}: {sent} of {n} obligations proven by Coq", c.claim);
+    // the committed report states the same figure (once it carries one)
+    let report = p.with_file_name(
+        p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(".cert.json", ".json"),
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).map_err(|e| format!("{at}: {e}"))?)
+            .map_err(|e| format!("{at}: {e}"))?;
+    if let Some(k) = r.pointer("/coq/sent") {
+        if k.as_u64() != Some(sent as u64) || r.pointer("/coq/obligations") != Some(&n.into()) {
+            return Err(format!(
+                "{at}: {} says {k} of {} obligations are proven in Coq, Coq proved {sent} of {n}",
+                report.display(),
+                r.pointer("/coq/obligations")
+                    .unwrap_or(&serde_json::Value::Null)
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[test]
-fn coq_proves_alibi_slopes() {
-    proven_all("positional/alibi-slopes");
-}
-
-#[test]
-fn coq_proves_sandwich_head_power_law() {
-    proven_all("positional/sandwich-head-power-law");
-}
-
-#[test]
-fn coq_proves_paranormal_proof_gap() {
-    proven_all("clusters/paranormal-proof-gap");
-}
-
-#[test]
-fn coq_proves_corollary_dimension() {
-    proven_all("sparse/corollary-dimension");
-}
-
-#[test]
-fn coq_proves_ratio_lemma_data_obligations() {
-    proven_all("sparse/ratio-lemma");
+fn verify_coq_without_coqc_says_how_to_install_it() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = bin()
+        .env("PATH", empty.path())
+        .args(["verify", "--coq"])
+        .arg(cert_path("clusters/paranormal"))
+        .output()
+        .unwrap();
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains(coq::INSTALL_HINT), "{text}");
 }
 
 #[test]
@@ -280,21 +405,84 @@ fn tampered_t_star_is_rejected_by_coq() {
 
 #[test]
 fn flipped_sign_in_s_is_rejected_by_coq() {
-    use attncheck::coq::CertDatum;
     let mut c = only(cert("sparse/ratio-lemma"), "t* = max");
-    let Some(CertDatum::Signs { n, d, rows }) = c.data.get_mut("S") else {
-        panic!("no S")
+    let entry = c.data.get_mut("S").expect("no S");
+    let Ok(Datum::Signs(s)) = entry.to_datum() else {
+        panic!("S is not a sign matrix")
     };
-    let (n, d) = (*n, *d);
-    let words: Vec<u64> = rows.iter().flatten().copied().collect();
-    let s = attncheck::kernel::SignMatrix::from_words(n, d, words).unwrap();
+    let (n, d) = (s.n(), s.d());
     let (m, (l, j)) = s.max_abs_offdiag().unwrap();
     // flip one sign of row l where s_l·s_j disagrees with G_lj: |G_lj| grows by 2
     let g = s.inner(l, j);
     let col = (0..d)
         .find(|&col| (s.sign(l, col) * s.sign(j, col) > 0) != (g > 0))
         .unwrap();
-    rows[l][col / 64] ^= 1 << (col % 64);
+    let mut words: Vec<u64> = (0..n).flat_map(|r| s.row(r).to_vec()).collect();
+    words[l * d.div_ceil(64) + col / 64] ^= 1 << (col % 64);
+    *entry = DataEntry::from_signs(&SignMatrix::from_words(n, d, words).unwrap());
     assert_eq!(m, 98);
     rejected(&c, "tamper-sign");
+}
+
+/// Each report with a certificate states "independently proven in Coq: k of n
+/// obligations" (k from the translation of the certificate the run produced,
+/// so the report is the same with or without coqc) and the kernel-only
+/// obligations with their reason; the index has a column for the figure. A
+/// claim without a certificate has neither.
+#[test]
+fn reports_state_the_coq_coverage_of_their_certificate() {
+    use super::util::run_quick;
+    let run = run_quick("positional/alibi-window");
+    let c = run
+        .report
+        .coq
+        .as_ref()
+        .expect("a certified claim has a Coq figure");
+    let cert: Certificate =
+        serde_json::from_str(&run.certificate.as_ref().expect("a certificate").1).unwrap();
+    let (k, n, ko) = coq::coverage(&cert);
+    assert_eq!((c.sent, c.obligations), (k, n));
+    assert_eq!(
+        c.kernel_only
+            .iter()
+            .map(|x| (x.name.clone(), x.reason.clone()))
+            .collect::<Vec<_>>(),
+        ko
+    );
+    assert_eq!((k + 1, n), (6, 6), "{ko:?}");
+    let md = &run.markdown;
+    assert!(
+        md.contains("**Independently proven in Coq: 5 of 6 obligations.**"),
+        "{md}"
+    );
+    assert!(md.contains("`attncheck verify --coq reports/positional/alibi-window.cert.json`"));
+    assert!(md.contains("CI re-proves every committed certificate"));
+    assert!(md.contains("Kernel-only obligations (1)"));
+    assert!(
+        md.contains(&format!("- {}: {}", ko[0].1, ko[0].0.trim())),
+        "{md}"
+    );
+    let json = run.report.to_json();
+    assert!(json.contains("\"coq\": {\n    \"sent\": 5,\n    \"obligations\": 6,"));
+
+    let none = run_quick("clusters/open-problems");
+    assert!(none.certificate.is_none() && none.report.coq.is_none());
+    assert!(!none.markdown.contains("proven in Coq"));
+    assert!(!none.report.to_json().contains("\"coq\""));
+
+    let index = attncheck::report::index_markdown(&[none.report.clone(), run.report.clone()]);
+    assert!(
+        index.contains("| profile | proven in Coq | key figure |"),
+        "{index}"
+    );
+    assert!(index.contains("| quick | 5 of 6 |"), "{index}");
+    assert!(index.contains("| quick | — |"), "{index}");
+
+    // `run --check` names a change of the figure
+    let mut fewer = run.report.clone();
+    fewer.coq.as_mut().unwrap().sent = 4;
+    assert_eq!(
+        attncheck::report::diff(&run.report, &fewer),
+        ["Coq coverage changed from 5 of 6 to 4 of 6 obligations"]
+    );
 }
