@@ -33,7 +33,12 @@ use std::fmt::Write;
 pub const MAX_INTERVAL_GOALS: u64 = 2_000;
 /// Terms given to `interval` (after unrolling sums), in total, above which an
 /// obligation stays kernel-only.
-pub const MAX_INTERVAL_TERMS: u64 = 200_000;
+pub const MAX_INTERVAL_TERMS: u64 = 50_000;
+/// Bits of the largest exact number a formula writes or builds (a literal, or a
+/// power of one) above which an obligation stays kernel-only: Coq's integers are
+/// binary lists, and a number of 10⁴ bits or more makes `vm_compute` slow or
+/// overflows its stack (measured: ⌈log₂ 1024!⌉ took 70 s, 65536! overflowed).
+pub const MAX_COQ_NUMBER_BITS: u64 = 4_096;
 /// Exact work (instances × term size) above which an exact obligation stays
 /// kernel-only.
 pub const MAX_EXACT_WORK: u64 = 50_000_000;
@@ -639,6 +644,35 @@ fn heavy(t: &T) -> bool {
         T::Add(ts) | T::Mul(ts) => ts.iter().any(heavy),
         T::Sub(a, b) | T::Div(a, b) => heavy(a) || heavy(b),
         T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) => heavy(a),
+    }
+}
+
+/// Bits of the largest exact number `t` writes or raises to a power.
+fn number_bits(t: &T) -> u64 {
+    match t {
+        T::Lit(q) => u64::from(
+            q.numer()
+                .significant_bits()
+                .max(q.denom().significant_bits()),
+        ),
+        T::Var(_) | T::Data(_) | T::Pi => 0,
+        T::Add(ts) | T::Mul(ts) => ts.iter().map(number_bits).max().unwrap_or(0),
+        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
+            number_bits(a).max(number_bits(b))
+        }
+        // |a|^n has at most n·bits(a) bits (2^k: k + 1)
+        T::Pow(a, n) => number_bits(a).saturating_mul(n.unsigned_abs()),
+        T::Neg(a) | T::Abs(a) | T::Fun(_, a) | T::Ceil(a) | T::Floor(a) | T::Sum(_, _, _, a) => {
+            number_bits(a)
+        }
+    }
+}
+
+fn number_bits_f(f: &F) -> u64 {
+    match f {
+        F::Cmp(_, a, b) => number_bits(a).max(number_bits(b)),
+        F::And(fs) | F::Or(fs) => fs.iter().map(number_bits_f).max().unwrap_or(0),
+        F::All(_, _, _, b) | F::Ex(_, _, _, b) => number_bits_f(b),
     }
 }
 
@@ -1499,6 +1533,16 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
                 continue;
             }
         };
+        let bits = number_bits_f(&f);
+        if bits > MAX_COQ_NUMBER_BITS {
+            kernel_only.push((
+                i,
+                format!(
+                    "a number of about {bits} bits is beyond the Coq budget ({MAX_COQ_NUMBER_BITS} bits: Coq's integers are binary lists)"
+                ),
+            ));
+            continue;
+        }
         if exact_f(&f) {
             let w = size_f(&f);
             if w > MAX_EXACT_WORK {
