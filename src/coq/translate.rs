@@ -1276,8 +1276,9 @@ impl Prover<'_> {
             return Err("a disequality between non-rational terms has no Coq translation".into());
         } else if c == Cmp::Eq {
             // the kernel decides such an equality only when both sides are the same
-            // point (e.g. an empty sum): try computation and linear arithmetic
-            "unroll_sums; attn_prep; first [ reflexivity | lra ]".into()
+            // point (e.g. an empty sum, or B̃(0) = Σ (cos(0·ω_i) − 1)): try computation,
+            // linear arithmetic, and 0·x = 0, cos 0 = 1, sin 0 = 0 first
+            "unroll_sums; attn_prep; first [ reflexivity | lra | (repeat rewrite ?Rmult_0_l, ?Rmult_0_r, ?cos_0, ?sin_0; lra) ]".into()
         } else {
             "unroll_sums; attn_prep; attn_interval".into()
         };

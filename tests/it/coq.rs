@@ -119,6 +119,7 @@ fn coverage_of_the_required_certificates_is_complete() {
     assert!(ko[0].0.contains("mean attended distance") && ko[0].1.contains("budget"));
     for id in [
         "positional/alibi-slopes",
+        "positional/alibi-tail-bound",
         "positional/sandwich-head-power-law",
         "clusters/paranormal-proof-gap",
         "sparse/ratio-lemma",
@@ -213,6 +214,31 @@ fn format_2_expect_fails_is_translated_as_the_negation() {
         let r = coq::check(&c, dir.path()).unwrap();
         assert!(r.accepted() && r.proven() == 3, "{:?}", r.results);
     }
+}
+
+#[test]
+fn sandwich_centred_summation_variable_never_captures_the_argument() {
+    // regression: the Coq expansion of (sandwich-centred D F r) sums over its own
+    // variable; a certificate binding r to that very name must still mean
+    // cos(r·ω_0) − 1 < 0 for r = 1..3 (true), not cos(i·ω_i) − 1 at i = 0 (false)
+    let c = v2(
+        r#"{"name": "capture", "formula": "(forall sandwichI 1 3 (< (sandwich-centred 2 0 sandwichI) 0))", "expect": "holds"},
+           {"name": "sum inside", "formula": "(forall sandwichI 1 2 (< (+ (sandwich-centred 4 1 sandwichI) (sum sandwichIx 0 0 (sandwich-centred 2 0 sandwichI))) 0))", "expect": "holds"},
+           {"name": "zero", "formula": "(= (sandwich-centred 4 0 0) 0)", "expect": "holds"}"#,
+        "",
+    );
+    let f = coq::translate(&c);
+    assert_eq!(f.sent.len(), 3, "{:?}", f.kernel_only);
+    if let Some(dir) = coq_dir("capture") {
+        let r = coq::check(&c, dir.path()).unwrap();
+        assert!(r.accepted() && r.proven() == 3, "{:?}", r.results);
+    }
+    // and B̃(0) = 0 exactly: claiming B̃(0) < 0 is rejected by Coq itself
+    let bad = v2(
+        r#"{"name": "zero", "formula": "(< (sandwich-centred 2 0 0) 0)", "expect": "holds"}"#,
+        "",
+    );
+    rejected(&bad, "sandwich-zero");
 }
 
 #[test]
