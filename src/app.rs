@@ -314,12 +314,7 @@ pub fn write_reports_stamped(
 ) -> Result<(), Error> {
     for r in runs {
         let dir = out.join(&r.report.paper);
-        let name = r
-            .report
-            .id
-            .split_once('/')
-            .map(|x| x.1)
-            .unwrap_or(&r.report.id);
+        let name = r.report.stem();
         write_atomic(&dir.join(format!("{name}.md")), &r.markdown)?;
         write_atomic(&dir.join(format!("{name}.json")), &r.report.to_json())?;
         for (f, t) in &r.svgs {
@@ -580,12 +575,7 @@ pub fn run_json(
         .iter()
         .map(|r| {
             let dir = out.join(&r.report.paper);
-            let name = r
-                .report
-                .id
-                .split_once('/')
-                .map(|x| x.1)
-                .unwrap_or(&r.report.id);
+            let name = r.report.stem();
             serde_json::json!({
                 "id": r.report.id,
                 "verdict": r.report.verdict,

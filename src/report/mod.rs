@@ -204,6 +204,10 @@ fn module_of(id: &str) -> String {
 }
 
 impl Report {
+    /// The file stem of the claim's report files: the ID after `<paper>/`.
+    pub fn stem(&self) -> &str {
+        self.id.split_once('/').map_or(self.id.as_str(), |x| x.1)
+    }
     /// Assembles the report of a run.
     pub fn new(spec: &Spec, profile: Profile, outcome: &crate::outcome::Outcome) -> Report {
         let (verdict, reason) = outcome.verdict(spec.rigour);

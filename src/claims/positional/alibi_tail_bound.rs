@@ -19,7 +19,7 @@
 //!   (including monotonicity in i) are decided exactly.
 
 use super::common::{
-    alibi_tail_inf, check_heads, slope_exponents, slope_interval, SlopeRule, SplitMix64,
+    alibi_tail_inf, check_heads, slope_exponents, slope_expr, slope_interval, SlopeRule, SplitMix64,
 };
 use crate::certificate::Hints;
 use crate::claims::Ctx;
@@ -465,17 +465,9 @@ pub fn fmt_slope(q: &Rational) -> String {
     }
 }
 
-fn m_sexp(q: &Rational) -> String {
-    if q.denom() == &1 {
-        format!("2^-{}", q.numer())
-    } else {
-        format!("(exp (* (neg {q}) (ln 2)))")
-    }
-}
-
 /// The chain's obligations for one instance as S-expressions (margins ≥ 0, step > 0).
 fn obligations(inst: &Instance, s: &Rational) -> [String; 3] {
-    let m = m_sexp(&inst.q);
+    let m = slope_expr(&inst.q);
     let xk = |k: u64| format!("(exp (neg (* {m} {k})))");
     let e = format!("(exp {})", inst.delta);
     let xw = xk(inst.w);

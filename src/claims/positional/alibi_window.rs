@@ -10,7 +10,7 @@
 //! Σ r e^{−mr} / Σ e^{−mr} = 1/(e^m − 1) against its truncated sum. Tables and the
 //! plot evaluate the same terms with `kernel::expr`.
 
-use super::common::{alibi_tail_inf_expr, check_printed as printed, printed_expr};
+use super::common::{alibi_tail_inf_expr, and_all, check_printed as printed, printed_expr};
 use crate::certificate::Hints;
 use crate::claims::Ctx;
 use crate::kernel::{expr, parse_rational, Certainty, Interval, Statement};
@@ -186,10 +186,6 @@ pub fn summed_mean_term(m: &Rational, cutoff: u32) -> String {
 /// The term e^{−512m}.
 pub fn e512_term(m: &Rational) -> String {
     format!("(exp (neg (* 512 {m})))")
-}
-
-fn and_all(fs: &[String]) -> String {
-    format!("(and {})", fs.join(" "))
 }
 
 /// The obligation names (stable: they are the check names `--check` compares).

@@ -279,6 +279,21 @@ pub fn sandwich_centred_expr(r: &str, dbar: u32, from: IndexFrom) -> String {
 
 // ----- S-expressions of statements (kernel::expr), shared by the ALiBi claims -----
 
+/// The conjunction `(and f …)` of formulas (one obligation over many instances).
+pub fn and_all(fs: &[String]) -> String {
+    format!("(and {})", fs.join(" "))
+}
+
+/// The slope m = 2^{−q} as a term: the exact literal `2^-q` when q is an integer,
+/// else `exp(−q ln 2)`.
+pub fn slope_expr(q: &Rational) -> String {
+    if q.denom() == &1 {
+        format!("2^-{}", q.numer())
+    } else {
+        format!("(exp (* (neg {q}) (ln 2)))")
+    }
+}
+
 /// The term T^∞(w) = 1/(1 + (e^{mw} − 1)/e^Δ) (see [`alibi_tail_inf`]) with `m`, `w`
 /// and `delta` any terms (exact literals or bound variables).
 pub fn alibi_tail_inf_expr(m: &str, w: &str, delta: &str) -> String {

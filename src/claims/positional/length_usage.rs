@@ -15,9 +15,9 @@
 
 use super::alibi_tail_bound::fmt_slope;
 use super::common::{
-    check_dbar, check_heads, compression_ratio, printed_expr, printed_half_unit,
-    sandwich_centred_expr, sandwich_centred_many, sandwich_freqs, slope_exponents, slope_interval,
-    IndexFrom, SlopeRule,
+    and_all, check_dbar, check_heads, compression_ratio, printed_expr, printed_half_unit,
+    sandwich_centred_expr, sandwich_centred_many, sandwich_freqs, slope_exponents, slope_expr,
+    slope_interval, IndexFrom, SlopeRule,
 };
 use crate::certificate::Hints;
 use crate::claims::Ctx;
@@ -194,15 +194,6 @@ impl crate::spec::Params for Params {
 
 // ----- the statement: every formula written once -----
 
-/// The slope m = 2^{−q} as a term (exact when q is an integer).
-fn m_term(q: &Rational) -> String {
-    if q.denom() == &1 {
-        format!("2^-{}", q.numer())
-    } else {
-        format!("(exp (* (neg {q}) (ln 2)))")
-    }
-}
-
 /// ALiBi's tail beyond w at length L: (x^w − x^L)/(1 − x^L), x = e^{−m}.
 fn alibi_tail_term(m: &str, w: u64, len: u64) -> String {
     let xl = format!("(exp (neg (* {m} {len})))");
@@ -231,10 +222,6 @@ fn sandwich_bound_term(dbar: u32, c: &Rational, w: u64, len: u64) -> String {
     format!("(/ {lw} (+ {w} {lw}))")
 }
 
-fn and_all(parts: &[String]) -> String {
-    format!("(and {})", parts.join(" "))
-}
-
 impl Params {
     fn sandwich_tail(&self, h: usize, len: u64) -> String {
         let c = compression_ratio(h, self.sandwich_heads);
@@ -255,7 +242,7 @@ impl Params {
         let tol = parse_rational(&self.alibi_flat_tol).expect("validated");
         let (mut flat, mut limit) = (Vec::new(), Vec::new());
         for q in slope_exponents(self.alibi_heads, self.alibi_rule) {
-            let m = m_term(&q);
+            let m = slope_expr(&q);
             let t = alibi_tail_term(&m, w, lmax);
             let tf = alibi_tail_term(&m, w, self.flat_from);
             flat.push(format!("(<= (abs (- {t} {tf})) {tol})"));

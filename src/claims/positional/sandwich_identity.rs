@@ -16,7 +16,7 @@
 //!   reproduced with enclosures compared against the printed decimals.
 
 use super::common::{
-    check_dbar, printed_expr, printed_half_unit, sandwich_centred, sandwich_centred_expr,
+    and_all, check_dbar, printed_expr, printed_half_unit, sandwich_centred, sandwich_centred_expr,
     sandwich_centred_f64, sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom,
     SplitMix64,
 };
@@ -229,10 +229,6 @@ fn cos_sum_term(r: i64, dbar: u32, from: IndexFrom) -> String {
 /// |a − b| ≤ tol.
 fn within(a: &str, b: &str, tol: &str) -> String {
     format!("(<= (abs (- {a} {b})) {tol})")
-}
-
-fn and_all(parts: &[String]) -> String {
-    format!("(and {})", parts.join(" "))
 }
 
 /// The hint key of the negativity runs of one job (found by search).
