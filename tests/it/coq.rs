@@ -292,6 +292,38 @@ fn reversed_ranges_are_vacuous_and_large_exact_sums_are_computed() {
     }
 }
 
+#[test]
+fn nested_forall_with_transcendental_body_is_not_rejected() {
+    // regression: `unroll_forall` applied `Forall_rangeZ lo hi` leaving P to
+    // unification, which failed when the body is itself a ∀ ("Unable to unify …
+    // Forall P (rangeZ 1 2)"); and it took the list apart with `constructor`,
+    // which also turned a body a ≤ b (a < b ∨ a = b) into a < b, so that
+    // cos 0 ≤ 1 was rejected. Both were safe (rejected, never a false pass).
+    let c = v2(
+        r#"{"name": "nested", "formula": "(forall i 1 2 (forall j 1 3 (< (exp (neg (* i j))) 1)))", "expect": "holds"},
+           {"name": "non-strict at equality", "formula": "(forall r 0 2 (<= (cos r) 1))", "expect": "holds"},
+           {"name": "nested, refuted", "formula": "(forall i 1 2 (forall j 1 2 (< (exp (neg (* i j))) 1/5)))", "expect": "fails"}"#,
+        "",
+    );
+    let f = coq::translate(&c);
+    assert_eq!(f.sent.len(), 3, "{:?}", f.kernel_only);
+    assert!(
+        f.text.contains("unroll_forall; (unroll_forall;"),
+        "{}",
+        f.text
+    );
+    if let Some(dir) = coq_dir("nested-forall") {
+        let r = coq::check(&c, dir.path()).unwrap();
+        assert!(r.accepted() && r.proven() == 3, "{:?}", r.results);
+    }
+    // and a false nested bound is still rejected by Coq
+    let bad = v2(
+        r#"{"name": "nested, false", "formula": "(forall i 1 2 (forall j 1 2 (< (exp (neg (* i j))) 1/5)))", "expect": "holds"}"#,
+        "",
+    );
+    rejected(&bad, "nested-forall-false");
+}
+
 /// The claim id of a committed certificate path (`reports/<paper>/<claim>.cert.json`).
 fn claim_of(p: &Path) -> String {
     let rel = p.strip_prefix(root().join("reports")).unwrap();
