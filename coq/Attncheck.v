@@ -484,12 +484,16 @@ Ltac unroll_sums :=
   end;
   cbn beta iota delta [fold_right].
 
-(** Turns a goal ∀ k, lo ≤ k ≤ hi → P k into one goal P k per k in lo..hi. *)
+(** Turns a goal ∀ k, lo ≤ k ≤ hi → P k into one goal P k per k in lo..hi, in
+    order.  P is named explicitly (so that a body which is itself a ∀, as in a
+    nested [forall], is not taken for part of the pattern), and the list is
+    taken apart with [Forall_cons] and [Forall_nil] only: [constructor] would
+    also turn a goal a ≤ b, which is [a < b \/ a = b], into a < b. *)
 Ltac unroll_forall :=
   match goal with
-  | |- forall k : Z, (?lo <= k <= ?hi)%Z -> _ =>
-      apply (Forall_rangeZ lo hi);
+  | |- forall k : Z, (?lo <= k <= ?hi)%Z -> @?P k =>
+      refine (Forall_rangeZ lo hi P _);
       let l := eval vm_compute in (rangeZ lo hi) in
       change (rangeZ lo hi) with l;
-      repeat constructor; cbv beta
+      repeat first [ apply Forall_nil | apply Forall_cons ]; cbv beta
   end.

@@ -55,15 +55,19 @@ fn coq_coverage(s: &mut String, c: &super::CoqCoverage, r: &Report) {
         let _ = writeln!(
             s,
             "{head} The Coq translation sends {} to Coq, the independent proof checker, which re-proves \
-             them from the plain definitions of `coq/Attncheck.v` (`attncheck verify --coq reports/{}/{cert}`; CI \
-             re-proves every committed certificate). The figure comes from the deterministic translation: Coq is not \
-             run when a report is written.\n",
+             them from the plain definitions of `coq/Attncheck.v` (`attncheck verify --coq reports/{}/{cert}`; {}). \
+             The figure comes from the deterministic translation: Coq is not run when a report is written.\n",
             if c.sent == c.obligations {
                 "all of them".to_string()
             } else {
                 format!("these {}", c.sent)
             },
-            r.paper
+            r.paper,
+            if crate::coq::in_ci(&r.id) {
+                "CI re-proves this certificate"
+            } else {
+                "`make coq` re-proves this certificate; CI does not, its Coq time being beyond CI's budget"
+            }
         );
     }
     let groups = c.kernel_only_by_reason();
@@ -295,8 +299,9 @@ pub fn index_markdown(reports: &[Report]) -> String {
     let _ = writeln!(
         s,
         "**Proven in Coq**: k of n means the Coq translation sends k of the n obligations of the claim's certificate \
-         to Coq, the independent proof checker, which re-proves them (`attncheck verify --coq CERT`; CI re-proves every \
-         committed certificate); the rest stay kernel-only, with the reason in the report. — means no certificate.\n"
+         to Coq, the independent proof checker, which re-proves them (`attncheck verify --coq CERT`; `make coq` re-proves every \
+         committed certificate, CI all but the few too slow for it, named in docs/coq.md); the rest stay kernel-only, \
+         with the reason in the report. — means no certificate.\n"
     );
     let counts = |v: crate::verdict::Verdict| reports.iter().filter(|r| r.verdict == v).count();
     use crate::verdict::Verdict::*;

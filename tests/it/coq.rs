@@ -1,7 +1,7 @@
 //! The Coq translation (`attncheck::coq`): every committed certificate
 //! translates; `attncheck verify --coq` re-proves every committed certificate
-//! (each report's "independently proven in Coq: k of n obligations" is the k
-//! Coq proves here); tampering is caught by Coq itself (the certificate is
+//! but the few of `coq::NOT_IN_CI` (`make coq` re-proves those; each report's
+//! "independently proven in Coq: k of n obligations" is the k Coq proves); tampering is caught by Coq itself (the certificate is
 //! translated directly, with no spec check).
 //!
 //! Tests that run `coqc` print a message and pass when it is not installed
@@ -292,20 +292,133 @@ fn reversed_ranges_are_vacuous_and_large_exact_sums_are_computed() {
     }
 }
 
-/// `attncheck verify --coq` on every committed certificate, as CI runs it: exit
-/// 0, nothing rejected, and Coq proves exactly the obligations the translation
+#[test]
+fn nested_forall_with_transcendental_body_is_not_rejected() {
+    // regression: `unroll_forall` applied `Forall_rangeZ lo hi` leaving P to
+    // unification, which failed when the body is itself a ∀ ("Unable to unify …
+    // Forall P (rangeZ 1 2)"); and it took the list apart with `constructor`,
+    // which also turned a body a ≤ b (a < b ∨ a = b) into a < b, so that
+    // cos 0 ≤ 1 was rejected. Both were safe (rejected, never a false pass).
+    let c = v2(
+        r#"{"name": "nested", "formula": "(forall i 1 2 (forall j 1 3 (< (exp (neg (* i j))) 1)))", "expect": "holds"},
+           {"name": "non-strict at equality", "formula": "(forall r 0 2 (<= (cos r) 1))", "expect": "holds"},
+           {"name": "nested, refuted", "formula": "(forall i 1 2 (forall j 1 2 (< (exp (neg (* i j))) 1/5)))", "expect": "fails"}"#,
+        "",
+    );
+    let f = coq::translate(&c);
+    assert_eq!(f.sent.len(), 3, "{:?}", f.kernel_only);
+    assert!(
+        f.text.contains("unroll_forall; (unroll_forall;"),
+        "{}",
+        f.text
+    );
+    if let Some(dir) = coq_dir("nested-forall") {
+        let r = coq::check(&c, dir.path()).unwrap();
+        assert!(r.accepted() && r.proven() == 3, "{:?}", r.results);
+    }
+    // and a false nested bound is still rejected by Coq
+    let bad = v2(
+        r#"{"name": "nested, false", "formula": "(forall i 1 2 (forall j 1 2 (< (exp (neg (* i j))) 1/5)))", "expect": "holds"}"#,
+        "",
+    );
+    rejected(&bad, "nested-forall-false");
+}
+
+/// The claim id of a committed certificate path (`reports/<paper>/<claim>.cert.json`).
+fn claim_of(p: &Path) -> String {
+    let rel = p.strip_prefix(root().join("reports")).unwrap();
+    rel.to_string_lossy()
+        .trim_end_matches(".cert.json")
+        .replace('\\', "/")
+}
+
+#[test]
+fn the_ci_subset_is_fixed_and_named() {
+    // every certificate CI leaves to `make coq` is a committed one, named once
+    // with the measured reason
+    let ids: Vec<String> = committed().iter().map(|p| claim_of(p)).collect();
+    assert!(!coq::NOT_IN_CI.is_empty());
+    for (i, (id, why)) in coq::NOT_IN_CI.iter().enumerate() {
+        assert!(
+            ids.iter().any(|c| c == id),
+            "{id} is not a committed certificate"
+        );
+        assert!(
+            why.contains(" s "),
+            "{id}: the reason states the measured time: {why}"
+        );
+        assert!(!coq::in_ci(id));
+        assert!(
+            coq::NOT_IN_CI[..i].iter().all(|(o, _)| o != id),
+            "{id} twice"
+        );
+    }
+    // the certificates the issue requires to be fully proven in Coq stay in CI,
+    // except counting-lower-bound (its Coq time alone is half CI's budget)
+    for id in [
+        "positional/alibi-window",
+        "positional/alibi-slopes",
+        "positional/alibi-tail-bound",
+        "positional/sandwich-head-power-law",
+        "clusters/paranormal-proof-gap",
+        "sparse/ratio-lemma",
+        "sparse/corollary-dimension",
+    ] {
+        assert!(coq::in_ci(id), "{id}");
+    }
+}
+
+/// Every committed report states the Coq coverage of its certificate: the
+/// "k of n" of the committed report is the translation's, for every committed
+/// certificate (without running Coq).
+#[test]
+fn every_committed_report_states_its_certificates_coq_coverage() {
+    for p in committed() {
+        let c = coq::load(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let (sent, n, _) = coq::coverage(&c);
+        let report = p.with_file_name(
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .replace(".cert.json", ".json"),
+        );
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        assert_eq!(
+            (r.pointer("/coq/sent"), r.pointer("/coq/obligations")),
+            (Some(&sent.into()), Some(&n.into())),
+            "{}: the committed report's Coq figure is not the translation's {sent} of {n}",
+            report.display()
+        );
+    }
+}
+
+/// `attncheck verify --coq` on every committed certificate CI re-proves (all
+/// but [`coq::NOT_IN_CI`], which `make coq` re-proves), as CI runs it: exit 0,
+/// nothing rejected, and Coq proves exactly the obligations the translation
 /// sends — the k of each report's "independently proven in Coq: k of n".
 #[test]
-fn verify_coq_re_proves_every_committed_certificate() {
+fn verify_coq_re_proves_the_ci_subset() {
     if !coq::installed() {
         eprintln!(
-            "skipping verify_coq_re_proves_every_committed_certificate: coqc not found, so the committed \
+            "skipping verify_coq_re_proves_the_ci_subset: coqc not found, so the committed \
              certificates were NOT re-proven in Coq (install: {}; `make test` and CI install it)",
             coq::INSTALL_HINT
         );
         return;
     }
-    let all = committed();
+    let all: Vec<PathBuf> = committed()
+        .into_iter()
+        .filter(|p| coq::in_ci(&claim_of(p)))
+        .collect();
+    assert_eq!(
+        all.len() + coq::NOT_IN_CI.len(),
+        committed().len(),
+        "{all:?}"
+    );
+    for (id, why) in coq::NOT_IN_CI {
+        eprintln!("{id}: not re-proven in Coq here ({why}); `make coq` re-proves it");
+    }
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(all.len());
@@ -326,7 +439,7 @@ fn verify_coq_re_proves_every_committed_certificate() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// One `verify --coq` run, checked against the translation and the committed report.
+/// One `verify --coq` run, checked against the translation.
 fn verify_coq(p: &Path) -> Result<(), String> {
     let c = coq::load(p).map_err(|e| e.to_string())?;
     let tmp = std::env::temp_dir().join(format!(
@@ -361,26 +474,6 @@ fn verify_coq(p: &Path) -> Result<(), String> {
         ));
     }
     eprintln!("{}: {sent} of {n} obligations proven by Coq", c.claim);
-    // the committed report states the same figure (once it carries one)
-    let report = p.with_file_name(
-        p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .replace(".cert.json", ".json"),
-    );
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).map_err(|e| format!("{at}: {e}"))?)
-            .map_err(|e| format!("{at}: {e}"))?;
-    if let Some(k) = r.pointer("/coq/sent") {
-        if k.as_u64() != Some(sent as u64) || r.pointer("/coq/obligations") != Some(&n.into()) {
-            return Err(format!(
-                "{at}: {} says {k} of {} obligations are proven in Coq, Coq proved {sent} of {n}",
-                report.display(),
-                r.pointer("/coq/obligations")
-                    .unwrap_or(&serde_json::Value::Null)
-            ));
-        }
-    }
     Ok(())
 }
 
@@ -482,7 +575,7 @@ fn reports_state_the_coq_coverage_of_their_certificate() {
         "{md}"
     );
     assert!(md.contains("`attncheck verify --coq reports/positional/alibi-window.cert.json`"));
-    assert!(md.contains("CI re-proves every committed certificate"));
+    assert!(md.contains("CI re-proves this certificate"));
     assert!(md.contains("Kernel-only obligations (1)"));
     assert!(
         md.contains(&format!("- {}: {}", ko[0].1, ko[0].0.trim())),
