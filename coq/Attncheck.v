@@ -5,6 +5,8 @@
     with nothing but the standard library:
 
     - integer ranges, range sums and range quantifiers ([rangeZ], [sumZ]);
+    - geometric sums Σ q^k and Σ k q^k (q = e^c) in closed form, proven by
+      induction ([sumZ_exp_lin], [sumZ_lin_exp_lin]);
     - [Rceil] and [Rfloor] on the reals;
     - the data operations of certificates over a ±1 sign matrix [S] and a
       row-sparse rational matrix [B] (Gram maxima, the ratio-lemma quantities,
@@ -60,6 +62,89 @@ Local Open Scope R_scope.
 Definition sumZ (lo hi : Z) (f : Z -> R) : R :=
   fold_right (fun k acc => f k + acc) 0 (rangeZ lo hi).
 Arguments sumZ (lo hi)%Z f.
+
+(** ** Geometric sums in closed form
+
+    Σ_{k=lo}^{hi} q^k and Σ_{k=lo}^{hi} k q^k for q = e^c ≠ 1, proven by
+    induction on hi.  Generated files use them to replace such a sum, as
+    stated, by its closed form (the lemma is applied to the very sum of the
+    statement), so that [interval] sees a few terms instead of one per k. *)
+
+Lemma seqZ_snoc : forall n lo, seqZ lo (S n) = seqZ lo n ++ [(lo + Z.of_nat n)%Z].
+Proof.
+  induction n as [|n IH]; intros lo.
+  - simpl. rewrite Z.add_0_r. reflexivity.
+  - change (seqZ lo (S (S n))) with (lo :: seqZ (Z.succ lo) (S n)).
+    rewrite IH. change (seqZ lo (S n)) with (lo :: seqZ (Z.succ lo) n).
+    rewrite <- app_comm_cons. do 3 f_equal. lia.
+Qed.
+
+(** Σ_{k=lo}^{hi+1} f k = Σ_{k=lo}^{hi} f k + f (hi + 1), when lo ≤ hi + 1. *)
+Lemma sumZ_last : forall lo hi f, (lo <= hi + 1)%Z ->
+  sumZ lo (hi + 1) f = sumZ lo hi f + f (hi + 1)%Z.
+Proof.
+  intros lo hi f H. unfold sumZ, rangeZ.
+  replace (Z.to_nat (hi + 1 - lo + 1)) with (S (Z.to_nat (hi - lo + 1))) by lia.
+  rewrite seqZ_snoc, fold_right_app. cbn [fold_right].
+  replace (lo + Z.of_nat (Z.to_nat (hi - lo + 1)))%Z with (hi + 1)%Z by lia.
+  generalize (f (hi + 1)%Z). intros y.
+  induction (seqZ lo (Z.to_nat (hi - lo + 1))) as [|k l IHl]; cbn [fold_right].
+  - ring.
+  - rewrite IHl. ring.
+Qed.
+
+Lemma sumZ_empty : forall lo f, sumZ lo (lo - 1) f = 0.
+Proof.
+  intros lo f. unfold sumZ, rangeZ. replace (lo - 1 - lo + 1)%Z with 0%Z by lia. reflexivity.
+Qed.
+
+(** Induction on the upper end of a range lo..hi, from the empty range up. *)
+Lemma sumZ_ind : forall lo (P : Z -> Prop), P (lo - 1)%Z ->
+  (forall hi, (lo <= hi + 1)%Z -> P hi -> P (hi + 1)%Z) ->
+  forall hi, (lo <= hi + 1)%Z -> P hi.
+Proof.
+  intros lo P H0 HS hi Hhi.
+  replace hi with (lo - 1 + Z.of_nat (Z.to_nat (hi - lo + 1)))%Z by lia.
+  induction (Z.to_nat (hi - lo + 1)) as [|n IH].
+  - replace (lo - 1 + Z.of_nat 0)%Z with (lo - 1)%Z by lia. exact H0.
+  - replace (lo - 1 + Z.of_nat (S n))%Z with (lo - 1 + Z.of_nat n + 1)%Z by lia.
+    apply HS; [lia | exact IH].
+Qed.
+
+Lemma exp_lin_succ : forall c k, exp (c * IZR (k + 1)) = exp (c * IZR k) * exp c.
+Proof. intros c k. rewrite plus_IZR, <- exp_plus. f_equal. ring. Qed.
+
+Lemma one_minus_exp_neq : forall c, c <> 0 -> 1 - exp c <> 0.
+Proof. intros c Hc H. apply Hc, exp_inv. rewrite exp_0. lra. Qed.
+
+(** Σ_{k=lo}^{hi} q^k = (q^lo − q^(hi+1)) / (1 − q), q = e^c, c ≠ 0, lo ≤ hi + 1. *)
+Lemma sumZ_exp_lin : forall lo hi hi1 c (f : Z -> R),
+  hi1 = (hi + 1)%Z -> (lo <= hi1)%Z -> c <> 0 -> (forall k, f k = exp (c * IZR k)) ->
+  sumZ lo hi f = (exp (c * IZR lo) - exp (c * IZR hi1)) / (1 - exp c).
+Proof.
+  intros lo hi hi1 c f -> Hlo Hc Hf.
+  pose proof (one_minus_exp_neq c Hc) as Hq.
+  revert hi Hlo. apply sumZ_ind.
+  - rewrite sumZ_empty. replace (lo - 1 + 1)%Z with lo by lia. field. exact Hq.
+  - intros hi Hhi IH. rewrite sumZ_last by exact Hhi. rewrite IH, Hf.
+    rewrite (exp_lin_succ c (hi + 1)). field. exact Hq.
+Qed.
+
+(** Σ_{k=lo}^{hi} k q^k = (lo q^lo − (hi+1) q^(hi+1)) / (1 − q) + q (q^lo − q^(hi+1)) / (1 − q)²,
+    q = e^c, c ≠ 0, lo ≤ hi + 1. *)
+Lemma sumZ_lin_exp_lin : forall lo hi hi1 c (f : Z -> R),
+  hi1 = (hi + 1)%Z -> (lo <= hi1)%Z -> c <> 0 -> (forall k, f k = IZR k * exp (c * IZR k)) ->
+  sumZ lo hi f =
+    (IZR lo * exp (c * IZR lo) - IZR hi1 * exp (c * IZR hi1)) / (1 - exp c)
+    + exp c * (exp (c * IZR lo) - exp (c * IZR hi1)) / ((1 - exp c) * (1 - exp c)).
+Proof.
+  intros lo hi hi1 c f -> Hlo Hc Hf.
+  pose proof (one_minus_exp_neq c Hc) as Hq.
+  revert hi Hlo. apply sumZ_ind.
+  - rewrite sumZ_empty. replace (lo - 1 + 1)%Z with lo by lia. field. exact Hq.
+  - intros hi Hhi IH. rewrite sumZ_last by exact Hhi. rewrite IH, Hf.
+    rewrite (exp_lin_succ c (hi + 1)), (plus_IZR (hi + 1) 1). field. exact Hq.
+Qed.
 
 (** ** Ceiling and floor *)
 

@@ -676,16 +676,131 @@ fn number_bits_f(f: &F) -> u64 {
     }
 }
 
-/// Number of terms after unrolling sums.
+/// Number of terms after unrolling sums (a sum put in closed form by
+/// [`geometric`] counts as its closed form).
 fn size(t: &T) -> u64 {
+    size_in(t, &mut Vec::new())
+}
+
+/// [`size`], with `open` the binders of the enclosing sums.
+fn size_in(t: &T, open: &mut Vec<String>) -> u64 {
     match t {
         T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => 1,
-        T::Add(ts) | T::Mul(ts) => 1 + ts.iter().map(size).sum::<u64>(),
-        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => 1 + size(a) + size(b),
-        T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) | T::Ceil(a) | T::Floor(a) => {
-            1 + size(a)
+        T::Add(ts) | T::Mul(ts) => 1 + ts.iter().map(|u| size_in(u, open)).sum::<u64>(),
+        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
+            1 + size_in(a, open) + size_in(b, open)
         }
-        T::Sum(_, lo, hi, b) => 1 + (hi - lo + 1).max(0) as u64 * size(b),
+        T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) | T::Ceil(a) | T::Floor(a) => {
+            1 + size_in(a, open)
+        }
+        T::Sum(v, lo, hi, b) => match geometric(t) {
+            Some(g) if closed(t, &mut open.clone()) => 16 + 4 * size(&g.c),
+            _ => {
+                open.push(v.clone());
+                let n = size_in(b, open);
+                open.pop();
+                1 + (hi - lo + 1).max(0) as u64 * n
+            }
+        },
+    }
+}
+
+/// A sum that `sumZ_exp_lin` or `sumZ_lin_exp_lin` (coq/Attncheck.v) puts in
+/// closed form: Σ_{k=lo}^{hi} e^{c·k} or Σ_{k=lo}^{hi} k·e^{c·k} (k·e or e·k),
+/// with c free of k and of sums, ceilings and extrema, and lo ≤ hi + 1. The
+/// exponent may be any product, quotient, sum or negation that is c·k by the
+/// laws of a field (Coq proves that it is, with `ring` or `field`).
+pub(crate) struct Geometric {
+    /// Σ k·e^{c·k} rather than Σ e^{c·k}.
+    pub weighted: bool,
+    /// The body is e^{c·k}·k (rather than k·e^{c·k}).
+    pub exp_first: bool,
+    /// The ratio's exponent c.
+    pub c: T,
+}
+
+pub(crate) fn geometric(t: &T) -> Option<Geometric> {
+    let T::Sum(v, lo, hi, body) = t else {
+        return None;
+    };
+    if *lo > hi.saturating_add(1) {
+        return None;
+    }
+    let is_v = |u: &T| matches!(u, T::Var(x) if x == v);
+    let exp_arg = |u: &T| match u {
+        T::Fun(Elem::Exp, a) => Some((**a).clone()),
+        _ => None,
+    };
+    let (weighted, exp_first, arg) = match &**body {
+        T::Mul(ts) if ts.len() == 2 && is_v(&ts[0]) => (true, false, exp_arg(&ts[1])?),
+        T::Mul(ts) if ts.len() == 2 && is_v(&ts[1]) => (true, true, exp_arg(&ts[0])?),
+        u => (false, false, exp_arg(u)?),
+    };
+    let c = linear_coefficient(&arg, v)?;
+    if heavy(&c) || mentions(&c, v) {
+        return None;
+    }
+    Some(Geometric {
+        weighted,
+        exp_first,
+        c,
+    })
+}
+
+/// Whether `t` mentions the variable `v` (free or bound).
+fn mentions(t: &T, v: &str) -> bool {
+    match t {
+        T::Var(x) => x == v,
+        T::Lit(_) | T::Pi | T::Data(_) => false,
+        T::Add(ts) | T::Mul(ts) => ts.iter().any(|u| mentions(u, v)),
+        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
+            mentions(a, v) || mentions(b, v)
+        }
+        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
+            mentions(a, v)
+        }
+        T::Sum(x, _, _, b) => x == v || mentions(b, v),
+    }
+}
+
+/// c with `t` = c·v as a ring identity, when `t` is built from v by products
+/// and quotients with terms free of v, negation, sums and differences.
+fn linear_coefficient(t: &T, v: &str) -> Option<T> {
+    match t {
+        T::Var(x) if x == v => Some(T::Lit(Rational::from(1))),
+        T::Neg(a) => Some(T::Neg(Box::new(linear_coefficient(a, v)?))),
+        T::Mul(ts) => {
+            let mut with_v = ts.iter().enumerate().filter(|(_, u)| mentions(u, v));
+            let (i, _) = with_v.next()?;
+            if with_v.next().is_some() {
+                return None;
+            }
+            let ci = linear_coefficient(&ts[i], v)?;
+            let mut cs: Vec<T> = ts.clone();
+            if matches!(&ci, T::Lit(q) if *q == 1) && ts.len() > 1 {
+                cs.remove(i);
+            } else {
+                cs[i] = ci;
+            }
+            Some(if cs.len() == 1 {
+                cs.remove(0)
+            } else {
+                T::Mul(cs)
+            })
+        }
+        T::Div(a, b) if !mentions(b, v) => {
+            Some(T::Div(Box::new(linear_coefficient(a, v)?), b.clone()))
+        }
+        T::Add(ts) => Some(T::Add(
+            ts.iter()
+                .map(|u| linear_coefficient(u, v))
+                .collect::<Option<Vec<_>>>()?,
+        )),
+        T::Sub(a, b) => Some(T::Sub(
+            Box::new(linear_coefficient(a, v)?),
+            Box::new(linear_coefficient(b, v)?),
+        )),
+        _ => None,
     }
 }
 
@@ -1246,13 +1361,74 @@ impl Prover<'_> {
                 lits.insert(addr(t), z);
                 Ok(())
             }
-            T::Sum(v, _, _, b) => {
+            T::Sum(v, lo, hi, b) => {
+                if let Some(g) = geometric(t).filter(|_| is_closed) {
+                    return self.geometric_step(t, &g, (*lo, *hi), ctx, r, steps);
+                }
                 open.push(v.clone());
                 let res = self.collect(b, ctx, open, r, lits, steps);
                 open.pop();
                 res
             }
         }
+    }
+
+    /// Replaces a [`geometric`] sum by its closed form, proven in Coq by
+    /// applying `sumZ_exp_lin` or `sumZ_lin_exp_lin` to the sum as stated (the
+    /// body is shown to be e^{c·k}, resp. k·e^{c·k}, by `ring` or `field`; c ≠ 0 by
+    /// `interval`).
+    fn geometric_step(
+        &self,
+        t: &T,
+        g: &Geometric,
+        (lo, hi): (i64, i64),
+        ctx: &mut Ctx,
+        r: &mut Render,
+        steps: &mut Vec<String>,
+    ) -> Result<(), String> {
+        let zero = || T::Lit(Rational::new());
+        let sign = if self.kernel_true(&F::Cmp(Cmp::Lt, g.c.clone(), zero()), ctx) {
+            "Rlt_not_eq"
+        } else if self.kernel_true(&F::Cmp(Cmp::Gt, g.c.clone(), zero()), ctx) {
+            "Rgt_not_eq"
+        } else {
+            return Err("the kernel does not decide the sign of a geometric sum's exponent".into());
+        };
+        let c = r.term(&g.c, ctx, Mode::Proof);
+        let text = r.term(t, ctx, Mode::Proof);
+        let hi1 = hi + 1;
+        let e = |k: i64| format!("(exp ({c} * (IZR {})))", zi(k));
+        let (elo, ehi1, q) = (e(lo), e(hi1), format!("(exp {c})"));
+        let (lemma, closed_form, body) = if g.weighted {
+            (
+                "sumZ_lin_exp_lin",
+                format!(
+                    "((((IZR {}) * {elo}) - ((IZR {}) * {ehi1})) / (1 - {q}) + ({q} * ({elo} - {ehi1})) / ((1 - {q}) * (1 - {q})))",
+                    zi(lo),
+                    zi(hi1)
+                ),
+                if g.exp_first {
+                    "rewrite Rmult_comm; f_equal; f_equal; first [ ring | field ]"
+                } else {
+                    "f_equal; f_equal; first [ ring | field ]"
+                },
+            )
+        } else {
+            (
+                "sumZ_exp_lin",
+                format!("(({elo} - {ehi1}) / (1 - {q}))"),
+                "f_equal; first [ ring | field ]",
+            )
+        };
+        steps.push(format!(
+            "replace {text} with {closed_form} by (symmetry; apply ({lemma} {} {} {} {c}); \
+             [ reflexivity | lia | apply {sign}; attn_prep; attn_interval | intros k; cbv beta; {body} ])",
+            zi(lo),
+            zi(hi),
+            zi(hi1)
+        ));
+        r.repl.insert(addr(t), closed_form);
+        Ok(())
     }
 
     fn leaf(&self, c: Cmp, a: &T, b: &T, ctx: &mut Ctx) -> Result<String, String> {

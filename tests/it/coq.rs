@@ -112,12 +112,10 @@ fn every_committed_certificate_translates() {
 
 #[test]
 fn coverage_of_the_required_certificates_is_complete() {
-    // alibi-window's mean-distance sum (223835 unrolled interval terms) stays
-    // kernel-only with its reason; every other obligation of it goes to Coq
-    let (k, n, ko) = coq::coverage(&cert("positional/alibi-window"));
-    assert_eq!((k + 1, ko.len()), (n, 1), "{ko:?}");
-    assert!(ko[0].0.contains("mean attended distance") && ko[0].1.contains("budget"));
+    // alibi-window's mean-distance sums (223835 terms unrolled) go to Coq in
+    // closed form (sumZ_exp_lin, sumZ_lin_exp_lin)
     for id in [
+        "positional/alibi-window",
         "positional/alibi-slopes",
         "positional/alibi-tail-bound",
         "positional/sandwich-head-power-law",
@@ -322,6 +320,53 @@ fn nested_forall_with_transcendental_body_is_not_rejected() {
         "",
     );
     rejected(&bad, "nested-forall-false");
+}
+
+#[test]
+fn geometric_sums_go_to_coq_in_closed_form_proven_by_coq() {
+    // Σ e^{ck} and Σ k·e^{ck} are replaced by their closed form through the
+    // lemmas sumZ_exp_lin and sumZ_lin_exp_lin, which Coq applies to the sum as
+    // stated (exponent c·k up to ring laws, c ≠ 0 by interval), so 100001 terms
+    // are no longer beyond the budget; also with a negative lower end, e·k
+    // order and a coefficient fixed by an enclosing forall
+    let c = v2(
+        r#"{"name": "plain", "formula": "(<= (abs (- (sum r 0 100000 (exp (neg (* 1/64 r)))) (/ 1 (- 1 (exp -1/64))))) 1/1000000)", "expect": "holds"},
+           {"name": "weighted", "formula": "(forall m 1 2 (<= (abs (- (sum r -3 4000 (* (exp (/ (neg (* m r)) 8)) r)) (- (/ (exp (/ (neg m) 8)) (pow (- 1 (exp (/ (neg m) 8))) 2)) (+ (exp (/ m 8)) (* 2 (exp (/ (* 2 m) 8))) (* 3 (exp (/ (* 3 m) 8))))))) 1/1000000))", "expect": "holds"},
+           {"name": "weighted, false", "formula": "(> (sum r 0 60000 (* r (exp (* r -1/64)))) 4100)", "expect": "fails"}"#,
+        "",
+    );
+    let f = coq::translate(&c);
+    assert_eq!(f.sent.len(), 3, "{:?}", f.kernel_only);
+    assert!(f
+        .text
+        .contains("sumZ 0 100000 (fun r => (exp (- ((1 / 64) * (IZR r)))))"));
+    assert!(f
+        .text
+        .contains("apply (sumZ_exp_lin 0 100000 100001 (- (1 / 64)))"));
+    assert!(f.text.contains("apply (sumZ_lin_exp_lin (-3) 4000 4001"));
+    if let Some(dir) = coq_dir("geometric") {
+        let r = coq::check(&c, dir.path()).unwrap();
+        assert!(r.accepted() && r.proven() == 3, "{:?}", r.results);
+    }
+    // a false bound on such a sum is rejected by Coq
+    let bad = v2(
+        r#"{"name": "weighted, false", "formula": "(> (sum r 0 60000 (* r (exp (* r -1/64)))) 4100)", "expect": "holds"}"#,
+        "",
+    );
+    assert_eq!(coq::translate(&bad).sent.len(), 1);
+    rejected(&bad, "geometric-false");
+}
+
+#[test]
+fn tampered_mean_distance_bound_is_rejected_by_coq() {
+    // The truncated mean Σ r e^−mr / Σ e^−mr is within relative ~1e-16 of
+    // 1/(e^m − 1), not 1e-30: the closed forms must not let Coq prove it.
+    let mut c = only(cert("positional/alibi-window"), "mean attended distance");
+    let f = &mut c.obligations[0].formula;
+    assert_eq!(f.matches("(* 1/1000000000 ").count(), 5, "{f}");
+    *f = f.replace("(* 1/1000000000 ", "(* 1/1000000000000000000000000000000 ");
+    assert_eq!(coq::coverage(&c).0, 1);
+    rejected(&c, "tamper-mean");
 }
 
 /// The claim id of a committed certificate path (`reports/<paper>/<claim>.cert.json`).
@@ -545,63 +590,86 @@ fn flipped_sign_in_s_is_rejected_by_coq() {
 
 /// Each report with a certificate states "independently proven in Coq: k of n
 /// obligations" (k from the translation of the certificate the run produced,
-/// so the report is the same with or without coqc) and the kernel-only
-/// obligations with their reason; the index has a column for the figure. A
-/// claim without a certificate has neither.
+/// so the report is the same with or without coqc), the kernel-only
+/// obligations with their reason and whether CI re-proves the certificate; the
+/// index has a column for the figure. A claim without a certificate has
+/// neither.
 #[test]
 fn reports_state_the_coq_coverage_of_their_certificate() {
     use super::util::run_quick;
+    let coverage_of = |run: &attncheck::app::ClaimRun| {
+        let c = run
+            .report
+            .coq
+            .clone()
+            .expect("a certified claim has a Coq figure");
+        let cert: Certificate =
+            serde_json::from_str(&run.certificate.as_ref().expect("a certificate").1).unwrap();
+        let (k, n, ko) = coq::coverage(&cert);
+        assert_eq!((c.sent, c.obligations), (k, n));
+        assert_eq!(
+            c.kernel_only
+                .iter()
+                .map(|x| (x.name.clone(), x.reason.clone()))
+                .collect::<Vec<_>>(),
+            ko
+        );
+        (k, n, ko)
+    };
     let run = run_quick("positional/alibi-window");
-    let c = run
-        .report
-        .coq
-        .as_ref()
-        .expect("a certified claim has a Coq figure");
-    let cert: Certificate =
-        serde_json::from_str(&run.certificate.as_ref().expect("a certificate").1).unwrap();
-    let (k, n, ko) = coq::coverage(&cert);
-    assert_eq!((c.sent, c.obligations), (k, n));
-    assert_eq!(
-        c.kernel_only
-            .iter()
-            .map(|x| (x.name.clone(), x.reason.clone()))
-            .collect::<Vec<_>>(),
-        ko
-    );
-    assert_eq!((k + 1, n), (6, 6), "{ko:?}");
+    let (k, n, ko) = coverage_of(&run);
+    assert_eq!((k, n), (6, 6), "{ko:?}");
     let md = &run.markdown;
     assert!(
-        md.contains("**Independently proven in Coq: 5 of 6 obligations.**"),
+        md.contains("**Independently proven in Coq: 6 of 6 obligations.**"),
         "{md}"
     );
     assert!(md.contains("`attncheck verify --coq reports/positional/alibi-window.cert.json`"));
-    assert!(md.contains("CI re-proves this certificate"));
-    assert!(md.contains("Kernel-only obligations (1)"));
+    assert!(md.contains("; CI re-proves this certificate)"), "{md}");
+    assert!(md.contains("Kernel-only obligations: none."), "{md}");
+    let json = run.report.to_json();
+    assert!(json.contains("\"coq\": {\n    \"sent\": 6,\n    \"obligations\": 6,"));
+
+    // a certificate with kernel-only obligations, one CI leaves to `make coq`
+    let counting = run_quick("sparse/counting-lower-bound");
+    let (k, n, ko) = coverage_of(&counting);
+    assert_eq!((k + 4, n, ko.len()), (26, 26, 4), "{ko:?}");
+    assert!(!coq::in_ci("sparse/counting-lower-bound"));
+    let md = &counting.markdown;
     assert!(
-        md.contains(&format!("- {}: {}", ko[0].1, ko[0].0.trim())),
+        md.contains("**Independently proven in Coq: 22 of 26 obligations.**"),
         "{md}"
     );
-    let json = run.report.to_json();
-    assert!(json.contains("\"coq\": {\n    \"sent\": 5,\n    \"obligations\": 6,"));
+    assert!(
+        md.contains("; `make coq` re-proves this certificate; CI does not"),
+        "{md}"
+    );
+    assert!(md.contains("Kernel-only obligations (4)"), "{md}");
+    assert!(md.contains(&format!("- {}", ko[0].1.trim())), "{md}");
 
     let none = run_quick("clusters/open-problems");
     assert!(none.certificate.is_none() && none.report.coq.is_none());
     assert!(!none.markdown.contains("proven in Coq"));
     assert!(!none.report.to_json().contains("\"coq\""));
 
-    let index = attncheck::report::index_markdown(&[none.report.clone(), run.report.clone()]);
+    let index = attncheck::report::index_markdown(&[
+        none.report.clone(),
+        run.report.clone(),
+        counting.report.clone(),
+    ]);
     assert!(
         index.contains("| profile | proven in Coq | key figure |"),
         "{index}"
     );
-    assert!(index.contains("| quick | 5 of 6 |"), "{index}");
+    assert!(index.contains("| quick | 6 of 6 |"), "{index}");
+    assert!(index.contains("| quick | 22 of 26 |"), "{index}");
     assert!(index.contains("| quick | — |"), "{index}");
 
     // `run --check` names a change of the figure
     let mut fewer = run.report.clone();
-    fewer.coq.as_mut().unwrap().sent = 4;
+    fewer.coq.as_mut().unwrap().sent = 5;
     assert_eq!(
         attncheck::report::diff(&run.report, &fewer),
-        ["Coq coverage changed from 5 of 6 to 4 of 6 obligations"]
+        ["Coq coverage changed from 6 of 6 to 5 of 6 obligations"]
     );
 }
