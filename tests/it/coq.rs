@@ -332,11 +332,15 @@ fn geometric_sums_go_to_coq_in_closed_form_proven_by_coq() {
     let c = v2(
         r#"{"name": "plain", "formula": "(<= (abs (- (sum r 0 100000 (exp (neg (* 1/64 r)))) (/ 1 (- 1 (exp -1/64))))) 1/1000000)", "expect": "holds"},
            {"name": "weighted", "formula": "(forall m 1 2 (<= (abs (- (sum r -3 4000 (* (exp (/ (neg (* m r)) 8)) r)) (- (/ (exp (/ (neg m) 8)) (pow (- 1 (exp (/ (neg m) 8))) 2)) (+ (exp (/ m 8)) (* 2 (exp (/ (* 2 m) 8))) (* 3 (exp (/ (* 3 m) 8))))))) 1/1000000))", "expect": "holds"},
-           {"name": "weighted, false", "formula": "(> (sum r 0 60000 (* r (exp (* r -1/64)))) 4100)", "expect": "fails"}"#,
+           {"name": "weighted, false", "formula": "(> (sum r 0 60000 (* r (exp (* r -1/64)))) 4100)", "expect": "fails"},
+           {"name": "c = 0: unrolled", "formula": "(< (sum r 1 3 (exp (* 0 r))) 4)", "expect": "holds"}"#,
         "",
     );
     let f = coq::translate(&c);
-    assert_eq!(f.sent.len(), 3, "{:?}", f.kernel_only);
+    assert_eq!(f.sent.len(), 4, "{:?}", f.kernel_only);
+    // one closed form per sum: plain, weighted at m = 1 and m = 2, weighted
+    // false; none for c = 0
+    assert_eq!(f.text.matches("apply (sumZ_").count(), 4, "{}", f.text);
     assert!(f
         .text
         .contains("sumZ 0 100000 (fun r => (exp (- ((1 / 64) * (IZR r)))))"));
@@ -346,7 +350,7 @@ fn geometric_sums_go_to_coq_in_closed_form_proven_by_coq() {
     assert!(f.text.contains("apply (sumZ_lin_exp_lin (-3) 4000 4001"));
     if let Some(dir) = coq_dir("geometric") {
         let r = coq::check(&c, dir.path()).unwrap();
-        assert!(r.accepted() && r.proven() == 3, "{:?}", r.results);
+        assert!(r.accepted() && r.proven() == 4, "{:?}", r.results);
     }
     // a false bound on such a sum is rejected by Coq
     let bad = v2(
