@@ -21,7 +21,7 @@ test: deps
 check: deps
 	$(CARGO) run --release -- run --all --check
 
-## coq: re-prove every committed certificate in Coq (prints the Coq time per certificate)
+## coq: re-prove every committed certificate in Coq (prints the Coq time per certificate), and the lemmas of coq/
 coq: deps
 	$(CARGO) run --release -- export coq $$(find reports -name '*.cert.json' | sort) --out target/coq --check
 

@@ -572,13 +572,18 @@ Ltac unroll_sums :=
 (** Turns a goal ∀ k, lo ≤ k ≤ hi → P k into one goal P k per k in lo..hi, in
     order.  P is named explicitly (so that a body which is itself a ∀, as in a
     nested [forall], is not taken for part of the pattern), and the list is
-    taken apart with [Forall_cons] and [Forall_nil] only: [constructor] would
-    also turn a goal a ≤ b, which is [a < b \/ a = b], into a < b. *)
+    taken apart with [Forall_cons] and [Forall_nil] only, on goals that are
+    syntactically [Forall] (so an instance P k is never unfolded in vain):
+    [constructor] would also turn a goal a ≤ b, which is [a < b \/ a = b],
+    into a < b. *)
 Ltac unroll_forall :=
   match goal with
   | |- forall k : Z, (?lo <= k <= ?hi)%Z -> @?P k =>
       refine (Forall_rangeZ lo hi P _);
       let l := eval vm_compute in (rangeZ lo hi) in
       change (rangeZ lo hi) with l;
-      repeat first [ apply Forall_nil | apply Forall_cons ]; cbv beta
+      repeat match goal with
+             | |- Forall _ [] => apply Forall_nil
+             | |- Forall _ (_ :: _) => apply Forall_cons
+             end; cbv beta
   end.

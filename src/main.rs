@@ -188,7 +188,9 @@ enum ExportCmd {
     /// Write the Coq files of certificates (and the Attncheck library) so that
     /// anyone can run coqc on them by hand; prints the command. With several
     /// certificates each goes to OUT/<module>/; --check also runs Coq on each and
-    /// prints how many obligations it proved and the time it took.
+    /// prints how many obligations it proved and the time it took, then checks
+    /// the lemmas proven once and for all in coq/ (coq/AlibiTailBound.v) in
+    /// OUT/lemmas/.
     ///
     /// Example: attncheck export coq reports/*/*.cert.json --out target/coq --check
     #[command(verbatim_doc_comment)]
@@ -673,6 +675,21 @@ fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u
     }
     if check && certs.len() > 1 {
         println!("total Coq time: {total:.1} s");
+    }
+    if check {
+        // the lemmas proven once and for all (coq/*.v beside the library)
+        match coq::check_lemmas(&out.join("lemmas"), coq::LEMMAS) {
+            Ok(done) => {
+                for (name, axioms) in done {
+                    println!("coq/{name}.v: proven by Coq; axioms: {}", axioms.join(" "));
+                }
+            }
+            Err(CoqError::Coq { file, message }) => {
+                println!("  REJECTED by Coq: {file}: {message}");
+                code = 1;
+            }
+            Err(e) => return Err(coq_error(e)),
+        }
     }
     Ok(code)
 }

@@ -28,6 +28,13 @@ use std::time::Instant;
 /// The shipped Coq library (`coq/Attncheck.v`).
 pub const LIBRARY: &str = include_str!("../../coq/Attncheck.v");
 
+/// Lemmas proven once and for all in Coq, for all parameters rather than on an
+/// instance: (module name, text) of the files shipped in `coq/` beside the
+/// library, which they import. Each ends with `Print Assumptions`;
+/// [`check_lemmas`] compiles them.
+pub const LEMMAS: &[(&str, &str)] =
+    &[("AlibiTailBound", include_str!("../../coq/AlibiTailBound.v"))];
+
 /// How to install Coq and CoqInterval.
 pub const INSTALL_HINT: &str = "apt-get install coq libcoq-interval";
 
@@ -367,6 +374,57 @@ pub fn axiom_allowed(name: &str) -> bool {
         || ALLOWED_PRIMITIVE_PREFIXES
             .iter()
             .any(|p| name.starts_with(p))
+}
+
+/// Compiles the library and each lemma file of `lemmas` (such as [`LEMMAS`])
+/// in `dir`; returns per file the axioms its `Print Assumptions` lists. An
+/// error if Coq rejects a file, if it prints no `Print Assumptions`, or if an
+/// axiom beyond [`ALLOWED_AXIOMS`] (an `Admitted` lemma, a new `Axiom`) is listed.
+pub fn check_lemmas(
+    dir: &Path,
+    lemmas: &[(&str, &str)],
+) -> Result<Vec<(String, Vec<String>)>, CoqError> {
+    if !installed() {
+        return Err(CoqError::NotInstalled { hint: INSTALL_HINT });
+    }
+    std::fs::create_dir_all(dir).map_err(|source| CoqError::Io {
+        path: dir.into(),
+        source,
+    })?;
+    compile_support(dir, "Attncheck", LIBRARY)?;
+    let mut out = Vec::new();
+    for (name, text) in lemmas {
+        let file = format!("{name}.v");
+        write(&dir.join(&file), text)?;
+        let r = coqc(dir, &file)?;
+        let fail = |message: String| CoqError::Coq {
+            file: format!("coq/{file}"),
+            message,
+        };
+        if !r.ok {
+            return Err(fail(first_error(&r.stderr, &r.stdout)));
+        }
+        let blocks = assumption_blocks(&r.stdout);
+        if blocks.is_empty() {
+            return Err(fail("no `Print Assumptions` output".into()));
+        }
+        let mut axioms = blocks.concat();
+        axioms.sort();
+        axioms.dedup();
+        let bad: Vec<&str> = axioms
+            .iter()
+            .filter(|a| !axiom_allowed(a))
+            .map(|a| a.as_str())
+            .collect();
+        if !bad.is_empty() {
+            return Err(fail(format!(
+                "the proofs rest on axioms beyond the standard reals: {}",
+                bad.join(", ")
+            )));
+        }
+        out.push((name.to_string(), axioms));
+    }
+    Ok(out)
 }
 
 /// Translates `cert`, writes the files into `dir` and runs `coqc`: every

@@ -1363,7 +1363,9 @@ impl Prover<'_> {
             }
             T::Sum(v, lo, hi, b) => {
                 if let Some(g) = geometric(t).filter(|_| is_closed) {
-                    return self.geometric_step(t, &g, (*lo, *hi), ctx, r, steps);
+                    if self.geometric_step(t, &g, (*lo, *hi), ctx, r, steps) {
+                        return Ok(());
+                    }
                 }
                 open.push(v.clone());
                 let res = self.collect(b, ctx, open, r, lits, steps);
@@ -1373,7 +1375,8 @@ impl Prover<'_> {
         }
     }
 
-    /// Replaces a [`geometric`] sum by its closed form, proven in Coq by
+    /// Replaces a [`geometric`] sum by its closed form (false, replacing
+    /// nothing, when the kernel does not decide the sign of c), proven in Coq by
     /// applying `sumZ_exp_lin` or `sumZ_lin_exp_lin` to the sum as stated (the
     /// body is shown to be e^{c·k}, resp. k·e^{c·k}, by `ring` or `field`; c ≠ 0 by
     /// `interval`).
@@ -1385,14 +1388,15 @@ impl Prover<'_> {
         ctx: &mut Ctx,
         r: &mut Render,
         steps: &mut Vec<String>,
-    ) -> Result<(), String> {
+    ) -> bool {
         let zero = || T::Lit(Rational::new());
         let sign = if self.kernel_true(&F::Cmp(Cmp::Lt, g.c.clone(), zero()), ctx) {
             "Rlt_not_eq"
         } else if self.kernel_true(&F::Cmp(Cmp::Gt, g.c.clone(), zero()), ctx) {
             "Rgt_not_eq"
         } else {
-            return Err("the kernel does not decide the sign of a geometric sum's exponent".into());
+            // c = 0 (or undecided): no closed form, the sum is unrolled
+            return false;
         };
         let c = r.term(&g.c, ctx, Mode::Proof);
         let text = r.term(t, ctx, Mode::Proof);
@@ -1428,7 +1432,7 @@ impl Prover<'_> {
             zi(hi1)
         ));
         r.repl.insert(addr(t), closed_form);
-        Ok(())
+        true
     }
 
     fn leaf(&self, c: Cmp, a: &T, b: &T, ctx: &mut Ctx) -> Result<String, String> {

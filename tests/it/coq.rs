@@ -332,11 +332,15 @@ fn geometric_sums_go_to_coq_in_closed_form_proven_by_coq() {
     let c = v2(
         r#"{"name": "plain", "formula": "(<= (abs (- (sum r 0 100000 (exp (neg (* 1/64 r)))) (/ 1 (- 1 (exp -1/64))))) 1/1000000)", "expect": "holds"},
            {"name": "weighted", "formula": "(forall m 1 2 (<= (abs (- (sum r -3 4000 (* (exp (/ (neg (* m r)) 8)) r)) (- (/ (exp (/ (neg m) 8)) (pow (- 1 (exp (/ (neg m) 8))) 2)) (+ (exp (/ m 8)) (* 2 (exp (/ (* 2 m) 8))) (* 3 (exp (/ (* 3 m) 8))))))) 1/1000000))", "expect": "holds"},
-           {"name": "weighted, false", "formula": "(> (sum r 0 60000 (* r (exp (* r -1/64)))) 4100)", "expect": "fails"}"#,
+           {"name": "weighted, false", "formula": "(> (sum r 0 60000 (* r (exp (* r -1/64)))) 4100)", "expect": "fails"},
+           {"name": "c = 0: unrolled", "formula": "(< (sum r 1 3 (exp (* 0 r))) 4)", "expect": "holds"}"#,
         "",
     );
     let f = coq::translate(&c);
-    assert_eq!(f.sent.len(), 3, "{:?}", f.kernel_only);
+    assert_eq!(f.sent.len(), 4, "{:?}", f.kernel_only);
+    // one closed form per sum: plain, weighted at m = 1 and m = 2, weighted
+    // false; none for c = 0
+    assert_eq!(f.text.matches("apply (sumZ_").count(), 4, "{}", f.text);
     assert!(f
         .text
         .contains("sumZ 0 100000 (fun r => (exp (- ((1 / 64) * (IZR r)))))"));
@@ -346,7 +350,7 @@ fn geometric_sums_go_to_coq_in_closed_form_proven_by_coq() {
     assert!(f.text.contains("apply (sumZ_lin_exp_lin (-3) 4000 4001"));
     if let Some(dir) = coq_dir("geometric") {
         let r = coq::check(&c, dir.path()).unwrap();
-        assert!(r.accepted() && r.proven() == 3, "{:?}", r.results);
+        assert!(r.accepted() && r.proven() == 4, "{:?}", r.results);
     }
     // a false bound on such a sum is rejected by Coq
     let bad = v2(
@@ -367,6 +371,54 @@ fn tampered_mean_distance_bound_is_rejected_by_coq() {
     *f = f.replace("(* 1/1000000000 ", "(* 1/1000000000000000000000000000000 ");
     assert_eq!(coq::coverage(&c).0, 1);
     rejected(&c, "tamper-mean");
+}
+
+/// The ALiBi tail bound proven once and for all (coq/AlibiTailBound.v): for all
+/// m > 0, Δ ≥ 0, w ≥ 1, every query position i and all content within Δ,
+/// T_w ≤ T^∞(w) ≤ e^Δ e^{−mw}, resting only on the standard reals.
+#[test]
+fn the_alibi_tail_bound_lemma_is_proven_in_coq() {
+    let (_, text) = coq::LEMMAS
+        .iter()
+        .find(|(n, _)| *n == "AlibiTailBound")
+        .expect("the lemma is shipped");
+    assert!(!text.contains("Admitted") && !text.contains("Axiom"));
+    // the statement: hypotheses and the bound T^∞(w), as the report states them
+    for part in [
+        "Theorem alibi_tail_bound : forall (m D c : R) (w i : Z) (a : Z -> R),",
+        "0 < m -> 0 <= D -> (1 <= w)%Z ->",
+        "(forall r, (0 <= r <= i)%Z -> c <= a r <= c + D) ->",
+        "sumZ w i (fun r => exp (a r - m * IZR r) / sumZ 0 i (fun s => exp (a s - m * IZR s)))",
+        "<= exp D * exp (- m * IZR w) / (1 - exp (- m * IZR w) + exp D * exp (- m * IZR w)).",
+        "Print Assumptions alibi_tail_bounds.",
+    ] {
+        assert!(text.contains(part), "{part}");
+    }
+    let Some(dir) = coq_dir("lemmas") else {
+        return;
+    };
+    let done = coq::check_lemmas(dir.path(), coq::LEMMAS).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(done.len(), coq::LEMMAS.len());
+    for (name, axioms) in &done {
+        assert!(
+            axioms.iter().all(|a| coq::axiom_allowed(a)),
+            "{name}: {axioms:?}"
+        );
+        assert!(axioms.contains(&"ClassicalDedekindReals.sig_forall_dec".to_string()));
+    }
+    // a false, tighter bound (e^Δ x^w / (1 + e^Δ x^w): at Δ = 0 the tail tends
+    // to x^w) does not compile, and an admitted step is caught by the axiom check
+    let tighter = text.replace(
+        "<= exp D * exp (- m * IZR w) / (1 - exp (- m * IZR w) + exp D * exp (- m * IZR w)).\nProof.",
+        "<= exp D * exp (- m * IZR w) / (1 + exp D * exp (- m * IZR w)).\nProof.",
+    );
+    assert_ne!(&tighter, text);
+    let e = coq::check_lemmas(dir.path(), &[("AlibiTailBound", &tighter)]).unwrap_err();
+    assert!(matches!(e, coq::CoqError::Coq { .. }), "{e}");
+    let (a, b) = (text.find("Proof.").unwrap(), text.find("Qed.").unwrap());
+    let admitted = format!("{}Admitted.{}", &text[..a], &text[b + 4..]);
+    let e = coq::check_lemmas(dir.path(), &[("AlibiTailBound", &admitted)]).unwrap_err();
+    assert!(e.to_string().contains("beyond the standard reals"), "{e}");
 }
 
 /// The claim id of a committed certificate path (`reports/<paper>/<claim>.cert.json`).
