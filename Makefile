@@ -22,16 +22,17 @@ check: deps
 ## lint: formatting and clippy
 lint:
 	$(CARGO) fmt --check
-	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 ## bench: criterion benchmarks
 bench: deps
 	$(CARGO) bench
 
-## anchors: side-by-side timings against python-flint / mpmath / numpy (run on a quiet machine)
+## anchors: side-by-side timings against python-flint / mpmath / numpy / PyTorch (run on a quiet machine)
 anchors: deps
 	bash bench/anchors/run_softmax.sh
 	bash bench/anchors/run_gram.sh
+	bash bench/anchors/run_lm.sh
 
 deps:
 	@missing=""; \

@@ -23,4 +23,6 @@ mod sparse_claims;
 mod sparse_gram;
 mod sparse_lemma;
 mod spec_errors;
+#[cfg(feature = "lm")]
+mod trained_models;
 mod util;
