@@ -60,7 +60,11 @@ fn main() -> ExitCode {
         }
         let r = &runs[0].report;
         println!("{}: {} ({:?})", r.id, r.verdict, r.reason);
-        return if r.as_expected { ExitCode::SUCCESS } else { ExitCode::from(1) };
+        return if r.as_expected {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        };
     }
     let mut p: tmc::Params = match spec.params(profile) {
         Ok(p) => p,

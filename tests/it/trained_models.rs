@@ -2,8 +2,8 @@
 //! verdicts. Each test pins something that would make a measurement wrong.
 
 use crate::util::{edited_err, run_edited, run_quick, verdict};
-use attncheck::claims::positional::trained_model_claims::{self as tmc, Scheme};
 use attncheck::claims::positional::common::SlopeRule;
+use attncheck::claims::positional::trained_model_claims::{self as tmc, Scheme};
 use attncheck::spec::{Profile, Spec};
 use attncheck::verdict::Verdict;
 use attncheck_lm::eval::{normalised_gradients, receptive_field, sliding_nll, Sliding};
@@ -49,7 +49,12 @@ fn loss_of(model: &Model, x: &Tensor, y: &Tensor) -> f64 {
 
 fn set_entry(var: &Var, k: usize, value: f64) {
     let shape = var.shape().clone();
-    let mut v = var.as_tensor().flatten_all().unwrap().to_vec1::<f64>().unwrap();
+    let mut v = var
+        .as_tensor()
+        .flatten_all()
+        .unwrap()
+        .to_vec1::<f64>()
+        .unwrap();
     v[k] = value;
     var.set(&Tensor::from_vec(v, shape, var.device()).unwrap())
         .unwrap();
@@ -60,9 +65,18 @@ fn schemes_tiny() -> Vec<(&'static str, Position)> {
     let mut p2 = p.clone();
     p2.heads = 2;
     vec![
-        ("alibi", Position::Bias(tmc::bias_fn(Scheme::Alibi(SlopeRule::Paper), &p2).unwrap())),
-        ("sandwich", Position::Bias(tmc::bias_fn(Scheme::Sandwich, &p2).unwrap())),
-        ("sinusoidal", Position::Sinusoidal(vec![1.0, 0.1, 0.01, 0.001])),
+        (
+            "alibi",
+            Position::Bias(tmc::bias_fn(Scheme::Alibi(SlopeRule::Paper), &p2).unwrap()),
+        ),
+        (
+            "sandwich",
+            Position::Bias(tmc::bias_fn(Scheme::Sandwich, &p2).unwrap()),
+        ),
+        (
+            "sinusoidal",
+            Position::Sinusoidal(vec![1.0, 0.1, 0.01, 0.001]),
+        ),
         ("rope", Position::Rope(10000.0)),
         ("window", Position::Window(2)),
     ]
@@ -88,7 +102,12 @@ fn gradients_match_central_finite_differences_for_every_scheme() {
                 .unwrap()
                 .to_vec1::<f64>()
                 .unwrap();
-            let orig = var.as_tensor().flatten_all().unwrap().to_vec1::<f64>().unwrap();
+            let orig = var
+                .as_tensor()
+                .flatten_all()
+                .unwrap()
+                .to_vec1::<f64>()
+                .unwrap();
             for _ in 0..2 {
                 let k = rng.below(orig.len() as u64) as usize;
                 let h = 1e-5;
@@ -124,21 +143,38 @@ fn input_embedding_gradient_matches_finite_differences() {
                 .unwrap()
                 .narrow(1, 9, 1)
                 .unwrap();
-            attncheck_lm::model::token_nll(&lg, &y).unwrap().sum_all().unwrap()
+            attncheck_lm::model::token_nll(&lg, &y)
+                .unwrap()
+                .sum_all()
+                .unwrap()
         };
         let v = Var::from_tensor(&x).unwrap();
         let g = lossf(v.as_tensor()).backward().unwrap();
-        let g = g.get(v.as_tensor()).unwrap().flatten_all().unwrap().to_vec1::<f64>().unwrap();
+        let g = g
+            .get(v.as_tensor())
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1::<f64>()
+            .unwrap();
         let base = x.flatten_all().unwrap().to_vec1::<f64>().unwrap();
         for k in [0usize, 13, 40, 79] {
             let h = 1e-5;
             let mut a = base.clone();
             a[k] += h;
-            let up = lossf(&Tensor::from_vec(a.clone(), x.shape(), x.device()).unwrap()).to_scalar::<f64>().unwrap();
+            let up = lossf(&Tensor::from_vec(a.clone(), x.shape(), x.device()).unwrap())
+                .to_scalar::<f64>()
+                .unwrap();
             a[k] -= 2.0 * h;
-            let down = lossf(&Tensor::from_vec(a, x.shape(), x.device()).unwrap()).to_scalar::<f64>().unwrap();
+            let down = lossf(&Tensor::from_vec(a, x.shape(), x.device()).unwrap())
+                .to_scalar::<f64>()
+                .unwrap();
             let fd = (up - down) / (2.0 * h);
-            assert!((fd - g[k]).abs() <= 1e-7 + 1e-4 * fd.abs(), "{name}: input {k}: {} vs {fd}", g[k]);
+            assert!(
+                (fd - g[k]).abs() <= 1e-7 + 1e-4 * fd.abs(),
+                "{name}: input {k}: {} vs {fd}",
+                g[k]
+            );
         }
     }
 }
@@ -159,9 +195,15 @@ fn receptive_field_tool_finds_exactly_layers_times_window_minus_one() {
         for row in &g {
             for (r, &x) in row.iter().enumerate() {
                 if r <= reach {
-                    assert!(x > 0.0, "ℓ = {layers}, w = {w}: zero gradient at distance {r}");
+                    assert!(
+                        x > 0.0,
+                        "ℓ = {layers}, w = {w}: zero gradient at distance {r}"
+                    );
                 } else {
-                    assert_eq!(x, 0.0, "ℓ = {layers}, w = {w}: gradient at distance {r} beyond {reach}");
+                    assert_eq!(
+                        x, 0.0,
+                        "ℓ = {layers}, w = {w}: gradient at distance {r} beyond {reach}"
+                    );
                 }
             }
             assert!(receptive_field(row, 0.99) <= reach);
@@ -173,7 +215,11 @@ fn receptive_field_tool_finds_exactly_layers_times_window_minus_one() {
 #[test]
 fn model_biases_equal_the_certified_formulas() {
     let p = quick_params();
-    for scheme in [Scheme::Alibi(SlopeRule::Paper), Scheme::Alibi(SlopeRule::Code), Scheme::Sandwich] {
+    for scheme in [
+        Scheme::Alibi(SlopeRule::Paper),
+        Scheme::Alibi(SlopeRule::Code),
+        Scheme::Sandwich,
+    ] {
         let f = tmc::bias_fn(scheme, &p).unwrap();
         let model = Model::new(tmc::model_config(scheme, &p, DType::F64), 1).unwrap();
         let l = 600;
@@ -182,7 +228,11 @@ fn model_biases_equal_the_certified_formulas() {
         for h in 0..p.heads {
             for r in [0usize, 1, 7, 31, 255, 599] {
                 // the model's tensor holds exactly the formula's value, below the diagonal
-                assert_eq!(b[h][l - 1][l - 1 - r], f(h, r), "{scheme:?} h = {h} r = {r}");
+                assert_eq!(
+                    b[h][l - 1][l - 1 - r],
+                    f(h, r),
+                    "{scheme:?} h = {h} r = {r}"
+                );
                 let e = tmc::bias_enclosure(scheme, &p, h, r as i64, 128).unwrap();
                 let x = f(h, r);
                 assert!(
@@ -207,13 +257,26 @@ fn checkpoint_save_and_load_give_the_same_perplexity() {
     let data = text(5000, 8);
     let cfg = tiny(Position::Rope(10000.0), DType::F32);
     let model = Model::new(cfg.clone(), 3).unwrap();
-    let tc = TrainConfig { steps: 20, batch: 4, length: 16, lr: 3e-3, warmup: 2, clip: 1.0, weight_decay: 0.0, seed: 9 };
+    let tc = TrainConfig {
+        steps: 20,
+        batch: 4,
+        length: 16,
+        lr: 3e-3,
+        warmup: 2,
+        clip: 1.0,
+        weight_decay: 0.0,
+        seed: 9,
+    };
     train(&model, &data, &tc, &mut |_| {}).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.safetensors");
     model.save(&path).unwrap();
     let back = Model::load(cfg, &path).unwrap();
-    let s = Sliding { stride: 8, max_length: 32, targets: 256 };
+    let s = Sliding {
+        stride: 8,
+        max_length: 32,
+        targets: 256,
+    };
     for l in [16, 32] {
         let a = sliding_nll(&model.frozen(), &data, l, s, Inference::default(), 1024).unwrap();
         let b = sliding_nll(&back.frozen(), &data, l, s, Inference::default(), 1024).unwrap();
@@ -225,10 +288,22 @@ fn checkpoint_save_and_load_give_the_same_perplexity() {
 fn training_is_bit_identical_in_one_and_two_thread_pools() {
     let data = text(5000, 9);
     let run = |threads: usize| -> Vec<f32> {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         pool.install(|| {
             let model = Model::new(tiny(Position::Window(3), DType::F32), 4).unwrap();
-            let tc = TrainConfig { steps: 10, batch: 4, length: 16, lr: 3e-3, warmup: 2, clip: 1.0, weight_decay: 0.0, seed: 2 };
+            let tc = TrainConfig {
+                steps: 10,
+                batch: 4,
+                length: 16,
+                lr: 3e-3,
+                warmup: 2,
+                clip: 1.0,
+                weight_decay: 0.0,
+                seed: 2,
+            };
             train(&model, &data, &tc, &mut |_| {}).unwrap();
             model
                 .weights()
@@ -245,7 +320,11 @@ fn training_is_bit_identical_in_one_and_two_thread_pools() {
 fn truncation_to_the_whole_context_changes_nothing() {
     let data = text(3000, 10);
     let model = Model::new(tiny(Position::Rope(10000.0), DType::F64), 5).unwrap();
-    let s = Sliding { stride: 8, max_length: 32, targets: 64 };
+    let s = Sliding {
+        stride: 8,
+        max_length: 32,
+        targets: 64,
+    };
     let a = sliding_nll(&model, &data, 32, s, Inference::default(), 512).unwrap();
     let b = sliding_nll(&model, &data, 32, s, Inference { truncate: Some(32) }, 512).unwrap();
     let c = sliding_nll(&model, &data, 32, s, Inference { truncate: Some(4) }, 512).unwrap();
@@ -262,22 +341,35 @@ fn a_missing_corpus_package_is_inconclusive_with_the_reason() {
     );
     assert_eq!(verdict(&run), Verdict::Inconclusive);
     let reason = run.report.reason.clone().unwrap_or_default();
-    assert!(reason.contains("anyhow-0.0.0-missing not found"), "{reason}");
+    assert!(
+        reason.contains("anyhow-0.0.0-missing not found"),
+        "{reason}"
+    );
 }
 
 #[test]
 fn a_malformed_criterion_names_file_line_and_field() {
-    let e = edited_err(ID, "extrapolation_ratio = 1.05", "extrapolation_ratio = 0.9");
+    let e = edited_err(
+        ID,
+        "extrapolation_ratio = 1.05",
+        "extrapolation_ratio = 0.9",
+    );
     assert!(e.contains("trained-model-claims.toml:"), "{e}");
     assert!(e.contains("criteria.extrapolation_ratio"), "{e}");
     let e = edited_err(ID, "truncation_length = 16", "truncation_length = 3");
-    assert!(e.contains("criteria.truncation_length: must be one of eval_multiples"), "{e}");
+    assert!(
+        e.contains("criteria.truncation_length: must be one of eval_multiples"),
+        "{e}"
+    );
 }
 
 #[test]
 fn quick_profile_gives_one_verdict_per_finding() {
     let run = run_quick(ID);
-    let parts: Vec<String> = Verdict::by_part(&run.report.checks).into_iter().map(|(p, _)| p).collect();
+    let parts: Vec<String> = Verdict::by_part(&run.report.checks)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
     for part in [
         "setup: biases and controls",
         "ALiBi extrapolates",
@@ -286,8 +378,15 @@ fn quick_profile_gives_one_verdict_per_finding() {
         "Sandwich uses tokens beyond L_tr and extrapolates",
         "efficient windowed inference",
     ] {
-        assert!(parts.iter().any(|p| p == part), "missing part {part}: {parts:?}");
+        assert!(
+            parts.iter().any(|p| p == part),
+            "missing part {part}: {parts:?}"
+        );
     }
-    assert!(run.report.checks.iter().all(|c| c.kind == attncheck::verdict::CheckKind::Observed));
+    assert!(run
+        .report
+        .checks
+        .iter()
+        .all(|c| c.kind == attncheck::verdict::CheckKind::Observed));
     assert!(run.svgs.len() >= 3);
 }

@@ -82,7 +82,11 @@ fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
             }
         }
     }
-    out.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
+    out.sort_by(|a, b| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    });
     Ok(out)
 }
 

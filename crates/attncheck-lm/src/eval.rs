@@ -61,7 +61,10 @@ pub fn sliding_nll(
             .map(|j| t0 + j * s.stride + s.stride - 1 - length)
             .collect();
         let xs: Vec<&[u8]> = starts.iter().map(|&a| &data[a..a + length]).collect();
-        let ys: Vec<&[u8]> = starts.iter().map(|&a| &data[a + 1..a + length + 1]).collect();
+        let ys: Vec<&[u8]> = starts
+            .iter()
+            .map(|&a| &data[a + 1..a + length + 1])
+            .collect();
         let logits = model.forward(&tokens(&xs)?, inf)?;
         let nll = token_nll(&logits, &tokens(&ys)?)?.narrow(1, length - s.stride, s.stride)?;
         total += nll.to_dtype(DType::F64)?.sum_all()?.to_scalar::<f64>()?;
@@ -166,7 +169,12 @@ pub fn receptive_field(curve: &[f64], threshold: f64) -> usize {
 
 /// RF of the mean curve of `resamples` bootstrap resamples of the sequences (drawn with
 /// replacement from `seed`).
-pub fn bootstrap_rf(curves: &[Vec<f64>], threshold: f64, resamples: usize, seed: u64) -> Vec<usize> {
+pub fn bootstrap_rf(
+    curves: &[Vec<f64>],
+    threshold: f64,
+    resamples: usize,
+    seed: u64,
+) -> Vec<usize> {
     let mut rng = SplitMix64(seed);
     let n = curves.len() as u64;
     (0..resamples)

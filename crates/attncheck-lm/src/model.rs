@@ -180,8 +180,11 @@ impl Model {
 
     /// Writes the weights to a safetensors file.
     pub fn save(&self, path: &std::path::Path) -> Result<()> {
-        let map: std::collections::HashMap<String, Tensor> =
-            self.w.iter().map(|(k, t)| (k.clone(), t.detach())).collect();
+        let map: std::collections::HashMap<String, Tensor> = self
+            .w
+            .iter()
+            .map(|(k, t)| (k.clone(), t.detach()))
+            .collect();
         candle_core::safetensors::save(&map, path)?;
         Ok(())
     }
@@ -194,9 +197,9 @@ impl Model {
         let mut w = BTreeMap::new();
         let mut vars = Vec::new();
         for (name, t0) in fresh.w {
-            let t = map.remove(&name).ok_or_else(|| {
-                Error::Config(format!("{}: no weight {name}", path.display()))
-            })?;
+            let t = map
+                .remove(&name)
+                .ok_or_else(|| Error::Config(format!("{}: no weight {name}", path.display())))?;
             if t.dims() != t0.dims() {
                 return Err(Error::Config(format!(
                     "{}: weight {name} has shape {:?}, expected {:?}",
@@ -243,7 +246,12 @@ impl Model {
             (_, None) => usize::MAX,
         };
         let (nh, table): (usize, Vec<Vec<f64>>) = match &self.cfg.position {
-            Position::Bias(f) => (h, (0..h).map(|hh| (0..l).map(|r| f(hh, r)).collect()).collect()),
+            Position::Bias(f) => (
+                h,
+                (0..h)
+                    .map(|hh| (0..l).map(|r| f(hh, r)).collect())
+                    .collect(),
+            ),
             _ => (1, vec![vec![0.0; l]]),
         };
         let mut v = vec![f64::NEG_INFINITY; nh * l * l];
@@ -271,8 +279,7 @@ impl Model {
     }
 
     fn linear(&self, x2: &Tensor, name: &str) -> Result<Tensor> {
-        Ok(mm(x2, self.t(&format!("{name}.w")))?
-            .broadcast_add(self.t(&format!("{name}.b")))?)
+        Ok(mm(x2, self.t(&format!("{name}.w")))?.broadcast_add(self.t(&format!("{name}.b")))?)
     }
 
     fn rope_tables(&self, l: usize, base: f64) -> Result<(Tensor, Tensor)> {
@@ -343,8 +350,13 @@ impl Model {
                 .reshape((b * l, d))?;
             let o = self.linear(&o, &format!("{p}.o"))?.reshape((b, l, d))?;
             x = (x + o)?;
-            let y = self.layer_norm(&x, &format!("{p}.ln2"))?.reshape((b * l, d))?;
-            let y = self.linear(&self.linear(&y, &format!("{p}.fc1"))?.gelu()?, &format!("{p}.fc2"))?;
+            let y = self
+                .layer_norm(&x, &format!("{p}.ln2"))?
+                .reshape((b * l, d))?;
+            let y = self.linear(
+                &self.linear(&y, &format!("{p}.fc1"))?.gelu()?,
+                &format!("{p}.fc2"),
+            )?;
             x = (x + y.reshape((b, l, d))?)?;
         }
         let y = self.layer_norm(&x, "lnf")?.reshape((b * l, d))?;
@@ -374,12 +386,18 @@ pub fn mean_nll(logits: &Tensor, targets: &Tensor) -> Result<Tensor> {
 /// Per-token negative log-likelihoods [B, L] (nats).
 pub fn token_nll(logits: &Tensor, targets: &Tensor) -> Result<Tensor> {
     let lsm = candle_nn::ops::log_softmax(logits, D::Minus1)?;
-    Ok(lsm.gather(&targets.unsqueeze(D::Minus1)?, D::Minus1)?.squeeze(D::Minus1)?.neg()?)
+    Ok(lsm
+        .gather(&targets.unsqueeze(D::Minus1)?, D::Minus1)?
+        .squeeze(D::Minus1)?
+        .neg()?)
 }
 
 /// `[B, L]` u32 tokens from byte rows.
 pub fn tokens(rows: &[&[u8]]) -> Result<Tensor> {
     let l = rows.first().map(|r| r.len()).unwrap_or(0);
-    let v: Vec<u32> = rows.iter().flat_map(|r| r.iter().map(|&b| b as u32)).collect();
+    let v: Vec<u32> = rows
+        .iter()
+        .flat_map(|r| r.iter().map(|&b| b as u32))
+        .collect();
     Ok(Tensor::from_vec(v, (rows.len(), l), &Device::Cpu)?)
 }

@@ -136,12 +136,20 @@ impl Adam {
             }
             gs.push(g);
         }
-        let scale = if clip > 0.0 && sq.sqrt() > clip { clip / sq.sqrt() } else { 1.0 };
+        let scale = if clip > 0.0 && sq.sqrt() > clip {
+            clip / sq.sqrt()
+        } else {
+            1.0
+        };
         let c1 = 1.0 - B1.powi(self.t);
         let c2 = 1.0 - B2.powi(self.t);
         for (i, var) in model.vars().iter().enumerate() {
             let Some(g) = &gs[i] else { continue };
-            let mut th = var.as_tensor().to_dtype(DType::F64)?.flatten_all()?.to_vec1::<f64>()?;
+            let mut th = var
+                .as_tensor()
+                .to_dtype(DType::F64)?
+                .flatten_all()?
+                .to_vec1::<f64>()?;
             let (m, v) = (&mut self.m[i], &mut self.v[i]);
             for k in 0..th.len() {
                 let gk = g[k] * scale;

@@ -144,7 +144,11 @@ fn positive(field: &str, v: usize) -> Result<(), FieldError> {
 impl crate::spec::Params for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.corpus, "corpus", |c| {
-            if c.name.is_empty() || c.version.is_empty() || c.name.contains('/') || c.version.contains('/') {
+            if c.name.is_empty()
+                || c.version.is_empty()
+                || c.name.contains('/')
+                || c.version.contains('/')
+            {
                 Err("name and version must be non-empty, without '/'".into())
             } else {
                 Ok(())
@@ -156,9 +160,17 @@ impl crate::spec::Params for Params {
             "corpus_hash",
             "must be 16 hex digits",
         )?;
-        ensure((2..=4096).contains(&self.train_length), "train_length", "use 2 to 4096")?;
+        ensure(
+            (2..=4096).contains(&self.train_length),
+            "train_length",
+            "use 2 to 4096",
+        )?;
         ensure((1..=48).contains(&self.layers), "layers", "use 1 to 48")?;
-        ensure(self.heads.is_power_of_two() && self.heads <= 64, "heads", "must be a power of two ≤ 64")?;
+        ensure(
+            self.heads.is_power_of_two() && self.heads <= 64,
+            "heads",
+            "must be a power of two ≤ 64",
+        )?;
         ensure(
             self.hidden >= self.heads && self.hidden % (2 * self.heads) == 0,
             "hidden",
@@ -172,13 +184,21 @@ impl crate::spec::Params for Params {
                 Err("must be ≥ 1".into())
             }
         })?;
-        ensure(self.rope_base > 1.0 && self.rope_base.is_finite(), "rope_base", "must be > 1")?;
+        ensure(
+            self.rope_base > 1.0 && self.rope_base.is_finite(),
+            "rope_base",
+            "must be > 1",
+        )?;
         ensure_each(&self.seeds, "seeds", |_| Ok(()))?;
         positive("steps", self.steps)?;
         positive("batch", self.batch)?;
         ensure(self.lr > 0.0 && self.lr < 1.0, "lr", "must lie in (0, 1)")?;
         ensure(self.warmup < self.steps, "warmup", "must be < steps")?;
-        ensure(self.clip >= 0.0 && self.clip.is_finite(), "clip", "must be ≥ 0")?;
+        ensure(
+            self.clip >= 0.0 && self.clip.is_finite(),
+            "clip",
+            "must be ≥ 0",
+        )?;
         ensure_each(&self.eval_multiples, "eval_multiples", |&m| {
             if m >= 1 {
                 Ok(())
@@ -222,11 +242,24 @@ impl crate::spec::Params for Params {
         )?;
         let c = &self.criteria;
         let has = |m: usize| self.eval_multiples.contains(&m);
-        ensure(has(c.extrapolation_multiple), "criteria.extrapolation_multiple", "must be one of eval_multiples")?;
-        ensure(has(c.sinusoidal_multiple), "criteria.sinusoidal_multiple", "must be one of eval_multiples")?;
-        ensure(has(c.truncation_length), "criteria.truncation_length", "must be one of eval_multiples")?;
         ensure(
-            c.sandwich_rf_from <= *self.eval_multiples.last().unwrap_or(&0) && c.sandwich_rf_from >= 1,
+            has(c.extrapolation_multiple),
+            "criteria.extrapolation_multiple",
+            "must be one of eval_multiples",
+        )?;
+        ensure(
+            has(c.sinusoidal_multiple),
+            "criteria.sinusoidal_multiple",
+            "must be one of eval_multiples",
+        )?;
+        ensure(
+            has(c.truncation_length),
+            "criteria.truncation_length",
+            "must be one of eval_multiples",
+        )?;
+        ensure(
+            c.sandwich_rf_from <= *self.eval_multiples.last().unwrap_or(&0)
+                && c.sandwich_rf_from >= 1,
             "criteria.sandwich_rf_from",
             "must lie within eval_multiples",
         )?;
@@ -240,8 +273,16 @@ impl crate::spec::Params for Params {
             "criteria.sandwich_window",
             "must be one of truncation_multiples",
         )?;
-        ensure(c.extrapolation_ratio > 1.0, "criteria.extrapolation_ratio", "must be > 1")?;
-        ensure(c.sinusoidal_ratio > 1.0, "criteria.sinusoidal_ratio", "must be > 1")?;
+        ensure(
+            c.extrapolation_ratio > 1.0,
+            "criteria.extrapolation_ratio",
+            "must be > 1",
+        )?;
+        ensure(
+            c.sinusoidal_ratio > 1.0,
+            "criteria.sinusoidal_ratio",
+            "must be > 1",
+        )?;
         ensure(
             c.bootstrap_share > 0.5 && c.bootstrap_share <= 1.0,
             "criteria.bootstrap_share",
@@ -252,7 +293,11 @@ impl crate::spec::Params for Params {
             "criteria.truncation_tolerance",
             "must lie in (0, 1)",
         )?;
-        ensure(c.bias_tolerance > 0.0, "criteria.bias_tolerance", "must be > 0")?;
+        ensure(
+            c.bias_tolerance > 0.0,
+            "criteria.bias_tolerance",
+            "must be > 0",
+        )?;
         for (i, f) in self.fixture.iter().enumerate() {
             ensure(
                 f.perplexity.is_finite() && f.perplexity > 0.0,
@@ -407,15 +452,21 @@ pub struct JobResult {
 #[cfg(feature = "lm")]
 mod exec {
     use super::*;
-    use attncheck_lm::eval::{bootstrap_rf, mean_curve, normalised_gradients, receptive_field, sliding_nll, Sliding};
+    use attncheck_lm::eval::{
+        bootstrap_rf, mean_curve, normalised_gradients, receptive_field, sliding_nll, Sliding,
+    };
     use attncheck_lm::model::{Config, Inference, Model, Position};
     use attncheck_lm::train::{train, TrainConfig};
 
     /// The model configuration of a scheme.
     pub fn model_config(scheme: Scheme, p: &Params, dtype: attncheck_lm::DType) -> Config {
         let position = match scheme {
-            Scheme::Alibi(_) | Scheme::Sandwich => Position::Bias(bias_fn(scheme, p).expect("bias scheme")),
-            Scheme::Sinusoidal => Position::Sinusoidal(sandwich_freqs_f64(p.hidden as u32, IndexFrom::Zero)),
+            Scheme::Alibi(_) | Scheme::Sandwich => {
+                Position::Bias(bias_fn(scheme, p).expect("bias scheme"))
+            }
+            Scheme::Sinusoidal => {
+                Position::Sinusoidal(sandwich_freqs_f64(p.hidden as u32, IndexFrom::Zero))
+            }
             Scheme::Rope => Position::Rope(p.rope_base),
             Scheme::Window(w) => Position::Window(w - 1),
         };
@@ -438,8 +489,9 @@ mod exec {
                 version: c.version.clone(),
             })
             .collect();
-        let c = attncheck_lm::corpus::load(&pk, p.val_every, &attncheck_lm::corpus::registry_dirs())
-            .map_err(|e| e.to_string())?;
+        let c =
+            attncheck_lm::corpus::load(&pk, p.val_every, &attncheck_lm::corpus::registry_dirs())
+                .map_err(|e| e.to_string())?;
         if c.hash != p.corpus_hash {
             return Err(format!(
                 "corpus content hash {} differs from the spec's {} (a package's files changed)",
@@ -450,10 +502,18 @@ mod exec {
     }
 
     /// Trains and measures one job.
-    pub fn run_job(job: Job, p: &Params, c: &attncheck_lm::corpus::Corpus) -> Result<JobResult, String> {
+    pub fn run_job(
+        job: Job,
+        p: &Params,
+        c: &attncheck_lm::corpus::Corpus,
+    ) -> Result<JobResult, String> {
         let e = |e: attncheck_lm::Error| format!("{}: {e}", job.name());
         let l = p.train_length;
-        let model = Model::new(model_config(job.scheme, p, attncheck_lm::DType::F32), job.seed).map_err(e)?;
+        let model = Model::new(
+            model_config(job.scheme, p, attncheck_lm::DType::F32),
+            job.seed,
+        )
+        .map_err(e)?;
         let tc = TrainConfig {
             steps: p.steps,
             batch: p.batch,
@@ -474,27 +534,58 @@ mod exec {
         };
         let mut nll = Vec::new();
         for &m in &p.eval_multiples {
-            nll.push(sliding_nll(&frozen, &c.val, m * l, sl, Inference::default(), p.eval_batch_tokens).map_err(e)?);
+            nll.push(
+                sliding_nll(
+                    &frozen,
+                    &c.val,
+                    m * l,
+                    sl,
+                    Inference::default(),
+                    p.eval_batch_tokens,
+                )
+                .map_err(e)?,
+            );
         }
         let mut truncated = Vec::new();
         if matches!(job.scheme, Scheme::Alibi(_) | Scheme::Sandwich) {
             for &w in &p.truncation_multiples {
-                let inf = Inference { truncate: Some(w * l) };
-                let v = sliding_nll(&frozen, &c.val, p.criteria.truncation_length * l, sl, inf, p.eval_batch_tokens)
-                    .map_err(e)?;
+                let inf = Inference {
+                    truncate: Some(w * l),
+                };
+                let v = sliding_nll(
+                    &frozen,
+                    &c.val,
+                    p.criteria.truncation_length * l,
+                    sl,
+                    inf,
+                    p.eval_batch_tokens,
+                )
+                .map_err(e)?;
                 truncated.push((w, v));
             }
         }
-        let (mut rf, mut rf_boot, mut curves, mut support) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut rf, mut rf_boot, mut curves, mut support) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (k, &m) in p.eval_multiples.iter().enumerate() {
-            let g = normalised_gradients(&frozen, &c.val, m * l, p.rf_sequences, p.eval_batch_tokens).map_err(e)?;
+            let g =
+                normalised_gradients(&frozen, &c.val, m * l, p.rf_sequences, p.eval_batch_tokens)
+                    .map_err(e)?;
             if g.iter().any(|row| row.iter().any(|x| !x.is_finite())) {
-                return Err(format!("{}: a gradient was not finite at L_ex = {}", job.name(), m * l));
+                return Err(format!(
+                    "{}: a gradient was not finite at L_ex = {}",
+                    job.name(),
+                    m * l
+                ));
             }
             let refs: Vec<&[f64]> = g.iter().map(|v| v.as_slice()).collect();
             let mc = mean_curve(&refs);
             rf.push(receptive_field(&mc, p.rf_threshold));
-            rf_boot.push(bootstrap_rf(&g, p.rf_threshold, p.bootstrap, 0xB007 + k as u64 + 1000 * job.seed));
+            rf_boot.push(bootstrap_rf(
+                &g,
+                p.rf_threshold,
+                p.bootstrap,
+                0xB007 + k as u64 + 1000 * job.seed,
+            ));
             support.push(mc.iter().rposition(|&x| x > 0.0).unwrap_or(0));
             curves.push(mc);
         }
@@ -544,7 +635,14 @@ pub fn cached(job: Job, p: &Params, profile: Profile) -> Option<JobResult> {
     (r.config == job_config(job, p)).then_some(r)
 }
 
-/// Runs one job (or takes it from the cache when `p.cache`), storing it when `p.cache`.
+/// Whether job results are cached: the spec's `cache`, or the environment variable
+/// `ATTNCHECK_LM_CACHE=1` (so that a quick run, too, can be split into jobs run side by side
+/// with `examples/trained_job.rs`; the results are the same bytes either way).
+pub fn cache_enabled(p: &Params) -> bool {
+    p.cache || std::env::var_os("ATTNCHECK_LM_CACHE").is_some_and(|v| v == "1")
+}
+
+/// Runs one job (or takes it from the cache when [`cache_enabled`]), storing it then.
 #[cfg(feature = "lm")]
 pub fn job_result(
     job: Job,
@@ -552,13 +650,14 @@ pub fn job_result(
     profile: Profile,
     c: &attncheck_lm::corpus::Corpus,
 ) -> Result<JobResult, String> {
-    if p.cache {
+    let cache = cache_enabled(p);
+    if cache {
         if let Some(r) = cached(job, p, profile) {
             return Ok(r);
         }
     }
     let r = run_job(job, p, c)?;
-    if p.cache {
+    if cache {
         let path = cache_path(job, profile);
         if let Some(d) = path.parent() {
             std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
@@ -607,7 +706,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let all = jobs(p);
         let mut results = Vec::new();
         for (i, job) in all.iter().enumerate() {
-            ctx.progress.message(format!("{} ({}/{})", job.name(), i + 1, all.len()));
+            ctx.progress
+                .message(format!("{} ({}/{})", job.name(), i + 1, all.len()));
             match job_result(*job, p, ctx.profile, &c) {
                 Ok(r) => results.push((*job, r)),
                 Err(e) => {
@@ -631,7 +731,12 @@ fn present(
 ) {
     let l = p.train_length;
     let cr = &p.criteria;
-    let idx = |m: usize| p.eval_multiples.iter().position(|&x| x == m).expect("validated");
+    let idx = |m: usize| {
+        p.eval_multiples
+            .iter()
+            .position(|&x| x == m)
+            .expect("validated")
+    };
     let ppl = |r: &JobResult, m: usize| r.nll[idx(m)].exp();
     let ratio = |r: &JobResult, m: usize| ppl(r, m) / ppl(r, 1);
     let of = |pred: &dyn Fn(Scheme) -> bool| -> Vec<&(Job, JobResult)> {
@@ -649,7 +754,8 @@ fn present(
 
     // ---- setup: the biases are the certified formulas; the slope rules coincide ----
     o.checks.set_part(Some("setup: biases and controls"));
-    let rules_equal = slope_exponents(p.heads, SlopeRule::Paper) == slope_exponents(p.heads, SlopeRule::Code);
+    let rules_equal =
+        slope_exponents(p.heads, SlopeRule::Paper) == slope_exponents(p.heads, SlopeRule::Code);
     o.checks.observe(
         format!("ALiBi's paper and code slope rules give the same exponents at H = {} (one model serves both)", p.heads),
         true,
@@ -666,7 +772,11 @@ fn present(
         .chain(std::iter::once(max_len as i64 - 1))
         .collect();
     let prec = ctx.prec();
-    for scheme in [Scheme::Alibi(SlopeRule::Paper), Scheme::Alibi(SlopeRule::Code), Scheme::Sandwich] {
+    for scheme in [
+        Scheme::Alibi(SlopeRule::Paper),
+        Scheme::Alibi(SlopeRule::Code),
+        Scheme::Sandwich,
+    ] {
         let f = bias_fn(scheme, p).expect("bias scheme");
         let mut worst = 0.0f64;
         for h in 0..p.heads {
@@ -717,7 +827,12 @@ fn present(
                 cr.extrapolation_ratio
             ),
             q <= cr.extrapolation_ratio,
-            format!("ppl {} → {}, ratio {}", sig(ppl(r, 1)), sig(ppl(r, cr.extrapolation_multiple)), sig(q)),
+            format!(
+                "ppl {} → {}, ratio {}",
+                sig(ppl(r, 1)),
+                sig(ppl(r, cr.extrapolation_multiple)),
+                sig(q)
+            ),
         );
     }
 
@@ -727,17 +842,32 @@ fn present(
         for (k, &m) in p.eval_multiples.iter().enumerate() {
             let s = share(&r.rf_boot[k], &|x| x < l);
             o.checks.observe(
-                format!("{} seed {}, L_ex = {}: RF99 < L_tr = {l} in ≥ {} of bootstrap resamples", j.scheme.label(), j.seed, m * l, cr.bootstrap_share),
+                format!(
+                    "{} seed {}, L_ex = {}: RF99 < L_tr = {l} in ≥ {} of bootstrap resamples",
+                    j.scheme.label(),
+                    j.seed,
+                    m * l,
+                    cr.bootstrap_share
+                ),
                 s >= cr.bootstrap_share,
-                format!("RF99 = {} (95% interval {:?}), share {}", r.rf[k], ci(&r.rf_boot[k]), sig(s)),
+                format!(
+                    "RF99 = {} (95% interval {:?}), share {}",
+                    r.rf[k],
+                    ci(&r.rf_boot[k]),
+                    sig(s)
+                ),
             );
         }
     }
 
     // ---- (3) windowed attention extrapolates iff layers·(w − 1) ≤ L_tr ----
-    o.checks.set_part(Some("windowed attention extrapolates iff layers·(w − 1) ≤ L_tr"));
+    o.checks.set_part(Some(
+        "windowed attention extrapolates iff layers·(w − 1) ≤ L_tr",
+    ));
     for (j, r) in of(&|s| matches!(s, Scheme::Window(_))) {
-        let Scheme::Window(w) = j.scheme else { continue };
+        let Scheme::Window(w) = j.scheme else {
+            continue;
+        };
         let reach = p.layers * (w - 1);
         let aligned = reach <= l;
         let q = ratio(r, cr.extrapolation_multiple);
@@ -765,21 +895,45 @@ fn present(
     }
 
     // ---- (4) Sandwich uses information beyond L_tr and still extrapolates ----
-    o.checks.set_part(Some("Sandwich uses tokens beyond L_tr and extrapolates"));
+    o.checks
+        .set_part(Some("Sandwich uses tokens beyond L_tr and extrapolates"));
     for (j, r) in of(&|s| s == Scheme::Sandwich) {
-        for (k, &m) in p.eval_multiples.iter().enumerate().filter(|(_, &m)| m >= cr.sandwich_rf_from) {
+        for (k, &m) in p
+            .eval_multiples
+            .iter()
+            .enumerate()
+            .filter(|(_, &m)| m >= cr.sandwich_rf_from)
+        {
             let s = share(&r.rf_boot[k], &|x| x > l);
             o.checks.observe(
-                format!("sandwich seed {}, L_ex = {}: RF99 > L_tr = {l} in ≥ {} of bootstrap resamples", j.seed, m * l, cr.bootstrap_share),
+                format!(
+                    "sandwich seed {}, L_ex = {}: RF99 > L_tr = {l} in ≥ {} of bootstrap resamples",
+                    j.seed,
+                    m * l,
+                    cr.bootstrap_share
+                ),
                 s >= cr.bootstrap_share,
-                format!("RF99 = {} (95% interval {:?}), share {}", r.rf[k], ci(&r.rf_boot[k]), sig(s)),
+                format!(
+                    "RF99 = {} (95% interval {:?}), share {}",
+                    r.rf[k],
+                    ci(&r.rf_boot[k]),
+                    sig(s)
+                ),
             );
         }
         let q = ratio(r, cr.extrapolation_multiple);
         o.checks.observe(
-            format!("sandwich seed {}: ppl({}·L_tr) ≤ {}·ppl(L_tr)", j.seed, cr.extrapolation_multiple, cr.extrapolation_ratio),
+            format!(
+                "sandwich seed {}: ppl({}·L_tr) ≤ {}·ppl(L_tr)",
+                j.seed, cr.extrapolation_multiple, cr.extrapolation_ratio
+            ),
             q <= cr.extrapolation_ratio,
-            format!("ppl {} → {}, ratio {}", sig(ppl(r, 1)), sig(ppl(r, cr.extrapolation_multiple)), sig(q)),
+            format!(
+                "ppl {} → {}, ratio {}",
+                sig(ppl(r, 1)),
+                sig(ppl(r, cr.extrapolation_multiple)),
+                sig(q)
+            ),
         );
     }
 
@@ -787,9 +941,15 @@ fn present(
     o.checks.set_part(Some("efficient windowed inference"));
     let lt = cr.truncation_length * l;
     for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_) | Scheme::Sandwich)) {
-        let wm = if j.scheme == Scheme::Sandwich { cr.sandwich_window } else { cr.alibi_window };
+        let wm = if j.scheme == Scheme::Sandwich {
+            cr.sandwich_window
+        } else {
+            cr.alibi_window
+        };
         let full = ppl(r, cr.truncation_length);
-        let Some(&(_, t)) = r.truncated.iter().find(|(w, _)| *w == wm) else { continue };
+        let Some(&(_, t)) = r.truncated.iter().find(|(w, _)| *w == wm) else {
+            continue;
+        };
         let ch = (t.exp() / full - 1.0).abs();
         o.checks.observe(
             format!(
@@ -807,10 +967,18 @@ fn present(
 
     // ---- figures ----
     for (j, r) in results {
-        if matches!(j.scheme, Scheme::Alibi(_) | Scheme::Sandwich | Scheme::Sinusoidal) && j.seed == p.seeds[0] {
+        if matches!(
+            j.scheme,
+            Scheme::Alibi(_) | Scheme::Sandwich | Scheme::Sinusoidal
+        ) && j.seed == p.seeds[0]
+        {
             let q = ratio(r, cr.extrapolation_multiple);
             o.figure(
-                format!("{} ppl({}·L_tr)/ppl(L_tr)", j.scheme.label(), cr.extrapolation_multiple),
+                format!(
+                    "{} ppl({}·L_tr)/ppl(L_tr)",
+                    j.scheme.label(),
+                    cr.extrapolation_multiple
+                ),
                 crate::outcome::round_sig(q, 3),
                 sig(q),
             );
@@ -828,7 +996,12 @@ fn present(
     t.row(vec![
         format!("{} files, hash {}", c.files, c.hash),
         "—".into(),
-        format!("train {} bytes, validation {} bytes (every {}th file)", c.train.len(), c.val.len(), p.val_every),
+        format!(
+            "train {} bytes, validation {} bytes (every {}th file)",
+            c.train.len(),
+            c.val.len(),
+            p.val_every
+        ),
     ]);
     o.tables.push(t);
 
@@ -840,7 +1013,11 @@ fn present(
         &colrefs,
     );
     for (j, r) in results {
-        let mut row = vec![j.scheme.label(), j.seed.to_string(), r.loss_curve.last().map(|&x| sig(x)).unwrap_or_default()];
+        let mut row = vec![
+            j.scheme.label(),
+            j.seed.to_string(),
+            r.loss_curve.last().map(|&x| sig(x)).unwrap_or_default(),
+        ];
         row.extend(p.eval_multiples.iter().map(|&m| sig(ppl(r, m))));
         t.row(row);
     }
@@ -868,10 +1045,21 @@ fn present(
 
     let mut t = Table::new(
         format!("Windowed attention (W1), {} layers, L_tr = {l}", p.layers),
-        &["w", "seed", "layers·(w − 1)", "aligned (≤ L_tr)", "ppl @ L_tr", "ppl ratio @ 8·L_tr", "extrapolates", "gradient support @ max L_ex"],
+        &[
+            "w",
+            "seed",
+            "layers·(w − 1)",
+            "aligned (≤ L_tr)",
+            "ppl @ L_tr",
+            "ppl ratio @ 8·L_tr",
+            "extrapolates",
+            "gradient support @ max L_ex",
+        ],
     );
     for (j, r) in of(&|s| matches!(s, Scheme::Window(_))) {
-        let Scheme::Window(w) = j.scheme else { continue };
+        let Scheme::Window(w) = j.scheme else {
+            continue;
+        };
         let q = ratio(r, cr.extrapolation_multiple);
         t.row(vec![
             w.to_string(),
@@ -880,15 +1068,30 @@ fn present(
             if p.layers * (w - 1) <= l { "yes" } else { "no" }.into(),
             sig(ppl(r, 1)),
             sig(q),
-            if q <= cr.extrapolation_ratio { "yes" } else { "no" }.into(),
+            if q <= cr.extrapolation_ratio {
+                "yes"
+            } else {
+                "no"
+            }
+            .into(),
             r.support.last().map(|s| s.to_string()).unwrap_or_default(),
         ]);
     }
     o.tables.push(t);
 
     let mut t = Table::new(
-        format!("Truncated attention at L_ex = {lt}: every layer attends to the last W tokens only"),
-        &["model", "seed", "W", "ppl full", "ppl truncated", "change", "attention scores computed (share of full)"],
+        format!(
+            "Truncated attention at L_ex = {lt}: every layer attends to the last W tokens only"
+        ),
+        &[
+            "model",
+            "seed",
+            "W",
+            "ppl full",
+            "ppl truncated",
+            "change",
+            "attention scores computed (share of full)",
+        ],
     );
     for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_) | Scheme::Sandwich)) {
         let full = ppl(r, cr.truncation_length);
@@ -914,7 +1117,12 @@ fn present(
             &["source", "model", "length", "perplexity"],
         );
         for f in &p.fixture {
-            t.row(vec![f.source.clone(), f.model.clone(), f.length.to_string(), format!("{}", f.perplexity)]);
+            t.row(vec![
+                f.source.clone(),
+                f.model.clone(),
+                f.length.to_string(),
+                format!("{}", f.perplexity),
+            ]);
         }
         o.tables.push(t);
     }
@@ -938,7 +1146,11 @@ fn present(
             .map(|(j, r)| Series {
                 name: j.scheme.label(),
                 style: Style::Line,
-                points: p.eval_multiples.iter().map(|&m| ((m * l) as f64, coarse(ppl(r, m)))).collect(),
+                points: p
+                    .eval_multiples
+                    .iter()
+                    .map(|&m| ((m * l) as f64, coarse(ppl(r, m))))
+                    .collect(),
             })
             .collect(),
         heatmap: None,
@@ -987,7 +1199,9 @@ fn present(
                 .iter()
                 .filter(|(j, _)| j.seed == s)
                 .filter_map(|(j, r)| match j.scheme {
-                    Scheme::Window(w) => Some((w as f64, coarse(ratio(r, cr.extrapolation_multiple)))),
+                    Scheme::Window(w) => {
+                        Some((w as f64, coarse(ratio(r, cr.extrapolation_multiple))))
+                    }
                     _ => None,
                 })
                 .collect(),
@@ -998,7 +1212,10 @@ fn present(
     win.push(Series {
         name: format!("criterion {}", cr.extrapolation_ratio),
         style: Style::Dashed,
-        points: vec![(1.0, cr.extrapolation_ratio), (wmax, cr.extrapolation_ratio)],
+        points: vec![
+            (1.0, cr.extrapolation_ratio),
+            (wmax, cr.extrapolation_ratio),
+        ],
     });
     win.push(Series {
         name: format!("layers·(w − 1) = L_tr (w = {boundary})"),
@@ -1007,7 +1224,10 @@ fn present(
     });
     o.plots.push(Plot {
         slug: "windowed".into(),
-        title: format!("Windowed attention: ppl({}·L_tr)/ppl(L_tr) against w", cr.extrapolation_multiple),
+        title: format!(
+            "Windowed attention: ppl({}·L_tr)/ppl(L_tr) against w",
+            cr.extrapolation_multiple
+        ),
         x_label: "window w".into(),
         y_label: "perplexity ratio".into(),
         x_log: false,
