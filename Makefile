@@ -3,6 +3,10 @@
 # and a C compiler); on Debian/Ubuntu missing packages are installed with apt-get.
 
 CARGO ?= cargo
+# candle (positional/trained-model-claims) runs its elementwise kernels on a pool of spinning
+# workers; for these small models one thread is faster, 5x so on a loaded machine
+# (bench/anchors/LM_RESULTS.md). Results do not depend on it.
+export CANDLE_NUM_THREADS ?= 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: reports test check deps bench anchors lint
