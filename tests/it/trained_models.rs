@@ -61,8 +61,7 @@ fn set_entry(var: &Var, k: usize, value: f64) {
 }
 
 fn schemes_tiny() -> Vec<(&'static str, Position)> {
-    let p = quick_params();
-    let mut p2 = p.clone();
+    let mut p2 = quick_params();
     p2.heads = 2;
     vec![
         (
@@ -162,11 +161,11 @@ fn input_embedding_gradient_matches_finite_differences() {
             let h = 1e-5;
             let mut a = base.clone();
             a[k] += h;
-            let up = lossf(&Tensor::from_vec(a.clone(), x.shape(), x.device()).unwrap())
+            let up = lossf(&Tensor::from_vec(a.clone(), x.shape().clone(), x.device()).unwrap())
                 .to_scalar::<f64>()
                 .unwrap();
             a[k] -= 2.0 * h;
-            let down = lossf(&Tensor::from_vec(a, x.shape(), x.device()).unwrap())
+            let down = lossf(&Tensor::from_vec(a, x.shape().clone(), x.device()).unwrap())
                 .to_scalar::<f64>()
                 .unwrap();
             let fd = (up - down) / (2.0 * h);
