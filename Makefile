@@ -1,6 +1,8 @@
 # The two quick-start commands (README): `make reports` and `make test`.
 # Both first make sure the system can build rug's bundled GMP/MPFR (it needs m4
-# and a C compiler); on Debian/Ubuntu missing packages are installed with apt-get.
+# and a C compiler) and has the independent proof checker (Coq with CoqInterval)
+# and GNU parallel for the tests; on Debian/Ubuntu missing packages are installed
+# with apt-get.
 
 CARGO ?= cargo
 # candle (positional/trained-model-claims) runs its elementwise kernels on a pool of spinning
@@ -9,7 +11,7 @@ CARGO ?= cargo
 export CANDLE_NUM_THREADS ?= 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: reports test check deps bench anchors lint
+.PHONY: reports test check deps bench anchors lint coq
 
 ## reports: run every claim (quick profile) and write reports/
 reports: deps
@@ -22,6 +24,10 @@ test: deps
 ## check: CI-style regression check against the committed reports
 check: deps
 	$(CARGO) run --release -- run --all --check
+
+## coq: re-prove every committed certificate in Coq (prints the Coq time per certificate)
+coq: deps
+	$(CARGO) run --release -- export coq $$(find reports -name '*.cert.json' | sort) --out target/coq --check
 
 ## lint: formatting and clippy
 lint:
@@ -43,11 +49,14 @@ deps:
 	command -v m4 >/dev/null 2>&1 || missing="$$missing m4"; \
 	command -v cc >/dev/null 2>&1 || missing="$$missing gcc"; \
 	command -v make >/dev/null 2>&1 || missing="$$missing make"; \
+	command -v coqc >/dev/null 2>&1 || missing="$$missing coq"; \
+	{ command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where 2>/dev/null)/user-contrib/Interval" ]; } || missing="$$missing libcoq-interval"; \
+	command -v parallel >/dev/null 2>&1 || missing="$$missing parallel"; \
 	if [ -n "$$missing" ]; then \
 	  if command -v apt-get >/dev/null 2>&1; then \
-	    echo "attncheck: installing$$missing (needed to build GMP/MPFR for rug)"; \
+	    echo "attncheck: installing$$missing (GMP/MPFR for rug; Coq for verify --coq; GNU parallel for the shard tests)"; \
 	    $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	  else \
-	    echo "attncheck: please install$$missing (needed to build GMP/MPFR for rug)"; exit 1; \
+	    echo "attncheck: please install$$missing (GMP/MPFR for rug; Coq for verify --coq; GNU parallel for the shard tests)"; exit 1; \
 	  fi; \
 	fi

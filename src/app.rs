@@ -1,12 +1,13 @@
 //! The library API behind the CLI: load specs, select claims, run them, write or
 //! check reports, verify certificates.
 
-use crate::certificate::{self, CertificateError, ObligationResult};
-use crate::claims::{self, Ctx, Runner};
+use crate::certificate::{self, Certificate, CertificateError};
+use crate::claims::{self, Ctx, Runner, ShardRecord, Units};
+use crate::kernel::Checked;
 use crate::outcome::Outcome;
 use crate::progress::Progress;
 use crate::report::{self, Report};
-use crate::spec::{self, Profile, Spec, SpecError};
+use crate::spec::{Profile, Spec, SpecError, SpecSource};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -30,6 +31,25 @@ pub enum Error {
     /// A usage error.
     #[error("{0}")]
     Usage(String),
+    /// A certificate whose statement is not its claim's statement (tampered,
+    /// truncated, foreign): `verify` exits 4.
+    #[error("{}: rejected: {reason}", path.display())]
+    Rejected {
+        /// The certificate.
+        path: PathBuf,
+        /// The first difference.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// The process exit code: 4 for a rejected certificate, else 2 (bad input or usage).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Rejected { .. } => 4,
+            _ => 2,
+        }
+    }
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {
@@ -39,48 +59,59 @@ fn io(path: &Path, e: std::io::Error) -> Error {
     }
 }
 
-/// Loads every spec below `theorems`, checking that each names a known claim and
-/// sits at `theorems/<paper>/<claim>.toml` matching its ID.
+/// Loads every spec below the directory `theorems` ([`load_specs_from`]).
 pub fn load_specs(theorems: &Path) -> Result<Vec<Spec>, Error> {
+    load_specs_from(&SpecSource::Dir(theorems.to_path_buf()))
+}
+
+/// Loads every spec of `source`, checking that each sits at
+/// `<paper>/<claim>.toml` matching its ID and names a known claim.
+pub fn load_specs_from(source: &SpecSource) -> Result<Vec<Spec>, Error> {
     let mut specs = Vec::new();
-    for path in spec::discover(theorems)? {
-        let s = Spec::load(&path)?;
-        if claims::find(&s.id).is_none() {
-            return Err(SpecError::UnknownClaim {
-                file: path.clone(),
-                line: line_of_key(&path, "id"),
-                id: s.id.clone(),
-                known: claims::known_ids(),
-            }
-            .into());
-        }
-        let expect = format!(
-            "{}/{}",
-            path.parent()
-                .and_then(|p| p.file_name())
-                .and_then(|n| n.to_str())
-                .unwrap_or(""),
-            path.file_stem().and_then(|n| n.to_str()).unwrap_or("")
-        );
-        if expect != s.id {
-            return Err(SpecError::Field {
-                file: path.clone(),
-                line: line_of_key(&path, "id"),
-                field: "id".into(),
-                reason: format!("`{}` does not match the file's place (`{expect}`)", s.id),
-            }
-            .into());
-        }
-        specs.push(s);
+    for (path, text) in source.files()? {
+        specs.push(load_one(&path, &text)?);
     }
     Ok(specs)
 }
 
-fn line_of_key(path: &Path, key: &str) -> Option<usize> {
-    let src = std::fs::read_to_string(path).ok()?;
-    src.lines()
-        .position(|l| l.trim_start().starts_with(key) && l.contains('='))
-        .map(|i| i + 1)
+fn load_one(path: &Path, text: &str) -> Result<Spec, Error> {
+    let s = Spec::parse(path, text)?;
+    let expect = format!(
+        "{}/{}",
+        path.parent()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+            .unwrap_or(""),
+        path.file_stem().and_then(|n| n.to_str()).unwrap_or("")
+    );
+    if expect != s.id {
+        return Err(SpecError::Field {
+            file: path.to_path_buf(),
+            line: crate::spec::line_of_key(text, "id"),
+            field: "id".into(),
+            reason: format!("`{}` does not match the file's place (`{expect}`)", s.id),
+        }
+        .into());
+    }
+    if claims::find(&s.id).is_none() {
+        return Err(SpecError::UnknownClaim {
+            file: path.to_path_buf(),
+            line: crate::spec::line_of_key(text, "id"),
+            id: s.id.clone(),
+            known: claims::known_ids(),
+        }
+        .into());
+    }
+    s.validate_profiles()?;
+    Ok(s)
+}
+
+/// The spec of one claim from `source` (`None` when there is none).
+pub fn find_spec(source: &SpecSource, id: &str) -> Result<Option<Spec>, Error> {
+    match source.find(id)? {
+        None => Ok(None),
+        Some((path, text)) => load_one(&path, &text).map(Some),
+    }
 }
 
 /// Selects the specs named by `targets` (claim IDs or paper names), or all.
@@ -90,6 +121,12 @@ pub fn select<'a>(
     all: bool,
 ) -> Result<Vec<&'a Spec>, Error> {
     if all {
+        if !targets.is_empty() {
+            return Err(Error::Usage(format!(
+                "--all runs every claim; it cannot be combined with claim or paper names ({}): drop one",
+                targets.join(", ")
+            )));
+        }
         return Ok(specs.iter().collect());
     }
     if targets.is_empty() {
@@ -164,7 +201,7 @@ pub fn run_claims(
         .par_iter()
         .map(|(spec, runner)| {
             progress.message(spec.id.clone());
-            let (spec, outcome) = run_escalating(spec, profile, runner, progress);
+            let (spec, outcome) = run_escalating(spec, profile, runner, progress, &Units::All);
             progress.inc(1);
             render(&spec, profile, &outcome)
         })
@@ -184,6 +221,7 @@ pub fn run_escalating(
     profile: Profile,
     runner: &Runner,
     progress: &Progress,
+    units: &Units,
 ) -> (Spec, Outcome) {
     let mut spec = spec.clone();
     let start = spec.precision;
@@ -191,6 +229,7 @@ pub fn run_escalating(
         spec: &spec,
         profile,
         progress,
+        units,
     });
     for _ in 0..ESCALATIONS {
         if !undecided(&outcome) {
@@ -201,6 +240,7 @@ pub fn run_escalating(
             spec: &spec,
             profile,
             progress,
+            units,
         });
     }
     if spec.precision != start {
@@ -260,16 +300,21 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), Error> {
 }
 
 /// Writes each run's files under `out/<paper>/`, then rebuilds `out/README.md`
-/// from every report present there.
+/// and `out/index.html` from every report present there.
 pub fn write_reports(out: &Path, runs: &[ClaimRun]) -> Result<(), Error> {
+    write_reports_stamped(out, runs, None)
+}
+
+/// [`write_reports`], with a stamp (commit, date) in `index.html` only — the
+/// committed files stay byte-identical from run to run without one.
+pub fn write_reports_stamped(
+    out: &Path,
+    runs: &[ClaimRun],
+    stamp: Option<&str>,
+) -> Result<(), Error> {
     for r in runs {
         let dir = out.join(&r.report.paper);
-        let name = r
-            .report
-            .id
-            .split_once('/')
-            .map(|x| x.1)
-            .unwrap_or(&r.report.id);
+        let name = r.report.stem();
         write_atomic(&dir.join(format!("{name}.md")), &r.markdown)?;
         write_atomic(&dir.join(format!("{name}.json")), &r.report.to_json())?;
         for (f, t) in &r.svgs {
@@ -280,7 +325,25 @@ pub fn write_reports(out: &Path, runs: &[ClaimRun]) -> Result<(), Error> {
         }
     }
     let all = read_reports(out)?;
-    write_atomic(&out.join("README.md"), &report::index_markdown(&all))
+    let index = report::index_markdown(&all);
+    write_atomic(&out.join("README.md"), &index)?;
+    let mds: Vec<(String, String)> = all
+        .iter()
+        .filter_map(|r| {
+            let name = r.id.split_once('/').map(|x| x.1).unwrap_or(&r.id);
+            std::fs::read_to_string(out.join(&r.paper).join(format!("{name}.md")))
+                .ok()
+                .map(|t| (r.id.clone(), t))
+        })
+        .collect();
+    let image = |id: &str, file: &str| -> Option<String> {
+        let paper = id.split('/').next()?;
+        std::fs::read_to_string(out.join(paper).join(file)).ok()
+    };
+    write_atomic(
+        &out.join("index.html"),
+        &report::html::index_html(&index, &mds, &image, stamp),
+    )
 }
 
 /// Reads every JSON report below `out` (sorted by ID); unreadable files are skipped.
@@ -312,62 +375,529 @@ pub fn read_reports(out: &Path) -> Result<Vec<Report>, Error> {
     Ok(all)
 }
 
-/// Compares runs against the committed JSON reports in `out`: a changed verdict,
-/// a missing report or figure, or a key figure that moved beyond the spec's
-/// `check_tolerance` (relative) is a regression.
-pub fn check_against(out: &Path, runs: &[ClaimRun], specs: &[&Spec]) -> Vec<String> {
+/// Checks, before anything runs, that `out` holds committed reports to compare
+/// against (a wrong `--out` is a usage error, not 29 regressions).
+pub fn check_baseline_dir(out: &Path) -> Result<(), Error> {
+    let has_reports = std::fs::read_dir(out)
+        .map(|it| {
+            it.flatten().any(|p| {
+                p.path().is_dir()
+                    && std::fs::read_dir(p.path()).is_ok_and(|f| {
+                        f.flatten().any(|f| {
+                            f.file_name()
+                                .to_str()
+                                .is_some_and(|n| n.ends_with(".json") && !n.ends_with(".cert.json"))
+                        })
+                    })
+            })
+        })
+        .unwrap_or(false);
+    if has_reports {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "--check compares against committed reports, but {} holds none (expected <paper>/<claim>.json files); \
+             pass the directory `attncheck run` wrote with --out",
+            out.display()
+        )))
+    }
+}
+
+/// Reads one committed report; a missing file is `Ok(None)`, a corrupt one an error.
+pub fn read_baseline(path: &Path) -> Result<Option<Report>, Error> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(path, e)),
+    };
+    serde_json::from_str::<Report>(&text)
+        .map(Some)
+        .map_err(|e| Error::Usage(format!(
+            "{}:{}: the committed report is not a valid attncheck report ({e}); restore it from version control or rerun without --check",
+            path.display(),
+            e.line()
+        )))
+}
+
+/// Compares runs against the committed JSON reports in `out`, check by check: a
+/// changed verdict or expectation, a check that appeared, disappeared or changed
+/// its result or kind, a key figure that disappeared or moved beyond the spec's
+/// `check_tolerance` (relative), and any change of the effective parameters,
+/// precision or tolerance (a loosened tolerance is named as such). Each problem is
+/// one line. A corrupt baseline is an error.
+pub fn check_against(out: &Path, runs: &[ClaimRun]) -> Result<Vec<String>, Error> {
     let mut problems = Vec::new();
     for r in runs {
         let id = &r.report.id;
         let name = id.split_once('/').map(|x| x.1).unwrap_or(id);
         let path = out.join(&r.report.paper).join(format!("{name}.json"));
-        let old = match std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Report>(&t).ok())
-        {
-            Some(o) => o,
-            None => {
-                problems.push(format!("{id}: no committed report at {}", path.display()));
+        let Some(old) = read_baseline(&path)? else {
+            problems.push(format!("{id}: no committed report at {}", path.display()));
+            continue;
+        };
+        problems.extend(
+            crate::report::diff(&old, &r.report)
+                .into_iter()
+                .map(|p| format!("{id}: {p}")),
+        );
+    }
+    Ok(problems)
+}
+
+/// How `verify` checked a certificate's statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StatementSource {
+    /// Rebuilt from this spec and found equal.
+    Spec(PathBuf),
+    /// Not checked (`--no-spec`): only the certificate's own formulas were evaluated.
+    Unchecked,
+}
+
+/// A verified certificate.
+pub struct Verification {
+    /// The certificate as read.
+    pub cert: Certificate,
+    /// The kernel's decisions.
+    pub checked: Checked,
+    /// Where the statement came from.
+    pub source: StatementSource,
+}
+
+/// Reads a file as UTF-8; invalid bytes are an error naming the line.
+pub fn read_utf8(path: &Path) -> Result<String, Error> {
+    Ok(crate::spec::read_utf8(path)?)
+}
+
+/// Reads a certificate, rebuilds its claim's statement from the spec below
+/// `theorems` (unless `theorems` is `None`), requires the certificate to carry
+/// exactly that statement, and decides it with the kernel alone.
+pub fn verify_file(path: &Path, theorems: Option<&Path>) -> Result<Verification, Error> {
+    verify_with(
+        path,
+        theorems.map(|d| SpecSource::Dir(d.to_path_buf())).as_ref(),
+        None,
+    )
+}
+
+/// [`verify_file`] with the specs from any [`SpecSource`] (`None`: do not check the
+/// statement). A `sparse construct` certificate is rebuilt from its hints and the
+/// target matrix: `target`'s Matrix Market file when given (so it must be about
+/// exactly that A), else the A it pins.
+pub fn verify_with(
+    path: &Path,
+    theorems: Option<&SpecSource>,
+    target: Option<&Path>,
+) -> Result<Verification, Error> {
+    let text = read_utf8(path)?;
+    let cert = certificate::parse(path, &text)?;
+    let reject = |reason: String| Error::Rejected {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let (st, source) = match theorems {
+        None => (cert.statement(path)?, StatementSource::Unchecked),
+        Some(_) if cert.claim == crate::sparse::target::CONSTRUCT_CLAIM => {
+            let rebuilt =
+                crate::sparse::target::rebuild_statement(&cert, target).map_err(reject)?;
+            let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
+            if let Some(d) = cert.statement_difference(&expected) {
+                return Err(reject(format!(
+                    "its statement is not the one its target and hints give: {d}"
+                )));
+            }
+            let from = match target {
+                Some(t) => t.to_path_buf(),
+                None => PathBuf::from(
+                    "the target A it pins (pass --target FILE to bind it to your file)",
+                ),
+            };
+            (rebuilt, StatementSource::Spec(from))
+        }
+        Some(source) => {
+            if claims::find(&cert.claim).is_none() {
+                return Err(reject(format!(
+                    "`{}` is not a claim of this tool (known: {})",
+                    cert.claim,
+                    claims::known_ids()
+                )));
+            }
+            let spec = find_spec(source, &cert.claim)?.ok_or_else(|| {
+                Error::Usage(format!(
+                    "no spec for `{}` in {source:?}: pass --theorems DIR, or --no-spec to evaluate the \
+                     certificate's formulas without checking what they state",
+                    cert.claim
+                ))
+            })?;
+            let spec_path = spec.path.clone();
+            let rebuilt = claims::statement_of(&spec, cert.profile, &cert.hints)
+                .map_err(reject)?
+                .ok_or_else(|| {
+                    reject(format!(
+                        "{} has no statement: it certifies nothing by certificate",
+                        cert.claim
+                    ))
+                })?;
+            let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
+            if let Some(d) = cert.statement_difference(&expected) {
+                return Err(reject(format!(
+                    "its statement is not the one {} gives: {d}",
+                    spec_path.display()
+                )));
+            }
+            (rebuilt, StatementSource::Spec(spec_path))
+        }
+    };
+    let checked = crate::kernel::check(&st, cert.precision).map_err(|e| CertificateError {
+        file: path.into(),
+        line: None,
+        field: format!("obligations[{}].formula", e.index),
+        reason: e.error.to_string(),
+    })?;
+    Ok(Verification {
+        cert,
+        checked,
+        source,
+    })
+}
+
+/// The JSON document of `attncheck run --json` (format `attncheck-run/1`,
+/// documented in docs/run-json.md): one entry per claim with its verdict, what was
+/// expected, why it is not as expected, every check, and the paths of the files a
+/// run writes; with `--check`, the regressions.
+pub fn run_json(
+    runs: &[ClaimRun],
+    out: &Path,
+    profile: Profile,
+    regressions: Option<&[String]>,
+    exit_code: u8,
+) -> String {
+    let claims: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|r| {
+            let dir = out.join(&r.report.paper);
+            let name = r.report.stem();
+            serde_json::json!({
+                "id": r.report.id,
+                "verdict": r.report.verdict,
+                "expected": r.report.expected,
+                "as_expected": r.report.as_expected,
+                "unexpected": r.report.unexpected(),
+                "reason": r.report.reason,
+                "checks": r.report.checks.iter().map(|c| serde_json::json!({
+                    "name": c.name, "kind": c.kind, "result": c.result, "expect": c.expect,
+                    "part": c.part,
+                })).collect::<Vec<_>>(),
+                "report": dir.join(format!("{name}.md")),
+                "json": dir.join(format!("{name}.json")),
+                "certificate": r.certificate.as_ref().map(|(f, _)| dir.join(f)),
+            })
+        })
+        .collect();
+    let v = serde_json::json!({
+        "format": "attncheck-run/1",
+        "tool": crate::report::tool(),
+        "profile": profile,
+        "out": out,
+        "claims": claims,
+        "regressions": regressions,
+        "exit_code": exit_code,
+    });
+    serde_json::to_string_pretty(&v).expect("serialises")
+}
+
+/// The differences between two report directories, one line each, prefixed
+/// with the claim ID (claims present in only one of them included).
+pub fn diff_dirs(old: &Path, new: &Path) -> Result<Vec<String>, Error> {
+    for d in [old, new] {
+        if !d.is_dir() {
+            return Err(Error::Usage(format!("{} is not a directory", d.display())));
+        }
+    }
+    let strict = |d: &Path| -> Result<Vec<Report>, Error> {
+        let mut all = Vec::new();
+        for p in std::fs::read_dir(d).map_err(|e| io(d, e))?.flatten() {
+            if !p.path().is_dir() {
                 continue;
             }
-        };
-        if old.verdict != r.report.verdict {
-            problems.push(format!(
-                "{id}: verdict changed from {} to {}",
-                old.verdict, r.report.verdict
-            ));
-        }
-        let tol = specs
-            .iter()
-            .find(|s| &s.id == id)
-            .map(|s| s.check_tolerance)
-            .unwrap_or(1e-9);
-        for f in &old.figures {
-            match r.report.figures.iter().find(|n| n.name == f.name) {
-                None => problems.push(format!("{id}: key figure `{}` disappeared", f.name)),
-                Some(n) => {
-                    let same = (n.value.is_nan() && f.value.is_nan()) || n.value == f.value;
-                    let scale = f.value.abs().max(f64::MIN_POSITIVE);
-                    let within = (n.value - f.value).abs() <= tol * scale;
-                    if !same && !within {
-                        problems.push(format!(
-                            "{id}: key figure `{}` moved from {} to {} (relative tolerance {tol:e})",
-                            f.name, f.text, n.text
-                        ));
+            for f in std::fs::read_dir(p.path())
+                .map_err(|e| io(&p.path(), e))?
+                .flatten()
+            {
+                let path = f.path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if name.ends_with(".json")
+                    && !name.ends_with(".cert.json")
+                    && !name.starts_with('.')
+                {
+                    if let Some(r) = read_baseline(&path)? {
+                        all.push(r);
                     }
                 }
             }
         }
+        all.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(all)
+    };
+    let (a, b) = (strict(old)?, strict(new)?);
+    let mut out = Vec::new();
+    for r in &a {
+        match b.iter().find(|n| n.id == r.id) {
+            None => out.push(format!("{}: only in {}", r.id, old.display())),
+            Some(n) => out.extend(
+                crate::report::diff(r, n)
+                    .into_iter()
+                    .map(|l| format!("{}: {l}", r.id)),
+            ),
+        }
     }
-    problems
+    for n in &b {
+        if !a.iter().any(|r| r.id == n.id) {
+            out.push(format!("{}: only in {}", n.id, new.display()));
+        }
+    }
+    Ok(out)
 }
 
-/// Reads and re-checks a certificate with the kernel alone.
-pub fn verify_file(
-    path: &Path,
-) -> Result<(certificate::Certificate, Vec<ObligationResult>), Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
-    let cert = certificate::parse(path, &text)?;
-    let results = certificate::verify(path, &cert)?;
-    Ok((cert, results))
+/// One shard's results (`run ID --shard i/N`), written as
+/// `<out>/<paper>/<claim>.shard-<i>-of-<N>.json` and joined by [`merge_shards`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardFile {
+    /// `attncheck-shard/1`.
+    pub format: String,
+    /// The claim.
+    pub claim: String,
+    /// The profile.
+    pub profile: Profile,
+    /// The spec's effective parameters (every shard must be of the same spec).
+    pub params: serde_json::Value,
+    /// The spec's precision.
+    pub precision: u32,
+    /// This shard (0-based) …
+    pub shard: u64,
+    /// … of this many.
+    pub of: u64,
+    /// Every unit key, and this shard's results.
+    pub record: ShardRecord,
+}
+
+/// The shard file format tag.
+pub const SHARD_FORMAT: &str = "attncheck-shard/1";
+
+/// Parses `i/N` (1 ≤ i ≤ N, as users count jobs; Slurm's `$SLURM_ARRAY_TASK_ID`
+/// from 1) into the 0-based index and the count.
+pub fn parse_shard(s: &str) -> Result<(u64, u64), Error> {
+    let bad = || {
+        Error::Usage(format!(
+            "--shard takes i/N with 1 ≤ i ≤ N (e.g. 3/8), not `{s}`"
+        ))
+    };
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u64, u64) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if n == 0 || i == 0 || i > n || n > 100_000 {
+        return Err(bad());
+    }
+    Ok((i - 1, n))
+}
+
+/// Runs one shard of each selected claim: only the units of work that fall to
+/// shard `index` of `count` are computed. Fails for a claim with no independent units.
+pub fn run_shard(
+    specs: &[&Spec],
+    profile: Profile,
+    index: u64,
+    count: u64,
+    progress: &Progress,
+) -> Result<Vec<ShardFile>, Error> {
+    let mut out = Vec::new();
+    for spec in specs {
+        let def = claims::find(&spec.id).expect("loaded specs name known claims");
+        let runner = (def.prepare)(spec, profile)?;
+        let units = Units::Shard {
+            index,
+            count,
+            record: Default::default(),
+        };
+        progress.message(format!("{} (shard {}/{count})", spec.id, index + 1));
+        let _ = run_escalating(spec, profile, &runner, progress, &units);
+        let Units::Shard { record, .. } = units else {
+            unreachable!()
+        };
+        let record = record.into_inner().expect("shard record");
+        if record.keys.is_empty() {
+            return Err(Error::Usage(format!(
+                "{} has no independent units of work to shard; run it without --shard",
+                spec.id
+            )));
+        }
+        out.push(ShardFile {
+            format: SHARD_FORMAT.into(),
+            claim: spec.id.clone(),
+            profile,
+            params: serde_json::to_value(spec.merged(profile)).unwrap_or_default(),
+            precision: spec.precision,
+            shard: index,
+            of: count,
+            record,
+        });
+    }
+    Ok(out)
+}
+
+/// The path of a shard file below `out`.
+pub fn shard_path(out: &Path, f: &ShardFile) -> PathBuf {
+    let (paper, name) = f.claim.split_once('/').unwrap_or(("", &f.claim));
+    out.join(paper)
+        .join(format!("{name}.shard-{}-of-{}.json", f.shard + 1, f.of))
+}
+
+/// Every shard file below the given directories (or the files themselves).
+pub fn find_shards(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardFile)>, Error> {
+    fn walk(p: &Path, depth: usize, acc: &mut Vec<PathBuf>) {
+        if p.is_dir() && depth < 4 {
+            if let Ok(rd) = std::fs::read_dir(p) {
+                let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+                v.sort();
+                for q in v {
+                    walk(&q, depth + 1, acc);
+                }
+            }
+        } else if p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.contains(".shard-") && n.ends_with(".json"))
+        {
+            acc.push(p.to_path_buf());
+        }
+    }
+    let mut files = Vec::new();
+    for p in paths {
+        if !p.exists() {
+            return Err(Error::Usage(format!(
+                "{}: no such file or directory",
+                p.display()
+            )));
+        }
+        walk(p, 0, &mut files);
+    }
+    files.sort();
+    files.dedup();
+    files
+        .into_iter()
+        .map(|p| {
+            let text = read_utf8(&p)?;
+            let f: ShardFile = serde_json::from_str(&text).map_err(|e| {
+                Error::Usage(format!(
+                    "{}:{}: not a shard file: {e}",
+                    p.display(),
+                    e.line()
+                ))
+            })?;
+            if f.format != SHARD_FORMAT {
+                return Err(Error::Usage(format!(
+                    "{}: format `{}`, expected `{SHARD_FORMAT}`",
+                    p.display(),
+                    f.format
+                )));
+            }
+            Ok((p, f))
+        })
+        .collect()
+}
+
+/// Joins the shards of each claim into the run an unsharded run gives (byte for
+/// byte the same reports): every shard of 0..N present once, all of the same spec,
+/// each holding results only for its own units, together covering every unit.
+pub fn merge_shards(
+    specs: &[Spec],
+    shards: Vec<(PathBuf, ShardFile)>,
+    progress: &Progress,
+) -> Result<Vec<ClaimRun>, Error> {
+    use std::collections::BTreeMap;
+    if shards.is_empty() {
+        return Err(Error::Usage(
+            "no shard files found (expected <claim>.shard-<i>-of-<N>.json)".into(),
+        ));
+    }
+    let mut by_claim: BTreeMap<String, Vec<(PathBuf, ShardFile)>> = BTreeMap::new();
+    for (p, f) in shards {
+        by_claim.entry(f.claim.clone()).or_default().push((p, f));
+    }
+    let mut runs = Vec::new();
+    for (id, files) in by_claim {
+        let spec = specs
+            .iter()
+            .find(|s| s.id == id)
+            .ok_or_else(|| Error::Usage(format!("{id}: no spec for this claim")))?;
+        let (p0, f0) = &files[0];
+        let profile = f0.profile;
+        let params = serde_json::to_value(spec.merged(profile)).unwrap_or_default();
+        let mut seen = vec![false; f0.of as usize];
+        let mut results = BTreeMap::new();
+        for (p, f) in &files {
+            let bad = |why: String| Error::Usage(format!("{}: {why}", p.display()));
+            if f.of != f0.of || f.profile != profile {
+                return Err(bad(format!(
+                    "shard of {} ({}), but {} is a shard of {} ({})",
+                    f.of,
+                    f.profile,
+                    p0.display(),
+                    f0.of,
+                    f0.profile
+                )));
+            }
+            if f.params != params || f.precision != spec.precision {
+                return Err(bad(format!(
+                    "was run with other parameters than {} now states",
+                    spec.path.display()
+                )));
+            }
+            if f.record.keys != f0.record.keys {
+                return Err(bad("lists other units than the other shards".into()));
+            }
+            if std::mem::replace(&mut seen[f.shard as usize], true) {
+                return Err(bad(format!(
+                    "shard {} of {} appears twice",
+                    f.shard + 1,
+                    f.of
+                )));
+            }
+            for (k, v) in &f.record.results {
+                if claims::shard_of(k, f.of) != f.shard || !f.record.keys.contains(k) {
+                    return Err(bad(format!("holds unit `{k}`, which is not its own")));
+                }
+                results.insert(k.clone(), v.clone());
+            }
+        }
+        if let Some(i) = seen.iter().position(|s| !s) {
+            return Err(Error::Usage(format!(
+                "{id}: shard {} of {} is missing",
+                i + 1,
+                f0.of
+            )));
+        }
+        if let Some(k) = f0.record.keys.iter().find(|k| !results.contains_key(*k)) {
+            return Err(Error::Usage(format!("{id}: no shard holds unit `{k}`")));
+        }
+        let def = claims::find(&id).expect("known");
+        let runner = (def.prepare)(spec, profile)?;
+        let units = Units::Merge {
+            results,
+            missing: Default::default(),
+        };
+        let (spec2, outcome) = run_escalating(spec, profile, &runner, progress, &units);
+        if let Units::Merge { missing, .. } = &units {
+            let m = missing.lock().expect("missing");
+            if let Some(k) = m.first() {
+                return Err(Error::Usage(format!(
+                    "{id}: the merged run needs unit `{k}`, which no shard computed (a precision escalation?)"
+                )));
+            }
+        }
+        runs.push(render(&spec2, profile, &outcome));
+    }
+    Ok(runs)
 }

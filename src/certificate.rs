@@ -1,40 +1,40 @@
-//! Certificates: what a certified claim proved, restated as obligations that the
-//! trusted kernel re-checks alone (`attncheck verify FILE`).
+//! Certificates: a claim's statement, its data and the hints its builder took,
+//! so that `attncheck verify` can rebuild the statement from the spec, require the
+//! certificate's statement to equal it, and decide it with the kernel alone.
 //!
-//! The format is JSON:
+//! The format (`docs/certificate-format.md` is the normative document):
 //! ```json
-//! { "format": "attncheck-certificate/1", "claim": "positional/alibi-window",
-//!   "precision": 128,
-//!   "obligations": [ { "name": "T∞(1179) ≤ 1/100", "formula": "(<= … 1/100)" } ] }
+//! { "format": "attncheck-certificate/3", "claim": "positional/alibi-window",
+//!   "profile": "quick", "precision": 128, "hints": { "t_star": "1/8" },
+//!   "obligations": [ { "name": "T∞(1179) ≤ 1/100", "formula": "(<= … 1/100)", "expect": "holds" } ],
+//!   "data": { "S": { "kind": "signs", "n": 2, "d": 3, "rows": ["0000000000000005", "0000000000000002"] } } }
 //! ```
-//! Each formula is an S-expression over exact rational literals
-//! ([`crate::kernel::expr`]); the certificate holds iff every formula evaluates to
-//! `True` in outward-rounded intervals. The construction code is never consulted.
-//!
-//! An optional `data` section carries named matrices that formulas refer to by
-//! name (see [`crate::kernel::expr`] for the exact operations over them):
-//! ```json
-//! "data": {
-//!   "S": { "kind": "signs", "n": 2, "d": 3, "rows": ["0000000000000005", "0000000000000002"] },
-//!   "B": { "kind": "sparse", "n": 2, "rows": [[[1, "4"]], [[0, "9/2"], [1, "4"]]] }
-//! }
-//! ```
-//! A sign row is its ⌈d/64⌉ packed 64-bit words (bit c of word w is column
-//! 64w + c, bit 1 = −1), each as 16 hex digits, most significant first,
-//! concatenated; bits at columns ≥ d must be zero. A sparse row lists
-//! [column, "p/q"] pairs with strictly increasing columns; the stored columns are
-//! the row's support.
+//! Each formula is an S-expression over exact rational literals and named data
+//! ([`crate::kernel::expr`]). `expect: "fails"` marks an obligation the claim
+//! asserts to be false (a refutation). A sign row is its ⌈d/64⌉ packed 64-bit
+//! words (bit c of word w is column 64w + c, bit 1 = −1), each as 16 hex digits,
+//! most significant first, concatenated; bits at columns ≥ d must be zero. A sparse
+//! row lists [column, "p/q"] pairs with strictly increasing columns; the stored
+//! columns are the row's support.
 
+use crate::dynamics::layer_data::LayerData;
+use crate::dynamics::model::Mat;
 use crate::kernel::expr::{Data, Datum, SparseRows};
-use crate::kernel::{expr, parse_rational, Certainty, SignMatrix};
+use crate::kernel::{expr, parse_rational, Expect, SignMatrix, Statement};
+use crate::spec::Profile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The format tag.
-pub const FORMAT: &str = "attncheck-certificate/1";
+pub const FORMAT: &str = "attncheck-certificate/3";
 
-/// One proof obligation.
+/// Witness values a statement builder takes from the run (e.g. a t* found by
+/// search). They choose *which* statement is proven, never whether a formula is
+/// true: a builder must give a sound statement for any hint value.
+pub type Hints = BTreeMap<String, String>;
+
+/// One proof obligation, as stored in the file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Obligation {
@@ -42,6 +42,8 @@ pub struct Obligation {
     pub name: String,
     /// The formula, an S-expression.
     pub formula: String,
+    /// `holds` (asserted true) or `fails` (asserted false: a refutation).
+    pub expect: Expect,
 }
 
 /// A certificate file.
@@ -52,8 +54,13 @@ pub struct Certificate {
     pub format: String,
     /// The claim ID.
     pub claim: String,
+    /// The spec profile whose parameters the statement was built from.
+    pub profile: Profile,
     /// Precision in bits for the re-check.
     pub precision: u32,
+    /// Values the statement builder took from the witness search.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hints: Hints,
     /// The obligations.
     pub obligations: Vec<Obligation>,
     /// Named data the formulas refer to (optional).
@@ -81,6 +88,31 @@ pub enum DataEntry {
         /// Per row, (column, exact rational literal) pairs.
         rows: Vec<Vec<(usize, String)>>,
     },
+    // ───── BEGIN `layer` datum (clusters group) ─────
+    /// The exact initial data of the discrete map (D) in layer form
+    /// ([`crate::dynamics::layer_data::LayerData`]); the kernel iterates it, the file
+    /// carries no enclosure.
+    Layer {
+        /// The form of the map: only `"layer"` (x^{k+1} = x^k + Δt V Σ_j P_ij x_j^k).
+        form: String,
+        /// Tokens per configuration.
+        n: usize,
+        /// Dimension.
+        d: usize,
+        /// Δt, an exact rational literal.
+        dt: String,
+        /// Number of steps K.
+        steps: usize,
+        /// Q (m × d), rows of exact literals.
+        q: Vec<Vec<String>>,
+        /// K (m × d).
+        k: Vec<Vec<String>>,
+        /// V (d × d).
+        v: Vec<Vec<String>>,
+        /// The initial configurations (runs), each n rows of d exact literals.
+        tokens: Vec<Vec<Vec<String>>>,
+    },
+    // ───── END `layer` datum ─────
 }
 
 impl DataEntry {
@@ -148,6 +180,7 @@ impl DataEntry {
                         )
                     })
             }
+            DataEntry::Layer { .. } => self.layer_to_datum(),
             DataEntry::Sparse { n, rows } => {
                 let mut out = Vec::with_capacity(rows.len());
                 for (i, r) in rows.iter().enumerate() {
@@ -182,23 +215,260 @@ fn build_data(path: &Path, cert: &Certificate) -> Result<Data, CertificateError>
     Ok(data)
 }
 
-impl Certificate {
-    /// An empty certificate for `claim` at `precision`.
-    pub fn new(claim: &str, precision: u32) -> Certificate {
-        Certificate {
-            format: FORMAT.into(),
-            claim: claim.into(),
-            precision,
-            obligations: Vec::new(),
-            data: BTreeMap::new(),
+impl DataEntry {
+    /// The file form of a kernel datum.
+    pub fn from_datum(d: &Datum) -> DataEntry {
+        match d {
+            Datum::Signs(s) => DataEntry::from_signs(s),
+            Datum::Sparse(b) => DataEntry::from_sparse(b),
+            Datum::Layer(l) => DataEntry::from_layer(l),
         }
     }
-    /// Adds an obligation.
-    pub fn push(&mut self, name: impl Into<String>, formula: impl Into<String>) {
-        self.obligations.push(Obligation {
-            name: name.into(),
-            formula: formula.into(),
-        });
+}
+
+// ───── BEGIN `layer` datum conversions (clusters group) ─────
+impl DataEntry {
+    /// The file form of a layer datum: its exact data only.
+    pub fn from_layer(l: &LayerData) -> DataEntry {
+        let rows = |m: &Mat| -> Vec<Vec<String>> {
+            (0..m.rows)
+                .map(|i| m.row(i).iter().map(|x| x.to_string()).collect())
+                .collect()
+        };
+        DataEntry::Layer {
+            form: "layer".into(),
+            n: l.n(),
+            d: l.d(),
+            dt: l.dt().to_string(),
+            steps: l.steps(),
+            q: rows(l.q()),
+            k: rows(l.k()),
+            v: rows(l.v()),
+            tokens: l.runs().iter().map(rows).collect(),
+        }
+    }
+
+    fn layer_to_datum(&self) -> Result<Datum, (String, String)> {
+        let DataEntry::Layer {
+            form,
+            n,
+            d,
+            dt,
+            steps,
+            q,
+            k,
+            v,
+            tokens,
+        } = self
+        else {
+            unreachable!("called on a layer entry")
+        };
+        if form != "layer" {
+            return Err((
+                "form".into(),
+                format!("`{form}`: only \"layer\" is defined"),
+            ));
+        }
+        // shape limits before anything is parsed (LayerData::new checks them again)
+        if *n == 0 || *n > 512 || *d == 0 || *d > 64 {
+            return Err(("n".into(), "n must lie in 1..=512 and d in 1..=64".into()));
+        }
+        let mat = |field: &str, rows: &[Vec<String>], r: Option<usize>| {
+            if rows.is_empty() || rows.len() > 512 || r.is_some_and(|r| rows.len() != r) {
+                return Err((
+                    field.to_string(),
+                    format!(
+                        "has {} rows; expected {}",
+                        rows.len(),
+                        r.map_or("1..=512".to_string(), |r| r.to_string())
+                    ),
+                ));
+            }
+            let mut data = Vec::with_capacity(rows.len() * d);
+            for (i, row) in rows.iter().enumerate() {
+                if row.len() != *d {
+                    return Err((
+                        format!("{field}[{i}]"),
+                        format!("has {} entries; d = {d}", row.len()),
+                    ));
+                }
+                for (j, x) in row.iter().enumerate() {
+                    data.push(
+                        parse_rational(x)
+                            .map_err(|e| (format!("{field}[{i}][{j}]"), format!("`{x}`: {e}")))?,
+                    );
+                }
+            }
+            Ok(Mat {
+                rows: rows.len(),
+                cols: *d,
+                data,
+            })
+        };
+        let dt = parse_rational(dt).map_err(|e| ("dt".to_string(), format!("`{dt}`: {e}")))?;
+        let q = mat("q", q, None)?;
+        let k = mat("k", k, Some(q.rows))?;
+        let v = mat("v", v, Some(*d))?;
+        if tokens.is_empty() || tokens.len() > crate::dynamics::layer_data::MAX_RUNS {
+            return Err((
+                "tokens".into(),
+                format!(
+                    "must list 1 to {} initial configurations",
+                    crate::dynamics::layer_data::MAX_RUNS
+                ),
+            ));
+        }
+        let runs = tokens
+            .iter()
+            .enumerate()
+            .map(|(r, t)| mat(&format!("tokens[{r}]"), t, Some(*n)))
+            .collect::<Result<Vec<_>, _>>()?;
+        LayerData::new(q, k, v, dt, *steps, runs).map(Datum::Layer)
+    }
+}
+
+/// The first field in which two layer entries differ (for the rejection message).
+fn layer_difference(x: &DataEntry, y: &DataEntry) -> String {
+    let (Ok(a), Ok(b)) = (serde_json::to_value(x), serde_json::to_value(y)) else {
+        return String::new();
+    };
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return String::new();
+    };
+    a.iter()
+        .find(|(k, v)| b.get(*k) != Some(*v))
+        .map(|(k, _)| format!(" (field `{k}`)"))
+        .unwrap_or_default()
+}
+// ───── END `layer` datum conversions ─────
+
+impl Certificate {
+    /// The certificate of a statement: its obligations and data, the profile and
+    /// hints it was built from, and the precision that decided it.
+    pub fn of(st: &Statement, profile: Profile, precision: u32, hints: &Hints) -> Certificate {
+        Certificate {
+            format: FORMAT.into(),
+            claim: st.claim.clone(),
+            profile,
+            precision,
+            hints: hints.clone(),
+            obligations: st
+                .obligations
+                .iter()
+                .map(|o| Obligation {
+                    name: o.name.clone(),
+                    formula: o.formula.clone(),
+                    expect: o.expect,
+                })
+                .collect(),
+            data: st
+                .data
+                .iter()
+                .map(|(k, v)| (k.clone(), DataEntry::from_datum(v)))
+                .collect(),
+        }
+    }
+
+    /// The kernel form of the certificate's own statement (used when no spec is
+    /// consulted); errors name the field.
+    pub fn statement(&self, path: &Path) -> Result<Statement, CertificateError> {
+        let mut st = Statement::new(&self.claim);
+        st.data = build_data(path, self)?;
+        for o in &self.obligations {
+            st.assert(o.name.clone(), o.formula.clone());
+            if o.expect == Expect::Fails {
+                st.expect_fails(std::slice::from_ref(&o.name))
+                    .expect("just added");
+            }
+        }
+        Ok(st)
+    }
+
+    /// The first difference between this certificate's statement and `expected`
+    /// (the one rebuilt from the spec), or `None` when they are the same statement.
+    pub fn statement_difference(&self, expected: &Certificate) -> Option<String> {
+        if self.claim != expected.claim {
+            return Some(format!(
+                "it is a certificate of `{}`, not of `{}`",
+                self.claim, expected.claim
+            ));
+        }
+        let (a, b) = (&self.obligations, &expected.obligations);
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            if x.name != y.name {
+                return Some(format!(
+                    "obligations[{i}] is named `{}`, the statement's is `{}`",
+                    x.name, y.name
+                ));
+            }
+            if x.formula != y.formula {
+                return Some(format!(
+                    "obligations[{i}] ({}) has formula `{}`, the statement's is `{}`",
+                    x.name,
+                    abbreviate(&x.formula),
+                    abbreviate(&y.formula)
+                ));
+            }
+            if x.expect != y.expect {
+                return Some(format!(
+                    "obligations[{i}] ({}) is marked `{}`, the statement says `{}`",
+                    x.name,
+                    x.expect.as_str(),
+                    y.expect.as_str()
+                ));
+            }
+        }
+        if a.len() != b.len() {
+            return Some(format!(
+                "it has {} obligations, the statement has {}",
+                a.len(),
+                b.len()
+            ));
+        }
+        for (k, v) in &expected.data {
+            match self.data.get(k) {
+                None => return Some(format!("datum `{k}` is missing")),
+                Some(x) if x != v => {
+                    return Some(format!(
+                        "datum `{k}` differs from the one the statement derives{}",
+                        first_data_difference(x, v)
+                    ))
+                }
+                _ => {}
+            }
+        }
+        if let Some(k) = self.data.keys().find(|k| !expected.data.contains_key(*k)) {
+            return Some(format!("datum `{k}` is not part of the statement"));
+        }
+        None
+    }
+}
+
+fn abbreviate(s: &str) -> String {
+    if s.chars().count() <= 120 {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(117).collect();
+        format!("{head}…")
+    }
+}
+
+fn first_data_difference(x: &DataEntry, y: &DataEntry) -> String {
+    match (x, y) {
+        (DataEntry::Signs { rows: a, .. }, DataEntry::Signs { rows: b, .. }) => a
+            .iter()
+            .zip(b)
+            .position(|(p, q)| p != q)
+            .map(|i| format!(" (first at row {i})"))
+            .unwrap_or_default(),
+        (DataEntry::Sparse { rows: a, .. }, DataEntry::Sparse { rows: b, .. }) => a
+            .iter()
+            .zip(b)
+            .position(|(p, q)| p != q)
+            .map(|i| format!(" (first at row {i})"))
+            .unwrap_or_default(),
+        (DataEntry::Layer { .. }, DataEntry::Layer { .. }) => layer_difference(x, y),
+        _ => " (another kind)".into(),
     }
 }
 
@@ -216,17 +486,29 @@ pub struct CertificateError {
     pub reason: String,
 }
 
-/// The result of re-checking one obligation.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ObligationResult {
-    /// Its name.
-    pub name: String,
-    /// The kernel's answer.
-    pub result: Certainty,
-}
+/// The highest precision a certificate may ask for (keeps `verify` bounded).
+pub const MAX_PRECISION: u32 = 1 << 16;
 
 /// Parses a certificate from JSON text; errors name the line and field.
 pub fn parse(path: &Path, text: &str) -> Result<Certificate, CertificateError> {
+    // the version first, so that an old or foreign file gets a clear message
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+        match v.get("format").and_then(|f| f.as_str()) {
+            Some(FORMAT) => {}
+            Some(other) => {
+                return Err(CertificateError {
+                    file: path.into(),
+                    line: None,
+                    field: "format".into(),
+                    reason: format!(
+                        "expected `{FORMAT}`, found `{other}` (regenerate the certificate with `attncheck run`; \
+                         docs/certificate-format.md lists the versions)"
+                    ),
+                })
+            }
+            None => {}
+        }
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let cert: Certificate = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let field = e.path().to_string();
@@ -250,10 +532,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Certificate, CertificateError> {
             format!("expected `{FORMAT}`, found `{}`", cert.format),
         ));
     }
-    if cert.precision < 24 || cert.precision > 1 << 20 {
+    if cert.precision < 24 || cert.precision > MAX_PRECISION {
         return Err(fe(
             "precision".into(),
-            "must be between 24 and 1048576 bits".into(),
+            format!("must be between 24 and {MAX_PRECISION} bits"),
         ));
     }
     if cert.obligations.is_empty() {
@@ -268,29 +550,4 @@ pub fn parse(path: &Path, text: &str) -> Result<Certificate, CertificateError> {
             .map_err(|e| fe(format!("obligations[{i}].formula"), e.to_string()))?;
     }
     Ok(cert)
-}
-
-/// Re-checks every obligation with the kernel. Errors (a formula that does not
-/// evaluate, e.g. an unbound variable) name the obligation.
-pub fn verify(path: &Path, cert: &Certificate) -> Result<Vec<ObligationResult>, CertificateError> {
-    use rayon::prelude::*;
-    let data = build_data(path, cert)?;
-    cert.obligations
-        .par_iter()
-        .enumerate()
-        .map(|(i, o)| {
-            let result = expr::check_with(&o.formula, cert.precision, &data).map_err(|e| {
-                CertificateError {
-                    file: path.into(),
-                    line: None,
-                    field: format!("obligations[{i}].formula"),
-                    reason: e.to_string(),
-                }
-            })?;
-            Ok(ObligationResult {
-                name: o.name.clone(),
-                result,
-            })
-        })
-        .collect()
 }

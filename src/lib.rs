@@ -11,6 +11,7 @@
 pub mod app;
 pub mod certificate;
 pub mod claims;
+pub mod coq;
 pub mod dynamics;
 pub mod kernel;
 pub mod outcome;

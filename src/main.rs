@@ -2,10 +2,10 @@
 //! exit codes (0 as expected, 1 refuted or regressed, 2 bad input or usage).
 
 use attncheck::app;
-use attncheck::kernel::Certainty;
+use attncheck::kernel::{Certainty, Expect};
 use attncheck::progress::Progress;
 use attncheck::sparse::target;
-use attncheck::spec::Profile;
+use attncheck::spec::{Profile, SpecSource};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -49,9 +49,10 @@ struct Cli {
 enum Cmd {
     /// List every claim with its paper, the rigour it can reach and its title.
     List {
-        /// Directory of claim specs.
-        #[arg(long, default_value = "theorems")]
-        theorems: PathBuf,
+        /// Directory of claim specs [default: ./theorems when it exists, else the
+        /// specs built into the binary].
+        #[arg(long)]
+        theorems: Option<PathBuf>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -82,26 +83,126 @@ enum Cmd {
         /// a verdict changed or a key figure moved beyond the spec's check_tolerance.
         #[arg(long)]
         check: bool,
-        /// Directory of claim specs.
-        #[arg(long, default_value = "theorems")]
-        theorems: PathBuf,
+        /// Directory of claim specs [default: ./theorems when it exists, else the
+        /// specs built into the binary].
+        #[arg(long)]
+        theorems: Option<PathBuf>,
         /// Worker threads (default: all cores). Reports do not depend on it.
         #[arg(long)]
         threads: Option<usize>,
+        /// Put this text (e.g. "$(git rev-parse --short HEAD), $(date -u +%F)") into
+        /// index.html; without it the committed reports stay byte-identical.
+        #[arg(long)]
+        stamp: Option<String>,
+        /// Run only shard i of N (1 ≤ i ≤ N) of each claim's independent units of work
+        /// (seeds, instances, cells) and write <out>/<paper>/<claim>.shard-i-of-N.json;
+        /// `attncheck merge` joins the N shards into the report an unsharded run
+        /// writes, byte for byte. For Slurm job arrays and GNU parallel (README).
+        #[arg(long, value_name = "i/N")]
+        shard: Option<String>,
+        /// Print one JSON document on stdout (each claim's verdict, expectation,
+        /// every check, the report paths, and with --check the regressions) instead
+        /// of one line per claim. Its shape is documented in docs/run-json.md.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Join the shard files of `run … --shard i/N` into the reports an unsharded
+    /// run writes (byte for byte), then rebuild the index.
+    ///
+    /// Example: attncheck merge shards/ --out reports/full
+    #[command(verbatim_doc_comment)]
+    Merge {
+        /// Directories (searched two levels deep) or shard files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Where the reports are written [default: reports, or reports/full for
+        /// shards of the full profile].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Directory of claim specs [default: ./theorems when it exists, else the
+        /// specs built into the binary].
+        #[arg(long)]
+        theorems: Option<PathBuf>,
+    },
+    /// Compare two report sets check by check: verdicts, check results, key
+    /// figures and parameters (exit 0 when they agree, 1 when anything differs).
+    ///
+    /// Example: attncheck diff old/reports reports
+    #[command(verbatim_doc_comment)]
+    Diff {
+        /// The older report directory.
+        old: PathBuf,
+        /// The newer report directory.
+        new: PathBuf,
     },
     /// Re-check a certificate (reports/<paper>/<claim>.cert.json) with the trusted
     /// kernel alone, without the code that built it.
+    ///
+    /// The claim's statement is rebuilt from its spec (theorems/<paper>/<claim>.toml,
+    /// or --theorems DIR) and the certificate must carry exactly that statement: a
+    /// tampered, truncated or foreign certificate is rejected. Then every obligation
+    /// is decided in outward-rounded intervals or exact rationals.
+    ///
+    /// Exit codes: 0 every obligation as asserted (proven, or disproven where the
+    /// claim asserts a refutation); 1 an obligation certifiably contrary to what it
+    /// asserts; 2 bad input or usage; 3 undecided at the certificate's precision;
+    /// 4 rejected: the certificate's statement is not its claim's statement.
+    #[command(verbatim_doc_comment)]
     Verify {
         /// The certificate file.
         certificate: PathBuf,
+        /// Directory of claim specs the statement is rebuilt from [default:
+        /// ./theorems when it exists, else the specs built into the binary].
+        #[arg(long)]
+        theorems: Option<PathBuf>,
+        /// For a `sparse construct` certificate: the target matrix (Matrix Market) it
+        /// must be about; without it the statement is rebuilt from the A it pins.
+        #[arg(long)]
+        target: Option<PathBuf>,
+        /// Do not rebuild the statement: only evaluate the certificate's own
+        /// formulas (the output says plainly that the statement was not checked).
+        #[arg(long)]
+        no_spec: bool,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
+        /// Re-prove the certificate in Coq instead (needs coqc and CoqInterval):
+        /// exit 0 only if Coq accepts every obligation sent to it.
+        #[arg(long)]
+        coq: bool,
+    },
+    /// Export a certificate for an independent checker.
+    Export {
+        #[command(subcommand)]
+        cmd: ExportCmd,
     },
     /// The sparse-pattern construction (sparse.md §3, the project's reconstruction).
     Sparse {
         #[command(subcommand)]
         cmd: SparseCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum ExportCmd {
+    /// Write the Coq files of certificates (and the Attncheck library) so that
+    /// anyone can run coqc on them by hand; prints the command. With several
+    /// certificates each goes to OUT/<module>/; --check also runs Coq on each and
+    /// prints how many obligations it proved and the time it took.
+    ///
+    /// Example: attncheck export coq reports/*/*.cert.json --out target/coq --check
+    #[command(verbatim_doc_comment)]
+    Coq {
+        /// The certificate file(s).
+        #[arg(required = true)]
+        certificates: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Run coqc on every exported certificate (exit 1 if Coq rejects an
+        /// obligation, 2 without coqc).
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -142,13 +243,23 @@ enum SparseCmd {
     },
 }
 
+/// Prints one line of results to stdout; a closed pipe (`| head`) ends the
+/// program quietly instead of panicking.
+fn emit(line: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    if writeln!(o, "{line}").is_err() {
+        std::process::exit(0);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match real_main(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("attncheck: error: {e}");
-            ExitCode::from(2)
+            ExitCode::from(e.exit_code())
         }
     }
 }
@@ -156,7 +267,7 @@ fn main() -> ExitCode {
 fn real_main(cli: Cli) -> Result<u8, app::Error> {
     match cli.cmd {
         Cmd::List { theorems, json } => {
-            let specs = app::load_specs(&theorems)?;
+            let specs = app::load_specs_from(&SpecSource::choose(theorems))?;
             if json {
                 let v: Vec<_> = specs
                     .iter()
@@ -165,17 +276,20 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                             "expected": s.expected, "title": s.title})
                     })
                     .collect();
-                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                emit(&serde_json::to_string_pretty(&v).unwrap_or_default());
             } else {
-                println!("{:<42} {:<14} {:<14} title", "claim", "rigour", "expected");
+                emit(&format!(
+                    "{:<42} {:<14} {:<14} title",
+                    "claim", "rigour", "expected"
+                ));
                 for s in &specs {
-                    println!(
+                    emit(&format!(
                         "{:<42} {:<14} {:<14} {}",
                         s.id,
                         s.rigour.as_str(),
                         s.expected.as_str(),
                         s.title
-                    );
+                    ));
                 }
             }
             Ok(0)
@@ -188,6 +302,9 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             check,
             theorems,
             threads,
+            stamp,
+            shard,
+            json,
         } => {
             if let Some(n) = threads {
                 rayon::ThreadPoolBuilder::new()
@@ -195,74 +312,219 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                     .build_global()
                     .map_err(|e| app::Error::Usage(e.to_string()))?;
             }
-            let out = out.unwrap_or_else(|| profile.default_out());
-            let specs = app::load_specs(&theorems)?;
+            let out_dir = out.unwrap_or_else(|| profile.default_out());
+            let specs = app::load_specs_from(&SpecSource::choose(theorems))?;
             let chosen = app::select(&specs, &targets, all)?;
+            if check {
+                app::check_baseline_dir(&out_dir)?;
+            }
+            if let Some(sh) = shard {
+                if check || json {
+                    return Err(app::Error::Usage(
+                        "--shard writes shard files; --check and --json apply to the merged run"
+                            .into(),
+                    ));
+                }
+                let (index, count) = app::parse_shard(&sh)?;
+                let progress = Progress::stderr(chosen.len() as u64);
+                let files = app::run_shard(&chosen, profile, index, count, &progress)?;
+                progress.finish();
+                for f in &files {
+                    let path = app::shard_path(&out_dir, f);
+                    let mut t = serde_json::to_string_pretty(f).unwrap_or_default();
+                    t.push('\n');
+                    app::write_atomic(&path, &t)?;
+                    emit(&format!(
+                        "shard {}/{} of {}: {} of {} units, wrote {}",
+                        index + 1,
+                        count,
+                        f.claim,
+                        f.record.results.len(),
+                        f.record.keys.len(),
+                        path.display()
+                    ));
+                }
+                return Ok(0);
+            }
             let progress = Progress::stderr(chosen.len() as u64);
             let runs = app::run_claims(&chosen, profile, &progress)?;
             progress.finish();
             let mut code = 0;
             for r in &runs {
-                let mark = if r.report.as_expected { "ok " } else { "BAD" };
-                eprintln!(
-                    "{mark} {:<42} {:<14} (expected {})",
-                    r.report.id,
-                    r.report.verdict.as_str(),
-                    r.report.expected
-                );
                 if !r.report.as_expected {
                     code = 1;
                 }
-            }
-            if check {
-                let problems = app::check_against(&out, &runs, &chosen);
-                for p in &problems {
-                    eprintln!("regression: {p}");
+                if !json {
+                    let mark = if r.report.as_expected { "ok " } else { "BAD" };
+                    let why = r
+                        .report
+                        .unexpected()
+                        .map(|w| format!(": {w}"))
+                        .unwrap_or_default();
+                    emit(&format!(
+                        "{mark} {:<42} {:<14} (expected {}){why}",
+                        r.report.id,
+                        r.report.verdict.as_str(),
+                        r.report.expected
+                    ));
                 }
+            }
+            let problems = if check {
+                let problems = app::check_against(&out_dir, &runs)?;
                 if !problems.is_empty() {
                     code = 1;
                 }
-                eprintln!(
-                    "checked {} claims against {}: {} regression(s)",
-                    runs.len(),
-                    out.display(),
-                    problems.len()
-                );
+                if !json {
+                    for p in &problems {
+                        emit(&format!("regression: {p}"));
+                    }
+                    emit(&format!(
+                        "checked {} claims against {}: {} regression(s)",
+                        runs.len(),
+                        out_dir.display(),
+                        problems.len()
+                    ));
+                }
+                Some(problems)
             } else {
-                app::write_reports(&out, &runs)?;
-                eprintln!("wrote {} report(s) to {}", runs.len(), out.display());
+                app::write_reports_stamped(&out_dir, &runs, stamp.as_deref())?;
+                eprintln!("wrote {} report(s) to {}", runs.len(), out_dir.display());
+                None
+            };
+            if json {
+                emit(&app::run_json(
+                    &runs,
+                    &out_dir,
+                    profile,
+                    problems.as_deref(),
+                    code,
+                ));
             }
             Ok(code)
         }
-        Cmd::Verify { certificate, json } => {
-            let (cert, results) = app::verify_file(&certificate)?;
-            let all = Certainty::all(results.iter().map(|r| r.result));
-            if json {
-                let v = serde_json::json!({"claim": cert.claim, "precision": cert.precision,
-                    "result": all, "obligations": results});
-                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-            } else {
-                for r in &results {
-                    let w = match r.result {
-                        Certainty::True => "proven  ",
-                        Certainty::False => "FALSE   ",
-                        Certainty::Unknown => "UNKNOWN ",
-                    };
-                    println!("{w} {}", r.name);
+        Cmd::Verify {
+            certificate,
+            coq: true,
+            ..
+        } => verify_coq(&certificate),
+        Cmd::Export {
+            cmd:
+                ExportCmd::Coq {
+                    certificates,
+                    out,
+                    check,
+                },
+        } => export_coq(&certificates, &out, check),
+        Cmd::Merge {
+            paths,
+            out,
+            theorems,
+        } => {
+            let specs = app::load_specs_from(&SpecSource::choose(theorems))?;
+            let shards = app::find_shards(&paths)?;
+            let profile = shards.first().map(|(_, f)| f.profile).unwrap_or_default();
+            let out_dir = out.unwrap_or_else(|| profile.default_out());
+            let progress = Progress::stderr(1);
+            let runs = app::merge_shards(&specs, shards, &progress)?;
+            progress.finish();
+            let mut code = 0;
+            for r in &runs {
+                let mark = if r.report.as_expected { "ok " } else { "BAD" };
+                if !r.report.as_expected {
+                    code = 1;
                 }
-                let verdict = match all {
-                    Certainty::True => "certified",
-                    Certainty::False => "refuted",
-                    Certainty::Unknown => "inconclusive",
-                };
-                println!(
-                    "{}: {verdict} ({} obligations at {} bits, kernel only)",
-                    cert.claim,
-                    results.len(),
-                    cert.precision
-                );
+                emit(&format!(
+                    "{mark} {:<42} {:<14} (expected {}; merged)",
+                    r.report.id,
+                    r.report.verdict.as_str(),
+                    r.report.expected
+                ));
             }
-            Ok(if all == Certainty::True { 0 } else { 1 })
+            app::write_reports(&out_dir, &runs)?;
+            eprintln!("wrote {} report(s) to {}", runs.len(), out_dir.display());
+            Ok(code)
+        }
+        Cmd::Diff { old, new } => {
+            let lines = app::diff_dirs(&old, &new)?;
+            for l in &lines {
+                emit(l);
+            }
+            emit(&format!(
+                "{} difference(s) between {} and {}",
+                lines.len(),
+                old.display(),
+                new.display()
+            ));
+            Ok(if lines.is_empty() { 0 } else { 1 })
+        }
+        Cmd::Verify {
+            certificate,
+            theorems,
+            target,
+            no_spec,
+            json,
+            coq: false,
+        } => {
+            let source = SpecSource::choose(theorems);
+            let v = app::verify_with(
+                &certificate,
+                (!no_spec).then_some(&source),
+                target.as_deref(),
+            )?;
+            let ds = v.checked.decisions();
+            let contrary = ds
+                .iter()
+                .filter(|d| !d.as_expected() && d.result() != Certainty::Unknown)
+                .count();
+            let undecided = ds
+                .iter()
+                .filter(|d| d.result() == Certainty::Unknown)
+                .count();
+            let (word, code) = if contrary > 0 {
+                ("disproven", 1)
+            } else if undecided > 0 {
+                ("undecided", 3)
+            } else if ds.iter().any(|d| d.expect() == Expect::Fails) {
+                ("refuted, as the statement asserts", 0)
+            } else {
+                ("certified", 0)
+            };
+            let statement = match &v.source {
+                app::StatementSource::Spec(p) => format!("statement rebuilt from {} and matched", p.display()),
+                app::StatementSource::Unchecked => {
+                    "STATEMENT NOT CHECKED (--no-spec): this shows only that the certificate's own formulas \
+                     evaluate as marked, not that they state the claim"
+                        .to_string()
+                }
+            };
+            if json {
+                let obligations: Vec<_> = ds
+                    .iter()
+                    .map(|d| serde_json::json!({"name": d.name(), "expect": d.expect(), "result": d.result(),
+                        "as_expected": d.as_expected()}))
+                    .collect();
+                let j = serde_json::json!({"claim": v.cert.claim, "profile": v.cert.profile,
+                    "precision": v.cert.precision, "statement_checked": matches!(v.source, app::StatementSource::Spec(_)),
+                    "result": word, "exit_code": code, "obligations": obligations});
+                emit(&serde_json::to_string_pretty(&j).unwrap_or_default());
+            } else {
+                for d in ds {
+                    let w = match (d.result(), d.as_expected()) {
+                        (Certainty::True, true) => "proven  ",
+                        (Certainty::False, true) => "refuted ",
+                        (Certainty::Unknown, _) => "UNKNOWN ",
+                        (_, false) => "CONTRARY",
+                    };
+                    emit(&format!("{w} {}", d.name()));
+                }
+                emit(&format!(
+                    "{}: {word} ({} obligations at {} bits, kernel only; {statement})",
+                    v.cert.claim,
+                    ds.len(),
+                    v.cert.precision
+                ));
+            }
+            Ok(code)
         }
         Cmd::Sparse {
             cmd:
@@ -306,4 +568,111 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             Ok(0)
         }
     }
+}
+
+fn coq_error(e: attncheck::coq::CoqError) -> app::Error {
+    app::Error::Usage(e.to_string())
+}
+
+/// `verify --coq`: 0 if Coq accepted every obligation sent, 1 if it rejected
+/// one, 2 without coqc (with the install hint) or on bad input.
+fn verify_coq(path: &std::path::Path) -> Result<u8, app::Error> {
+    use attncheck::coq::{self, CoqError, CoqVerdict};
+    let cert = coq::load(path).map_err(coq_error)?;
+    let dir = std::env::temp_dir().join(format!(
+        "attncheck-coq-{}",
+        cert.claim
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    ));
+    let report = match coq::check(&cert, &dir) {
+        Ok(r) => r,
+        Err(CoqError::NotInstalled { hint }) => {
+            eprintln!("attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}");
+            return Ok(2);
+        }
+        Err(e) => return Err(coq_error(e)),
+    };
+    for (name, v) in &report.results {
+        match v {
+            CoqVerdict::Proven => println!("proven by Coq    {name}"),
+            CoqVerdict::Rejected(why) => println!("REJECTED by Coq  {name}: {why}"),
+            CoqVerdict::KernelOnly(why) => println!("kernel-only      {name}: {why}"),
+        }
+    }
+    println!(
+        "{}: {} of {} obligations sent to Coq, {} proven, {} rejected; {} kernel-only (files in {})",
+        cert.claim,
+        report.proven() + report.rejected(),
+        report.results.len(),
+        report.proven(),
+        report.rejected(),
+        report.kernel_only(),
+        dir.display()
+    );
+    if !report.axioms.is_empty() {
+        println!("the proofs rest on: {}", report.axioms.join(", "));
+    }
+    Ok(if report.accepted() { 0 } else { 1 })
+}
+
+/// `export coq`: writes each certificate's Coq files (and, with `check`, runs Coq).
+fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u8, app::Error> {
+    use attncheck::coq::{self, CoqError};
+    let mut code = 0;
+    let mut total = 0.0;
+    for path in certs {
+        let cert = coq::load(path).map_err(coq_error)?;
+        let dir = if certs.len() == 1 {
+            out.to_path_buf()
+        } else {
+            out.join(coq::translate(&cert).stem)
+        };
+        let (f, cmd) = coq::export(&cert, &dir).map_err(coq_error)?;
+        eprintln!(
+            "{}: {} of {} obligation(s) to Coq, {} kernel-only; wrote {}",
+            cert.claim,
+            f.sent.len(),
+            cert.obligations.len(),
+            f.kernel_only.len(),
+            dir.display()
+        );
+        for (name, why) in &f.kernel_only {
+            eprintln!("  kernel-only: {name}: {why}");
+        }
+        println!("{cmd}");
+        if check {
+            match coq::check(&cert, &dir) {
+                Ok(r) => {
+                    total += r.seconds;
+                    println!(
+                        "{}: Coq proved {} of {} obligations, rejected {}, {} kernel-only ({:.1} s)",
+                        cert.claim,
+                        r.proven(),
+                        r.results.len(),
+                        r.rejected(),
+                        r.kernel_only(),
+                        r.seconds
+                    );
+                    println!("  axioms: {}", r.axioms.join(" "));
+                    if !r.accepted() {
+                        code = 1;
+                        for (name, v) in &r.results {
+                            if let coq::CoqVerdict::Rejected(why) = v {
+                                println!("  REJECTED by Coq: {name}: {why}");
+                            }
+                        }
+                    }
+                }
+                Err(CoqError::NotInstalled { hint }) => {
+                    eprintln!("attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}");
+                    return Ok(2);
+                }
+                Err(e) => return Err(coq_error(e)),
+            }
+        }
+    }
+    if check && certs.len() > 1 {
+        println!("total Coq time: {total:.1} s");
+    }
+    Ok(code)
 }

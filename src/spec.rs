@@ -147,9 +147,46 @@ pub fn ensure(
     }
 }
 
+/// The largest |exponent| of a decimal literal (`1e-100000`) that
+/// [`crate::kernel::parse_rational`] reads; beyond it the literal is refused.
+pub const MAX_DECIMAL_EXPONENT: u32 = 100_000;
+
+/// The largest |exponent| of a power literal (`2^-1000000`) that
+/// [`crate::kernel::parse_rational`] reads.
+pub const MAX_POWER_EXPONENT: u32 = 1_000_000;
+
 /// Parses an exact numeric literal of a spec field (`"2^-8"`, `"1/100"`, `"0.01"`).
+/// A literal refused only because its exponent is too large says what the limit is.
 pub fn exact(field: &str, s: &str) -> Result<rug::Rational, FieldError> {
-    crate::kernel::parse_rational(s).map_err(|e| FieldError::new(field, e.to_string()))
+    crate::kernel::parse_rational(s).map_err(|e| {
+        let reason = match exponent_beyond_limit(s) {
+            Some(limit) => format!(
+                "`{}` has an exponent beyond the limit: exponents of exact literals must lie in \
+                 −{limit}..={limit}",
+                s.trim()
+            ),
+            None => e.to_string(),
+        };
+        FieldError::new(field, reason)
+    })
+}
+
+/// The exponent limit that `s` exceeds, if its only fault is a too-large exponent:
+/// [`MAX_POWER_EXPONENT`] for `b^e`, [`MAX_DECIMAL_EXPONENT`] for `1.5e-3` forms.
+fn exponent_beyond_limit(s: &str) -> Option<u32> {
+    let t = s.trim();
+    let (exp, limit) = match t.split_once('^') {
+        Some((_, e)) => (e.trim(), MAX_POWER_EXPONENT),
+        None => {
+            let i = t.find(['e', 'E'])?;
+            (&t[i + 1..], MAX_DECIMAL_EXPONENT)
+        }
+    };
+    let digits = exp.strip_prefix(['-', '+']).unwrap_or(exp);
+    let all_digits = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    let big = digits.trim_start_matches('0').len() > 9
+        || digits.parse::<u64>().is_ok_and(|v| v > u64::from(limit));
+    (all_digits && big).then_some(limit)
 }
 
 /// Checks every element of a list with `f`, naming the index on failure.
@@ -169,6 +206,18 @@ pub fn ensure_each<T>(
 pub trait Params: DeserializeOwned + Serialize + Send + Sync + 'static {
     /// Range and consistency checks beyond the types.
     fn validate(&self) -> Result<(), FieldError>;
+    /// The claim's statement for these parameters: the obligations that say, in
+    /// formulas, what the claim asserts (DESIGN.md, "Trust"). Trusted: pure, small,
+    /// built from the spec and the `hints` alone, and sound for every hint value.
+    /// `None` for claims that certify nothing by statement.
+    fn statement(
+        &self,
+        claim: &str,
+        hints: &crate::certificate::Hints,
+    ) -> Option<Result<crate::kernel::Statement, String>> {
+        let _ = (claim, hints);
+        None
+    }
 }
 
 #[derive(Deserialize)]
@@ -188,10 +237,19 @@ struct Header {
     #[serde(default)]
     notes: Vec<String>,
     #[serde(default)]
+    refutes: Vec<String>,
+    #[serde(default)]
     params: toml::Table,
     #[serde(default)]
     profiles: Profiles,
 }
+
+/// The highest working precision a spec may ask for, in bits. A run that cannot
+/// decide a comparison retries at twice the precision, at most
+/// [`crate::app::ESCALATIONS`] (= 2) times, so a spec at this bound may run at up
+/// to 16384 bits; the committed specs use at most 256. Beyond it a run takes
+/// minutes per claim with nothing to show, so the spec is refused instead.
+pub const MAX_PRECISION: u32 = 4096;
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -234,6 +292,10 @@ pub struct Spec {
     pub check_tolerance: f64,
     /// Free-form notes printed in the report.
     pub notes: Vec<String>,
+    /// For `expected = "refuted"`: the names of the checks expected to come out
+    /// false (each an obligation of the claim's statement). The run is as
+    /// expected only when exactly these are disproven and every other check holds.
+    pub refutes: Vec<String>,
     params: toml::Table,
     quick: toml::Table,
     full: toml::Table,
@@ -265,22 +327,54 @@ impl Spec {
             precision: h.precision,
             check_tolerance: h.check_tolerance,
             notes: h.notes,
+            refutes: h.refutes,
             params: h.params,
             quick: h.profiles.quick,
             full: h.profiles.full,
             src: src.to_string(),
         };
         let field_err = |field: &str, reason: String| spec.field_error(&[field], reason);
-        if spec.precision < 24 || spec.precision > 1 << 20 {
+        if !(24..=MAX_PRECISION).contains(&spec.precision) {
             return Err(field_err(
                 "precision",
-                format!("{} bits is out of range: use 24 to 1048576", spec.precision),
+                format!(
+                    "{} bits is out of range: use 24 to {MAX_PRECISION} (an undecided \
+                     comparison is retried at up to 4× this precision)",
+                    spec.precision
+                ),
+            ));
+        }
+        if spec.expected == Verdict::Certified && spec.rigour != Verdict::Certified {
+            return Err(field_err(
+                "expected",
+                format!(
+                    "`certified` is stronger than the rigour sought (`{}`): a claim of that \
+                     rigour is capped at `supported`, so this run could never end as expected; \
+                     lower `expected` or raise `rigour`",
+                    spec.rigour
+                ),
             ));
         }
         if !(spec.check_tolerance.is_finite() && spec.check_tolerance >= 0.0) {
             return Err(field_err(
                 "check_tolerance",
                 "must be a finite number ≥ 0".into(),
+            ));
+        }
+        if spec.expected == Verdict::Refuted && spec.refutes.is_empty() {
+            return Err(field_err(
+                "refutes",
+                "a spec that expects `refuted` must name the check(s) expected to be disproven"
+                    .into(),
+            ));
+        }
+        if spec.expected != Verdict::Refuted && !spec.refutes.is_empty() {
+            return Err(field_err(
+                "refutes",
+                format!(
+                    "names checks expected to be disproven, but the expected verdict is `{}`",
+                    spec.expected
+                ),
             ));
         }
         if spec.provenance.is_empty() {
@@ -299,14 +393,28 @@ impl Spec {
         Ok(spec)
     }
 
-    /// Reads and parses a spec file.
+    /// Reads and parses a spec file. When the spec sits at
+    /// `<paper>/<claim>.toml` matching its ID and names a registered claim, the
+    /// parameters of both profiles are validated too, so a broken `[profiles.full]`
+    /// is reported by `list` and quick runs, not hours later by a full sweep.
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
-        let src = std::fs::read_to_string(path).map_err(|e| SpecError::File {
-            file: path.to_path_buf(),
-            line: None,
-            reason: e.to_string(),
-        })?;
-        Spec::parse(path, &src)
+        let src = read_utf8(path)?;
+        let spec = Spec::parse(path, &src)?;
+        if place_id(path).as_deref() == Some(spec.id.as_str()) {
+            spec.validate_profiles()?;
+        }
+        Ok(spec)
+    }
+
+    /// Parses and validates the claim parameters of every profile with the
+    /// claim's own `Params` (through the registry); a no-op for an unregistered ID.
+    pub fn validate_profiles(&self) -> Result<(), SpecError> {
+        if let Some(def) = crate::claims::find(&self.id) {
+            for profile in [Profile::Quick, Profile::Full] {
+                (def.prepare)(self, profile).map(drop)?;
+            }
+        }
+        Ok(())
     }
 
     /// The claim parameters for `profile`: `params` overlaid with
@@ -318,9 +426,12 @@ impl Spec {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
             let inner = e.into_inner().to_string();
-            let field = unknown_field(&inner)
-                .map(|u| join(&path, &u))
-                .unwrap_or(path);
+            // serde_path_to_error's path already ends at an unknown key; add the
+            // key only when it does not (so `slopez` is not named `slopez.slopez`)
+            let field = match unknown_field(&inner) {
+                Some(u) if split_path(&path).last() != Some(&u) => join(&path, &u),
+                _ => path,
+            };
             self.param_error(profile, &field, inner)
         })?;
         p.validate()
@@ -339,18 +450,31 @@ impl Spec {
         t
     }
 
-    /// An error about a parameter field, located in the profile section when the
-    /// profile sets it, else in `[params]`.
+    /// An error about a parameter field, located where the merged value came from:
+    /// in `[profiles.<profile>]` when the profile sets the field (or the deepest
+    /// part of its path that either section sets), else in `[params]`.
     pub fn param_error(&self, profile: Profile, field: &str, reason: String) -> SpecError {
         let segs = split_path(field);
-        let mut in_prof = vec!["profiles", profile.as_str()];
-        in_prof.extend(segs.iter().map(String::as_str));
-        if locate(&self.src, &in_prof).is_some() {
-            return self.field_error(&in_prof, reason);
+        let with = |head: &[&'static str]| {
+            let mut v: Vec<&str> = head.to_vec();
+            v.extend(segs.iter().map(String::as_str));
+            v
+        };
+        let in_prof = with(&["profiles", profile.as_str()]);
+        let in_params = with(&["params"]);
+        // how many segments of `field` each section sets
+        let depth = |full: &[&str], head: usize| {
+            (head + 1..=full.len())
+                .rev()
+                .find(|&n| locate(&self.src, &full[..n]).is_some())
+                .map_or(0, |n| n - head)
+        };
+        let (dp, dq) = (depth(&in_prof, 2), depth(&in_params, 1));
+        if dp > 0 && dp >= dq {
+            self.field_error(&in_prof, reason)
+        } else {
+            self.field_error(&in_params, reason)
         }
-        let mut in_params = vec!["params"];
-        in_params.extend(segs.iter().map(String::as_str));
-        self.field_error(&in_params, reason)
     }
 
     fn field_error(&self, path: &[&str], reason: String) -> SpecError {
@@ -485,6 +609,63 @@ fn locate(src: &str, segs: &[&str]) -> Option<usize> {
     span.map(|r| line_of(src, r.start))
 }
 
+/// The 1-based line where the key `key` (a dotted path such as `id` or
+/// `params.rows[0].slope`) is defined in the TOML text `text`. Whole keys only:
+/// `id` does not match `idx = 3`. Falls back to a line scan when `text` is not
+/// valid TOML.
+pub fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    let segs = split_path(key);
+    let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+    locate(text, &segs).or_else(|| {
+        let last = *segs.last()?;
+        text.lines()
+            .position(|l| {
+                l.split_once('=').is_some_and(|(k, _)| {
+                    let k = k.trim();
+                    k == last || k.trim_matches(['"', '\'']) == last
+                })
+            })
+            .map(|i| i + 1)
+    })
+}
+
+/// Reads a text file that must be UTF-8 (specs, targets, certificates). Invalid
+/// bytes are an error at the line of the first one.
+pub fn read_utf8(path: &Path) -> Result<String, SpecError> {
+    let bytes = std::fs::read(path).map_err(|e| SpecError::File {
+        file: path.to_path_buf(),
+        line: None,
+        reason: e.to_string(),
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&bytes[line_start..at])
+            .chars()
+            .count()
+            + 1;
+        SpecError::File {
+            file: path.to_path_buf(),
+            line: Some(bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1),
+            reason: format!(
+                "byte 0x{:02x} at column {column} is not valid UTF-8 (the file must be UTF-8 text)",
+                bytes[at]
+            ),
+        }
+    })
+}
+
+/// `<paper>/<claim>` from a path `…/<paper>/<claim>.toml`.
+fn place_id(path: &Path) -> Option<String> {
+    let paper = path.parent()?.file_name()?.to_str()?;
+    let claim = path.file_stem()?.to_str()?;
+    Some(format!("{paper}/{claim}"))
+}
+
 fn toml_error(path: &Path, src: &str, e: &toml::de::Error) -> SpecError {
     let line = e.span().map(|r| line_of(src, r.start));
     let msg = e.message().to_string();
@@ -534,7 +715,10 @@ pub fn discover(root: &Path) -> Result<Vec<PathBuf>, SpecError> {
     let rd = std::fs::read_dir(root).map_err(|e| SpecError::File {
         file: root.to_path_buf(),
         line: None,
-        reason: format!("cannot read the theorems directory: {e}"),
+        reason: format!(
+            "cannot read the theorems directory: {e} (run from a checkout, pass --theorems DIR, or omit \
+             --theorems to use the specs built into the binary)"
+        ),
     })?;
     for paper in rd.flatten() {
         if !paper.path().is_dir() {
@@ -551,4 +735,63 @@ pub fn discover(root: &Path) -> Result<Vec<PathBuf>, SpecError> {
     }
     out.sort();
     Ok(out)
+}
+
+/// The specs built into the binary (every file under `theorems/` at build time).
+pub mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded_specs.rs"));
+}
+
+/// Where specs are read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpecSource {
+    /// A directory `<dir>/<paper>/<claim>.toml`.
+    Dir(PathBuf),
+    /// The specs built into the binary.
+    Embedded,
+}
+
+impl SpecSource {
+    /// `--theorems DIR` when given; otherwise `./theorems` when it exists (a
+    /// checkout), else the specs built into the binary (an installed tool).
+    pub fn choose(dir: Option<PathBuf>) -> SpecSource {
+        match dir {
+            Some(d) => SpecSource::Dir(d),
+            None if Path::new("theorems").is_dir() => SpecSource::Dir("theorems".into()),
+            None => SpecSource::Embedded,
+        }
+    }
+
+    /// Every spec file's (path, text), sorted by path. Embedded specs are named
+    /// `<built-in>/<paper>/<claim>.toml` in errors.
+    pub fn files(&self) -> Result<Vec<(PathBuf, String)>, SpecError> {
+        match self {
+            SpecSource::Dir(d) => discover(d)?
+                .into_iter()
+                .map(|p| read_utf8(&p).map(|t| (p, t)))
+                .collect(),
+            SpecSource::Embedded => Ok(embedded::EMBEDDED
+                .iter()
+                .map(|(rel, text)| (Path::new("<built-in>").join(rel), text.to_string()))
+                .collect()),
+        }
+    }
+
+    /// The spec file of one claim, if present.
+    pub fn find(&self, id: &str) -> Result<Option<(PathBuf, String)>, SpecError> {
+        match self {
+            SpecSource::Dir(d) => {
+                let p = d.join(format!("{id}.toml"));
+                if p.exists() {
+                    read_utf8(&p).map(|t| Some((p, t)))
+                } else {
+                    Ok(None)
+                }
+            }
+            SpecSource::Embedded => Ok(embedded::EMBEDDED
+                .iter()
+                .find(|(rel, _)| rel.strip_suffix(".toml") == Some(id))
+                .map(|(rel, text)| (Path::new("<built-in>").join(rel), text.to_string()))),
+        }
+    }
 }

@@ -6,7 +6,7 @@
 //! within a stated tolerance). The verdict is derived from the checks by one rule
 //! ([`Verdict::from_checks`]), so no claim can hand-pick its own verdict.
 
-use crate::kernel::Certainty;
+use crate::kernel::{Certainty, Checked, Expect, Reading, StepTally};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -42,9 +42,11 @@ impl Verdict {
     }
 
     /// Derives the verdict from the checks:
-    /// - a certified check that is `False` → `refuted` (a proven counterexample);
+    /// - a certified or consistency check that is `False` → `refuted` (a proven
+    ///   counterexample: the kernel decided it);
     /// - any check `Unknown`, or an observed check that fails → `inconclusive`;
-    /// - otherwise `certified` if every check is certified, else `supported`.
+    /// - otherwise `certified` if every check is certified, else `supported`
+    ///   (a consistency reading or an observation never certifies).
     ///
     /// An empty list is `inconclusive`: a claim that checked nothing proved nothing.
     pub fn from_checks(checks: &[Check]) -> (Verdict, Option<String>) {
@@ -53,7 +55,7 @@ impl Verdict {
         }
         if let Some(c) = checks
             .iter()
-            .find(|c| c.kind == CheckKind::Certified && c.result == Certainty::False)
+            .find(|c| c.kind != CheckKind::Observed && c.result == Certainty::False)
         {
             return (
                 Verdict::Refuted,
@@ -118,10 +120,25 @@ impl fmt::Display for Verdict {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CheckKind {
-    /// Decided by the kernel (exact or outward-rounded).
+    /// Decided by the kernel: an obligation of the claim's statement, or a per-step
+    /// tally of kernel intervals.
     Certified,
+    /// A consistency reading ("no step certifiably violates it", "the enclosures
+    /// overlap"): can refute, never certify.
+    Consistency,
     /// Observed (finite time, f64, fit, tolerance).
     Observed,
+}
+
+impl CheckKind {
+    /// The kebab-case name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckKind::Certified => "certified",
+            CheckKind::Consistency => "consistency",
+            CheckKind::Observed => "observed",
+        }
+    }
 }
 
 /// One asserted statement and its outcome.
@@ -129,7 +146,7 @@ pub enum CheckKind {
 pub struct Check {
     /// What was asserted, in words.
     pub name: String,
-    /// Certified or observed.
+    /// Certified, consistency or observed.
     pub kind: CheckKind,
     /// The three-valued result; for observed checks only True or False.
     pub result: Certainty,
@@ -139,6 +156,24 @@ pub struct Check {
     /// for claims whose parts reach different rigour; absent from the JSON when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part: Option<String>,
+    /// `fails` for an obligation the spec names in `refutes` (a counterexample is
+    /// the expected outcome); absent from the JSON when it is expected to hold.
+    #[serde(default, skip_serializing_if = "is_holds")]
+    pub expect: Expect,
+}
+
+fn is_holds(e: &Expect) -> bool {
+    *e == Expect::Holds
+}
+
+impl Check {
+    /// Whether it came out as the spec expects: `fails` checks False, all others True.
+    pub fn as_expected(&self) -> bool {
+        match self.expect {
+            Expect::Holds => self.result == Certainty::True,
+            Expect::Fails => self.result == Certainty::False,
+        }
+    }
 }
 
 /// Accumulates checks for a claim run.
@@ -153,20 +188,65 @@ impl Checks {
     pub fn new() -> Self {
         Self::default()
     }
-    /// Records a check decided by the kernel.
-    pub fn certify(
+    /// Records every decision of an evaluated statement as a certified check (the
+    /// only way, with [`Checks::tally`], to record a certified check).
+    pub fn prove(&mut self, checked: &Checked) {
+        for d in checked.decisions() {
+            let verb = match d.result() {
+                Certainty::True => "true",
+                Certainty::False => "false",
+                Certainty::Unknown => "undecided",
+            };
+            self.list.push(Check {
+                name: d.name().to_string(),
+                kind: CheckKind::Certified,
+                result: d.result(),
+                detail: format!(
+                    "statement obligation: {verb} at {} bits (expected to {})",
+                    checked.prec(),
+                    match d.expect() {
+                        Expect::Holds => "hold",
+                        Expect::Fails => "fail",
+                    }
+                ),
+                part: d.part().map(str::to_string).or_else(|| self.part.clone()),
+                expect: d.expect(),
+            });
+        }
+    }
+    /// Records a per-step invariant, certified on every step of kernel intervals.
+    pub fn tally(&mut self, name: impl Into<String>, t: &StepTally) -> Certainty {
+        let result = t.certainty();
+        self.push(name.into(), CheckKind::Certified, result, t.summary());
+        result
+    }
+    /// Records a consistency reading: `False` when the kernel certifies a
+    /// violation, else `True` — which never counts as a proof.
+    pub fn consistency(
+        &mut self,
+        name: impl Into<String>,
+        reading: Reading,
+        detail: impl Into<String>,
+    ) -> bool {
+        let ok = !reading.violated();
+        self.push(
+            name.into(),
+            CheckKind::Consistency,
+            Certainty::exact(ok),
+            detail.into(),
+        );
+        ok
+    }
+    /// Records a three-valued interval comparison that is *not* an obligation of the
+    /// claim's statement as an observation: it can make a claim inconclusive, never
+    /// certify or refute it (until it is moved into the statement).
+    pub fn observe_interval(
         &mut self,
         name: impl Into<String>,
         result: Certainty,
         detail: impl Into<String>,
     ) -> Certainty {
-        self.list.push(Check {
-            name: name.into(),
-            kind: CheckKind::Certified,
-            result,
-            detail: detail.into(),
-            part: self.part.clone(),
-        });
+        self.push(name.into(), CheckKind::Observed, result, detail.into());
         result
     }
     /// Records an observation (finite-time, f64, or within a tolerance).
@@ -176,14 +256,23 @@ impl Checks {
         ok: bool,
         detail: impl Into<String>,
     ) -> bool {
-        self.list.push(Check {
-            name: name.into(),
-            kind: CheckKind::Observed,
-            result: Certainty::exact(ok),
-            detail: detail.into(),
-            part: self.part.clone(),
-        });
+        self.push(
+            name.into(),
+            CheckKind::Observed,
+            Certainty::exact(ok),
+            detail.into(),
+        );
         ok
+    }
+    fn push(&mut self, name: String, kind: CheckKind, result: Certainty, detail: String) {
+        self.list.push(Check {
+            name,
+            kind,
+            result,
+            detail,
+            part: self.part.clone(),
+            expect: Expect::Holds,
+        });
     }
     /// Tags every check recorded from now on with a part label (`None` ends tagging).
     /// The report then shows the verdict of each part beside the overall one
@@ -215,6 +304,7 @@ mod tests {
             result,
             detail: String::new(),
             part: None,
+            expect: Expect::Holds,
         }
     }
     #[test]
@@ -240,6 +330,15 @@ mod tests {
         );
         assert_eq!(
             Verdict::from_checks(&[ck(Certified, False), ck(Certified, Unknown)]).0,
+            Verdict::Refuted
+        );
+        // a consistency reading never certifies, but its certified violation refutes
+        assert_eq!(
+            Verdict::from_checks(&[ck(Certified, True), ck(Consistency, True)]).0,
+            Verdict::Supported
+        );
+        assert_eq!(
+            Verdict::from_checks(&[ck(Consistency, False)]).0,
             Verdict::Refuted
         );
     }

@@ -2,6 +2,8 @@
 //! (deserialised from its spec, unknown keys denied, ranges validated) and a
 //! `run` function that builds the witnesses and records checks.
 
+use crate::certificate::{Certificate, Hints};
+use crate::kernel::{Checked, Statement};
 use crate::outcome::Outcome;
 use crate::spec::{Params, Profile, Spec, SpecError};
 
@@ -17,12 +19,176 @@ pub struct Ctx<'a> {
     pub profile: Profile,
     /// Progress reporting (a no-op when stderr is not a terminal).
     pub progress: &'a crate::progress::Progress,
+    /// Independent units of work: all computed here, one shard's share, or
+    /// taken from the shards being merged ([`Ctx::unit`]).
+    pub units: &'a Units,
+}
+
+/// How [`Ctx::unit`] treats a claim's independent units of work (seeds,
+/// instances, cells), so that a sweep can be split over a cluster's job array
+/// (`run --shard i/N`) and joined (`merge`) into the report an unsharded run writes.
+#[derive(Debug, Default)]
+pub enum Units {
+    /// Compute every unit (a normal run).
+    #[default]
+    All,
+    /// Compute only the units whose key hashes to `index` mod `count`; record their
+    /// results and every key seen. The run's outcome is discarded.
+    Shard {
+        /// This shard, 0-based.
+        index: u64,
+        /// The number of shards.
+        count: u64,
+        /// Every unit key the run asked for, and the results of this shard's units.
+        record: std::sync::Mutex<ShardRecord>,
+    },
+    /// Take every unit's result from the shards; a key they do not hold is recorded
+    /// in `missing` (the merge then fails with it).
+    Merge {
+        /// The joined results.
+        results: std::collections::BTreeMap<String, serde_json::Value>,
+        /// Keys asked for but absent.
+        missing: std::sync::Mutex<Vec<String>>,
+    },
+}
+
+/// What one shard computed.
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ShardRecord {
+    /// Every unit key the claim's run asked for (all shards see the same list).
+    pub keys: std::collections::BTreeSet<String>,
+    /// This shard's results, by key.
+    pub results: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+/// The shard a unit key belongs to: FNV-1a of the key, mod `count` (stable across
+/// machines and thread counts).
+pub fn shard_of(key: &str, count: u64) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h % count.max(1)
 }
 
 impl Ctx<'_> {
     /// The working precision in bits.
     pub fn prec(&self) -> u32 {
         self.spec.precision
+    }
+
+    /// One independent unit of work, named by a key unique within the claim's run
+    /// (the precision is added to it). Normally `compute()`; in a sharded run only
+    /// this shard's units are computed (the others give `T::default()`, and the
+    /// outcome is discarded); in a merge the result comes from the shards. `T` must
+    /// survive a JSON round trip exactly (integers, strings, exact rationals as text).
+    pub fn unit<T>(&self, key: &str, compute: impl FnOnce() -> T) -> T
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned + Default,
+    {
+        let key = format!("{key} @{}", self.prec());
+        match self.units {
+            Units::All => compute(),
+            Units::Shard {
+                index,
+                count,
+                record,
+            } => {
+                record
+                    .lock()
+                    .expect("shard record")
+                    .keys
+                    .insert(key.clone());
+                if shard_of(&key, *count) != *index {
+                    return T::default();
+                }
+                let v = compute();
+                let j = serde_json::to_value(&v).expect("unit results serialise");
+                record.lock().expect("shard record").results.insert(key, j);
+                v
+            }
+            Units::Merge { results, missing } => {
+                match results
+                    .get(&key)
+                    .and_then(|j| serde_json::from_value(j.clone()).ok())
+                {
+                    Some(v) => v,
+                    None => {
+                        missing.lock().expect("missing list").push(key);
+                        T::default()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Builds the claim's statement with the registry's builder (the one
+    /// `attncheck verify` calls), decides it with the kernel at the working
+    /// precision, records every decision as a certified check, and keeps the
+    /// certificate. So the run evaluates exactly the objects it serialises.
+    /// `None` (with the outcome declared inconclusive and the reason) when the
+    /// statement cannot be built or evaluated.
+    pub fn prove(&self, out: &mut Outcome, hints: Hints) -> Option<Checked> {
+        let st = match statement_of(self.spec, self.profile, &hints) {
+            Ok(Some(st)) => st,
+            Ok(None) => {
+                out.declare_inconclusive(format!("{} has no statement builder", self.spec.id));
+                return None;
+            }
+            Err(e) => {
+                out.declare_inconclusive(format!("the statement could not be built: {e}"));
+                return None;
+            }
+        };
+        match crate::kernel::check(&st, self.prec()) {
+            Ok(checked) => {
+                out.checks.prove(&checked);
+                out.certificate = Some(Certificate::of(&st, self.profile, self.prec(), &hints));
+                Some(checked)
+            }
+            Err(e) => {
+                out.declare_inconclusive(format!("the statement could not be evaluated: {e}"));
+                None
+            }
+        }
+    }
+}
+
+/// The statement of `spec`'s claim for `profile` and `hints`, with the spec's
+/// `refutes` marked as expected to fail; `Ok(None)` for a claim without one.
+pub fn statement_of(
+    spec: &Spec,
+    profile: Profile,
+    hints: &Hints,
+) -> Result<Option<Statement>, String> {
+    let def = find(&spec.id).ok_or_else(|| format!("unknown claim `{}`", spec.id))?;
+    let Some(mut st) = (def.statement)(spec, profile, hints).map_err(|e| e.to_string())? else {
+        return Ok(None);
+    };
+    st.expect_fails(&spec.refutes)?;
+    if let Some(n) = st.duplicate_name() {
+        return Err(format!("two obligations are named `{n}`"));
+    }
+    Ok(Some(st))
+}
+
+/// Parses `P` from the spec and builds its statement.
+pub fn statement_with<P: Params>(
+    spec: &Spec,
+    profile: Profile,
+    hints: &Hints,
+) -> Result<Option<Statement>, SpecError> {
+    let p: P = spec.params(profile)?;
+    match p.statement(&spec.id, hints) {
+        None => Ok(None),
+        Some(Ok(st)) => Ok(Some(st)),
+        Some(Err(reason)) => Err(SpecError::Field {
+            file: spec.path.clone(),
+            line: None,
+            field: "statement".into(),
+            reason,
+        }),
     }
 }
 
@@ -35,6 +201,8 @@ pub struct ClaimDef {
     pub id: &'static str,
     /// Parses and validates the parameters for a profile.
     pub prepare: fn(&Spec, Profile) -> Result<Runner, SpecError>,
+    /// Builds the claim's statement from the spec and hints (see [`statement_of`]).
+    pub statement: fn(&Spec, Profile, &Hints) -> Result<Option<Statement>, SpecError>,
 }
 
 /// Parses `P` from the spec and binds it to `run`.
@@ -53,6 +221,7 @@ macro_rules! claim {
         ClaimDef {
             id: $id,
             prepare: |s, p| prepare_with::<m::Params>(s, p, m::run),
+            statement: |s, p, h| statement_with::<m::Params>(s, p, h),
         }
     }};
 }

@@ -4,16 +4,16 @@
 //! records on how many steps the kernel proved it, on how many it could not decide,
 //! whether any step certifiably violates it, and the smallest margin seen.
 //!
-//! Two readings of a tally, both honest:
-//! - [`Tally::certainty`]: proven on every step (True), certifiably violated on some
-//!   step (False), else Unknown;
-//! - [`Tally::consistency`]: for invariants that are *theorems* of the map (F1–F4 of
-//!   clusters.md), "the enclosures never certify a violation" (True/False exactly);
-//!   the invariant is then certified by the theorem plus this consistency
-//!   (clusters.md §2). Claims say which reading they record.
+//! Two readings of a tally ([`crate::kernel::StepTally`], sealed in the kernel):
+//! - `certainty`: proven on every step (True), certifiably violated on some step
+//!   (False), else Unknown — recorded as a certified check;
+//! - `consistency`: for invariants that are *theorems* of the map (F1–F4 of
+//!   clusters.md), "the enclosures never certify a violation" — recorded as a
+//!   consistency reading, which can refute and never certify. Claims say which
+//!   reading they record.
 
 use super::discrete::State;
-use crate::kernel::{Certainty, Interval};
+use crate::kernel::Interval;
 use crate::verdict::Checks;
 
 /// What an invariant sees on one step: the state before and after.
@@ -28,91 +28,7 @@ pub struct StepView<'a> {
     pub after: &'a State,
 }
 
-/// The per-step record of one invariant.
-#[derive(Clone, Debug, Default)]
-pub struct Tally {
-    /// Steps checked.
-    pub steps: usize,
-    /// Steps on which the margin was proven ≥ 0.
-    pub proven: usize,
-    /// Steps on which the margin was proven < 0.
-    pub violated: usize,
-    /// The first violating step (k of the state after the step).
-    pub first_violation: Option<usize>,
-    /// The first undecided step.
-    pub first_unknown: Option<usize>,
-    /// The smallest lower end of the margin (rounded down) and its step.
-    pub min_margin: Option<(f64, usize)>,
-}
-
-impl Tally {
-    /// Records one step's margin.
-    pub fn record(&mut self, k: usize, margin: &Interval) {
-        self.steps += 1;
-        let lo = margin.lo_f64();
-        if self.min_margin.map_or(true, |(m, _)| lo < m) {
-            self.min_margin = Some((lo, k));
-        }
-        if !margin.lo().is_sign_negative() || margin.lo().is_zero() {
-            self.proven += 1;
-        } else if margin.hi().is_sign_negative() && !margin.hi().is_zero() {
-            self.violated += 1;
-            self.first_violation.get_or_insert(k);
-        } else {
-            self.first_unknown.get_or_insert(k);
-        }
-    }
-    /// Proven on every step / violated on some step / else undecided.
-    pub fn certainty(&self) -> Certainty {
-        if self.violated > 0 {
-            Certainty::False
-        } else if self.proven == self.steps {
-            Certainty::True
-        } else {
-            Certainty::Unknown
-        }
-    }
-    /// "No step certifiably violates it" (exact).
-    pub fn consistency(&self) -> Certainty {
-        Certainty::exact(self.violated == 0)
-    }
-    /// A one-line account for the consistency reading: how many steps the
-    /// enclosures decided outright, and that none contradicts the theorem.
-    pub fn consistency_summary(&self) -> String {
-        let mut s = if self.violated == 0 {
-            format!(
-                "no step of {} certifiably violates it; the enclosures alone prove it on {} steps (on the others \
-                 the true margin is below the enclosure width, which the theorem allows)",
-                self.steps, self.proven
-            )
-        } else {
-            format!(
-                "violated on {} of {} steps, first at step {}",
-                self.violated,
-                self.steps,
-                self.first_violation.unwrap_or(0)
-            )
-        };
-        if let Some((m, k)) = self.min_margin {
-            s += &format!("; smallest margin ≥ {m:.3e} (step {k})");
-        }
-        s
-    }
-    /// A one-line account: counts, the first violation or undecided step, the smallest margin.
-    pub fn summary(&self) -> String {
-        let mut s = format!("proven on {}/{} steps", self.proven, self.steps);
-        if let Some(k) = self.first_violation {
-            s += &format!("; violated on {} steps, first at step {k}", self.violated);
-        }
-        if let Some(k) = self.first_unknown {
-            s += &format!("; undecided first at step {k}");
-        }
-        if let Some((m, k)) = self.min_margin {
-            s += &format!("; smallest margin ≥ {m:.3e} (step {k})");
-        }
-        s
-    }
-}
+pub use crate::kernel::StepTally as Tally;
 
 /// An invariant: a name, a margin function and its tally.
 pub struct Invariant<'f> {
@@ -139,18 +55,14 @@ impl<'f> Invariant<'f> {
     }
     /// Records the invariant as a certified check: proven on every step.
     pub fn certify_into(&self, checks: &mut Checks) {
-        checks.certify(
-            self.name.clone(),
-            self.tally.certainty(),
-            self.tally.summary(),
-        );
+        checks.tally(self.name.clone(), &self.tally);
     }
-    /// Records the invariant as a certified consistency check (for theorems of
-    /// the map: "the enclosures never certify a violation").
-    pub fn certify_consistency_into(&self, checks: &mut Checks) {
-        checks.certify(
+    /// Records the invariant as a consistency reading (for theorems of the map:
+    /// "no step certifiably violates it"), which can refute and never certify.
+    pub fn consistency_into(&self, checks: &mut Checks) {
+        checks.consistency(
             format!(
-                "{} (a theorem of the map; no step certifiably violates it)",
+                "{} (a theorem of the map; consistency: no step certifiably violates it)",
                 self.name
             ),
             self.tally.consistency(),

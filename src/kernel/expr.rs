@@ -76,14 +76,64 @@ fn err<T>(offset: usize, reason: impl Into<String>) -> Result<T, ExprError> {
     })
 }
 
+/// The deepest nesting of parentheses a formula may have. Evaluation recurses
+/// once per level, so this bounds the stack whatever the input.
+pub const MAX_DEPTH: usize = 200;
+
+/// The most term evaluations one formula may cost, counting each `forall`/`sum`
+/// body once per value of its range (nested ranges multiply). Checked before
+/// anything is evaluated, so no formula runs without bound.
+pub const MAX_WORK: u128 = 1_000_000_000;
+
 /// Parses one S-expression (the whole text).
 pub fn parse(text: &str) -> Result<Sexp, ExprError> {
     let bytes = text.as_bytes();
     let mut pos = 0;
-    let e = parse_at(text, bytes, &mut pos)?;
+    let e = parse_at(text, bytes, &mut pos, 0)?;
     skip_ws(bytes, &mut pos);
     if pos != bytes.len() {
         return err(pos, "trailing text after the expression");
+    }
+    Ok(e)
+}
+
+/// The evaluation cost of a parsed formula ([`MAX_WORK`]): one per node, a
+/// `forall`/`sum` body counted once per value of its range. Saturating.
+pub fn work(e: &Sexp) -> u128 {
+    match e {
+        Sexp::Atom(..) => 1,
+        Sexp::List(items, _) => {
+            if let [Sexp::Atom(op, _), dbar, _, r] = items.as_slice() {
+                if op == "sandwich-centred" {
+                    let terms = int_atom(dbar).map_or(1, |d| (d.max(0) as u128) / 2);
+                    return 1u128.saturating_add(terms).saturating_add(work(r));
+                }
+            }
+            if let [Sexp::Atom(op, _), _, lo, hi, body] = items.as_slice() {
+                if op == "forall" || op == "sum" {
+                    if let (Ok(lo), Ok(hi)) = (int_atom(lo), int_atom(hi)) {
+                        let n = (i128::from(hi) - i128::from(lo) + 1).max(0) as u128;
+                        return 1u128.saturating_add(n.saturating_mul(work(body)));
+                    }
+                }
+            }
+            items
+                .iter()
+                .fold(1u128, |acc, x| acc.saturating_add(work(x)))
+        }
+    }
+}
+
+fn parse_checked(text: &str) -> Result<Sexp, ExprError> {
+    let e = parse(text)?;
+    let w = work(&e);
+    if w > MAX_WORK {
+        return err(
+            0,
+            format!(
+                "the formula would cost {w} evaluations (nested ranges multiply); the limit is {MAX_WORK}"
+            ),
+        );
     }
     Ok(e)
 }
@@ -94,8 +144,11 @@ fn skip_ws(b: &[u8], pos: &mut usize) {
     }
 }
 
-fn parse_at(text: &str, b: &[u8], pos: &mut usize) -> Result<Sexp, ExprError> {
+fn parse_at(text: &str, b: &[u8], pos: &mut usize, depth: usize) -> Result<Sexp, ExprError> {
     skip_ws(b, pos);
+    if depth > MAX_DEPTH {
+        return err(*pos, format!("nested deeper than {MAX_DEPTH} levels"));
+    }
     if *pos >= b.len() {
         return err(*pos, "unexpected end of expression");
     }
@@ -113,7 +166,7 @@ fn parse_at(text: &str, b: &[u8], pos: &mut usize) -> Result<Sexp, ExprError> {
                     *pos += 1;
                     return Ok(Sexp::List(items, start));
                 }
-                items.push(parse_at(text, b, pos)?);
+                items.push(parse_at(text, b, pos, depth + 1)?);
             }
         }
         b')' => err(start, "unexpected ')'"),
@@ -173,6 +226,9 @@ pub enum Datum {
     Signs(SignMatrix),
     /// A row-sparse rational matrix.
     Sparse(SparseRows),
+    /// The exact initial data of the discrete map (D) in layer form, iterated by the
+    /// kernel in outward-rounded intervals (see the `layer` section below).
+    Layer(crate::dynamics::layer_data::LayerData),
 }
 
 /// Named data.
@@ -205,6 +261,8 @@ struct Env<'a> {
     prec: u32,
     vars: Vec<(&'a str, i64)>,
     data: &'a Data,
+    /// Memo of `sandwich-centred` (frequencies and values).
+    sandwich: &'a sandwich::Memo,
 }
 
 impl<'a> Env<'a> {
@@ -241,6 +299,12 @@ fn var_name(e: &Sexp) -> Result<&str, ExprError> {
 fn range(items: &[Sexp], o: usize) -> Result<(i64, i64), ExprError> {
     let lo = int_atom(&items[2])?;
     let hi = int_atom(&items[3])?;
+    if hi < lo {
+        return err(
+            o,
+            format!("range {lo}..{hi} is empty (a reversed range would make the formula vacuous)"),
+        );
+    }
     if hi.saturating_sub(lo) > MAX_RANGE {
         return err(o, format!("range {lo}..{hi} is longer than {MAX_RANGE}"));
     }
@@ -260,14 +324,14 @@ fn datum<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a Datum, ExprError> {
 fn signs<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a SignMatrix, ExprError> {
     match datum(e, env)? {
         Datum::Signs(s) => Ok(s),
-        Datum::Sparse(_) => err(e.offset(), "expected a sign matrix"),
+        _ => err(e.offset(), "expected a sign matrix"),
     }
 }
 
 fn sparse<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a SparseRows, ExprError> {
     match datum(e, env)? {
         Datum::Sparse(b) => Ok(b),
-        Datum::Signs(_) => err(e.offset(), "expected a row-sparse rational matrix"),
+        _ => err(e.offset(), "expected a row-sparse rational matrix"),
     }
 }
 
@@ -374,12 +438,16 @@ fn data_op<'a>(
             )
         }
     };
+    if let Some(v) = layer_op(op, args, o, env)? {
+        return Ok(Some(v));
+    }
     let v = match op {
         "rows" => {
             arity(1)?;
             Rational::from(match datum(&args[0], env)? {
                 Datum::Signs(s) => s.n(),
                 Datum::Sparse(b) => b.n,
+                Datum::Layer(_) => return err(o, "`rows` of a layer datum: use its operations"),
             })
         }
         "cols" => {
@@ -474,10 +542,280 @@ fn data_op<'a>(
                 None => return err(o, format!("`{op}`: no (i, j, j') triple to maximise over")),
             }
         }
+        "sandwich-centred" => {
+            arity(3)?;
+            let dbar = int_atom(&args[0])?;
+            let first = int_atom(&args[1])?;
+            let r = match term(&args[2], env)? {
+                Val::Q(q) if q.denom() == &1 => q.numer().to_i64().ok_or_else(|| ExprError {
+                    offset: args[2].offset(),
+                    reason: "r out of range".into(),
+                })?,
+                _ => {
+                    return err(
+                        args[2].offset(),
+                        "`sandwich-centred` takes an exact integer r",
+                    )
+                }
+            };
+            let (dbar, first) = sandwich::check_args(dbar, first).map_err(|reason| ExprError {
+                offset: o,
+                reason: format!("`sandwich-centred`: {reason}"),
+            })?;
+            if r == 0 {
+                // every term is cos(0) − 1 = 0 exactly
+                Rational::new()
+            } else {
+                let p = env.prec;
+                return Ok(Some(Val::I(env.sandwich.centred(dbar, first, r, p))));
+            }
+        }
+        "band-reach" | "band-reach-count" => {
+            arity(3)?;
+            let mut int = |k: usize| -> Result<i64, ExprError> {
+                match term(&args[k], env)? {
+                    Val::Q(q) if q.denom() == &1 => q.numer().to_i64().ok_or_else(|| ExprError {
+                        offset: args[k].offset(),
+                        reason: "integer out of range".into(),
+                    }),
+                    _ => err(args[k].offset(), format!("`{op}` takes exact integers")),
+                }
+            };
+            let (len, d, layers) = (int(0)?, int(1)?, int(2)?);
+            let (support, count) =
+                positional_band::reach(len, d, layers).map_err(|reason| ExprError {
+                    offset: o,
+                    reason: format!("`{op}`: {reason}"),
+                })?;
+            Rational::from(if op == "band-reach" { support } else { count })
+        }
         _ => return Ok(None),
     };
     Ok(Some(Val::Q(v)))
 }
+
+// ----- positional group: the centred Sandwich bias -----
+//
+// `(sandwich-centred D F r)`, for integer literals D (even, 2 ≤ D ≤ 4096) and F ∈ {0, 1}
+// and a term r that evaluates to an exact integer:
+//
+//     B̃(r) = Σ_{i=F}^{F + D/2 − 1} (cos(r·ω_i) − 1),   ω_i = 10000^{−2i/D} = exp(−(2i/D)·ln 10⁴),
+//
+// the centred Sandwich bias with index set I from F (positional.md §1). Proof sketch:
+// each ω_i is the outward enclosure exp(−(2i/D)·ln 10000) of the kernel's interval
+// functions; r·ω_i, its cosine and the sum are outward-rounded interval operations, so
+// the result encloses B̃(r). r = 0 gives exactly 0 (cos 0 = 1). The enclosures of ω_i
+// and of B̃(r) are kept for the rest of one formula's evaluation (same precision, same
+// values: a memo, not an approximation). Cost: D/2 cosines per new r (counted in
+// [`work`]).
+/// The centred Sandwich bias, shared by the kernel's data operation and the claims
+/// that present it (one formula).
+pub mod sandwich {
+    use super::Interval;
+    use rug::Rational;
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+
+    /// Validates (D, F) of `(sandwich-centred D F r)`.
+    pub fn check_args(dbar: i64, first: i64) -> Result<(u32, u32), String> {
+        if !(2..=4096).contains(&dbar) || dbar % 2 != 0 {
+            return Err(format!("d̄ must be even with 2 ≤ d̄ ≤ 4096 (got {dbar})"));
+        }
+        if !(0..=1).contains(&first) {
+            return Err(format!("the index set starts at 0 or 1 (got {first})"));
+        }
+        Ok((dbar as u32, first as u32))
+    }
+
+    /// Enclosures of ω_i = exp(−(2i/D)·ln 10⁴) for i = F, …, F + D/2 − 1.
+    pub fn freqs(dbar: u32, first: u32, prec: u32) -> Vec<Interval> {
+        let ln1e4 = Interval::from_i64(prec, 10_000).ln();
+        (first..first + dbar / 2)
+            .map(|i| {
+                let e = Rational::from((2 * i64::from(i), i64::from(dbar)));
+                -&(&Interval::from_rational(prec, &e) * &ln1e4)
+            })
+            .map(|x| x.exp())
+            .collect()
+    }
+
+    /// An enclosure of Σ_i (cos(r·ω_i) − 1) from the frequency enclosures.
+    pub fn centred(r: i64, freqs: &[Interval]) -> Interval {
+        let prec = freqs.first().map(Interval::prec).unwrap_or(128);
+        let rr = Interval::from_i64(prec, r);
+        let one = Interval::one(prec);
+        let mut acc = Interval::zero(prec);
+        for w in freqs {
+            acc.add_assign(&(&(&rr * w).cos() - &one));
+        }
+        acc
+    }
+
+    /// The most B̃ values kept in one memo (bounds its memory).
+    const MEMO_VALUES: usize = 1 << 18;
+
+    #[derive(Default)]
+    struct Inner {
+        freqs: HashMap<(u32, u32, u32), Arc<Vec<Interval>>>,
+        values: HashMap<(u32, u32, u32, i64), Interval>,
+    }
+
+    /// Frequencies and values computed so far, keyed by (d̄, F, precision[, r]); shared
+    /// by the obligations of one statement (the values are the same whoever computes
+    /// them, so sharing changes no result).
+    #[derive(Default)]
+    pub struct Memo {
+        inner: Mutex<Inner>,
+    }
+
+    impl Memo {
+        fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+            self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        }
+
+        pub(super) fn centred(&self, dbar: u32, first: u32, r: i64, prec: u32) -> Interval {
+            let f = {
+                let mut g = self.lock();
+                if let Some(v) = g.values.get(&(dbar, first, prec, r)) {
+                    return v.clone();
+                }
+                g.freqs
+                    .entry((dbar, first, prec))
+                    .or_insert_with(|| Arc::new(freqs(dbar, first, prec)))
+                    .clone()
+            };
+            let v = centred(r, &f);
+            let mut g = self.lock();
+            if g.values.len() < MEMO_VALUES {
+                g.values.insert((dbar, first, prec, r), v.clone());
+            }
+            v
+        }
+    }
+}
+
+// ----- positional group: band reachability (windowed attention) -----
+//
+// `(band-reach L d l)` and `(band-reach-count L d l)`, for exact integers
+// 1 ≤ L ≤ 65536, 0 ≤ d, 1 ≤ l ≤ 256 with l·L·min(d + 1, L) ≤ 2^32: let A be the L × L
+// boolean matrix A[i][j] = 1 iff 0 ≤ i − j ≤ d (causal attention with a window
+// of d + 1 tokens, −∞ bias outside) and v = e_{L−1} Aˡ (boolean products). Then
+// `band-reach` is the largest r with v[L − 1 − r] = 1 (the last query's receptive
+// field after l layers), and `band-reach-count` the number of j with v[j] = 1.
+// Computed exactly on bitsets; no property of the band (such as the closed form
+// min(l·d, L − 1)) is assumed.
+mod positional_band {
+    /// (support, count) of e_{L−1} Aˡ; `Err` with the reason when out of range.
+    pub(super) fn reach(len: i64, d: i64, layers: i64) -> Result<(u64, u64), String> {
+        if !(1..=65_536).contains(&len) || d < 0 || !(1..=256).contains(&layers) {
+            return Err(format!(
+                "needs 1 ≤ L ≤ 65536, d ≥ 0 and 1 ≤ l ≤ 256 (got L = {len}, d = {d}, l = {layers})"
+            ));
+        }
+        let n = len as usize;
+        let words = n.div_ceil(64);
+        let width = (d as u128 + 1).min(n as u128);
+        if (layers as u128) * (n as u128) * width > 1 << 32 {
+            return Err("l·L·min(d + 1, L) exceeds 2^32".into());
+        }
+        let get = |v: &[u64], j: usize| v[j / 64] >> (j % 64) & 1 == 1;
+        let mut v = vec![0u64; words];
+        v[(n - 1) / 64] |= 1 << ((n - 1) % 64);
+        for _ in 0..layers {
+            // (v A)[j] = OR over i with v[i] of A[i][j]
+            let mut next = vec![0u64; words];
+            for i in (0..n).filter(|&i| get(&v, i)) {
+                let lo = i.saturating_sub(d.min(len) as usize);
+                for j in lo..=i {
+                    next[j / 64] |= 1 << (j % 64);
+                }
+            }
+            v = next;
+        }
+        let first = (0..n).find(|&j| get(&v, j)).unwrap_or(n - 1);
+        let count = v.iter().map(|w| u64::from(w.count_ones())).sum();
+        Ok(((n - 1 - first) as u64, count))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn band_reach_by_hand() {
+            // L = 5, d = 1: the last row of A is {3, 4}, of A² {2, 3, 4}
+            assert_eq!(super::reach(5, 1, 1), Ok((1, 2)));
+            assert_eq!(super::reach(5, 1, 2), Ok((2, 3)));
+            assert_eq!(super::reach(5, 3, 2), Ok((4, 5)));
+            assert_eq!(super::reach(5, 0, 7), Ok((0, 1)));
+            assert!(super::reach(0, 1, 1).is_err());
+        }
+    }
+}
+
+// ───── BEGIN `layer` data operations (clusters group; DESIGN.md "Dynamics claims bring their own data
+// operations") ─────
+
+/// The operations on a `layer` datum X ([`crate::dynamics::layer_data::LayerData`]:
+/// exact Q, K ∈ ℚ^{m×d}, V ∈ ℚ^{d×d}, Δt > 0, K steps and runs r = 0..R−1 of initial
+/// tokens x^{(r),0} ∈ ℚ^{n×d}, all iterated by x_i^{k+1} = x_i^k + Δt V Σ_j P_ij(x^k) x_j^k,
+/// P_ij(x) = softmax_j x_iᵀ(QᵀK)x_j). Arguments r, s, k are terms that must evaluate to
+/// exact integers (0 ≤ r, s < R, 0 ≤ k ≤ K), else an evaluation error.
+///
+/// - `(layer-max-sqnorm X r k)`: an outward enclosure of max_i ‖x_i^{(r),k}‖² (the
+///   kernel's interval iteration at the evaluation precision);
+/// - `(layer-max-sqdist X r s k)`: an outward enclosure of
+///   max_i ‖x_i^{(r),k} − x_i^{(s),k}‖² (r ≠ s: two initial configurations, one map);
+/// - `(layer-v-frob2 X)`: ‖V‖_F² = Σ_ab V_ab², exact;
+/// - `(layer-qk-frob2 X)`: ‖QᵀK‖_F² = Σ_ab (QᵀK)_ab², exact;
+/// - `(layer-dt X)`: Δt, exact.
+///
+/// `None` when `op` is not one of these.
+fn layer_op<'a>(
+    op: &str,
+    args: &'a [Sexp],
+    o: usize,
+    env: &mut Env<'a>,
+) -> Result<Option<Val>, ExprError> {
+    let arity = match op {
+        "layer-max-sqnorm" => 3,
+        "layer-max-sqdist" => 4,
+        "layer-v-frob2" | "layer-qk-frob2" | "layer-dt" => 1,
+        _ => return Ok(None),
+    };
+    if args.len() != arity {
+        return err(
+            o,
+            format!("`{op}` takes {arity} argument(s), got {}", args.len()),
+        );
+    }
+    let Datum::Layer(x) = datum(&args[0], env)? else {
+        return err(args[0].offset(), "expected a layer datum");
+    };
+    let index = |e: &'a Sexp, env: &mut Env<'a>| -> Result<Rational, ExprError> {
+        match term(e, env)? {
+            Val::Q(q) => Ok(q),
+            Val::I(_) => err(e.offset(), "a run or step index must be an exact integer"),
+        }
+    };
+    let p = env.prec;
+    let at = |r: Result<Interval, String>| r.or_else(|reason| err(o, format!("`{op}`: {reason}")));
+    Ok(Some(match op {
+        "layer-max-sqnorm" => {
+            let (r, k) = (index(&args[1], env)?, index(&args[2], env)?);
+            Val::I(at(x.max_sqnorm(p, &r, &k))?)
+        }
+        "layer-max-sqdist" => {
+            let r = index(&args[1], env)?;
+            let s = index(&args[2], env)?;
+            let k = index(&args[3], env)?;
+            Val::I(at(x.max_sqdist(p, &r, &s, &k))?)
+        }
+        "layer-v-frob2" => Val::q(x.v_frob2(), p),
+        "layer-qk-frob2" => Val::q(x.qk_frob2(), p),
+        _ => Val::q(x.dt().clone(), p),
+    }))
+}
+
+// ───── END `layer` data operations ─────
 
 fn round_iv(x: &Interval, ceil: bool, p: u32) -> Val {
     let f = |v: &rug::Float| -> Option<Integer> {
@@ -749,11 +1087,23 @@ pub fn check(text: &str, prec: u32) -> Result<Certainty, ExprError> {
 
 /// Evaluates a formula at precision `prec` over named data.
 pub fn check_with(text: &str, prec: u32, data: &Data) -> Result<Certainty, ExprError> {
-    let e = parse(text)?;
+    check_memo(text, prec, data, &sandwich::Memo::default())
+}
+
+/// [`check_with`] with a memo of computed values shared between formulas (see
+/// [`sandwich::Memo`]; the results are those of [`check_with`]).
+pub fn check_memo(
+    text: &str,
+    prec: u32,
+    data: &Data,
+    memo: &sandwich::Memo,
+) -> Result<Certainty, ExprError> {
+    let e = parse_checked(text)?;
     let mut env = Env {
         prec,
         vars: Vec::new(),
         data,
+        sandwich: memo,
     };
     formula(&e, &mut env)
 }
@@ -766,22 +1116,26 @@ pub fn eval(text: &str, prec: u32) -> Result<Interval, ExprError> {
 
 /// Evaluates a term over named data, as an interval.
 pub fn eval_with(text: &str, prec: u32, data: &Data) -> Result<Interval, ExprError> {
-    let e = parse(text)?;
+    let e = parse_checked(text)?;
+    let memo = sandwich::Memo::default();
     let mut env = Env {
         prec,
         vars: Vec::new(),
         data,
+        sandwich: &memo,
     };
     Ok(term(&e, &mut env)?.iv(prec))
 }
 
 /// Evaluates a term over named data exactly: `Some` when it stays rational.
 pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>, ExprError> {
-    let e = parse(text)?;
+    let e = parse_checked(text)?;
+    let memo = sandwich::Memo::default();
     let mut env = Env {
         prec,
         vars: Vec::new(),
         data,
+        sandwich: &memo,
     };
     Ok(match term(&e, &mut env)? {
         Val::Q(q) => Some(q),
@@ -937,5 +1291,59 @@ mod tests {
             assert!(check_with("(< (gram-max-abs B) 1)", 64, &data).is_err());
             assert!(check_with("(< (gram-max-abs Q) 1)", 64, &data).is_err());
         }
+    }
+
+    #[test]
+    fn sandwich_centred_is_the_plain_sum() {
+        for (d, f) in [(2u32, 0u32), (64, 0), (128, 1)] {
+            for r in [-7i64, 1, 12, 17156] {
+                let plain = format!(
+                    "(sum i {f} {} (- (cos (* {r} (exp (* (/ (* -2 i) {d}) (ln 10000))))) 1))",
+                    f + d / 2 - 1
+                );
+                let a = eval(&format!("(sandwich-centred {d} {f} {r})"), 128).unwrap();
+                let b = eval(&plain, 128).unwrap();
+                assert!(a.overlaps(&b), "d̄ = {d}, F = {f}, r = {r}");
+                assert!(a.width_up() < 1e-25 && b.width_up() < 1e-25);
+            }
+        }
+        // exactly 0 at r = 0, so `=` decides it
+        assert_eq!(
+            check("(= (sandwich-centred 128 0 0) 0)", 64),
+            Ok(Certainty::True)
+        );
+        assert_eq!(
+            check("(< (sandwich-centred 128 1 1) 0)", 64),
+            Ok(Certainty::True)
+        );
+        // a bound variable as r, and the memo shared across a forall
+        assert_eq!(
+            check("(forall r 1 300 (and (<= -128 (sandwich-centred 256 0 r)) (< (sandwich-centred 256 0 r) 0)))", 64),
+            Ok(Certainty::True)
+        );
+    }
+
+    #[test]
+    fn sandwich_centred_rejects_bad_arguments() {
+        for bad in [
+            "(< (sandwich-centred 127 0 1) 0)",
+            "(< (sandwich-centred 0 0 1) 0)",
+            "(< (sandwich-centred 8192 0 1) 0)",
+            "(< (sandwich-centred 128 2 1) 0)",
+            "(< (sandwich-centred 128 0 1/2) 0)",
+            "(< (sandwich-centred 128 0 pi) 0)",
+            "(< (sandwich-centred (+ 64 64) 0 1) 0)",
+            "(< (sandwich-centred 128 0) 0)",
+        ] {
+            assert!(check(bad, 64).is_err(), "{bad}");
+        }
+        // its cost counts against the work budget: d̄/2 per evaluation
+        let e = parse("(forall r 1 1000 (< (sandwich-centred 4096 0 r) 0))").unwrap();
+        assert!(work(&e) > 1000 * 2048);
+        assert!(check(
+            "(forall a 1 1000 (forall r 1 1000 (< (sandwich-centred 4096 0 r) 0)))",
+            64
+        )
+        .is_err());
     }
 }

@@ -37,6 +37,8 @@ mod format;
 mod interval;
 mod signs;
 mod softmax;
+pub mod statement;
+mod tally;
 
 pub use compare::Certainty;
 pub use exact::{parse_rational, ParseRationalError};
@@ -44,3 +46,5 @@ pub use fast::{exp_fixed, softmax_fast};
 pub use interval::Interval;
 pub use signs::SignMatrix;
 pub use softmax::{dot, log_sum_exp, mat_vec, softmax, softmax_into};
+pub use statement::{check, Checked, Decision, Expect, Obligation, Reading, Statement};
+pub use tally::StepTally;

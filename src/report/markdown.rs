@@ -25,10 +25,86 @@ fn result_word(kind: CheckKind, r: Certainty) -> &'static str {
     match (kind, r) {
         (CheckKind::Certified, Certainty::True) => "proven",
         (CheckKind::Certified, Certainty::False) => "**disproven**",
+        (CheckKind::Consistency, Certainty::True) => "consistent (not a proof)",
+        (CheckKind::Consistency, Certainty::False) => "**violated**",
         (_, Certainty::Unknown) => "**undecided**",
         (CheckKind::Observed, Certainty::True) => "holds",
         (CheckKind::Observed, Certainty::False) => "**fails**",
     }
+}
+
+/// At most this many obligation names per kernel-only reason.
+const KERNEL_ONLY_NAMES: usize = 4;
+
+/// The Coq paragraph of the trust section: the figure "independently proven in
+/// Coq: k of n obligations" (from the deterministic translation, so the report
+/// does not depend on whether Coq is installed) and the kernel-only obligations
+/// grouped by reason.
+fn coq_coverage(s: &mut String, c: &super::CoqCoverage, r: &Report) {
+    let cert = r.certificate.as_deref().unwrap_or("the certificate");
+    let head = format!(
+        "**Independently proven in Coq: {} of {} obligations.**",
+        c.sent, c.obligations
+    );
+    if c.sent == 0 {
+        let _ = writeln!(
+            s,
+            "{head} The Coq translation sends none of this certificate's obligations to Coq.\n"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "{head} The Coq translation sends {} to Coq, the independent proof checker, which re-proves \
+             them from the plain definitions of `coq/Attncheck.v` (`attncheck verify --coq reports/{}/{cert}`; CI \
+             re-proves every committed certificate). The figure comes from the deterministic translation: Coq is not \
+             run when a report is written.\n",
+            if c.sent == c.obligations {
+                "all of them".to_string()
+            } else {
+                format!("these {}", c.sent)
+            },
+            r.paper
+        );
+    }
+    let groups = c.kernel_only_by_reason();
+    if groups.is_empty() {
+        let _ = writeln!(s, "Kernel-only obligations: none.\n");
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "Kernel-only obligations ({}), decided by the attncheck kernel alone:\n",
+        c.kernel_only.len()
+    );
+    for (why, names) in groups {
+        let shown: Vec<String> = names
+            .iter()
+            .take(if names.len() > KERNEL_ONLY_NAMES {
+                KERNEL_ONLY_NAMES - 1
+            } else {
+                KERNEL_ONLY_NAMES
+            })
+            .map(|n| n.trim().replace('`', "'"))
+            .collect();
+        let more = names.len() - shown.len();
+        let _ = writeln!(
+            s,
+            "- {}{}: {}{}",
+            why.trim(),
+            if names.len() == 1 {
+                String::new()
+            } else {
+                format!(" ({} obligations)", names.len())
+            },
+            shown.join("; "),
+            if more > 0 {
+                format!("; and {more} more")
+            } else {
+                String::new()
+            }
+        );
+    }
+    s.push('\n');
 }
 
 /// The Markdown report of one claim.
@@ -36,14 +112,17 @@ pub fn report_markdown(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# {} — {}\n", r.id, r.title);
     let mark = if r.as_expected {
-        "as expected"
+        "as expected".to_string()
     } else {
-        "**NOT as expected**"
+        format!(
+            "**NOT as expected**: {}",
+            r.unexpected().unwrap_or_default()
+        )
     };
     let _ = writeln!(
         s,
-        "**Verdict: {}** ({mark}: expected {}) · rigour sought: {} · profile: {} · precision: {} bits\n",
-        r.verdict, r.expected, r.rigour, r.profile, r.precision
+        "**Verdict: {}** ({mark}; expected {}) · rigour sought: {} · profile: {} · precision: {} bits · {}\n",
+        r.verdict, r.expected, r.rigour, r.profile, r.precision, r.tool
     );
     if let Some(reason) = &r.reason {
         let _ = writeln!(s, "Reason: {reason}\n");
@@ -56,11 +135,17 @@ pub fn report_markdown(r: &Report) -> String {
     for line in r.statement.lines() {
         let _ = writeln!(s, "> {line}");
     }
+    let up = match r.profile {
+        crate::spec::Profile::Quick => "../..",
+        crate::spec::Profile::Full => "../../..",
+    };
     let _ = writeln!(
         s,
-        "\nSource: {} · Provenance: {}\n",
+        "\nSource: {} · Provenance: {} · Statements, derivations and reference tables: \
+         [docs/papers/{p}.md]({up}/docs/papers/{p}.md)\n",
         r.source,
-        tags(&r.provenance)
+        tags(&r.provenance),
+        p = r.paper
     );
 
     let _ = writeln!(s, "## Parameters\n");
@@ -81,26 +166,24 @@ pub fn report_markdown(r: &Report) -> String {
     if r.checks.is_empty() {
         let _ = writeln!(s, "No check asserts anything for this claim.\n");
     } else {
-        let n_cert = r
-            .checks
-            .iter()
-            .filter(|c| c.kind == CheckKind::Certified)
-            .count();
+        let count = |k: CheckKind| r.checks.iter().filter(|c| c.kind == k).count();
         let _ = writeln!(
             s,
-            "{} checks: {} certified (kernel, outward-rounded or exact), {} observed.\n",
+            "{} checks: {} certified (kernel, outward-rounded or exact), {} consistency readings (can refute, \
+             never certify), {} observed.\n",
             r.checks.len(),
-            n_cert,
-            r.checks.len() - n_cert
+            count(CheckKind::Certified),
+            count(CheckKind::Consistency),
+            count(CheckKind::Observed)
         );
         let _ = writeln!(
             s,
             "| # | check | kind | result | evidence |\n| --- | --- | --- | --- | --- |"
         );
         for (i, c) in r.checks.iter().enumerate() {
-            let kind = match c.kind {
-                CheckKind::Certified => "certified",
-                CheckKind::Observed => "observed",
+            let kind = match c.expect {
+                crate::kernel::Expect::Holds => c.kind.as_str().to_string(),
+                crate::kernel::Expect::Fails => format!("{} (expected to fail)", c.kind.as_str()),
             };
             let _ = writeln!(
                 s,
@@ -146,6 +229,38 @@ pub fn report_markdown(r: &Report) -> String {
         }
     }
 
+    if let Some(t) = &r.trust {
+        let _ = writeln!(s, "## Trust base and statement\n");
+        let _ = writeln!(s, "The certified checks rest on {}.\n", t.rests_on);
+        if let Some(c) = &r.coq {
+            coq_coverage(&mut s, c, r);
+        }
+        let _ = writeln!(
+            s,
+            "The statement ({} obligations; `attncheck verify` rebuilds it from the spec and requires the \
+             certificate to carry exactly this):\n",
+            t.statement.len()
+        );
+        for (name, expect, formula) in &t.statement {
+            let f = if formula.chars().count() > 400 {
+                format!("{}…", formula.chars().take(400).collect::<String>())
+            } else {
+                formula.clone()
+            };
+            let _ = writeln!(
+                s,
+                "- {}{}: `{}`",
+                name.trim(),
+                match expect {
+                    crate::kernel::Expect::Holds => "",
+                    crate::kernel::Expect::Fails => " (asserted false)",
+                },
+                f.replace('`', "'")
+            );
+        }
+        s.push('\n');
+    }
+
     if !r.notes.is_empty() {
         let _ = writeln!(s, "## Notes\n");
         for n in &r.notes {
@@ -158,6 +273,9 @@ pub fn report_markdown(r: &Report) -> String {
     let _ = writeln!(s, "```sh\n{}", r.command);
     if let Some(c) = &r.certificate {
         let _ = writeln!(s, "attncheck verify reports/{}/{c}", r.paper);
+        if r.coq.as_ref().is_some_and(|c| c.sent > 0) {
+            let _ = writeln!(s, "attncheck verify --coq reports/{}/{c}", r.paper);
+        }
     }
     let _ = writeln!(s, "```");
     s
@@ -169,9 +287,16 @@ pub fn index_markdown(reports: &[Report]) -> String {
     let _ = writeln!(s, "# attncheck reports\n");
     let _ = writeln!(
         s,
-        "Generated by `attncheck run --all`. Verdicts: certified (proven with outward-rounded or exact \
+        "Rebuilt by `attncheck run` from every report in this directory (`attncheck run --all` reruns them all; \
+         `index.html` beside it is the same set as one page). Verdicts: certified (proven with outward-rounded or exact \
          arithmetic), supported (observed at finite size, invariants certified), refuted (certified \
          counterexample), inconclusive, not-checkable, report-only. See the README for how to read them.\n"
+    );
+    let _ = writeln!(
+        s,
+        "**Proven in Coq**: k of n means the Coq translation sends k of the n obligations of the claim's certificate \
+         to Coq, the independent proof checker, which re-proves them (`attncheck verify --coq CERT`; CI re-proves every \
+         committed certificate); the rest stay kernel-only, with the reason in the report. — means no certificate.\n"
     );
     let counts = |v: crate::verdict::Verdict| reports.iter().filter(|r| r.verdict == v).count();
     use crate::verdict::Verdict::*;
@@ -189,9 +314,9 @@ pub fn index_markdown(reports: &[Report]) -> String {
     );
     let _ = writeln!(
         s,
-        "| claim | paper | verdict | expected | rigour | profile | key figure |"
+        "| claim | paper | verdict | expected | rigour | profile | proven in Coq | key figure |"
     );
-    let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- | --- |");
+    let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- | --- | --- |");
     for r in reports {
         let key = r
             .figures
@@ -203,9 +328,14 @@ pub fn index_markdown(reports: &[Report]) -> String {
         } else {
             format!("**{}** (differs)", r.expected)
         };
+        let coq = r
+            .coq
+            .as_ref()
+            .map(|c| format!("{} of {}", c.sent, c.obligations))
+            .unwrap_or_else(|| "—".into());
         let _ = writeln!(
             s,
-            "| [{}]({}/{}.md) | {} | {} | {} | {} | {} | {} |",
+            "| [{}]({}/{}.md) | {} | {} | {} | {} | {} | {coq} | {} |",
             r.id,
             r.paper,
             r.id.split_once('/').map(|x| x.1).unwrap_or(&r.id),

@@ -1,6 +1,6 @@
 //! The construction of sparse.md §3 as a library (untrusted: what it builds is
-//! certified by the kernel, and [`Witness::certificate`] restates it for
-//! `attncheck verify`).
+//! certified by the kernel through the obligations of [`assert_lemma`], which the
+//! statement builders rebuild for `attncheck verify`).
 //!
 //! Objects: a sign matrix S ∈ {±1}^{n×d} ([`crate::sparse::sample::draw_signs`]),
 //! fixed W_Q = (1/d)·[I_d; 0] and W_K = [0; I_d] (D = 2d), a target A (row-k-sparse,
@@ -10,9 +10,8 @@
 //! (Λ_i· = (1/d) Σ_{l ∈ supp_i} B_il ⟨s_l, ·⟩, O(k·n·d/64) word operations per
 //! row): no n × n matrix is ever stored.
 
-use crate::certificate::{Certificate, DataEntry};
-use crate::kernel::expr::SparseRows;
-use crate::kernel::{softmax_fast, Interval, SignMatrix};
+use crate::kernel::expr::{Datum, SparseRows};
+use crate::kernel::{softmax_fast, Interval, SignMatrix, Statement};
 use rug::Rational;
 
 /// A target A: n × n, each row a list of (column, positive rational weight) with
@@ -193,79 +192,65 @@ impl Witness {
         let d = s.d();
         Witness { s, b, t_star: t, d }
     }
+}
 
-    /// A certificate of the deterministic lemma for this witness with margin Δ,
-    /// range ρ and sparsity k: t* exactly, B's shape (≤ k entries per row, entries
-    /// in [Δ, Δ + ρ]), |E_ij| ≤ η, (a) with 2η, (b) with Δ − 2η (η = t*·k·(Δ + ρ)),
-    /// the per-row forms with η_i = t*·Σ_l B_il, and the exact achieved values.
-    pub fn certificate(
-        &self,
-        claim: &str,
-        prec: u32,
-        delta: &Rational,
-        rho: &Rational,
-        k: usize,
-    ) -> Certificate {
-        let mut c = Certificate::new(claim, prec);
-        c.data.insert("S".into(), DataEntry::from_signs(&self.s));
-        c.data.insert("B".into(), DataEntry::from_sparse(&self.b));
-        let t = &self.t_star;
-        let eta = format!("(* {t} {k} (+ {delta} {rho}))");
-        c.push(
-            "t* = max_{l≠j} |⟨s_l, s_j⟩| / d",
-            format!("(= (/ (gram-max-abs S) (cols S)) {t})"),
-        );
-        c.push(
-            format!("rows of B have ≤ k = {k} entries"),
-            format!("(<= (row-nnz-max B) {k})"),
-        );
-        c.push(
-            format!("B ≥ Δ = {delta} on the supports"),
-            format!("(>= (entry-min B) {delta})"),
-        );
-        c.push(
-            format!("B ≤ Δ + ρ = {delta} + {rho}"),
-            format!("(<= (entry-max B) (+ {delta} {rho}))"),
-        );
-        c.push(
-            "max_i Σ_l B_il ≤ k·(Δ + ρ) (so η_i ≤ η)",
-            format!("(<= (row-sum-max B) (* {k} (+ {delta} {rho})))"),
-        );
-        c.push(
-            "max |E_ij| ≤ η = t*·k·(Δ + ρ)",
-            format!("(<= (err-max S B) {eta})"),
-        );
-        c.push(
-            "(a): |E_ij − E_ij'| ≤ 2η on supports",
-            format!("(<= (lemma-a S B) (* 2 {eta}))"),
-        );
-        c.push(
-            "(b): Λ_ij − Λ_ij' ≤ −(Δ − 2η) off/on support",
-            format!("(<= (lemma-b S B) (- (* 2 {eta}) {delta}))"),
-        );
-        c.push(
-            "(a) per row with 2η_i",
-            format!("(<= (lemma-a-row S B {t}) 0)"),
-        );
-        c.push(
-            "(b) per row with Δ − 2η_i",
-            format!("(<= (lemma-b-row S B {t}) (- {delta}))"),
-        );
-        let data = c
-            .data
-            .iter()
-            .map(|(k, v)| (k.clone(), v.to_datum().expect("own data is well formed")))
-            .collect();
-        for (name, op) in [
-            ("achieved max |E_ij|", "(err-max S B)"),
-            ("achieved (a) value", "(lemma-a S B)"),
-            ("achieved (b) value", "(lemma-b S B)"),
-            ("Σ of the logits B", "(entry-sum B)"),
-        ] {
-            if let Ok(Some(v)) = crate::kernel::expr::eval_exact(op, prec, &data) {
-                c.push(name, format!("(= {op} {v})"));
-            }
-        }
-        c
-    }
+/// Adds to `st` the data S, B and the obligations of the deterministic lemma for
+/// them with margin Δ, range ρ, sparsity k and the threshold `t` (a hint: t* found
+/// by search; a wrong value makes the first obligation false): t* = t exactly, B's
+/// shape (≤ k entries per row, entries in [Δ, Δ + ρ], row sums ≤ k(Δ + ρ)),
+/// |E_ij| ≤ η, (a) with 2η, (b) with Δ − 2η (η = t·k·(Δ + ρ)), and the per-row
+/// forms with η_i = t·Σ_l B_il. These formulas are the lemma's one source: the
+/// claims' statements, `sparse construct` and the run's tables all take them from here.
+pub fn assert_lemma(
+    st: &mut Statement,
+    s: SignMatrix,
+    b: SparseRows,
+    t: &Rational,
+    delta: &Rational,
+    rho: &Rational,
+    k: usize,
+) {
+    st.datum("S", Datum::Signs(s));
+    st.datum("B", Datum::Sparse(b));
+    let eta = format!("(* {t} {k} (+ {delta} {rho}))");
+    st.assert(
+        "t* = max_{l≠j} |⟨s_l, s_j⟩| / d",
+        format!("(= (/ (gram-max-abs S) (cols S)) {t})"),
+    );
+    st.assert(
+        format!("rows of B have ≤ k = {k} entries"),
+        format!("(<= (row-nnz-max B) {k})"),
+    );
+    st.assert(
+        format!("B ≥ Δ = {delta} on the supports"),
+        format!("(>= (entry-min B) {delta})"),
+    );
+    st.assert(
+        format!("B ≤ Δ + ρ = {delta} + {rho}"),
+        format!("(<= (entry-max B) (+ {delta} {rho}))"),
+    );
+    st.assert(
+        "max_i Σ_l B_il ≤ k·(Δ + ρ) (so η_i ≤ η)",
+        format!("(<= (row-sum-max B) (* {k} (+ {delta} {rho})))"),
+    );
+    st.assert(
+        "max |E_ij| ≤ η = t*·k·(Δ + ρ)",
+        format!("(<= (err-max S B) {eta})"),
+    );
+    st.assert(
+        "(a): |E_ij − E_ij'| ≤ 2η on supports",
+        format!("(<= (lemma-a S B) (* 2 {eta}))"),
+    );
+    st.assert(
+        "(b): Λ_ij − Λ_ij' ≤ −(Δ − 2η) off/on support",
+        format!("(<= (lemma-b S B) (- (* 2 {eta}) {delta}))"),
+    );
+    st.assert(
+        "(a) per row with 2η_i",
+        format!("(<= (lemma-a-row S B {t}) 0)"),
+    );
+    st.assert(
+        "(b) per row with Δ − 2η_i",
+        format!("(<= (lemma-b-row S B {t}) (- {delta}))"),
+    );
 }

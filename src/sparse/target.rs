@@ -29,9 +29,11 @@
 //! Every error names the 1-based line it is about (for a row without entries: the
 //! size line), so the CLI can print `FILE:LINE: …` and exit with code 2.
 
+use crate::kernel::expr::SparseRows;
 use crate::kernel::parse_rational;
 use crate::sparse::construct::Target;
 use rug::{Integer, Rational};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// What is wrong with a target file, with the 1-based line.
@@ -125,8 +127,18 @@ pub enum TargetError {
         /// n.
         n: usize,
     },
+    /// The size line declares more rows than are supported.
+    #[error("line {line}: n = {n} exceeds the supported maximum n = {max} (t* is a maximum over n² row pairs)")]
+    TooLarge {
+        /// The size line.
+        line: usize,
+        /// Declared n.
+        n: usize,
+        /// [`MAX_N`].
+        max: usize,
+    },
     /// The number of entries differs from the size line's nnz.
-    #[error("line {line}: the size line (line {size_line}) declares {declared} entries, {found}")]
+    #[error("line {line}: the size line (line {size_line}) declares {}, {found}", entries(*declared))]
     CountMismatch {
         /// The first extra entry, or the last line when entries are missing.
         line: usize,
@@ -151,10 +163,32 @@ impl TargetError {
             | TargetError::Duplicate { line, .. }
             | TargetError::TooManyInRow { line, .. }
             | TargetError::EmptyRow { line, .. }
+            | TargetError::TooLarge { line, .. }
             | TargetError::CountMismatch { line, .. } => *line,
         }
     }
+
+    /// What is wrong, without the `line N: ` prefix (for `FILE:LINE: reason`).
+    pub fn reason(&self) -> String {
+        let s = self.to_string();
+        let prefix = format!("line {}: ", self.line());
+        s.strip_prefix(&prefix).map(str::to_string).unwrap_or(s)
+    }
 }
+
+/// `1 entry`, `2 entries`.
+fn entries(n: usize) -> String {
+    if n == 1 {
+        "1 entry".into()
+    } else {
+        format!("{n} entries")
+    }
+}
+
+/// The largest n a target may declare: 2^16. The construction's t* is a maximum
+/// over all n² pairs of sign rows and the certificate carries S, so larger targets
+/// are refused at the size line instead of running for days.
+pub const MAX_N: usize = 1 << 16;
 
 /// Parses a Matrix Market coordinate target with at most `k` nonzeros per row (see
 /// the module doc). Rows come back with strictly increasing 0-based columns.
@@ -223,8 +257,16 @@ pub fn parse(text: &str, k: usize) -> Result<Target, TargetError> {
     if n == 0 {
         return Err(malformed(sl, "size line", size, "n must be at least 1"));
     }
-    // (column, value, line) per row
-    let mut rows: Vec<Vec<(usize, Rational, usize)>> = vec![Vec::new(); n];
+    if n > MAX_N {
+        return Err(TargetError::TooLarge {
+            line: sl,
+            n,
+            max: MAX_N,
+        });
+    }
+    // (column, value, line) per row present; nothing is allocated from the size
+    // line, so a declared size far beyond the entries costs nothing
+    let mut rows: BTreeMap<usize, Vec<(usize, Rational, usize)>> = BTreeMap::new();
     let mut count = 0usize;
     for (line, l) in content {
         count += 1;
@@ -265,7 +307,7 @@ pub fn parse(text: &str, k: usize) -> Result<Target, TargetError> {
                 value: parts[2].to_string(),
             });
         }
-        let row = &mut rows[i - 1];
+        let row = rows.entry(i - 1).or_default();
         if let Some(&(_, _, first)) = row.iter().find(|e| e.0 == j - 1) {
             return Err(TargetError::Duplicate { line, i, j, first });
         }
@@ -282,7 +324,8 @@ pub fn parse(text: &str, k: usize) -> Result<Target, TargetError> {
             found: format!("the file ends after {count}"),
         });
     }
-    if let Some(i) = rows.iter().position(|r| r.is_empty()) {
+    // the first row without entries (found within rows.len() + 1 steps)
+    if let Some(i) = (0..n).find(|i| !rows.contains_key(i)) {
         return Err(TargetError::EmptyRow {
             line: sl,
             i: i + 1,
@@ -290,7 +333,7 @@ pub fn parse(text: &str, k: usize) -> Result<Target, TargetError> {
         });
     }
     let rows = rows
-        .into_iter()
+        .into_values()
         .map(|mut r| {
             r.sort_by_key(|e| e.0);
             r.into_iter().map(|(c, v, _)| (c, v)).collect()
@@ -361,13 +404,12 @@ impl fmt::Display for Summary {
 }
 
 /// Reads and parses a target file; errors name the file and the line
-/// (`FILE: line N: …`), for exit code 2.
+/// (`FILE:LINE: …`, also for bytes that are not UTF-8), for exit code 2.
 pub fn load(path: &std::path::Path, k: usize) -> Result<Target, crate::app::Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| crate::app::Error::Io {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
-    parse(&text, k).map_err(|e| crate::app::Error::Usage(format!("{}: {e}", path.display())))
+    let text = crate::spec::read_utf8(path)?;
+    parse(&text, k).map_err(|e| {
+        crate::app::Error::Usage(format!("{}:{}: {}", path.display(), e.line(), e.reason()))
+    })
 }
 
 /// The numbers of `attncheck sparse construct`, exact: sparsity k, tolerance ε,
@@ -477,20 +519,247 @@ impl ConstructParams {
 /// The rounding bound u = 2^−64 of the rational logits: |r̃_ij − ln(A_ij / min_{supp_i} A)| ≤ u.
 const ROUND_EXP: i32 = 64;
 
+/// The claim ID of `attncheck sparse construct` certificates (not a spec claim:
+/// `verify` rebuilds their statement with [`rebuild_statement`]).
+pub const CONSTRUCT_CLAIM: &str = "sparse/construct";
+
 /// What `attncheck sparse construct` produces: the witness description (JSON) and
 /// its certificate.
 pub struct Construction {
     /// The witness: t*, d, W_Q/W_K, a summary of X, the logits B.
     pub witness: serde_json::Value,
-    /// Obligations re-checked by `attncheck verify` with the kernel alone.
+    /// The statement [`rebuild_statement`] rebuilds, with its data and hints.
     pub certificate: crate::certificate::Certificate,
+}
+
+/// The rational logits B_ij = Δ + r̃_ij of a target, r̃_ij the midpoint of the
+/// `prec`-bit enclosure of ln(A_ij / min_{supp_i} A) rounded to a multiple of
+/// 2^−64 and clamped to [0, ρ] (0 exactly when the ratio is 1). Deterministic in
+/// (A, Δ, ρ, prec), so [`rebuild_statement`] re-derives the same B; each r̃_ij is
+/// then certified within u of the logarithm by the statement.
+pub fn rational_logits(a: &Target, delta_m: &Rational, rho: &Rational, prec: u32) -> SparseRows {
+    use crate::kernel::Interval;
+    let scale = Integer::from(1) << ROUND_EXP as u32;
+    let rows = a
+        .rows
+        .iter()
+        .map(|r| {
+            let m = r.iter().map(|e| &e.1).min().cloned().unwrap_or_default();
+            r.iter()
+                .map(|(c, v)| {
+                    let ratio = Rational::from(v / &m);
+                    let rt = if ratio == 1 {
+                        Rational::new()
+                    } else {
+                        let x = Interval::from_rational(prec, &ratio).ln();
+                        let mid = x.mid().to_rational().unwrap_or_default();
+                        let q = Rational::from(&mid * &scale).round();
+                        let q = Rational::from((q.numer().clone(), scale.clone()));
+                        q.clamp(&Rational::new(), rho).clone()
+                    };
+                    (*c, Rational::from(delta_m + &rt))
+                })
+                .collect()
+        })
+        .collect();
+    SparseRows { n: a.n, rows }
+}
+
+/// The hints of a construct certificate: the construction's parameters (k, ε, γ,
+/// ρ, δ), the seed S was drawn from, n, d, the precision of the logits' rounding,
+/// and t* (found by the search; a wrong value makes an obligation false).
+fn construct_hints(
+    p: &ConstructParams,
+    n: usize,
+    d: u64,
+    seed: u64,
+    logit_prec: u32,
+    t_star: &Rational,
+) -> crate::certificate::Hints {
+    [
+        ("k", p.k.to_string()),
+        ("epsilon", p.epsilon.to_string()),
+        ("gamma", p.gamma.to_string()),
+        ("rho", p.rho.to_string()),
+        ("delta", p.delta.to_string()),
+        ("seed", seed.to_string()),
+        ("n", n.to_string()),
+        ("d", d.to_string()),
+        ("logit_precision", logit_prec.to_string()),
+        ("t_star", t_star.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// The statement of a construction, built from the target A and the hints only:
+/// A pinned as the datum `A` (its exact entries), B re-derived from A
+/// ([`rational_logits`]), S redrawn from the seed; the deterministic lemma for
+/// (S, B) ([`crate::sparse::construct::assert_lemma`]), A's shape, d from the
+/// corollary's formula, t* ≤ t, 2η* + 2u ≤ ε, Δ − 2η* ≥ γ, the range
+/// ln(A_ij / min A_i·) ≤ ρ and every rounding |r̃_ij − ln(A_ij / min A_i·)| ≤ u.
+fn construct_statement(
+    a: &Target,
+    hints: &crate::certificate::Hints,
+) -> Result<crate::kernel::Statement, String> {
+    use crate::kernel::expr::{Datum, SparseRows};
+    use crate::sparse::construct::{assert_lemma, d_expr};
+    use crate::sparse::sample::draw_signs;
+    let get = |k: &str| {
+        hints
+            .get(k)
+            .map(String::as_str)
+            .ok_or_else(|| format!("the hint `{k}` is missing"))
+    };
+    let int = |k: &str| -> Result<u64, String> {
+        get(k)?
+            .parse::<u64>()
+            .map_err(|_| format!("hint `{k}` is not a nonnegative integer"))
+    };
+    let k = usize::try_from(int("k")?).map_err(|e| e.to_string())?;
+    let p = ConstructParams::parse(
+        k,
+        get("epsilon")?,
+        get("gamma")?,
+        get("rho")?,
+        get("delta")?,
+    )
+    .map_err(|e| format!("hints: {e}"))?;
+    let seed = int("seed")?;
+    let n = usize::try_from(int("n")?).map_err(|e| e.to_string())?;
+    let d = int("d")?;
+    let prec = u32::try_from(int("logit_precision")?).map_err(|e| e.to_string())?;
+    if !(24..=4096).contains(&prec) {
+        return Err("hint `logit_precision` must lie in 24..=4096".into());
+    }
+    if !(1..=1 << 24).contains(&d) {
+        return Err("hint `d` must lie in 1..=2^24".into());
+    }
+    let t_star =
+        crate::kernel::parse_rational(get("t_star")?).map_err(|e| format!("hint `t_star`: {e}"))?;
+    a.validate(p.k).map_err(|e| format!("the target A: {e}"))?;
+    if a.n != n {
+        return Err(format!("the target A is {0} × {0}, the hint n = {n}", a.n));
+    }
+    let delta_m = p.margin();
+    let b = rational_logits(a, &delta_m, &p.rho, prec);
+    let s = draw_signs(n, d as usize, seed);
+    let mut st = crate::kernel::Statement::new(CONSTRUCT_CLAIM);
+    st.datum(
+        "A",
+        Datum::Sparse(SparseRows {
+            n: a.n,
+            rows: a.rows.clone(),
+        }),
+    );
+    let (k, eps, gamma, rho) = (p.k, &p.epsilon, &p.gamma, &p.rho);
+    st.assert(
+        format!("A is {n} × {n}, ≤ k = {k} positive entries per row"),
+        format!("(and (= (rows A) {n}) (<= (row-nnz-max A) {k}) (> (entry-min A) 0))"),
+    );
+    let mut approx: Vec<String> = Vec::new();
+    for (ra, rb) in a.rows.iter().zip(&b.rows) {
+        let m = ra.iter().map(|e| &e.1).min().cloned().unwrap_or_default();
+        for ((_, v), (_, bv)) in ra.iter().zip(rb) {
+            let ratio = Rational::from(v / &m);
+            if ratio != 1 {
+                let q = Rational::from(bv - &delta_m);
+                approx.push(format!("(<= (abs (- {q} (ln {ratio}))) 2^-{ROUND_EXP})"));
+            }
+        }
+    }
+    let max_ratio = Summary::of(a).max_ratio;
+    st.assert(
+        format!("ln(A_ij / min A_i·) ≤ ρ = {rho} in every row"),
+        format!("(<= {max_ratio} (exp {rho}))"),
+    );
+    let t = p.t();
+    st.assert(
+        "d = ⌈(2/t²)·ln(n²/δ)⌉".to_string(),
+        format!(
+            "(= {d} {})",
+            d_expr(n as u64, &t.to_string(), &p.delta.to_string())
+        ),
+    );
+    assert_lemma(&mut st, s, b, &t_star, &delta_m, rho, k);
+    st.assert(
+        format!("t* ≤ t = ε/(2k(γ + ε + ρ)) = {t}"),
+        format!("(<= (/ (gram-max-abs S) (cols S)) {t})"),
+    );
+    st.assert(
+        "(a) for A: 2η* + 2u ≤ ε, η* = t*·k·(Δ + ρ), u = 2^−64",
+        format!(
+            "(<= (+ (* 2 (/ (gram-max-abs S) (cols S)) {k} (+ {delta_m} {rho})) (* 2 2^-{ROUND_EXP})) {eps})"
+        ),
+    );
+    st.assert(
+        format!("(b) for A: Δ − 2η* ≥ γ = {gamma}"),
+        format!(
+            "(>= (- {delta_m} (* 2 (/ (gram-max-abs S) (cols S)) {k} (+ {delta_m} {rho}))) {gamma})"
+        ),
+    );
+    if !approx.is_empty() {
+        st.assert(
+            format!(
+                "every rounded logit: |r̃_ij − ln(A_ij / min A_i·)| ≤ 2^−64 ({} entries)",
+                approx.len()
+            ),
+            format!("(and {})", approx.join(" ")),
+        );
+    }
+    Ok(st)
+}
+
+/// The statement of a `sparse construct` certificate, rebuilt from its hints and
+/// the target A: with `target`, A is read from that Matrix Market file (so the
+/// certificate must be about exactly that A); without, A is the certificate's own
+/// datum `A` (pinned: B and S are re-derived from it and the seed, so a changed
+/// sign, a moved support entry or swapped rows of B or S are rejected; a
+/// certificate whose A itself was changed is a certificate about that other A).
+/// `attncheck verify` requires the certificate's obligations and data to equal it.
+pub fn rebuild_statement(
+    cert: &crate::certificate::Certificate,
+    target: Option<&std::path::Path>,
+) -> Result<crate::kernel::Statement, String> {
+    use crate::kernel::expr::Datum;
+    if cert.claim != CONSTRUCT_CLAIM {
+        return Err(format!(
+            "`{}` is not a `{CONSTRUCT_CLAIM}` certificate",
+            cert.claim
+        ));
+    }
+    let k = cert
+        .hints
+        .get("k")
+        .and_then(|k| k.parse::<usize>().ok())
+        .ok_or("the hint `k` is missing or not an integer")?;
+    let a = match target {
+        Some(path) => load(path, k).map_err(|e| e.to_string())?,
+        None => {
+            let entry = cert
+                .data
+                .get("A")
+                .ok_or("the datum `A` (the target) is missing")?;
+            match entry
+                .to_datum()
+                .map_err(|(f, r)| format!("data.A.{f}: {r}"))?
+            {
+                Datum::Sparse(b) => Target {
+                    n: b.n,
+                    rows: b.rows,
+                },
+                _ => return Err("the datum `A` must be a sparse matrix".into()),
+            }
+        }
+    };
+    construct_statement(&a, &cert.hints)
 }
 
 /// Runs the construction of sparse.md §3 for a parsed target: d from the corollary,
 /// S from `seed` (redrawn from seed + 1, … while 2η* + 2u > ε, at most `max_draws`
-/// times), rational logits B_ij = Δ + r̃_ij with r̃_ij within u = 2^−64 of
-/// ln(A_ij / min_{supp_i} A), and the certificate of the deterministic lemma for (S, B)
-/// plus t* ≤ t, 2η* + 2u ≤ ε and every |r̃_ij − ln(A_ij/min)| ≤ u.
+/// times), rational logits B ([`rational_logits`]), and the certificate: the
+/// statement [`rebuild_statement`] rebuilds, decided by the kernel.
 pub fn construct(
     a: &Target,
     p: &ConstructParams,
@@ -498,8 +767,6 @@ pub fn construct(
     max_draws: u64,
     prec: u32,
 ) -> Result<Construction, crate::app::Error> {
-    use crate::kernel::expr::SparseRows;
-    use crate::kernel::Interval;
     use crate::sparse::construct::Witness;
     use crate::sparse::sample::draw_signs;
     let usage = |s: String| crate::app::Error::Usage(s);
@@ -513,37 +780,16 @@ pub fn construct(
             "d = {d} is too large (ε too small or k, γ, ρ too large)"
         )));
     }
+    // S holds n·d signs, one bit each; refuse before allocating more than 2^33 bits (1 GiB)
+    if (a.n as u128) * u128::from(d) > 1 << 33 {
+        return Err(usage(format!(
+            "S would hold n·d = {} × {d} signs, more than 2^33 (ε too small or n too large)",
+            a.n
+        )));
+    }
     let delta_m = p.margin();
     let u = Rational::from((1, Integer::from(1) << ROUND_EXP as u32));
-    let scale = Integer::from(1) << ROUND_EXP as u32;
-    // rational logits and their rounding obligations
-    let mut approx: Vec<(usize, usize, Rational, Rational)> = Vec::new();
-    let rows: Vec<Vec<(usize, Rational)>> = a
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let m = r.iter().map(|e| &e.1).min().cloned().unwrap_or_default();
-            r.iter()
-                .map(|(c, v)| {
-                    let ratio = Rational::from(v / &m);
-                    let rt = if ratio == 1 {
-                        Rational::new()
-                    } else {
-                        let x = Interval::from_rational(prec, &ratio).ln();
-                        let mid = x.mid().to_rational().unwrap_or_default();
-                        let q = Rational::from(&mid * &scale).round();
-                        let q = Rational::from((q.numer().clone(), scale.clone()));
-                        let q = q.clamp(&Rational::new(), &p.rho).clone();
-                        approx.push((i, *c, ratio, q.clone()));
-                        q
-                    };
-                    (*c, Rational::from(&delta_m + &rt))
-                })
-                .collect()
-        })
-        .collect();
-    let b = SparseRows { n: a.n, rows };
+    let b = rational_logits(a, &delta_m, &p.rho, prec);
     let two_u = Rational::from(&u * 2u32);
     let mut draws = 0u64;
     let (w, used) = loop {
@@ -562,35 +808,17 @@ pub fn construct(
         }
     };
     let eta_star = Rational::from(&w.t_star * p.k as u64) * Rational::from(&delta_m + &p.rho);
-    let mut cert = w.certificate("sparse/construct", prec, &delta_m, &p.rho, p.k);
-    cert.push(
-        format!("t* ≤ t = ε/(2k(γ + ε + ρ)) = {t}"),
-        format!("(<= (/ (gram-max-abs S) (cols S)) {t})"),
-    );
-    cert.push(
-        "(a) for A: 2η* + 2u ≤ ε, η* = t*·k·(Δ + ρ), u = 2^−64",
-        format!(
-            "(<= (+ (* 2 (/ (gram-max-abs S) (cols S)) {} (+ {delta_m} {})) (* 2 {u})) {})",
-            p.k, p.rho, p.epsilon
-        ),
-    );
-    cert.push(
-        format!("(b) for A: Δ − 2η* ≥ γ = {}", p.gamma),
-        format!(
-            "(>= (- {delta_m} (* 2 (/ (gram-max-abs S) (cols S)) {} (+ {delta_m} {}))) {})",
-            p.k, p.rho, p.gamma
-        ),
-    );
-    for (i, c, ratio, q) in &approx {
-        cert.push(
-            format!(
-                "row {}, column {}: |r̃ − ln(A_ij / min A_i·)| ≤ 2^−64",
-                i + 1,
-                c + 1
-            ),
-            format!("(<= (abs (- {q} (ln {ratio}))) {u})"),
-        );
+    let hints = construct_hints(p, a.n, d, used, prec, &w.t_star);
+    let st = construct_statement(a, &hints).map_err(usage)?;
+    let checked = crate::kernel::check(&st, prec).map_err(|e| usage(e.to_string()))?;
+    if let Some(bad) = checked.decisions().iter().find(|d| !d.as_expected()) {
+        return Err(usage(format!(
+            "the construction's statement is not proven at {prec} bits: {} is {:?}",
+            bad.name(),
+            bad.result()
+        )));
     }
+    let cert = crate::certificate::Certificate::of(&st, crate::spec::Profile::Quick, prec, &hints);
     let nnz: usize = b.rows.iter().map(Vec::len).sum();
     let witness = serde_json::json!({
         "construction": "sparse.md §3, the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem [derived]",

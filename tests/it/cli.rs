@@ -23,8 +23,13 @@ fn run_in(dir: &Path, args: &[&str]) -> Output {
     bin().current_dir(dir).args(args).output().unwrap()
 }
 
+/// Everything the command printed: results (stdout) and diagnostics (stderr).
 fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 fn report(dir: &Path) -> PathBuf {
@@ -210,12 +215,18 @@ fn verify_accepts_the_certificate_and_rejects_a_tampered_one() {
         String::from_utf8_lossy(&o.stdout)
     );
     assert!(String::from_utf8_lossy(&o.stdout).contains("certified"));
-    // alter one literal: the f64 slope 1/256 becomes 1/255
+    // alter one literal: the f64 slope 1/256 becomes 1/255. Against the spec the
+    // certificate no longer states the claim (exit 4); on its own formulas the
+    // altered obligation is disproven (exit 1).
     let text = std::fs::read_to_string(&cert).unwrap();
+    assert!(text.contains("(- 1/256 "));
     std::fs::write(&cert, text.replacen("(- 1/256 ", "(- 1/255 ", 1)).unwrap();
     let o = run_in(d.path(), &["verify", cert.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("FALSE"));
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rejected"), "{}", stderr(&o));
+    let o = run_in(d.path(), &["verify", "--no-spec", cert.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("CONTRARY"));
     // a malformed certificate is bad input: exit 2 with the field
     std::fs::write(
         &cert,
@@ -225,8 +236,12 @@ fn verify_accepts_the_certificate_and_rejects_a_tampered_one() {
     let o = run_in(d.path(), &["verify", cert.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("precision"), "{}", stderr(&o));
+    // an unknown operator: against the spec it is not the statement (4); on its own
+    // formulas it does not evaluate (2, naming the obligation)
     std::fs::write(&cert, text.replacen("(<= (abs", "(<= (abz", 1)).unwrap();
     let o = run_in(d.path(), &["verify", cert.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let o = run_in(d.path(), &["verify", "--no-spec", cert.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("obligations[0].formula"),

@@ -5,6 +5,7 @@
 use crate::util::{cell, figure, line_of, prepare_err, run_edited, run_quick, spec_text, verdict};
 use attncheck::claims::clusters::boolean_limit::threshold_a;
 use attncheck::kernel::Certainty;
+use attncheck::kernel::Expect;
 use attncheck::verdict::{CheckKind, Verdict};
 
 const ID: &str = "clusters/boolean-limit";
@@ -75,25 +76,49 @@ fn quick_run_is_supported_with_thresholds_in_report() {
 #[test]
 fn order_gap_and_row_bound_invariants_are_certified_on_every_step() {
     let run = run_quick(ID);
-    for prefix in ["(G) (V, QK) = (1, 1)", "(G) (V, QK) = (1/2, 4)", "(S)"] {
+    // the (G) tallies pool the 4 seeds of the quick profile: 4 × 140 steps
+    for (prefix, steps) in [
+        ("(G) (V, QK) = (1, 1)", 560),
+        ("(G) (V, QK) = (1/2, 4)", 560),
+        ("(S)", 140),
+    ] {
         for name in ["order kept and gaps nondecreasing", "pointwise row bound"] {
             let cs = check(&run, &format!("{prefix}: {name}"));
             assert_eq!(cs.len(), 1);
             let c = cs[0];
             assert_eq!(c.kind, CheckKind::Certified);
             assert_eq!(c.result, Certainty::True, "{}: {}", c.name, c.detail);
-            assert!(c.detail.contains("proven on 140/140 steps"), "{}", c.detail);
+            assert!(
+                c.detail
+                    .contains(&format!("proven on {steps}/{steps} steps")),
+                "{}",
+                c.detail
+            );
         }
     }
     // (S): the middle token is skipped by the row bound on every state 0..140
-    let c = check(&run, "(S): pointwise row bound")[0];
-    assert!(
-        c.detail.contains("282 token-states checked, 141 skipped"),
+    let t = "Per-step invariants: per-run details";
+    assert_eq!(
+        cell(&run, t, "(S)", "row bound: token-states checked"),
+        "282"
+    );
+    assert_eq!(
+        cell(
+            &run,
+            t,
+            "(S)",
+            "row bound: token-states skipped (enclosure contains 0)"
+        ),
+        "141"
+    );
+    // the rescaling cross-check is a consistency reading: it holds and certifies nothing
+    let c = check(&run, "(G) (V, QK) = (1/2, 4): rescaling")[0];
+    assert_eq!(
+        (c.kind, c.result),
+        (CheckKind::Consistency, Certainty::True),
         "{}",
         c.detail
     );
-    let c = check(&run, "(G) (V, QK) = (1/2, 4): rescaling")[0];
-    assert_eq!(c.result, Certainty::True, "{}", c.detail);
     for prefix in ["(G) (V, QK) = (1, 1)", "(G) (V, QK) = (1/2, 4)", "(S)"] {
         let c = check(
             &run,
@@ -107,7 +132,19 @@ fn order_gap_and_row_bound_invariants_are_certified_on_every_step() {
 fn symmetric_triple_keeps_its_middle_token_at_zero_and_attains_rank_three() {
     let run = run_quick(ID);
     let c = check(&run, "(S): y_2 ≡ 0 and row 2 ≡ (1/3")[0];
-    assert_eq!(c.result, Certainty::True, "{}", c.detail);
+    assert_eq!(
+        (c.kind, c.result),
+        (CheckKind::Consistency, Certainty::True),
+        "{}",
+        c.detail
+    );
+    let c = check(&run, "(S): the enclosures of y_2 and row 2 stay narrower")[0];
+    assert_eq!(
+        (c.kind, c.result),
+        (CheckKind::Observed, Certainty::True),
+        "{}",
+        c.detail
+    );
     let c = check(&run, "(S): rank P(T) ≥ 3")[0];
     assert_eq!((c.kind, c.result), (CheckKind::Certified, Certainty::True));
     let c = check(&run, "(S): every token y_i^0 ≠ 0 moves away from 0")[0];
@@ -275,4 +312,81 @@ fn low_precision_is_undecided_not_refuted() {
             assert_ne!(c.result, Certainty::False, "{}: {}", c.name, c.detail);
         }
     }
+}
+
+/// Issue 13 (≈ l. 1043): "the rescaled enclosures overlap" was recorded as certified
+/// True; overlap can only refute, so it is a consistency reading now.
+#[test]
+fn boolean_limit_rescaled_enclosure_overlap_is_a_consistency_reading() {
+    let run = run_quick(ID);
+    let cs = check(&run, "(G) (V, QK) = (1, 1): rescaling");
+    assert_eq!(cs.len(), 1);
+    for c in run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.name.contains("rescaling e:Idnonresca"))
+    {
+        assert_eq!(
+            (c.kind, c.result),
+            (CheckKind::Consistency, Certainty::True),
+            "{}",
+            c.name
+        );
+    }
+}
+
+/// Issue 13 (≈ l. 1121): an f64 comparison of widths decided the certified (S) symmetry
+/// check. The containment is now a consistency reading and the width an observation.
+#[test]
+fn boolean_limit_symmetry_check_is_not_decided_by_f64() {
+    let run = run_quick(ID);
+    let c = check(&run, "(S): y_2 ≡ 0 and row 2")[0];
+    assert_eq!(c.kind, CheckKind::Consistency);
+    let c = check(&run, "(S): the enclosures of y_2 and row 2 stay narrower")[0];
+    assert_eq!(c.kind, CheckKind::Observed);
+    assert!(c.detail.contains("(f64)"), "{}", c.detail);
+}
+
+/// Issue 13 (≈ l. 1159): "1/m ≠ 0" counted as evidence for rank P* = 3. The tautology
+/// is gone; what is certified are the statement's A_n obligations and kernel tallies,
+/// among them the rank minor at T (det ≥ 1/6 > 0, a one-step tally).
+#[test]
+fn boolean_limit_counts_no_tautology_as_evidence() {
+    let run = run_quick(ID);
+    for c in &run.report.checks {
+        assert!(
+            !c.name.contains("linearly independent"),
+            "tautology: {}",
+            c.name
+        );
+        assert!(!c.name.contains("≠ 0)"), "tautology: {}", c.name);
+    }
+    let n_stmt = run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.kind == CheckKind::Certified && c.detail.starts_with("statement obligation"))
+        .count();
+    assert_eq!(n_stmt, 6, "one obligation per A_n reference");
+    assert!(run.report.checks.iter().all(|c| c.expect == Expect::Holds));
+    let c = check(&run, "(S): rank P(T) ≥ 3")[0];
+    assert_eq!((c.kind, c.result), (CheckKind::Certified, Certainty::True));
+    assert!(c.detail.contains("proven on 1/1 steps"), "{}", c.detail);
+}
+
+#[test]
+fn boolean_limit_certificate_verifies_and_tampering_is_rejected() {
+    let run = run_quick(ID);
+    // the relative tolerance 1e-11 of the A_n references becomes 1e-9
+    let tol = attncheck::kernel::parse_rational("1e-11")
+        .unwrap()
+        .to_string();
+    let loose = attncheck::kernel::parse_rational("1e-9")
+        .unwrap()
+        .to_string();
+    crate::clusters_remark::certificate_verifies_and_tampering_is_rejected(
+        &run,
+        (&format!("(- 1 {tol})"), &format!("(- 1 {loose})")),
+    );
 }

@@ -6,7 +6,7 @@ use attncheck::dynamics::discrete::{DiscreteMap, Form};
 use attncheck::dynamics::model::{Mat, MatrixSpec, System};
 use attncheck::dynamics::observe::{max_all, sq_norms, Invariant};
 use attncheck::kernel::{Certainty, Interval};
-use attncheck::verdict::Verdict;
+use attncheck::verdict::{CheckKind, Verdict};
 use proptest::prelude::*;
 use rug::Rational;
 
@@ -157,7 +157,7 @@ fn a_too_tight_growth_bound_is_caught() {
     });
     map.run(&x0, 20, std::slice::from_mut(&mut inv), |_| {});
     assert_eq!(inv.tally.certainty(), Certainty::False);
-    assert!(inv.tally.first_violation.is_some());
+    assert!(inv.tally.first_violation().is_some());
     // …while the true bound is proven on every step.
     let g = Interval::from_rational(128, &q("121/100"));
     let mut ok = Invariant::new("M_(k+1)² ≤ 1.21 M_k²", |v| {
@@ -207,18 +207,73 @@ fn collapse_rejects_a_v_that_breaks_the_hypothesis() {
     assert!(err.contains("V = −I"), "{err}");
 }
 
+/// (D) used to be reported certified on evidence that can only refute (issue 13):
+/// both parts are supported now.
 #[test]
-fn rescaling_is_certified_on_d_and_supported_on_f() {
+fn rescaling_is_supported_on_d_and_on_f() {
     let r = run_quick("clusters/rescaling");
     assert_eq!(verdict(&r), Verdict::Supported, "{:?}", r.report.reason);
     let parts = Verdict::by_part(&r.report.checks);
     assert_eq!(
         parts,
         vec![
-            ("(D) discrete map".to_string(), Verdict::Certified),
+            ("(D) discrete map".to_string(), Verdict::Supported),
             ("(F) flow".to_string(), Verdict::Supported)
         ]
     );
+}
+
+/// Finding (issue 13, rescaling.rs ≈ l. 266): "the enclosures overlap" was recorded as
+/// certified True. Overlap proves nothing; it is a consistency reading.
+#[test]
+fn rescaling_overlapping_enclosures_are_a_consistency_reading_not_certified() {
+    let r = run_quick("clusters/rescaling");
+    let c = crate::util::check(&r, "intersect for k = 1..");
+    assert_eq!(c.kind, CheckKind::Consistency);
+    assert_eq!(c.result, Certainty::True);
+    assert!(c.detail.contains("never prove"), "{}", c.detail);
+    assert!(r
+        .report
+        .checks
+        .iter()
+        .all(|c| c.kind != CheckKind::Certified));
+    // the kernel's reading of a disjoint pair refutes
+    let (a, b) = (Interval::from_i64(64, 1), Interval::from_i64(64, 2));
+    assert!(a.agreement(&b).violated());
+    assert!(!a.agreement(&a.hull(&b)).violated());
+}
+
+/// Finding (issue 13, rescaling.rs ≈ l. 279–281): an f64 width comparison decided a
+/// certified check. It is an observation now.
+#[test]
+fn rescaling_f64_width_comparison_is_an_observation_not_certified() {
+    let r = run_quick("clusters/rescaling");
+    let c = crate::util::check(&r, "every enclosure is narrower than");
+    assert_eq!(c.kind, CheckKind::Observed);
+    assert_eq!(c.result, Certainty::True);
+}
+
+/// The Lyapunov and ball checks are proven on every step by the enclosures, so they
+/// are kernel step tallies (certified), not consistency readings.
+#[test]
+fn collapse_per_step_checks_are_kernel_tallies_proven_on_every_step() {
+    let r = run_quick("clusters/collapse");
+    let per_step: Vec<_> = r
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.name.contains("on every step of (D)"))
+        .collect();
+    assert_eq!(per_step.len(), 4);
+    for c in per_step {
+        assert_eq!(c.kind, CheckKind::Certified, "{}", c.name);
+        assert_eq!(c.result, Certainty::True, "{}", c.name);
+        assert!(
+            c.detail.starts_with("proven on 4000/4000 steps"),
+            "{}",
+            c.detail
+        );
+    }
 }
 
 #[test]
@@ -266,4 +321,358 @@ proptest! {
             }
         }
     }
+}
+
+// ───── The `layer` datum (kernel data operation) and the certificates over it ─────
+
+use attncheck::app;
+use attncheck::dynamics::layer_data::LayerData;
+use attncheck::kernel::expr::{check_with, eval_with, Data, Datum};
+
+fn layer(q: Mat, k: Mat, v: Mat, dt: &str, steps: usize, runs: Vec<Mat>) -> Data {
+    let mut data = Data::new();
+    let l = LayerData::new(q, k, v, self::q(dt), steps, runs).unwrap();
+    data.insert("X".into(), Datum::Layer(l));
+    data
+}
+
+fn max_sq(rows: &Mat) -> Rational {
+    (0..rows.rows)
+        .map(|i| {
+            rows.row(i)
+                .iter()
+                .map(|x| Rational::from(x * x))
+                .sum::<Rational>()
+        })
+        .max()
+        .unwrap()
+}
+
+/// With Q = 0 the attention is exactly uniform and the layer is linear, so the exact
+/// iterates are rational: every enclosure of the datum must contain them (both
+/// operators, both runs, every step).
+#[test]
+#[allow(clippy::needless_range_loop)] // naive index loops are the point
+fn layer_datum_encloses_the_exact_iterates_with_uniform_attention() {
+    let (n, d, steps) = (4, 2, 15);
+    let v = random(21, d, d);
+    let (x0, y0) = (random(22, n, d), random(23, n, d));
+    let data = layer(
+        Mat::zeros(d, d),
+        Mat::identity(d),
+        v.clone(),
+        "1/8",
+        steps,
+        vec![x0.clone(), y0.clone()],
+    );
+    let step = |x: &Mat| -> Mat {
+        let mut mean = vec![Rational::new(); d];
+        for i in 0..n {
+            for c in 0..d {
+                mean[c] += x.at(i, c);
+            }
+        }
+        let mut next = x.clone();
+        for i in 0..n {
+            for r in 0..d {
+                let mut acc = Rational::new();
+                for c in 0..d {
+                    acc += Rational::from(v.at(r, c) * &mean[c]) / n as u32;
+                }
+                next.data[i * d + r] += Rational::from(&acc / 8u32);
+            }
+        }
+        next
+    };
+    let (mut x, mut y) = (x0, y0);
+    for k in 0..=steps {
+        let diff = x.add(&y.scale(&q("-1")));
+        for (term, exact) in [
+            (format!("(layer-max-sqnorm X 0 {k})"), max_sq(&x)),
+            (format!("(layer-max-sqnorm X 1 {k})"), max_sq(&y)),
+            (format!("(layer-max-sqdist X 0 1 {k})"), max_sq(&diff)),
+            (format!("(layer-max-sqdist X 1 0 {k})"), max_sq(&diff)),
+        ] {
+            let iv = eval_with(&term, 96, &data).unwrap();
+            assert!(
+                iv.contains_rational(&exact),
+                "{term}: {exact} not in {iv:?}"
+            );
+        }
+        x = step(&x);
+        y = step(&y);
+    }
+    let exact = |t: &str| {
+        attncheck::kernel::expr::eval_exact(t, 64, &data)
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(exact("(layer-v-frob2 X)"), v.frobenius_sq());
+    assert_eq!(exact("(layer-qk-frob2 X)"), Rational::new());
+    assert_eq!(exact("(layer-dt X)"), q("1/8"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+    /// MPFR-style: the datum's enclosures at p and p + 64 bits overlap (random Q, K, V).
+    #[test]
+    fn layer_datum_enclosures_at_p_and_p_plus_64_overlap(seed in 0u64..1000) {
+        let (n, d) = (5, 3);
+        let data = layer(random(seed, d, d), random(seed + 1, d, d), random(seed + 2, d, d), "1/10", 12,
+            vec![random(seed + 3, n, d), random(seed + 4, n, d)]);
+        for k in [0, 1, 6, 12] {
+            for t in [format!("(layer-max-sqnorm X 1 {k})"), format!("(layer-max-sqdist X 0 1 {k})")] {
+                let a = eval_with(&t, 96, &data).unwrap();
+                let b = eval_with(&t, 160, &data).unwrap();
+                prop_assert!(a.overlaps(&b), "{}", t);
+            }
+        }
+    }
+}
+
+/// Bad indices, wrong kinds and wrong arities are evaluation errors, never panics.
+#[test]
+fn layer_operations_reject_bad_indices_without_panicking() {
+    let d = 2;
+    let data = layer(
+        Mat::identity(d),
+        Mat::identity(d),
+        Mat::identity(d),
+        "1/10",
+        3,
+        vec![random(1, 3, d)],
+    );
+    for (f, needle) in [
+        ("(<= (layer-max-sqnorm X 0 4) 1)", "step 4"),
+        ("(<= (layer-max-sqnorm X 0 -1) 1)", "step -1"),
+        ("(<= (layer-max-sqnorm X 0 1/2) 1)", "step 1/2"),
+        ("(<= (layer-max-sqnorm X 1 0) 1)", "run 1"),
+        ("(<= (layer-max-sqnorm X 0 (sqrt 2)) 1)", "exact integer"),
+        ("(<= (layer-max-sqdist X 0 0 0) 1)", "must differ"),
+        ("(<= (layer-max-sqnorm X 0) 1)", "takes 3 argument"),
+        ("(<= (layer-dt Y) 1)", "no datum named `Y`"),
+        ("(<= (gram-max-abs X) 1)", "expected a sign matrix"),
+    ] {
+        let e = check_with(f, 64, &data).unwrap_err();
+        assert!(e.reason.contains(needle), "{f}: {}", e.reason);
+    }
+    // the evaluation-time budget: high precision on a large datum is refused, not run
+    let big = layer(
+        Mat::identity(d),
+        Mat::identity(d),
+        Mat::identity(d),
+        "1/10",
+        1000,
+        vec![random(1, 8, d); 2],
+    );
+    let e = check_with("(<= (layer-max-sqnorm X 0 1) 1)", 1 << 16, &big).unwrap_err();
+    assert!(e.reason.contains("would"), "{}", e.reason);
+}
+
+fn scratch_cert(name: &str, v: &serde_json::Value) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(name);
+    std::fs::write(&p, serde_json::to_string_pretty(v).unwrap()).unwrap();
+    (dir, p)
+}
+
+fn cert_json(id: &str) -> serde_json::Value {
+    let r = run_quick(id);
+    let (_, text) = r.certificate.as_ref().expect("a certificate");
+    serde_json::from_str(text).unwrap()
+}
+
+fn verify(v: &serde_json::Value) -> Result<app::Verification, app::Error> {
+    let (_d, p) = scratch_cert("c.cert.json", v);
+    app::verify_file(&p, Some(&crate::util::root().join("theorems")))
+}
+
+fn rejected(v: &serde_json::Value, what: &str) -> String {
+    match verify(v) {
+        Err(app::Error::Rejected { reason, .. }) => reason,
+        other => panic!(
+            "{what}: expected a rejection, got {:?}",
+            other.map(|v| v.checked)
+        ),
+    }
+}
+
+/// Finding (issue 13, item 6): growth-bound and stability were certified and wrote no
+/// certificate. Each now writes one that `verify` re-derives from the spec, and every
+/// tamper class is rejected.
+fn certificate_verifies_and_tampering_is_rejected(
+    id: &str,
+    obligations: usize,
+    datum_edit: &dyn Fn(&mut serde_json::Value),
+) {
+    let cert = cert_json(id);
+    let v = verify(&cert).unwrap_or_else(|e| panic!("{id}: {e}"));
+    assert!(v.checked.as_expected());
+    assert_eq!(v.checked.decisions().len(), obligations);
+    assert!(matches!(v.source, app::StatementSource::Spec(_)));
+    // the certificate carries exact data only, never enclosures
+    let mut keys: Vec<&str> = cert["data"]["X0"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        ["d", "dt", "form", "k", "kind", "n", "q", "steps", "tokens", "v"]
+    );
+    assert_eq!(cert["data"]["X0"]["kind"], "layer");
+
+    let mut t = cert.clone();
+    t["obligations"][0]["formula"] = "(<= 0 1)".into();
+    assert!(rejected(&t, "formula replaced").contains("formula"));
+
+    let mut t = cert.clone();
+    t["obligations"]
+        .as_array_mut()
+        .unwrap()
+        .remove(obligations - 1);
+    assert!(rejected(&t, "obligation deleted").contains("obligations"));
+
+    let mut t = cert.clone();
+    let f = t["obligations"][0]["formula"]
+        .as_str()
+        .unwrap()
+        .replacen(" 2) ", " 3) ", 1);
+    assert_ne!(f, cert["obligations"][0]["formula"].as_str().unwrap());
+    t["obligations"][0]["formula"] = f.into();
+    assert!(rejected(&t, "bound changed").contains("formula"));
+
+    let mut t = cert.clone();
+    datum_edit(&mut t);
+    assert!(rejected(&t, "datum changed").contains("datum `X0`"));
+
+    let mut t = cert.clone();
+    t["data"]["X0"]["dt"] = "1/11".into();
+    assert!(rejected(&t, "dt changed").contains("datum `X0`"));
+}
+
+#[test]
+fn growth_bound_writes_a_certificate_that_verify_rederives_and_tampering_is_rejected() {
+    certificate_verifies_and_tampering_is_rejected("clusters/growth-bound", 6, &|t| {
+        t["data"]["X0"]["tokens"][0][0][0] = "1/2".into();
+    });
+}
+
+#[test]
+fn stability_writes_a_certificate_that_verify_rederives_and_tampering_is_rejected() {
+    certificate_verifies_and_tampering_is_rejected("clusters/stability", 2, &|t| {
+        // y(0) is re-derived from noise_seed: moving one entry of it is caught
+        t["data"]["X0"]["tokens"][1][3][1] = "0".into();
+    });
+}
+
+/// A malformed layer datum is a certificate error naming the field (exit 2 from the
+/// binary), never a panic; the cost bound is checked before anything is iterated.
+#[test]
+fn malformed_layer_datum_is_a_certificate_error_naming_the_field() {
+    let cert = cert_json("clusters/growth-bound");
+    let parse = |t: &serde_json::Value| {
+        let p = std::path::Path::new("c.cert.json");
+        attncheck::certificate::parse(p, &serde_json::to_string(t).unwrap())
+    };
+    assert!(parse(&cert).is_ok());
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(Edit, &str)> = vec![
+        (
+            Box::new(|t| t["data"]["X0"]["form"] = "rescaled".into()),
+            "data.X0.form",
+        ),
+        (
+            Box::new(|t| t["data"]["X0"]["q"][0][1] = "x".into()),
+            "data.X0.q[0][1]",
+        ),
+        (
+            Box::new(|t| t["data"]["X0"]["v"][1] = serde_json::json!(["1"])),
+            "data.X0.v[1]",
+        ),
+        (
+            Box::new(|t| t["data"]["X0"]["k"] = serde_json::json!([["1", "0", "0"]])),
+            "data.X0.k",
+        ),
+        (
+            Box::new(|t| t["data"]["X0"]["tokens"] = serde_json::json!([])),
+            "data.X0.tokens",
+        ),
+        (
+            Box::new(|t| {
+                t["data"]["X0"]["tokens"][0].as_array_mut().unwrap().pop();
+            }),
+            "data.X0.tokens[0]",
+        ),
+        (
+            Box::new(|t| t["data"]["X0"]["dt"] = "0".into()),
+            "data.X0.dt",
+        ),
+        (
+            Box::new(|t| t["data"]["X0"]["dt"] = "1/0".into()),
+            "data.X0.dt",
+        ),
+        (
+            Box::new(|t| t["data"]["X0"]["steps"] = 0.into()),
+            "data.X0.steps",
+        ),
+        (
+            Box::new(|t| t["data"]["X1"]["steps"] = 100_000.into()),
+            "data.X1.steps",
+        ),
+        (Box::new(|t| t["data"]["X0"]["n"] = 0.into()), "data.X0.n"),
+    ];
+    for (edit, field) in cases {
+        let mut t = cert.clone();
+        edit(&mut t);
+        let e = parse(&t).expect_err(field);
+        assert_eq!(e.field, field, "{e}");
+    }
+    // through the binary: exit 2 naming the field
+    let mut t = cert.clone();
+    t["data"]["X1"]["steps"] = 100_000.into();
+    let (_d, p) = scratch_cert("bad.cert.json", &t);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_attncheck"))
+        .current_dir(crate::util::root())
+        .args(["verify", p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("data.X1.steps"));
+}
+
+/// Through the binary: the growth-bound certificate verifies (exit 0) and a changed
+/// datum (one initial token) is rejected (exit 4).
+#[test]
+fn verify_binary_accepts_growth_bound_and_rejects_a_changed_token() {
+    let cert = cert_json("clusters/growth-bound");
+    let bin = |p: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_attncheck"))
+            .current_dir(crate::util::root())
+            .args(["verify", p.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let (_d, p) = scratch_cert("growth-bound.cert.json", &cert);
+    let o = bin(&p);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("certified (6 obligations"));
+    let mut t = cert.clone();
+    t["data"]["X1"]["tokens"][0][2][1] = "1/3".into();
+    let (_e, p) = scratch_cert("growth-bound.cert.json", &t);
+    let o = bin(&p);
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("datum `X1`"));
 }

@@ -157,3 +157,28 @@ fn bad_activation_names_the_field() {
     let e = crate::util::edited_err(OPEN, "sigma = \"tanh\"", "sigma = \"gelu\"");
     assert!(e.contains("mlp.cases[1].sigma"), "{e}");
 }
+
+/// Issue 14: the key figures of both explorations showed only their descriptions,
+/// so reports/README.md read "max_clusters = largest number of …" without a number.
+/// Each figure's text now starts with its value, and certifies nothing.
+#[test]
+fn exploration_key_figures_show_their_values() {
+    for id in [CODIM, OPEN] {
+        let run = run_quick(id);
+        assert!(!run.report.figures.is_empty(), "{id}");
+        for f in &run.report.figures {
+            let v = format!("{}", f.value as i64);
+            assert_eq!(f.value, f.value.trunc(), "{id}: {} is a count", f.name);
+            assert!(
+                f.text.starts_with(&v)
+                    && !f.text[v.len()..].starts_with(|c: char| c.is_ascii_digit()),
+                "{id}: {} = {} (value {})",
+                f.name,
+                f.text,
+                f.value
+            );
+        }
+        assert!(run.report.certificate.is_none(), "{id} certifies nothing");
+        assert!(run.report.checks.is_empty(), "{id} certifies nothing");
+    }
+}

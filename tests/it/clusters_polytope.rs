@@ -233,3 +233,29 @@ fn a_tolerance_far_too_small_is_inconclusive() {
     let r = run_edited(ID, "tau_factor = \"10\"", "tau_factor = \"1/1000\"");
     assert_eq!(verdict(&r), Verdict::Inconclusive, "{:?}", r.report.reason);
 }
+
+/// Finding (issue 13): F1's support-function monotonicity is a theorem of the map that
+/// the enclosures cannot prove once tokens converge; it must be a consistency reading
+/// (can refute, never certify), and no check of the claim may be certified.
+#[test]
+fn polytope_support_function_check_is_a_consistency_reading_not_certified() {
+    use attncheck::verdict::CheckKind;
+    let r = run_quick(ID);
+    let support: Vec<_> = r
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.name.contains("support function"))
+        .collect();
+    assert_eq!(support.len(), 3);
+    for c in support {
+        assert_eq!(c.kind, CheckKind::Consistency, "{}", c.name);
+        assert!(c.detail.contains("consistency reading"), "{}", c.detail);
+    }
+    assert!(r
+        .report
+        .checks
+        .iter()
+        .all(|c| c.kind != CheckKind::Certified));
+    assert!(r.certificate.is_none());
+}

@@ -6,7 +6,7 @@
 use crate::util::{
     cell, figure, line_of, prepare_err, run_quick, run_text, spec_path, spec_text, verdict,
 };
-use attncheck::app::ClaimRun;
+use attncheck::app::{self, ClaimRun};
 use attncheck::claims::clusters::higher_dim_remark::{c_quadrature, half_unit, lower_bound};
 use attncheck::claims::clusters::paranormal_proof_gap::{split, witness_s, Params};
 use attncheck::kernel::Certainty;
@@ -68,11 +68,13 @@ fn paranormal_gap_committed_spec_is_refuted_with_hypotheses_proven() {
         .count();
     assert_eq!(fails, 3);
     assert!(check(&run, "hypothesis (i)").is_true());
-    assert!(run
-        .report
-        .checks
-        .iter()
-        .any(|c| c.detail.contains("leading minors 5/4, 9/16")));
+    assert!(cell(
+        &run,
+        "The statement's hypotheses",
+        "hypothesis (i): QᵀK = A² ≻ 0",
+        "values (exact rationals)"
+    )
+    .contains("leading minors 5/4, 9/16"));
     // |r₂| / (C s) at C = 1, s = 9: 19/9
     let r = figure(&run, "|r₂| / (C e^{t(λ₁+|λ₂|)}) at C = 1, t = ln 9");
     assert!((r - 19.0 / 9.0).abs() < 1e-10, "{r}"); // figures keep 12 digits
@@ -438,4 +440,253 @@ fn remark_bad_specs_name_the_field() {
             "{to}: {e}"
         );
     }
+}
+
+// ----- certificates: verify accepts them, tampering is rejected -------------------
+
+/// Writes a run's certificate to a scratch directory and returns (dir, path).
+pub fn write_cert(run: &ClaimRun) -> (tempfile::TempDir, std::path::PathBuf) {
+    let (name, json) = run
+        .certificate
+        .as_ref()
+        .expect("the run writes a certificate");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, json).unwrap();
+    (dir, path)
+}
+
+/// `verify` (with the committed specs) accepts the run's certificate and re-derives
+/// the run's result; each tampered copy is rejected (`app::Error::Rejected`): a
+/// formula replaced by `(<= 0 1)`, an obligation deleted, the text `bound.0`
+/// replaced by `bound.1` (a bound changed), an expectation flipped, and a hint or a
+/// datum changed when the certificate has one.
+pub fn certificate_verifies_and_tampering_is_rejected(run: &ClaimRun, bound: (&str, &str)) {
+    let theorems = crate::util::root().join("theorems");
+    let (dir, path) = write_cert(run);
+    let v = app::verify_file(&path, Some(&theorems)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(v.checked.as_expected(), "{}", run.report.id);
+    assert_eq!(
+        v.checked.decisions().len(),
+        run.report
+            .checks
+            .iter()
+            .filter(
+                |c| c.kind == CheckKind::Certified && c.detail.starts_with("statement obligation")
+            )
+            .count()
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let n = json["obligations"].as_array().unwrap().len();
+    let mut tampered: Vec<(&str, String)> = Vec::new();
+    for k in [0, n - 1] {
+        let mut t = json.clone();
+        t["obligations"][k]["formula"] = serde_json::Value::String("(<= 0 1)".into());
+        tampered.push(("formula replaced by (<= 0 1)", t.to_string()));
+        let mut t = json.clone();
+        t["obligations"].as_array_mut().unwrap().remove(k);
+        tampered.push(("one obligation deleted", t.to_string()));
+        let mut t = json.clone();
+        let e = &mut t["obligations"][k]["expect"];
+        *e = serde_json::Value::String(if e == "holds" { "fails" } else { "holds" }.into());
+        tampered.push(("expectation flipped", t.to_string()));
+    }
+    assert!(text.contains(bound.0), "`{}` in the certificate", bound.0);
+    tampered.push(("a bound changed", text.replacen(bound.0, bound.1, 1)));
+    if let Some(h) = json["hints"].as_object() {
+        for key in h.keys() {
+            let mut t = json.clone();
+            t["hints"][key] = serde_json::Value::String("1".into());
+            tampered.push(("a hint changed", t.to_string()));
+        }
+    }
+    if let Some(d) = json["data"].as_object() {
+        for key in d.keys() {
+            let mut t = json.clone();
+            t["data"].as_object_mut().unwrap().remove(key);
+            tampered.push(("a datum removed", t.to_string()));
+        }
+    }
+    for (i, (what, t)) in tampered.iter().enumerate() {
+        let p = dir.path().join(format!("tampered-{i}.cert.json"));
+        std::fs::write(&p, t).unwrap();
+        match app::verify_file(&p, Some(&theorems)) {
+            Err(app::Error::Rejected { .. }) => {}
+            other => panic!("{}: {what}: {:?}", run.report.id, other.map(|v| v.checked)),
+        }
+    }
+}
+
+#[test]
+fn paranormal_gap_certificate_verifies_and_tampering_is_rejected() {
+    let run = run_quick(GAP);
+    // the bound C = 10^6 of e:boundrj becomes 10^5
+    certificate_verifies_and_tampering_is_rejected(&run, ("(* 1000000 (pow", "(* 100000 (pow"));
+}
+
+/// Through the binary: a certificate whose formula is replaced by `(<= 0 1)` exits 4.
+#[test]
+fn paranormal_gap_verify_binary_rejects_a_vacuous_formula() {
+    let run = run_quick(GAP);
+    let (_dir, path) = write_cert(&run);
+    let theorems = crate::util::root().join("theorems");
+    let verify = |p: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_attncheck"))
+            .args([
+                "verify",
+                p.to_str().unwrap(),
+                "--theorems",
+                theorems.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap()
+    };
+    let o = verify(&path);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    json["obligations"][6]["formula"] = serde_json::Value::String("(<= 0 1)".into());
+    std::fs::write(&path, json.to_string()).unwrap();
+    let o = verify(&path);
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Before the trust core, the `Certainty::exact` checks of paranormal-proof-gap were
+/// bools minted as certified in claim code; now each is an exact obligation of the
+/// statement, and the certificate carries all of them (not only the failures of
+/// e:boundrj), so a changed reference is visible to `verify`.
+#[test]
+fn paranormal_gap_exact_checks_are_statement_obligations_not_minted_bools() {
+    let run = run_quick(GAP);
+    let (_dir, path) = write_cert(&run);
+    let v = app::verify_file(&path, Some(&crate::util::root().join("theorems"))).unwrap();
+    let names: Vec<&str> = v.checked.decisions().iter().map(|d| d.name()).collect();
+    for c in &run.report.checks {
+        assert!(
+            names.contains(&c.name.as_str()),
+            "{} is not an obligation",
+            c.name
+        );
+    }
+    assert_eq!(names.len(), 9);
+    // a wrong a₂ reference in the spec gives a statement the old certificate does not carry
+    let text = spec_text(GAP).replacen("expect_a2 = \"1/4\"", "expect_a2 = \"1/2\"", 1);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("clusters")).unwrap();
+    std::fs::write(dir.path().join("clusters/paranormal-proof-gap.toml"), text).unwrap();
+    assert!(matches!(
+        app::verify_file(&path, Some(dir.path())),
+        Err(app::Error::Rejected { .. })
+    ));
+}
+
+#[test]
+fn remark_certificate_verifies_and_tampering_is_rejected() {
+    let run = run_quick(REMARK);
+    assert!(run.report.certificate.is_some());
+    // T = 60 of the closed-form bound becomes 61
+    certificate_verifies_and_tampering_is_rejected(&run, ("(exp (* 2 60))", "(exp (* 2 61))"));
+}
+
+/// The old verdict rule stopped at the first certified False, so a limit row with
+/// wrong values (ε = 0.2 with wrong C and L) was disproven and the run still ended
+/// "refuted (expected refuted)". Now only the obligations the spec names in
+/// `refutes` may fail: the run is NOT as expected, and says which check broke it.
+/// The checks of a run that do not come out as its spec expects.
+fn unexpected_checks(run: &ClaimRun) -> Vec<String> {
+    run.report
+        .checks
+        .iter()
+        .filter(|c| !c.as_expected())
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+#[test]
+fn remark_wrong_limit_row_is_not_hidden_by_the_expected_refutation() {
+    // the shortened spec (T = 10) is refuted exactly by its three named obligations
+    let base = run_text(REMARK, &short_remark(&[]), Profile::Quick);
+    let base_bad = unexpected_checks(&base);
+    assert!(
+        base_bad
+            .iter()
+            .all(|n| !n.starts_with("single cluster") && !n.starts_with("L(")),
+        "{base_bad:?}"
+    );
+    let row =
+        "lower = \"1.93e-23\"\n\n[[params.limits]]\neps = \"0.2\"\nc = \"1e-5\"\nlower = \"1e-5\"";
+    let run = run_text(
+        REMARK,
+        &short_remark(&[("lower = \"1.93e-23\"", row)]),
+        Profile::Quick,
+    );
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    assert!(!run.report.as_expected);
+    let why = run.report.unexpected().expect("a reason");
+    assert!(why.contains("single cluster at ε = 0.2"), "{why}");
+    // the wrong L and the wrong C are each caught by their own check
+    assert_eq!(check(&run, "L(0.2) = 1e-5"), Certainty::False);
+    assert_eq!(check(&run, "C(0.2) by quadrature"), Certainty::False);
+    let new_bad: Vec<String> = unexpected_checks(&run)
+        .into_iter()
+        .filter(|n| !base_bad.contains(n))
+        .collect();
+    for needle in [
+        "single cluster at ε = 0.2",
+        "L(0.2) = 1e-5",
+        "C(0.2) by quadrature",
+    ] {
+        assert!(
+            new_bad.iter().any(|n| n.starts_with(needle)),
+            "{needle}: {new_bad:?}"
+        );
+    }
+    // naming the new refutation in `refutes` still leaves the wrong L(0.2) unexpected
+    let text = short_remark(&[
+        ("lower = \"1.93e-23\"", row),
+        (
+            "refutes = [\n",
+            "refutes = [\n  \"single cluster at ε = 0.2: lim z₁ = lim z₂ (the remark's literal claim)\",\n",
+        ),
+    ]);
+    let run = run_text(REMARK, &text, Profile::Quick);
+    assert!(!run.report.as_expected);
+    let why = run.report.unexpected().expect("a reason");
+    assert!(why.contains("L(0.2) = 1e-5"), "{why}");
+    assert!(!unexpected_checks(&run)
+        .iter()
+        .any(|n| n.starts_with("single cluster")));
+}
+
+/// Issue 14: the report printed the spec's note and a run note saying the same
+/// thing ("Refuted: the remark's literal example …"). Each sentence now appears once.
+#[test]
+fn remark_notes_are_not_printed_twice() {
+    let run = run_quick(REMARK);
+    let notes = &run.report.notes;
+    for (i, a) in notes.iter().enumerate() {
+        for b in &notes[i + 1..] {
+            for sentence in a.split(". ").filter(|x| x.len() > 30) {
+                assert!(!b.contains(sentence), "twice: {sentence}");
+            }
+        }
+    }
+    assert_eq!(
+        run.markdown
+            .matches("is not tested by this example")
+            .count(),
+        1
+    );
+    assert_eq!(run.markdown.matches("cannot both hold").count(), 1);
 }

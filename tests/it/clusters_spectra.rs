@@ -382,7 +382,7 @@ fn the_hull_check_catches_a_functional_that_is_not_dual() {
     let mut invs: Vec<_> = hull_invariants("w", "w", &w).into_iter().collect();
     run_map(&inst, 160, &mut invs, 60);
     assert!(
-        invs.iter().any(|i| i.tally.violated > 0),
+        invs.iter().any(|i| i.tally.violated() > 0),
         "{} / {}",
         invs[0].tally.summary(),
         invs[1].tally.summary()
@@ -391,5 +391,119 @@ fn the_hull_check_catches_a_functional_that_is_not_dual() {
     let l = spectrum::leading(&mat(V2D), 160).unwrap();
     let mut invs: Vec<_> = hull_invariants("φ", "φ", &l.left).into_iter().collect();
     run_map(&inst, 160, &mut invs, 60);
-    assert!(invs.iter().all(|i| i.tally.violated == 0));
+    assert!(invs.iter().all(|i| i.tally.violated() == 0));
+}
+
+// ---------------------------------------------------------------- statements
+
+use attncheck::app::ClaimRun;
+use attncheck::kernel::{Certainty, Expect};
+use attncheck::verdict::CheckKind;
+
+fn statement_checks(run: &ClaimRun) -> Vec<&attncheck::verdict::Check> {
+    run.report
+        .checks
+        .iter()
+        .filter(|c| c.kind == CheckKind::Certified && c.detail.starts_with("statement obligation"))
+        .collect()
+}
+
+/// Issue 13: hyperplanes recorded `Certainty::exact(lead.residuals_contain_zero)` as the
+/// certified good-triple check. The hypotheses are now exact obligations (a sign change
+/// of det(xI − V) on the isolating interval, Jury's test for the other eigenvalues,
+/// QᵀK positive definite), and the residual containment is a consistency reading.
+#[test]
+fn hyperplanes_good_triple_is_a_statement_not_a_minted_bool() {
+    let run = run_quick(HYP);
+    let st = statement_checks(&run);
+    assert_eq!(st.len(), 9, "three obligations per witness");
+    for c in &st {
+        assert_eq!(
+            (c.result, c.expect),
+            (Certainty::True, Expect::Holds),
+            "{}",
+            c.name
+        );
+    }
+    for w in ["V_2D, n = 20", "V_3−, n = 20", "V_3+, n = 20"] {
+        let c = run
+            .report
+            .checks
+            .iter()
+            .find(|c| c.name.starts_with(w) && c.name.contains("eigenvector enclosures"))
+            .unwrap();
+        assert_eq!(
+            (c.kind, c.result),
+            (CheckKind::Consistency, Certainty::True)
+        );
+    }
+    // a bracket hint that does not contain λ1 gives a false obligation, never a proof
+    let spec = attncheck::spec::Spec::load(&crate::util::spec_path(HYP)).unwrap();
+    let (_, json) = run.certificate.as_ref().unwrap();
+    let cert: serde_json::Value = serde_json::from_str(json).unwrap();
+    let mut hints: attncheck::certificate::Hints =
+        serde_json::from_value(cert["hints"].clone()).unwrap();
+    hints.insert("instances[0].lambda1_bracket".into(), "2 3".into());
+    let st = attncheck::claims::statement_of(&spec, attncheck::spec::Profile::Quick, &hints)
+        .unwrap()
+        .unwrap();
+    let checked = attncheck::kernel::check(&st, 160).unwrap();
+    assert_eq!(checked.decisions()[0].result(), Certainty::False);
+    assert!(!checked.as_expected());
+}
+
+#[test]
+fn hyperplanes_certificate_verifies_and_tampering_is_rejected() {
+    let run = run_quick(HYP);
+    // the bound lo > 0 of the first obligation becomes lo > −1
+    crate::clusters_remark::certificate_verifies_and_tampering_is_rejected(&run, (" 0)", " -1)"));
+}
+
+/// Issue 13: paranormal hard-coded `Certainty::True` as its certified "good triple with
+/// multiplicity" check. The hypotheses of d:goodmulti are now exact obligations, and
+/// they can fail: the kernel refutes ρ(V|_𝒢) < λ once the 𝒢-eigenvalue is −1.
+#[test]
+fn paranormal_hypotheses_are_obligations_not_a_hard_coded_true() {
+    let run = run_quick(PAR);
+    let st = statement_checks(&run);
+    assert!(!st.is_empty());
+    assert_eq!(st.len() % 3, 0, "three obligations per witness");
+    for c in &st {
+        assert_eq!(c.result, Certainty::True, "{}", c.name);
+    }
+    let (_, json) = run.certificate.as_ref().unwrap();
+    let cert: serde_json::Value = serde_json::from_str(json).unwrap();
+    let rho = cert["obligations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"].as_str().unwrap().contains("ρ(V|_𝒢) < λ"))
+        .unwrap()["formula"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        attncheck::kernel::expr::check(&rho, 64),
+        Ok(Certainty::True)
+    );
+    let broken = rho.replacen("(abs -1/2)", "(abs -1)", 1);
+    assert_ne!(broken, rho);
+    assert_eq!(
+        attncheck::kernel::expr::check(&broken, 64),
+        Ok(Certainty::False)
+    );
+    // the π_ℱ-hull monotonicity stays a consistency reading
+    assert!(run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.name.contains("π_ℱ") && c.name.contains("theorem of the map"))
+        .all(|c| c.kind == CheckKind::Consistency));
+}
+
+#[test]
+fn paranormal_certificate_verifies_and_tampering_is_rejected() {
+    let run = run_quick(PAR);
+    // an off-diagonal entry of V asserted 0 becomes −1
+    crate::clusters_remark::certificate_verifies_and_tampering_is_rejected(&run, (" 0)", " -1)"));
 }

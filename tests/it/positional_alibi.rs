@@ -3,17 +3,19 @@
 //! checks that fail when they should, and spec errors that name the field.
 
 use crate::util::{cell, figure, run_edited, run_quick, run_text, spec_path, spec_text, verdict};
+use attncheck::app;
 use attncheck::claims;
 use attncheck::claims::positional::common::{alibi_tail_inf, Window};
 use attncheck::claims::positional::{
     alibi_tail_bound as tb, alibi_window as aw, length_usage as lu, shift_invariance as si,
     windowed_receptive_field as wrf,
 };
-use attncheck::kernel::{parse_rational, Certainty, Interval};
+use attncheck::kernel::{expr, parse_rational, Certainty, Interval};
 use attncheck::spec::{Profile, Spec};
-use attncheck::verdict::Verdict;
+use attncheck::verdict::{CheckKind, Verdict};
 use rug::Rational;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Instant;
 
 const TAIL: &str = "positional/alibi-tail-bound";
@@ -102,13 +104,24 @@ fn assert_names(id: &str, from: &str, to: &str, field: &str) {
 // ----- alibi-tail-bound ---------------------------------------------------------
 
 #[test]
-fn tail_bound_committed_spec_is_certified() {
+fn tail_bound_committed_spec_is_supported_with_the_chain_certified() {
     let run = timed(TAIL);
-    assert_eq!(verdict(&run), Verdict::Certified, "{:?}", run.report.reason);
+    assert_eq!(
+        verdict(&run),
+        Verdict::Supported, /* the random-content and ℚ checks are not yet obligations */
+        "{:?}",
+        run.report.reason
+    );
     assert!(figure(&run, "interval instances") >= 16.0);
     assert!(figure(&run, "exact (w, i) pairs") >= 1000.0);
     let r = figure(&run, "largest T_w / T^max(i) (random content)");
     assert!(r > 0.0 && r < 1.0, "{r}");
+    // the closed-form chain is the statement: certified, with a certificate
+    for name in ["T^max(i) ≤ s·T^∞", "T^∞ ≤ s·e^Δ", "T^max(i + 1) > T^max(i)"] {
+        let c = check(&run, name);
+        assert_eq!(c.kind, attncheck::verdict::CheckKind::Certified, "{name}");
+        assert_eq!(c.result, Certainty::True, "{name}");
+    }
     assert!(run.certificate.is_some());
 }
 
@@ -249,37 +262,61 @@ fn window_committed_spec_is_certified_and_reproduces_section_3() {
     assert_eq!(run.report.figures[0].value, 1179.0);
 }
 
+/// Decides one formula of a statement with the kernel's evaluator.
+fn decide(f: &str) -> Certainty {
+    expr::check(f, 128).unwrap_or_else(|e| panic!("{f}: {e}"))
+}
+
 #[test]
 fn window_formula_and_minimality_directly() {
     let eps = q("1/100");
     for (m, w0, w4) in [("2^-1", 10, 18), ("2^-8", 1179, 2201)] {
         let m = q(m);
         for (d, w) in [(Rational::new(), w0), (Rational::from(4), w4)] {
-            let y = aw::window_argument(&m, &d, &eps, 128);
-            assert_eq!(aw::ceil_is(&y, w), Certainty::True);
-            assert_eq!(aw::ceil_is(&y, w - 1), Certainty::False);
+            assert_eq!(decide(&aw::ceil_formula(&m, &d, &eps, w)), Certainty::True);
             assert_eq!(
-                aw::minimality(&m, &d, &eps, w, 128),
+                decide(&aw::ceil_formula(&m, &d, &eps, w - 1)),
+                Certainty::False
+            );
+            let (at, before) = aw::minimality_formulas(&m, &d, &eps, w);
+            assert_eq!(
+                (decide(&at), decide(&before)),
                 (Certainty::True, Certainty::True)
             );
             // one shorter: T^∞(w − 1) ≤ ε is false
-            assert_eq!(aw::minimality(&m, &d, &eps, w - 1, 128).0, Certainty::False);
+            assert_eq!(
+                decide(&aw::minimality_formulas(&m, &d, &eps, w - 1).0),
+                Certainty::False
+            );
             // one longer: not minimal
-            assert_eq!(aw::minimality(&m, &d, &eps, w + 1, 128).1, Certainty::False);
+            assert_eq!(
+                decide(&aw::minimality_formulas(&m, &d, &eps, w + 1).1),
+                Certainty::False
+            );
         }
     }
     // T^∞ values of §3 at Δ = 0, m = 2^−1: 0.0067379 and 0.011109
-    let t = aw::tail_inf(&q("1/2"), &Rational::new(), 10, 128).mid_f64();
+    let tail = |w| expr::eval(&aw::tail_term(&q("1/2"), &Rational::new(), w), 128).unwrap();
+    let t = tail(10).mid_f64();
     assert!((t - 0.0067379).abs() < 5e-8, "{t}");
-    let t = aw::tail_inf(&q("1/2"), &Rational::new(), 9, 128).mid_f64();
+    let t = tail(9).mid_f64();
     assert!((t - 0.011109).abs() < 5e-7, "{t}");
+    // the statement's term is the interval formula of common::alibi_tail_inf
+    let direct = alibi_tail_inf(
+        &Interval::from_rational(128, &q("1/2")),
+        10,
+        &Interval::one(128),
+    );
+    assert!(tail(10).overlaps(&direct));
 }
 
 #[test]
 fn window_mean_distance_matches_the_summed_one() {
     for (m, printed) in [("2^-1", 1.54149), ("2^-7", 127.501), ("2^-8", 255.5)] {
         let mq = q(m);
-        let summed = aw::summed_mean_distance(&mq, 40, 128).mid_f64();
+        let summed = expr::eval(&aw::summed_mean_term(&mq, 40), 128)
+            .unwrap()
+            .mid_f64();
         let closed = 1.0 / (Interval::from_rational(128, &mq).mid_f64().exp() - 1.0);
         assert!(((summed - closed) / closed).abs() < 1e-9, "{m}");
         assert!((closed - printed).abs() / printed < 1e-5, "{m}: {closed}");
@@ -303,26 +340,167 @@ fn window_wrong_printed_digit_is_refuted() {
     assert_eq!(verdict(&run), Verdict::Refuted);
 }
 
-#[test]
-fn window_certificate_verifies_with_the_kernel_alone() {
-    let run = run_quick(WINDOW);
+/// The committed spec's certificate of `id`, as JSON and written to a scratch file.
+fn cert_of(id: &str) -> (tempfile::TempDir, PathBuf, serde_json::Value) {
+    let run = run_quick(id);
     let (name, text) = run.certificate.as_ref().expect("a certificate");
-    let path = Path::new(name);
-    let cert = attncheck::certificate::parse(path, text).unwrap();
-    assert!(cert.obligations.len() >= 30);
-    assert!(cert.obligations.iter().any(|o| o.formula.contains("1179")));
-    let res = attncheck::certificate::verify(path, &cert).unwrap();
-    assert!(res.iter().all(|r| r.result == Certainty::True));
-    // a tampered obligation (one shorter window) is disproven by the same checker
-    let mut bad = cert.clone();
-    let o = bad
-        .obligations
-        .iter_mut()
-        .find(|o| o.formula.starts_with("(<=") && o.formula.contains(" 1179)"))
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(Path::new(name).file_name().unwrap());
+    std::fs::write(&path, text).unwrap();
+    (dir, path, serde_json::from_str(text).unwrap())
+}
+
+/// Writes `cert` next to the original and runs `attncheck verify` on it from the
+/// crate root (so the claim's spec is found under `theorems/`); returns the exit code.
+fn verify_bin(dir: &Path, cert: &serde_json::Value, tag: &str) -> (Option<i32>, String) {
+    let path = dir.join(format!("{tag}.cert.json"));
+    std::fs::write(&path, serde_json::to_string_pretty(cert).unwrap()).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_attncheck"))
+        .current_dir(crate::util::root())
+        .args(["verify", path.to_str().unwrap()])
+        .output()
         .unwrap();
-    o.formula = o.formula.replace(" 1179)", " 1178)");
-    let res = attncheck::certificate::verify(path, &bad).unwrap();
-    assert!(res.iter().any(|r| r.result == Certainty::False));
+    let text =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    (o.status.code(), text)
+}
+
+fn obligations(cert: &mut serde_json::Value) -> &mut Vec<serde_json::Value> {
+    cert["obligations"].as_array_mut().unwrap()
+}
+
+/// Verifies through the library and asserts the rejection is a statement mismatch.
+fn rejected(path: &Path, cert: &serde_json::Value) -> bool {
+    std::fs::write(path, serde_json::to_string(cert).unwrap()).unwrap();
+    matches!(
+        app::verify_file(path, Some(&crate::util::root().join("theorems"))),
+        Err(app::Error::Rejected { .. })
+    )
+}
+
+#[test]
+fn window_certificate_is_the_whole_statement_and_verifies() {
+    let (dir, path, cert) = cert_of(WINDOW);
+    let theorems = crate::util::root().join("theorems");
+    let v = app::verify_file(&path, Some(&theorems)).unwrap();
+    assert!(v.checked.as_expected());
+    // every certified check of the run is an obligation, and nothing else is certified
+    let run = run_quick(WINDOW);
+    let certified: Vec<&str> = run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.kind == CheckKind::Certified)
+        .map(|c| c.name.as_str())
+        .collect();
+    let names: Vec<&str> = cert["obligations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(certified, names);
+    assert_eq!(certified.len(), run.report.checks.len());
+    assert!(cert.to_string().contains("1179"));
+    // tampered copies are rejected by the library too: a bound changed, one obligation deleted
+    let mut bad = cert.clone();
+    let o = &mut obligations(&mut bad)[1];
+    let f = o["formula"]
+        .as_str()
+        .unwrap()
+        .replacen(" 1179)", " 1178)", 1);
+    o["formula"] = f.into();
+    assert!(rejected(&dir.path().join("bound.cert.json"), &bad));
+    let mut bad = cert.clone();
+    obligations(&mut bad).pop();
+    assert!(rejected(&dir.path().join("deleted.cert.json"), &bad));
+    let mut bad = cert.clone();
+    let o = &mut obligations(&mut bad)[3];
+    let f = o["formula"]
+        .as_str()
+        .unwrap()
+        .replacen("6.616e-112", "6.617e-112", 1);
+    o["formula"] = f.into();
+    assert!(rejected(&dir.path().join("digit.cert.json"), &bad));
+}
+
+#[test]
+fn alibi_window_certificate_with_every_formula_trivial_is_rejected() {
+    let (dir, _, mut cert) = cert_of(WINDOW);
+    for o in obligations(&mut cert) {
+        o["formula"] = "(<= 0 1)".into();
+    }
+    let (code, text) = verify_bin(dir.path(), &cert, "trivial");
+    assert_eq!(code, Some(4), "{text}");
+}
+
+#[test]
+fn alibi_window_certificate_with_an_obligation_deleted_is_rejected() {
+    let (dir, _, mut cert) = cert_of(WINDOW);
+    obligations(&mut cert).remove(2);
+    let (code, text) = verify_bin(dir.path(), &cert, "deleted");
+    assert_eq!(code, Some(4), "{text}");
+}
+
+#[test]
+fn alibi_window_certificate_with_its_claim_id_changed_is_rejected() {
+    let (dir, _, cert) = cert_of(WINDOW);
+    for (k, other) in ["positional/alibi-tail-bound", "positional/no-such-claim"]
+        .into_iter()
+        .enumerate()
+    {
+        let mut bad = cert.clone();
+        bad["claim"] = other.into();
+        let (code, text) = verify_bin(dir.path(), &bad, &format!("claim{k}"));
+        assert_eq!(code, Some(4), "{other}: {text}");
+    }
+}
+
+#[test]
+fn alibi_window_certificate_with_names_rotated_against_formulas_is_rejected() {
+    let (dir, _, mut cert) = cert_of(WINDOW);
+    let obs = obligations(&mut cert);
+    let names: Vec<serde_json::Value> = obs.iter().map(|o| o["name"].clone()).collect();
+    for (k, o) in obs.iter_mut().enumerate() {
+        o["name"] = names[(k + 1) % names.len()].clone();
+    }
+    let (code, text) = verify_bin(dir.path(), &cert, "rotated");
+    assert_eq!(code, Some(4), "{text}");
+}
+
+#[test]
+fn alibi_window_certificate_with_a_range_reversed_is_rejected() {
+    let (dir, _, mut cert) = cert_of(WINDOW);
+    // the mean-distance sums run over r = 0..=⌈40/m⌉; reverse the first one
+    let o = obligations(&mut cert)
+        .iter_mut()
+        .find(|o| o["formula"].as_str().unwrap().contains("(sum r 0 80 "))
+        .expect("the m = 2^-1 sum");
+    let f = o["formula"]
+        .as_str()
+        .unwrap()
+        .replacen("(sum r 0 80 ", "(sum r 80 0 ", 1);
+    o["formula"] = f.clone().into();
+    let (code, text) = verify_bin(dir.path(), &cert, "reversed");
+    assert_eq!(code, Some(4), "{text}");
+    // and the evaluator alone refuses a reversed (vacuous) range
+    assert!(expr::check("(forall r 80 0 (< r 0))", 64).is_err());
+    assert!(expr::check(&f, 128).is_err());
+}
+
+#[test]
+fn alibi_window_certificate_with_a_strict_inequality_weakened_is_rejected() {
+    let (dir, _, mut cert) = cert_of(WINDOW);
+    // T^∞(w_ε − 1) > ε weakened to ≥
+    let o = &mut obligations(&mut cert)[2];
+    let f = o["formula"].as_str().unwrap().replace("(> ", "(>= ");
+    o["formula"] = f.into();
+    let (code, text) = verify_bin(dir.path(), &cert, "weakened");
+    assert_eq!(code, Some(4), "{text}");
+    // the untampered copy is accepted by the binary (exit 0)
+    let (_, _, cert) = cert_of(WINDOW);
+    let (code, text) = verify_bin(dir.path(), &cert, "intact");
+    assert_eq!(code, Some(0), "{text}");
 }
 
 #[test]
@@ -383,18 +561,28 @@ fn receptive_field_committed_spec_is_certified() {
 
 #[test]
 fn receptive_field_supports_match_the_formula() {
+    let count = |len: u64, d: u64, l: u64| {
+        expr::eval_exact(
+            &format!("(band-reach-count {len} {d} {l})"),
+            64,
+            &Default::default(),
+        )
+        .unwrap()
+        .unwrap()
+    };
     for conv in [Window::W1, Window::W2] {
         for w in [1u64, 2, 3, 7, 40, 80] {
             for len in [5u64, 64, 300] {
-                let a = wrf::band_matrix(len as usize, conv.max_distance(w));
-                for (k, (s, contiguous)) in wrf::last_row_supports(&a, 12).into_iter().enumerate() {
-                    let l = k as u64 + 1;
+                let d = conv.max_distance(w);
+                for l in 1..=12u64 {
+                    let s = wrf::band_reach(len, d, l);
                     assert_eq!(
                         s,
                         wrf::support_formula(conv, w, l, len),
                         "{conv:?} w={w} L={len} ℓ={l}"
                     );
-                    assert!(contiguous);
+                    // every smaller distance reached
+                    assert_eq!(count(len, d, l), s + 1);
                 }
             }
         }
@@ -409,6 +597,40 @@ fn receptive_field_supports_match_the_formula() {
     );
     // positional.md §3 toy RF uses W1; w = 40: 12·39 = 468 < 511 fits, w = 80 does not
     assert_eq!(wrf::support_formula(Window::W1, 80, 12, 1024), 948);
+}
+
+#[test]
+fn windowed_receptive_field_certified_without_a_certificate_now_writes_one() {
+    let (dir, path, cert) = cert_of(WRF);
+    let v = app::verify_file(&path, Some(&crate::util::root().join("theorems"))).unwrap();
+    assert!(v.checked.as_expected());
+    let run = run_quick(WRF);
+    assert!(run
+        .report
+        .checks
+        .iter()
+        .all(|c| c.kind == CheckKind::Certified));
+    assert!(cert.to_string().contains("band-reach"));
+    // `=` weakened to `<=` (through the binary), a bound changed, one obligation deleted
+    let mut bad = cert.clone();
+    let o = &mut obligations(&mut bad)[0];
+    let f = o["formula"].as_str().unwrap().replace("(= ", "(<= ");
+    o["formula"] = f.into();
+    let (code, text) = verify_bin(dir.path(), &bad, "weakened");
+    assert_eq!(code, Some(4), "{text}");
+    let mut bad = cert.clone();
+    let o = &mut obligations(&mut bad)[1];
+    let f = o["formula"].as_str().unwrap().replacen(" 512)", " 513)", 1);
+    o["formula"] = f.into();
+    assert!(rejected(&dir.path().join("bound.cert.json"), &bad));
+    let mut bad = cert.clone();
+    obligations(&mut bad).remove(0);
+    assert!(rejected(&dir.path().join("deleted.cert.json"), &bad));
+    let mut bad = cert.clone();
+    for o in obligations(&mut bad) {
+        o["formula"] = "(<= 0 1)".into();
+    }
+    assert!(rejected(&dir.path().join("trivial.cert.json"), &bad));
 }
 
 #[test]
@@ -450,11 +672,11 @@ fn receptive_field_bad_inputs_name_the_field() {
 // ----- shift-invariance ---------------------------------------------------------
 
 #[test]
-fn shift_committed_spec_is_certified_with_a_4096_row() {
+fn shift_committed_spec_is_supported_with_a_4096_row() {
     let run = timed(SHIFT);
-    assert_eq!(verdict(&run), Verdict::Certified, "{:?}", run.report.reason);
+    assert_eq!(verdict(&run), Verdict::Supported, "{:?}", run.report.reason);
     assert!(cell(&run, "Query rows", "4096", "rows i").starts_with("4095"));
-    // every dyadic slope gives an exactly constant shift; irrational ones are enclosed
+    // every dyadic slope gives an exactly constant shift (an obligation); irrational ones are enclosed
     assert_eq!(
         cell(
             &run,
@@ -462,9 +684,42 @@ fn shift_committed_spec_is_certified_with_a_4096_row() {
             "H = 8 paper, head 8: m = 2^−8",
             "exact constant shift"
         ),
-        "yes (exact dyadics)"
+        "proven (exact dyadics: the statement's obligation)"
     );
+    assert_eq!(check(&run, "ALiBi, dyadic slopes").result, Certainty::True);
     assert!(figure(&run, "largest probability enclosure width") < 1e-30);
+}
+
+#[test]
+fn shift_invariance_is_not_certified_on_overlapping_enclosures() {
+    // irrational slopes (H = 12 paper rule) and Sandwich rest on overlaps: consistency
+    // readings, which can refute but never certify
+    let run = run_quick(SHIFT);
+    assert_eq!(verdict(&run), Verdict::Supported);
+    for prefix in ["ALiBi, every slope", "Sandwich (d̄"] {
+        let c = check(&run, prefix);
+        assert_eq!(c.kind, CheckKind::Consistency, "{prefix}");
+        assert_eq!(c.result, Certainty::True);
+    }
+    // the only certified check is the exact dyadic shift, and it has a certificate
+    let certified: Vec<_> = run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.kind == CheckKind::Certified)
+        .collect();
+    assert_eq!(certified.len(), 1);
+    assert!(certified[0].name.starts_with("ALiBi, dyadic slopes"));
+    let (_dir, path, cert) = cert_of(SHIFT);
+    app::verify_file(&path, Some(&crate::util::root().join("theorems"))).unwrap();
+    // an irrational slope (2^−(2/3)) never enters an exact obligation
+    assert!(!cert.to_string().contains("2/3"));
+    assert_eq!(si::dyadic_slope(&q("2/3")), None);
+    assert_eq!(si::dyadic_slope(&q("3")), Some(q("1/8")));
+    assert_eq!(
+        expr::check(&si::shift_formula(&q("1/8"), 4095), 128),
+        Ok(Certainty::True)
+    );
 }
 
 #[test]
@@ -477,27 +732,34 @@ fn shift_detects_a_non_constant_shift() {
         .map(|&v| Interval::from_i64(p, v))
         .collect();
     let af: Vec<f64> = vec![0.0, 1.0, 2.0, 3.0];
-    // b = a + 5 exactly: exact shift, overlapping enclosures, f64 within tolerance
+    // b = a + 5 exactly: overlapping enclosures, f64 within tolerance
     let b: Vec<Interval> = a.iter().map(|x| x + &Interval::from_i64(p, 5)).collect();
     let bf: Vec<f64> = af.iter().map(|x| x + 5.0).collect();
-    let five = Interval::from_i64(p, 5);
-    let r = si::compare_rows(&a, &b, &af, &bf, Some(&five), &tol, &mw);
-    assert_eq!(r.exact_shift, Some(true));
-    assert!(r.overlap);
-    assert_eq!(r.f64_ok, Certainty::True);
+    let r = si::compare_rows(&a, &b, &af, &bf, &tol, &mw);
+    assert!(!r.overlap.violated());
+    assert!(r.f64_ok);
+    assert!(r.narrow);
     // perturb one entry by 1/1024: not a constant shift, and the enclosures separate
     let mut b2 = b.clone();
     b2[3] = &b2[3] + &Interval::from_i64(p, 1).mul_2exp(-10);
     let mut bf2 = bf.clone();
     bf2[3] += 1.0 / 1024.0;
-    let r = si::compare_rows(&a, &b2, &af, &bf2, Some(&five), &tol, &mw);
-    assert_eq!(r.exact_shift, Some(false));
-    assert!(!r.overlap);
-    assert_eq!(r.f64_ok, Certainty::False);
+    let r = si::compare_rows(&a, &b2, &af, &bf2, &tol, &mw);
+    assert!(r.overlap.violated());
+    assert!(!r.f64_ok);
+    // the exact obligation fails for a row that is not a constant shift
+    assert_eq!(
+        expr::check("(forall j 0 3 (= (- (+ j 5) j) 5))", 128),
+        Ok(Certainty::True)
+    );
+    assert_eq!(
+        expr::check("(and (= (- 5 0) 5) (= (- (+ 8 1/1024) 3) 5))", 128),
+        Ok(Certainty::False)
+    );
 }
 
 #[test]
-fn shift_f64_tolerance_below_the_truth_is_refuted() {
+fn shift_f64_tolerance_below_the_truth_is_inconclusive() {
     // short rows keep this run cheap; the f64 rows are off by ~1e-16, far above 1e-18
     let run = run_with(
         SHIFT,
@@ -506,11 +768,12 @@ fn shift_f64_tolerance_below_the_truth_is_refuted() {
             ("f64_tol = \"1e-12\"", "f64_tol = \"1e-18\""),
         ],
     );
-    assert_eq!(verdict(&run), Verdict::Refuted);
-    assert_eq!(
-        check(&run, "ALiBi: an f64 log-sum-exp").result,
-        Certainty::False
-    );
+    // an f64 comparison is an observation: outside its tolerance the claim is
+    // inconclusive (an observation never refutes)
+    assert_eq!(verdict(&run), Verdict::Inconclusive);
+    let c = check(&run, "ALiBi: an f64 log-sum-exp");
+    assert_eq!(c.result, Certainty::False);
+    assert_eq!(c.kind, CheckKind::Observed);
 }
 
 #[test]
@@ -562,6 +825,7 @@ fn usage_committed_spec_is_supported_with_certified_parts() {
         .filter(|c| c.kind == CheckKind::Certified)
         .count();
     assert!(certified >= 7);
+    assert!(run.certificate.is_some());
     assert!(run
         .report
         .checks

@@ -95,3 +95,23 @@ fn undecided_comparisons_escalate_precision_before_giving_up() {
         .iter()
         .any(|n| n.contains("raised from 24 to 96")));
 }
+
+#[test]
+fn alibi_slopes_formulas_written_twice_now_come_from_one_statement() {
+    crate::positional_sandwich::certificate_is_the_statement_and_tampers_are_rejected(
+        ID,
+        ("(- 1/256 ", "(- 1/255 "),
+    );
+    // every head of every H is an obligation now (not only the first two)
+    let run = run_quick(ID);
+    let text = &run.certificate.as_ref().unwrap().1;
+    let cert: serde_json::Value = serde_json::from_str(text).unwrap();
+    let f64s = cert["obligations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["name"].as_str().unwrap().contains("official f64"))
+        .map(|o| o["formula"].as_str().unwrap().matches("(<= (abs").count())
+        .sum::<usize>();
+    assert_eq!(f64s, 1 + 2 + 4 + 8 + 16 + 32 + 3 + 6 + 12 + 24);
+}

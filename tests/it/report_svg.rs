@@ -321,3 +321,229 @@ fn write_samples_when_asked() {
         std::fs::write(dir.join(format!("{}.svg", plot.slug)), render_svg(&plot)).unwrap();
     }
 }
+
+/// The estimated box of one `<text>` element: 0.6 em per character, from 0.8 em
+/// above the baseline to 0.2 em below, turned with a `rotate(-90 cx cy)`.
+#[derive(Debug, Clone)]
+struct TextBox {
+    text: String,
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+}
+
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let i = tag.find(&key)? + key.len();
+    Some(&tag[i..i + tag[i..].find('"')?])
+}
+
+fn num(tag: &str, name: &str) -> Option<f64> {
+    attr(tag, name).map(|v| v.parse().unwrap_or_else(|_| panic!("{name}={v}")))
+}
+
+/// The canvas size and the estimated box of every text element of an SVG.
+fn text_boxes(svg: &str) -> ((f64, f64), Vec<TextBox>) {
+    let root = &svg[..svg.find('>').unwrap()];
+    let (w, h) = (num(root, "width").unwrap(), num(root, "height").unwrap());
+    let base_font = num(root, "font-size").unwrap_or(16.0);
+    let mut boxes = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find("<text") {
+        let open_end = i + rest[i..].find('>').unwrap();
+        let tag = &rest[i..open_end];
+        let close = open_end + rest[open_end..].find("</text>").unwrap();
+        let text = rest[open_end + 1..close]
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&");
+        rest = &rest[close..];
+        let fs = num(tag, "font-size").unwrap_or(base_font);
+        let (x, y) = (num(tag, "x").unwrap(), num(tag, "y").unwrap());
+        let tw = 0.6 * fs * text.chars().count() as f64;
+        let (x0, x1) = match attr(tag, "text-anchor").unwrap_or("start") {
+            "middle" => (x - tw / 2.0, x + tw / 2.0),
+            "end" => (x - tw, x),
+            _ => (x, x + tw),
+        };
+        let (y0, y1) = (y - 0.8 * fs, y + 0.2 * fs);
+        let b = match attr(tag, "transform") {
+            None => TextBox {
+                text,
+                x0,
+                x1,
+                y0,
+                y1,
+            },
+            Some(t) => {
+                let v: Vec<f64> = t
+                    .strip_prefix("rotate(-90 ")
+                    .and_then(|r| r.strip_suffix(')'))
+                    .unwrap_or_else(|| panic!("unsupported transform {t}"))
+                    .split(' ')
+                    .map(|n| n.parse().unwrap())
+                    .collect();
+                let (cx, cy) = (v[0], v[1]);
+                // (x, y) ↦ (cx + (y − cy), cy − (x − cx))
+                TextBox {
+                    text,
+                    x0: cx + (y0 - cy),
+                    x1: cx + (y1 - cy),
+                    y0: cy - (x1 - cx),
+                    y1: cy - (x0 - cx),
+                }
+            }
+        };
+        boxes.push(b);
+    }
+    ((w, h), boxes)
+}
+
+/// Every text inside the canvas, no two texts overlapping (0.5 px slack).
+fn text_problems(name: &str, svg: &str) -> Vec<String> {
+    let ((w, h), boxes) = text_boxes(svg);
+    let mut out = Vec::new();
+    for b in &boxes {
+        if b.x0 < -0.5 || b.y0 < -0.5 || b.x1 > w + 0.5 || b.y1 > h + 0.5 {
+            out.push(format!(
+                "{name}: `{}` drawn outside the {w} × {h} canvas at x {:.1}..{:.1}, y {:.1}..{:.1}",
+                b.text, b.x0, b.x1, b.y0, b.y1
+            ));
+        }
+    }
+    for (i, a) in boxes.iter().enumerate() {
+        for b in &boxes[i + 1..] {
+            let ox = a.x1.min(b.x1) - a.x0.max(b.x0);
+            let oy = a.y1.min(b.y1) - a.y0.max(b.y0);
+            if ox > 0.5 && oy > 0.5 {
+                out.push(format!("{name}: `{}` overlaps `{}`", a.text, b.text));
+            }
+        }
+    }
+    out
+}
+
+fn svgs_below(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        // reports/full is rewritten only by hours-long full sweeps; its plots are
+        // checked when the next full run rewrites them
+        if p.is_dir() && !p.ends_with("full") {
+            svgs_below(&p, out);
+        } else if p.extension().is_some_and(|x| x == "svg") {
+            out.push(p);
+        }
+    }
+}
+
+/// The committed reports are what the renderer writes for the claims' plots
+/// (`reports::committed_reports_equal_a_fresh_run`), so reading them tests the
+/// renderer on every real plot without rerunning the claims.
+#[test]
+fn committed_svgs_draw_no_text_outside_the_canvas_and_no_overlapping_text() {
+    let mut files = Vec::new();
+    svgs_below(&crate::util::root().join("reports"), &mut files);
+    files.sort();
+    assert!(files.len() >= 50, "expected the committed plots");
+    let mut problems = Vec::new();
+    for f in &files {
+        let svg = std::fs::read_to_string(f).unwrap();
+        assert_balanced(&svg);
+        let name = f
+            .strip_prefix(crate::util::root())
+            .unwrap()
+            .display()
+            .to_string();
+        problems.extend(text_problems(&name, &svg));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+fn series(name: String, style: Style, points: Vec<(f64, f64)>) -> Series {
+    Series {
+        name,
+        style,
+        points,
+    }
+}
+
+/// A plot like the worst committed ones: 23 series with long names, 90 decades
+/// on a log axis and a long title.
+fn crowded_plot() -> Plot {
+    let mut s: Vec<Series> = (0..20)
+        .map(|k| {
+            series(
+                format!("token {} of the witness with a long description", k + 1),
+                Style::Line,
+                (0..30)
+                    .map(|i| (i as f64, 10f64.powf((k * i) as f64 * 0.15 - 3.0)))
+                    .collect(),
+            )
+        })
+        .collect();
+    for k in 0..3 {
+        s.push(series(
+            format!("bound {k}"),
+            Style::Dashed,
+            vec![(0.0, 1e-3), (29.0, 10f64.powi(88 - k))],
+        ));
+    }
+    Plot {
+        slug: "crowded".into(),
+        title: "Sandwich head weights e^{B_h(r)} (d̄ = 128, H = 12, I from 0) and C·r^(−α_h) \
+                (dashed) over ninety decades"
+            .into(),
+        x_label: "step k".into(),
+        y_label: "ratio".into(),
+        x_log: false,
+        y_log: true,
+        series: s,
+        heatmap: None,
+        paths: false,
+    }
+}
+
+#[test]
+fn crowded_legends_long_titles_and_ninety_decades_stay_on_the_canvas_without_overlaps() {
+    let plot = crowded_plot();
+    let svg = render_svg(&plot);
+    assert_balanced(&svg);
+    let problems = text_problems("crowded", &svg);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // every series has a legend entry, and every gridline of the log axis a label
+    for k in 1..=20 {
+        assert!(
+            svg.contains(&format!(">token {k} of the witness")),
+            "token {k}"
+        );
+    }
+    let (_, boxes) = text_boxes(&svg);
+    let decades: Vec<&str> = boxes
+        .iter()
+        .map(|b| b.text.as_str())
+        .filter(|t| t.starts_with("1e") || *t == "1")
+        .collect();
+    assert!(decades.contains(&"1e80"), "labels above 1e34: {decades:?}");
+    let gridlines = svg.matches(r##"stroke="#ccc""##).count();
+    let tick_labels = boxes
+        .iter()
+        .filter(|b| b.text.parse::<f64>().is_ok() || b.text.starts_with("1e"))
+        .count();
+    assert_eq!(gridlines, tick_labels, "a label for every gridline");
+    assert!(
+        svg.contains(">ratio (log scale)<"),
+        "log axis named as such"
+    );
+}
+
+#[test]
+fn twenty_series_get_twenty_different_looks() {
+    let svg = render_svg(&crowded_plot());
+    let looks: std::collections::BTreeSet<String> = svg
+        .lines()
+        .filter(|l| l.starts_with("<polyline"))
+        .map(|l| l[..l.find(" points=").unwrap()].to_string())
+        .collect();
+    assert_eq!(looks.len(), 23, "{looks:#?}");
+}

@@ -455,16 +455,13 @@ mod construct_cli {
             ("2 2 2\n1 1 1\n2 2 x\n", "1", 4, "malformed entry"),
             ("2 3 2\n1 1 1\n2 2 1\n", "1", 2, "square"),
             ("2 2 2\n1 1 1\n3 2 1\n", "1", 4, "outside"),
-            ("2 2 1\n1 1 1\n2 2 1\n", "1", 4, "declares 1 entries"),
+            ("2 2 1\n1 1 1\n2 2 1\n", "1", 4, "declares 1 entry,"),
             ("2 2 3\n1 1 1\n2 2 1\n1 1 1\n", "2", 5, "duplicates line 3"),
         ] {
             let (o, dir) = construct(&format!("{H}{body}"), &["--k", k]);
             let err = String::from_utf8_lossy(&o.stderr);
             assert_eq!(o.status.code(), Some(2), "{body}: {err}");
-            assert!(
-                err.contains(&format!("a.mtx: line {line}:")),
-                "{body}: {err}"
-            );
+            assert!(err.contains(&format!("a.mtx:{line}: ")), "{body}: {err}");
             assert!(err.contains(what), "{body}: {err}");
             assert!(!dir.path().join("out").exists(), "{body}: wrote output");
         }
@@ -692,4 +689,139 @@ fn log_dimension_bad_params_are_rejected() {
         let e = param_error(LOGD, from, to);
         assert!(e.contains(field), "{e}");
     }
+}
+
+/// Runs `text` as the counting spec from a temporary theorems directory, writes
+/// the certificate there, and returns (run, theorems dir, certificate path).
+fn counting_from_temp_spec(
+    text: &str,
+) -> (
+    attncheck::app::ClaimRun,
+    tempfile::TempDir,
+    std::path::PathBuf,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let spec_dir = dir.path().join("sparse");
+    std::fs::create_dir_all(&spec_dir).unwrap();
+    let spec_file = spec_dir.join("counting-lower-bound.toml");
+    std::fs::write(&spec_file, text).unwrap();
+    let spec = attncheck::spec::Spec::load(&spec_file).unwrap();
+    let run = attncheck::app::run_claims(
+        &[&spec],
+        attncheck::spec::Profile::Quick,
+        &attncheck::progress::Progress::hidden(),
+    )
+    .unwrap()
+    .into_iter()
+    .next()
+    .unwrap();
+    let (_, cert) = run.certificate.as_ref().expect("a certificate");
+    let p = dir.path().join("counting.cert.json");
+    std::fs::write(&p, cert).unwrap();
+    (run, dir, p)
+}
+
+#[test]
+fn counting_lower_bound_does_not_wrap_at_d_2_pow_62() {
+    // 2·d·p = 2^64 wrapped to 0 in u64 and "disproved" D·p ≥ 3 at n = 16
+    let text = crate::util::spec_text(COUNTING).replacen(
+        "n = 16\nd = 325\nbits = 1",
+        "n = 16\nd = 4611686018427387904\nbits = 2",
+        1,
+    );
+    assert!(text.contains("4611686018427387904"));
+    let (run, dir, cert) = counting_from_temp_spec(&text);
+    assert_eq!(verdict(&run), Verdict::Certified, "{}", run.markdown);
+    let c = crate::util::check(&run, "n = 16, d = 4611686018427387904, p = 2 bits");
+    assert_eq!(c.result, attncheck::kernel::Certainty::True);
+    assert_eq!(c.kind, attncheck::verdict::CheckKind::Certified);
+    assert!(cell(&run, "The reconstruction's width", "16", "D·p") == "18446744073709551616");
+    let v = attncheck::app::verify_file(&cert, Some(dir.path())).unwrap();
+    assert!(v.checked.as_expected());
+}
+
+#[test]
+fn counting_lower_bound_writes_a_certificate_that_verify_rebuilds_and_tampering_is_rejected() {
+    let run = run_quick(COUNTING);
+    let theorems = crate::util::root().join("theorems");
+    let dir = tempfile::tempdir().unwrap();
+    let (_, text) = run
+        .certificate
+        .as_ref()
+        .expect("counting-lower-bound writes a certificate");
+    let ok = dir.path().join("ok.cert.json");
+    std::fs::write(&ok, text).unwrap();
+    let v = attncheck::app::verify_file(&ok, Some(&theorems)).unwrap();
+    assert!(v.checked.as_expected());
+    assert_eq!(v.checked.decisions().len(), run.report.checks.len());
+    let base: serde_json::Value = serde_json::from_str(text).unwrap();
+    let rejected = |name: &str, v: &serde_json::Value| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::to_string(v).unwrap()).unwrap();
+        match attncheck::app::verify_file(&p, Some(&theorems)) {
+            Err(attncheck::app::Error::Rejected { .. }) => {}
+            Err(e) => panic!("{name}: {e}"),
+            Ok(_) => panic!("{name}: accepted"),
+        }
+        p
+    };
+    let mut a = base.clone();
+    a["obligations"][0]["formula"] = "(<= 0 1)".into();
+    let vacuous = rejected("vacuous.json", &a);
+    let mut b = base.clone();
+    b["obligations"].as_array_mut().unwrap().remove(3);
+    rejected("deleted.json", &b);
+    // the least D·p at n = 16 changed from 3 to 2 in the formula
+    let mut c = base.clone();
+    let i = c["obligations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|o| o["formula"] == "(= (ceil (/ 45 16)) 3)")
+        .expect("the least D·p obligation");
+    c["obligations"][i]["formula"] = "(= (ceil (/ 45 16)) 2)".into();
+    rejected("bound.json", &c);
+    let mut d = base.clone();
+    d["obligations"][0]["expect"] = "fails".into();
+    rejected("expect.json", &d);
+    // through the binary: exit 4
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_attncheck"))
+        .arg("verify")
+        .arg(&vacuous)
+        .arg("--theorems")
+        .arg(&theorems)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn counting_lower_bound_notes_are_printed_once() {
+    let run = run_quick(COUNTING);
+    let md = &run.markdown;
+    assert_eq!(md.matches("the counting argument").count(), 1, "{md}");
+    let mut notes = run.report.notes.clone();
+    notes.sort();
+    notes.dedup();
+    assert_eq!(notes.len(), run.report.notes.len());
+}
+
+#[test]
+fn counting_lower_bound_states_its_tolerance_in_params_and_statement() {
+    let run = run_quick(COUNTING);
+    assert_eq!(run.report.params["stirling_tol_bits"], "0.21");
+    // the tolerance is a literal of the sweep's obligation (so --check sees it move)
+    let c = crate::util::check(&run, "for every n in 16..=1024");
+    assert!(c.name.contains("≤ 0.21 bits"), "{}", c.name);
+    assert_eq!(c.kind, attncheck::verdict::CheckKind::Certified);
+    let (_, text) = run.certificate.as_ref().unwrap();
+    assert!(
+        text.contains("21/100"),
+        "tolerance 0.21 = 21/100 in the formulas"
+    );
 }

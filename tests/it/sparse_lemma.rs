@@ -5,12 +5,12 @@
 
 use crate::util::{figure, run_quick, spec_path, spec_text, verdict};
 use attncheck::app;
-use attncheck::certificate::{self, Certificate, DataEntry};
+use attncheck::certificate::{Certificate, DataEntry};
 use attncheck::claims;
 use attncheck::claims::sparse::corollary_dimension::{d_formula_expr, Setting};
 use attncheck::claims::sparse::ratio_lemma::adversarial_logits;
 use attncheck::kernel::expr::{self, Data, Datum};
-use attncheck::kernel::{Certainty, SignMatrix};
+use attncheck::kernel::{Certainty, SignMatrix, Statement};
 use attncheck::rng::SplitMix64;
 use attncheck::sparse::construct::{self, Target, Witness};
 use attncheck::sparse::sample::draw_signs;
@@ -56,7 +56,7 @@ fn signs_of(v: &serde_json::Value) -> SignMatrix {
     let c: Certificate = serde_json::from_value(v.clone()).unwrap();
     match c.data["S"].to_datum().unwrap() {
         Datum::Signs(s) => s,
-        Datum::Sparse(_) => panic!("S is a sign matrix"),
+        _ => panic!("S is a sign matrix"),
     }
 }
 
@@ -190,16 +190,20 @@ fn a_bound_tightened_by_one_unit_is_violated_by_the_adversarial_target() {
         chk(format!("(<= (err-max S B) (* {t_less} 6))")),
         Certainty::False
     );
-    // the whole certificate holds, and fails once η is tightened
-    let cert = w.certificate(
-        "sparse/ratio-lemma",
-        128,
+    // the whole lemma statement holds
+    let mut st = Statement::new("sparse/ratio-lemma");
+    construct::assert_lemma(
+        &mut st,
+        w.s.clone(),
+        w.b.clone(),
+        &w.t_star,
         &Rational::from(4),
         &Rational::from(2),
         1,
     );
-    let res = certificate::verify(Path::new("mem"), &cert).unwrap();
-    assert!(res.iter().all(|r| r.result == Certainty::True));
+    let c = attncheck::kernel::check(&st, 128).unwrap();
+    assert!(c.as_expected());
+    assert!(c.decisions().iter().all(|d| d.result() == Certainty::True));
 }
 
 #[test]
@@ -213,20 +217,26 @@ fn verify_rechecks_ratio_lemma_and_rejects_alterations() {
     let size = std::fs::metadata(&p).unwrap().len();
     assert!(size < 400_000, "certificate of {size} bytes");
 
-    // one sign of S
+    // one sign of S: S is redrawn from its seed, so the certificate is rejected (exit 4)
     let mut a = v.clone();
     flip_growing_sign(&mut a);
     let (code, out) = verify_cli(&write(dir.path(), "sign.json", &a));
-    assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("FALSE"), "{out}");
+    assert_eq!(code, Some(4), "{out}");
+    assert!(
+        out.contains("rejected") && out.contains("datum `S`"),
+        "{out}"
+    );
+    // and without the spec, the flipped sign still makes t* = hint false
+    let v_ns = app::verify_file(&dir.path().join("sign.json"), None).unwrap();
+    assert!(!v_ns.checked.as_expected());
 
-    // one logit: B_00 + 1/1000 (still within [Δ, Δ + ρ] when below the top)
+    // one logit: B_00 − 1/1000 (B is rebuilt from S): rejected
     let mut b = v.clone();
     let entry = &mut b["data"]["B"]["rows"][0][0][1];
     let q: Rational = attncheck::kernel::parse_rational(entry.as_str().unwrap()).unwrap();
     *entry = serde_json::Value::String((q - Rational::from((1, 1000))).to_string());
     let (code, out) = verify_cli(&write(dir.path(), "logit.json", &b));
-    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(code, Some(4), "{out}");
 
     // t*: the first obligation states it exactly
     let mut c = v.clone();
@@ -239,10 +249,10 @@ fn verify_rechecks_ratio_lemma_and_rejects_alterations() {
     c["obligations"][0]["formula"] =
         serde_json::Value::String(format!("(= (/ (gram-max-abs S) (cols S)) {altered})"));
     let (code, out) = verify_cli(&write(dir.path(), "tstar.json", &c));
-    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(code, Some(4), "{out}");
     // through the library as well
-    let (_, res) = app::verify_file(&dir.path().join("tstar.json")).unwrap();
-    assert_eq!(res[0].result, Certainty::False);
+    let v = app::verify_file(&dir.path().join("tstar.json"), None).unwrap();
+    assert_eq!(v.checked.decisions()[0].result(), Certainty::False);
 }
 
 #[test]
@@ -254,7 +264,9 @@ fn verify_rechecks_corollary_and_rejects_an_altered_sign() {
     let mut a = v.clone();
     flip_growing_sign(&mut a);
     let (code, out) = verify_cli(&write(dir.path(), "sign.json", &a));
-    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(code, Some(4), "{out}");
+    let v_ns = app::verify_file(&dir.path().join("sign.json"), None).unwrap();
+    assert!(!v_ns.checked.as_expected());
 }
 
 #[test]
@@ -307,12 +319,8 @@ fn exact_mode_decides_equalities() {
     for f in std::fs::read_dir(crate::util::root().join("reports/positional")).unwrap() {
         let p = f.unwrap().path();
         if p.to_string_lossy().ends_with(".cert.json") {
-            let (_, r) = app::verify_file(&p).unwrap();
-            assert!(
-                r.iter().all(|x| x.result == Certainty::True),
-                "{}",
-                p.display()
-            );
+            let v = app::verify_file(&p, Some(&crate::util::root().join("theorems"))).unwrap();
+            assert!(v.checked.as_expected(), "{}", p.display());
         }
     }
 }
@@ -397,4 +405,277 @@ fn bad_params_name_the_field() {
     assert!(prepare_err(CD, "ns = [16, 32]", "ns = [16, 4096]").contains("grid.ns[1]"));
     assert!(prepare_err(RM, "tau = \"1/100\"", "tau = \"2\"").contains("tau"));
     assert!(prepare_err(RM, "gamma = \"7.31322\"", "gamma = \"7.3e0\"").contains("table[0].gamma"));
+}
+
+fn theorems() -> PathBuf {
+    crate::util::root().join("theorems")
+}
+
+/// verify_file with the committed specs: `Err(reason)` when rejected.
+fn verify_lib(dir: &Path, name: &str, v: &serde_json::Value) -> Result<bool, String> {
+    let p = write(dir, name, v);
+    match app::verify_file(&p, Some(&theorems())) {
+        Ok(v) => Ok(v.checked.as_expected()),
+        Err(app::Error::Rejected { reason, .. }) => Err(reason),
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
+/// Moves the first entry of B's row `i` to a column not in its support (keeping
+/// columns increasing).
+fn move_support_entry(v: &mut serde_json::Value, i: usize) {
+    let row = v["data"]["B"]["rows"][i].as_array().unwrap().clone();
+    let cols: Vec<u64> = row.iter().map(|e| e[0].as_u64().unwrap()).collect();
+    let n = v["data"]["B"]["n"].as_u64().unwrap();
+    let free = (0..n).find(|c| !cols.contains(c)).unwrap();
+    let mut moved = row.clone();
+    moved[0][0] = serde_json::json!(free);
+    moved.sort_by_key(|e| e[0].as_u64().unwrap());
+    v["data"]["B"]["rows"][i] = serde_json::Value::Array(moved);
+}
+
+fn swap_rows(v: &mut serde_json::Value, datum: &str, i: usize, j: usize) {
+    v["data"][datum]["rows"].as_array_mut().unwrap().swap(i, j);
+}
+
+/// The tamper classes every certificate must reject: a formula replaced by
+/// `(<= 0 1)`, a deleted obligation, a changed bound, a changed datum.
+fn assert_tampering_rejected(v: &serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(verify_lib(dir.path(), "ok.json", v), Ok(true));
+    let mut a = v.clone();
+    a["obligations"][1]["formula"] = "(<= 0 1)".into();
+    assert!(verify_lib(dir.path(), "vacuous.json", &a).is_err());
+    let mut b = v.clone();
+    b["obligations"].as_array_mut().unwrap().pop();
+    assert!(verify_lib(dir.path(), "deleted.json", &b).is_err());
+    let mut c = v.clone();
+    let f = c["obligations"][1]["formula"].as_str().unwrap().to_string();
+    // the last integer literal of the formula, plus one
+    let mut toks: Vec<String> = f.split(' ').map(str::to_string).collect();
+    let q = toks
+        .iter()
+        .rposition(|t| t.trim_end_matches(')').parse::<i64>().is_ok())
+        .expect("an integer literal");
+    let lit = toks[q].trim_end_matches(')').to_string();
+    let close = &toks[q][lit.len()..];
+    toks[q] = format!("{}{close}", lit.parse::<i64>().unwrap() + 1);
+    let g = toks.join(" ");
+    assert_ne!(f, g, "{f}");
+    c["obligations"][1]["formula"] = g.into();
+    assert!(verify_lib(dir.path(), "bound.json", &c).is_err());
+    let mut d = v.clone();
+    flip_growing_sign(&mut d);
+    let r = verify_lib(dir.path(), "datum.json", &d).unwrap_err();
+    assert!(r.contains("datum `S`"), "{r}");
+}
+
+#[test]
+fn ratio_lemma_certificate_rejects_a_flipped_sign_and_every_tamper_class() {
+    assert_tampering_rejected(&cert_json(RL));
+}
+
+#[test]
+fn ratio_lemma_rejects_any_single_sign_flip_of_s() {
+    // 651 of 656 single flips used to be accepted: S is now redrawn from its seed
+    let v = cert_json(RL);
+    let dir = tempfile::tempdir().unwrap();
+    let s = signs_of(&v);
+    for (l, c) in [(0, 0), (1, 5), (s.n() - 1, s.d() - 1), (17, 300)] {
+        let mut a = v.clone();
+        let mut words = s.row(l).to_vec();
+        words[c / 64] ^= 1u64 << (c % 64);
+        a["data"]["S"]["rows"][l] =
+            serde_json::Value::String(words.iter().map(|w| format!("{w:016x}")).collect());
+        let r = verify_lib(dir.path(), "flip.json", &a).unwrap_err();
+        assert!(r.contains("datum `S`"), "({l}, {c}): {r}");
+    }
+}
+
+#[test]
+fn ratio_lemma_rejects_a_changed_t_star_hint() {
+    let v = cert_json(RL);
+    let dir = tempfile::tempdir().unwrap();
+    let ts = v["hints"]["t_star"].as_str().unwrap().to_string();
+    let q: Rational = attncheck::kernel::parse_rational(&ts).unwrap();
+    let other = (q + Rational::from((1, 512))).to_string();
+    // the hint alone: the rebuilt statement differs from the certificate's
+    let mut a = v.clone();
+    a["hints"]["t_star"] = other.clone().into();
+    assert!(verify_lib(dir.path(), "hint.json", &a).is_err());
+    // hint and formulas changed together: accepted as a statement, but false
+    let mut b: serde_json::Value =
+        serde_json::from_str(&serde_json::to_string(&v).unwrap().replace(&ts, &other)).unwrap();
+    b["hints"]["t_star"] = other.into();
+    assert_eq!(verify_lib(dir.path(), "hint2.json", &b), Ok(false));
+}
+
+#[test]
+fn ratio_lemma_rejects_a_moved_b_support_entry() {
+    let v = cert_json(RL);
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = v.clone();
+    move_support_entry(&mut a, 0);
+    let r = verify_lib(dir.path(), "moved.json", &a).unwrap_err();
+    assert!(r.contains("datum `B`"), "{r}");
+}
+
+#[test]
+fn ratio_lemma_rejects_swapped_rows() {
+    let v = cert_json(RL);
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = v.clone();
+    swap_rows(&mut a, "B", 0, 1);
+    assert!(verify_lib(dir.path(), "swapb.json", &a).is_err());
+    let mut b = v.clone();
+    swap_rows(&mut b, "S", 0, 1);
+    swap_rows(&mut b, "B", 0, 1);
+    assert!(verify_lib(dir.path(), "swapsb.json", &b).is_err());
+}
+
+#[test]
+fn corollary_dimension_certificate_is_rebuilt_and_tampering_is_rejected() {
+    assert_tampering_rejected(&cert_json(CD));
+}
+
+#[test]
+fn row_mass_writes_a_certificate_and_tampering_is_rejected() {
+    let v = cert_json(RM);
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(verify_lib(dir.path(), "ok.json", &v), Ok(true));
+    let mut a = v.clone();
+    a["obligations"][0]["formula"] = "(<= 0 1)".into();
+    assert!(verify_lib(dir.path(), "vacuous.json", &a).is_err());
+    let mut b = v.clone();
+    b["obligations"].as_array_mut().unwrap().remove(2);
+    assert!(verify_lib(dir.path(), "deleted.json", &b).is_err());
+    let mut c = v.clone();
+    let f = c["obligations"][0]["formula"].as_str().unwrap().to_string();
+    c["obligations"][0]["formula"] = f.replacen("1/100", "1/1000", 1).into();
+    assert!(verify_lib(dir.path(), "bound.json", &c).is_err());
+    let mut d = v.clone();
+    let row = d["data"]["S0"]["rows"][0].as_str().unwrap().to_string();
+    let flipped = format!(
+        "{}{}",
+        if row.starts_with('0') { "1" } else { "0" },
+        &row[1..]
+    );
+    d["data"]["S0"]["rows"][0] = flipped.into();
+    assert!(verify_lib(dir.path(), "datum.json", &d)
+        .unwrap_err()
+        .contains("S0"));
+}
+
+mod construct_certificates {
+    use super::*;
+    use attncheck::sparse::target;
+
+    fn construction() -> (Certificate, tempfile::TempDir, PathBuf) {
+        let text = "%%MatrixMarket matrix coordinate real general\n6 6 9\n1 1 1\n1 3 2.5\n2 2 1\n3 1 1/3\n3 4 0.125\n4 4 7\n5 5 1\n5 6 2\n6 1 1\n";
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.mtx");
+        std::fs::write(&f, text).unwrap();
+        let a = target::load(&f, 2).unwrap();
+        let p = target::ConstructParams::parse(2, "1/2", "2", "3", "1/100").unwrap();
+        let c = target::construct(&a, &p, 3, 64, 128).unwrap();
+        (c.certificate, dir, f)
+    }
+
+    /// What `verify` does with a construct certificate: rebuild, compare, decide.
+    fn verify(cert: &Certificate, target_file: Option<&Path>) -> Result<bool, String> {
+        let st = target::rebuild_statement(cert, target_file)?;
+        let expected = Certificate::of(&st, cert.profile, cert.precision, &cert.hints);
+        if let Some(d) = cert.statement_difference(&expected) {
+            return Err(d);
+        }
+        Ok(attncheck::kernel::check(&st, cert.precision)
+            .map_err(|e| e.to_string())?
+            .as_expected())
+    }
+
+    fn json(c: &Certificate) -> serde_json::Value {
+        serde_json::to_value(c).unwrap()
+    }
+
+    fn back(v: serde_json::Value) -> Certificate {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn construct_certificate_is_rebuilt_from_a_and_its_seed() {
+        let (c, _dir, f) = construction();
+        assert_eq!(c.claim, "sparse/construct");
+        for h in ["k", "epsilon", "gamma", "rho", "delta", "seed", "n", "d"] {
+            assert!(c.hints.contains_key(h), "{h}");
+        }
+        assert!(c.data.contains_key("A"));
+        assert_eq!(verify(&c, None), Ok(true));
+        assert_eq!(verify(&c, Some(&f)), Ok(true));
+    }
+
+    #[test]
+    fn construct_certificate_rejects_a_flipped_sign() {
+        let (c, _dir, _f) = construction();
+        let mut v = json(&c);
+        flip_growing_sign(&mut v);
+        assert!(verify(&back(v), None).unwrap_err().contains("datum `S`"));
+        // any sign, not only the growing one
+        let s = signs_of(&json(&c));
+        for (l, col) in [(0, 0), (5, s.d() - 1), (2, 77)] {
+            let mut v = json(&c);
+            let mut words = s.row(l).to_vec();
+            words[col / 64] ^= 1u64 << (col % 64);
+            v["data"]["S"]["rows"][l] =
+                serde_json::Value::String(words.iter().map(|w| format!("{w:016x}")).collect());
+            assert!(verify(&back(v), None).is_err(), "({l}, {col})");
+        }
+    }
+
+    #[test]
+    fn construct_certificate_rejects_a_moved_support_entry() {
+        let (c, _dir, f) = construction();
+        let mut v = json(&c);
+        move_support_entry(&mut v, 1);
+        assert!(verify(&back(v), None).unwrap_err().contains("datum `B`"));
+        // moving the entry in A and B together changes A: the target file pins it
+        let mut w = json(&c);
+        let a_row = w["data"]["A"]["rows"][1].clone();
+        let moved_col = if a_row[0][0] == 0 { 2 } else { 0 };
+        w["data"]["A"]["rows"][1][0][0] = serde_json::json!(moved_col);
+        w["data"]["B"]["rows"][1][0][0] = serde_json::json!(moved_col);
+        let w = back(w);
+        assert!(verify(&w, Some(&f)).unwrap_err().contains("datum `A`"));
+    }
+
+    #[test]
+    fn construct_certificate_rejects_swapped_rows() {
+        let (c, _dir, f) = construction();
+        let mut v = json(&c);
+        swap_rows(&mut v, "B", 0, 1);
+        assert!(verify(&back(v), None).is_err());
+        let mut w = json(&c);
+        swap_rows(&mut w, "S", 0, 1);
+        assert!(verify(&back(w), None).is_err());
+        let mut x = json(&c);
+        swap_rows(&mut x, "A", 0, 1);
+        swap_rows(&mut x, "B", 0, 1);
+        assert!(verify(&back(x), Some(&f)).is_err());
+    }
+
+    #[test]
+    fn construct_certificate_rejects_tampered_obligations_and_hints() {
+        let (c, _dir, _f) = construction();
+        let mut v = json(&c);
+        v["obligations"][0]["formula"] = "(<= 0 1)".into();
+        assert!(verify(&back(v), None).is_err());
+        let mut w = json(&c);
+        w["obligations"].as_array_mut().unwrap().pop();
+        assert!(verify(&back(w), None).is_err());
+        let mut x = json(&c);
+        x["hints"]["seed"] = "4".into();
+        assert!(verify(&back(x), None).is_err());
+        let mut y = json(&c);
+        y["hints"]["epsilon"] = "1".into();
+        assert!(verify(&back(y), None).is_err());
+    }
 }

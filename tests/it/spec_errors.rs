@@ -146,3 +146,139 @@ fn every_committed_spec_loads_and_validates_in_both_profiles() {
         );
     }
 }
+
+/// A spec written to `<tmp>/theorems/<id>.toml` (so [`Spec::load`] treats it as a
+/// registered claim at its place).
+fn scratch_spec(id: &str, bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("theorems").join(format!("{id}.toml"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, bytes).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn profiles_quick_unknown_key_is_located_at_its_own_line() {
+    let text = format!("{}\n[profiles.quick]\nbogus = 3\n", spec_text(ID));
+    let e = prepare_err(ID, &text);
+    let line = line_of(&text, "bogus = 3");
+    assert!(
+        e.contains(&format!("alibi-slopes.toml:{line}: profiles.quick.bogus:")),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_param_key_is_named_once_not_doubled() {
+    let text = spec_text(ID).replacen(
+        "f64_rel_tol = \"1e-14\"",
+        "f64_rel_tol = \"1e-14\"\nslopez = 3",
+        1,
+    );
+    let e = prepare_err(ID, &text);
+    let line = line_of(&text, "slopez = 3");
+    assert!(e.contains(&format!(":{line}: params.slopez: ")), "{e}");
+    assert!(!e.contains("slopez.slopez"), "{e}");
+}
+
+#[test]
+fn unknown_key_in_an_array_of_tables_is_named_once_at_its_line() {
+    let id = "positional/alibi-window";
+    let text = spec_text(id).replacen("slope = \"2^-4\"", "slope = \"2^-4\"\nfoo = 1", 1);
+    let e = prepare_err(id, &text);
+    let line = line_of(&text, "foo = 1");
+    assert!(e.contains(&format!(":{line}: params.rows[1].foo: ")), "{e}");
+    assert!(!e.contains("foo.foo"), "{e}");
+}
+
+#[test]
+fn line_of_key_matches_whole_keys_not_prefixes() {
+    use attncheck::spec::line_of_key;
+    let text = "idx = 1\nid = \"a/b\"\n[params]\nrows_n = 2\nrows = 3\n";
+    assert_eq!(line_of_key(text, "id"), Some(2));
+    assert_eq!(line_of_key(text, "params.rows"), Some(5));
+    assert_eq!(line_of_key(text, "missing"), None);
+    // not TOML: a whole-key line scan
+    assert_eq!(line_of_key("idx = 1\nid = \n", "id"), Some(2));
+}
+
+#[test]
+fn non_utf8_spec_names_the_line_of_the_first_bad_byte() {
+    let mut bytes = spec_text(ID).into_bytes();
+    let at = line_of(&spec_text(ID), "title =");
+    let offset = spec_text(ID)
+        .lines()
+        .take(at - 1)
+        .map(|l| l.len() + 1)
+        .sum::<usize>()
+        + 3;
+    bytes.insert(offset, 0xff);
+    let (_d, path) = scratch_spec(ID, &bytes);
+    let e = Spec::load(&path).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("alibi-slopes.toml:{at}: byte 0xff at column 4")),
+        "{e}"
+    );
+}
+
+#[test]
+fn profiles_full_errors_are_reported_on_every_load() {
+    let text = format!("{}\n[profiles.full]\nheads = [2, 0]\n", spec_text(ID));
+    let (_d, path) = scratch_spec(ID, text.as_bytes());
+    let e = Spec::load(&path).unwrap_err().to_string();
+    let line = line_of(&text, "heads = [2, 0]");
+    assert!(
+        e.contains(&format!(":{line}: profiles.full.heads[1]")),
+        "{e}"
+    );
+}
+
+#[test]
+fn expected_certified_with_rigour_supported_is_an_error() {
+    let text = spec_text(ID).replacen("rigour = \"certified\"", "rigour = \"supported\"", 1);
+    let e = prepare_err(ID, &text);
+    let line = line_of(&text, "expected = \"certified\"");
+    assert!(e.contains(&format!(":{line}: expected: ")), "{e}");
+    assert!(e.contains("rigour"), "{e}");
+}
+
+#[test]
+fn epsilon_with_a_huge_exponent_names_the_exponent_limit() {
+    let e = crate::util::edited_err(
+        "positional/alibi-window",
+        "epsilon = \"1/100\"",
+        "epsilon = \"1e-100000000\"",
+    );
+    assert!(e.contains("params.epsilon"), "{e}");
+    assert!(e.contains("−100000..=100000"), "{e}");
+    // the limit stated is the one the kernel applies
+    use attncheck::spec::{exact, MAX_DECIMAL_EXPONENT, MAX_POWER_EXPONENT};
+    let m = MAX_DECIMAL_EXPONENT;
+    assert!(exact("x", &format!("1e-{m}")).is_ok());
+    assert!(exact("x", &format!("1e-{}", m + 1)).is_err());
+    let p = MAX_POWER_EXPONENT;
+    assert!(exact("x", &format!("1^-{p}")).is_ok());
+    let e = exact("x", &format!("2^{}", p + 1)).unwrap_err().reason;
+    assert!(e.contains(&format!("−{p}..={p}")), "{e}");
+    // other malformed literals keep the kernel's explanation
+    let e = exact("x", "1e-3x").unwrap_err().reason;
+    assert!(e.contains("not an exact number"), "{e}");
+}
+
+#[test]
+fn precision_above_the_maximum_is_an_error_naming_the_maximum() {
+    let text = spec_text(ID).replacen("precision = 128", "precision = 1048576", 1);
+    let e = prepare_err(ID, &text);
+    let line = line_of(&text, "precision = 1048576");
+    assert!(e.contains(&format!(":{line}: precision: ")), "{e}");
+    assert!(
+        e.contains(&attncheck::spec::MAX_PRECISION.to_string()),
+        "{e}"
+    );
+    let at_max = spec_text(ID).replacen(
+        "precision = 128",
+        &format!("precision = {}", attncheck::spec::MAX_PRECISION),
+        1,
+    );
+    assert!(Spec::parse(&spec_path(ID), &at_max).is_ok());
+}

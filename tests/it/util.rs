@@ -139,3 +139,22 @@ pub fn line_of(text: &str, needle: &str) -> usize {
         .expect("needle")
         + 1
 }
+
+/// The `attncheck` binary built for these tests.
+pub fn bin() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_attncheck"))
+}
+
+/// Runs the binary in `dir` with `args`.
+pub fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    bin().current_dir(dir).args(args).output().unwrap()
+}
+
+/// Everything a command printed: stdout, then stderr.
+pub fn output_text(o: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}

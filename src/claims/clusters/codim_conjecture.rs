@@ -24,6 +24,7 @@ use crate::dynamics::plots::trajectories;
 use crate::dynamics::variants::{diameter, max_norm, positive_duals, project, tau_clusters};
 use crate::outcome::{Outcome, Table};
 use crate::spec::{exact, FieldError};
+use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -137,6 +138,17 @@ impl crate::spec::Params for Params {
     }
 }
 
+/// One (V, seed) flow's results: the table cells after the seed's, the cluster count
+/// at the middle τ (None when the flow failed), and the sampled projections for the
+/// plot (first seed only).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct SeedRun {
+    cells: Vec<String>,
+    mid_count: Option<usize>,
+    times: Vec<f64>,
+    states: Vec<Vec<f64>>,
+}
+
 /// Runs the exploration.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
@@ -222,58 +234,71 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             },
         ]);
         let sys = System::new(Mat::identity(d), Mat::identity(d), v.clone());
-        for (si, &seed) in p.seeds.iter().enumerate() {
-            let z0 = random_dyadic("range", p.n, d, &p.range[0], &p.range[1], seed, 20)
-                .expect("validated");
-            let mut times = Vec::new();
-            let mut states: Vec<Vec<f64>> = Vec::new();
-            let want_plot = si == 0;
-            let res = rk4(&sys, &z0, &r.t_end, &r.h, &opts, |f| {
-                if want_plot && (f.step % sample_every == 0) {
-                    times.push(f.step as f64 * h_f);
-                    states.push(
-                        project(&duals.functionals, f.state, f.n, f.d)
-                            .into_iter()
-                            .flatten()
-                            .collect(),
-                    );
-                }
-            });
-            let mut row = vec![name.clone(), seed.to_string(), k.to_string()];
-            match res {
-                Ok(res) => {
-                    let z0f = crate::dynamics::variants::to_floats(&z0, prec);
-                    let p0 = project(&duals.functionals, &z0f, p.n, d);
-                    let pt = project(&duals.functionals, &res.state, p.n, d);
-                    let zt = crate::dynamics::variants::rows_f64(&res.state, d);
-                    let d0 = diameter(&p0);
-                    row.push(format!("{d0:.4}"));
-                    row.push(format!("{:.4}", diameter(&pt)));
-                    for (ti, t) in r.taus.iter().enumerate() {
-                        let c = tau_clusters(&pt, t.to_f64() * d0);
-                        if ti == r.taus.len() / 2 {
-                            max_count = max_count.max(c);
-                            over_three += usize::from(c > 3);
+        // one (V, seed) flow is an independent unit (run --shard i/N); seeds run in parallel
+        let seed_runs: Vec<SeedRun> = p
+            .seeds
+            .par_iter()
+            .enumerate()
+            .map(|(si, &seed)| {
+                let key = format!("{name}, seed {seed}");
+                ctx.unit(&key, || {
+                    let z0 = random_dyadic("range", p.n, d, &p.range[0], &p.range[1], seed, 20)
+                        .expect("validated");
+                    let mut run = SeedRun::default();
+                    let want_plot = si == 0;
+                    let res = rk4(&sys, &z0, &r.t_end, &r.h, &opts, |f| {
+                        if want_plot && (f.step % sample_every == 0) {
+                            run.times.push(f.step as f64 * h_f);
+                            run.states.push(
+                                project(&duals.functionals, f.state, f.n, f.d)
+                                    .into_iter()
+                                    .flatten()
+                                    .collect(),
+                            );
                         }
-                        row.push(c.to_string());
+                    });
+                    match res {
+                        Ok(res) => {
+                            let z0f = crate::dynamics::variants::to_floats(&z0, prec);
+                            let p0 = project(&duals.functionals, &z0f, p.n, d);
+                            let pt = project(&duals.functionals, &res.state, p.n, d);
+                            let zt = crate::dynamics::variants::rows_f64(&res.state, d);
+                            let d0 = diameter(&p0);
+                            run.cells.push(format!("{d0:.4}"));
+                            run.cells.push(format!("{:.4}", diameter(&pt)));
+                            for (ti, t) in r.taus.iter().enumerate() {
+                                let c = tau_clusters(&pt, t.to_f64() * d0);
+                                if ti == r.taus.len() / 2 {
+                                    run.mid_count = Some(c);
+                                }
+                                run.cells.push(c.to_string());
+                            }
+                            run.cells.push(format!("{:.4}", max_norm(&zt)));
+                        }
+                        Err(e) => run.cells.push(format!("flow failed: {e}")),
                     }
-                    row.push(format!("{:.4}", max_norm(&zt)));
-                    runs += 1;
-                }
-                Err(e) => {
-                    row.push(format!("flow failed: {e}"));
-                    while row.len() < cols.len() {
-                        row.push("—".into());
-                    }
-                }
+                    run
+                })
+            })
+            .collect();
+        for (si, (&seed, run)) in p.seeds.iter().zip(seed_runs).enumerate() {
+            let mut row = vec![name.clone(), seed.to_string(), k.to_string()];
+            row.extend(run.cells);
+            while row.len() < cols.len() {
+                row.push("—".into());
+            }
+            if let Some(c) = run.mid_count {
+                max_count = max_count.max(c);
+                over_three += usize::from(c > 3);
+                runs += 1;
             }
             table.row(row);
-            if want_plot {
+            if si == 0 {
                 let mut plot = trajectories(
                     &format!("case{}-phi", ci + 1),
                     &format!("{name}, seed {seed}: (φ_1*(z_i(t)), …, φ_k*(z_i(t))), k = {k}"),
-                    &times,
-                    &states,
+                    &run.times,
+                    &run.states,
                     p.n,
                     k,
                 );
@@ -290,13 +315,13 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "max_clusters",
         max_count as f64,
         format!(
-            "largest number of τ-clusters of the projected tokens at T (τ = {mid}·diam₀) over all {runs} runs"
+            "{max_count}: the largest number of τ-clusters of the projected tokens at T (τ = {mid}·diam₀) over all {runs} runs"
         ),
     );
     out.figure(
         "runs_over_three",
         over_three as f64,
-        format!("runs with more than 3 τ-clusters at T (τ = {mid}·diam₀)"),
+        format!("{over_three} of {runs} runs with more than 3 τ-clusters at T (τ = {mid}·diam₀)"),
     );
     out.tables.push(table);
     out.tables.push(spectra);

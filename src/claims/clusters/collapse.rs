@@ -8,7 +8,8 @@
 //!
 //! Checks, on the discrete map (D) with Δt from the spec, in outward-rounded
 //! intervals:
-//! - per step (certified for this instance): 𝓛(x^{k+1}) ≤ 𝓛(x^k), and the ball bound
+//! - per step (certified for this instance by a kernel step tally: every step's margin
+//!   is proven ≥ 0 by the enclosures, not merely "not violated"): 𝓛(x^{k+1}) ≤ 𝓛(x^k), and the ball bound
 //!   ‖x_i^k‖ ≤ max{max_j ‖x_j^0‖, √(2n)} — continuous-time statements, so a failure at
 //!   a large Δt would not refute the paper (the report would say so);
 //! - at the horizon (observed; the proof is by compactness, no rate): with the
@@ -225,11 +226,10 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             ("𝓛 nonincreasing", &a.lyap),
             ("ball bound max{max‖x(0)‖, √(2n)}", &a.ball),
         ] {
-            out.checks.certify(
-                format!("{}: {what} on every step of (D)", inst.name),
-                t.certainty(),
-                t.summary(),
-            );
+            // Each step's margin is proven ≥ 0 by the enclosures themselves (a kernel
+            // tally), so the check is certified for this instance.
+            out.checks
+                .tally(format!("{}: {what} on every step of (D)", inst.name), t);
         }
         let ratio = &a.at_4t / &a.at_t;
         let ratio2 = &b.at_4t / &b.at_t;

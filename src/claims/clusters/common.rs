@@ -194,3 +194,38 @@ pub fn add_visuals(
         n,
     ));
 }
+
+/// The `layer` datum of an instance: its exact Q, K, V, Δt and steps, iterated from
+/// each of `runs` (initial tokens; the instance's own when `runs` is empty). The
+/// builders of growth-bound and stability state their obligations over it.
+pub fn layer_datum(inst: &Instance, runs: Vec<Mat>) -> Result<crate::kernel::expr::Datum, String> {
+    let runs = if runs.is_empty() {
+        vec![inst.tokens.clone()]
+    } else {
+        runs
+    };
+    crate::dynamics::layer_data::LayerData::new(
+        inst.sys.q.clone(),
+        inst.sys.k.clone(),
+        inst.sys.v.clone(),
+        inst.dt.clone(),
+        inst.steps,
+        runs,
+    )
+    .map(crate::kernel::expr::Datum::Layer)
+    .map_err(|(f, r)| format!("{}: layer datum: {f}: {r}", inst.name))
+}
+
+/// How the kernel decided the obligation `name` ("true", "false", "undecided"), or
+/// "not evaluated" when the statement was not (for tables).
+pub fn decided(checked: Option<&crate::kernel::Checked>, name: &str) -> String {
+    use crate::kernel::Certainty;
+    checked
+        .and_then(|c| c.decisions().iter().find(|d| d.name() == name))
+        .map_or("not evaluated", |d| match d.result() {
+            Certainty::True => "true",
+            Certainty::False => "false",
+            Certainty::Unknown => "undecided",
+        })
+        .to_string()
+}

@@ -47,10 +47,11 @@
 //!   uncentered logits ⟨e^t z_i, e^t z_j⟩ = e^{2t}(1 ± c²): once c² < 2^{−53} the two
 //!   logits round to the same value, P = J/2 exactly and both tokens drift to (1, 0).
 
+use crate::certificate::Hints;
 use crate::claims::Ctx;
 use crate::dynamics::flow::{self, FlowOptions, Frame, Vars};
 use crate::dynamics::model::{Mat, System};
-use crate::kernel::{parse_rational, Certainty, Interval};
+use crate::kernel::{expr, parse_rational, Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::{ensure, ensure_each, exact, FieldError};
 use rayon::prelude::*;
@@ -180,6 +181,13 @@ impl Params {
                 e >= Rational::from((1, 100)) && e <= 2,
                 f("eps"),
                 "ε must lie in [1/100, 2] (the quadrature's truncation assumes 2ε² ≤ 8)",
+            )?;
+            ensure(
+                !limits
+                    .iter()
+                    .any(|(x, _, _): &(Rational, Rational, String)| *x == e),
+                f("eps"),
+                "the ε of the limit table must be distinct",
             )?;
             let c = exact(&f("c"), &l.c)?;
             ensure(c > 0, f("c"), "C(ε) is positive")?;
@@ -344,6 +352,13 @@ impl crate::spec::Params for Params {
     fn validate(&self) -> Result<(), FieldError> {
         self.parsed().map(|_| ())
     }
+    fn statement(&self, claim: &str, hints: &Hints) -> Option<Result<Statement, String>> {
+        Some(
+            self.parsed()
+                .map_err(|e| format!("{}: {}", e.field, e.reason))
+                .and_then(|p| statement_of(&p, claim, hints)),
+        )
+    }
 }
 
 /// Half a unit in the last printed digit of a decimal literal ("0.0677" → 5·10^−5,
@@ -369,24 +384,78 @@ pub fn half_unit(s: &str) -> Option<Rational> {
     Some(unit / 2)
 }
 
-// ----- (a) certified lower bound --------------------------------------------
+// ----- (a) the statement ----------------------------------------------------
 
-/// L(ε) = ε e^{−1/(2ε²)}, an outward-rounded enclosure.
-pub fn lower_bound(eps: &Rational, prec: u32) -> Interval {
-    let e = Interval::from_rational(prec, eps);
-    let arg = Interval::from_rational(
-        prec,
-        &(Rational::from(-1) / (2 * Rational::from(eps * eps))),
-    );
-    &e * &arg.exp()
+/// L(ε) = ε e^{−1/(2ε²)} as a term of the obligation language (the one source of
+/// the formula: the statement asserts it, tables and figures evaluate it).
+pub fn lower_term(eps: &Rational) -> String {
+    let e = eps.to_string();
+    format!("(* {e} (exp (/ -1 (* 2 (* {e} {e})))))")
 }
 
-/// X(ε, T) = 2L(ε)² e^{2T} / ln 10, so that P₁₂(T) ≤ exp(−2L²e^{2T}) = 10^{−X}.
+/// X(ε, T) = 2L(ε)² e^{2T} / ln 10, so that P₁₂(T) ≤ exp(−2L²e^{2T}) = 10^{−X}, as a term.
+pub fn exponent10_term(eps: &Rational, t: &Rational) -> String {
+    let l = lower_term(eps);
+    format!("(/ (* 2 (* {l} {l}) (exp (* 2 {t}))) (ln 10))")
+}
+
+/// L(ε) = ε e^{−1/(2ε²)}, an outward-rounded enclosure (evaluates [`lower_term`]).
+pub fn lower_bound(eps: &Rational, prec: u32) -> Interval {
+    expr::eval(&lower_term(eps), prec).expect("a well-formed term")
+}
+
+/// X(ε, T), an outward-rounded enclosure (evaluates [`exponent10_term`]).
 pub fn bound_exponent10(eps: &Rational, t: &Rational, prec: u32) -> Interval {
-    let l = lower_bound(eps, prec);
-    let e2t = Interval::from_rational(prec, &(2 * t.clone())).exp();
-    let ln10 = Interval::from_i64(prec, 10).ln();
-    &(&(&l * &l).mul_i64(2) * &e2t) / &ln10
+    expr::eval(&exponent10_term(eps, t), prec).expect("a well-formed term")
+}
+
+/// The name of the obligation "single cluster" at ε (the spec's `refutes` lists them).
+pub fn single_cluster_name(eps: &Rational) -> String {
+    format!(
+        "single cluster at ε = {}: lim z₁ = lim z₂ (the remark's literal claim)",
+        fmt_q(eps)
+    )
+}
+
+/// The hint key of the printed exponent at ε.
+fn exponent_hint(eps: &Rational) -> String {
+    format!("bound exponent at ε = {eps}")
+}
+
+/// The statement. For each ε of the limit table: the remark's literal claim
+/// lim z₁ = lim z₂, which implies 2L(ε) ≤ 0 since the limits are 2C(ε) ≥ 2L(ε) apart
+/// (module docs) — expected to fail; L(ε) to the printed digits of clusters.md §4;
+/// and the closed-form bound P₁₂(T) ≤ 10^{−k} with k the printed exponent (a hint
+/// from the run: any k gives a sound obligation X ≥ k).
+fn statement_of(p: &Parsed, claim: &str, hints: &Hints) -> Result<Statement, String> {
+    let mut st = Statement::new(claim);
+    for (eps, _, l_txt) in &p.limits {
+        let l = lower_term(eps);
+        st.assert(single_cluster_name(eps), format!("(<= (* 2 {l}) 0)"));
+        let l_ref = exact("lower", l_txt).map_err(|e| e.reason)?;
+        let hu = half_unit(l_txt).ok_or("a decimal L(ε)")?;
+        st.assert(
+            format!(
+                "L({}) = {l_txt} to the printed digits (clusters.md §4)",
+                fmt_q(eps)
+            ),
+            format!("(<= (abs (- {l} {l_ref})) {hu})"),
+        );
+        let key = exponent_hint(eps);
+        let k_txt = hints
+            .get(&key)
+            .ok_or_else(|| format!("hint `{key}` is missing"))?;
+        let k = parse_rational(k_txt).map_err(|e| format!("hint `{key}`: {e}"))?;
+        st.assert(
+            format!(
+                "closed-form bound at ε = {}: P₁₂({}) ≤ exp(−2L²e^{{2T}}) ≤ 10^−{k_txt}",
+                fmt_q(eps),
+                fmt_q(&p.bound_t),
+            ),
+            format!("(>= {} {k})", exponent10_term(eps, &p.bound_t)),
+        );
+    }
+    Ok(st)
 }
 
 // ----- (b) quadrature ---------------------------------------------------------
@@ -665,7 +734,18 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         || reduced(&p.eps, &p.t_end, &p.reduced_step, &ref_times, p0),
     );
 
-    // (a) certified: two distinct limits
+    // (a) certified: the statement (two distinct limits, L(ε), the closed-form bound);
+    // the printed exponents k are found here and passed as hints
+    let mut hints = Hints::new();
+    for (eps, _, _) in &p.limits {
+        hints.insert(
+            exponent_hint(eps),
+            bound_exponent10(eps, &p.bound_t, prec).fmt_lo(8),
+        );
+    }
+    if ctx.prove(&mut o, hints).is_none() {
+        return o;
+    }
     let bound_col = format!("P₁₂({}) ≤ 10^−X: X ≥", fmt_q(&p.bound_t));
     let mut limits_table = Table::new(
         format!("Limits z₁,₂(t) → (1, ±C(ε)) (precision {prec} bits)"),
@@ -683,42 +763,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     for (k, (eps, c_ref, l_txt)) in p.limits.iter().enumerate() {
         let l = lower_bound(eps, prec);
         let sep = l.mul_i64(2);
-        let zero = Interval::zero(prec);
-        let positive = sep.gt(&zero);
-        o.checks.certify(
-            format!("single cluster at ε = {}: lim z₁ = lim z₂ (the remark's literal claim)", fmt_q(eps)),
-            !positive,
-            format!(
-                "the limits (1, ±C(ε)) are 2C(ε) ≥ 2L(ε) ∈ {} apart (C ≥ L = ε e^{{−1/(2ε²)}}: module docs)",
-                sep.fmt_outward(8)
-            ),
-        );
-        let l_ref = exact("lower", l_txt).expect("validated");
-        let hu = half_unit(l_txt).expect("validated");
-        let dev = (&l - &Interval::from_rational(prec, &l_ref)).abs();
-        o.checks.certify(
-            format!(
-                "L({}) = {l_txt} to the printed digits (clusters.md §4)",
-                fmt_q(eps)
-            ),
-            dev.le(&Interval::from_rational(prec, &hu)),
-            format!("L ∈ {}", l.fmt_outward(10)),
-        );
         let x = bound_exponent10(eps, &p.bound_t, prec);
-        // the printed exponent k (X rounded down to 8 digits): P₁₂(T) ≤ 10^{−k}
-        let k_txt = x.fmt_lo(8);
-        let k_ok = parse_rational(&k_txt)
-            .map(|k| x.ge(&Interval::from_rational(prec, &k)))
-            .unwrap_or(Certainty::Unknown);
-        o.checks.certify(
-            format!(
-                "closed-form bound at ε = {}: P₁₂({}) ≤ exp(−2L²e^{{2T}}) ≤ 10^−{k_txt}",
-                fmt_q(eps),
-                fmt_q(&p.bound_t),
-            ),
-            k_ok,
-            format!("X = 2L²e^{{2T}}/ln 10 ∈ {}", x.fmt_outward(10)),
-        );
         let (c_q, d_i, tail) = &quads[k];
         let dev_q = rel(c_q, c_ref);
         let tol = Float::with_val(prec, &p.c_rel_tol);
@@ -1026,19 +1071,14 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         });
     }
 
-    o.note(
-        "Refuted: the remark's literal example. Its two assertions cannot both hold (if all tokens converged to one \
-         point, every logit would tend to the same value and P → J/n, never I). P → I is right; \"a single cluster \
-         (1, 0)\" is not: z₁,₂ → (1, ±C(ε)) with C(ε) ≥ ε e^{−1/(2ε²)} > 0. The remark's general point (the rank of \
-         P* need not equal the number of clusters) is not tested by this example.",
-    );
     o.note(format!(
-        "Rigour: (a) is certified in outward-rounded intervals from the proof in the module documentation \
-         (e^{{2u}} − 1 ≥ 2u ⇒ ∫_{{ε²}}^∞ du/(u(e^{{2u}} − 1)) ≤ 1/(2ε²); e^{{−t}}b decreases to C, so b(t) ≥ C e^t). \
-         (b) and (c) are observations: tanh–sinh quadrature in MPFR, and the flow engine's RK4 in point arithmetic \
-         (P₁₂ taken from the engine's attention matrix, centered logits), at two step sizes and two precisions \
-         ({} and {} bits).",
-        p.precisions[0], p.precisions[1]
+        "Rigour: (a) is the claim's statement (one obligation per ε and quantity, listed with its formula under \
+         Trust), decided by the kernel in outward-rounded intervals; the step from the formulas to the remark is the \
+         proof in the module documentation (e^{{2u}} − 1 ≥ 2u ⇒ ∫_{{ε²}}^∞ du/(u(e^{{2u}} − 1)) ≤ 1/(2ε²); e^{{−t}}b \
+         decreases to C, so b(t) ≥ C e^t). (b) and (c) are observations against clusters.md §4: tanh–sinh \
+         quadrature in MPFR (rel {}), and the flow engine's RK4 in point arithmetic (P₁₂ taken from the engine's \
+         attention matrix, centered logits; rel {}), at two step sizes and two precisions ({} and {} bits).",
+        fmt_q(&p.c_rel_tol), fmt_q(&p.rel_tol), p.precisions[0], p.precisions[1]
     ));
     o
 }

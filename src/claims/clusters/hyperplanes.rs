@@ -19,11 +19,13 @@
 //! Ablations (report only, no checks): the same dynamics with one hypothesis dropped.
 
 use super::common::{build_all, fmt_q, Instance, InstanceSpec};
+use crate::certificate::Hints;
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{mids, DiscreteMap, Form, State};
+use crate::dynamics::model::Mat;
 use crate::dynamics::observe::{functional, max_all, min_all, Invariant};
 use crate::dynamics::spectrum::{self, Leading, Other};
-use crate::kernel::{Certainty, Interval};
+use crate::kernel::{Interval, Reading, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::FieldError;
 use serde::{Deserialize, Serialize};
@@ -82,6 +84,146 @@ impl crate::spec::Params for Params {
         }
         Ok(())
     }
+    fn statement(&self, claim: &str, hints: &Hints) -> Option<Result<Statement, String>> {
+        Some(
+            build_all(&self.instances, "instances", MAX_STEPS)
+                .map_err(|e| format!("{}: {}", e.field, e.reason))
+                .and_then(|insts| statement_of(&insts, claim, hints)),
+        )
+    }
+}
+
+/// The hint key of instance `idx`'s isolating interval for λ1 ("lo hi", exact).
+fn bracket_hint(idx: usize) -> String {
+    format!("instances[{idx}].lambda1_bracket")
+}
+
+/// det(xI − V) at the exact `x` (a literal), as a term over the spec's literals of V.
+fn char_poly_at(v: &[Vec<String>], x: &str) -> String {
+    let m: Vec<Vec<String>> = v
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.iter()
+                .enumerate()
+                .map(|(j, e)| {
+                    if i == j {
+                        format!("(- {x} {e})")
+                    } else {
+                        format!("(neg {e})")
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    det_term(&m)
+}
+
+/// The statement: the good-triple hypotheses (d:good) of every witness as exact
+/// rational obligations over the literals of V, Q, K and the isolating interval
+/// [lo, hi] of λ1 found by the run (a hint; any [lo, hi] gives a sound statement):
+/// - λ1 real and positive: lo > 0 and det(xI − V) changes sign on [lo, hi], so V has a
+///   real eigenvalue λ1 ∈ (lo, hi);
+/// - every other eigenvalue μ has |μ| < λ1 (so λ1 is also simple and dominant). For
+///   d = 2, μ = tr V − λ1, and max(|tr V − lo|, |tr V − hi|) < lo suffices. For d = 3
+///   the other two are the roots of x² + bx + c with b = λ1 − tr V, c = det V / λ1; by
+///   Jury's test they lie in |μ| < λ1 iff |c| < λ1² and |b|λ1 < λ1² + c, which follow
+///   on all of [lo, hi] from |det V| < lo³ and max(|lo − tr V|, |hi − tr V|)·hi² < lo³ + det V;
+/// - ⟨Qφ1, Kφ1⟩ > 0 for the (real, nonzero) eigenvector φ1: the symmetric part of QᵀK
+///   is positive definite.
+fn statement_of(insts: &[Instance], claim: &str, hints: &Hints) -> Result<Statement, String> {
+    let mut st = Statement::new(claim);
+    for (idx, inst) in insts.iter().enumerate() {
+        let name = &inst.name;
+        let v = mat_lits(&inst.sys.v);
+        let d = inst.sys.d;
+        if d == 1 {
+            st.assert(format!("{name}: λ1 = V > 0"), format!("(> {} 0)", v[0][0]));
+        } else {
+            let key = bracket_hint(idx);
+            let h = hints
+                .get(&key)
+                .ok_or_else(|| format!("hint `{key}` is missing (no isolating interval for λ1)"))?;
+            let (lo, hi) = h
+                .split_once(' ')
+                .ok_or_else(|| format!("hint `{key}`: expected \"lo hi\""))?;
+            for x in [lo, hi] {
+                crate::kernel::parse_rational(x).map_err(|e| format!("hint `{key}`: {e}"))?;
+            }
+            st.assert(
+                format!("{name}: λ1 is a real eigenvalue in (lo, hi) with lo > 0 (det(xI − V) changes sign)"),
+                format!(
+                    "(and (> {lo} 0) (< {lo} {hi}) (< (* {} {}) 0))",
+                    char_poly_at(&v, lo),
+                    char_poly_at(&v, hi)
+                ),
+            );
+            let tr = format!(
+                "(+ {})",
+                (0..d)
+                    .map(|i| v[i][i].clone())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+            let dev = format!("(max (abs (- {lo} {tr})) (abs (- {hi} {tr})))");
+            let others = match d {
+                2 => format!("(< {dev} {lo})"),
+                3 => {
+                    let det = det_term(&v);
+                    format!(
+                        "(and (< (abs {det}) (pow {lo} 3)) (< (* {dev} (pow {hi} 2)) (+ (pow {lo} 3) {det})))"
+                    )
+                }
+                _ => {
+                    return Err(format!(
+                        "{name}: the spectral statement is implemented for d ≤ 3"
+                    ))
+                }
+            };
+            st.assert(
+                format!("{name}: every other eigenvalue μ has |μ| < λ1 (λ1 simple and dominant)"),
+                others,
+            );
+        }
+        let m = qk_terms(&inst.sys.q, &inst.sys.k);
+        let sym: Vec<Vec<String>> = (0..d)
+            .map(|i| {
+                (0..d)
+                    .map(|j| format!("(/ (+ {} {}) 2)", m[i][j], m[j][i]))
+                    .collect()
+            })
+            .collect();
+        st.assert(
+            format!("{name}: ⟨Qφ1, Kφ1⟩ > 0 for every real φ1 ≠ 0 (the symmetric part of QᵀK is positive definite)"),
+            minors_positive(&sym),
+        );
+    }
+    Ok(st)
+}
+
+/// The consistency reading of the eigenvector enclosures: the residual enclosures
+/// (V − λ1 I)φ1 and φ1*(V − λ1 I) contain 0 (violated iff one excludes 0).
+fn residual_reading(v: &Mat, lead: &Leading) -> Reading {
+    let d = v.rows;
+    let prec = lead.lambda.prec();
+    let m = spectrum::shifted(v, &lead.lambda, prec);
+    let zero = Interval::zero(prec);
+    let mut reading = zero.agreement(&zero);
+    for i in 0..d {
+        let mut s = Interval::zero(prec);
+        let mut t = Interval::zero(prec);
+        for j in 0..d {
+            s.add_assign(&(&m[i * d + j] * &lead.right[j]));
+            t.add_assign(&(&lead.left[j] * &m[j * d + i]));
+        }
+        for x in [s, t] {
+            let r = x.agreement(&zero);
+            if r.violated() && !reading.violated() {
+                reading = r;
+            }
+        }
+    }
+    reading
 }
 
 /// What one run of (D) leaves behind.
@@ -207,7 +349,8 @@ fn describe_lead(l: &Leading, g: &Interval) -> String {
         "λ1 ∈ {} (isolating interval with an exact sign change; p'(λ1) ∈ {} ≠ 0, so simple); \
          other eigenvalues: {}; all of modulus < λ1 (certified); φ1* = ({}) (sum 1), \
          residual |φ1*(V − λ1 I)| ≤ {:.1e}, |(V − λ1 I)φ1| ≤ {:.1e} (enclosures contain 0: {}); \
-         ⟨Qφ1, Kφ1⟩ ∈ {} > 0",
+         ⟨Qφ1, Kφ1⟩ ∈ {} > 0 (consistency reading: it can refute, never certify; the hypotheses \
+         themselves are the statement's obligations)",
         l.lambda.fmt_outward(12),
         l.dp.fmt_outward(4),
         others.join(", "),
@@ -282,23 +425,33 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             "off all three",
         ],
     );
+    // witness search: the leading eigenvalue of each V (its isolating interval is a hint)
+    let leads: Vec<Result<(Leading, Interval), String>> = insts
+        .iter()
+        .map(|inst| spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec))
+        .collect();
+    let mut hints = Hints::new();
+    for (idx, l) in leads.iter().enumerate() {
+        if let Ok((lead, _)) = l {
+            hints.insert(bracket_hint(idx), format!("{} {}", lead.lo, lead.hi));
+        }
+    }
+    // the good-triple hypotheses: the statement, decided by the kernel
+    if ctx.prove(&mut out, hints).is_none() {
+        return out;
+    }
     let mut first_worst = None;
     for (idx, inst) in insts.iter().enumerate() {
         let (n, d) = (inst.n, inst.sys.d);
-        let (lead, g) = match spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec) {
-            Ok(x) => x,
-            Err(e) => {
-                out.checks.certify(
-                    format!("{}: good-triple hypotheses", inst.name),
-                    Certainty::Unknown,
-                    e,
-                );
-                continue;
-            }
+        let Ok((lead, g)) = leads[idx].clone() else {
+            continue;
         };
-        out.checks.certify(
-            format!("{}: good-triple hypotheses (d:good)", inst.name),
-            Certainty::exact(lead.residuals_contain_zero),
+        out.checks.consistency(
+            format!(
+                "{}: the eigenvector enclosures are consistent: (V − λ1 I)φ1 and φ1*(V − λ1 I) contain 0",
+                inst.name
+            ),
+            residual_reading(&inst.sys.v, &lead),
             describe_lead(&lead, &g),
         );
         spectra.row(vec![
@@ -365,7 +518,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let data = run_map(inst, prec, &mut invs, every);
         for (j, inv) in invs.iter().enumerate() {
             if j < 2 {
-                inv.certify_consistency_into(&mut out.checks);
+                inv.consistency_into(&mut out.checks);
             } else {
                 inv.certify_into(&mut out.checks);
             }
@@ -460,8 +613,10 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     ablations(p, prec, &mut out);
     out.note(
         "All dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k, \
-         R = I + ΔtV. The hull monotonicity of φ1* is a theorem of the map (F2), recorded as certified \
-         consistency; the limit structure at T is an observation with the tolerance guide of clusters.md.",
+         R = I + ΔtV. The good-triple hypotheses are the claim's statement (exact rational obligations over V, \
+         Q, K and the isolating interval of λ1), decided by the kernel. The hull monotonicity of φ1* is a theorem \
+         of the map (F2), recorded as a consistency reading (it can refute, never certify); the discrete Grönwall \
+         bound is a certified per-step tally; the limit structure at T is an observation with the tolerance guide of clusters.md.",
     );
     out
 }
@@ -662,4 +817,94 @@ fn ablations(p: &Params, prec: u32, out: &mut Outcome) {
          the dual space is more than one-dimensional (the polytope case): the three-hyperplane picture is \
          not claimed.",
     );
+}
+
+// ----- exact S-expression terms shared by the clusters statements -----------------
+
+/// An exact rational as a literal of the obligation language (`p/q`).
+pub fn lit(q: &rug::Rational) -> String {
+    q.to_string()
+}
+
+/// The entries of an exact matrix as literals.
+pub fn mat_lits(m: &Mat) -> Vec<Vec<String>> {
+    (0..m.rows)
+        .map(|i| m.row(i).iter().map(lit).collect())
+        .collect()
+}
+
+/// The entries of QᵀK as terms over the literals of Q and K:
+/// (QᵀK)_ij = Σ_l Q_li K_lj.
+pub fn qk_terms(q: &Mat, k: &Mat) -> Vec<Vec<String>> {
+    (0..q.cols)
+        .map(|i| {
+            (0..k.cols)
+                .map(|j| {
+                    let t: Vec<String> = (0..q.rows)
+                        .map(|l| format!("(* {} {})", lit(q.at(l, i)), lit(k.at(l, j))))
+                        .collect();
+                    format!("(+ {})", t.join(" "))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// det of a square matrix of terms, by Laplace expansion along the first row.
+pub fn det_term(m: &[Vec<String>]) -> String {
+    match m.len() {
+        0 => "1".into(),
+        1 => m[0][0].clone(),
+        2 => format!(
+            "(- (* {} {}) (* {} {}))",
+            m[0][0], m[1][1], m[0][1], m[1][0]
+        ),
+        d => {
+            let t: Vec<String> = (0..d)
+                .map(|j| {
+                    let minor: Vec<Vec<String>> = m[1..]
+                        .iter()
+                        .map(|r| {
+                            r.iter()
+                                .enumerate()
+                                .filter(|(c, _)| *c != j)
+                                .map(|(_, x)| x.clone())
+                                .collect()
+                        })
+                        .collect();
+                    let p = format!("(* {} {})", m[0][j], det_term(&minor));
+                    if j % 2 == 0 {
+                        p
+                    } else {
+                        format!("(neg {p})")
+                    }
+                })
+                .collect();
+            format!("(+ {})", t.join(" "))
+        }
+    }
+}
+
+/// "M is symmetric positive definite" (Sylvester: M = Mᵀ and every leading
+/// principal minor > 0), as a formula over the terms of M.
+pub fn spd_formula(m: &[Vec<String>]) -> String {
+    let mut parts = Vec::new();
+    for (i, row) in m.iter().enumerate() {
+        for (j, x) in row.iter().enumerate().skip(i + 1) {
+            parts.push(format!("(= {x} {})", m[j][i]));
+        }
+    }
+    parts.push(minors_positive(m));
+    format!("(and {})", parts.join(" "))
+}
+
+/// "Every leading principal minor of M is > 0" (for a symmetric M: positive definite).
+pub fn minors_positive(m: &[Vec<String>]) -> String {
+    let parts: Vec<String> = (1..=m.len())
+        .map(|k| {
+            let lead: Vec<Vec<String>> = m[..k].iter().map(|r| r[..k].to_vec()).collect();
+            format!("(> {} 0)", det_term(&lead))
+        })
+        .collect();
+    format!("(and {})", parts.join(" "))
 }

@@ -551,7 +551,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         out.figure(
             format!("clusters_run_{key}"),
             *c as f64,
-            format!("{label}: τ-clusters of z at the horizon (τ = {mid}·diam₀)"),
+            format!("{c} τ-clusters of z at the horizon (τ = {mid}·diam₀) in run {label}"),
         );
     }
     out.tables.push(table);

@@ -10,11 +10,13 @@
 //! P is the same in both because it is evaluated at x^k = R^k z^k.
 //!
 //! Checks:
-//! - (D), certified: x^k by the layer and z^k by the rescaled recursion are computed
+//! - (D), supported: x^k by the layer and z^k by the rescaled recursion are computed
 //!   independently in outward-rounded intervals; at every k the enclosures of x^k and
-//!   R^k z^k must intersect (disjoint enclosures would certify a discrepancy — an
-//!   implementation bug, since the identity is exact) and have width ≤ 2^{−(p−40)}
-//!   (so the intersection is a meaningful test, not a vacuous one).
+//!   R^k z^k must intersect — a consistency reading (disjoint enclosures would certify a
+//!   discrepancy, an implementation bug since the identity is exact; overlap proves
+//!   nothing, so it never certifies) — and, observed, have width ≤ 2^{−(p−40)} (so the
+//!   reading is a meaningful test, not a vacuous one; a property of the computation,
+//!   not of the map, hence an observation).
 //! - (F), observed: x and z integrated separately in MPFR (adaptive Dormand–Prince 5(4)
 //!   at two precisions, and RK4 at two step sizes); max_i ‖x_i(T) − e^{TV}z_i(T)‖ must be
 //!   ≤ 10 × the integrators' error estimate.
@@ -23,7 +25,6 @@ use super::common::{build_all, fmt_q, InstanceSpec};
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{max_width, DiscreteMap, Form};
 use crate::dynamics::flow::{self, FlowOptions, FlowResult, Tolerances, Vars};
-use crate::kernel::Certainty;
 use crate::outcome::{Outcome, Table};
 use crate::spec::{ensure, exact, FieldError};
 use rug::{Float, Rational};
@@ -235,15 +236,24 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let resc_run = with_guard(inst, Form::Rescaled, prec, budget_f);
         let (layer, g_layer) = (&layer_run.xs, layer_run.guard);
         let (resc, g_resc) = (&resc_run.xs, resc_run.guard);
+        // The kernel's reading of each pair (b is R^k z^k, computed from z^k in the
+        // rescaled form): the first disjoint pair's, else any pair's (not violated).
+        let mut agreement = None;
         let mut disjoint_at = None;
         let mut width: f64 = 0.0;
         for (k, (a, b)) in layer.iter().zip(resc).enumerate() {
-            // b is R^k z^k, computed from z^k in the rescaled form.
-            if disjoint_at.is_none() && a.iter().zip(b).any(|(a, b)| !a.overlaps(b)) {
-                disjoint_at = Some(k + 1);
+            for (x, y) in a.iter().zip(b) {
+                let r = x.agreement(y);
+                if r.violated() && disjoint_at.is_none() {
+                    disjoint_at = Some(k + 1);
+                    agreement = Some(r);
+                } else if agreement.is_none() {
+                    agreement = Some(r);
+                }
             }
             width = width.max(max_width(a)).max(max_width(b));
         }
+        let agreement = agreement.expect("at least one step and one token");
         worst_width = worst_width.max(width);
         {
             // Pictures from the layer run above (midpoints of the enclosures).
@@ -263,22 +273,26 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 &layer_run.p_final,
             );
         }
-        out.checks.certify(
+        out.checks.consistency(
             format!(
                 "{}: enclosures of x^k (layer) and R^k z^k (rescaled map) intersect for k = 1..{}",
                 inst.name, inst.steps
             ),
-            Certainty::exact(disjoint_at.is_none()),
+            agreement,
             match disjoint_at {
-                None => "no pair of enclosures is disjoint".to_string(),
+                None => {
+                    "consistency reading: no pair of enclosures is disjoint (overlap can refute a \
+                         discrepancy, never prove the identity)"
+                        .to_string()
+                }
                 Some(k) => format!("disjoint enclosures at step {k}: the two maps disagree"),
             },
         );
-        // A wide enclosure is not a counterexample: over budget means undecided.
+        // The widths are f64 readings of the computation: an observation, deciding nothing certified.
         let within = width <= budget_f;
-        out.checks.certify(
+        out.checks.observe(
             format!("{}: every enclosure is narrower than 2^{budget}", inst.name),
-            if within { Certainty::True } else { Certainty::Unknown },
+            within,
             format!(
                 "largest width {width:.3e} (rounded up); working precision {} bits (layer), {} bits (rescaled map)",
                 prec + g_layer,
@@ -391,8 +405,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     out.tables.push(dtab);
     out.tables.push(ftab);
     out.note(
-        "(D) is certified: the identity x^k = R^k z^k is exact algebra (proof in the module docs), and the checks \
-         confirm that two independent interval evaluations never certify a disagreement while staying narrow. \
+        "(D) is supported: the identity x^k = R^k z^k is exact algebra (proof in the module docs); the checks \
+         confirm that two independent interval evaluations never certify a disagreement (a consistency reading: \
+         overlapping enclosures can refute the identity, never prove it) while staying narrow (observed). \
          (F) is supported: point arithmetic with error estimates, not an enclosure.",
     );
     out

@@ -96,15 +96,11 @@ impl IndexFrom {
     }
 }
 
-/// Enclosures of the Sandwich frequencies ω_i = 10000^{−2i/d̄} = exp(−(2i/d̄)·ln 10⁴).
+/// Enclosures of the Sandwich frequencies ω_i = 10000^{−2i/d̄} = exp(−(2i/d̄)·ln 10⁴)
+/// (the kernel's `sandwich-centred` operation's own, so claims and certificates share
+/// one formula).
 pub fn sandwich_freqs(dbar: u32, from: IndexFrom, prec: u32) -> Vec<Interval> {
-    let ln1e4 = Interval::from_i64(prec, 10_000).ln();
-    from.range(dbar)
-        .map(|i| {
-            (&Interval::from_rational(prec, &Rational::from((2 * i as i64, dbar as i64))) * &ln1e4)
-                .neg_exp()
-        })
-        .collect()
+    crate::kernel::expr::sandwich::freqs(dbar, *from.range(dbar).start(), prec)
 }
 
 /// The same frequencies in f64 (nearest; for fits and heuristics only).
@@ -115,16 +111,9 @@ pub fn sandwich_freqs_f64(dbar: u32, from: IndexFrom) -> Vec<f64> {
 }
 
 /// Certified centred Sandwich bias B̃(r) = Σ_i (cos(r ω_i) − 1), given the
-/// frequency enclosures. Every term is ≤ 0 (the kernel's cos is clamped to ≤ 1).
+/// frequency enclosures (the kernel's formula, [`crate::kernel::expr::sandwich`]).
 pub fn sandwich_centred(r: i64, freqs: &[Interval]) -> Interval {
-    let prec = freqs.first().map(Interval::prec).unwrap_or(128);
-    let rr = Interval::from_i64(prec, r);
-    let one = Interval::one(prec);
-    let mut acc = Interval::zero(prec);
-    for w in freqs {
-        acc.add_assign(&(&(&rr * w).cos() - &one));
-    }
-    acc
+    crate::kernel::expr::sandwich::centred(r, freqs)
 }
 
 /// B̃(r) in f64 (nearest; fits, plots and the toy model only).
@@ -282,14 +271,40 @@ pub fn log_plot_points(lo: i64, hi: i64) -> Vec<i64> {
 }
 
 /// The S-expression (kernel::expr) of B̃(r) = Σ_{i∈I} (cos(rω_i) − 1), with `r` any
-/// term (a literal or a bound variable such as `(- r 1)`), for certificates.
+/// term (a literal or a bound variable such as `(- r 1)`), for certificates: the
+/// kernel's `sandwich-centred` operation.
 pub fn sandwich_centred_expr(r: &str, dbar: u32, from: IndexFrom) -> String {
-    let range = from.range(dbar);
-    format!(
-        "(sum i {} {} (- (cos (* {r} (exp (* (/ (* -2 i) {dbar}) (ln 10000))))) 1))",
-        range.start(),
-        range.end()
-    )
+    format!("(sandwich-centred {dbar} {} {r})", from.range(dbar).start())
+}
+
+// ----- S-expressions of statements (kernel::expr), shared by the ALiBi claims -----
+
+/// The conjunction `(and f …)` of formulas (one obligation over many instances).
+pub fn and_all(fs: &[String]) -> String {
+    format!("(and {})", fs.join(" "))
+}
+
+/// The slope m = 2^{−q} as a term: the exact literal `2^-q` when q is an integer,
+/// else `exp(−q ln 2)`.
+pub fn slope_expr(q: &Rational) -> String {
+    if q.denom() == &1 {
+        format!("2^-{}", q.numer())
+    } else {
+        format!("(exp (* (neg {q}) (ln 2)))")
+    }
+}
+
+/// The term T^∞(w) = 1/(1 + (e^{mw} − 1)/e^Δ) (see [`alibi_tail_inf`]) with `m`, `w`
+/// and `delta` any terms (exact literals or bound variables).
+pub fn alibi_tail_inf_expr(m: &str, w: &str, delta: &str) -> String {
+    format!("(/ 1 (+ 1 (/ (- (exp (* {m} {w})) 1) (exp {delta}))))")
+}
+
+/// The formula |x − v| ≤ ½ unit in the last printed digit of `printed` (a decimal
+/// literal, validated by [`check_printed`]): `x` rounds to the printed digits.
+pub fn printed_expr(x: &str, printed: &str) -> Result<String, String> {
+    let hu = printed_half_unit(printed).map_err(|e| e.to_string())?;
+    Ok(format!("(<= (abs (- {x} {printed})) {hu})"))
 }
 
 // ----- validation shared by the Sandwich claims -----

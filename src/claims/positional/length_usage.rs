@@ -15,11 +15,13 @@
 
 use super::alibi_tail_bound::fmt_slope;
 use super::common::{
-    check_dbar, check_heads, compression_ratio, printed_half_unit, sandwich_centred_many,
-    sandwich_freqs, slope_exponents, slope_interval, IndexFrom, SlopeRule,
+    and_all, check_dbar, check_heads, compression_ratio, printed_expr, printed_half_unit,
+    sandwich_centred_expr, sandwich_centred_many, sandwich_freqs, slope_exponents, slope_expr,
+    slope_interval, IndexFrom, SlopeRule,
 };
+use crate::certificate::Hints;
 use crate::claims::Ctx;
-use crate::kernel::{parse_rational, Certainty, Interval};
+use crate::kernel::{parse_rational, Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::exact as rat;
 use crate::spec::{ensure, ensure_each, FieldError};
@@ -185,6 +187,169 @@ impl crate::spec::Params for Params {
             .map_err(|e| FieldError::new("mass_beyond.printed", e.to_string()))?;
         Ok(())
     }
+    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
+        Some(self.build_statement(claim))
+    }
+}
+
+// ----- the statement: every formula written once -----
+
+/// ALiBi's tail beyond w at length L: (x^w − x^L)/(1 − x^L), x = e^{−m}.
+fn alibi_tail_term(m: &str, w: u64, len: u64) -> String {
+    let xl = format!("(exp (neg (* {m} {len})))");
+    format!("(/ (- (exp (neg (* {m} {w}))) {xl}) (- 1 {xl}))")
+}
+
+/// ALiBi's limit e^{−wm}.
+fn alibi_limit_term(m: &str, w: u64) -> String {
+    format!("(exp (neg (* {m} {w})))")
+}
+
+/// Sandwich's tail beyond w at length L, 1/(1 + Σ_{r<w} b_r / Σ_{w≤r<L} b_r) with
+/// b_r = e^{B̃(r)/c} (head and tail summed apart: no cancellation).
+fn sandwich_tail_term(dbar: u32, from: IndexFrom, c: &Rational, w: u64, len: u64) -> String {
+    let b = format!("(exp (/ {} {c}))", sandwich_centred_expr("r", dbar, from));
+    format!(
+        "(/ 1 (+ 1 (/ (sum r 0 {} {b}) (sum r {w} {} {b}))))",
+        w - 1,
+        len - 1
+    )
+}
+
+/// Bound (ii): (L − w)e^{−d̄/c} / (w + (L − w)e^{−d̄/c}).
+fn sandwich_bound_term(dbar: u32, c: &Rational, w: u64, len: u64) -> String {
+    let lw = format!("(* {} (exp (neg (/ {dbar} {c}))))", len - w);
+    format!("(/ {lw} (+ {w} {lw}))")
+}
+
+impl Params {
+    fn sandwich_tail(&self, h: usize, len: u64) -> String {
+        let c = compression_ratio(h, self.sandwich_heads);
+        sandwich_tail_term(
+            self.sandwich_dbar,
+            self.sandwich_index,
+            &c,
+            self.train_length,
+            len,
+        )
+    }
+
+    fn build_statement(&self, claim: &str) -> Result<Statement, String> {
+        let mut st = Statement::new(claim);
+        let w = self.train_length;
+        let lens = &self.lengths;
+        let lmax = *lens.last().expect("validated");
+        let tol = parse_rational(&self.alibi_flat_tol).expect("validated");
+        let (mut flat, mut limit) = (Vec::new(), Vec::new());
+        for q in slope_exponents(self.alibi_heads, self.alibi_rule) {
+            let m = slope_expr(&q);
+            let t = alibi_tail_term(&m, w, lmax);
+            let tf = alibi_tail_term(&m, w, self.flat_from);
+            flat.push(format!("(<= (abs (- {t} {tf})) {tol})"));
+            limit.push(format!(
+                "(<= (abs (- {t} {})) {tol})",
+                alibi_limit_term(&m, w)
+            ));
+        }
+        st.assert(
+            format!(
+                "(i) ALiBi ({} rule, H = {}): |T({lmax}) − T({})| ≤ {} for every head",
+                self.alibi_rule.as_str(),
+                self.alibi_heads,
+                self.flat_from,
+                self.alibi_flat_tol
+            ),
+            and_all(&flat),
+        );
+        st.assert(
+            format!(
+                "(i) ALiBi: T({lmax}) within {} of its limit e^(−{w}m) for every head",
+                self.alibi_flat_tol
+            ),
+            and_all(&limit),
+        );
+        let mut bound = Vec::new();
+        for h in 1..=self.sandwich_heads {
+            let c = compression_ratio(h, self.sandwich_heads);
+            for &l in lens {
+                bound.push(format!(
+                    "(<= {} {})",
+                    sandwich_bound_term(self.sandwich_dbar, &c, w, l),
+                    self.sandwich_tail(h, l)
+                ));
+            }
+        }
+        st.assert(
+            format!(
+                "(ii) Sandwich (d̄ = {}, {}, H = {}): T(L) ≥ (L − w)e^(−d̄/c_h)/(w + (L − w)e^(−d̄/c_h)) for every head and L",
+                self.sandwich_dbar,
+                self.sandwich_index.label(),
+                self.sandwich_heads
+            ),
+            and_all(&bound),
+        );
+        let mut inc = Vec::new();
+        for &h in &self.increasing_heads {
+            for pair in lens.windows(2) {
+                inc.push(format!(
+                    "(> {} {})",
+                    self.sandwich_tail(h, pair[1]),
+                    self.sandwich_tail(h, pair[0])
+                ));
+            }
+        }
+        st.assert(
+            format!(
+                "Sandwich: T strictly increasing over L ∈ {lens:?} for h ∈ {:?}",
+                self.increasing_heads
+            ),
+            and_all(&inc),
+        );
+        let gmin = parse_rational(&self.growth_min_ratio).expect("validated");
+        st.assert(
+            format!(
+                "Sandwich h = {}: T({lmax})/T({}) ≥ {}",
+                self.growth_head, lens[0], self.growth_min_ratio
+            ),
+            format!(
+                "(>= (/ {} {}) {gmin})",
+                self.sandwich_tail(self.growth_head, lmax),
+                self.sandwich_tail(self.growth_head, lens[0])
+            ),
+        );
+        let mq = parse_rational(&self.mass_beyond.slope).expect("validated");
+        st.assert(
+            format!(
+                "(iii) ALiBi m = {}: the mass beyond {w} at L = {lmax} rounds to {} (bias alone does not confine ALiBi to L_tr)",
+                self.mass_beyond.slope, self.mass_beyond.printed
+            ),
+            printed_expr(&alibi_tail_term(&mq.to_string(), w, lmax), &self.mass_beyond.printed)?,
+        );
+        let rel = parse_rational(&self.reference_rel_tol).expect("validated");
+        let mut refs = Vec::new();
+        for (j, &l) in lens.iter().enumerate() {
+            let mut close = |t: String, printed: &str| {
+                let v = parse_rational(printed).expect("validated");
+                let tol = Rational::from(&v * &rel).abs();
+                refs.push(format!("(<= (abs (- {t} {v})) {tol})"));
+            };
+            for r in &self.sandwich_reference {
+                close(self.sandwich_tail(r.head, l), &r.values[j]);
+            }
+            for r in &self.alibi_reference {
+                let m = parse_rational(&r.slope).expect("validated").to_string();
+                close(alibi_tail_term(&m, w, l), &r.values[j]);
+            }
+        }
+        st.assert(
+            format!(
+                "§3 table (tail beyond {w} vs L) reproduced to relative {} of the printed digits",
+                self.reference_rel_tol
+            ),
+            and_all(&refs),
+        );
+        Ok(st)
+    }
 }
 
 /// ALiBi's tail beyond w with uniform content: (x^w − x^L)/(1 − x^L), x = e^{−m}.
@@ -232,16 +397,6 @@ pub fn sandwich_lower_bound(dbar: u32, c: &Rational, w: u64, len: u64, prec: u32
     &lw / &(&Interval::from_integer(prec, &Integer::from(w)) + &lw)
 }
 
-/// |x − printed| ≤ tol·|printed| (certified).
-fn within_rel(x: &Interval, printed: &Rational, tol: &Rational) -> Certainty {
-    let p = x.prec();
-    let r = Interval::from_rational(p, printed);
-    (x - &r).abs().le(&Interval::from_rational(
-        p,
-        &Rational::from(printed * tol).abs(),
-    ))
-}
-
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
@@ -250,13 +405,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let lens = &p.lengths;
     let lmax = *lens.last().expect("validated");
     let flat_tol = parse_rational(&p.alibi_flat_tol).expect("validated");
-    let ref_tol = parse_rational(&p.reference_rel_tol).expect("validated");
 
     // ----- ALiBi (i) -----
     let qs = slope_exponents(p.alibi_heads, p.alibi_rule);
-    let mut flat_c = Certainty::True;
-    let mut limit_c = Certainty::True;
-    let mut flat_detail = Vec::new();
     let kf = lens
         .iter()
         .position(|&l| l == p.flat_from)
@@ -270,40 +421,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             (q.clone(), ts, lim)
         })
         .collect();
-    let tol_i = Interval::from_rational(prec, &flat_tol);
-    for (q, ts, lim) in &alibi_rows {
-        let last = ts.last().expect("lengths non-empty");
-        let d1 = (last - &ts[kf]).abs();
-        let d2 = (last - lim).abs();
-        flat_c = flat_c.and(d1.le(&tol_i));
-        limit_c = limit_c.and(d2.le(&tol_i));
-        flat_detail.push(format!(
-            "m = {}: |ΔT| ≤ {}, |T − e^(−{w}m)| ≤ {}",
-            fmt_slope(q),
-            d1.fmt_hi(2),
-            d2.fmt_hi(2)
-        ));
-    }
-    o.checks.certify(
-        format!(
-            "(i) ALiBi ({} rule, H = {}): |T({lmax}) − T({})| ≤ {} for every head",
-            p.alibi_rule.as_str(),
-            p.alibi_heads,
-            p.flat_from,
-            p.alibi_flat_tol
-        ),
-        flat_c,
-        flat_detail.join("; "),
-    );
-    o.checks.certify(
-        format!(
-            "(i) ALiBi: T({lmax}) within {} of its limit e^(−{w}m) for every head",
-            p.alibi_flat_tol
-        ),
-        limit_c,
-        "T(L) = (x^w − x^L)/(1 − x^L) → x^w, x = e^(−m)",
-    );
-
     // ----- Sandwich (ii) -----
     ctx.progress
         .message(format!("{}: Sandwich B̃(r), r < {lmax}", ctx.spec.id));
@@ -332,86 +449,15 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         .iter()
         .map(|&h| prefix(&weights[h - 1]))
         .collect();
-    let mut bound_c = Certainty::True;
-    let mut bound_worst = String::new();
-    for (k, &h) in heads.iter().enumerate() {
-        let c = compression_ratio(h, p.sandwich_heads);
-        for (j, &l) in lens.iter().enumerate() {
-            let b = sandwich_lower_bound(p.sandwich_dbar, &c, w, l, prec);
-            bound_c = bound_c.and(b.le(&sand[k][j]));
-            if h == p.sandwich_heads && l == lmax {
-                bound_worst = format!(
-                    "e.g. h = {h}, L = {l}: T ∈ {} ≥ bound {}",
-                    sand[k][j].fmt_outward(6),
-                    b.fmt_outward(6)
-                );
-            }
-        }
-    }
-    o.checks.certify(
-        format!(
-            "(ii) Sandwich (d̄ = {}, {}, H = {}): T(L) ≥ (L − w)e^(−d̄/c_h)/(w + (L − w)e^(−d̄/c_h)) for every head and L",
-            p.sandwich_dbar,
-            p.sandwich_index.label(),
-            p.sandwich_heads
-        ),
-        bound_c,
-        format!("{} heads × {} lengths; {bound_worst}", heads.len(), lens.len()),
-    );
-    let mut inc_c = Certainty::True;
-    let mut inc_detail = Vec::new();
-    for &h in &p.increasing_heads {
-        let t = &sand[h - 1];
-        let c = Certainty::all(t.windows(2).map(|v| v[1].gt(&v[0])));
-        inc_c = inc_c.and(c);
-        inc_detail.push(format!(
-            "h = {h}: {}",
-            t.iter()
-                .map(|x| x.fmt_mid(4))
-                .collect::<Vec<_>>()
-                .join(" < ")
-        ));
-    }
-    o.checks.certify(
-        format!(
-            "Sandwich: T strictly increasing over L ∈ {lens:?} for h ∈ {:?}",
-            p.increasing_heads
-        ),
-        inc_c,
-        inc_detail.join("; "),
-    );
     let g = &sand[p.growth_head - 1];
     let ratio = &g[lens.len() - 1] / &g[0];
-    let gmin = parse_rational(&p.growth_min_ratio).expect("validated");
-    o.checks.certify(
-        format!(
-            "Sandwich h = {}: T({lmax})/T({}) ≥ {}",
-            p.growth_head, lens[0], p.growth_min_ratio
-        ),
-        ratio.ge(&Interval::from_rational(prec, &gmin)),
-        format!("ratio ∈ {}", ratio.fmt_outward(6)),
-    );
 
     // ----- (iii) mass beyond w of the flattest head -----
     let mq = parse_rational(&p.mass_beyond.slope).expect("validated");
     let mm = Interval::from_rational(prec, &mq);
     let mass = alibi_tail(&mm, w, lmax);
-    let pr = parse_rational(&p.mass_beyond.printed).expect("validated");
-    let hu = printed_half_unit(&p.mass_beyond.printed).expect("validated");
-    o.checks.certify(
-        format!(
-            "(iii) ALiBi m = {}: the mass beyond {w} at L = {lmax} rounds to {} (bias alone does not confine ALiBi to L_tr)",
-            p.mass_beyond.slope, p.mass_beyond.printed
-        ),
-        (&mass - &Interval::from_rational(prec, &pr))
-            .abs()
-            .le(&Interval::from_rational(prec, &hu)),
-        format!("T ∈ {}", mass.fmt_outward(8)),
-    );
 
     // ----- §3 table -----
-    let mut ref_c = Certainty::True;
-    let mut ref_bad = Vec::new();
     let mut cols = vec!["L".to_string()];
     for r in &p.sandwich_reference {
         cols.push(format!("Sandwich h = {}: §3 | ours", r.head));
@@ -442,52 +488,20 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let mut row = vec![l.to_string()];
         for r in &p.sandwich_reference {
             let t = &sand[r.head - 1][j];
-            let v = parse_rational(&r.values[j]).expect("validated");
-            let c = within_rel(t, &v, &ref_tol);
-            if c != Certainty::True {
-                ref_bad.push(format!(
-                    "Sandwich h = {}, L = {l}: {} vs {}",
-                    r.head,
-                    t.fmt_outward(6),
-                    r.values[j]
-                ));
-            }
-            ref_c = ref_c.and(c);
             row.push(format!("{} | {}", r.values[j], t.fmt_mid(6)));
         }
         for (r, ts) in p.alibi_reference.iter().zip(&alibi_ref_t) {
-            let v = parse_rational(&r.values[j]).expect("validated");
-            let c = within_rel(&ts[j], &v, &ref_tol);
-            if c != Certainty::True {
-                ref_bad.push(format!(
-                    "ALiBi m = {}, L = {l}: {} vs {}",
-                    r.slope,
-                    ts[j].fmt_outward(6),
-                    r.values[j]
-                ));
-            }
-            ref_c = ref_c.and(c);
             row.push(format!("{} | {}", r.values[j], ts[j].fmt_mid(6)));
         }
         let c = compression_ratio(p.sandwich_heads, p.sandwich_heads);
         row.push(sandwich_lower_bound(p.sandwich_dbar, &c, w, l, prec).fmt_mid(4));
         table.row(row);
     }
-    o.checks.certify(
-        format!(
-            "§3 table (tail beyond {w} vs L) reproduced to relative {} of the printed digits",
-            p.reference_rel_tol
-        ),
-        ref_c,
-        if ref_bad.is_empty() {
-            format!(
-                "{} values",
-                lens.len() * (p.sandwich_reference.len() + p.alibi_reference.len())
-            )
-        } else {
-            ref_bad.join("; ")
-        },
-    );
+
+    // ----- the statement decides (i), (ii), (iii), the growth factor and the §3 table -----
+    ctx.progress
+        .message(format!("{}: the statement", ctx.spec.id));
+    ctx.prove(&mut o, Hints::new());
 
     // ----- the growth pattern (observation) -----
     let gm: Vec<f64> = g.iter().map(Interval::mid_f64).collect();

@@ -4,19 +4,20 @@
 //! have partial sums growing like r^{1−α_h} there, while ALiBi's weights e^{−mr}
 //! are always summable.
 //!
-//! Certified: the exponents α_h (enclosures against the printed table), which
-//! heads have α_h < 1, and the geometric-series bound Σ_r e^{−mr} = 1/(1 − e^{−m})
-//! ≤ 1 + 1/m for every ALiBi slope. Observed (f64): the log-log slope fits, the
+//! Certified (obligations of the statement, each formula written once): the
+//! exponents α_h against the printed table, which heads have α_h < 1, and the
+//! geometric-series bound Σ_r e^{−mr} = 1/(1 − e^{−m}) ≤ 1 + 1/m for every ALiBi
+//! slope. Observed (f64): the log-log slope fits, the
 //! growth of dyadic block sums, and the agreement of f64 and 128-bit B̃.
 
 use super::common::{
     check_dbar, check_printed as printed, compression_ratio, line_fit, log_plot_points,
     printed_half_unit, sandwich_centred_f64, sandwich_centred_many, sandwich_freqs,
-    sandwich_freqs_f64, slope_exponents, slope_interval, IndexFrom, SlopeRule,
+    sandwich_freqs_f64, slope_exponents, IndexFrom, SlopeRule,
 };
-use crate::certificate::Certificate;
+use crate::certificate::Hints;
 use crate::claims::Ctx;
-use crate::kernel::{parse_rational, Certainty, Interval};
+use crate::kernel::{expr, parse_rational, Certainty, Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::{ensure, ensure_each, FieldError};
 use serde::{Deserialize, Serialize};
@@ -162,13 +163,109 @@ impl crate::spec::Params for Params {
             "must be positive",
         )
     }
+    fn statement(&self, claim: &str, hints: &Hints) -> Option<Result<Statement, String>> {
+        Some(self.build_statement(claim, hints))
+    }
 }
 
-/// α_h = d̄H/(16h ln 10⁴) in intervals.
+// ----- the statement (Coq-translatable: exact literals, exp/ln, + − × ÷, <, ≤, and) -----
+
+/// The term α_h = d̄H/(16h ln 10⁴).
+pub fn alpha_term(dbar: u32, heads: usize, h: usize) -> String {
+    format!("(/ {} (* {} (ln 10000)))", dbar as usize * heads, 16 * h)
+}
+
+/// α_h in intervals: the statement's term, evaluated (presentation and witness search).
 pub fn alpha(dbar: u32, heads: usize, h: usize, prec: u32) -> Interval {
-    let num = Interval::from_i64(prec, dbar as i64 * heads as i64);
-    let den = &Interval::from_i64(prec, 16 * h as i64) * &Interval::from_i64(prec, 10_000).ln();
-    &num / &den
+    expr::eval(&alpha_term(dbar, heads, h), prec).expect("a closed term")
+}
+
+/// v − ½u ≤ x ≤ v + ½u for a printed v with last-digit unit u (no `abs`, for the Coq translation).
+fn printed_formula(x: &str, v: &str) -> String {
+    let hu = printed_half_unit(v).expect("validated");
+    let v = parse_rational(v).expect("validated");
+    format!("(and (<= (- {v} {hu}) {x}) (<= {x} (+ {v} {hu})))")
+}
+
+/// The hint key of the first head with α_h < 1 (found by search; any value gives a
+/// sound statement, a wrong one a false obligation).
+fn h_star_key(heads: usize, dbar: u32) -> String {
+    format!("first head with alpha < 1 (H = {heads}, dbar = {dbar})")
+}
+
+impl Params {
+    fn build_statement(&self, claim: &str, hints: &Hints) -> Result<Statement, String> {
+        let mut st = Statement::new(claim);
+        for a in &self.alpha_reference {
+            st.assert(
+                format!(
+                    "H = {}, d̄ = {}: α_h = {}/h (d̄H/(16 ln 10⁴) to the printed digits)",
+                    a.heads, a.dbar, a.constant
+                ),
+                printed_formula(&alpha_term(a.dbar, a.heads, 1), &a.constant),
+            );
+            let parts: Vec<String> = a
+                .values
+                .iter()
+                .enumerate()
+                .map(|(j, v)| printed_formula(&alpha_term(a.dbar, a.heads, a.first_head + j), v))
+                .collect();
+            st.assert(
+                format!(
+                    "H = {}, d̄ = {}: α_h for h = {}..{} reproduce the printed values",
+                    a.heads,
+                    a.dbar,
+                    a.first_head,
+                    a.first_head + a.values.len() - 1
+                ),
+                format!("(and {})", parts.join(" ")),
+            );
+        }
+        for &heads in &self.heads {
+            for &d in &self.dbars {
+                let key = h_star_key(heads, d);
+                let h_star: usize = hints
+                    .get(&key)
+                    .ok_or_else(|| format!("missing hint `{key}`"))?
+                    .parse()
+                    .map_err(|_| format!("hint `{key}` is not a head index"))?;
+                if !(1..=heads + 1).contains(&h_star) {
+                    return Err(format!(
+                        "hint `{key}` = {h_star} is not in 1..={}",
+                        heads + 1
+                    ));
+                }
+                let parts: Vec<String> = (1..=heads)
+                    .map(|h| {
+                        let op = if h < h_star { ">=" } else { "<" };
+                        format!("({op} {} 1)", alpha_term(d, heads, h))
+                    })
+                    .collect();
+                let below: Vec<usize> = (h_star..=heads).collect();
+                st.assert(
+                    format!("H = {heads}, d̄ = {d}: α_h < 1 exactly for h ∈ {below:?}"),
+                    format!("(and {})", parts.join(" ")),
+                );
+            }
+        }
+        let mut parts = Vec::new();
+        for &heads in &self.heads {
+            for rule in [SlopeRule::Paper, SlopeRule::Code] {
+                for q in slope_exponents(heads, rule) {
+                    let m = format!("(exp (* -{q} (ln 2)))");
+                    parts.push(format!("(<= (/ 1 (- 1 (exp (- 0 {m})))) (+ 1 (/ 1 {m})))"));
+                }
+            }
+        }
+        st.assert(
+            format!(
+                "ALiBi, H ∈ {:?}, both slope rules: Σ_r e^{{−mr}} = 1/(1 − e^{{−m}}) ≤ 1 + 1/m < ∞ (summable)",
+                self.heads
+            ),
+            format!("(and {})", parts.join(" ")),
+        );
+        Ok(st)
+    }
 }
 
 /// Fitted exponent α = −slope of B_h(r) = B̃(r)/c_h against ln r over the range (f64).
@@ -206,140 +303,21 @@ fn within_printed(x: f64, s: &str) -> bool {
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
-    let mut cert = Certificate::new(&ctx.spec.id, prec);
     let [lo, hi] = p.fit_range;
     let one = Interval::one(prec);
 
-    // ----- certified: α_h against the printed tables, α_h < 1 exactly for h > K -----
-    for a in &p.alpha_reference {
-        let k = alpha(a.dbar, a.heads, 1, prec);
-        let tol =
-            |s: &str| Interval::from_rational(prec, &printed_half_unit(s).expect("validated"));
-        let val = |s: &str| Interval::from_rational(prec, &parse_rational(s).expect("validated"));
-        o.checks.certify(
-            format!(
-                "H = {}, d̄ = {}: α_h = {}/h (d̄H/(16 ln 10⁴) to the printed digits)",
-                a.heads, a.dbar, a.constant
-            ),
-            (&k - &val(&a.constant)).abs().le(&tol(&a.constant)),
-            format!("d̄H/(16 ln 10⁴) = {}", k.fmt_outward(10)),
-        );
-        let mut bad = Vec::new();
-        let c = Certainty::all(a.values.iter().enumerate().map(|(j, s)| {
-            let h = a.first_head + j;
-            let al = alpha(a.dbar, a.heads, h, prec);
-            let c = (&al - &val(s)).abs().le(&tol(s));
-            if c != Certainty::True {
-                bad.push(format!("h = {h}: {} vs {s}", al.fmt_outward(6)));
-            }
-            c
-        }));
-        o.checks.certify(
-            format!(
-                "H = {}, d̄ = {}: α_h for h = {}..{} reproduce the printed values",
-                a.heads,
-                a.dbar,
-                a.first_head,
-                a.first_head + a.values.len() - 1
-            ),
-            c,
-            if bad.is_empty() {
-                format!("[{}]", a.values.join(", "))
-            } else {
-                bad.join("; ")
-            },
-        );
-    }
+    // ----- certified (the statement): α_h against the printed tables, which heads have
+    // α_h < 1 (the first such head found here, by search, as a hint), ALiBi's bound -----
+    let mut hints = Hints::new();
     for &heads in &p.heads {
         for &d in &p.dbars {
-            // which heads have α_h < 1: decided per head
-            let mut below = Vec::new();
-            let c = Certainty::all((1..=heads).map(|h| {
-                let a = alpha(d, heads, h, prec);
-                let lt = a.lt(&one);
-                let ge = a.ge(&one);
-                if lt == Certainty::True {
-                    below.push(h);
-                }
-                // decided either way
-                if lt == Certainty::True || ge == Certainty::True {
-                    Certainty::True
-                } else {
-                    Certainty::Unknown
-                }
-            }));
-            let alpha_expr =
-                |h: usize| format!("(/ {} (* {} (ln 10000)))", d as usize * heads, 16 * h);
-            let parts: Vec<String> = (1..=heads)
-                .map(|h| {
-                    if below.contains(&h) {
-                        format!("(< {} 1)", alpha_expr(h))
-                    } else {
-                        format!("(>= {} 1)", alpha_expr(h))
-                    }
-                })
-                .collect();
-            cert.push(
-                format!(
-                    "H = {heads}, d̄ = {d}: α_h = d̄H/(16h ln 10⁴) < 1 exactly for h ∈ {below:?}"
-                ),
-                format!("(and {})", parts.join(" ")),
-            );
-            o.checks.certify(
-                format!("H = {heads}, d̄ = {d}: α_h < 1 exactly for h ∈ {below:?}"),
-                c,
-                "each α_h compared with 1 in intervals",
-            );
+            let h_star = (1..=heads)
+                .find(|&h| alpha(d, heads, h, prec).lt(&one) == Certainty::True)
+                .unwrap_or(heads + 1);
+            hints.insert(h_star_key(heads, d), h_star.to_string());
         }
     }
-    // ALiBi: Σ_{r≥0} e^{−mr} = 1/(1 − e^{−m}) ≤ 1 + 1/m for every slope
-    let mut worst: Option<(Interval, String)> = None;
-    let mut c_alibi = Certainty::True;
-    for &heads in &p.heads {
-        for rule in [SlopeRule::Paper, SlopeRule::Code] {
-            for q in slope_exponents(heads, rule) {
-                let m = slope_interval(&q, prec);
-                let s = &one / &(&one - &m.neg_exp());
-                let bound = &one + &(&one / &m);
-                let finite = if s.is_finite() {
-                    Certainty::True
-                } else {
-                    Certainty::Unknown
-                };
-                c_alibi = c_alibi.and(s.le(&bound)).and(finite);
-                if worst.as_ref().map(|w| s.hi() > w.0.hi()).unwrap_or(true) {
-                    worst = Some((s, format!("m = 2^−{q}")));
-                }
-            }
-        }
-    }
-    let (ws, wm) = worst.expect("at least one slope");
-    for &heads in &p.heads {
-        for rule in [SlopeRule::Paper, SlopeRule::Code] {
-            let parts: Vec<String> = slope_exponents(heads, rule)
-                .iter()
-                .map(|q| {
-                    let m = format!("(exp (* -{q} (ln 2)))");
-                    format!("(<= (/ 1 (- 1 (exp (neg {m})))) (+ 1 (/ 1 {m})))")
-                })
-                .collect();
-            cert.push(
-                format!(
-                    "ALiBi, H = {heads}, {} rule: Σ_r e^(−mr) = 1/(1 − e^(−m)) ≤ 1 + 1/m for every slope",
-                    rule.as_str()
-                ),
-                format!("(and {})", parts.join(" ")),
-            );
-        }
-    }
-    o.checks.certify(
-        format!(
-            "ALiBi, H ∈ {:?}, both slope rules: Σ_r e^{{−mr}} = 1/(1 − e^{{−m}}) ≤ 1 + 1/m < ∞ (summable)",
-            p.heads
-        ),
-        c_alibi,
-        format!("largest sum {} at {wm}", ws.fmt_outward(8)),
-    );
+    ctx.prove(&mut o, hints);
 
     // ----- f64 B̃ and the two-precision check -----
     let mut series_b: Vec<(u32, Vec<f64>)> = Vec::new();
@@ -564,7 +542,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.tables.push(detail);
     o.tables.push(growth_table);
     o.plots.push(plot);
-    o.certificate = Some(cert);
     o.note(
         "With c_h, B_h = B̃/c_h, so the log-log slope of e^{B_h} is a/c_h where a is the slope of B̃ against ln r; the \
          relative error |α_fit − α_h|/α_h = |a − a_pred|/|a_pred| is the same for every head (and for the uncentred \

@@ -4,12 +4,18 @@
 //! of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller
 //! theorem, not the paper's constants).
 //!
-//! n! is an exact big integer (GMP); ⌈log₂ x⌉ is the bit length of x unless x is
-//! a power of two. Everything real-valued (log₂(n!)/n, log₂ n − 1/ln 2, Stirling's
-//! series with Robbins' remainder bounds) is an outward-rounded interval.
+//! Every decision is an obligation of the claim's statement ([`Params::statement`]),
+//! decided by the kernel: ⌈log₂ n!⌉ = c as the exact integer bracketing
+//! 2^{c−1} < n! ≤ 2^c (n! an exact GMP literal), the least D·p = ⌈c/n⌉ and
+//! D·p = 2·d·p ≥ ⌈c/n⌉ in exact (unbounded) integers, and the real-valued facts
+//! (log₂(n!)/n and log₂ n − 1/ln 2 to their printed digits, Stirling's series with
+//! Robbins' remainder against ln n! = Σ_{i=2}^{n} ln i at the reference n, the
+//! tolerance sweep by Robbins' bound g(n) for every n of the sweep and g(sweep_max)
+//! beyond it) in outward-rounded intervals.
 
+use crate::certificate::Hints;
 use crate::claims::Ctx;
-use crate::kernel::{Certainty, Interval};
+use crate::kernel::{Interval, Statement};
 use crate::outcome::{Outcome, Table};
 use crate::spec::{ensure, ensure_each, exact, FieldError};
 use rug::ops::Pow;
@@ -66,6 +72,11 @@ impl crate::spec::Params for Params {
             if !(3..=MAX_N).contains(&r.n) {
                 return Err(format!("n = {} is out of range: use 3 to {MAX_N}", r.n));
             }
+            if r.ceil_log2_factorial > 1 << 26 {
+                return Err(
+                    "ceil_log2_factorial exceeds 2^26 (log₂ n! < 2^25 for n ≤ 2^20)".into(),
+                );
+            }
             for (f, s) in [
                 ("log2_factorial_per_n", &r.log2_factorial_per_n),
                 ("leading_term", &r.leading_term),
@@ -90,6 +101,10 @@ impl crate::spec::Params for Params {
             }
             Ok(())
         })
+    }
+
+    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
+        Some(Ok(self.build(claim)))
     }
 }
 
@@ -122,42 +137,164 @@ pub fn least_dp(n: u32) -> u64 {
     ceil_log2_factorial(n).div_ceil(u64::from(n))
 }
 
-/// log₂ x as an interval.
-fn log2(x: &Interval, prec: u32) -> Interval {
-    &x.ln() / &Interval::ln2(prec)
+/// ln n! = Σ_{i=2}^{n} ln i, as a term (n ≥ 2).
+fn ln_factorial_term(n: u32) -> String {
+    format!("(sum i 2 {n} (ln i))")
 }
 
-/// Whether x prints as the decimal `s` (k decimals): p − ½·10^−k ≤ x ≤ p + ½·10^−k,
-/// three-valued (the ends are exact rationals).
-fn prints_as(prec: u32, s: &str, x: &Interval) -> Certainty {
+/// log₂(n!)/n as a term.
+fn per_n_term(n: u32) -> String {
+    format!("(/ {} (* {n} (ln 2)))", ln_factorial_term(n))
+}
+
+/// log₂ n − 1/ln 2 as a term.
+fn leading_term(n: u32) -> String {
+    format!("(/ (- (ln {n}) 1) (ln 2))")
+}
+
+/// "x prints as the decimal s": |x − s| ≤ ½·10^−k (k decimals of s).
+fn prints_as(term: &str, s: &str) -> String {
     let k = decimal_places(s).expect("validated");
     let p = exact("", s).expect("validated");
     let half = Rational::from((1, 2 * Integer::from(10).pow(k)));
-    let lo = Interval::from_rational(prec, &Rational::from(&p - &half));
-    let hi = Interval::from_rational(prec, &Rational::from(&p + &half));
-    lo.le(x).and(x.le(&hi))
+    format!("(<= (abs (- {term} {p})) {half})")
 }
 
-/// log₂ n − 1/ln 2 as an interval.
-fn leading(n: u32, prec: u32) -> Interval {
+/// Robbins' bound g(n) = (½·log₂(2πn) + 1/(12n·ln 2))/n on the gap, as a term in
+/// `n` (a literal or the bound variable `n`).
+fn robbins_gap_term_of(n: &str) -> String {
+    format!("(/ (+ (/ (ln (* 2 pi {n})) (* 2 (ln 2))) (/ 1 (* 12 {n} (ln 2)))) {n})")
+}
+
+fn robbins_gap_term(n: u32) -> String {
+    robbins_gap_term_of(&n.to_string())
+}
+
+fn robbins_gap_term_var() -> String {
+    robbins_gap_term_of("n")
+}
+
+/// "⌈log₂ n!⌉ = c": the exact bracketing 2^{c−1} < n! ≤ 2^c, n! an exact literal.
+fn ceil_log2_factorial_formula(n: u32, c: u64) -> String {
+    let f = Integer::from(Integer::factorial(n));
+    format!(
+        "(and (< (pow 2 {}) {f}) (<= {f} (pow 2 {c})))",
+        c.saturating_sub(1)
+    )
+}
+
+fn ceil_log2_name(n: u32, c: u64) -> String {
+    format!(
+        "n = {n}: ⌈log₂ n!⌉ = {c} (2^{} < n! ≤ 2^{c}, exact integers)",
+        c.saturating_sub(1)
+    )
+}
+
+impl Params {
+    /// The statement: every decision of the claim, as exact integer facts or
+    /// interval formulas over ln n! = Σ ln i (see the module doc).
+    fn build(&self, claim: &str) -> Statement {
+        let mut st = Statement::new(claim);
+        let tol = exact("", &self.stirling_tol_bits).expect("validated");
+        for r in &self.reference {
+            let n = r.n;
+            st.assert(
+                ceil_log2_name(n, r.ceil_log2_factorial),
+                ceil_log2_factorial_formula(n, r.ceil_log2_factorial),
+            );
+            st.assert(
+                format!("n = {n}: log₂(n!)/n prints as {}", r.log2_factorial_per_n),
+                prints_as(&per_n_term(n), &r.log2_factorial_per_n),
+            );
+            st.assert(
+                format!("n = {n}: log₂ n − 1/ln 2 prints as {}", r.leading_term),
+                prints_as(&leading_term(n), &r.leading_term),
+            );
+            st.assert(
+                format!(
+                    "n = {n}: least integer D·p = ⌈{}/{n}⌉ = {}",
+                    r.ceil_log2_factorial, r.least_dp
+                ),
+                format!(
+                    "(= (ceil (/ {} {n})) {})",
+                    r.ceil_log2_factorial, r.least_dp
+                ),
+            );
+            // Stirling's series with Robbins' explicit remainder:
+            // ln n! ∈ (s + 1/(12n+1), s + 1/(12n)), s = n ln n − n + ½ ln(2πn),
+            // stated as |ln n! − centre| < half-width (one evaluation of the sum).
+            let lo = Rational::from((1, 12 * u64::from(n) + 1));
+            let hi = Rational::from((1, 12 * u64::from(n)));
+            let centre = Rational::from(&lo + &hi) / 2u32;
+            let half = Rational::from(&hi - &lo) / 2u32;
+            st.assert(
+                format!("n = {n}: Stirling's series with Robbins' remainder encloses ln n!"),
+                format!(
+                    "(< (abs (- {} (+ (* {n} (ln {n})) (neg {n}) (* 1/2 (ln (* 2 pi {n}))) {centre}))) {half})",
+                    ln_factorial_term(n)
+                ),
+            );
+        }
+        // the gap over the sweep, by Robbins' remainder (gap(n) ≤ g(n) for every
+        // n ≥ 1; the reference rows check the enclosure itself against ln n!)
+        st.assert(
+            format!(
+                "for every n in 16..={}: log₂(n!)/n − (log₂ n − 1/ln 2) ≤ g(n) ≤ {} bits (Robbins)",
+                self.sweep_max, self.stirling_tol_bits
+            ),
+            format!(
+                "(forall n 16 {} (<= {} {tol}))",
+                self.sweep_max,
+                robbins_gap_term_var()
+            ),
+        );
+        st.assert(
+            format!(
+                "for every n ≥ {m}: gap ≤ g(n) ≤ g({m}) ≤ {} bits (Robbins; g decreasing)",
+                self.stirling_tol_bits,
+                m = self.sweep_max
+            ),
+            format!("(<= {} {tol})", robbins_gap_term(self.sweep_max)),
+        );
+        let mut bracketed: Vec<u32> = self.reference.iter().map(|r| r.n).collect();
+        for i in &self.instances {
+            let c = ceil_log2_factorial(i.n);
+            if !bracketed.contains(&i.n) {
+                bracketed.push(i.n);
+                st.assert(ceil_log2_name(i.n, c), ceil_log2_factorial_formula(i.n, c));
+            }
+            st.assert(
+                format!(
+                    "n = {}, d = {}, p = {} bits: D·p = 2·d·p ≥ ⌈⌈log₂ n!⌉/n⌉ = ⌈{c}/{}⌉",
+                    i.n, i.d, i.bits, i.n
+                ),
+                format!("(>= (* 2 {} {}) (ceil (/ {c} {})))", i.d, i.bits, i.n),
+            );
+        }
+        st
+    }
+}
+
+/// log₂(n!)/n − (log₂ n − 1/ln 2) from the exact n! (presentation only: the
+/// statement decides the sweep).
+fn gap_of(f: &Integer, n: u32, prec: u32) -> Interval {
     let ln2 = Interval::ln2(prec);
-    &log2(&Interval::from_i64(prec, i64::from(n)), prec) - &(&Interval::one(prec) / &ln2)
+    let per_n = (&Interval::from_integer(prec, f).ln() / &ln2).div_i64(i64::from(n));
+    let lead = &(&Interval::from_i64(prec, i64::from(n)).ln() - &Interval::one(prec)) / &ln2;
+    &per_n - &lead
 }
 
-/// Robbins' bound g(n) = (½·log₂(2πn) + 1/(12n·ln 2))/n on log₂(n!)/n − (log₂ n − 1/ln 2).
-fn robbins_gap_bound(n: u32, prec: u32) -> Interval {
-    let nn = Interval::from_i64(prec, i64::from(n));
-    let two_pi_n = &Interval::pi(prec).mul_i64(2) * &nn;
-    let half_log = log2(&two_pi_n, prec).mul_2exp(-1);
-    let corr = &Interval::one(prec) / &(&nn.mul_i64(12) * &Interval::ln2(prec));
-    &(&half_log + &corr) / &nn
-}
-
-/// Runs the claim.
+/// Runs the claim: the kernel decides the statement; the tables are presentation
+/// (from the exact n!, untrusted).
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
-    let tol = Interval::from_rational(prec, &exact("", &p.stirling_tol_bits).expect("validated"));
+    ctx.prove(&mut o, Hints::new());
+    let ev = |t: &str| crate::kernel::expr::eval(t, prec).ok();
+    let mid = |x: &Option<Interval>, digits: usize| {
+        x.as_ref()
+            .map_or("—".into(), |x| format!("{:.*}", digits, x.mid_f64()))
+    };
     let mut table = Table::new(
         "Counting bound (exact n!; intervals outward-rounded)",
         &[
@@ -172,128 +309,46 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     for r in &p.reference {
         let n = r.n;
         let f = Integer::from(Integer::factorial(n));
-        let c = ceil_log2(&f);
-        o.checks.certify(
-            format!("n = {n}: ⌈log₂ n!⌉ = {}", r.ceil_log2_factorial),
-            Certainty::exact(c == r.ceil_log2_factorial),
-            format!(
-                "exact n! has {} bits (not a power of two: {}); computed {c}",
-                f.significant_bits(),
-                !f.is_power_of_two()
-            ),
-        );
-        // 2^{c−1} < n! ≤ 2^c, exactly
-        let lower = Integer::from(1) << (c as u32 - 1);
-        let upper = Integer::from(1) << c as u32;
-        o.checks.certify(
-            format!("n = {n}: 2^{} < n! ≤ 2^{c}", c - 1),
-            Certainty::exact(lower < f && f <= upper),
-            "exact big-integer comparison",
-        );
-        let per_n = &log2(&Interval::from_integer(prec, &f), prec).div_i64(i64::from(n));
-        let lead = leading(n, prec);
-        o.checks.certify(
-            format!("n = {n}: log₂(n!)/n prints as {}", r.log2_factorial_per_n),
-            prints_as(prec, &r.log2_factorial_per_n, per_n),
-            format!("enclosure {}", per_n.fmt_outward(12)),
-        );
-        o.checks.certify(
-            format!("n = {n}: log₂ n − 1/ln 2 prints as {}", r.leading_term),
-            prints_as(prec, &r.leading_term, &lead),
-            format!("enclosure {}", lead.fmt_outward(12)),
-        );
-        let dp = c.div_ceil(u64::from(n));
-        o.checks.certify(
-            format!("n = {n}: least integer D·p = {}", r.least_dp),
-            Certainty::exact(dp == r.least_dp),
-            format!("⌈{c}/{n}⌉ = {dp}"),
-        );
-        let gap = per_n - &lead;
+        let ln2 = Interval::ln2(prec);
+        let per_n = (&Interval::from_integer(prec, &f).ln() / &ln2).div_i64(i64::from(n));
+        let lead = ev(&leading_term(n));
         table.row(vec![
             n.to_string(),
-            c.to_string(),
+            ceil_log2_factorial(n).to_string(),
             format!("{:.7}", per_n.mid_f64()),
-            format!("{:.6}", lead.mid_f64()),
-            dp.to_string(),
-            gap.fmt_outward(4),
+            mid(&lead, 6),
+            least_dp(n).to_string(),
+            gap_of(&f, n, prec).fmt_outward(4),
         ]);
-        // Stirling's series with Robbins' explicit remainder:
-        // ln n! ∈ n ln n − n + ½ ln(2πn) + (1/(12n+1), 1/(12n)).
-        let nn = Interval::from_i64(prec, i64::from(n));
-        let base =
-            &(&(&nn * &nn.ln()) - &nn) + &(&Interval::pi(prec).mul_i64(2) * &nn).ln().mul_2exp(-1);
-        let lo = &base + &(&Interval::one(prec) / &Interval::from_i64(prec, 12 * i64::from(n) + 1));
-        let hi = &base + &(&Interval::one(prec) / &nn.mul_i64(12));
-        let ln_f = Interval::from_integer(prec, &f).ln();
-        o.checks.certify(
-            format!("n = {n}: Stirling's series with Robbins' remainder encloses ln n!"),
-            lo.lt(&ln_f).and(ln_f.lt(&hi)),
-            format!(
-                "ln n! ∈ {}, Stirling ∈ ({}, {})",
-                ln_f.fmt_outward(10),
-                lo.fmt_lo(10),
-                hi.fmt_hi(10)
-            ),
-        );
     }
-    // The leading approximation within the tolerance for every n in 16..=sweep_max,
-    // from the exact factorials, and for every larger n by Robbins' bound.
+    // the largest gap over the sweep, for the key figure (presentation)
     let mut f = Integer::from(Integer::factorial(15));
     let mut worst = (Interval::zero(prec), 16u32);
-    let mut all = Certainty::True;
     for n in 16..=p.sweep_max {
         f *= n;
-        let per_n = log2(&Interval::from_integer(prec, &f), prec).div_i64(i64::from(n));
-        let gap = &per_n - &leading(n, prec);
-        all = all.and(Interval::zero(prec).le(&gap)).and(gap.le(&tol));
+        let gap = gap_of(&f, n, prec);
         if gap.hi() > worst.0.hi() {
             worst = (gap, n);
         }
     }
-    o.checks.certify(
-        format!(
-            "0 ≤ log₂(n!)/n − (log₂ n − 1/ln 2) ≤ {} bits for every n in 16..={} (exact n!)",
-            p.stirling_tol_bits, p.sweep_max
-        ),
-        all,
-        format!("largest gap {} at n = {}", worst.0.fmt_outward(6), worst.1),
-    );
-    let g = robbins_gap_bound(p.sweep_max, prec);
-    o.checks.certify(
-        format!(
-            "for every n ≥ {}: gap ≤ g(n) ≤ g({}) ≤ {} bits (Robbins; g decreasing)",
-            p.sweep_max, p.sweep_max, p.stirling_tol_bits
-        ),
-        g.le(&tol),
-        format!(
-            "g(n) = (½·log₂(2πn) + 1/(12n·ln 2))/n is decreasing for 2πn > e; g({}) = {}",
-            p.sweep_max,
-            g.fmt_outward(6)
-        ),
-    );
     let mut inst = Table::new(
         "The reconstruction's width against the bound (D = 2d)",
         &["n", "d", "bits p", "D·p", "least integer D·p", "satisfied"],
     );
     for i in &p.instances {
         let need = least_dp(i.n);
-        let have = 2 * i.d * i.bits;
-        let ok = have >= need;
-        o.checks.certify(
-            format!(
-                "n = {}, d = {}, p = {} bits: D·p = {have} ≥ {need}",
-                i.n, i.d, i.bits
-            ),
-            Certainty::exact(ok),
-            "exact integers",
-        );
+        let have = Integer::from(i.d) * 2u32 * i.bits;
         inst.row(vec![
             i.n.to_string(),
             i.d.to_string(),
             i.bits.to_string(),
             have.to_string(),
             need.to_string(),
-            if ok { "yes".into() } else { "no".into() },
+            if have >= need {
+                "yes".into()
+            } else {
+                "no".into()
+            },
         ]);
     }
     if let Some(r) = p.reference.iter().max_by_key(|r| r.n) {
@@ -307,10 +362,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     );
     o.tables.push(table);
     o.tables.push(inst);
-    o.note(
-        "Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem \
-         ([derived]; sparse.md §4–§5): the counting argument and its numbers are the project's, not the paper's.",
-    );
     o.note(
         "The bound concerns finite-precision inputs only: with unbounded real inputs no Ω(log n) bound holds for \
          support patterns (sparse.md §6, moment-curve remark).",

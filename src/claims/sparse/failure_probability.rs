@@ -14,6 +14,7 @@ use crate::kernel::{Certainty, Interval};
 use crate::outcome::{Outcome, Table};
 use crate::sparse::sample::draw_signs;
 use crate::spec::{ensure, exact, FieldError};
+use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF};
@@ -110,9 +111,16 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut failures = 0u64;
     let mut worst = (0i64, p.seed_base);
     let mut hist: Vec<(i64, u64)> = Vec::new();
-    for i in 0..p.seeds {
+    // one seed is an independent unit (run --shard i/N); seeds run in parallel
+    let per_seed: Vec<(bool, i64)> = (0..p.seeds)
+        .into_par_iter()
+        .map(|i| {
+            let seed = p.seed_base + i;
+            ctx.unit(&format!("seed {seed}"), || seed_fails(p.n, p.d, &t, seed))
+        })
+        .collect();
+    for (i, &(fails, m)) in (0..p.seeds).zip(&per_seed) {
         let seed = p.seed_base + i;
-        let (fails, m) = seed_fails(p.n, p.d, &t, seed);
         failures += u64::from(fails);
         if m > worst.0 {
             worst = (m, seed);

@@ -9,8 +9,9 @@
 //! d_min ≈ a·ln n + b and its assertions are f64 observations; d_min(n) ≤ d_ub(n)
 //! is an exact integer comparison.
 
+use crate::certificate::Hints;
 use crate::claims::Ctx;
-use crate::kernel::Certainty;
+use crate::kernel::Statement;
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::sparse::dimension::{min_dimension, union_bound_dimension};
 use crate::spec::{ensure, ensure_each, exact, FieldError};
@@ -97,6 +98,29 @@ impl Params {
 }
 
 impl crate::spec::Params for Params {
+    /// The §5 union-bound table: d_ub = ⌈(2/t²)·ln(n²/δ)⌉ (certified ceilings).
+    /// The sweep's d_min ≤ d_ub are observations: the seeds' scans are not part of
+    /// any statement.
+    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
+        let mut st = Statement::new(claim);
+        for r in &self.reference {
+            let t = exact("t", &r.t).expect("validated");
+            let dl = exact("delta", &self.delta).expect("validated");
+            st.assert(
+                format!(
+                    "d_ub(n = {}, t = {}, δ = {}) = {}",
+                    r.n, r.t, self.delta, r.d_ub
+                ),
+                format!(
+                    "(= {} {})",
+                    crate::sparse::construct::d_expr(r.n as u64, &t.to_string(), &dl.to_string()),
+                    r.d_ub
+                ),
+            );
+        }
+        Some(Ok(st))
+    }
+
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.log2_n, "log2_n", |&e| {
             if (2..=20).contains(&e) {
@@ -275,6 +299,7 @@ pub fn bootstrap(
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut o = Outcome::new();
+    ctx.prove(&mut o, Hints::new());
     let q = exact("quantile", &p.quantile).expect("validated");
     let delta = exact("delta", &p.delta).expect("validated");
     let resolve = exact("resolve", &p.resolve).expect("validated");
@@ -358,7 +383,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             let per_seed: Vec<Option<usize>> = (0..seeds)
                 .into_par_iter()
                 .map(|i| {
-                    let r = min_dimension(n, &t, p.seed_base + i, d_max);
+                    // one seed's exact d_min: an independent unit (run --shard i/N)
+                    let key = format!("t = {ts}, n = 2^{e}, seed {}", p.seed_base + i);
+                    let r = ctx.unit(&key, || min_dimension(n, &t, p.seed_base + i, d_max));
                     tick(done.fetch_add(1, Ordering::Relaxed) + 1);
                     r
                 })
@@ -373,9 +400,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             let dq = quantile(&ds, &q);
             if dq == usize::MAX {
                 missing = true;
-                o.checks.certify(
+                o.checks.observe(
                     format!("t = {ts}, n = 2^{e}: d_min(n) ≤ d_ub(n) = {d_ub}"),
-                    Certainty::False,
+                    false,
                     format!(
                         "{censored} of {seeds} seeds need d > {d_max}: the {} quantile exceeds d_ub",
                         p.quantile
@@ -409,9 +436,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         if missing {
             continue;
         }
-        o.checks.certify(
+        o.checks.observe(
             format!("t = {ts}: d_min(n) ≤ d_ub(n) for every n (exact integers)"),
-            Certainty::exact(all_le),
+            all_le,
             format!(
                 "q = {}, up to {} seeds per n (see the table), δ = {}",
                 p.quantile, p.seeds, p.delta
@@ -544,14 +571,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     for r in &p.reference {
         let t = exact("t", &r.t).expect("validated");
         let d = union_bound_dimension(r.n as u64, &t, &delta);
-        o.checks.certify(
-            format!(
-                "d_ub(n = {}, t = {}, δ = {}) = {}",
-                r.n, r.t, p.delta, r.d_ub
-            ),
-            Certainty::exact(d == r.d_ub),
-            format!("computed {d}"),
-        );
         refs.row(vec![
             r.n.to_string(),
             r.t.clone(),

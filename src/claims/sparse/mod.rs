@@ -10,3 +10,14 @@ pub mod log_dimension;
 pub mod np_hardness;
 pub mod ratio_lemma;
 pub mod row_mass;
+
+use crate::certificate::Hints;
+use rug::Rational;
+
+/// The exact rational hint `key` (a witness value found by search), or why not.
+pub(crate) fn hint_rational(hints: &Hints, key: &str) -> Result<Rational, String> {
+    let v = hints
+        .get(key)
+        .ok_or_else(|| format!("the hint `{key}` is missing"))?;
+    crate::kernel::parse_rational(v).map_err(|e| format!("hint `{key}` = `{v}`: {e}"))
+}

@@ -2,7 +2,9 @@
 //! colour bar. Deterministic like the line plots: the colours are interpolated in
 //! sRGB from 11 fixed anchors and printed as hex, coordinates with fixed decimals.
 
-use super::{esc, log_ticks, nice_ticks, tick_label, H, MB, ML, MR, MT, W};
+use super::{
+    esc, log_ticks, nice_ticks, tick_label, title_lines, write_title, H, MB, ML, MR, MT, W,
+};
 use crate::outcome::{HeatScale, Heatmap, Plot};
 use std::fmt::Write;
 
@@ -133,12 +135,7 @@ pub(super) fn render(p: &Plot, h: &Heatmap) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="11">"#
     );
     let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{:.1}" y="22" text-anchor="middle" font-size="14">{}</text>"#,
-        ML + pw / 2.0,
-        esc(&p.title)
-    );
+    write_title(&mut s, &title_lines(&p.title, W), W / 2.0);
 
     // Cells; each but the last in its row/column extends one unit under its right
     // and lower neighbours (drawn later), so a pixel the neighbour covers only in

@@ -1,0 +1,495 @@
+(** * Attncheck: the plain meaning of attncheck certificates, in Coq.
+
+    This file is shipped with attncheck and imported by every generated
+    certificate file ([attncheck export coq]).  It defines, from scratch and
+    with nothing but the standard library:
+
+    - integer ranges, range sums and range quantifiers ([rangeZ], [sumZ]);
+    - [Rceil] and [Rfloor] on the reals;
+    - the data operations of certificates over a ±1 sign matrix [S] and a
+      row-sparse rational matrix [B] (Gram maxima, the ratio-lemma quantities,
+      row sums), as the plain definitions of the format: sums of products over
+      lists and maxima over index ranges.  Coq computes them itself
+      ([vm_compute]) from the data embedded in the certificate file;
+    - a small reflective decision procedure for exact (rational) formulas:
+      [decide] evaluates a formula in exact rationals, and [decide_sound]
+      proves that [decide f = true] implies the real-number statement
+      [fdenote f].  Generated files state each obligation in plain real-number
+      syntax; Coq checks by conversion that it is the statement [decide] spoke
+      about.
+
+    No axiom is added: everything here rests on Coq's standard reals. *)
+
+From Coq Require Import ZArith QArith Qround Qabs Qreals Reals Lra Lia List.
+Import ListNotations.
+
+Local Open Scope Z_scope.
+
+(** ** Integer ranges *)
+
+(** [seqZ lo n] = [lo; lo + 1; …; lo + n − 1]. *)
+Fixpoint seqZ (lo : Z) (n : nat) : list Z :=
+  match n with O => [] | S n' => lo :: seqZ (Z.succ lo) n' end.
+
+(** The integers lo..hi, in order; empty when hi < lo. *)
+Definition rangeZ (lo hi : Z) : list Z := seqZ lo (Z.to_nat (hi - lo + 1)).
+
+Lemma in_seqZ : forall n lo k, In k (seqZ lo n) <-> lo <= k < lo + Z.of_nat n.
+Proof.
+  induction n as [|n IH]; intros lo k; simpl.
+  - lia.
+  - rewrite IH. lia.
+Qed.
+
+Lemma in_rangeZ : forall lo hi k, In k (rangeZ lo hi) <-> lo <= k <= hi.
+Proof.
+  intros lo hi k. unfold rangeZ. rewrite in_seqZ.
+  lia.
+Qed.
+
+(** A range quantifier is proven by proving each listed instance. *)
+Lemma Forall_rangeZ : forall lo hi (P : Z -> Prop),
+  Forall P (rangeZ lo hi) -> forall k, lo <= k <= hi -> P k.
+Proof.
+  intros lo hi P H k Hk. rewrite Forall_forall in H. apply H, in_rangeZ, Hk.
+Qed.
+
+Local Open Scope R_scope.
+
+(** Σ_{k = lo}^{hi} f k (0 when hi < lo). *)
+Definition sumZ (lo hi : Z) (f : Z -> R) : R :=
+  fold_right (fun k acc => f k + acc) 0 (rangeZ lo hi).
+Arguments sumZ (lo hi)%Z f.
+
+(** ** Ceiling and floor *)
+
+(** [up x] is the integer with x < up x ≤ x + 1 (standard library). *)
+Definition Rfloor (x : R) : R := IZR (up x - 1).
+Definition Rceil (x : R) : R := IZR (1 - up (- x)).
+
+Lemma Rfloor_eq : forall x z, IZR z <= x < IZR z + 1 -> IZR z = Rfloor x.
+Proof.
+  intros x z [H1 H2]. unfold Rfloor.
+  rewrite <- (tech_up x (z + 1)).
+  - f_equal. lia.
+  - rewrite plus_IZR. lra.
+  - rewrite plus_IZR. lra.
+Qed.
+
+Lemma Rceil_eq : forall x z, IZR z - 1 < x <= IZR z -> IZR z = Rceil x.
+Proof.
+  intros x z [H1 H2]. unfold Rceil.
+  rewrite <- (tech_up (- x) (1 - z)).
+  - f_equal. lia.
+  - rewrite minus_IZR. lra.
+  - rewrite minus_IZR. lra.
+Qed.
+
+(** ** Data: a ±1 sign matrix and a row-sparse rational matrix *)
+
+(** S ∈ {±1}^{n×d}: [s_d] = d and the n rows as lists of ±1. *)
+Record signs := Signs { s_d : Z; s_rows : list (list Z) }.
+(** B: [b_n] = n and, per row, its stored (column, value) pairs; the stored
+    columns are the row's support supp_i. *)
+Record sparse := Sparse { b_n : Z; b_rows : list (list (Z * Q)) }.
+
+Local Open Scope Z_scope.
+
+(** The first [n] bits of [x], least significant first, as signs: bit 1 is −1
+    and bit 0 is +1 (the certificate format's convention). *)
+Fixpoint sign_bits (n : nat) (x : Z) : list Z :=
+  match n with
+  | O => []
+  | S n' => (if Z.odd x then -1 else 1) :: sign_bits n' (Z.div2 x)
+  end.
+
+(** A sign matrix from its rows written as integers: column c of a row is −1
+    exactly when bit c of its integer is set. *)
+Definition signs_of_bits (d : Z) (rows : list Z) : signs :=
+  Signs d (map (sign_bits (Z.to_nat d)) rows).
+
+Definition rows_signs (S : signs) : Z := Z.of_nat (length (s_rows S)).
+Definition rows_sparse (B : sparse) : Z := b_n B.
+Definition cols (S : signs) : Z := s_d S.
+
+(** ⟨u, v⟩ = Σ_c u_c v_c (accumulated left to right). *)
+Fixpoint dot_acc (u v : list Z) (acc : Z) : Z :=
+  match u, v with a :: u', b :: v' => dot_acc u' v' (acc + a * b) | _, _ => acc end.
+Definition dot (u v : list Z) : Z := dot_acc u v 0.
+
+(** G = S Sᵀ: G_lj = ⟨s_l, s_j⟩, as the list of its rows. *)
+Definition gram_matrix (S : signs) : list (list Z) :=
+  map (fun u => map (dot u) (s_rows S)) (s_rows S).
+
+(** The entries of a list with their indices 0, 1, … *)
+Definition indexed {A} (l : list A) : list (Z * A) := combine (seqZ 0 (length l)) l.
+
+(** Maximum of a list of nonnegative integers (0 for the empty list). *)
+Definition maxZ (l : list Z) : Z := fold_right Z.max 0 l.
+
+(** max_{l ≠ j} |G_lj| (0 when n < 2). *)
+Definition gram_max_abs_of (G : list (list Z)) : Z :=
+  maxZ (flat_map (fun lr => map (fun jg => if fst lr =? fst jg then 0 else Z.abs (snd jg))
+                                (indexed (snd lr)))
+                 (indexed G)).
+Definition gram_max_abs (S : signs) : Z := gram_max_abs_of (gram_matrix S).
+
+Local Open Scope Q_scope.
+
+(** Maximum of a list of rationals ([None] for the empty list). *)
+Definition maxQ (l : list Q) : option Q :=
+  fold_right (fun x acc => match acc with
+    | None => Some x
+    | Some y => Some (if Qle_bool x y then y else x) end) None l.
+Definition odflt (o : option Q) : Q := match o with Some x => x | None => 0 end.
+
+Fixpoint zipw {A B C} (f : A -> B -> C) (u : list A) (v : list B) : list C :=
+  match u, v with a :: u', b :: v' => f a b :: zipw f u' v' | _, _ => [] end.
+
+Definition row_sum (r : list (Z * Q)) : Q := fold_right (fun p acc => snd p + acc) 0 r.
+Definition in_supp (r : list (Z * Q)) (j : Z) : bool := existsb (fun p => (fst p =? j)%Z) r.
+
+(** Row i of Λ = B G / d and of E, for the entries r = [(l, B_il); …] of row i:
+    Λ_ij = Σ_{l ∈ supp_i} B_il G_lj / d and E_ij = Σ_{l ∈ supp_i, l ≠ j} B_il G_lj / d,
+    listed as (j, Λ_ij, E_ij) for j = 0 … n − 1. *)
+Definition lam_row (d : Z) (G : list (list Z)) (r : list (Z * Q)) : list (Z * Q * Q) :=
+  let zero := map (fun _ => 0) G in
+  let grow l := indexed (nth (Z.to_nat l) G []) in
+  let lam := fold_right (fun p acc =>
+      zipw Qplus (map (fun jg => snd p * inject_Z (snd jg)) (grow (fst p))) acc) zero r in
+  let err := fold_right (fun p acc =>
+      zipw Qplus (map (fun jg => if (fst jg =? fst p)%Z then 0 else snd p * inject_Z (snd jg))
+                      (grow (fst p))) acc) zero r in
+  zipw (fun j le => (j, fst le / inject_Z d, snd le / inject_Z d))
+       (seqZ 0 (length G)) (combine lam err).
+
+(** Per row i: (max_j |E_ij|,
+                max_{j, j' ∈ supp_i} |E_ij − E_ij'| (0 for an empty row),
+                max_{j ∉ supp_i, j' ∈ supp_i} Λ_ij − Λ_ij' (None if there is no such pair),
+                Σ_l B_il). *)
+Definition lemma_row (d : Z) (G : list (list Z)) (r : list (Z * Q)) : Q * Q * option Q * Q :=
+  let lr := lam_row d G r in
+  let on := filter (fun t => in_supp r (fst (fst t))) lr in
+  let off := filter (fun t => negb (in_supp r (fst (fst t)))) lr in
+  (odflt (maxQ (map (fun t => Qabs (snd t)) lr)),
+   odflt (maxQ (flat_map (fun t => map (fun t' => Qabs (snd t - snd t')) on) on)),
+   maxQ (flat_map (fun t => map (fun t' => snd (fst t) - snd (fst t')) on) off),
+   row_sum r).
+
+Definition lemma_rows_of (d : Z) (G : list (list Z)) (B : sparse) :=
+  map (lemma_row d G) (b_rows B).
+
+Definition err_max_of d G B : Q :=
+  odflt (maxQ (map (fun x => fst (fst (fst x))) (lemma_rows_of d G B))).
+Definition lemma_a_of d G B : Q :=
+  odflt (maxQ (map (fun x => snd (fst (fst x))) (lemma_rows_of d G B))).
+Definition lemma_b_of d G B : Q :=
+  odflt (maxQ (flat_map (fun x => match snd (fst x) with Some v => [v] | None => [] end)
+                        (lemma_rows_of d G B))).
+Definition lemma_a_row_of d G B (t : Q) : Q :=
+  odflt (maxQ (map (fun x => snd (fst (fst x)) - 2 * t * snd x) (lemma_rows_of d G B))).
+Definition lemma_b_row_of d G B (t : Q) : Q :=
+  odflt (maxQ (flat_map (fun x => match snd (fst x) with
+                                  | Some v => [v - 2 * t * snd x] | None => [] end)
+                        (lemma_rows_of d G B))).
+
+(** max_{i, j} |E_ij|. *)
+Definition err_max (S : signs) (B : sparse) : Q := err_max_of (s_d S) (gram_matrix S) B.
+(** (a): max_i max_{j, j' ∈ supp_i} |E_ij − E_ij'|. *)
+Definition lemma_a (S : signs) (B : sparse) : Q := lemma_a_of (s_d S) (gram_matrix S) B.
+(** (b): max over i, j ∉ supp_i, j' ∈ supp_i of Λ_ij − Λ_ij'. *)
+Definition lemma_b (S : signs) (B : sparse) : Q := lemma_b_of (s_d S) (gram_matrix S) B.
+(** (a) per row: max_i (max_{j, j' ∈ supp_i} |E_ij − E_ij'| − 2t Σ_l B_il). *)
+Definition lemma_a_row (S : signs) (B : sparse) (t : Q) : Q :=
+  lemma_a_row_of (s_d S) (gram_matrix S) B t.
+(** (b) per row: max over rows i with such a pair of
+    (max_{j ∉ supp_i, j' ∈ supp_i} Λ_ij − Λ_ij') − 2t Σ_l B_il. *)
+Definition lemma_b_row (S : signs) (B : sparse) (t : Q) : Q :=
+  lemma_b_row_of (s_d S) (gram_matrix S) B t.
+
+(** max_i Σ_l B_il, max_i |supp_i|, and the minimum, maximum and sum of the stored entries. *)
+Definition row_sum_max (B : sparse) : Q := odflt (maxQ (map row_sum (b_rows B))).
+Definition row_nnz_max (B : sparse) : Z := maxZ (map (fun r => Z.of_nat (length r)) (b_rows B)).
+Definition entries (B : sparse) : list Q := flat_map (map snd) (b_rows B).
+Definition entry_max (B : sparse) : Q := odflt (maxQ (entries B)).
+Definition entry_min (B : sparse) : Q := - odflt (maxQ (map Qopp (entries B))).
+Definition entry_sum (B : sparse) : Q := fold_right Qplus 0 (entries B).
+
+(** An operation over an empty set ([lemma_b] with no pair, [entry_min] of a
+    matrix with no entry, …) makes the attncheck kernel reject the formula, so
+    the default value 0 never enters a valid certificate. *)
+
+(** ** Exact terms and formulas, decided by computation *)
+
+Local Open Scope R_scope.
+
+Inductive term : Type :=
+| TInt (z : Z)                    (* z *)
+| TFrac (p : Z) (q : positive)    (* p / q *)
+| TVar (n : nat)                  (* the n-th enclosing bound integer (de Bruijn) *)
+| TAdd (a b : term) | TSub (a b : term) | TMul (a b : term) | TDiv (a b : term)
+| TNeg (a : term) | TAbs (a : term) | TMin (a b : term) | TMax (a b : term)
+| TPow (a : term) (n : Z)         (* a ^ n, n an integer *)
+| TCeil (a : term) | TFloor (a : term)
+| TSum (lo hi : Z) (body : term)  (* Σ_{k = lo}^{hi} body[k] *)
+| TZ (z : Z)                      (* an integer data operation, e.g. gram_max_abs S *)
+| TQ (q : Q).                     (* a rational data operation, e.g. err_max S B *)
+
+Fixpoint denote (env : list Z) (t : term) : R :=
+  match t with
+  | TInt z => IZR z
+  | TFrac p q => IZR p / IZR (Zpos q)
+  | TVar n => IZR (nth n env 0%Z)
+  | TAdd a b => denote env a + denote env b
+  | TSub a b => denote env a - denote env b
+  | TMul a b => denote env a * denote env b
+  | TDiv a b => denote env a / denote env b
+  | TNeg a => - denote env a
+  | TAbs a => Rabs (denote env a)
+  | TMin a b => Rmin (denote env a) (denote env b)
+  | TMax a b => Rmax (denote env a) (denote env b)
+  | TPow a n => match n with
+                | Zneg p => / denote env a ^ Pos.to_nat p
+                | _ => denote env a ^ Z.to_nat n
+                end
+  | TCeil a => Rceil (denote env a)
+  | TFloor a => Rfloor (denote env a)
+  | TSum lo hi b => sumZ lo hi (fun k => denote (k :: env) b)
+  | TZ z => IZR z
+  | TQ q => Q2R q
+  end.
+
+Local Open Scope Q_scope.
+
+Fixpoint qpow (q : Q) (n : nat) : Q :=
+  match n with O => 1 | S n' => Qred (q * qpow q n') end.
+
+Definition lift2 (f : Q -> Q -> Q) (a b : option Q) : option Q :=
+  match a, b with Some x, Some y => Some (Qred (f x y)) | _, _ => None end.
+
+Fixpoint evalq (env : list Z) (t : term) : option Q :=
+  match t with
+  | TInt z => Some (inject_Z z)
+  | TFrac p q => Some (p # q)
+  | TVar n => Some (inject_Z (nth n env 0%Z))
+  | TAdd a b => lift2 Qplus (evalq env a) (evalq env b)
+  | TSub a b => lift2 Qminus (evalq env a) (evalq env b)
+  | TMul a b => lift2 Qmult (evalq env a) (evalq env b)
+  | TDiv a b => match evalq env a, evalq env b with
+                | Some x, Some y => if Qeq_bool y 0 then None else Some (Qred (x / y))
+                | _, _ => None end
+  | TNeg a => option_map Qopp (evalq env a)
+  | TAbs a => option_map Qabs (evalq env a)
+  | TMin a b => lift2 (fun x y => if Qle_bool x y then x else y) (evalq env a) (evalq env b)
+  | TMax a b => lift2 (fun x y => if Qle_bool x y then y else x) (evalq env a) (evalq env b)
+  | TPow a n => match evalq env a, n with
+                | Some x, Zneg p => if Qeq_bool x 0 then None else Some (Qinv (qpow x (Pos.to_nat p)))
+                | Some x, _ => Some (qpow x (Z.to_nat n))
+                | None, _ => None end
+  | TCeil a => option_map (fun x => inject_Z (Qceiling x)) (evalq env a)
+  | TFloor a => option_map (fun x => inject_Z (Qfloor x)) (evalq env a)
+  | TSum lo hi b =>
+      fold_right (fun k acc => lift2 Qplus (evalq (k :: env) b) acc) (Some 0) (rangeZ lo hi)
+  | TZ z => Some (inject_Z z)
+  | TQ q => Some q
+  end.
+
+Local Open Scope R_scope.
+
+Lemma Q2R_inject_Z : forall z, Q2R (inject_Z z) = IZR z.
+Proof. intros z. unfold Q2R, inject_Z. simpl. field. Qed.
+
+Lemma Q2R_red : forall q, Q2R (Qred q) = Q2R q.
+Proof. intros q. apply Qeq_eqR, Qred_correct. Qed.
+
+Lemma Q2R_le_bool : forall x y, Qle_bool x y = true -> Q2R x <= Q2R y.
+Proof. intros x y H. apply Qle_Rle, Qle_bool_iff, H. Qed.
+
+Lemma Q2R_not_le_bool : forall x y, Qle_bool x y = false -> Q2R y < Q2R x.
+Proof.
+  intros x y H. apply Qlt_Rlt. apply Qnot_le_lt. intro H'.
+  apply Qle_bool_iff in H'. congruence.
+Qed.
+
+Lemma Q2R_abs : forall x, Q2R (Qabs x) = Rabs (Q2R x).
+Proof.
+  intros x. destruct (Qlt_le_dec x 0) as [H|H].
+  - rewrite Qabs_neg by (apply Qlt_le_weak, H). rewrite Q2R_opp.
+    rewrite Rabs_left; auto. rewrite <- RMicromega.Q2R_0. apply Qlt_Rlt, H.
+  - rewrite Qabs_pos by exact H. rewrite Rabs_pos_eq; auto.
+    rewrite <- RMicromega.Q2R_0. apply Qle_Rle, H.
+Qed.
+
+Lemma Q2R_qpow : forall x n, Q2R (qpow x n) = Q2R x ^ n.
+Proof.
+  intros x n. induction n as [|n IH]; cbn [qpow pow].
+  - unfold Q2R. simpl. field.
+  - rewrite Q2R_red, Q2R_mult, IH. reflexivity.
+Qed.
+
+Lemma Q2R_ceiling : forall x, Rceil (Q2R x) = IZR (Qceiling x).
+Proof.
+  intros x. symmetry. apply Rceil_eq. split.
+  - rewrite <- minus_IZR, <- Q2R_inject_Z. apply Qlt_Rlt, Qceiling_lt.
+  - rewrite <- Q2R_inject_Z. apply Qle_Rle, Qle_ceiling.
+Qed.
+
+Lemma Q2R_floor : forall x, Rfloor (Q2R x) = IZR (Qfloor x).
+Proof.
+  intros x. symmetry. apply Rfloor_eq. split.
+  - rewrite <- Q2R_inject_Z. apply Qle_Rle, Qfloor_le.
+  - rewrite <- plus_IZR, <- Q2R_inject_Z. apply Qlt_Rlt, Qlt_floor.
+Qed.
+
+Lemma Qeq_bool_false_R : forall x, Qeq_bool x 0 = false -> ~ x == 0%Q.
+Proof. intros x H H'. apply Qeq_bool_iff in H'. congruence. Qed.
+
+Lemma some_inv : forall (x y : Q), Some x = Some y -> y = x.
+Proof. intros x y H. congruence. Qed.
+Ltac inj H := apply some_inv in H; subst.
+
+Ltac grab H :=
+  repeat match type of H with
+  | context [evalq ?e ?u] =>
+      let E := fresh "E" in destruct (evalq e u) eqn:E; [|discriminate]
+  end.
+
+Theorem evalq_sound : forall t env r, evalq env t = Some r -> denote env t = Q2R r.
+Proof.
+  induction t; intros env r H; cbn [evalq denote] in H |- *; unfold lift2, option_map in H; grab H.
+  - inj H. symmetry. apply Q2R_inject_Z.
+  - inj H. unfold Q2R. reflexivity.
+  - inj H. symmetry. apply Q2R_inject_Z.
+  - inj H. rewrite Q2R_red, Q2R_plus. erewrite IHt1, IHt2 by eassumption. reflexivity.
+  - inj H. rewrite Q2R_red, Q2R_minus. erewrite IHt1, IHt2 by eassumption. reflexivity.
+  - inj H. rewrite Q2R_red, Q2R_mult. erewrite IHt1, IHt2 by eassumption. reflexivity.
+  - destruct (Qeq_bool q0 0) eqn:Z0; [discriminate|]. inj H.
+    rewrite Q2R_red, Q2R_div by (apply Qeq_bool_false_R; exact Z0).
+    erewrite IHt1, IHt2 by eassumption. reflexivity.
+  - inj H. rewrite Q2R_opp. erewrite IHt by eassumption. reflexivity.
+  - inj H. rewrite Q2R_abs. erewrite IHt by eassumption. reflexivity.
+  - inj H. rewrite Q2R_red. erewrite IHt1, IHt2 by eassumption.
+    destruct (Qle_bool q q0) eqn:L.
+    + apply Rmin_left, Q2R_le_bool, L.
+    + apply Rmin_right, Rlt_le, Q2R_not_le_bool, L.
+  - inj H. rewrite Q2R_red. erewrite IHt1, IHt2 by eassumption.
+    destruct (Qle_bool q q0) eqn:L.
+    + apply Rmax_right, Q2R_le_bool, L.
+    + apply Rmax_left, Rlt_le, Q2R_not_le_bool, L.
+  - erewrite IHt by eassumption. destruct n.
+    + inj H. apply eq_sym, Q2R_qpow.
+    + inj H. apply eq_sym, Q2R_qpow.
+    + destruct (Qeq_bool q 0) eqn:Z0; [discriminate|]. inj H.
+      assert (Hn : Q2R q <> 0).
+      { intro H0. apply (Qeq_bool_false_R q Z0). apply eqR_Qeq. rewrite RMicromega.Q2R_0. exact H0. }
+      rewrite Q2R_inv.
+      * rewrite Q2R_qpow. reflexivity.
+      * intro Hz. apply Qeq_eqR in Hz. rewrite Q2R_qpow, RMicromega.Q2R_0 in Hz.
+        apply (pow_nonzero (Q2R q) (Pos.to_nat p) Hn Hz).
+  - inj H. erewrite IHt by eassumption. rewrite Q2R_inject_Z. apply Q2R_ceiling.
+  - inj H. erewrite IHt by eassumption. rewrite Q2R_inject_Z. apply Q2R_floor.
+  - unfold sumZ. revert r H. induction (rangeZ lo hi) as [|k l IHl]; intros r H; cbn [fold_right] in H |- *.
+    + inj H. unfold Q2R. simpl. field.
+    + unfold lift2 in H. destruct (evalq (k :: env) t) eqn:E1; [|discriminate].
+      destruct (fold_right _ _ l) eqn:E2; [|discriminate]. inj H.
+      rewrite Q2R_red, Q2R_plus. erewrite IHt by eassumption. rewrite (IHl q0 eq_refl). reflexivity.
+  - inj H. symmetry. apply Q2R_inject_Z.
+  - inj H. reflexivity.
+Qed.
+
+Inductive form : Type :=
+| FTrue
+| FLe (a b : term) | FLt (a b : term) | FGe (a b : term) | FGt (a b : term)
+| FEq (a b : term) | FNe (a b : term)
+| FAnd (f g : form) | FOr (f g : form)
+| FAll (lo hi : Z) (f : form)     (* ∀ k ∈ lo..hi, f[k] *)
+| FEx (lo hi : Z) (f : form).     (* ∃ k ∈ lo..hi, f[k] *)
+
+Fixpoint fdenote (env : list Z) (f : form) : Prop :=
+  match f with
+  | FTrue => True
+  | FLe a b => denote env a <= denote env b
+  | FLt a b => denote env a < denote env b
+  | FGe a b => denote env a >= denote env b
+  | FGt a b => denote env a > denote env b
+  | FEq a b => denote env a = denote env b
+  | FNe a b => denote env a <> denote env b
+  | FAnd f g => fdenote env f /\ fdenote env g
+  | FOr f g => fdenote env f \/ fdenote env g
+  | FAll lo hi f => forall k : Z, (lo <= k <= hi)%Z -> fdenote (k :: env) f
+  | FEx lo hi f => exists k : Z, (lo <= k <= hi)%Z /\ fdenote (k :: env) f
+  end.
+
+Definition cmp (c : Q -> Q -> bool) (a b : option Q) : bool :=
+  match a, b with Some x, Some y => c x y | _, _ => false end.
+
+Fixpoint decide (env : list Z) (f : form) : bool :=
+  match f with
+  | FTrue => true
+  | FLe a b => cmp Qle_bool (evalq env a) (evalq env b)
+  | FLt a b => cmp (fun x y => negb (Qle_bool y x)) (evalq env a) (evalq env b)
+  | FGe a b => cmp (fun x y => Qle_bool y x) (evalq env a) (evalq env b)
+  | FGt a b => cmp (fun x y => negb (Qle_bool x y)) (evalq env a) (evalq env b)
+  | FEq a b => cmp Qeq_bool (evalq env a) (evalq env b)
+  | FNe a b => cmp (fun x y => negb (Qeq_bool x y)) (evalq env a) (evalq env b)
+  | FAnd f g => decide env f && decide env g
+  | FOr f g => decide env f || decide env g
+  | FAll lo hi f => forallb (fun k => decide (k :: env) f) (rangeZ lo hi)
+  | FEx lo hi f => existsb (fun k => decide (k :: env) f) (rangeZ lo hi)
+  end.
+
+Lemma cmp_sound : forall c (P : R -> R -> Prop) env a b,
+  (forall x y, c x y = true -> P (Q2R x) (Q2R y)) ->
+  cmp c (evalq env a) (evalq env b) = true -> P (denote env a) (denote env b).
+Proof.
+  intros c P env a b Hc H. unfold cmp in H.
+  destruct (evalq env a) eqn:Ea; [|discriminate]. destruct (evalq env b) eqn:Eb; [|discriminate].
+  rewrite (evalq_sound _ _ _ Ea), (evalq_sound _ _ _ Eb). apply Hc, H.
+Qed.
+
+Theorem decide_sound : forall f env, decide env f = true -> fdenote env f.
+Proof.
+  induction f; intros env H; simpl in H |- *.
+  - exact I.
+  - revert H. apply cmp_sound. intros x y. apply Q2R_le_bool.
+  - revert H. apply cmp_sound. intros x y Hb. apply Q2R_not_le_bool.
+    destruct (Qle_bool y x); [discriminate|reflexivity].
+  - revert H. apply cmp_sound. intros x y Hb. apply Rle_ge, Q2R_le_bool, Hb.
+  - revert H. apply cmp_sound. intros x y Hb. apply Q2R_not_le_bool.
+    destruct (Qle_bool x y); [discriminate|reflexivity].
+  - revert H. apply cmp_sound. intros x y Hb. apply Qeq_eqR, Qeq_bool_iff, Hb.
+  - revert H. apply (cmp_sound _ (fun x y => x <> y)). intros x y Hb He. apply eqR_Qeq, Qeq_bool_iff in He.
+    rewrite He in Hb. discriminate.
+  - apply andb_true_iff in H as [H1 H2]. split; [apply IHf1 | apply IHf2]; assumption.
+  - apply orb_true_iff in H as [H1|H2]; [left; apply IHf1 | right; apply IHf2]; assumption.
+  - intros k Hk. rewrite forallb_forall in H. apply IHf, H, in_rangeZ, Hk.
+  - apply existsb_exists in H as [k [Hk Hd]]. exists k. split.
+    + apply in_rangeZ, Hk.
+    + apply IHf, Hd.
+Qed.
+
+(** ** Tactics used by generated files *)
+
+(** Proves an exact obligation: the goal must be (convertible to) [fdenote [] f];
+    the kernel runs [decide [] f] once, in the virtual machine, at [Qed]. *)
+Ltac decide_exact f :=
+  change (fdenote nil f); apply (decide_sound f nil); vm_cast_no_check (eq_refl true).
+
+(** Unrolls every [sumZ lo hi f] (constant bounds) into f lo + (… + (f hi + 0)). *)
+Ltac unroll_sums :=
+  repeat match goal with
+  | |- context [sumZ ?lo ?hi ?f] =>
+      let l := eval vm_compute in (rangeZ lo hi) in
+      change (sumZ lo hi f) with (fold_right (fun k acc => f k + acc) 0 l)
+  end;
+  cbn beta iota delta [fold_right].
+
+(** Turns a goal ∀ k, lo ≤ k ≤ hi → P k into one goal P k per k in lo..hi. *)
+Ltac unroll_forall :=
+  match goal with
+  | |- forall k : Z, (?lo <= k <= ?hi)%Z -> _ =>
+      apply (Forall_rangeZ lo hi);
+      let l := eval vm_compute in (rangeZ lo hi) in
+      change (rangeZ lo hi) with l;
+      repeat constructor; cbv beta
+  end.

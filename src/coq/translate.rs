@@ -1,0 +1,1663 @@
+//! From certificate S-expressions to Coq: statements in real-number syntax and
+//! the proof scripts that make Coq re-prove them.
+//!
+//! A formula is first parsed into a small typed tree ([`T`], [`F`]) and put in
+//! negation normal form (an obligation with `expect: "fails"` is translated as
+//! the negation of its formula). Its statement is then printed in Coq's
+//! real-number syntax. The proof is chosen by the shape of the formula:
+//!
+//! - **exact** (no `exp`, `ln`, `sqrt`, `sin`, `cos`, `pi`): the formula is
+//!   reflected into `Attncheck.form` and decided by `decide_exact`, which Coq's
+//!   kernel evaluates in exact rationals (`vm_compute`). Large sums and
+//!   quantifiers cost a list traversal, not a proof term per instance.
+//! - **otherwise**: conjunctions are split, bounded `forall`s are unrolled
+//!   (one goal per instance), disjunctions and `exists` take the witness the
+//!   attncheck kernel points to (Coq checks it), closed exact subterms with
+//!   sums, ceilings or extrema are replaced by their value (proven by
+//!   `decide_exact`), a ceiling or floor of a transcendental term by its integer
+//!   value (proven by two `interval` bounds), and the remaining inequality is
+//!   closed by `interval`.
+//!
+//! Everything the kernel supplies here (witnesses, values) is a hint: Coq
+//! re-proves it, so a wrong hint makes an obligation fail, never pass.
+
+use crate::certificate::Certificate;
+use crate::kernel::expr::{self, Data, Datum, Sexp};
+use crate::kernel::{parse_rational, Certainty, Expect};
+use rug::{Integer, Rational};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// Unrolled instances of non-exact `forall`s (interval goals) above which an
+/// obligation stays kernel-only.
+pub const MAX_INTERVAL_GOALS: u64 = 2_000;
+/// Terms given to `interval` (after unrolling sums), in total, above which an
+/// obligation stays kernel-only.
+pub const MAX_INTERVAL_TERMS: u64 = 50_000;
+/// Bits of the largest exact number a formula writes or builds (a literal, or a
+/// power of one) above which an obligation stays kernel-only: Coq's integers are
+/// binary lists, and a number of 10⁴ bits or more makes `vm_compute` slow or
+/// overflows its stack (measured: ⌈log₂ 1024!⌉ took 70 s, 65536! overflowed).
+pub const MAX_COQ_NUMBER_BITS: u64 = 4_096;
+/// Exact work (instances × term size) above which an exact obligation stays
+/// kernel-only.
+pub const MAX_EXACT_WORK: u64 = 50_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Elem {
+    Exp,
+    Ln,
+    Sqrt,
+    Sin,
+    Cos,
+}
+
+impl Elem {
+    fn coq(self) -> &'static str {
+        match self {
+            Elem::Exp => "exp",
+            Elem::Ln => "ln",
+            Elem::Sqrt => "sqrt",
+            Elem::Sin => "sin",
+            Elem::Cos => "cos",
+        }
+    }
+}
+
+/// A term.
+#[derive(Clone, Debug)]
+pub(crate) enum T {
+    Lit(Rational),
+    Var(String),
+    Pi,
+    Add(Vec<T>),
+    Mul(Vec<T>),
+    Sub(Box<T>, Box<T>),
+    Div(Box<T>, Box<T>),
+    Neg(Box<T>),
+    Fun(Elem, Box<T>),
+    Pow(Box<T>, i64),
+    Abs(Box<T>),
+    Min(Box<T>, Box<T>),
+    Max(Box<T>, Box<T>),
+    Ceil(Box<T>),
+    Floor(Box<T>),
+    Sum(String, i64, i64, Box<T>),
+    /// A data operation: index into [`Ops`].
+    Data(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cmp {
+    Le,
+    Lt,
+    Ge,
+    Gt,
+    Eq,
+    Ne,
+}
+
+impl Cmp {
+    fn neg(self) -> (Cmp, bool) {
+        // (new op, swap sides): ¬(a ≤ b) ⇔ b < a, ¬(a < b) ⇔ b ≤ a, …
+        match self {
+            Cmp::Le => (Cmp::Lt, true),
+            Cmp::Lt => (Cmp::Le, true),
+            Cmp::Ge => (Cmp::Lt, false),
+            Cmp::Gt => (Cmp::Le, false),
+            Cmp::Eq => (Cmp::Ne, false),
+            Cmp::Ne => (Cmp::Eq, false),
+        }
+    }
+    fn coq(self) -> &'static str {
+        match self {
+            Cmp::Le => "<=",
+            Cmp::Lt => "<",
+            Cmp::Ge => ">=",
+            Cmp::Gt => ">",
+            Cmp::Eq => "=",
+            Cmp::Ne => "<>",
+        }
+    }
+    fn ast(self) -> &'static str {
+        match self {
+            Cmp::Le => "FLe",
+            Cmp::Lt => "FLt",
+            Cmp::Ge => "FGe",
+            Cmp::Gt => "FGt",
+            Cmp::Eq => "FEq",
+            Cmp::Ne => "FNe",
+        }
+    }
+}
+
+/// A formula in negation normal form.
+#[derive(Clone, Debug)]
+pub(crate) enum F {
+    Cmp(Cmp, T, T),
+    And(Vec<F>),
+    Or(Vec<F>),
+    All(String, i64, i64, Box<F>),
+    Ex(String, i64, i64, Box<F>),
+}
+
+/// A data operation used by some formula.
+#[derive(Clone, Debug)]
+pub(crate) struct Op {
+    /// Its kernel text, e.g. `(err-max S B)`.
+    pub key: String,
+    /// Its Coq application, e.g. `err_max data_S data_B`.
+    pub coq: String,
+    /// Integer-valued (Z) rather than rational (Q).
+    pub int: bool,
+    /// The faster expression Coq evaluates (sharing the Gram matrix), and the
+    /// definition to unfold to reach it.
+    pub fast: Option<(String, String)>,
+    /// The sign matrix whose Gram matrix it needs.
+    pub gram_of: Option<String>,
+}
+
+/// The data operations of a certificate, numbered in order of first use.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Ops {
+    pub list: Vec<Op>,
+    index: HashMap<String, usize>,
+}
+
+impl Ops {
+    fn add(&mut self, op: Op) -> usize {
+        if let Some(&i) = self.index.get(&op.key) {
+            return i;
+        }
+        self.index.insert(op.key.clone(), self.list.len());
+        self.list.push(op);
+        self.list.len() - 1
+    }
+}
+
+/// The Coq name of a datum.
+pub(crate) fn data_name(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("data_{s}")
+}
+
+/// The Coq name of a bound variable.
+fn var_name(name: &str) -> String {
+    const RESERVED: &[&str] = &[
+        "exp", "ln", "sqrt", "sin", "cos", "fun", "forall", "exists", "in", "let", "match", "end",
+        "as", "return", "with", "if", "then", "else", "fix", "cofix", "at", "for", "struct", "is",
+        "using", "where", "of", "mod", "by",
+    ];
+    let simple = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !RESERVED.contains(&name)
+        && !name.starts_with("val_")
+        && !name.starts_with("data_")
+        && !name.starts_with("o_");
+    if simple {
+        name.to_string()
+    } else {
+        let s: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        format!("x_{s}")
+    }
+}
+
+fn no_coq(op: &str) -> String {
+    format!("operator `{op}` has no Coq translation")
+}
+
+struct Reader<'a> {
+    cert: &'a Certificate,
+    data: &'a Data,
+    ops: &'a mut Ops,
+    scope: Vec<String>,
+}
+
+fn atom(e: &Sexp) -> Option<&str> {
+    match e {
+        Sexp::Atom(a, _) => Some(a),
+        Sexp::List(..) => None,
+    }
+}
+
+fn int_of(e: &Sexp) -> Result<i64, String> {
+    atom(e)
+        .and_then(|a| a.parse::<i64>().ok())
+        .ok_or_else(|| "expected an integer literal".to_string())
+}
+
+fn bound(e: &Sexp) -> Result<String, String> {
+    match atom(e) {
+        Some(a) if a.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && a != "pi" => {
+            Ok(a.to_string())
+        }
+        _ => Err("expected a variable name".into()),
+    }
+}
+
+fn range(items: &[Sexp]) -> Result<(i64, i64), String> {
+    let lo = int_of(&items[2])?;
+    let hi = int_of(&items[3])?;
+    if hi.saturating_sub(lo) > 50_000_000 {
+        return Err(format!("range {lo}..{hi} is longer than the kernel allows"));
+    }
+    Ok((lo, hi))
+}
+
+impl Reader<'_> {
+    fn datum(&self, e: &Sexp, op: &str) -> Result<(String, &Datum), String> {
+        let a = atom(e).ok_or_else(|| format!("`{op}` expects the name of a datum"))?;
+        let d = self
+            .data
+            .get(a)
+            .ok_or_else(|| match self.cert.data.get(a) {
+                Some(_) => format!("datum `{a}` is malformed"),
+                None => format!("no datum named `{a}` in the certificate"),
+            })?;
+        if let Datum::Layer(_) = d {
+            return Err(format!(
+                "operator `{op}` over a datum of kind `layer` has no Coq translation"
+            ));
+        }
+        Ok((a.to_string(), d))
+    }
+
+    fn signs(&self, e: &Sexp, op: &str) -> Result<String, String> {
+        match self.datum(e, op)? {
+            (n, Datum::Signs(_)) => Ok(n),
+            _ => Err(format!("`{op}` expects a sign matrix")),
+        }
+    }
+
+    fn sparse(&self, e: &Sexp, op: &str) -> Result<String, String> {
+        match self.datum(e, op)? {
+            (n, Datum::Sparse(_)) => Ok(n),
+            _ => Err(format!("`{op}` expects a row-sparse rational matrix")),
+        }
+    }
+
+    fn data_op(&mut self, op: &str, args: &[Sexp]) -> Result<Option<T>, String> {
+        let arity = |n: usize| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(format!("`{op}` takes {n} argument(s), got {}", args.len()))
+            }
+        };
+        let op_rec = match op {
+            "rows" => {
+                arity(1)?;
+                let (name, d) = self.datum(&args[0], op)?;
+                let f = if matches!(d, Datum::Signs(_)) {
+                    "rows_signs"
+                } else {
+                    "rows_sparse"
+                };
+                Op {
+                    key: format!("(rows {name})"),
+                    coq: format!("{f} {}", data_name(&name)),
+                    int: true,
+                    fast: None,
+                    gram_of: None,
+                }
+            }
+            "cols" => {
+                arity(1)?;
+                let s = self.signs(&args[0], op)?;
+                Op {
+                    key: format!("(cols {s})"),
+                    coq: format!("cols {}", data_name(&s)),
+                    int: true,
+                    fast: None,
+                    gram_of: None,
+                }
+            }
+            "gram-max-abs" => {
+                arity(1)?;
+                let s = self.signs(&args[0], op)?;
+                let ds = data_name(&s);
+                Op {
+                    key: format!("(gram-max-abs {s})"),
+                    coq: format!("gram_max_abs {ds}"),
+                    int: true,
+                    fast: Some((format!("gram_max_abs_of G_{ds}"), "gram_max_abs".into())),
+                    gram_of: Some(ds),
+                }
+            }
+            "row-sum-max" | "row-nnz-max" | "entry-min" | "entry-max" | "entry-sum" => {
+                arity(1)?;
+                let b = self.sparse(&args[0], op)?;
+                Op {
+                    key: format!("({op} {b})"),
+                    coq: format!("{} {}", op.replace('-', "_"), data_name(&b)),
+                    int: op == "row-nnz-max",
+                    fast: None,
+                    gram_of: None,
+                }
+            }
+            "err-max" | "lemma-a" | "lemma-b" | "lemma-a-row" | "lemma-b-row" => {
+                let with_t = op.ends_with("-row");
+                arity(if with_t { 3 } else { 2 })?;
+                let s = self.signs(&args[0], op)?;
+                let b = self.sparse(&args[1], op)?;
+                let (ds, db) = (data_name(&s), data_name(&b));
+                let (t_key, t_coq) = if with_t {
+                    let t = self.term(&args[2])?;
+                    if !exact(&t) || !closed(&t, &mut Vec::new()) {
+                        return Err(format!("`{op}`: t must be an exact rational"));
+                    }
+                    let q = expr::eval_exact(
+                        &kernel_term(&t, &[], &self.ops.list),
+                        self.cert.precision,
+                        self.data,
+                    )
+                    .ok()
+                    .flatten()
+                    .ok_or_else(|| format!("`{op}`: the kernel does not evaluate t"))?;
+                    (
+                        format!(" {}", q_kernel(&q)),
+                        format!(" ({} # {})%Q", q.numer(), q.denom()),
+                    )
+                } else {
+                    (String::new(), String::new())
+                };
+                let f = op.replace('-', "_");
+                Op {
+                    key: format!("({op} {s} {b}{t_key})"),
+                    coq: format!("{f} {ds} {db}{t_coq}"),
+                    int: false,
+                    fast: Some((format!("{f}_of (s_d {ds}) G_{ds} {db}{t_coq}"), f)),
+                    gram_of: Some(ds),
+                }
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(T::Data(self.ops.add(op_rec))))
+    }
+
+    fn term(&mut self, e: &Sexp) -> Result<T, String> {
+        match e {
+            Sexp::Atom(a, _) => {
+                if a == "pi" {
+                    return Ok(T::Pi);
+                }
+                if self.scope.iter().any(|v| v == a) {
+                    return Ok(T::Var(a.clone()));
+                }
+                parse_rational(a)
+                    .map(T::Lit)
+                    .map_err(|_| format!("`{a}` is neither a number nor a bound variable"))
+            }
+            Sexp::List(items, _) => {
+                let op = items
+                    .first()
+                    .and_then(atom)
+                    .ok_or_else(|| "expected an operator".to_string())?;
+                let args = &items[1..];
+                if let Some(t) = self.data_op(op, args)? {
+                    return Ok(t);
+                }
+                let arity = |n: usize| {
+                    if args.len() == n {
+                        Ok(())
+                    } else {
+                        Err(format!("`{op}` takes {n} argument(s), got {}", args.len()))
+                    }
+                };
+                let b = |r: &mut Self, i: usize| r.term(&args[i]).map(Box::new);
+                Ok(match op {
+                    "+" | "*" => {
+                        if args.is_empty() {
+                            return Err(format!("`{op}` needs arguments"));
+                        }
+                        let ts = args
+                            .iter()
+                            .map(|a| self.term(a))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        if op == "+" {
+                            T::Add(ts)
+                        } else {
+                            T::Mul(ts)
+                        }
+                    }
+                    "-" | "neg" => {
+                        if args.len() == 1 {
+                            T::Neg(b(self, 0)?)
+                        } else if op == "neg" {
+                            return Err("`neg` takes 1 argument".into());
+                        } else {
+                            arity(2)?;
+                            T::Sub(b(self, 0)?, b(self, 1)?)
+                        }
+                    }
+                    "/" => {
+                        arity(2)?;
+                        T::Div(b(self, 0)?, b(self, 1)?)
+                    }
+                    "exp" | "ln" | "sqrt" | "sin" | "cos" => {
+                        arity(1)?;
+                        let f = match op {
+                            "exp" => Elem::Exp,
+                            "ln" => Elem::Ln,
+                            "sqrt" => Elem::Sqrt,
+                            "sin" => Elem::Sin,
+                            _ => Elem::Cos,
+                        };
+                        T::Fun(f, b(self, 0)?)
+                    }
+                    "abs" => {
+                        arity(1)?;
+                        T::Abs(b(self, 0)?)
+                    }
+                    "ceil" | "floor" => {
+                        arity(1)?;
+                        if op == "ceil" {
+                            T::Ceil(b(self, 0)?)
+                        } else {
+                            T::Floor(b(self, 0)?)
+                        }
+                    }
+                    "min" | "max" => {
+                        arity(2)?;
+                        if op == "min" {
+                            T::Min(b(self, 0)?, b(self, 1)?)
+                        } else {
+                            T::Max(b(self, 0)?, b(self, 1)?)
+                        }
+                    }
+                    "pow" => {
+                        arity(2)?;
+                        let n = int_of(&args[1])?;
+                        i32::try_from(n).map_err(|_| "exponent too large".to_string())?;
+                        T::Pow(b(self, 0)?, n)
+                    }
+                    "sandwich-centred" => {
+                        // the plain definition from the format document, unrolled by
+                        // Coq's `interval` like any sum: Σ_i (cos(r·exp(−(2i/D)·ln 10⁴)) − 1)
+                        arity(3)?;
+                        let (dbar, first) =
+                            expr::sandwich::check_args(int_of(&args[0])?, int_of(&args[1])?)?;
+                        let r = b(self, 2)?;
+                        // a summation variable no bound variable of r can be
+                        let mut i = "sandwichI".to_string();
+                        while self.scope.contains(&i) {
+                            i.push('x');
+                        }
+                        let omega = T::Fun(
+                            Elem::Exp,
+                            Box::new(T::Mul(vec![
+                                T::Lit(Rational::from((-2, i64::from(dbar)))),
+                                T::Var(i.clone()),
+                                T::Fun(Elem::Ln, Box::new(T::Lit(Rational::from(10_000)))),
+                            ])),
+                        );
+                        let body = T::Sub(
+                            Box::new(T::Fun(Elem::Cos, Box::new(T::Mul(vec![*r, omega])))),
+                            Box::new(T::Lit(Rational::from(1))),
+                        );
+                        let (lo, hi) = (i64::from(first), i64::from(first + dbar / 2 - 1));
+                        T::Sum(i, lo, hi, Box::new(body))
+                    }
+                    "sum" => {
+                        arity(4)?;
+                        let v = bound(&args[0])?;
+                        let (lo, hi) = range(items)?;
+                        self.scope.push(v.clone());
+                        let body = self.term(&args[3]);
+                        self.scope.pop();
+                        T::Sum(v, lo, hi, Box::new(body?))
+                    }
+                    _ => return Err(no_coq(op)),
+                })
+            }
+        }
+    }
+
+    /// The formula `e` (negated when `neg`), in negation normal form.
+    fn formula(&mut self, e: &Sexp, neg: bool) -> Result<F, String> {
+        let Sexp::List(items, _) = e else {
+            return Err("expected a formula such as (<= a b)".into());
+        };
+        let op = items
+            .first()
+            .and_then(atom)
+            .ok_or_else(|| "expected an operator".to_string())?;
+        let args = &items[1..];
+        match op {
+            "<" | "<=" | ">" | ">=" | "=" => {
+                if args.len() != 2 {
+                    return Err(format!("`{op}` takes 2 arguments"));
+                }
+                let c = match op {
+                    "<" => Cmp::Lt,
+                    "<=" => Cmp::Le,
+                    ">" => Cmp::Gt,
+                    ">=" => Cmp::Ge,
+                    _ => Cmp::Eq,
+                };
+                let a = self.term(&args[0])?;
+                let b = self.term(&args[1])?;
+                Ok(if neg {
+                    let (c, swap) = c.neg();
+                    if swap {
+                        F::Cmp(c, b, a)
+                    } else {
+                        F::Cmp(c, a, b)
+                    }
+                } else {
+                    F::Cmp(c, a, b)
+                })
+            }
+            "and" => {
+                let fs = args
+                    .iter()
+                    .map(|a| self.formula(a, neg))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(if neg { F::Or(fs) } else { F::And(fs) })
+            }
+            "not" => {
+                if args.len() != 1 {
+                    return Err("`not` takes 1 argument".into());
+                }
+                self.formula(&args[0], !neg)
+            }
+            "forall" => {
+                if args.len() != 4 {
+                    return Err(
+                        "`forall` takes a variable, two integer bounds and a formula".into(),
+                    );
+                }
+                let v = bound(&args[0])?;
+                let (lo, hi) = range(items)?;
+                self.scope.push(v.clone());
+                let body = self.formula(&args[3], neg);
+                self.scope.pop();
+                let body = Box::new(body?);
+                Ok(if neg {
+                    F::Ex(v, lo, hi, body)
+                } else {
+                    F::All(v, lo, hi, body)
+                })
+            }
+            _ => Err(no_coq(op)),
+        }
+    }
+}
+
+fn exact(t: &T) -> bool {
+    match t {
+        T::Lit(_) | T::Var(_) | T::Data(_) => true,
+        T::Pi | T::Fun(..) => false,
+        T::Add(ts) | T::Mul(ts) => ts.iter().all(exact),
+        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => exact(a) && exact(b),
+        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) => exact(a),
+        T::Sum(_, _, _, b) => exact(b),
+    }
+}
+
+fn exact_f(f: &F) -> bool {
+    match f {
+        F::Cmp(_, a, b) => exact(a) && exact(b),
+        F::And(fs) | F::Or(fs) => fs.iter().all(exact_f),
+        F::All(_, _, _, b) | F::Ex(_, _, _, b) => exact_f(b),
+    }
+}
+
+/// No variable bound by a binder outside `t` but inside the leaf (`open` lists
+/// the binders of enclosing sums).
+fn closed(t: &T, open: &mut Vec<String>) -> bool {
+    match t {
+        T::Var(v) => !open.contains(v),
+        T::Lit(_) | T::Pi | T::Data(_) => true,
+        T::Add(ts) | T::Mul(ts) => ts.iter().all(|t| closed(t, open)),
+        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
+            closed(a, open) && closed(b, open)
+        }
+        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
+            closed(a, open)
+        }
+        T::Sum(v, _, _, b) => {
+            // the sum's own variable is bound inside: not a free variable of t
+            let was = open.iter().position(|x| x == v);
+            let saved = was.map(|i| open.remove(i));
+            let r = closed(b, open);
+            if let Some(s) = saved {
+                open.push(s);
+            }
+            r
+        }
+    }
+}
+
+/// Contains a sum, a ceiling, a floor or an extremum (which `interval` does not
+/// take, or takes slowly).
+fn heavy(t: &T) -> bool {
+    match t {
+        T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => false,
+        T::Sum(..) | T::Ceil(_) | T::Floor(_) | T::Min(..) | T::Max(..) => true,
+        T::Add(ts) | T::Mul(ts) => ts.iter().any(heavy),
+        T::Sub(a, b) | T::Div(a, b) => heavy(a) || heavy(b),
+        T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) => heavy(a),
+    }
+}
+
+/// Bits of the largest exact number `t` writes or raises to a power.
+fn number_bits(t: &T) -> u64 {
+    match t {
+        T::Lit(q) => u64::from(
+            q.numer()
+                .significant_bits()
+                .max(q.denom().significant_bits()),
+        ),
+        T::Var(_) | T::Data(_) | T::Pi => 0,
+        T::Add(ts) | T::Mul(ts) => ts.iter().map(number_bits).max().unwrap_or(0),
+        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
+            number_bits(a).max(number_bits(b))
+        }
+        // |a|^n has at most n·bits(a) bits (2^k: k + 1)
+        T::Pow(a, n) => number_bits(a).saturating_mul(n.unsigned_abs()),
+        T::Neg(a) | T::Abs(a) | T::Fun(_, a) | T::Ceil(a) | T::Floor(a) | T::Sum(_, _, _, a) => {
+            number_bits(a)
+        }
+    }
+}
+
+fn number_bits_f(f: &F) -> u64 {
+    match f {
+        F::Cmp(_, a, b) => number_bits(a).max(number_bits(b)),
+        F::And(fs) | F::Or(fs) => fs.iter().map(number_bits_f).max().unwrap_or(0),
+        F::All(_, _, _, b) | F::Ex(_, _, _, b) => number_bits_f(b),
+    }
+}
+
+/// Number of terms after unrolling sums.
+fn size(t: &T) -> u64 {
+    match t {
+        T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => 1,
+        T::Add(ts) | T::Mul(ts) => 1 + ts.iter().map(size).sum::<u64>(),
+        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => 1 + size(a) + size(b),
+        T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) | T::Ceil(a) | T::Floor(a) => {
+            1 + size(a)
+        }
+        T::Sum(_, lo, hi, b) => 1 + (hi - lo + 1).max(0) as u64 * size(b),
+    }
+}
+
+fn size_f(f: &F) -> u64 {
+    match f {
+        F::Cmp(_, a, b) => size(a) + size(b),
+        F::And(fs) | F::Or(fs) => fs.iter().map(size_f).sum(),
+        F::All(_, lo, hi, b) | F::Ex(_, lo, hi, b) => (hi - lo + 1).max(0) as u64 * size_f(b),
+    }
+}
+
+/// (interval goals, terms given to interval) of the tactic tree, or `None` if
+/// exact (decided by computation).
+fn interval_load(f: &F) -> (u64, u64) {
+    if exact_f(f) {
+        return (0, 0);
+    }
+    match f {
+        F::Cmp(_, a, b) => (1, size(a) + size(b)),
+        F::And(fs) => fs.iter().map(interval_load).fold((0, 0), |x, y| {
+            (x.0.saturating_add(y.0), x.1.saturating_add(y.1))
+        }),
+        F::Or(fs) => fs.iter().map(interval_load).min().unwrap_or((0, 0)),
+        F::All(_, lo, hi, b) => {
+            let n = (hi - lo + 1).max(0) as u64;
+            let (g, t) = interval_load(b);
+            (n.saturating_mul(g), n.saturating_mul(t))
+        }
+        F::Ex(_, _, _, b) => interval_load(b),
+    }
+}
+
+// ---------------------------------------------------------------- rendering
+
+/// Values of bound variables fixed by unrolling (`Some(k)`) or still bound (`None`).
+type Ctx = Vec<(String, Option<i64>)>;
+
+fn lookup(ctx: &Ctx, v: &str) -> Option<Option<i64>> {
+    ctx.iter().rev().find(|(n, _)| n == v).map(|(_, k)| *k)
+}
+
+fn z(k: &Integer) -> String {
+    if *k < 0 {
+        format!("({k})")
+    } else {
+        k.to_string()
+    }
+}
+
+fn zi(k: i64) -> String {
+    z(&Integer::from(k))
+}
+
+/// A rational literal in R syntax.
+fn q_coq(q: &Rational) -> String {
+    if *q.denom() == 1 {
+        z(q.numer())
+    } else {
+        format!("({} / {})", z(q.numer()), q.denom())
+    }
+}
+
+fn q_kernel(q: &Rational) -> String {
+    q.to_string()
+}
+
+/// Statement-mode (`stmt`) data operations print as the operation; proof-mode
+/// ones as the value constant they were rewritten to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Stmt,
+    Proof,
+}
+
+struct Render<'a> {
+    ops: &'a [Op],
+    /// Replaced subterms (by address) → their Coq text.
+    repl: HashMap<usize, String>,
+}
+
+fn addr(t: &T) -> usize {
+    t as *const T as usize
+}
+
+impl Render<'_> {
+    fn op(&self, i: usize, mode: Mode) -> String {
+        let o = &self.ops[i];
+        let inner = match mode {
+            Mode::Stmt => format!("({})", o.coq),
+            Mode::Proof => format!("val_{}", i + 1),
+        };
+        if o.int {
+            format!("(IZR {inner})")
+        } else {
+            format!("(Q2R {inner})")
+        }
+    }
+
+    fn term(&self, t: &T, ctx: &mut Ctx, mode: Mode) -> String {
+        if let Some(r) = self.repl.get(&addr(t)) {
+            return r.clone();
+        }
+        let join = |s: &Self, ts: &[T], sep: &str, ctx: &mut Ctx| -> String {
+            let parts: Vec<String> = ts.iter().map(|t| s.term(t, ctx, mode)).collect();
+            if parts.len() == 1 {
+                parts[0].clone()
+            } else {
+                format!("({})", parts.join(sep))
+            }
+        };
+        match t {
+            T::Lit(q) => q_coq(q),
+            T::Var(v) => match lookup(ctx, v) {
+                Some(Some(k)) => format!("(IZR {})", zi(k)),
+                _ => format!("(IZR {})", var_name(v)),
+            },
+            T::Pi => "PI".into(),
+            T::Add(ts) => join(self, ts, " + ", ctx),
+            T::Mul(ts) => join(self, ts, " * ", ctx),
+            T::Sub(a, b) => format!(
+                "({} - {})",
+                self.term(a, ctx, mode),
+                self.term(b, ctx, mode)
+            ),
+            T::Div(a, b) => format!(
+                "({} / {})",
+                self.term(a, ctx, mode),
+                self.term(b, ctx, mode)
+            ),
+            T::Neg(a) => format!("(- {})", self.term(a, ctx, mode)),
+            T::Fun(f, a) => format!("({} {})", f.coq(), self.term(a, ctx, mode)),
+            T::Pow(a, n) => {
+                if *n >= 0 {
+                    format!("({} ^ {n})", self.term(a, ctx, mode))
+                } else {
+                    format!("(/ {} ^ {})", self.term(a, ctx, mode), n.unsigned_abs())
+                }
+            }
+            T::Abs(a) => format!("(Rabs {})", self.term(a, ctx, mode)),
+            T::Min(a, b) => format!(
+                "(Rmin {} {})",
+                self.term(a, ctx, mode),
+                self.term(b, ctx, mode)
+            ),
+            T::Max(a, b) => format!(
+                "(Rmax {} {})",
+                self.term(a, ctx, mode),
+                self.term(b, ctx, mode)
+            ),
+            T::Ceil(a) => format!("(Rceil {})", self.term(a, ctx, mode)),
+            T::Floor(a) => format!("(Rfloor {})", self.term(a, ctx, mode)),
+            T::Sum(v, lo, hi, b) => {
+                ctx.push((v.clone(), None));
+                let body = self.term(b, ctx, mode);
+                ctx.pop();
+                format!(
+                    "(sumZ {} {} (fun {} => {}))",
+                    zi(*lo),
+                    zi(*hi),
+                    var_name(v),
+                    body
+                )
+            }
+            T::Data(i) => self.op(*i, mode),
+        }
+    }
+
+    fn formula(&self, f: &F, ctx: &mut Ctx, mode: Mode) -> String {
+        match f {
+            F::Cmp(c, a, b) => format!(
+                "{} {} {}",
+                self.term(a, ctx, mode),
+                c.coq(),
+                self.term(b, ctx, mode)
+            ),
+            F::And(fs) | F::Or(fs) => {
+                let sep = if matches!(f, F::And(_)) {
+                    " /\\ "
+                } else {
+                    " \\/ "
+                };
+                match fs.len() {
+                    0 => if matches!(f, F::And(_)) {
+                        "True"
+                    } else {
+                        "False"
+                    }
+                    .into(),
+                    1 => self.formula(&fs[0], ctx, mode),
+                    _ => {
+                        let parts: Vec<String> = fs
+                            .iter()
+                            .map(|g| format!("({})", self.formula(g, ctx, mode)))
+                            .collect();
+                        parts.join(sep)
+                    }
+                }
+            }
+            F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
+                ctx.push((v.clone(), None));
+                let body = self.formula(b, ctx, mode);
+                ctx.pop();
+                let x = var_name(v);
+                if matches!(f, F::All(..)) {
+                    format!(
+                        "forall {x} : Z, ({} <= {x} <= {})%Z -> {body}",
+                        zi(*lo),
+                        zi(*hi)
+                    )
+                } else {
+                    format!(
+                        "exists {x} : Z, ({} <= {x} <= {})%Z /\\ {body}",
+                        zi(*lo),
+                        zi(*hi)
+                    )
+                }
+            }
+        }
+    }
+}
+
+/// The reflected term (`Attncheck.term`); binders as de Bruijn indices, fixed
+/// variables and replaced subterms as literals.
+fn ast_term(t: &T, ctx: &mut Ctx, lits: &HashMap<usize, Rational>, ops: &[Op]) -> String {
+    if let Some(q) = lits.get(&addr(t)) {
+        return ast_lit(q);
+    }
+    let fold = |name: &str, ts: &[T], ctx: &mut Ctx| -> String {
+        let mut acc = ast_term(&ts[0], ctx, lits, ops);
+        for t in &ts[1..] {
+            acc = format!("({name} {acc} {})", ast_term(t, ctx, lits, ops));
+        }
+        acc
+    };
+    let two = |name: &str, a: &T, b: &T, ctx: &mut Ctx| {
+        format!(
+            "({name} {} {})",
+            ast_term(a, ctx, lits, ops),
+            ast_term(b, ctx, lits, ops)
+        )
+    };
+    match t {
+        T::Lit(q) => ast_lit(q),
+        T::Var(v) => {
+            // de Bruijn index among the still-bound variables
+            let mut idx = 0;
+            for (n, k) in ctx.iter().rev() {
+                if n == v {
+                    return match k {
+                        Some(k) => format!("(TInt {}%Z)", zi(*k)),
+                        None => format!("(TVar {idx})"),
+                    };
+                }
+                if k.is_none() {
+                    idx += 1;
+                }
+            }
+            format!("(TVar {idx})")
+        }
+        T::Pi | T::Fun(..) => unreachable!("not exact"),
+        T::Add(ts) => fold("TAdd", ts, ctx),
+        T::Mul(ts) => fold("TMul", ts, ctx),
+        T::Sub(a, b) => two("TSub", a, b, ctx),
+        T::Div(a, b) => two("TDiv", a, b, ctx),
+        T::Min(a, b) => two("TMin", a, b, ctx),
+        T::Max(a, b) => two("TMax", a, b, ctx),
+        T::Neg(a) => format!("(TNeg {})", ast_term(a, ctx, lits, ops)),
+        T::Abs(a) => format!("(TAbs {})", ast_term(a, ctx, lits, ops)),
+        T::Ceil(a) => format!("(TCeil {})", ast_term(a, ctx, lits, ops)),
+        T::Floor(a) => format!("(TFloor {})", ast_term(a, ctx, lits, ops)),
+        T::Pow(a, n) => format!("(TPow {} {}%Z)", ast_term(a, ctx, lits, ops), zi(*n)),
+        T::Sum(v, lo, hi, b) => {
+            ctx.push((v.clone(), None));
+            let body = ast_term(b, ctx, lits, ops);
+            ctx.pop();
+            format!("(TSum {}%Z {}%Z {body})", zi(*lo), zi(*hi))
+        }
+        T::Data(i) => format!("({} val_{})", if ops[*i].int { "TZ" } else { "TQ" }, i + 1),
+    }
+}
+
+fn ast_lit(q: &Rational) -> String {
+    if *q.denom() == 1 {
+        format!("(TInt {}%Z)", z(q.numer()))
+    } else {
+        format!("(TFrac {}%Z {}%positive)", z(q.numer()), q.denom())
+    }
+}
+
+fn ast_form(f: &F, ctx: &mut Ctx, lits: &HashMap<usize, Rational>, ops: &[Op]) -> String {
+    match f {
+        F::Cmp(c, a, b) => format!(
+            "({} {} {})",
+            c.ast(),
+            ast_term(a, ctx, lits, ops),
+            ast_term(b, ctx, lits, ops)
+        ),
+        F::And(fs) | F::Or(fs) => {
+            let (name, unit) = if matches!(f, F::And(_)) {
+                ("FAnd", "FTrue")
+            } else {
+                ("FOr", "(FNe (TInt 0) (TInt 0))")
+            };
+            match fs.len() {
+                0 => unit.into(),
+                _ => {
+                    let mut acc = ast_form(&fs[fs.len() - 1], ctx, lits, ops);
+                    for g in fs[..fs.len() - 1].iter().rev() {
+                        acc = format!("({name} {} {acc})", ast_form(g, ctx, lits, ops));
+                    }
+                    acc
+                }
+            }
+        }
+        F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
+            ctx.push((v.clone(), None));
+            let body = ast_form(b, ctx, lits, ops);
+            ctx.pop();
+            let name = if matches!(f, F::All(..)) {
+                "FAll"
+            } else {
+                "FEx"
+            };
+            format!("({name} {}%Z {}%Z {body})", zi(*lo), zi(*hi))
+        }
+    }
+}
+
+/// Kernel S-expression text of a term, with fixed variables substituted.
+fn kernel_term(t: &T, ctx: &[(String, Option<i64>)], ops: &[Op]) -> String {
+    let k = |t: &T| kernel_term(t, ctx, ops);
+    let many = |name: &str, ts: &[T]| {
+        let parts: Vec<String> = ts.iter().map(|t| kernel_term(t, ctx, ops)).collect();
+        format!("({name} {})", parts.join(" "))
+    };
+    match t {
+        T::Lit(q) => q_kernel(q),
+        T::Var(v) => match ctx.iter().rev().find(|(n, _)| n == v) {
+            Some((_, Some(x))) => x.to_string(),
+            _ => v.clone(),
+        },
+        T::Pi => "pi".into(),
+        T::Add(ts) => many("+", ts),
+        T::Mul(ts) => many("*", ts),
+        T::Sub(a, b) => format!("(- {} {})", k(a), k(b)),
+        T::Div(a, b) => format!("(/ {} {})", k(a), k(b)),
+        T::Min(a, b) => format!("(min {} {})", k(a), k(b)),
+        T::Max(a, b) => format!("(max {} {})", k(a), k(b)),
+        T::Neg(a) => format!("(neg {})", k(a)),
+        T::Abs(a) => format!("(abs {})", k(a)),
+        T::Ceil(a) => format!("(ceil {})", k(a)),
+        T::Floor(a) => format!("(floor {})", k(a)),
+        T::Fun(f, a) => format!("({} {})", f.coq(), k(a)),
+        T::Pow(a, n) => format!("(pow {} {n})", k(a)),
+        T::Sum(v, lo, hi, b) => {
+            let mut inner = ctx.to_vec();
+            inner.push((v.clone(), None));
+            format!("(sum {v} {lo} {hi} {})", kernel_term(b, &inner, ops))
+        }
+        T::Data(i) => ops[*i].key.clone(),
+    }
+}
+
+fn kernel_formula(f: &F, ctx: &[(String, Option<i64>)], ops: &[Op]) -> String {
+    match f {
+        F::Cmp(Cmp::Ne, a, b) => format!(
+            "(not (= {} {}))",
+            kernel_term(a, ctx, ops),
+            kernel_term(b, ctx, ops)
+        ),
+        F::Cmp(c, a, b) => format!(
+            "({} {} {})",
+            c.coq(),
+            kernel_term(a, ctx, ops),
+            kernel_term(b, ctx, ops)
+        ),
+        F::And(fs) => {
+            let parts: Vec<String> = fs.iter().map(|g| kernel_formula(g, ctx, ops)).collect();
+            format!("(and {})", parts.join(" "))
+        }
+        F::Or(fs) => {
+            let parts: Vec<String> = fs
+                .iter()
+                .map(|g| format!("(not {})", kernel_formula(g, ctx, ops)))
+                .collect();
+            format!("(not (and {}))", parts.join(" "))
+        }
+        F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
+            let mut inner = ctx.to_vec();
+            inner.push((v.clone(), None));
+            let body = kernel_formula(b, &inner, ops);
+            if matches!(f, F::All(..)) {
+                format!("(forall {v} {lo} {hi} {body})")
+            } else {
+                format!("(not (forall {v} {lo} {hi} (not {body})))")
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- proofs
+
+struct Prover<'a> {
+    ops: &'a [Op],
+    data: &'a Data,
+    prec: u32,
+}
+
+impl Prover<'_> {
+    fn kernel_true(&self, f: &F, ctx: &Ctx) -> bool {
+        expr::check_with(&kernel_formula(f, ctx, self.ops), self.prec, self.data)
+            == Ok(Certainty::True)
+    }
+
+    fn kernel_value(&self, t: &T, ctx: &Ctx) -> Option<Rational> {
+        expr::eval_exact(&kernel_term(t, ctx, self.ops), self.prec, self.data)
+            .ok()
+            .flatten()
+    }
+
+    /// The tactic proving `f` (a goal already in proof form: data operations
+    /// rewritten to their values).
+    fn tac(&self, f: &F, ctx: &mut Ctx) -> Result<String, String> {
+        if exact_f(f) {
+            return Ok(format!(
+                "decide_exact {}",
+                ast_form(f, ctx, &HashMap::new(), self.ops)
+            ));
+        }
+        match f {
+            F::And(fs) => match fs.len() {
+                0 => Ok("exact I".into()),
+                1 => self.tac(&fs[0], ctx),
+                _ => {
+                    let first = self.tac(&fs[0], ctx)?;
+                    let rest = self.tac(&F::And(fs[1..].to_vec()), ctx)?;
+                    Ok(format!("split; [ {first} | {rest} ]"))
+                }
+            },
+            F::Or(fs) => {
+                let i = (0..fs.len())
+                    .find(|&i| self.kernel_true(&fs[i], ctx))
+                    .ok_or("the kernel proves no disjunct")?;
+                let t = self.tac(&fs[i], ctx)?;
+                let mut s = String::new();
+                for _ in 0..i {
+                    s.push_str("right; ");
+                }
+                if i + 1 < fs.len() {
+                    s.push_str("left; ");
+                }
+                Ok(format!("{s}({t})"))
+            }
+            F::All(v, lo, hi, b) => {
+                if hi < lo {
+                    return Ok("intros ? ?; lia".into());
+                }
+                let mut ts = Vec::new();
+                for k in *lo..=*hi {
+                    ctx.push((v.clone(), Some(k)));
+                    let t = self.tac(b, ctx);
+                    ctx.pop();
+                    ts.push(t?);
+                }
+                if ts.iter().all(|t| *t == ts[0]) {
+                    Ok(format!("unroll_forall; ({})", ts[0]))
+                } else {
+                    Ok(format!("unroll_forall; [ {} ]", ts.join(" | ")))
+                }
+            }
+            F::Ex(v, lo, hi, b) => {
+                let mut found = None;
+                for k in *lo..=*hi {
+                    ctx.push((v.clone(), Some(k)));
+                    let ok = self.kernel_true(b, ctx);
+                    ctx.pop();
+                    if ok {
+                        found = Some(k);
+                        break;
+                    }
+                }
+                let k = found.ok_or("the kernel finds no witness")?;
+                ctx.push((v.clone(), Some(k)));
+                let t = self.tac(b, ctx);
+                ctx.pop();
+                Ok(format!("exists {}%Z; split; [ lia | {} ]", zi(k), t?))
+            }
+            F::Cmp(c, a, b) => self.leaf(*c, a, b, ctx),
+        }
+    }
+
+    /// Collects replacements in `t`, innermost first.
+    fn collect(
+        &self,
+        t: &T,
+        ctx: &mut Ctx,
+        open: &mut Vec<String>,
+        r: &mut Render,
+        lits: &mut HashMap<usize, Rational>,
+        steps: &mut Vec<String>,
+    ) -> Result<(), String> {
+        let is_closed = closed(t, &mut open.clone());
+        if exact(t) && heavy(t) && is_closed {
+            let q = self
+                .kernel_value(t, ctx)
+                .ok_or("the kernel does not evaluate an exact subterm")?;
+            let text = r.term(t, ctx, Mode::Proof);
+            let proof = format!(
+                "decide_exact (FEq {} {})",
+                ast_lit(&q),
+                ast_term(t, ctx, lits, self.ops)
+            );
+            steps.push(format!("replace {text} with {} by ({proof})", q_coq(&q)));
+            r.repl.insert(addr(t), q_coq(&q));
+            lits.insert(addr(t), q);
+            return Ok(());
+        }
+        match t {
+            T::Lit(_) | T::Var(_) | T::Pi | T::Data(_) => Ok(()),
+            T::Add(ts) | T::Mul(ts) => {
+                for u in ts {
+                    self.collect(u, ctx, open, r, lits, steps)?;
+                }
+                Ok(())
+            }
+            T::Sub(a, b) | T::Div(a, b) => {
+                self.collect(a, ctx, open, r, lits, steps)?;
+                self.collect(b, ctx, open, r, lits, steps)
+            }
+            T::Min(..) | T::Max(..) => {
+                Err("min/max of non-rational terms has no Coq translation".into())
+            }
+            T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) => {
+                self.collect(a, ctx, open, r, lits, steps)
+            }
+            T::Ceil(a) | T::Floor(a) => {
+                if !is_closed {
+                    return Err(
+                        "a ceiling or floor under a sum binder has no Coq translation".into(),
+                    );
+                }
+                self.collect(a, ctx, open, r, lits, steps)?;
+                let z = self
+                    .kernel_value(t, ctx)
+                    .filter(|q| *q.denom() == 1)
+                    .ok_or("the kernel does not decide a ceiling or floor")?;
+                let text = r.term(t, ctx, Mode::Proof);
+                let lemma = if matches!(t, T::Ceil(_)) {
+                    "Rceil_eq"
+                } else {
+                    "Rfloor_eq"
+                };
+                steps.push(format!(
+                    "replace {text} with {} by (apply {lemma}; split; unroll_sums; attn_prep; attn_interval)",
+                    q_coq(&z)
+                ));
+                r.repl.insert(addr(t), q_coq(&z));
+                lits.insert(addr(t), z);
+                Ok(())
+            }
+            T::Sum(v, _, _, b) => {
+                open.push(v.clone());
+                let res = self.collect(b, ctx, open, r, lits, steps);
+                open.pop();
+                res
+            }
+        }
+    }
+
+    fn leaf(&self, c: Cmp, a: &T, b: &T, ctx: &mut Ctx) -> Result<String, String> {
+        let mut r = Render {
+            ops: self.ops,
+            repl: HashMap::new(),
+        };
+        let mut lits = HashMap::new();
+        let mut steps = Vec::new();
+        self.collect(a, ctx, &mut Vec::new(), &mut r, &mut lits, &mut steps)?;
+        self.collect(b, ctx, &mut Vec::new(), &mut r, &mut lits, &mut steps)?;
+        let now_exact = |t: &T| exact_after(t, &lits);
+        let last = if now_exact(a) && now_exact(b) {
+            format!(
+                "decide_exact ({} {} {})",
+                c.ast(),
+                ast_term(a, ctx, &lits, self.ops),
+                ast_term(b, ctx, &lits, self.ops)
+            )
+        } else if c == Cmp::Ne {
+            return Err("a disequality between non-rational terms has no Coq translation".into());
+        } else if c == Cmp::Eq {
+            // the kernel decides such an equality only when both sides are the same
+            // point (e.g. an empty sum, or B̃(0) = Σ (cos(0·ω_i) − 1)): try computation,
+            // linear arithmetic, and 0·x = 0, cos 0 = 1, sin 0 = 0 first
+            "unroll_sums; attn_prep; first [ reflexivity | lra | (repeat rewrite ?Rmult_0_l, ?Rmult_0_r, ?cos_0, ?sin_0; lra) ]".into()
+        } else {
+            "unroll_sums; attn_prep; attn_interval".into()
+        };
+        steps.push(last);
+        Ok(steps
+            .into_iter()
+            .map(|s| format!("({s})"))
+            .collect::<Vec<_>>()
+            .join("; "))
+    }
+}
+
+fn exact_after(t: &T, lits: &HashMap<usize, Rational>) -> bool {
+    if lits.contains_key(&addr(t)) {
+        return true;
+    }
+    match t {
+        T::Lit(_) | T::Var(_) | T::Data(_) => true,
+        T::Pi | T::Fun(..) => false,
+        T::Add(ts) | T::Mul(ts) => ts.iter().all(|u| exact_after(u, lits)),
+        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
+            exact_after(a, lits) && exact_after(b, lits)
+        }
+        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) => exact_after(a, lits),
+        T::Sum(_, _, _, b) => exact_after(b, lits),
+    }
+}
+
+// ---------------------------------------------------------------- files
+
+/// One translated obligation.
+#[derive(Clone, Debug)]
+pub(crate) struct Block {
+    /// Index in the certificate.
+    pub index: usize,
+    /// The Coq text (comment, lemma, proof, `Print Assumptions`).
+    pub text: String,
+}
+
+/// The closing part of a file with the lemmas `o_k` for these indices: one
+/// proof of their conjunction and `Print Assumptions` of it (which lists the
+/// union of the axioms every lemma rests on; one traversal of the dependency
+/// graph instead of one per lemma, which costs seconds each).
+pub(crate) fn footer(indices: &[usize]) -> String {
+    if indices.is_empty() {
+        return String::new();
+    }
+    let mut proof = format!("o_{}", indices[indices.len() - 1] + 1);
+    for i in indices[..indices.len() - 1].iter().rev() {
+        proof = format!("conj o_{} ({proof})", i + 1);
+    }
+    format!(
+        "(* All the lemmas above, and the axioms they rest on. *)\n\
+         Definition attncheck_all := {proof}.\n\
+         Print Assumptions attncheck_all.\n"
+    )
+}
+
+/// The whole translation.
+pub(crate) struct Translation {
+    pub header: String,
+    pub data: Option<String>,
+    pub blocks: Vec<Block>,
+    pub kernel_only: Vec<(usize, String)>,
+}
+
+fn comment(s: &str) -> String {
+    s.replace("(*", "( *")
+        .replace("*)", "* )")
+        .replace('"', "''")
+}
+
+/// The Coq module name of a certificate.
+pub(crate) fn stem(cert: &Certificate) -> String {
+    let s: String = cert
+        .claim
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("cert_{s}")
+}
+
+fn data_file(cert: &Certificate, data: &Data, ops: &Ops) -> Option<String> {
+    if cert.data.is_empty() {
+        return None;
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "(* Data of the certificate of {}, generated by attncheck. *)\n\
+         From Coq Require Import ZArith QArith List.\n\
+         From Attncheck Require Import Attncheck.\n\
+         Import ListNotations.\n\
+         Local Open Scope Z_scope.\n",
+        comment(&cert.claim)
+    );
+    for name in cert.data.keys() {
+        let dn = data_name(name);
+        match data.get(name) {
+            Some(Datum::Signs(m)) => {
+                let (n, d) = (m.n(), m.d());
+                let _ = writeln!(
+                    s,
+                    "(* {name}: a {n} × {d} sign matrix; row l is the integer whose bit c is set\n   \
+                     exactly when S_lc = −1 (bit 0 = column 0). *)"
+                );
+                let _ = writeln!(s, "Definition {dn} : signs := signs_of_bits {d} [");
+                let lines: Vec<String> = (0..n)
+                    .map(|l| {
+                        let mut x = Integer::new();
+                        for (w, word) in m.row(l).iter().enumerate() {
+                            x += Integer::from(*word) << (64 * w as u32);
+                        }
+                        if x == 0 {
+                            "  0".to_string()
+                        } else {
+                            format!("  0x{x:x}")
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(s, "{}].\n", lines.join(";\n"));
+            }
+            Some(Datum::Sparse(b)) => {
+                let (n, rows) = (b.n, &b.rows);
+                let _ = writeln!(
+                    s,
+                    "(* {name}: a row-sparse {n} × {n} rational matrix, per row its (column, value) pairs. *)"
+                );
+                let _ = writeln!(s, "Local Open Scope Q_scope.");
+                let _ = writeln!(s, "Definition {dn} : sparse := Sparse {n} [");
+                let lines: Vec<String> = rows
+                    .iter()
+                    .map(|r| {
+                        let es: Vec<String> = r
+                            .iter()
+                            .map(|(c, v)| format!("({c}%Z, {} # {})", z(v.numer()), v.denom()))
+                            .collect();
+                        format!("  [{}]", es.join("; "))
+                    })
+                    .collect();
+                let _ = writeln!(s, "{}].\nLocal Open Scope Z_scope.\n", lines.join(";\n"));
+            }
+            Some(Datum::Layer(_)) => {
+                let _ = writeln!(s, "(* {name}: a datum of kind layer, not translated. *)\n");
+            }
+            None => {
+                let _ = writeln!(s, "(* {name}: a malformed datum, not translated. *)\n");
+            }
+        }
+    }
+    let mut grams: Vec<&String> = ops.list.iter().filter_map(|o| o.gram_of.as_ref()).collect();
+    grams.sort();
+    grams.dedup();
+    for g in grams {
+        let _ = writeln!(
+            s,
+            "(* G = S Sᵀ of {g}, computed once by Coq; the kernel re-runs the computation at Qed. *)\n\
+             Definition G_{g} := Eval vm_compute in gram_matrix {g}.\n\
+             Lemma G_{g}_eq : gram_matrix {g} = G_{g}.\n\
+             Proof. vm_cast_no_check (eq_refl G_{g}). Qed.\n"
+        );
+    }
+    for (i, o) in ops.list.iter().enumerate() {
+        let v = format!("val_{}", i + 1);
+        let _ = writeln!(s, "(* {} *)", comment(&o.key));
+        match &o.fast {
+            Some((fast, unfold)) => {
+                let g = o.gram_of.as_deref().unwrap_or_default();
+                let _ = writeln!(
+                    s,
+                    "Definition {v} := Eval vm_compute in {fast}.\n\
+                     Lemma {v}_eq : {} = {v}.\n\
+                     Proof. unfold {unfold}. rewrite G_{g}_eq. vm_cast_no_check (eq_refl {v}). Qed.\n",
+                    o.coq
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "Definition {v} := Eval vm_compute in {}.\n\
+                     Lemma {v}_eq : {} = {v}.\n\
+                     Proof. vm_cast_no_check (eq_refl {v}). Qed.\n",
+                    o.coq, o.coq
+                );
+            }
+        }
+    }
+    Some(s)
+}
+
+fn uses(t: &T, out: &mut Vec<usize>) {
+    match t {
+        T::Data(i) => out.push(*i),
+        T::Lit(_) | T::Var(_) | T::Pi => {}
+        T::Add(ts) | T::Mul(ts) => ts.iter().for_each(|u| uses(u, out)),
+        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
+            uses(a, out);
+            uses(b, out)
+        }
+        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
+            uses(a, out)
+        }
+        T::Sum(_, _, _, b) => uses(b, out),
+    }
+}
+
+fn uses_f(f: &F, out: &mut Vec<usize>) {
+    match f {
+        F::Cmp(_, a, b) => {
+            uses(a, out);
+            uses(b, out)
+        }
+        F::And(fs) | F::Or(fs) => fs.iter().for_each(|g| uses_f(g, out)),
+        F::All(_, _, _, b) | F::Ex(_, _, _, b) => uses_f(b, out),
+    }
+}
+
+/// Translates every obligation it can.
+pub(crate) fn translate(cert: &Certificate) -> Translation {
+    // the kernel form of the data (a malformed datum is left out: formulas using it stay kernel-only)
+    let data: Data = cert
+        .data
+        .iter()
+        .filter_map(|(k, e)| Some((k.clone(), e.to_datum().ok()?)))
+        .collect();
+    let mut ops = Ops::default();
+    // read every formula first: the data operations are numbered across the file
+    let mut read: Vec<Result<F, String>> = Vec::new();
+    for o in &cert.obligations {
+        let mut r = Reader {
+            cert,
+            data: &data,
+            ops: &mut ops,
+            scope: Vec::new(),
+        };
+        let f = expr::parse(&o.formula)
+            .map_err(|e| format!("the formula does not parse: {e}"))
+            .and_then(|e| r.formula(&e, o.expect == Expect::Fails));
+        read.push(f);
+    }
+    let prover = Prover {
+        ops: &ops.list,
+        data: &data,
+        prec: cert.precision,
+    };
+    let mut blocks = Vec::new();
+    let mut kernel_only = Vec::new();
+    for (i, (o, f)) in cert.obligations.iter().zip(read).enumerate() {
+        let f = match f {
+            Ok(f) => f,
+            Err(e) => {
+                kernel_only.push((i, e));
+                continue;
+            }
+        };
+        let bits = number_bits_f(&f);
+        if bits > MAX_COQ_NUMBER_BITS {
+            kernel_only.push((
+                i,
+                format!(
+                    "a number of about {bits} bits is beyond the Coq budget ({MAX_COQ_NUMBER_BITS} bits: Coq's integers are binary lists)"
+                ),
+            ));
+            continue;
+        }
+        if exact_f(&f) {
+            let w = size_f(&f);
+            if w > MAX_EXACT_WORK {
+                kernel_only.push((
+                    i,
+                    format!("exact evaluation of about {w} terms is beyond the Coq budget ({MAX_EXACT_WORK})"),
+                ));
+                continue;
+            }
+        } else {
+            let (g, t) = interval_load(&f);
+            if g > MAX_INTERVAL_GOALS {
+                kernel_only.push((
+                    i,
+                    format!(
+                        "{g} interval proofs (one per value of a forall) are beyond the Coq budget ({MAX_INTERVAL_GOALS})"
+                    ),
+                ));
+                continue;
+            }
+            if t > MAX_INTERVAL_TERMS {
+                kernel_only.push((
+                    i,
+                    format!("{t} unrolled terms for interval are beyond the Coq budget ({MAX_INTERVAL_TERMS})"),
+                ));
+                continue;
+            }
+        }
+        let proof = match prover.tac(&f, &mut Vec::new()) {
+            Ok(p) => p,
+            Err(e) => {
+                kernel_only.push((i, e));
+                continue;
+            }
+        };
+        let r = Render {
+            ops: &ops.list,
+            repl: HashMap::new(),
+        };
+        let stmt = r.formula(&f, &mut Vec::new(), Mode::Stmt);
+        let mut used = Vec::new();
+        uses_f(&f, &mut used);
+        used.sort_unstable();
+        used.dedup();
+        let mut text = String::new();
+        let expect = match o.expect {
+            Expect::Holds => "holds",
+            Expect::Fails => "fails (Coq proves the negation)",
+        };
+        let _ = writeln!(
+            text,
+            "(* [{}] {} *)\n(* kernel formula, expect {expect}: {} *)",
+            i + 1,
+            comment(&o.name),
+            comment(&o.formula)
+        );
+        let _ = writeln!(text, "Lemma o_{} :\n  {stmt}.\nProof.", i + 1);
+        if !used.is_empty() {
+            let rw: Vec<String> = used.iter().map(|u| format!("?val_{}_eq", u + 1)).collect();
+            let _ = writeln!(text, "  rewrite {}.", rw.join(", "));
+        }
+        let _ = writeln!(text, "  {proof}.\nQed.\n");
+        blocks.push(Block { index: i, text });
+    }
+    let stem = stem(cert);
+    let data_text = data_file(cert, &data, &ops);
+    let mut header = String::new();
+    let _ = writeln!(
+        header,
+        "(* Certificate of {} (format {}, profile {}), re-proven in Coq; generated by attncheck.\n   \
+         Each lemma o_k states obligation k in Coq's real-number syntax (a refutation,\n   \
+         expect fails, as the negated statement). Data operations are the plain\n   \
+         definitions of coq/Attncheck.v, computed by Coq from the embedded data. *)",
+        comment(&cert.claim),
+        comment(&cert.format),
+        cert.profile
+    );
+    if !cert.hints.is_empty() {
+        let hs: Vec<String> = cert
+            .hints
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        let _ = writeln!(
+            header,
+            "(* Hints (witness values the statement builder took): {} *)",
+            comment(&hs.join(", "))
+        );
+    }
+    let _ = writeln!(
+        header,
+        "From Coq Require Import ZArith QArith Reals Lra Lia List.\n\
+         From Interval Require Import Tactic.\n\
+         From Attncheck Require Import Attncheck."
+    );
+    if data_text.is_some() {
+        let _ = writeln!(header, "From Attncheck Require Import {stem}_data.");
+    }
+    let _ = writeln!(
+        header,
+        "Import ListNotations.\nOpen Scope R_scope.\n\n\
+         (* interval at 53 bits first, then at the certificate's precision *)\n\
+         Ltac attn_interval := first [ interval | interval with (i_prec {}) ].\n\
+         (* data values are literals: unfold them for interval *)\n\
+         Ltac attn_prep := cbv [Q2R Qnum Qden{}].\n",
+        cert.precision.max(54),
+        (1..=ops.list.len())
+            .map(|i| format!(" val_{i}"))
+            .collect::<String>()
+    );
+    Translation {
+        header,
+        data: data_text,
+        blocks,
+        kernel_only,
+    }
+}

@@ -1,0 +1,299 @@
+//! The `layer` datum of certificates (TRUSTED: part of the certificate evaluator).
+//!
+//! A [`LayerData`] holds the *exact* initial data of the discrete map (D) in layer
+//! form — Q, K ∈ ℚ^{m×d}, V ∈ ℚ^{d×d}, Δt ∈ ℚ, a number of steps K, and one or more
+//! initial token configurations x^{(r),0} ∈ ℚ^{n×d} (the *runs*), all iterated by the
+//! same map
+//!
+//! ```text
+//! x_i^{k+1} = x_i^k + Δt V Σ_j P_ij(x^k) x_j^k,   P_ij(x) = softmax_j x_iᵀ(QᵀK)x_j.
+//! ```
+//!
+//! The kernel iterates it with [`DiscreteMap`] (`Form::Layer`) in outward-rounded
+//! intervals, once per working precision (on first use, then cached), and keeps only
+//! per-step enclosures of two quantities:
+//! - `sqnorm[r][k]` ∋ max_i ‖x_i^{(r),k}‖²,
+//! - `sqdist[(r, s)][k]` ∋ max_i ‖x_i^{(r),k} − x_i^{(s),k}‖² (r < s).
+//!
+//! **Guarantee.** For every run r, step k ≤ K and precision p, the returned intervals
+//! contain the exact real values for the exact data. Reason: each step of
+//! [`DiscreteMap`] applies inclusion-monotone kernel operations (outward-rounded
+//! +, −, ×, certified softmax) to an enclosure of x^k, using the exact identity
+//! Σ_j P_ij x_j = x_i + Σ_{j≠i} P_ij (x_j − x_i) (Σ_j P_ij = 1); max and the squared
+//! norms are inclusion-monotone too. The certificate carries the exact data only,
+//! never the enclosures.
+//!
+//! **Cost.** Bounded before anything runs: at most [`MAX_RUNS`] runs, n ≤ 512,
+//! d ≤ 64, m ≤ 512, K ≤ 100 000, and runs·K·n²·d ≤ [`MAX_COST`]; at precision p also
+//! runs·K·n²·d·⌈p/128⌉ ≤ 4·[`MAX_COST`] and (K + 1)·(#runs + #pairs)·2p ≤ 2^32 bits
+//! of stored enclosures. A malformed or over-budget datum is an error naming the
+//! field, never a panic.
+
+use super::discrete::{DiscreteMap, Form};
+use super::model::{Mat, System};
+use super::observe::{max_all, sq_norms};
+use crate::kernel::Interval;
+use rug::Rational;
+use std::sync::{Arc, Mutex};
+
+/// The most initial configurations one datum may iterate.
+pub const MAX_RUNS: usize = 4;
+/// The largest runs·K·n²·d a datum may cost (≈ the number of interval multiply-adds).
+pub const MAX_COST: u128 = 1 << 24;
+const MAX_N: usize = 512;
+const MAX_D: usize = 64;
+const MAX_M: usize = 512;
+const MAX_STEPS: usize = 100_000;
+const MAX_STORED_BITS: u128 = 1 << 32;
+
+/// Per-step enclosures at one precision.
+#[derive(Debug)]
+struct Summary {
+    /// [run][k]: max_i ‖x_i^k‖².
+    sqnorm: Vec<Vec<Interval>>,
+    /// [pair index][k]: max_i ‖x_i^(r),k − x_i^(s),k‖², pairs (r, s), r < s, in lexicographic order.
+    sqdist: Vec<Vec<Interval>>,
+}
+
+/// The summaries computed so far, by precision (shared by clones).
+type Cache = Vec<(u32, Arc<Summary>)>;
+
+/// The exact data of a `layer` datum, and its cached per-step enclosures.
+#[derive(Clone)]
+pub struct LayerData {
+    q: Mat,
+    k: Mat,
+    v: Mat,
+    dt: Rational,
+    steps: usize,
+    runs: Vec<Mat>,
+    cache: Arc<Mutex<Cache>>,
+}
+
+impl PartialEq for LayerData {
+    /// Equal exact data (the cache is not part of the meaning).
+    fn eq(&self, o: &LayerData) -> bool {
+        (&self.q, &self.k, &self.v, &self.dt, self.steps, &self.runs)
+            == (&o.q, &o.k, &o.v, &o.dt, o.steps, &o.runs)
+    }
+}
+
+impl std::fmt::Debug for LayerData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LayerData")
+            .field("n", &self.n())
+            .field("d", &self.d())
+            .field("dt", &self.dt)
+            .field("steps", &self.steps)
+            .field("runs", &self.runs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn field_err<T>(
+    field: impl Into<String>,
+    reason: impl Into<String>,
+) -> Result<T, (String, String)> {
+    Err((field.into(), reason.into()))
+}
+
+impl LayerData {
+    /// Validates shapes and the cost bound; errors are (field, reason) with the
+    /// fields of the certificate entry (`q`, `k`, `v`, `dt`, `steps`, `tokens[r]`).
+    pub fn new(
+        q: Mat,
+        k: Mat,
+        v: Mat,
+        dt: Rational,
+        steps: usize,
+        runs: Vec<Mat>,
+    ) -> Result<LayerData, (String, String)> {
+        let d = v.rows;
+        if d == 0 || d > MAX_D || v.cols != d {
+            return field_err("v", format!("must be d × d with 1 ≤ d ≤ {MAX_D}"));
+        }
+        if q.rows == 0 || q.rows > MAX_M || q.cols != d {
+            return field_err("q", format!("must be m × d (d = {d}) with 1 ≤ m ≤ {MAX_M}"));
+        }
+        if (k.rows, k.cols) != (q.rows, q.cols) {
+            return field_err("k", format!("must have the shape of q ({} × {d})", q.rows));
+        }
+        if dt <= 0 {
+            return field_err("dt", "must be positive");
+        }
+        if steps == 0 || steps > MAX_STEPS {
+            return field_err("steps", format!("must be between 1 and {MAX_STEPS}"));
+        }
+        if runs.is_empty() || runs.len() > MAX_RUNS {
+            return field_err(
+                "tokens",
+                format!("must list 1 to {MAX_RUNS} initial configurations"),
+            );
+        }
+        let n = runs[0].rows;
+        if n == 0 || n > MAX_N {
+            return field_err("tokens[0]", format!("must have 1 to {MAX_N} rows"));
+        }
+        for (r, x) in runs.iter().enumerate() {
+            if (x.rows, x.cols) != (n, d) {
+                return field_err(format!("tokens[{r}]"), format!("must be n × d = {n} × {d}"));
+            }
+        }
+        let cost = runs.len() as u128 * steps as u128 * (n * n) as u128 * d as u128;
+        if cost > MAX_COST {
+            return field_err(
+                "steps",
+                format!("runs·steps·n²·d = {cost} exceeds the budget {MAX_COST}"),
+            );
+        }
+        Ok(LayerData {
+            q,
+            k,
+            v,
+            dt,
+            steps,
+            runs,
+            cache: Arc::default(),
+        })
+    }
+    /// Number of tokens n.
+    pub fn n(&self) -> usize {
+        self.runs[0].rows
+    }
+    /// Dimension d.
+    pub fn d(&self) -> usize {
+        self.v.rows
+    }
+    /// Q (m × d).
+    pub fn q(&self) -> &Mat {
+        &self.q
+    }
+    /// K (m × d).
+    pub fn k(&self) -> &Mat {
+        &self.k
+    }
+    /// V (d × d).
+    pub fn v(&self) -> &Mat {
+        &self.v
+    }
+    /// Δt.
+    pub fn dt(&self) -> &Rational {
+        &self.dt
+    }
+    /// The number of steps K.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+    /// The initial configurations.
+    pub fn runs(&self) -> &[Mat] {
+        &self.runs
+    }
+    /// ‖V‖_F² = Σ_ab V_ab², exact.
+    pub fn v_frob2(&self) -> Rational {
+        self.v.frobenius_sq()
+    }
+    /// ‖QᵀK‖_F², exact.
+    pub fn qk_frob2(&self) -> Rational {
+        self.q.transpose().mul(&self.k).frobenius_sq()
+    }
+
+    fn summary(&self, prec: u32) -> Result<Arc<Summary>, String> {
+        let nr = self.runs.len() as u128;
+        let (n, d, k) = (self.n() as u128, self.d() as u128, self.steps as u128);
+        let cost = nr * k * n * n * d * u128::from(prec.div_ceil(128));
+        if cost > 4 * MAX_COST {
+            return Err(format!(
+                "iterating at {prec} bits would cost {cost} (runs·steps·n²·d·⌈p/128⌉); the limit is {}",
+                4 * MAX_COST
+            ));
+        }
+        let stored = (k + 1) * (nr + nr * (nr - 1) / 2) * 2 * u128::from(prec);
+        if stored > MAX_STORED_BITS {
+            return Err(format!(
+                "the per-step enclosures at {prec} bits would take {stored} bits; the limit is {MAX_STORED_BITS}"
+            ));
+        }
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, s)) = cache.iter().find(|(p, _)| *p == prec) {
+            return Ok(s.clone());
+        }
+        let s = Arc::new(self.iterate(prec));
+        cache.push((prec, s.clone()));
+        Ok(s)
+    }
+
+    /// Iterates every run K steps at `prec` in lockstep and records the per-step maxima.
+    fn iterate(&self, prec: u32) -> Summary {
+        let (n, d) = (self.n(), self.d());
+        let sys = System::new(self.q.clone(), self.k.clone(), self.v.clone());
+        let mut map = DiscreteMap::new(&sys, n, &self.dt, Form::Layer, prec)
+            .expect("the layer form needs no inverse");
+        let mut states: Vec<_> = self.runs.iter().map(|x| map.start(x)).collect();
+        let pairs: Vec<(usize, usize)> = (0..states.len())
+            .flat_map(|r| (r + 1..states.len()).map(move |s| (r, s)))
+            .collect();
+        let mut out = Summary {
+            sqnorm: vec![Vec::with_capacity(self.steps + 1); states.len()],
+            sqdist: vec![Vec::with_capacity(self.steps + 1); pairs.len()],
+        };
+        for step in 0..=self.steps {
+            if step > 0 {
+                states = states.iter().map(|s| map.step(s)).collect();
+            }
+            for (r, s) in states.iter().enumerate() {
+                out.sqnorm[r].push(max_all(&sq_norms(&s.x, n, d)));
+            }
+            for (q, &(r, s)) in pairs.iter().enumerate() {
+                let diff: Vec<Interval> = states[r]
+                    .x
+                    .iter()
+                    .zip(&states[s].x)
+                    .map(|(a, b)| a - b)
+                    .collect();
+                out.sqdist[q].push(max_all(&sq_norms(&diff, n, d)));
+            }
+        }
+        out
+    }
+
+    /// `i` as an index below `bound`, when it is an exact integer in range.
+    fn index(i: &Rational, bound: usize) -> Option<usize> {
+        if !i.is_integer() {
+            return None;
+        }
+        i.numer().to_usize().filter(|&i| i < bound)
+    }
+    fn step_index(&self, k: &Rational) -> Result<usize, String> {
+        Self::index(k, self.steps + 1)
+            .ok_or_else(|| format!("step {k} is not an integer in 0..={}", self.steps))
+    }
+    fn run_index(&self, r: &Rational) -> Result<usize, String> {
+        Self::index(r, self.runs.len())
+            .ok_or_else(|| format!("run {r} is not an integer in 0..{}", self.runs.len()))
+    }
+
+    /// An enclosure of max_i ‖x_i^{(r),k}‖² at `prec`.
+    pub fn max_sqnorm(&self, prec: u32, r: &Rational, k: &Rational) -> Result<Interval, String> {
+        let (r, k) = (self.run_index(r)?, self.step_index(k)?);
+        Ok(self.summary(prec)?.sqnorm[r][k].clone())
+    }
+
+    /// An enclosure of max_i ‖x_i^{(r),k} − x_i^{(s),k}‖² at `prec` (r ≠ s).
+    pub fn max_sqdist(
+        &self,
+        prec: u32,
+        r: &Rational,
+        s: &Rational,
+        k: &Rational,
+    ) -> Result<Interval, String> {
+        let (r, s, k) = (self.run_index(r)?, self.run_index(s)?, self.step_index(k)?);
+        if r == s {
+            return Err(format!("runs {r} and {s} must differ"));
+        }
+        let (a, b) = (r.min(s), r.max(s));
+        let nr = self.runs.len();
+        // index of (a, b) among the pairs in lexicographic order
+        let idx = a * nr - a * (a + 1) / 2 + (b - a - 1);
+        Ok(self.summary(prec)?.sqdist[idx][k].clone())
+    }
+}

@@ -1,0 +1,245 @@
+//! Statements: what a claim asserts, as a list of obligations over named exact
+//! data, and [`check`], the one function that decides them.
+//!
+//! This is the LRAT / Lean `add_theorem` shape (DESIGN.md, "Trust"): the statement
+//! is rebuilt from the spec by the claim's statement builder, the certificate must
+//! carry exactly that statement, and the kernel evaluates it. The only values
+//! that can be recorded as *certified* checks are the [`Decision`]s made here and
+//! the per-step readings of a [`StepTally`](super::StepTally); both have private
+//! fields, so claim code cannot turn a bool, an f64 comparison or a count into a
+//! proof.
+//!
+//! Meaning: an obligation with [`Expect::Holds`] asserts its formula; one with
+//! [`Expect::Fails`] asserts that the formula is false (a refutation: the claim's
+//! spec names it in `refutes`). The statement is *as expected* when every
+//! obligation comes out as its expectation says.
+
+use super::expr::{self, Data, Datum, ExprError};
+use super::Certainty;
+use serde::{Deserialize, Serialize};
+
+/// What an obligation asserts about its formula.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Expect {
+    /// The formula is true.
+    #[default]
+    Holds,
+    /// The formula is false (a certified counterexample is expected).
+    Fails,
+}
+
+impl Expect {
+    /// `"holds"` or `"fails"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Expect::Holds => "holds",
+            Expect::Fails => "fails",
+        }
+    }
+}
+
+/// One obligation: a named formula of the certificate language ([`expr`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Obligation {
+    /// What it states, in words (the check's name in the report).
+    pub name: String,
+    /// The formula, an S-expression.
+    pub formula: String,
+    /// Whether it is asserted true or false.
+    pub expect: Expect,
+    /// The report part it belongs to (presentation only; not part of the meaning).
+    pub part: Option<String>,
+}
+
+/// What a claim asserts for one spec: obligations over named data.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Statement {
+    /// The claim ID.
+    pub claim: String,
+    /// The obligations, in order.
+    pub obligations: Vec<Obligation>,
+    /// Named data the formulas refer to.
+    pub data: Data,
+    part: Option<String>,
+}
+
+impl Statement {
+    /// An empty statement of `claim`.
+    pub fn new(claim: &str) -> Statement {
+        Statement {
+            claim: claim.into(),
+            ..Statement::default()
+        }
+    }
+    /// Asserts `formula` under `name` (expected to hold until
+    /// [`Statement::expect_fails`] says otherwise).
+    pub fn assert(&mut self, name: impl Into<String>, formula: impl Into<String>) {
+        self.obligations.push(Obligation {
+            name: name.into(),
+            formula: formula.into(),
+            expect: Expect::Holds,
+            part: self.part.clone(),
+        });
+    }
+    /// Tags the obligations added from now on with a report part.
+    pub fn set_part(&mut self, part: Option<&str>) {
+        self.part = part.map(str::to_string);
+    }
+    /// Adds a named datum.
+    pub fn datum(&mut self, name: &str, d: Datum) {
+        self.data.insert(name.into(), d);
+    }
+    /// Marks the named obligations as expected to fail (the spec's `refutes`).
+    /// Every name must be an obligation of the statement.
+    pub fn expect_fails(&mut self, names: &[String]) -> Result<(), String> {
+        for n in names {
+            let Some(o) = self.obligations.iter_mut().find(|o| &o.name == n) else {
+                return Err(format!(
+                    "`{n}` is not an obligation of {}'s statement",
+                    self.claim
+                ));
+            };
+            o.expect = Expect::Fails;
+        }
+        Ok(())
+    }
+    /// Whether two obligation names coincide (names identify checks in reports and `--check`).
+    pub fn duplicate_name(&self) -> Option<&str> {
+        let mut seen = std::collections::BTreeSet::new();
+        self.obligations
+            .iter()
+            .find(|o| !seen.insert(o.name.as_str()))
+            .map(|o| o.name.as_str())
+    }
+}
+
+/// The kernel's decision on one obligation. Only [`check`] creates one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    name: String,
+    result: Certainty,
+    expect: Expect,
+    part: Option<String>,
+}
+
+impl Decision {
+    /// The obligation's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// The three-valued truth of the formula.
+    pub fn result(&self) -> Certainty {
+        self.result
+    }
+    /// What the statement asserts about it.
+    pub fn expect(&self) -> Expect {
+        self.expect
+    }
+    /// Its report part.
+    pub fn part(&self) -> Option<&str> {
+        self.part.as_deref()
+    }
+    /// True iff the formula came out as asserted (True for `holds`, False for `fails`).
+    pub fn as_expected(&self) -> bool {
+        match self.expect {
+            Expect::Holds => self.result == Certainty::True,
+            Expect::Fails => self.result == Certainty::False,
+        }
+    }
+}
+
+/// Every decision of one evaluation, at one precision. Only [`check`] creates one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    decisions: Vec<Decision>,
+    prec: u32,
+}
+
+impl Checked {
+    /// The decisions, in the statement's order.
+    pub fn decisions(&self) -> &[Decision] {
+        &self.decisions
+    }
+    /// The precision in bits.
+    pub fn prec(&self) -> u32 {
+        self.prec
+    }
+    /// Whether every obligation came out as asserted.
+    pub fn as_expected(&self) -> bool {
+        self.decisions.iter().all(Decision::as_expected)
+    }
+}
+
+/// An obligation that could not be evaluated (malformed, over budget, unbound name).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("obligations[{index}] ({name}): {error}")]
+pub struct CheckError {
+    /// Its index.
+    pub index: usize,
+    /// Its name.
+    pub name: String,
+    /// What went wrong.
+    pub error: ExprError,
+}
+
+/// Decides every obligation of `st` at `prec` bits (in parallel; the result does
+/// not depend on the thread count). This is the function `attncheck verify` calls
+/// and the only place that creates [`Decision`]s.
+pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
+    use rayon::prelude::*;
+    let memo = expr::sandwich::Memo::default();
+    let decisions = st
+        .obligations
+        .par_iter()
+        .enumerate()
+        .map(|(index, o)| {
+            let result = expr::check_memo(&o.formula, prec, &st.data, &memo).map_err(|error| {
+                CheckError {
+                    index,
+                    name: o.name.clone(),
+                    error,
+                }
+            })?;
+            Ok(Decision {
+                name: o.name.clone(),
+                result,
+                expect: o.expect,
+                part: o.part.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Checked { decisions, prec })
+}
+
+/// A consistency reading: "no step certifiably violates it", "the two enclosures
+/// overlap". It can refute (a certified violation) but never certify: a check
+/// recorded from it is of kind `consistency`, and a claim resting on one is at
+/// most `supported`. Only kernel functions create one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reading {
+    violated: bool,
+}
+
+impl Reading {
+    pub(super) fn new(violated: bool) -> Reading {
+        Reading { violated }
+    }
+    /// Whether the enclosures certify a violation.
+    pub fn violated(&self) -> bool {
+        self.violated
+    }
+    /// The joint reading of several: violated iff one of them is.
+    pub fn all(readings: impl IntoIterator<Item = Reading>) -> Reading {
+        Reading::new(readings.into_iter().any(|r| r.violated))
+    }
+}
+
+impl super::Interval {
+    /// The consistency reading of "these two enclosures enclose the same real":
+    /// violated iff they are disjoint (a proof that the values differ). Overlap
+    /// proves nothing.
+    pub fn agreement(&self, other: &super::Interval) -> Reading {
+        Reading::new(!self.overlaps(other))
+    }
+}

@@ -1,0 +1,116 @@
+//! Per-step tallies of an invariant stated as a *margin*: an interval enclosure of
+//! (right side − left side) of an inequality, which holds iff the margin is ≥ 0.
+//!
+//! The fields are private and [`StepTally::record`] is the only way to change them,
+//! so a tally's readings are made from kernel intervals alone:
+//! - [`StepTally::certainty`]: proven on every step (True), certifiably violated on
+//!   some step (False), else Unknown — a certified reading;
+//! - [`StepTally::consistency`]: "no step certifiably violates it" — a
+//!   [`Reading`] that can refute and never certify.
+
+use super::statement::Reading;
+use super::{Certainty, Interval};
+
+/// The per-step record of one invariant.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepTally {
+    steps: usize,
+    proven: usize,
+    violated: usize,
+    first_violation: Option<usize>,
+    first_unknown: Option<usize>,
+    min_margin: Option<(f64, usize)>,
+}
+
+impl StepTally {
+    /// Records one step's margin: proven when its lower end is ≥ 0, violated when
+    /// its upper end is < 0.
+    pub fn record(&mut self, k: usize, margin: &Interval) {
+        self.steps += 1;
+        let lo = margin.lo_f64();
+        if self.min_margin.map_or(true, |(m, _)| lo < m) {
+            self.min_margin = Some((lo, k));
+        }
+        if !margin.lo().is_sign_negative() || margin.lo().is_zero() {
+            self.proven += 1;
+        } else if margin.hi().is_sign_negative() && !margin.hi().is_zero() {
+            self.violated += 1;
+            self.first_violation.get_or_insert(k);
+        } else {
+            self.first_unknown.get_or_insert(k);
+        }
+    }
+    /// Steps checked.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+    /// Steps on which the margin was proven ≥ 0.
+    pub fn proven(&self) -> usize {
+        self.proven
+    }
+    /// Steps on which the margin was proven < 0.
+    pub fn violated(&self) -> usize {
+        self.violated
+    }
+    /// The first violating step.
+    pub fn first_violation(&self) -> Option<usize> {
+        self.first_violation
+    }
+    /// The first undecided step.
+    pub fn first_unknown(&self) -> Option<usize> {
+        self.first_unknown
+    }
+    /// The smallest lower end of the margin (rounded down, for reports) and its step.
+    pub fn min_margin(&self) -> Option<(f64, usize)> {
+        self.min_margin
+    }
+    /// Proven on every step (and at least one step) / violated on some step / else undecided.
+    pub fn certainty(&self) -> Certainty {
+        if self.violated > 0 {
+            Certainty::False
+        } else if self.steps > 0 && self.proven == self.steps {
+            Certainty::True
+        } else {
+            Certainty::Unknown
+        }
+    }
+    /// "No step certifiably violates it": a consistency reading.
+    pub fn consistency(&self) -> Reading {
+        Reading::new(self.violated > 0)
+    }
+    /// A one-line account for the consistency reading.
+    pub fn consistency_summary(&self) -> String {
+        let mut s = if self.violated == 0 {
+            format!(
+                "consistency reading: no step of {} certifiably violates it; the enclosures alone prove it on {} \
+                 steps (this reading can refute, never certify)",
+                self.steps, self.proven
+            )
+        } else {
+            format!(
+                "violated on {} of {} steps, first at step {}",
+                self.violated,
+                self.steps,
+                self.first_violation.unwrap_or(0)
+            )
+        };
+        if let Some((m, k)) = self.min_margin {
+            s += &format!("; smallest margin ≥ {m:.3e} (step {k})");
+        }
+        s
+    }
+    /// A one-line account: counts, the first violation or undecided step, the smallest margin.
+    pub fn summary(&self) -> String {
+        let mut s = format!("proven on {}/{} steps", self.proven, self.steps);
+        if let Some(k) = self.first_violation {
+            s += &format!("; violated on {} steps, first at step {k}", self.violated);
+        }
+        if let Some(k) = self.first_unknown {
+            s += &format!("; undecided first at step {k}");
+        }
+        if let Some((m, k)) = self.min_margin {
+            s += &format!("; smallest margin ≥ {m:.3e} (step {k})");
+        }
+        s
+    }
+}

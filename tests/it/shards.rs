@@ -1,0 +1,152 @@
+//! Sharded sweeps (issue 14): `run --shard i/N` computes one share of a claim's
+//! independent units and `merge` joins the shares into the report an unsharded run
+//! writes, byte for byte — run by GNU parallel, the engine the README shows.
+
+use crate::util::root;
+use crate::util::{output_text as text, run_in};
+
+use std::process::Command;
+
+/// A scratch project with `id`'s spec, edited to a small size by `edits`.
+fn scratch(id: &str, edits: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let (paper, name) = id.split_once('/').unwrap();
+    let th = dir.path().join("theorems").join(paper);
+    std::fs::create_dir_all(&th).unwrap();
+    let mut t =
+        std::fs::read_to_string(root().join("theorems").join(format!("{id}.toml"))).unwrap();
+    for (from, to) in edits {
+        assert_eq!(t.matches(from).count(), 1, "{id}: `{from}`");
+        t = t.replacen(from, to, 1);
+    }
+    std::fs::write(th.join(format!("{name}.toml")), t).unwrap();
+    dir
+}
+
+/// Runs `id` unsharded into `whole/` and in `n` shards (by GNU parallel when it
+/// is installed, else one after the other) merged into `merged/`, and requires
+/// every written file to be byte-identical.
+fn shards_merge_to_the_unsharded_report(id: &str, edits: &[(&str, &str)], n: u64) {
+    let d = scratch(id, edits);
+    // the verdict of a shrunken spec does not matter here (exit 0 or 1), only that
+    // the merged run writes the same bytes
+    let o = run_in(d.path(), &["run", id, "--out", "whole"]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+    let whole_code = o.status.code();
+    let exe = env!("CARGO_BIN_EXE_attncheck");
+    let parallel = Command::new("parallel").arg("--version").output().is_ok();
+    if parallel {
+        let o = Command::new("parallel")
+            .current_dir(d.path())
+            .args(["--halt", "now,fail=1", "--jobs", "2"])
+            .arg(format!(
+                "{exe} run {id} --shard {{}}/{n} --threads 1 --out shards"
+            ))
+            .arg(":::")
+            .args((1..=n).map(|i| i.to_string()))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "parallel: {}", text(&o));
+    } else {
+        eprintln!("GNU parallel is not installed; running the {n} shards one after the other");
+        for i in 1..=n {
+            let o = run_in(
+                d.path(),
+                &["run", id, "--shard", &format!("{i}/{n}"), "--out", "shards"],
+            );
+            assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        }
+    }
+    let o = run_in(d.path(), &["merge", "shards", "--out", "merged"]);
+    assert_eq!(o.status.code(), whole_code, "{}", text(&o));
+    let (paper, name) = id.split_once('/').unwrap();
+    let whole = d.path().join("whole").join(paper);
+    let mut compared = 0;
+    for f in std::fs::read_dir(&whole).unwrap() {
+        let f = f.unwrap().path();
+        let fname = f.file_name().unwrap().to_string_lossy().into_owned();
+        if !fname.starts_with(name) {
+            continue;
+        }
+        let merged = d.path().join("merged").join(paper).join(&fname);
+        assert_eq!(
+            std::fs::read(&f).unwrap(),
+            std::fs::read(&merged).unwrap_or_default(),
+            "{id}: {fname} differs between the unsharded and the merged run"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 2, "{id}: compared {compared} files");
+    // a missing shard is an error naming it, not a smaller report
+    std::fs::remove_file(
+        d.path()
+            .join("shards")
+            .join(paper)
+            .join(format!("{name}.shard-2-of-{n}.json")),
+    )
+    .unwrap();
+    let o = run_in(d.path(), &["merge", "shards", "--out", "merged2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("shard 2 of {n} is missing")),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn log_dimension_shards_merge_byte_for_byte() {
+    shards_merge_to_the_unsharded_report(
+        "sparse/log-dimension",
+        &[
+            (
+                "log2_n = [4, 5, 6, 7, 8, 9, 10, 11, 12]",
+                "log2_n = [4, 5, 6, 7, 8]",
+            ),
+            ("seeds = 1024", "seeds = 48"),
+            ("min_seeds = 256", "min_seeds = 16"),
+            ("bootstrap = 1000", "bootstrap = 200"),
+        ],
+        3,
+    );
+}
+
+#[test]
+fn failure_probability_shards_merge_byte_for_byte() {
+    shards_merge_to_the_unsharded_report(
+        "sparse/failure-probability",
+        &[("seeds = 200", "seeds = 40")],
+        3,
+    );
+}
+
+#[test]
+fn codim_conjecture_shards_merge_byte_for_byte() {
+    // a clusters claim: each (V, seed) flow is a unit, the first seed's plot included
+    shards_merge_to_the_unsharded_report(
+        "clusters/codim-conjecture",
+        &[("t_end = \"12\"", "t_end = \"2\"")],
+        2,
+    );
+}
+
+#[test]
+fn shard_arguments_are_checked() {
+    let d = scratch("sparse/log-dimension", &[]);
+    for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
+        let o = run_in(d.path(), &["run", "sparse/log-dimension", "--shard", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
+        assert!(text(&o).contains("--shard takes i/N"), "{}", text(&o));
+    }
+}
+
+#[test]
+fn a_claim_without_independent_units_refuses_to_shard() {
+    let d = scratch("positional/alibi-slopes", &[]);
+    let o = run_in(
+        d.path(),
+        &["run", "positional/alibi-slopes", "--shard", "1/2"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no independent units"), "{}", text(&o));
+}

@@ -1,0 +1,456 @@
+//! Issue 13, "Certified means proven": only the kernel mints `certified`, a
+//! certificate proves its own claim and nothing else, `verify` is bounded, and
+//! `--check` sees every check, figure and parameter. Each test is named after
+//! what it broke.
+
+use crate::util::root;
+use crate::util::{output_text as text, run_in};
+use attncheck::app;
+use attncheck::certificate::{self, Certificate};
+use attncheck::kernel::{expr, Certainty, Expect};
+use attncheck::report::{self, Report};
+use attncheck::verdict::{Check, CheckKind, Verdict};
+use std::path::{Path, PathBuf};
+
+/// Every certificate committed under reports/ (quick profile).
+fn committed_certificates() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for paper in ["clusters", "positional", "sparse"] {
+        for f in std::fs::read_dir(root().join("reports").join(paper)).unwrap() {
+            let p = f.unwrap().path();
+            if p.to_string_lossy().ends_with(".cert.json") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn theorems() -> PathBuf {
+    root().join("theorems")
+}
+
+fn load(p: &Path) -> Certificate {
+    certificate::parse(p, &std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// Writes `c` next to a temp dir and verifies it against the committed specs.
+fn verify_edited(c: &Certificate) -> Result<app::Verification, app::Error> {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("edited.cert.json");
+    std::fs::write(&p, serde_json::to_string_pretty(c).unwrap()).unwrap();
+    app::verify_file(&p, Some(&theorems()))
+}
+
+fn assert_rejected(what: &str, c: &Certificate) {
+    match verify_edited(c) {
+        Err(app::Error::Rejected { reason, .. }) => assert!(!reason.is_empty()),
+        Err(e) => panic!("{} ({what}): expected a rejection, got error {e}", c.claim),
+        Ok(_) => panic!("{} ({what}): a tampered certificate was accepted", c.claim),
+    }
+}
+
+#[test]
+fn every_certified_or_refuted_claim_has_a_certificate_that_verify_rederives() {
+    for paper in ["clusters", "positional", "sparse"] {
+        for f in std::fs::read_dir(root().join("reports").join(paper)).unwrap() {
+            let p = f.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if !name.ends_with(".json") || name.ends_with(".cert.json") {
+                continue;
+            }
+            let r: Report = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            if !matches!(r.verdict, Verdict::Certified | Verdict::Refuted) {
+                continue;
+            }
+            let cert = r
+                .certificate
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: {} without a certificate", r.id, r.verdict));
+            let v = app::verify_file(&p.with_file_name(cert), Some(&theorems()))
+                .unwrap_or_else(|e| panic!("{}: {e}", r.id));
+            assert!(v.checked.as_expected(), "{}: not as asserted", r.id);
+            let refutes = v
+                .checked
+                .decisions()
+                .iter()
+                .any(|d| d.expect() == Expect::Fails);
+            let derived = if refutes {
+                Verdict::Refuted
+            } else {
+                Verdict::Certified
+            };
+            if r.verdict == Verdict::Certified {
+                assert_eq!(derived, Verdict::Certified, "{}", r.id);
+                // a certified claim's every certified check is in its statement
+                let names: Vec<&str> = v.checked.decisions().iter().map(|d| d.name()).collect();
+                for c in r.checks.iter().filter(|c| c.kind == CheckKind::Certified) {
+                    assert!(
+                        names.contains(&c.name.as_str()),
+                        "{}: certified check `{}` is not an obligation of its certificate",
+                        r.id,
+                        c.name
+                    );
+                }
+            } else {
+                assert_eq!(derived, Verdict::Refuted, "{}", r.id);
+            }
+        }
+    }
+}
+
+#[test]
+fn verify_no_longer_accepts_tautologies_deletions_foreign_ids_rotations_or_weakening() {
+    let certs = committed_certificates();
+    assert!(!certs.is_empty());
+    let ids: Vec<String> = attncheck::claims::REGISTRY
+        .iter()
+        .map(|c| c.id.to_string())
+        .collect();
+    for p in certs {
+        let c = load(&p);
+        // the committed certificate itself is accepted
+        let v = app::verify_file(&p, Some(&theorems())).unwrap_or_else(|e| panic!("{e}"));
+        assert!(v.checked.as_expected(), "{}", c.claim);
+
+        let mut t = c.clone();
+        t.obligations
+            .iter_mut()
+            .for_each(|o| o.formula = "(<= 0 1)".into());
+        assert_rejected("every formula replaced by (<= 0 1)", &t);
+
+        if c.obligations.len() >= 2 {
+            let mut t = c.clone();
+            t.obligations.pop();
+            assert_rejected("last obligation deleted", &t);
+        }
+
+        let mut t = c.clone();
+        t.claim = ids.iter().find(|i| **i != c.claim).unwrap().clone();
+        assert_rejected("claim id changed to another claim", &t);
+
+        let mut t = c.clone();
+        t.claim = "positional/no-such-claim".into();
+        assert_rejected("claim id changed to an unknown one", &t);
+
+        if c.obligations.len() >= 2 {
+            let mut t = c.clone();
+            let first = t.obligations[0].name.clone();
+            let n = t.obligations.len();
+            for i in 0..n - 1 {
+                t.obligations[i].name = t.obligations[i + 1].name.clone();
+            }
+            t.obligations[n - 1].name = first;
+            assert_rejected("names rotated against formulas", &t);
+        }
+
+        if let Some(i) = c.obligations.iter().position(|o| o.formula.contains("(= ")) {
+            let mut t = c.clone();
+            t.obligations[i].formula = t.obligations[i].formula.replacen("(= ", "(<= ", 1);
+            assert_rejected("= weakened to <=", &t);
+        }
+
+        let mut t = c.clone();
+        t.obligations[0].expect = match t.obligations[0].expect {
+            Expect::Holds => Expect::Fails,
+            Expect::Fails => Expect::Holds,
+        };
+        assert_rejected("expectation flipped", &t);
+
+        if let Some((k, _)) = c.data.iter().next() {
+            let mut t = c.clone();
+            t.data.remove(&k.clone());
+            assert_rejected("a datum deleted", &t);
+        }
+    }
+}
+
+#[test]
+fn verify_rejects_a_reversed_forall_range_even_without_the_spec() {
+    // (forall k 1 5 f) reversed to (forall k 5 1 f) used to be vacuously true
+    assert!(expr::check("(forall k 5 1 (< k 0))", 64).is_err());
+    assert!(expr::check("(= (sum k 3 1 k) 0)", 64).is_err());
+    assert_eq!(
+        expr::check("(forall k 1 5 (> k 0))", 64),
+        Ok(Certainty::True)
+    );
+}
+
+fn no_spec_certificate(dir: &Path, formula: &str) -> PathBuf {
+    let c = serde_json::json!({
+        "format": certificate::FORMAT, "claim": "positional/alibi-window", "profile": "quick",
+        "precision": 64, "obligations": [{"name": "x", "formula": formula, "expect": "holds"}]
+    });
+    let p = dir.join("c.cert.json");
+    std::fs::write(&p, c.to_string()).unwrap();
+    p
+}
+
+#[test]
+fn verify_does_not_overflow_the_stack_on_7000_nested_negs() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = format!("(< {}1{} 2)", "(neg ".repeat(7000), ")".repeat(7000));
+    let p = no_spec_certificate(dir.path(), &f);
+    let o = run_in(dir.path(), &["verify", "--no-spec", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("nested deeper"), "{}", text(&o));
+}
+
+#[test]
+fn verify_does_not_hang_on_nested_ranges_whose_product_is_huge() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = no_spec_certificate(
+        dir.path(),
+        "(forall a 1 50000000 (forall b 1 50000000 (< a (+ b 1))))",
+    );
+    let t = std::time::Instant::now();
+    let o = run_in(dir.path(), &["verify", "--no-spec", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("limit"), "{}", text(&o));
+    assert!(t.elapsed().as_secs() < 60, "refused before evaluating");
+}
+
+#[test]
+fn verify_without_a_spec_says_plainly_that_the_statement_was_not_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = no_spec_certificate(dir.path(), "(<= 0 1)");
+    let o = run_in(dir.path(), &["verify", "--no-spec", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("STATEMENT NOT CHECKED"), "{}", text(&o));
+    // with the spec, the same file is rejected (exit 4): it is not alibi-window's statement
+    let th = root().join("theorems");
+    let o = run_in(
+        dir.path(),
+        &[
+            "verify",
+            "--theorems",
+            th.to_str().unwrap(),
+            p.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    assert!(text(&o).contains("rejected"), "{}", text(&o));
+}
+
+#[test]
+fn verify_tells_disproven_from_undecided_by_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = no_spec_certificate(dir.path(), "(< 1 0)");
+    let o = run_in(dir.path(), &["verify", "--no-spec", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let p = no_spec_certificate(dir.path(), "(< (sin pi) 0)");
+    let o = run_in(dir.path(), &["verify", "--no-spec", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+}
+
+#[test]
+fn verify_rejects_an_old_format_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("old.cert.json");
+    std::fs::write(
+        &p,
+        r#"{"format": "attncheck-certificate/1", "claim": "x/y", "precision": 64, "obligations": []}"#,
+    )
+    .unwrap();
+    let o = run_in(dir.path(), &["verify", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("attncheck-certificate/3"), "{}", text(&o));
+}
+
+fn ck(kind: CheckKind, result: Certainty, expect: Expect) -> Check {
+    Check {
+        name: format!("{kind:?} {result:?} {expect:?}"),
+        kind,
+        result,
+        detail: String::new(),
+        part: None,
+        expect,
+    }
+}
+
+#[test]
+fn consistency_readings_never_certify() {
+    use Certainty::*;
+    let checks = [
+        ck(CheckKind::Certified, True, Expect::Holds),
+        ck(CheckKind::Consistency, True, Expect::Holds),
+    ];
+    assert_eq!(Verdict::from_checks(&checks).0, Verdict::Supported);
+    // but a certified violation refutes
+    let checks = [ck(CheckKind::Consistency, False, Expect::Holds)];
+    assert_eq!(Verdict::from_checks(&checks).0, Verdict::Refuted);
+}
+
+#[test]
+fn an_expected_refutation_no_longer_hides_another_failure() {
+    use Certainty::*;
+    // the named refutation came out false as expected, but another certified check is false too
+    let checks = [
+        ck(CheckKind::Certified, False, Expect::Fails),
+        ck(CheckKind::Certified, False, Expect::Holds),
+    ];
+    let (v, _) = Verdict::from_checks(&checks);
+    assert_eq!(v, Verdict::Refuted);
+    let e = report::expectation(Verdict::Refuted, v, &checks).unwrap_err();
+    assert!(e.contains("expected to hold"), "{e}");
+    // exactly the named one disproven: as expected
+    let checks = [
+        ck(CheckKind::Certified, False, Expect::Fails),
+        ck(CheckKind::Certified, True, Expect::Holds),
+    ];
+    assert!(report::expectation(Verdict::Refuted, Verdict::Refuted, &checks).is_ok());
+    // the named one holds: not as expected even if another check refutes
+    let checks = [
+        ck(CheckKind::Certified, True, Expect::Fails),
+        ck(CheckKind::Certified, False, Expect::Holds),
+    ];
+    assert!(report::expectation(Verdict::Refuted, Verdict::Refuted, &checks).is_err());
+}
+
+#[test]
+fn a_refuted_spec_must_name_what_it_refutes() {
+    let text = crate::util::spec_text("clusters/paranormal-proof-gap");
+    let start = text.find("refutes = [").expect("refutes");
+    let end = start + text[start..].find(']').expect("]") + 1;
+    let stripped = format!("{}{}", &text[..start], &text[end..]);
+    let e = attncheck::spec::Spec::parse(Path::new("x.toml"), &stripped).unwrap_err();
+    assert!(e.to_string().contains("refutes"), "{e}");
+}
+
+// ---------- --check sees everything ----------
+
+/// A scratch project with alibi-slopes' spec and its freshly written reports.
+fn checked_scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let th = dir.path().join("theorems/positional");
+    std::fs::create_dir_all(&th).unwrap();
+    std::fs::copy(
+        root().join("theorems/positional/alibi-slopes.toml"),
+        th.join("alibi-slopes.toml"),
+    )
+    .unwrap();
+    let o = run_in(dir.path(), &["run", "--all"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = run_in(dir.path(), &["run", "--all", "--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    dir
+}
+
+fn edit_report(dir: &Path, f: impl FnOnce(&mut serde_json::Value)) {
+    let p = dir.join("reports/positional/alibi-slopes.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    f(&mut v);
+    std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+fn edit_spec(dir: &Path, from: &str, to: &str) {
+    let p = dir.join("theorems/positional/alibi-slopes.toml");
+    let t = std::fs::read_to_string(&p).unwrap();
+    assert_eq!(t.matches(from).count(), 1, "{from}");
+    std::fs::write(&p, t.replacen(from, to, 1)).unwrap();
+}
+
+fn check_output(dir: &Path) -> (Option<i32>, String) {
+    let o = run_in(dir, &["run", "--all", "--check"]);
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn check_reports_a_loosened_tolerance_by_name() {
+    let d = checked_scratch();
+    edit_spec(
+        d.path(),
+        "f64_rel_tol = \"1e-14\"",
+        "f64_rel_tol = \"1e-13\"",
+    );
+    let (code, out) = check_output(d.path());
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("params.f64_rel_tol loosened from \"1e-14\" to \"1e-13\""),
+        "{out}"
+    );
+    let d = checked_scratch();
+    edit_spec(d.path(), "check_tolerance = 0.0", "check_tolerance = 0.5");
+    let (code, out) = check_output(d.path());
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("check_tolerance loosened"), "{out}");
+}
+
+#[test]
+fn check_reports_changed_parameters() {
+    let d = checked_scratch();
+    edit_spec(
+        d.path(),
+        "heads = [1, 2, 4, 8, 16, 32, 3, 6, 12, 24]",
+        "heads = [1, 2, 4, 8, 16, 3, 6, 12, 24, 32]",
+    );
+    let (code, out) = check_output(d.path());
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("params.heads"), "{out}");
+}
+
+#[test]
+fn check_reports_a_missing_key_figure_altered_evidence_and_a_changed_check() {
+    let d = checked_scratch();
+    edit_report(d.path(), |v| {
+        v["figures"].as_array_mut().unwrap().push(serde_json::json!(
+            {"name": "gone", "value": 1.0, "text": "1"}));
+        v["checks"][0]["detail"] = serde_json::json!("altered evidence");
+        v["checks"][1]["result"] = serde_json::json!("unknown");
+    });
+    let (code, out) = check_output(d.path());
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("key figure `gone` disappeared"), "{out}");
+    assert!(out.contains("evidence changed"), "{out}");
+    assert!(
+        out.contains("changed from certified Unknown to certified True"),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_prints_a_small_relative_move_with_the_digits_that_show_it() {
+    let d = checked_scratch();
+    edit_report(d.path(), |v| {
+        let f = &mut v["figures"][0]["value"];
+        let x = f.as_f64().unwrap();
+        *f = serde_json::json!(x * (1.0 + 1e-8));
+    });
+    let (code, out) = check_output(d.path());
+    assert_eq!(code, Some(1), "{out}");
+    let line = out.lines().find(|l| l.contains("moved from")).unwrap();
+    let nums: Vec<&str> = line.split(['`', ' ']).filter(|w| w.contains('.')).collect();
+    assert!(nums.len() >= 2 && nums[0] != nums[1], "{line}");
+}
+
+#[test]
+fn check_on_a_corrupt_baseline_is_an_error_not_a_missing_report() {
+    let d = checked_scratch();
+    std::fs::write(
+        d.path().join("reports/positional/alibi-slopes.json"),
+        "{ not json",
+    )
+    .unwrap();
+    let o = run_in(d.path(), &["run", "--all", "--check"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("not a valid attncheck report"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn check_with_a_wrong_out_is_a_usage_error_before_anything_runs() {
+    let d = checked_scratch();
+    let t = std::time::Instant::now();
+    let o = run_in(d.path(), &["run", "--all", "--check", "--out", "nowhere"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("holds none"), "{}", text(&o));
+    assert!(t.elapsed().as_secs() < 30);
+}
