@@ -23,6 +23,10 @@
 //! certified `p_i = 1 / (1 + Σ_{j≠i} e^{s_j − s_i})` form, stable for logits of any
 //! size (clusters.md §2: logits reach e^{2λ1 t}‖z‖², so the precision must be about
 //! log2 max|logit| + 60 bits for O(1) logit differences to be resolved).
+//!
+//! **Trusted (layer form).** The certificate evaluator iterates the `layer` datum with
+//! `Form::Layer` ([`super::layer_data`]), so that path is part of the trust base of the
+//! claims whose certificates carry one (growth-bound, stability); their reports say so.
 
 use super::model::{Mat, System};
 use super::observe::{Invariant, StepView};

@@ -169,6 +169,15 @@ impl Checked {
     pub fn as_expected(&self) -> bool {
         self.decisions.iter().all(Decision::as_expected)
     }
+    /// The names of the obligations not decided as expected, in order (empty when
+    /// [`Self::as_expected`]).
+    pub fn failures(&self) -> Vec<&str> {
+        self.decisions
+            .iter()
+            .filter(|d| !d.as_expected())
+            .map(Decision::name)
+            .collect()
+    }
 }
 
 /// An obligation that could not be evaluated (malformed, over budget, unbound name).

@@ -251,9 +251,17 @@ impl Report {
             trust: outcome.certificate.as_ref().map(|c| Trust {
                 rests_on: format!(
                     "the trusted kernel (src/kernel: outward-rounded MPFR intervals, exact rationals, the \
-                     certificate evaluator), MPFR and GMP, and this claim's statement builder (`{}::statement`, \
-                     which states the obligations below from the spec); nothing else — witness search, \
-                     floating point, plots and prose can only make a check fail to prove",
+                     certificate evaluator){}, MPFR and GMP, and this claim's statement builder \
+                     (`{}::statement`, which states the obligations below from the spec); nothing else — witness \
+                     search, floating point, plots and prose can only make a check fail to prove",
+                    if c.data.values().any(|d| matches!(d, crate::certificate::DataEntry::Layer { .. })) {
+                        // the `layer` datum is iterated outside src/kernel, by trusted code
+                        ", the evaluator of the certificate's `layer` datum (src/dynamics/layer_data.rs and the \
+                         layer form of `DiscreteMap` in src/dynamics/discrete.rs, which iterate the exact data in \
+                         outward-rounded intervals)"
+                    } else {
+                        ""
+                    },
                     module_of(&spec.id)
                 ),
                 statement: c

@@ -232,6 +232,47 @@ fn union_bound_and_clopper_pearson() {
     );
 }
 
+/// statrs 0.17's Beta::inverse_cdf put the committed report's interval for F = 1 of R = 200 at
+/// [0.0002, 0.0276]; the exact ends are 1 − 0.975^{1/200} = 0.000127 and 0.02754. The ends must solve
+/// the binomial tail equations P(X ≥ F; lo) = α/2 and P(X ≤ F; hi) = α/2.
+#[test]
+fn clopper_pearson_ends_solve_the_binomial_tail_equations() {
+    use attncheck::claims::sparse::failure_probability::clopper_pearson;
+    // P(X ≤ f) for X ~ Bin(r, p), summed in f64 (r ≤ 200: every term is well-conditioned)
+    fn cdf(f: u64, r: u64, p: f64) -> f64 {
+        let mut c = 1.0f64; // C(r, k)
+        let mut s = 0.0;
+        for k in 0..=f {
+            if k > 0 {
+                c *= (r - k + 1) as f64 / k as f64;
+            }
+            s += c * p.powi(k as i32) * (1.0 - p).powi((r - k) as i32);
+        }
+        s
+    }
+    for (f, r) in [(1u64, 200u64), (3, 200), (10, 100), (199, 200)] {
+        let (lo, hi) = clopper_pearson(f, r, 0.95);
+        let upper_tail = 1.0 - cdf(f - 1, r, lo);
+        assert!(
+            (upper_tail - 0.025).abs() < 1e-6,
+            "f={f} r={r}: P(X ≥ f; {lo}) = {upper_tail}"
+        );
+        if f < r {
+            let lower_tail = cdf(f, r, hi);
+            assert!(
+                (lower_tail - 0.025).abs() < 1e-6,
+                "f={f} r={r}: P(X ≤ f; {hi}) = {lower_tail}"
+            );
+        }
+    }
+    let (lo, hi) = clopper_pearson(1, 200, 0.95);
+    assert!(
+        (lo - (1.0 - 0.975f64.powf(1.0 / 200.0))).abs() < 1e-9,
+        "{lo}"
+    );
+    assert!((hi - 0.02754).abs() < 1e-5, "{hi}");
+}
+
 #[test]
 fn seed_status_is_exact_at_the_threshold() {
     // t = 1/8 at d = 406 is far below the typical t*: the seed fails

@@ -454,3 +454,23 @@ fn check_with_a_wrong_out_is_a_usage_error_before_anything_runs() {
     assert!(text(&o).contains("holds none"), "{}", text(&o));
     assert!(t.elapsed().as_secs() < 30);
 }
+
+/// The trust-base sentence named only src/kernel, although the `layer` datum of
+/// growth-bound and stability is iterated by src/dynamics (layer_data.rs, DiscreteMap).
+#[test]
+fn trust_base_names_the_layer_evaluator_outside_the_kernel() {
+    for (id, layer) in [
+        ("clusters/growth-bound", true),
+        ("clusters/stability", true),
+        ("positional/alibi-window", false),
+    ] {
+        let run = crate::util::run_quick(id);
+        let t = run.report.trust.as_ref().expect("certificate");
+        assert_eq!(
+            t.rests_on.contains("src/dynamics/layer_data.rs"),
+            layer,
+            "{id}: {}",
+            t.rests_on
+        );
+    }
+}

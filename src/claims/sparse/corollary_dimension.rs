@@ -537,12 +537,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     st.assert(format!("t = {} printed", i.t), printed_formula(&t, &i.t));
     match crate::kernel::check(&st, prec) {
         Ok(c) if c.as_expected() => {}
-        Ok(c) => failed.extend(
-            c.decisions()
-                .iter()
-                .filter(|d| !d.as_expected())
-                .map(|d| format!("end to end: {}", d.name())),
-        ),
+        Ok(c) => failed.extend(c.failures().iter().map(|n| format!("end to end: {n}"))),
         Err(e) => failed.push(format!("end to end: {e}")),
     }
     let tv = expr::eval(&t, prec).unwrap_or_else(|_| Interval::entire(prec));

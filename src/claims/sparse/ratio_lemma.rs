@@ -360,12 +360,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                     let lemma = match crate::kernel::check(&st, prec) {
                         Ok(c) if c.as_expected() => format!("all {} hold", c.decisions().len()),
                         Ok(c) => {
-                            let bad: Vec<&str> = c
-                                .decisions()
-                                .iter()
-                                .filter(|d| !d.as_expected())
-                                .map(|d| d.name())
-                                .collect();
+                            let bad = c.failures();
                             failed.push(format!("{id}: {}", bad.join("; ")));
                             format!("NOT PROVEN: {}", bad.join("; "))
                         }

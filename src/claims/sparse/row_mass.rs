@@ -275,12 +275,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             p.instance(&mut st, q, inst);
             match crate::kernel::check(&st, prec) {
                 Ok(c) if c.as_expected() => {}
-                Ok(c) => failed.extend(
-                    c.decisions()
-                        .iter()
-                        .filter(|d| !d.as_expected())
-                        .map(|d| d.name().to_string()),
-                ),
+                Ok(c) => failed.extend(c.failures().iter().map(|n| n.to_string())),
                 Err(e) => failed.push(e.to_string()),
             }
         }
