@@ -65,8 +65,13 @@ pub fn sliding_nll(
             .iter()
             .map(|&a| &data[a + 1..a + length + 1])
             .collect();
+        let ys: Vec<&[u8]> = ys.iter().map(|y| &y[length - s.stride..]).collect();
+        let inf = Inference {
+            last: Some(s.stride),
+            ..inf
+        };
         let logits = model.forward(&tokens(&xs)?, inf)?;
-        let nll = token_nll(&logits, &tokens(&ys)?)?.narrow(1, length - s.stride, s.stride)?;
+        let nll = token_nll(&logits, &tokens(&ys)?)?;
         total += nll.to_dtype(DType::F64)?.sum_all()?.to_scalar::<f64>()?;
         k += n;
     }
@@ -106,9 +111,11 @@ pub fn normalised_gradients(
             .collect();
         let e = frozen.embed(&tokens(&xs)?)?;
         let ev = Var::from_tensor(&e)?;
-        let logits = frozen
-            .forward_embedded(ev.as_tensor(), Inference::default())?
-            .narrow(1, length - 1, 1)?;
+        let inf = Inference {
+            last: Some(1),
+            ..Inference::default()
+        };
+        let logits = frozen.forward_embedded(ev.as_tensor(), inf)?;
         let loss = token_nll(&logits, &tokens(&ys)?)?.sum_all()?;
         let grads = loss.backward()?;
         let g = grads

@@ -15,6 +15,7 @@
 //! machine. The crate knows no formula for a bias: the caller passes b_h(r), so the
 //! bias formulas have one source (attncheck's `claims/positional/common.rs`).
 
+pub mod attn;
 pub mod corpus;
 pub mod eval;
 pub mod mm;
@@ -22,6 +23,31 @@ pub mod model;
 pub mod train;
 
 pub use candle_core::{DType, Device, Tensor, Var};
+/// The framework, for callers that build tensors themselves (tests).
+pub use {candle_core, candle_nn};
+
+/// Sets up the process for these small models; call it before the first tensor operation
+/// (it runs once). Changes speed only, never a number:
+/// - candle runs elementwise operations on tensors of ≥ 64k elements on a pool of
+///   `CANDLE_NUM_THREADS` spinning workers; each job here is single-threaded (jobs run side
+///   by side instead), so the variable is set to 1 unless the user set it;
+/// - glibc returns every allocation above 128 KiB to the kernel when it is freed, so each
+///   such tensor costs page faults when it is next allocated (a tenth of a training step);
+///   the mmap and trim thresholds are raised to 64 MiB.
+pub fn configure() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
+            std::env::set_var("CANDLE_NUM_THREADS", "1");
+        }
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: mallopt only changes glibc's allocation thresholds; it is thread-safe.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
+        }
+    });
+}
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]

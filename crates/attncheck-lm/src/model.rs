@@ -1,15 +1,19 @@
 //! A pre-LayerNorm decoder-only Transformer over bytes (vocabulary 256) with a choice of
 //! position scheme.
 //!
-//! Per layer: x ← x + Attn(LN(x)), x ← x + MLP(LN(x)); MLP = W₂ GELU(W₁ x), width 4·hidden;
+//! Per layer: x ← x + Attn(LN(x)), x ← x + MLP(LN(x)); MLP = W₂ ReLU(W₁ x), width 4·hidden
+//! (ReLU, as fairseq's `transformer_lm` that the ALiBi and Sandwich models were trained with;
+//! it is also cheaper than GELU's tanh, which took a fifth of a training step);
 //! a final LN and an untied output projection. Attention per head h, query i, key j ≤ i,
 //! distance r = i − j: S_h[i, j] = q_i·k_j/√d_head + b_h(r), −∞ for j > i, P_h = softmax
 //! (positional.md §1: the bias is added after the 1/√d scaling and is not scaled).
 //!
-//! Only composed candle operations are used (the fused `softmax_last_dim` and
-//! `layer_norm` kernels of candle-nn have no backward pass), so every weight and the input
-//! embeddings get exact reverse-mode gradients.
+//! Attention is one operation with its own backward pass ([`crate::attn`]); everything
+//! else is composed candle operations (the fused `softmax_last_dim` and `layer_norm`
+//! kernels of candle-nn have no backward pass), so every weight and the input embeddings
+//! get exact reverse-mode gradients.
 
+use crate::attn::{attention, Attention};
 use crate::mm::mm;
 use crate::{Error, Result, SplitMix64};
 use candle_core::{DType, Device, Tensor, Var, D};
@@ -70,6 +74,10 @@ pub const VOCAB: usize = 256;
 pub struct Inference {
     /// Attend only to the last `W` tokens (0 ≤ r ≤ W − 1) in every layer.
     pub truncate: Option<usize>,
+    /// Compute the logits of the last `n` positions only (the others' outputs are not
+    /// needed: their last-layer rows are skipped); the same model, equal to the full pass up
+    /// to the rounding of the matrix products.
+    pub last: Option<usize>,
 }
 
 /// A model: its configuration and named weights. A trainable model keeps the weights as
@@ -120,6 +128,7 @@ impl Model {
     /// projections scaled by 1/√(2·layers) (GPT-2), LayerNorm gains 1, biases 0; every
     /// number drawn from `seed`.
     pub fn new(cfg: Config, seed: u64) -> Result<Model> {
+        crate::configure();
         if cfg.hidden == 0 || cfg.heads == 0 || cfg.hidden % cfg.heads != 0 {
             return Err(Error::Config(format!(
                 "hidden {} must be a positive multiple of heads {}",
@@ -235,37 +244,26 @@ impl Model {
         self.forward_embedded(&x, inf)
     }
 
-    /// The additive attention term for length L: [H, L, L] (bias schemes) or [1, L, L]
-    /// (masks only), with −∞ above the diagonal and outside the window or truncation.
-    pub fn attention_bias(&self, l: usize, inf: Inference) -> Result<Tensor> {
-        let h = self.cfg.heads;
-        let limit = match (&self.cfg.position, inf.truncate) {
+    /// The bias by distance for length L, b_h(r) for r = 0..L − 1: one row per head for the
+    /// bias schemes, a single row of zeros otherwise.
+    pub fn bias_table(&self, l: usize) -> Vec<Vec<f64>> {
+        match &self.cfg.position {
+            Position::Bias(f) => (0..self.cfg.heads)
+                .map(|h| (0..l).map(|r| f(h, r)).collect())
+                .collect(),
+            _ => vec![vec![0.0; l]],
+        }
+    }
+
+    /// The largest visible distance i − j under `inf`: the window's, the truncation's
+    /// (W − 1), or unlimited.
+    pub fn visible_limit(&self, inf: Inference) -> usize {
+        match (&self.cfg.position, inf.truncate) {
             (Position::Window(m), Some(w)) => (*m).min(w.saturating_sub(1)),
             (Position::Window(m), None) => *m,
             (_, Some(w)) => w.saturating_sub(1),
             (_, None) => usize::MAX,
-        };
-        let (nh, table): (usize, Vec<Vec<f64>>) = match &self.cfg.position {
-            Position::Bias(f) => (
-                h,
-                (0..h)
-                    .map(|hh| (0..l).map(|r| f(hh, r)).collect())
-                    .collect(),
-            ),
-            _ => (1, vec![vec![0.0; l]]),
-        };
-        let mut v = vec![f64::NEG_INFINITY; nh * l * l];
-        for (hh, row) in table.iter().enumerate() {
-            for i in 0..l {
-                for j in 0..=i {
-                    let r = i - j;
-                    if r <= limit {
-                        v[(hh * l + i) * l + j] = row[r];
-                    }
-                }
-            }
         }
-        Ok(Tensor::from_vec(v, (nh, l, l), &Device::Cpu)?.to_dtype(self.cfg.dtype)?)
     }
 
     fn layer_norm(&self, x: &Tensor, name: &str) -> Result<Tensor> {
@@ -301,7 +299,8 @@ impl Model {
         ))
     }
 
-    /// Logits [B, L, 256] from input embeddings `x` [B, L, hidden] (for the gradient with
+    /// Logits [B, L, 256] (or [B, n, 256] for the last n positions, [`Inference::last`])
+    /// from input embeddings `x` [B, L, hidden] (for the gradient with
     /// respect to the inputs, pass a `Var`'s tensor). Sinusoidal position vectors are added
     /// here, so ∂loss/∂x is the gradient with respect to the token embeddings.
     pub fn forward_embedded(&self, x: &Tensor, inf: Inference) -> Result<Tensor> {
@@ -320,12 +319,15 @@ impl Model {
             let p = Tensor::from_vec(p, (1, l, d), &Device::Cpu)?.to_dtype(self.cfg.dtype)?;
             x = x.broadcast_add(&p)?;
         }
-        let bias = self.attention_bias(l, inf)?;
+        let op = Attention {
+            bias: Arc::new(self.bias_table(l)),
+            limit: self.visible_limit(inf),
+            scale: 1.0 / (dh as f64).sqrt(),
+        };
         let rope = match self.cfg.position {
             Position::Rope(base) => Some(self.rope_tables(l, base)?),
             _ => None,
         };
-        let scale = 1.0 / (dh as f64).sqrt();
         for layer in 0..self.cfg.layers {
             let p = format!("l{layer}");
             let y = self.layer_norm(&x, &format!("{p}.ln1"))?;
@@ -342,25 +344,33 @@ impl Model {
                 q = apply_rope(&q, cos, sin)?;
                 k = apply_rope(&k, cos, sin)?;
             }
-            let s = (mm(&q, &k.t()?)? * scale)?.broadcast_add(&bias)?;
-            let a = candle_nn::ops::softmax(&s, D::Minus1)?;
-            let o = mm(&a, &v)?
+            // the last layer computes only the positions whose outputs are asked for
+            let n = match inf.last {
+                Some(n) if layer + 1 == self.cfg.layers && n < l => {
+                    q = q.narrow(2, l - n, n)?;
+                    x = x.narrow(1, l - n, n)?;
+                    n
+                }
+                _ => x.dim(1)?,
+            };
+            let o = attention(&q, &k, &v, op.clone())?
                 .transpose(1, 2)?
                 .contiguous()?
-                .reshape((b * l, d))?;
-            let o = self.linear(&o, &format!("{p}.o"))?.reshape((b, l, d))?;
+                .reshape((b * n, d))?;
+            let o = self.linear(&o, &format!("{p}.o"))?.reshape((b, n, d))?;
             x = (x + o)?;
             let y = self
                 .layer_norm(&x, &format!("{p}.ln2"))?
-                .reshape((b * l, d))?;
+                .reshape((b * n, d))?;
             let y = self.linear(
-                &self.linear(&y, &format!("{p}.fc1"))?.gelu()?,
+                &self.linear(&y, &format!("{p}.fc1"))?.relu()?,
                 &format!("{p}.fc2"),
             )?;
-            x = (x + y.reshape((b, l, d))?)?;
+            x = (x + y.reshape((b, n, d))?)?;
         }
-        let y = self.layer_norm(&x, "lnf")?.reshape((b * l, d))?;
-        Ok(mm(&y, self.t("head.w"))?.reshape((b, l, VOCAB))?)
+        let n = x.dim(1)?;
+        let y = self.layer_norm(&x, "lnf")?.reshape((b * n, d))?;
+        Ok(mm(&y, self.t("head.w"))?.reshape((b, n, VOCAB))?)
     }
 }
 

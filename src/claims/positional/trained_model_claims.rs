@@ -11,13 +11,15 @@
 //! `supported`, and one that does not reproduce is `inconclusive` with its data.
 
 use super::common::{
-    compression_ratio, sandwich_centred, sandwich_centred_f64, sandwich_freqs, sandwich_freqs_f64,
-    slope_exponents, slope_interval, IndexFrom, SlopeRule,
+    alibi_bias, alibi_bias_f64, compression_ratio, sandwich_bias, sandwich_bias_f64,
+    sandwich_freqs, sandwich_freqs_f64, slope_exponents, slopes_f64, IndexFrom, SlopeRule,
 };
 use crate::claims::Ctx;
 use crate::kernel::Interval;
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, FieldError, Profile};
+use crate::spec::{ensure, ensure_each, FieldError};
+#[cfg(feature = "lm")]
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// A published number quoted for the record.
@@ -126,10 +128,6 @@ pub struct Params {
     pub bootstrap: usize,
     /// Bytes per forward batch in evaluation (memory bound).
     pub eval_batch_tokens: usize,
-    /// Keep each job's measurements in `target/attncheck-lm/<profile>/` and reuse them
-    /// when the configuration is unchanged (the full profile: one job per (scheme, seed)).
-    #[serde(default)]
-    pub cache: bool,
     /// The decision rules.
     pub criteria: Criteria,
     /// Published numbers, reported only.
@@ -373,23 +371,15 @@ pub fn jobs(p: &Params) -> Vec<Job> {
         .collect()
 }
 
-/// ALiBi slopes m_h = 2^{−q_h} in f64 (exact for the integer q of power-of-two H; nearest
-/// otherwise).
-fn alibi_slopes_f64(heads: usize, rule: SlopeRule) -> Vec<f64> {
-    slope_exponents(heads, rule)
-        .iter()
-        .map(|q| (-q.to_f64()).exp2())
-        .collect()
-}
-
-/// The model's bias b(h, r) (h 0-based) for the bias schemes, from the formulas of
-/// `common.rs`: ALiBi −m_h·r; Sandwich B̃(r)/c_h = Σ_{i∈I}(cos(rω_i) − 1)/c_h, the centred
-/// form, which gives the same attention as p_mᵀp_n/c_h (positional/shift-invariance).
+/// The model's bias b(h, r) (h 0-based) for the bias schemes: the formulas of `common.rs`,
+/// ALiBi −m_h·r ([`alibi_bias_f64`], slopes [`slopes_f64`]) and Sandwich B̃(r)/c_h
+/// ([`sandwich_bias_f64`]), the functions whose properties the other positional claims
+/// certify.
 pub fn bias_fn(scheme: Scheme, p: &Params) -> Option<attncheck_lm_bias::BiasFn> {
     match scheme {
         Scheme::Alibi(rule) => {
-            let m = alibi_slopes_f64(p.heads, rule);
-            Some(std::sync::Arc::new(move |h, r| -m[h] * r as f64))
+            let m = slopes_f64(p.heads, rule);
+            Some(std::sync::Arc::new(move |h, r| alibi_bias_f64(m[h], r)))
         }
         Scheme::Sandwich => {
             let freqs = sandwich_freqs_f64(p.dbar, p.from);
@@ -397,25 +387,24 @@ pub fn bias_fn(scheme: Scheme, p: &Params) -> Option<attncheck_lm_bias::BiasFn> 
                 .map(|h| compression_ratio(h, p.heads).to_f64())
                 .collect();
             Some(std::sync::Arc::new(move |h, r| {
-                sandwich_centred_f64(r as f64, &freqs) / c[h]
+                sandwich_bias_f64(r, &freqs, c[h])
             }))
         }
         _ => None,
     }
 }
 
-/// The kernel's enclosure of the bias b(h, r) that [`bias_fn`] computes in f64.
+/// The kernel's enclosure of the bias b(h, r) that [`bias_fn`] computes in f64
+/// ([`alibi_bias`], [`sandwich_bias`] of `common.rs`).
 pub fn bias_enclosure(scheme: Scheme, p: &Params, h: usize, r: i64, prec: u32) -> Option<Interval> {
     match scheme {
-        Scheme::Alibi(rule) => {
-            let q = &slope_exponents(p.heads, rule)[h];
-            Some(-&(&slope_interval(q, prec) * &Interval::from_i64(prec, r)))
-        }
-        Scheme::Sandwich => {
-            let f = sandwich_freqs(p.dbar, p.from, prec);
-            let c = Interval::from_rational(prec, &compression_ratio(h + 1, p.heads));
-            Some(&sandwich_centred(r, &f) / &c)
-        }
+        Scheme::Alibi(rule) => Some(alibi_bias(&slope_exponents(p.heads, rule)[h], r, prec)),
+        Scheme::Sandwich => Some(sandwich_bias(
+            r,
+            &sandwich_freqs(p.dbar, p.from, prec),
+            &compression_ratio(h + 1, p.heads),
+            prec,
+        )),
         _ => None,
     }
 }
@@ -427,12 +416,10 @@ pub mod attncheck_lm_bias {
 }
 
 /// What one job measured.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct JobResult {
     /// `scheme-sSEED`.
     pub name: String,
-    /// The configuration the result belongs to (for the cache).
-    pub config: String,
     /// Mean training loss per 1/20 of the run (nats/byte).
     pub loss_curve: Vec<f64>,
     /// Validation NLL (nats/byte) at each eval multiple.
@@ -551,6 +538,7 @@ mod exec {
             for &w in &p.truncation_multiples {
                 let inf = Inference {
                     truncate: Some(w * l),
+                    ..Inference::default()
                 };
                 let v = sliding_nll(
                     &frozen,
@@ -591,7 +579,6 @@ mod exec {
         }
         Ok(JobResult {
             name: job.name(),
-            config: job_config(job, p),
             loss_curve: log.loss_curve,
             nll,
             truncated,
@@ -606,66 +593,13 @@ mod exec {
 #[cfg(feature = "lm")]
 pub use exec::{corpus, model_config, run_job};
 
-/// The configuration a job's result depends on (everything but the criteria and fixtures).
-pub fn job_config(job: Job, p: &Params) -> String {
-    let mut q = p.clone();
-    q.fixture.clear();
-    q.seeds = vec![job.seed];
-    q.windows.clear();
-    let mut v = serde_json::to_value(&q).unwrap_or_default();
-    if let Some(o) = v.as_object_mut() {
-        o.remove("criteria");
-        o.remove("cache");
-    }
-    format!("{}; {}", job.name(), v)
-}
-
-/// The cache file of a job.
-pub fn cache_path(job: Job, profile: Profile) -> std::path::PathBuf {
-    std::path::Path::new("target")
-        .join("attncheck-lm")
-        .join(profile.as_str())
-        .join(format!("{}.json", job.name()))
-}
-
-/// A cached result, when present and for this configuration.
-pub fn cached(job: Job, p: &Params, profile: Profile) -> Option<JobResult> {
-    let s = std::fs::read_to_string(cache_path(job, profile)).ok()?;
-    let r: JobResult = serde_json::from_str(&s).ok()?;
-    (r.config == job_config(job, p)).then_some(r)
-}
-
-/// Whether job results are cached: the spec's `cache`, or the environment variable
-/// `ATTNCHECK_LM_CACHE=1` (so that a quick run, too, can be split into jobs run side by side
-/// with `examples/trained_job.rs`; the results are the same bytes either way).
-pub fn cache_enabled(p: &Params) -> bool {
-    p.cache || std::env::var_os("ATTNCHECK_LM_CACHE").is_some_and(|v| v == "1")
-}
-
-/// Runs one job (or takes it from the cache when [`cache_enabled`]), storing it then.
-#[cfg(feature = "lm")]
-pub fn job_result(
-    job: Job,
-    p: &Params,
-    profile: Profile,
-    c: &attncheck_lm::corpus::Corpus,
-) -> Result<JobResult, String> {
-    let cache = cache_enabled(p);
-    if cache {
-        if let Some(r) = cached(job, p, profile) {
-            return Ok(r);
-        }
-    }
-    let r = run_job(job, p, c)?;
-    if cache {
-        let path = cache_path(job, profile);
-        if let Some(d) = path.parent() {
-            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
-        }
-        let s = serde_json::to_string(&r).map_err(|e| e.to_string())?;
-        std::fs::write(&path, s).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    Ok(r)
+/// One job's unit of work as [`Ctx::unit`] stores it: the result, or why the job failed.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct JobUnit {
+    /// The measurements.
+    pub result: Option<JobResult>,
+    /// The error, when the job failed.
+    pub error: Option<String>,
 }
 
 /// `x` to 4 significant digits (reports: coarse enough to be machine-stable in print).
@@ -696,6 +630,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     }
     #[cfg(feature = "lm")]
     {
+        attncheck_lm::configure();
         let c = match corpus(p) {
             Ok(c) => c,
             Err(e) => {
@@ -704,14 +639,37 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             }
         };
         let all = jobs(p);
+        // One unit per (scheme, seed): `run --shard i/N` trains only its share and `merge`
+        // joins them. Each job is single-threaded (mm.rs, attn.rs, CANDLE_NUM_THREADS=1), so
+        // jobs run side by side on rayon's pool and give the same numbers in any order.
+        let units: Vec<JobUnit> = all
+            .par_iter()
+            .map(|job| {
+                let u = ctx.unit(&job.name(), || match run_job(*job, p, &c) {
+                    Ok(r) => JobUnit {
+                        result: Some(r),
+                        error: None,
+                    },
+                    Err(e) => JobUnit {
+                        result: None,
+                        error: Some(e),
+                    },
+                });
+                ctx.progress.message(format!("{} done", job.name()));
+                u
+            })
+            .collect();
         let mut results = Vec::new();
-        for (i, job) in all.iter().enumerate() {
-            ctx.progress
-                .message(format!("{} ({}/{})", job.name(), i + 1, all.len()));
-            match job_result(*job, p, ctx.profile, &c) {
-                Ok(r) => results.push((*job, r)),
-                Err(e) => {
+        for (job, u) in all.iter().zip(units) {
+            match (u.result, u.error) {
+                (Some(r), None) => results.push((*job, r)),
+                (_, Some(e)) => {
                     o.declare_inconclusive(format!("a job failed: {e}"));
+                    return o;
+                }
+                // a share computed by another shard (the outcome is discarded)
+                (None, None) => {
+                    o.declare_inconclusive(format!("{}: computed by another shard", job.name()));
                     return o;
                 }
             }
@@ -758,11 +716,12 @@ fn present(
         slope_exponents(p.heads, SlopeRule::Paper) == slope_exponents(p.heads, SlopeRule::Code);
     o.checks.observe(
         format!("ALiBi's paper and code slope rules give the same exponents at H = {} (one model serves both)", p.heads),
-        true,
+        rules_equal,
         if rules_equal {
             "equal exact exponent lists: the two rules' models are the same model".to_string()
         } else {
-            "the rules differ: both are trained".to_string()
+            "the rules differ (both are trained, and the check fails: the spec asks for one model)"
+                .to_string()
         },
     );
     let max_len = l * p.eval_multiples.last().copied().unwrap_or(1);
@@ -1238,14 +1197,16 @@ fn present(
     });
 
     o.note(format!(
-        "Scale: {} layers, hidden {}, {} heads, L_tr = {l}, {} steps of {} sequences ({} training bytes seen), seeds {:?}; \
+        "Scale: pre-LN decoder with a ReLU MLP (4·hidden), {} layers, hidden {}, {} heads, L_tr = {l}, {} steps of {} sequences ({} training bytes seen), seeds {:?}; \
          the paper trains 12 layers, hidden 768, L_tr = 512 for 50k steps. A finite experiment: every part is at most supported.",
         p.layers, p.hidden, p.heads, p.steps, p.batch, p.steps * p.batch * l, p.seeds
     ));
     o.note(
-        "Determinism: weights, batches and bootstrap draws come from SplitMix64 seeds; every matrix product is one \
-         sequential gemm call (crates/attncheck-lm/src/mm.rs) and candle's elementwise kernels split work by elements, \
-         never a reduction, so the numbers do not depend on --threads. The report prints 4 significant digits.",
+        "Determinism (threads pinned, print rounded): weights, batches and bootstrap draws come from SplitMix64 seeds; \
+         each (scheme, seed) job runs on one thread — every matrix product is one sequential gemm call \
+         (crates/attncheck-lm/src/mm.rs), attention one loop per query row in f64 (attn.rs), candle's elementwise pool \
+         pinned to CANDLE_NUM_THREADS=1 — and jobs run side by side, so the numbers do not depend on the thread count \
+         or the order in which jobs finish; the report prints 4 significant digits.",
     );
     o.note(
         "Evaluation is sliding-window with a fixed stride (the ALiBi paper's App. B uses stride 1); every L_ex scores the same \
