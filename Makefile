@@ -5,6 +5,10 @@
 # with apt-get.
 
 CARGO ?= cargo
+# candle (positional/trained-model-claims) runs its elementwise kernels on a pool of spinning
+# workers; for these small models one thread is faster, 5x so on a loaded machine
+# (bench/anchors/LM_RESULTS.md). Results do not depend on it.
+export CANDLE_NUM_THREADS ?= 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: reports test check deps bench anchors lint coq
@@ -28,16 +32,17 @@ coq: deps
 ## lint: formatting and clippy
 lint:
 	$(CARGO) fmt --check
-	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 ## bench: criterion benchmarks
 bench: deps
 	$(CARGO) bench
 
-## anchors: side-by-side timings against python-flint / mpmath / numpy (run on a quiet machine)
+## anchors: side-by-side timings against python-flint / mpmath / numpy / PyTorch (run on a quiet machine)
 anchors: deps
 	bash bench/anchors/run_softmax.sh
 	bash bench/anchors/run_gram.sh
+	bash bench/anchors/run_lm.sh
 
 deps:
 	@missing=""; \

@@ -256,6 +256,9 @@ fn emit(line: &str) {
 }
 
 fn main() -> ExitCode {
+    // before any thread starts: candle reads CANDLE_NUM_THREADS once (speed only)
+    #[cfg(feature = "lm")]
+    attncheck_lm::configure();
     let cli = Cli::parse();
     match real_main(cli) {
         Ok(code) => ExitCode::from(code),

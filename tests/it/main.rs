@@ -26,6 +26,8 @@ mod sparse_claims;
 mod sparse_gram;
 mod sparse_lemma;
 mod spec_errors;
+#[cfg(feature = "lm")]
+mod trained_models;
 mod trust;
 mod usage;
 mod util;

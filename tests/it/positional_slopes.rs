@@ -1,4 +1,4 @@
-//! positional/alibi-slopes and positional/trained-model-claims.
+//! positional/alibi-slopes (trained-model-claims: tests/it/trained_models.rs).
 
 use crate::util::{cell, figure, run_edited, run_quick, verdict};
 use attncheck::claims::positional::alibi_slopes::official_f64_slopes;
@@ -80,14 +80,6 @@ fn a_tolerance_tightened_below_the_truth_is_not_certified() {
     // the official f64 slopes are off by up to 1.56e-15 relative at H = 32
     let run = run_edited(ID, "f64_rel_tol = \"1e-14\"", "f64_rel_tol = \"1e-15\"");
     assert_ne!(verdict(&run), Verdict::Certified);
-}
-
-#[test]
-fn trained_model_claims_are_not_checkable_and_assert_nothing() {
-    let run = run_quick("positional/trained-model-claims");
-    assert_eq!(verdict(&run), Verdict::NotCheckable);
-    assert!(run.report.checks.is_empty());
-    assert!(run.markdown.contains("small-scale reproduction"));
 }
 
 #[test]

@@ -126,6 +126,36 @@ pub fn compression_ratio(h: usize, heads: usize) -> Rational {
     Rational::from((8 * h as i64, heads as i64))
 }
 
+/// ALiBi's slopes m_h = 2^{−q_h} in f64: the midpoint of [`slope_interval`] (exact when q is
+/// an integer, as for every power-of-two H ≤ 8; nearest otherwise).
+pub fn slopes_f64(heads: usize, rule: SlopeRule) -> Vec<f64> {
+    slope_exponents(heads, rule)
+        .iter()
+        .map(|q| slope_interval(q, 128).mid_f64())
+        .collect()
+}
+
+/// ALiBi's bias at distance r ≥ 0, −m·r, in f64 (the trained models' logit bias).
+pub fn alibi_bias_f64(m: f64, r: usize) -> f64 {
+    -m * r as f64
+}
+
+/// The kernel's enclosure of ALiBi's bias −2^{−q}·r.
+pub fn alibi_bias(q: &Rational, r: i64, prec: u32) -> Interval {
+    -&(&slope_interval(q, prec) * &Interval::from_i64(prec, r))
+}
+
+/// Sandwich's bias at distance r for a head with compression ratio c, B̃(r)/c (the
+/// centred form: the same attention as p_mᵀp_n/c, positional/shift-invariance), in f64.
+pub fn sandwich_bias_f64(r: usize, freqs: &[f64], c: f64) -> f64 {
+    sandwich_centred_f64(r as f64, freqs) / c
+}
+
+/// The kernel's enclosure of Sandwich's bias B̃(r)/c.
+pub fn sandwich_bias(r: i64, freqs: &[Interval], c: &Rational, prec: u32) -> Interval {
+    &sandwich_centred(r, freqs) / &Interval::from_rational(prec, c)
+}
+
 /// Window convention (positional.md §1, "Windowed attention").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
