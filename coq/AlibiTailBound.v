@@ -75,15 +75,6 @@ Proof.
   intros lo hi f H. unfold sumZ, rangeZ. replace (Z.to_nat (hi - lo + 1)) with 0%nat by lia. reflexivity.
 Qed.
 
-(** Σ_{lo}^{hi} = Σ_{lo}^{w−1} + Σ_{w}^{hi} for lo ≤ w ≤ hi + 1. *)
-Lemma sumZ_split : forall lo w hi f, (lo <= w)%Z -> (w <= hi + 1)%Z ->
-  sumZ lo hi f = sumZ lo (w - 1) f + sumZ w hi f.
-Proof.
-  intros lo w hi f Hlo. revert hi. apply (sumZ_ind w).
-  - rewrite sumZ_empty. ring.
-  - intros hi Hhi IH. rewrite !sumZ_last by lia. rewrite IH. ring.
-Qed.
-
 Theorem alibi_tail_bound : forall (m D c : R) (w i : Z) (a : Z -> R),
   0 < m -> 0 <= D -> (1 <= w)%Z ->
   (forall r, (0 <= r <= i)%Z -> c <= a r <= c + D) ->

@@ -36,9 +36,11 @@ pub const MAX_INTERVAL_GOALS: u64 = 2_000;
 pub const MAX_INTERVAL_TERMS: u64 = 50_000;
 /// Bits of the largest exact number a formula writes or builds (a literal, or a
 /// power of one) above which an obligation stays kernel-only: Coq's integers are
-/// binary lists, and a number of 10⁴ bits or more makes `vm_compute` slow or
-/// overflows its stack (measured: ⌈log₂ 1024!⌉ took 70 s, 65536! overflowed).
-pub const MAX_COQ_NUMBER_BITS: u64 = 4_096;
+/// binary lists. Measured (coqc 8.16): ⌈log₂ 1024!⌉ (8770 bits, literals in
+/// hexadecimal) takes about 3 s; ⌈log₂ 65536!⌉ (954037 bits, the literal named
+/// once by [`hoist_big`]) about 66 s and 4.5 GB, with the 1 GB stack that
+/// `coq::coqc` asks for.
+pub const MAX_COQ_NUMBER_BITS: u64 = 1 << 20;
 /// Exact work (instances × term size) above which an exact obligation stays
 /// kernel-only.
 pub const MAX_EXACT_WORK: u64 = 50_000_000;
@@ -362,7 +364,7 @@ impl Reader<'_> {
                     .ok_or_else(|| format!("`{op}`: the kernel does not evaluate t"))?;
                     (
                         format!(" {}", q_kernel(&q)),
-                        format!(" ({} # {})%Q", q.numer(), q.denom()),
+                        format!(" ({} # {})%Q", z(q.numer()), num(q.denom())),
                     )
                 } else {
                     (String::new(), String::new())
@@ -660,8 +662,15 @@ fn number_bits(t: &T) -> u64 {
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             number_bits(a).max(number_bits(b))
         }
-        // |a|^n has at most n·bits(a) bits (2^k: k + 1)
-        T::Pow(a, n) => number_bits(a).saturating_mul(n.unsigned_abs()),
+        // |a|^n has at most n·bits(a) bits; a power of two 2^j exactly j·n + 1
+        T::Pow(a, n) => match &**a {
+            T::Lit(q) if *q.denom() == 1 && q.numer().is_power_of_two() => {
+                u64::from(q.numer().significant_bits() - 1)
+                    .saturating_mul(n.unsigned_abs())
+                    .saturating_add(1)
+            }
+            _ => number_bits(a).saturating_mul(n.unsigned_abs()),
+        },
         T::Neg(a) | T::Abs(a) | T::Fun(_, a) | T::Ceil(a) | T::Floor(a) | T::Sum(_, _, _, a) => {
             number_bits(a)
         }
@@ -692,6 +701,10 @@ fn size_in(t: &T, open: &mut Vec<String>) -> u64 {
         }
         T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) | T::Ceil(a) | T::Floor(a) => {
             1 + size_in(a, open)
+        }
+        T::Sum(..) if ln_sum(t).is_some() => {
+            let (lo, hi, k) = ln_sum(t).unwrap_or_default();
+            16 + 2 * ((hi - lo) / k + 1) as u64
         }
         T::Sum(v, lo, hi, b) => match geometric(t) {
             Some(g) if closed(t, &mut open.clone()) => 16 + 4 * size(&g.c),
@@ -745,6 +758,81 @@ pub(crate) fn geometric(t: &T) -> Option<Geometric> {
         exp_first,
         c,
     })
+}
+
+/// Terms above which a sum Σ ln i is summed by blocks ([`ln_sum`]); shorter
+/// ones are unrolled as before.
+const LN_BLOCKS_ABOVE: i64 = 4_096;
+/// Bits of each block's product in [`ln_sum`].
+const LN_BLOCK_BITS: u32 = 256;
+/// Blocks above which a sum of logarithms stays kernel-only: `interval`'s time
+/// grows faster than the number of terms (measured, coqc 8.16 with
+/// CoqInterval 4.6: 264 blocks for ln 5000! take seconds; the 4369 of
+/// ln 65536! took more than 5 minutes at 53 bits without finishing).
+const MAX_LN_BLOCKS: i64 = 1_024;
+
+/// The largest number of blocks of a long sum of logarithms in `f` that is
+/// over [`MAX_LN_BLOCKS`], as (lo, hi, blocks).
+fn ln_sum_over_budget(f: &F) -> Option<(i64, i64, i64)> {
+    fn term(t: &T, worst: &mut Option<(i64, i64, i64)>) {
+        if let Some((lo, hi, k)) = ln_sum_blocks(t) {
+            let b = (hi - lo) / k + 1;
+            if b > MAX_LN_BLOCKS && worst.map_or(true, |w| w.2 < b) {
+                *worst = Some((lo, hi, b));
+            }
+        }
+        match t {
+            T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => {}
+            T::Add(ts) | T::Mul(ts) => ts.iter().for_each(|u| term(u, worst)),
+            T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
+                term(a, worst);
+                term(b, worst);
+            }
+            T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
+                term(a, worst)
+            }
+            T::Sum(_, _, _, b) => term(b, worst),
+        }
+    }
+    fn form(f: &F, worst: &mut Option<(i64, i64, i64)>) {
+        match f {
+            F::Cmp(_, a, b) => {
+                term(a, worst);
+                term(b, worst);
+            }
+            F::And(fs) | F::Or(fs) => fs.iter().for_each(|g| form(g, worst)),
+            F::All(_, _, _, b) | F::Ex(_, _, _, b) => form(b, worst),
+        }
+    }
+    let mut worst = None;
+    form(f, &mut worst);
+    worst
+}
+
+/// A long sum Σ_{i=lo}^{hi} ln i (1 ≤ lo ≤ hi, more than [`LN_BLOCKS_ABOVE`]
+/// terms), as (lo, hi, k): `sumZ_ln_blocks` (coq/Attncheck.v) rewrites it as
+/// the sum of ln of the products of k consecutive integers (each below
+/// 2^LN_BLOCK_BITS), which Coq computes itself (`unroll_sums` evaluates
+/// `ln_blocks` with `vm_compute`), so that `interval` sees
+/// (hi − lo)/k + 1 logarithms instead of hi − lo + 1 (ln 65536!: 65535 terms
+/// overflow Coq's stack).
+fn ln_sum(t: &T) -> Option<(i64, i64, i64)> {
+    ln_sum_blocks(t).filter(|&(lo, hi, k)| (hi - lo) / k < MAX_LN_BLOCKS)
+}
+
+/// [`ln_sum`] whatever its number of blocks, (hi − lo)/k + 1.
+fn ln_sum_blocks(t: &T) -> Option<(i64, i64, i64)> {
+    let T::Sum(v, lo, hi, body) = t else {
+        return None;
+    };
+    let T::Fun(Elem::Ln, a) = &**body else {
+        return None;
+    };
+    if !matches!(&**a, T::Var(x) if x == v) || *lo < 1 || hi.checked_sub(*lo)? < LN_BLOCKS_ABOVE {
+        return None;
+    }
+    let bits = 64 - hi.unsigned_abs().leading_zeros();
+    Some((*lo, *hi, i64::from((LN_BLOCK_BITS / bits).max(1))))
 }
 
 /// Whether `t` mentions the variable `v` (free or bound).
@@ -842,11 +930,81 @@ fn lookup(ctx: &Ctx, v: &str) -> Option<Option<i64>> {
     ctx.iter().rev().find(|(n, _)| n == v).map(|(_, k)| *k)
 }
 
+/// Bits above which an integer is written in hexadecimal: Coq parses a decimal
+/// numeral in time quadratic in its length (measured: 1024!, 2640 digits, 12.5 s;
+/// in hexadecimal 0.4 s), and small numbers stay decimal so that people can read
+/// them.
+const HEX_ABOVE_BITS: u32 = 64;
+
+/// An integer numeral (decimal, or `0x…` above [`HEX_ABOVE_BITS`]), valid in
+/// Coq's Z, positive, Q and R scopes.
+fn num(k: &Integer) -> String {
+    if k.significant_bits() <= HEX_ABOVE_BITS {
+        k.to_string()
+    } else if *k < 0 {
+        format!(
+            "-0x{}",
+            Integer::from(-k).to_string_radix(16).to_uppercase()
+        )
+    } else {
+        format!("0x{}", k.to_string_radix(16).to_uppercase())
+    }
+}
+
+/// Hexadecimal digits above which [`hoist_big`] names a literal.
+const HOIST_ABOVE_DIGITS: usize = 1_024;
+
+/// Names each integer literal of more than [`HOIST_ABOVE_DIGITS`] hex digits
+/// (4096 bits) in `text`: `Definition big_<k>_<j> : Z := 0x…` (pushed on
+/// `defs`, one per distinct literal) and `IZR big_<k>_<j>` in its place (the
+/// name itself where the literal is an integer: `…%Z`, a Q numerator), so
+/// that Coq parses and type-checks a number of 10⁶ bits once, not once per
+/// occurrence (measured on ⌈log₂ 65536!⌉: 196 s and 10 GB with the literal
+/// written four times, 66 s and 4.5 GB named once). A literal in another place
+/// (a `positive` denominator) stays as written.
+fn hoist_big(text: &str, k: usize, defs: &mut Vec<(String, String)>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("0x") {
+        let digits = rest[at + 2..]
+            .bytes()
+            .take_while(u8::is_ascii_hexdigit)
+            .count();
+        let end = at + 2 + digits;
+        out.push_str(&rest[..at]);
+        let lit = &rest[at..end];
+        let after = &rest[end..];
+        let z_place =
+            after.starts_with("%Z") || after.starts_with(")%Z") || after.starts_with(" #");
+        let r_place = !z_place && !after.starts_with("%positive") && !after.starts_with(")%Q");
+        if digits > HOIST_ABOVE_DIGITS && (z_place || r_place) {
+            let name = match defs.iter().find(|(_, l)| l == lit) {
+                Some((n, _)) => n.clone(),
+                None => {
+                    let n = format!("big_{k}_{}", defs.len() + 1);
+                    defs.push((n.clone(), lit.to_string()));
+                    n
+                }
+            };
+            if z_place {
+                out.push_str(&name);
+            } else {
+                let _ = write!(out, "(IZR {name})");
+            }
+        } else {
+            out.push_str(lit);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 fn z(k: &Integer) -> String {
     if *k < 0 {
-        format!("({k})")
+        format!("({})", num(k))
     } else {
-        k.to_string()
+        num(k)
     }
 }
 
@@ -859,7 +1017,7 @@ fn q_coq(q: &Rational) -> String {
     if *q.denom() == 1 {
         z(q.numer())
     } else {
-        format!("({} / {})", z(q.numer()), q.denom())
+        format!("({} / {})", z(q.numer()), num(q.denom()))
     }
 }
 
@@ -1086,7 +1244,7 @@ fn ast_lit(q: &Rational) -> String {
     if *q.denom() == 1 {
         format!("(TInt {}%Z)", z(q.numer()))
     } else {
-        format!("(TFrac {}%Z {}%positive)", z(q.numer()), q.denom())
+        format!("(TFrac {}%Z {}%positive)", z(q.numer()), num(q.denom()))
     }
 }
 
@@ -1361,6 +1519,24 @@ impl Prover<'_> {
                 lits.insert(addr(t), z);
                 Ok(())
             }
+            T::Sum(..) if ln_sum(t).is_some() => {
+                let (lo, hi, k) = ln_sum(t).unwrap_or_default();
+                let text = r.term(t, ctx, Mode::Proof);
+                let blocks = format!(
+                    "(fold_right Rplus 0 (map (fun p => ln (IZR p)) (ln_blocks {} {} {})))",
+                    zi(lo),
+                    zi(hi),
+                    zi(k)
+                );
+                steps.push(format!(
+                    "replace {text} with {blocks} by (symmetry; apply (sumZ_ln_blocks {} {} {}); lia)",
+                    zi(lo),
+                    zi(hi),
+                    zi(k)
+                ));
+                r.repl.insert(addr(t), blocks);
+                Ok(())
+            }
             T::Sum(v, lo, hi, b) => {
                 if let Some(g) = geometric(t).filter(|_| is_closed) {
                     if self.geometric_step(t, &g, (*lo, *hi), ctx, r, steps) {
@@ -1594,7 +1770,7 @@ fn data_file(cert: &Certificate, data: &Data, ops: &Ops) -> Option<String> {
                     .map(|r| {
                         let es: Vec<String> = r
                             .iter()
-                            .map(|(c, v)| format!("({c}%Z, {} # {})", z(v.numer()), v.denom()))
+                            .map(|(c, v)| format!("({c}%Z, {} # {})", z(v.numer()), num(v.denom())))
                             .collect();
                         format!("  [{}]", es.join("; "))
                     })
@@ -1734,6 +1910,15 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
                 continue;
             }
         } else {
+            if let Some((lo, hi, b)) = ln_sum_over_budget(&f) {
+                kernel_only.push((
+                    i,
+                    format!(
+                        "the sum of ln i for i = {lo}..{hi} in blocks is {b} logarithms for interval, beyond the Coq budget ({MAX_LN_BLOCKS})"
+                    ),
+                ));
+                continue;
+            }
             let (g, t) = interval_load(&f);
             if g > MAX_INTERVAL_GOALS {
                 kernel_only.push((
@@ -1780,6 +1965,12 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
             comment(&o.name),
             comment(&o.formula)
         );
+        let mut defs = Vec::new();
+        let stmt = hoist_big(&stmt, i + 1, &mut defs);
+        let proof = hoist_big(&proof, i + 1, &mut defs);
+        for (name, lit) in &defs {
+            let _ = writeln!(text, "Definition {name} : Z := {lit}.");
+        }
         let _ = writeln!(text, "Lemma o_{} :\n  {stmt}.\nProof.", i + 1);
         if !used.is_empty() {
             let rw: Vec<String> = used.iter().map(|u| format!("?val_{}_eq", u + 1)).collect();

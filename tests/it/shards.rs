@@ -130,6 +130,60 @@ fn codim_conjecture_shards_merge_byte_for_byte() {
     );
 }
 
+/// The README's GNU parallel script (`scripts/cluster/sweep-parallel.sh`) runs
+/// the shards, records each one's wall and CPU time with `TIMES=1`, skips a
+/// shard already written (an interrupted sweep resumes), and merges to the
+/// unsharded report.
+#[test]
+fn the_parallel_sweep_script_times_resumes_and_merges() {
+    let have = |c: &str| Command::new(c).arg("--version").output().is_ok();
+    if !have("parallel") || !std::path::Path::new("/usr/bin/time").exists() {
+        eprintln!("GNU parallel or GNU time is not installed; the script is not run");
+        return;
+    }
+    let id = "sparse/failure-probability";
+    let d = scratch(id, &[("seeds = 200", "seeds = 40")]);
+    let o = run_in(d.path(), &["run", id, "--out", "whole"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let script = root().join("scripts/cluster/sweep-parallel.sh");
+    let run = || {
+        Command::new("bash")
+            .current_dir(d.path())
+            .arg(&script)
+            .args([id, "3", "quick"])
+            .env("ATTNCHECK", env!("CARGO_BIN_EXE_attncheck"))
+            .env("TIMES", "1")
+            .env("JOBS", "2")
+            .env("REPORTS", "merged")
+            .output()
+            .unwrap()
+    };
+    let o = run();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    for i in 1..=3 {
+        let t = std::fs::read_to_string(d.path().join(format!("shards/times/{i}.txt"))).unwrap();
+        assert!(
+            t.starts_with(&format!("shard {i}/3 wall ")) && t.contains(" user "),
+            "{t}"
+        );
+    }
+    let name = "sparse/failure-probability.json";
+    let whole = std::fs::read(d.path().join("whole").join(name)).unwrap();
+    assert_eq!(
+        whole,
+        std::fs::read(d.path().join("merged").join(name)).unwrap()
+    );
+    // a second run finds every shard written: nothing is run again, the merge is the same
+    std::fs::remove_dir_all(d.path().join("shards/times")).unwrap();
+    let o = run();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(!d.path().join("shards/times/1.txt").exists());
+    assert_eq!(
+        whole,
+        std::fs::read(d.path().join("merged").join(name)).unwrap()
+    );
+}
+
 #[test]
 fn shard_arguments_are_checked() {
     let d = scratch("sparse/log-dimension", &[]);
