@@ -120,6 +120,15 @@ Proof.
   - intros hi Hhi IH. rewrite !sumZ_last by lia. rewrite IH. ring.
 Qed.
 
+(** The same split at lo..m and m1..hi, m1 = m + 1 (so that a generated file
+    writes both ends as numerals). *)
+Lemma sumZ_split2 : forall lo m m1 hi f, m1 = (m + 1)%Z -> (lo <= m1)%Z -> (m <= hi)%Z ->
+  sumZ lo hi f = sumZ lo m f + sumZ m1 hi f.
+Proof.
+  intros lo m m1 hi f -> H1 H2. rewrite (sumZ_split lo (m + 1) hi f) by lia.
+  f_equal; f_equal; lia.
+Qed.
+
 Lemma exp_lin_succ : forall c k, exp (c * IZR (k + 1)) = exp (c * IZR k) * exp c.
 Proof. intros c k. rewrite plus_IZR, <- exp_plus. f_equal. ring. Qed.
 
