@@ -403,6 +403,18 @@ pub fn axiom_allowed(name: &str) -> bool {
             .any(|p| name.starts_with(p))
 }
 
+/// Coq is installed and `dir` exists (created if need be).
+fn prepare(dir: &Path) -> Result<(), CoqError> {
+    if !installed() {
+        return Err(CoqError::NotInstalled { hint: INSTALL_HINT });
+    }
+    std::fs::create_dir_all(dir).map_err(|source| CoqError::Io {
+        path: dir.into(),
+        source,
+    })?;
+    Ok(())
+}
+
 /// Compiles the library and each lemma file of `lemmas` (such as [`LEMMAS`])
 /// in `dir`; returns per file the axioms its `Print Assumptions` lists. An
 /// error if Coq rejects a file, if it prints no `Print Assumptions`, or if an
@@ -411,13 +423,7 @@ pub fn check_lemmas(
     dir: &Path,
     lemmas: &[(&str, &str)],
 ) -> Result<Vec<(String, Vec<String>)>, CoqError> {
-    if !installed() {
-        return Err(CoqError::NotInstalled { hint: INSTALL_HINT });
-    }
-    std::fs::create_dir_all(dir).map_err(|source| CoqError::Io {
-        path: dir.into(),
-        source,
-    })?;
+    prepare(dir)?;
     compile_support(dir, "Attncheck", LIBRARY)?;
     let mut out = Vec::new();
     for (name, text) in lemmas {
@@ -458,13 +464,7 @@ pub fn check_lemmas(
 /// obligation sent to Coq comes back proven or rejected; when one is
 /// rejected, the file is re-run without it, so each verdict is Coq's own.
 pub fn check(cert: &Certificate, dir: &Path) -> Result<CoqReport, CoqError> {
-    if !installed() {
-        return Err(CoqError::NotInstalled { hint: INSTALL_HINT });
-    }
-    std::fs::create_dir_all(dir).map_err(|source| CoqError::Io {
-        path: dir.into(),
-        source,
-    })?;
+    prepare(dir)?;
     let t = translate::translate(cert);
     let stem = translate::stem(cert);
     let start = Instant::now();
