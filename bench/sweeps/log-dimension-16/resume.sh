@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The measured full sweep of sparse/log-dimension in 16 shards (issue #14), kept here so that
+# it can span several sessions or machines: every finished shard is stored gzipped in
+# shards/, with its GNU time record in times/ and the machine it ran on in machines/. This
+# script runs the shards still missing, one at a time on one thread each (so a shard's wall
+# time is its cost on one core), and once all 16 are here merges them and compares the
+# result with the committed reports/full/sparse/log-dimension.* byte for byte.
+#
+#   bench/sweeps/log-dimension-16/resume.sh          # ATTNCHECK=… to pick the binary
+#
+# Pin it with `taskset -c 1` to keep other work off its core. An interrupted shard leaves no
+# file behind (shards are written whole) and runs again next time.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../../.." && pwd)"
+bin="${ATTNCHECK:-$root/target/release/attncheck}"
+n=16
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$here/shards" "$here/times" "$here/machines" "$work/sparse"
+for i in $(seq 1 "$n"); do
+  gz="$here/shards/log-dimension.shard-$i-of-$n.json.gz"
+  [ -s "$gz" ] && continue
+  echo "shard $i/$n: running ($(date -u +%FT%TZ))" >&2
+  {
+    echo "binary: $("$bin" --version), checkout $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
+    echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "started: $(date -u +%FT%TZ)"
+  } > "$work/machine.txt"
+  /usr/bin/time -f "shard $i/$n wall %e s user %U s sys %S s maxrss %M KB" -o "$work/time.txt" \
+    "$bin" run sparse/log-dimension --profile full --shard "$i/$n" --threads 1 --out "$work" >&2
+  gzip -9 -n -c "$work/sparse/log-dimension.shard-$i-of-$n.json" > "$gz.tmp"
+  mv "$gz.tmp" "$gz"
+  cp "$work/time.txt" "$here/times/$i.txt"
+  cp "$work/machine.txt" "$here/machines/$i.txt"
+  rm "$work/sparse/log-dimension.shard-$i-of-$n.json"
+done
+for i in $(seq 1 "$n"); do
+  gunzip -c "$here/shards/log-dimension.shard-$i-of-$n.json.gz" > "$work/sparse/log-dimension.shard-$i-of-$n.json"
+done
+"$bin" merge "$work" --out "$work/merged" >&2
+for f in md json svg; do
+  for p in "$root"/reports/full/sparse/log-dimension*."$f"; do
+    cmp "$p" "$work/merged/sparse/$(basename "$p")"
+  done
+done
+echo "the 16 shards merge to reports/full/sparse/log-dimension.* byte for byte" >&2
