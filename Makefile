@@ -45,6 +45,8 @@ anchors: deps
 	bash bench/anchors/run_lm.sh
 
 deps:
+	@# the trained-model claim's corpus is the source of crates that Cargo.lock pins (every platform's)
+	@$(CARGO) fetch --locked --quiet || echo "attncheck: cargo fetch failed; positional/trained-model-claims will report its corpus missing"
 	@missing=""; \
 	command -v m4 >/dev/null 2>&1 || missing="$$missing m4"; \
 	command -v cc >/dev/null 2>&1 || missing="$$missing gcc"; \

@@ -8,15 +8,9 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_attncheck"))
 }
 
-/// A scratch copy of two fast specs in `<tmp>/theorems`.
+/// A scratch project with two fast specs, one of them not checkable.
 fn scratch() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let th = dir.path().join("theorems/positional");
-    std::fs::create_dir_all(&th).unwrap();
-    for f in ["alibi-slopes.toml", "trained-model-claims.toml"] {
-        std::fs::copy(root().join("theorems/positional").join(f), th.join(f)).unwrap();
-    }
-    dir
+    crate::util::project(&["positional/alibi-slopes", "sparse/np-hardness"])
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> Output {
@@ -42,12 +36,12 @@ fn run_writes_reports_and_index() {
     let o = run_in(d.path(), &["run", "--all"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     for f in [
-        "alibi-slopes.md",
-        "alibi-slopes.json",
-        "alibi-slopes.cert.json",
-        "trained-model-claims.md",
+        "positional/alibi-slopes.md",
+        "positional/alibi-slopes.json",
+        "positional/alibi-slopes.cert.json",
+        "sparse/np-hardness.md",
     ] {
-        assert!(d.path().join("reports/positional").join(f).exists(), "{f}");
+        assert!(d.path().join("reports").join(f).exists(), "{f}");
     }
     let index = std::fs::read_to_string(d.path().join("reports/README.md")).unwrap();
     assert!(index.contains("positional/alibi-slopes") && index.contains("not-checkable"));

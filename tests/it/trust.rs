@@ -322,14 +322,7 @@ fn a_refuted_spec_must_name_what_it_refutes() {
 
 /// A scratch project with alibi-slopes' spec and its freshly written reports.
 fn checked_scratch() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let th = dir.path().join("theorems/positional");
-    std::fs::create_dir_all(&th).unwrap();
-    std::fs::copy(
-        root().join("theorems/positional/alibi-slopes.toml"),
-        th.join("alibi-slopes.toml"),
-    )
-    .unwrap();
+    let dir = crate::util::project(&["positional/alibi-slopes"]);
     let o = run_in(dir.path(), &["run", "--all"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let o = run_in(dir.path(), &["run", "--all", "--check"]);

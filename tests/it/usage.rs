@@ -16,15 +16,7 @@ fn err(o: &Output) -> String {
 
 /// A scratch project with one fast spec.
 fn scratch() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let th = dir.path().join("theorems/positional");
-    std::fs::create_dir_all(&th).unwrap();
-    std::fs::copy(
-        root().join("theorems/positional/alibi-slopes.toml"),
-        th.join("alibi-slopes.toml"),
-    )
-    .unwrap();
-    dir
+    crate::util::project(&["positional/alibi-slopes"])
 }
 
 #[test]
@@ -275,5 +267,31 @@ fn index_html_is_one_self_contained_page_that_a_headless_browser_renders() {
         "Not allowed to load",
     ] {
         assert!(!log.contains(bad), "console: {bad}\n{log}");
+    }
+}
+
+/// On a fresh machine that had only built attncheck, some packages the trained-model
+/// claim reads as its corpus were not downloaded, so `make reports` wrote a different
+/// report ("the corpus is not available"). The quick start fetches every package of
+/// Cargo.lock first.
+#[test]
+fn quick_start_fetches_the_trained_model_corpus() {
+    let have_make = Command::new("make").arg("--version").output().is_ok();
+    if !have_make {
+        eprintln!("make is not installed; the Makefile is not inspected");
+        return;
+    }
+    let o = Command::new("make")
+        .current_dir(root())
+        .args(["-n", "reports", "test"])
+        .output()
+        .unwrap();
+    let plan = out(&o);
+    let fetch = plan
+        .find("fetch --locked")
+        .expect("make fetches Cargo.lock's packages");
+    for step in ["run --release -- run --all", "cargo test"] {
+        let at = plan.find(step).unwrap_or_else(|| panic!("{step}:\n{plan}"));
+        assert!(fetch < at, "the fetch comes before `{step}`:\n{plan}");
     }
 }

@@ -158,3 +158,16 @@ pub fn output_text(o: &std::process::Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     )
 }
+
+/// A scratch project holding the committed specs of `ids` under `<tmp>/theorems`.
+/// Keep to fast claims: every `run --all` in it runs them all (it once held
+/// trained-model-claims, which trains eight models per run).
+pub fn project(ids: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for id in ids {
+        let to = dir.path().join("theorems").join(format!("{id}.toml"));
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(spec_path(id), to).unwrap();
+    }
+    dir
+}

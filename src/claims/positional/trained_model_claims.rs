@@ -709,6 +709,47 @@ fn present(
         let q = |f: f64| b[((f * b.len() as f64).ceil() as usize).clamp(1, b.len()) - 1];
         (q(0.025), q(0.975))
     };
+    // One check each, shared by the ALiBi and Sandwich parts (the same words for both).
+    let extrapolates = |o: &mut Outcome, j: &Job, r: &JobResult| {
+        let q = ratio(r, cr.extrapolation_multiple);
+        o.checks.observe(
+            format!(
+                "{} seed {}: ppl({}·L_tr) ≤ {}·ppl(L_tr)",
+                j.scheme.label(),
+                j.seed,
+                cr.extrapolation_multiple,
+                cr.extrapolation_ratio
+            ),
+            q <= cr.extrapolation_ratio,
+            format!(
+                "ppl {} → {}, ratio {}",
+                sig(ppl(r, 1)),
+                sig(ppl(r, cr.extrapolation_multiple)),
+                sig(q)
+            ),
+        );
+    };
+    // RF99 below (`beyond` false) or above (`beyond` true) L_tr at the k-th L_ex, in enough resamples.
+    let rf_side = |o: &mut Outcome, j: &Job, r: &JobResult, k: usize, beyond: bool| {
+        let s = share(&r.rf_boot[k], &|x| if beyond { x > l } else { x < l });
+        o.checks.observe(
+            format!(
+                "{} seed {}, L_ex = {}: RF99 {} L_tr = {l} in ≥ {} of bootstrap resamples",
+                j.scheme.label(),
+                j.seed,
+                p.eval_multiples[k] * l,
+                if beyond { ">" } else { "<" },
+                cr.bootstrap_share
+            ),
+            s >= cr.bootstrap_share,
+            format!(
+                "RF99 = {} (95% interval {:?}), share {}",
+                r.rf[k],
+                ci(&r.rf_boot[k]),
+                sig(s)
+            ),
+        );
+    };
 
     // ---- setup: the biases are the certified formulas; the slope rules coincide ----
     o.checks.set_part(Some("setup: biases and controls"));
@@ -727,7 +768,7 @@ fn present(
     let max_len = l * p.eval_multiples.last().copied().unwrap_or(1);
     let rs: Vec<i64> = [0, 1, 2, 5, 10, 31, 100, 511, 2047, 8191]
         .into_iter()
-        .filter(|&r| (r as usize) < max_len)
+        .filter(|&r| (r as usize) + 1 < max_len)
         .chain(std::iter::once(max_len as i64 - 1))
         .collect();
     let prec = ctx.prec();
@@ -776,46 +817,14 @@ fn present(
     // ---- (1) ALiBi extrapolates ----
     o.checks.set_part(Some("ALiBi extrapolates"));
     for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_))) {
-        let q = ratio(r, cr.extrapolation_multiple);
-        o.checks.observe(
-            format!(
-                "{} seed {}: ppl({}·L_tr) ≤ {}·ppl(L_tr)",
-                j.scheme.label(),
-                j.seed,
-                cr.extrapolation_multiple,
-                cr.extrapolation_ratio
-            ),
-            q <= cr.extrapolation_ratio,
-            format!(
-                "ppl {} → {}, ratio {}",
-                sig(ppl(r, 1)),
-                sig(ppl(r, cr.extrapolation_multiple)),
-                sig(q)
-            ),
-        );
+        extrapolates(o, j, r);
     }
 
     // ---- (2) ALiBi uses no tokens beyond L_tr ----
     o.checks.set_part(Some("ALiBi uses no tokens beyond L_tr"));
     for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_))) {
-        for (k, &m) in p.eval_multiples.iter().enumerate() {
-            let s = share(&r.rf_boot[k], &|x| x < l);
-            o.checks.observe(
-                format!(
-                    "{} seed {}, L_ex = {}: RF99 < L_tr = {l} in ≥ {} of bootstrap resamples",
-                    j.scheme.label(),
-                    j.seed,
-                    m * l,
-                    cr.bootstrap_share
-                ),
-                s >= cr.bootstrap_share,
-                format!(
-                    "RF99 = {} (95% interval {:?}), share {}",
-                    r.rf[k],
-                    ci(&r.rf_boot[k]),
-                    sig(s)
-                ),
-            );
+        for k in 0..p.eval_multiples.len() {
+            rf_side(o, j, r, k, false);
         }
     }
 
@@ -857,43 +866,15 @@ fn present(
     o.checks
         .set_part(Some("Sandwich uses tokens beyond L_tr and extrapolates"));
     for (j, r) in of(&|s| s == Scheme::Sandwich) {
-        for (k, &m) in p
+        for (k, _) in p
             .eval_multiples
             .iter()
             .enumerate()
             .filter(|(_, &m)| m >= cr.sandwich_rf_from)
         {
-            let s = share(&r.rf_boot[k], &|x| x > l);
-            o.checks.observe(
-                format!(
-                    "sandwich seed {}, L_ex = {}: RF99 > L_tr = {l} in ≥ {} of bootstrap resamples",
-                    j.seed,
-                    m * l,
-                    cr.bootstrap_share
-                ),
-                s >= cr.bootstrap_share,
-                format!(
-                    "RF99 = {} (95% interval {:?}), share {}",
-                    r.rf[k],
-                    ci(&r.rf_boot[k]),
-                    sig(s)
-                ),
-            );
+            rf_side(o, j, r, k, true);
         }
-        let q = ratio(r, cr.extrapolation_multiple);
-        o.checks.observe(
-            format!(
-                "sandwich seed {}: ppl({}·L_tr) ≤ {}·ppl(L_tr)",
-                j.seed, cr.extrapolation_multiple, cr.extrapolation_ratio
-            ),
-            q <= cr.extrapolation_ratio,
-            format!(
-                "ppl {} → {}, ratio {}",
-                sig(ppl(r, 1)),
-                sig(ppl(r, cr.extrapolation_multiple)),
-                sig(q)
-            ),
-        );
+        extrapolates(o, j, r);
     }
 
     // ---- (5) efficient windowed inference ----
