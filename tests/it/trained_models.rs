@@ -516,3 +516,27 @@ fn quick_profile_gives_one_verdict_per_finding() {
         .all(|c| c.kind == attncheck::verdict::CheckKind::Observed));
     assert!(run.svgs.len() >= 3);
 }
+
+/// The bias check listed r = 511 twice: the last position L_ex − 1 was appended even
+/// when the fixed list already held it. Each distance is now listed once, the last
+/// one included.
+#[test]
+fn bias_check_lists_each_distance_once() {
+    let run = run_quick(ID);
+    let names: Vec<&str> = run
+        .report
+        .checks
+        .iter()
+        .map(|c| c.name.as_str())
+        .filter(|n| n.contains("the model's f64 bias"))
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    for n in names {
+        let list = n.split("r ∈ {").nth(1).and_then(|s| s.split('}').next());
+        let rs: Vec<&str> = list.expect("r list").split(", ").collect();
+        let mut once = rs.clone();
+        once.dedup();
+        assert_eq!(rs, once, "{n}");
+        assert_eq!(rs.last(), Some(&"511"), "{n}");
+    }
+}
