@@ -9,7 +9,9 @@
 #   bench/sweeps/log-dimension-16/resume.sh          # ATTNCHECK=… to pick the binary
 #
 # Pin it with `taskset -c 1` to keep other work off its core. An interrupted shard leaves no
-# file behind (shards are written whole) and runs again next time.
+# file behind (shards are written whole) and runs again next time. Several copies may run at
+# once, one per core (`taskset -c 0 resume.sh & taskset -c 1 resume.sh`): each takes the next
+# shard that no other copy holds (a flock per shard), and NOTE="…" goes into the machine record.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
@@ -21,12 +23,16 @@ mkdir -p "$here/shards" "$here/times" "$here/machines" "$work/sparse"
 for i in $(seq 1 "$n"); do
   gz="$here/shards/log-dimension.shard-$i-of-$n.json.gz"
   [ -s "$gz" ] && continue
+  exec 9> "${TMPDIR:-/tmp}/attncheck-log-dimension-16-shard-$i.lock"
+  flock -n 9 || continue
+  [ -s "$gz" ] && continue
   echo "shard $i/$n: running ($(date -u +%FT%TZ))" >&2
   {
     echo "binary: $("$bin" --version), checkout $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
     echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "started: $(date -u +%FT%TZ)"
+    if [ -n "${NOTE:-}" ]; then echo "note: $NOTE"; fi
   } > "$work/machine.txt"
   /usr/bin/time -f "shard $i/$n wall %e s user %U s sys %S s maxrss %M KB" -o "$work/time.txt" \
     "$bin" run sparse/log-dimension --profile full --shard "$i/$n" --threads 1 --out "$work" >&2
@@ -35,6 +41,10 @@ for i in $(seq 1 "$n"); do
   cp "$work/time.txt" "$here/times/$i.txt"
   cp "$work/machine.txt" "$here/machines/$i.txt"
   rm "$work/sparse/log-dimension.shard-$i-of-$n.json"
+  exec 9>&-
+done
+for i in $(seq 1 "$n"); do
+  [ -s "$here/shards/log-dimension.shard-$i-of-$n.json.gz" ] || { echo "shard $i/$n is still missing (another copy may be running it)" >&2; exit 0; }
 done
 for i in $(seq 1 "$n"); do
   gunzip -c "$here/shards/log-dimension.shard-$i-of-$n.json.gz" > "$work/sparse/log-dimension.shard-$i-of-$n.json"
