@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Prints the README's table of the measured log-dimension sweep (section "Sweeps on a
+# cluster") from what resume.sh stored: times/i.txt (GNU time) and shards/ (for the number of
+# n = 2^16 units each shard holds, the units that dominate its cost).
+#
+#   bench/sweeps/log-dimension-16/table.sh
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+n=16
+for i in $(seq 1 "$n"); do
+  t="$here/times/$i.txt"
+  [ -s "$t" ] || continue
+  big=$(gunzip -c "$here/shards/log-dimension.shard-$i-of-$n.json.gz" |
+    python3 -c 'import json, sys; print(sum(", n = 2^16," in k for k in json.load(sys.stdin)["record"]["results"]))')
+  echo "$i $big $(cat "$t")"
+done | awk -v n="$n" '
+  # fields: i big "shard" i/n "wall" W "s" "user" U "s" "sys" S "s" "maxrss" R "KB"
+    # ($1 $2 $3 $4 $5 $6 ... : W = $6, U = $9, S = $12, R = $15)
+  {
+    wall = $6; cpu = $9 + $12; rss = $15 / 1024
+    printf "| %d of %d | %.0f s (%.1f min) | %.0f s | %.0f MB | %d |\n", $1, n, wall, wall / 60, cpu, rss, $2
+    k++; tw += wall; tc += cpu; tb += $2
+  }
+  END {
+    if (k == 0) exit
+    label = (k == n) ? "all " n : k " of " n " done"
+    printf "| **%s** | %.0f s | **%.0f s (%.2f CPU-hours)** | | %d of 512 |\n", label, tw, tc, tc / 3600, tb
+    if (k < n)
+      printf "\nExtrapolated from these %d: about %.1f CPU-hours for all %d.\n", k, tc / k * n / 3600, n
+  }'
