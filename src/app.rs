@@ -697,10 +697,26 @@ pub fn parse_shard(s: &str) -> Result<(u64, u64), Error> {
         i.trim().parse().map_err(|_| bad())?,
         n.trim().parse().map_err(|_| bad())?,
     );
-    if n == 0 || i == 0 || i > n || n > 100_000 {
+    if n == 0 || i == 0 || i > n || n > MAX_SHARDS {
         return Err(bad());
     }
     Ok((i - 1, n))
+}
+
+/// The most shards a run may be split into (`--shard i/N`, a shard file's `of`).
+pub const MAX_SHARDS: u64 = 100_000;
+
+/// The 1-based line of a shard file's top-level field `key`: the line that
+/// starts with it at the two-space indent `run --shard` writes, else the first
+/// line that mentions it (a file edited by hand).
+fn shard_field_line(text: &str, key: &str) -> Option<usize> {
+    let quoted = format!("\"{key}\"");
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
+        .position(|l| l.strip_prefix("  ").is_some_and(|r| r.starts_with(&quoted)))
+        .or_else(|| lines.iter().position(|l| l.contains(&quoted)))
+        .map(|i| i + 1)
 }
 
 /// Runs one shard of each selected claim: only the units of work that fall to
@@ -796,12 +812,32 @@ pub fn find_shards(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardFile)>, Error
                     e.line()
                 ))
             })?;
+            let at = |key: &str, why: String| {
+                let line = shard_field_line(&text, key)
+                    .map(|l| format!(":{l}"))
+                    .unwrap_or_default();
+                Error::Usage(format!("{}{line}: {key}: {why}", p.display()))
+            };
             if f.format != SHARD_FORMAT {
-                return Err(Error::Usage(format!(
-                    "{}: format `{}`, expected `{SHARD_FORMAT}`",
-                    p.display(),
-                    f.format
-                )));
+                return Err(at(
+                    "format",
+                    format!("`{}`, expected `{SHARD_FORMAT}`", f.format),
+                ));
+            }
+            if f.of == 0 || f.of > MAX_SHARDS {
+                return Err(at(
+                    "of",
+                    format!("{} shards; a run splits into 1 to {MAX_SHARDS}", f.of),
+                ));
+            }
+            if f.shard >= f.of {
+                return Err(at(
+                    "shard",
+                    format!(
+                        "{} is not below `of` = {} (the file counts shards from 0: shard i of N is i − 1)",
+                        f.shard, f.of
+                    ),
+                ));
             }
             Ok((p, f))
         })
@@ -835,7 +871,9 @@ pub fn merge_shards(
         let (p0, f0) = &files[0];
         let profile = f0.profile;
         let params = serde_json::to_value(spec.merged(profile)).unwrap_or_default();
-        let mut seen = vec![false; f0.of as usize];
+        // which of 0..of are present (a set, not a vector of `of` flags: `of`
+        // comes from the file)
+        let mut seen = std::collections::BTreeSet::new();
         let mut results = BTreeMap::new();
         for (p, f) in &files {
             let bad = |why: String| Error::Usage(format!("{}: {why}", p.display()));
@@ -858,7 +896,13 @@ pub fn merge_shards(
             if f.record.keys != f0.record.keys {
                 return Err(bad("lists other units than the other shards".into()));
             }
-            if std::mem::replace(&mut seen[f.shard as usize], true) {
+            if f.shard >= f.of {
+                return Err(bad(format!(
+                    "shard index {} is not below its count {}",
+                    f.shard, f.of
+                )));
+            }
+            if !seen.insert(f.shard) {
                 return Err(bad(format!(
                     "shard {} of {} appears twice",
                     f.shard + 1,
@@ -872,7 +916,8 @@ pub fn merge_shards(
                 results.insert(k.clone(), v.clone());
             }
         }
-        if let Some(i) = seen.iter().position(|s| !s) {
+        // every index seen is below `of`, so the first gap, if any, is at most seen.len()
+        if let Some(i) = (0..f0.of).take(seen.len() + 1).find(|i| !seen.contains(i)) {
             return Err(Error::Usage(format!(
                 "{id}: shard {} of {} is missing",
                 i + 1,
@@ -889,12 +934,18 @@ pub fn merge_shards(
             missing: Default::default(),
         };
         let (spec2, outcome) = run_escalating(spec, profile, &runner, progress, &units);
-        if let Units::Merge { missing, .. } = &units {
+        if let Units::Merge { missing, results } = &units {
             let m = missing.lock().expect("missing");
             if let Some(k) = m.first() {
-                return Err(Error::Usage(format!(
-                    "{id}: the merged run needs unit `{k}`, which no shard computed (a precision escalation?)"
-                )));
+                return Err(Error::Usage(if results.contains_key(k) {
+                    format!(
+                        "{id}: a shard's result for unit `{k}` is not a value the claim computes (was the file edited?)"
+                    )
+                } else {
+                    format!(
+                        "{id}: the merged run needs unit `{k}`, which no shard computed (a precision escalation?)"
+                    )
+                }));
             }
         }
         runs.push(render(&spec2, profile, &outcome));

@@ -204,3 +204,152 @@ fn a_claim_without_independent_units_refuses_to_shard() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("no independent units"), "{}", text(&o));
 }
+
+/// `merge` refuses a tampered, truncated, foreign or duplicated shard with exit 2,
+/// an error naming the file (and, for a field, its line), and writes nothing.
+/// Regression tests for two bugs: a shard index at or above its count panicked
+/// (exit 101, an index out of bounds), and a huge count aborted on allocating a
+/// flag per shard (exit 134).
+#[test]
+fn tampered_shards_are_refused_with_exit_2_and_nothing_written() {
+    let id = "sparse/failure-probability";
+    let d = scratch(id, &[("seeds = 200", "seeds = 40")]);
+    for i in 1..=2 {
+        let o = run_in(
+            d.path(),
+            &["run", id, "--shard", &format!("{i}/2"), "--out", "shards"],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    }
+    let dir = d.path().join("shards/sparse");
+    let name = |i: u32| format!("failure-probability.shard-{i}-of-2.json");
+    let orig = |i: u32| std::fs::read_to_string(dir.join(name(i))).unwrap();
+    let line_of = |t: &str, needle: &str| t.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    // a result moved from shard 1 to shard 2, where it is not at home
+    let moved = {
+        let mut a: serde_json::Value = serde_json::from_str(&orig(1)).unwrap();
+        let mut b: serde_json::Value = serde_json::from_str(&orig(2)).unwrap();
+        let res = a["record"]["results"].as_object_mut().unwrap();
+        let k = res.keys().next().unwrap().clone();
+        let v = res.remove(&k).unwrap();
+        b["record"]["results"]
+            .as_object_mut()
+            .unwrap()
+            .insert(k.clone(), v);
+        (k, serde_json::to_string_pretty(&b).unwrap())
+    };
+    // a result that is not of the claim's type
+    let garbled = {
+        let mut a: serde_json::Value = serde_json::from_str(&orig(1)).unwrap();
+        let res = a["record"]["results"].as_object_mut().unwrap();
+        let k = res.keys().next().unwrap().clone();
+        res.insert(k, serde_json::json!("not a result"));
+        serde_json::to_string_pretty(&a).unwrap()
+    };
+    let one = orig(1);
+    // (what is done, the files replaced or added, what the error must say)
+    type Case = (&'static str, Vec<(String, String)>, String);
+    let cases: Vec<Case> = vec![
+        (
+            "shard index at its count",
+            vec![(name(1), one.replacen("\"shard\": 0,", "\"shard\": 2,", 1))],
+            format!(
+                "{}:{}: shard: 2 is not below `of` = 2",
+                name(1),
+                line_of(&one, "\"shard\"")
+            ),
+        ),
+        (
+            "huge shard count",
+            vec![(
+                name(1),
+                one.replacen("\"of\": 2,", "\"of\": 1000000000000000,", 1),
+            )],
+            format!(
+                "{}:{}: of: 1000000000000000 shards; a run splits into 1 to 100000",
+                name(1),
+                line_of(&one, "\"of\"")
+            ),
+        ),
+        (
+            "zero shard count",
+            vec![(name(1), one.replacen("\"of\": 2,", "\"of\": 0,", 1))],
+            format!("{}:{}: of: 0 shards", name(1), line_of(&one, "\"of\"")),
+        ),
+        (
+            "another format",
+            vec![(
+                name(1),
+                one.replacen("attncheck-shard/1", "attncheck-shard/0", 1),
+            )],
+            format!("{}:2: format: `attncheck-shard/0`", name(1)),
+        ),
+        (
+            "truncated",
+            vec![(name(1), one[..one.len() / 2].to_string())],
+            "not a shard file".to_string(),
+        ),
+        (
+            "duplicated",
+            vec![(
+                "failure-probability.shard-1-of-2.copy.json".to_string(),
+                one.clone(),
+            )],
+            "shard 1 of 2 appears twice".to_string(),
+        ),
+        (
+            "other parameters",
+            vec![(
+                name(2),
+                orig(2).replacen("\"seeds\": 40", "\"seeds\": 41", 1),
+            )],
+            "was run with other parameters".to_string(),
+        ),
+        (
+            "a unit moved to another shard",
+            vec![(name(2), moved.1.clone())],
+            format!("holds unit `{}`, which is not its own", moved.0),
+        ),
+        (
+            "a result the claim cannot read",
+            vec![(name(1), garbled)],
+            "is not a value the claim computes".to_string(),
+        ),
+        (
+            "another split",
+            vec![(name(2), orig(2).replacen("\"of\": 2,", "\"of\": 3,", 1))],
+            "shard of 3".to_string(),
+        ),
+    ];
+    for (what, files, needle) in cases {
+        let t = tempfile::tempdir().unwrap();
+        let sh = t.path().join("shards");
+        std::fs::create_dir_all(&sh).unwrap();
+        for i in 1..=2 {
+            std::fs::write(sh.join(name(i)), orig(i)).unwrap();
+        }
+        for (f, body) in &files {
+            std::fs::write(sh.join(f), body).unwrap();
+        }
+        let th = d.path().join("theorems");
+        let o = run_in(
+            t.path(),
+            &[
+                "merge",
+                "shards",
+                "--out",
+                "merged",
+                "--theorems",
+                th.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(o.status.code(), Some(2), "{what}: {}", text(&o));
+        assert!(
+            text(&o).contains(&needle),
+            "{what}: expected {needle:?} in {}",
+            text(&o)
+        );
+        assert!(!text(&o).contains("panicked"), "{what}: {}", text(&o));
+        assert!(!t.path().join("merged").exists(), "{what}: wrote reports");
+    }
+}
