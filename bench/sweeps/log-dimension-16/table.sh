@@ -19,12 +19,14 @@ done | awk -v n="$n" '
   {
     wall = $6; cpu = $9 + $12; rss = $15 / 1024
     printf "| %d of %d | %.0f s (%.1f min) | %.0f s | %.0f MB | %d |\n", $1, n, wall, wall / 60, cpu, rss, $2
-    k++; tw += wall; tc += cpu; tb += $2
+    k++; tw += wall; tc += cpu; tb += $2; if (wall > mx) mx = wall
   }
   END {
     if (k == 0) exit
     label = (k == n) ? "all " n : k " of " n " done"
     printf "| **%s** | %.0f s | **%.0f s (%.2f CPU-hours)** | | %d of 512 |\n", label, tw, tc, tc / 3600, tb
     if (k < n)
-      printf "\nExtrapolated from these %d: about %.1f CPU-hours for all %d.\n", k, tc / k * n / 3600, n
+      printf "\nExtrapolated from these %d: about %.1f CPU-hours for all %d, so about %.0f minutes per shard on a %d-task array and %.1f hours on 2 cores.\n", k, tc / k * n / 3600, n, tc / k / 60, n, tc / k * n / 2 / 3600
+    else
+      printf "\nAll %d: %.1f CPU-hours. On a %d-task array the sweep takes as long as its slowest shard (%.0f minutes); on 2 cores about %.1f hours.\n", n, tc / 3600, n, mx / 60, tc / 2 / 3600
   }'
