@@ -706,6 +706,29 @@ pub fn parse_shard(s: &str) -> Result<(u64, u64), Error> {
 /// The most shards a run may be split into (`--shard i/N`, a shard file's `of`).
 pub const MAX_SHARDS: u64 = 100_000;
 
+impl ShardFile {
+    /// The field and the reason when `of` is outside 1..=[`MAX_SHARDS`] or
+    /// `shard` is not below it (checked on reading and again by the merge).
+    fn count_error(&self) -> Option<(&'static str, String)> {
+        if self.of == 0 || self.of > MAX_SHARDS {
+            Some((
+                "of",
+                format!("{} shards; a run splits into 1 to {MAX_SHARDS}", self.of),
+            ))
+        } else if self.shard >= self.of {
+            Some((
+                "shard",
+                format!(
+                    "{} is not below `of` = {} (the file counts shards from 0: shard i of N is i − 1)",
+                    self.shard, self.of
+                ),
+            ))
+        } else {
+            None
+        }
+    }
+}
+
 /// The 1-based line of a shard file's top-level field `key`: the line that
 /// starts with it at the two-space indent `run --shard` writes, else the first
 /// line that mentions it (a file edited by hand).
@@ -824,20 +847,8 @@ pub fn find_shards(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardFile)>, Error
                     format!("`{}`, expected `{SHARD_FORMAT}`", f.format),
                 ));
             }
-            if f.of == 0 || f.of > MAX_SHARDS {
-                return Err(at(
-                    "of",
-                    format!("{} shards; a run splits into 1 to {MAX_SHARDS}", f.of),
-                ));
-            }
-            if f.shard >= f.of {
-                return Err(at(
-                    "shard",
-                    format!(
-                        "{} is not below `of` = {} (the file counts shards from 0: shard i of N is i − 1)",
-                        f.shard, f.of
-                    ),
-                ));
+            if let Some((key, why)) = f.count_error() {
+                return Err(at(key, why));
             }
             Ok((p, f))
         })
@@ -896,11 +907,8 @@ pub fn merge_shards(
             if f.record.keys != f0.record.keys {
                 return Err(bad("lists other units than the other shards".into()));
             }
-            if f.shard >= f.of {
-                return Err(bad(format!(
-                    "shard index {} is not below its count {}",
-                    f.shard, f.of
-                )));
+            if let Some((key, why)) = f.count_error() {
+                return Err(bad(format!("{key}: {why}")));
             }
             if !seen.insert(f.shard) {
                 return Err(bad(format!(

@@ -14,8 +14,8 @@ for i in $(seq 1 "$n"); do
     python3 -c 'import json, sys; print(sum(", n = 2^16," in k for k in json.load(sys.stdin)["record"]["results"]))')
   echo "$i $big $(cat "$t")"
 done | awk -v n="$n" '
-  # fields: i big "shard" i/n "wall" W "s" "user" U "s" "sys" S "s" "maxrss" R "KB"
-    # ($1 $2 $3 $4 $5 $6 ... : W = $6, U = $9, S = $12, R = $15)
+  # fields: i big "shard" i/n "wall" W "s" "user" U "s" "sys" S "s" "maxrss" R "KB",
+  # so W = $6, U = $9, S = $12, R = $15
   {
     wall = $6; cpu = $9 + $12; rss = $15 / 1024
     printf "| %d of %d | %.0f s (%.1f min) | %.0f s | %.0f MB | %d |\n", $1, n, wall, wall / 60, cpu, rss, $2
