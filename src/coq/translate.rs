@@ -789,7 +789,7 @@ fn ln_sum_over_budget(f: &F) -> Option<(i64, i64, i64)> {
     fn term(t: &T, worst: &mut Option<(i64, i64, i64)>) {
         if let Some((lo, hi, k)) = ln_sum_blocks(t) {
             let b = (hi - lo) / k + 1;
-            if b > MAX_LN_CHUNKED_BLOCKS && worst.map_or(true, |w| w.2 < b) {
+            if b > MAX_LN_CHUNKED_BLOCKS && worst.is_none_or(|w| w.2 < b) {
                 *worst = Some((lo, hi, b));
             }
         }

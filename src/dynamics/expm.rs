@@ -92,7 +92,7 @@ pub fn expm(v: &Mat, t: &Rational, prec: u32) -> Vec<Float> {
 pub fn expm_vec(v: &Mat, t: &Rational, x: &[Float], prec: u32) -> Vec<Float> {
     let d = v.rows;
     assert!(
-        d > 0 && x.len() % d == 0,
+        d > 0 && x.len().is_multiple_of(d),
         "expm_vec: length not a multiple of d"
     );
     let e = expm(v, t, prec + 16);

@@ -77,7 +77,7 @@ impl PointSet {
         if xs.is_empty() {
             return Err(HullError::Empty);
         }
-        if xs.len() % d != 0 {
+        if !xs.len().is_multiple_of(d) {
             return Err(HullError::Shape);
         }
         let mut denom = Integer::from(1);

@@ -336,7 +336,7 @@ fn sparse<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a SparseRows, ExprError> {
 }
 
 fn max_opt(acc: &mut Option<Rational>, v: Rational) {
-    if acc.as_ref().map_or(true, |a| v > *a) {
+    if acc.as_ref().is_none_or(|a| v > *a) {
         *acc = Some(v);
     }
 }
@@ -387,7 +387,7 @@ fn lemma_row(s: &SignMatrix, row: &[(usize, Rational)]) -> (Rational, Option<Rat
     for (q, (j, _)) in row.iter().enumerate() {
         let lj = lam(*j);
         let ej = &lj - Integer::from(&nums[q] * d);
-        if lam_min.as_ref().map_or(true, |m| lj < *m) {
+        if lam_min.as_ref().is_none_or(|m| lj < *m) {
             lam_min = Some(lj.clone());
         }
         e_supp.push(ej);
@@ -410,7 +410,7 @@ fn lemma_row(s: &SignMatrix, row: &[(usize, Rational)]) -> (Rational, Option<Rat
         if aj > abs_e {
             abs_e = aj;
         }
-        if lam_out.as_ref().map_or(true, |m| lj > *m) {
+        if lam_out.as_ref().is_none_or(|m| lj > *m) {
             lam_out = Some(lj);
         }
     }
@@ -472,13 +472,16 @@ fn data_op<'a>(
                 "entry-sum" => acc = Some(b.rows.iter().map(|r| row_sum(r)).sum()),
                 _ => {
                     for (_, v) in b.rows.iter().flatten() {
-                        let better = acc.as_ref().map_or(true, |a| {
-                            if op == "entry-min" {
-                                v < a
-                            } else {
-                                v > a
-                            }
-                        });
+                        let better =
+                            acc.as_ref().is_none_or(
+                                |a| {
+                                    if op == "entry-min" {
+                                        v < a
+                                    } else {
+                                        v > a
+                                    }
+                                },
+                            );
                         if better {
                             acc = Some(v.clone());
                         }

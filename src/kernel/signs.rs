@@ -41,7 +41,7 @@ impl SignMatrix {
         if bits.len() != n * words {
             return None;
         }
-        if d % 64 != 0 {
+        if !d.is_multiple_of(64) {
             let mask = !0u64 << (d % 64);
             if (0..n).any(|l| bits[l * words + words - 1] & mask != 0) {
                 return None;
@@ -94,7 +94,7 @@ impl SignMatrix {
     pub fn prefix(&self, d: usize) -> SignMatrix {
         assert!(d <= self.d, "prefix wider than the matrix");
         let w = d.div_ceil(64);
-        let mask = if d % 64 == 0 {
+        let mask = if d.is_multiple_of(64) {
             !0u64
         } else {
             (1u64 << (d % 64)) - 1
@@ -173,7 +173,7 @@ impl SignMatrix {
                 let mut first: Option<(i64, (usize, usize))> = None;
                 self.for_each_pair_in_tile(t, |l, j, x| {
                     let v = (d - 2 * i64::from(x)).abs();
-                    if v > bound && first.map_or(true, |f| (l, j) < f.1) {
+                    if v > bound && first.is_none_or(|f| (l, j) < f.1) {
                         first = Some((v, (l, j)));
                     }
                 });

@@ -28,7 +28,7 @@ impl StepTally {
     pub fn record(&mut self, k: usize, margin: &Interval) {
         self.steps += 1;
         let lo = margin.lo_f64();
-        if self.min_margin.map_or(true, |(m, _)| lo < m) {
+        if self.min_margin.is_none_or(|(m, _)| lo < m) {
             self.min_margin = Some((lo, k));
         }
         if !margin.lo().is_sign_negative() || margin.lo().is_zero() {

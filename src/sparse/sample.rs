@@ -16,7 +16,7 @@ use crate::rng::SplitMix64;
 pub fn draw_signs(n: usize, d: usize, seed: u64) -> SignMatrix {
     let words = d.div_ceil(64);
     let mut rng = SplitMix64::new(seed);
-    let tail = if d % 64 == 0 {
+    let tail = if d.is_multiple_of(64) {
         !0u64
     } else {
         (1u64 << (d % 64)) - 1

@@ -303,7 +303,7 @@ fn operations_on_entire_never_give_nan() {
             for r in [a + b, a - b, a * b, a / b, a.hull(b), a.max(b), a.min(b)] {
                 assert!(valid(&r), "{a:?} ∘ {b:?} = {r:?}");
             }
-            assert!(a.intersect(b).as_ref().map_or(true, valid));
+            assert!(a.intersect(b).as_ref().is_none_or(valid));
             assert!(valid(&dot(
                 std::slice::from_ref(a),
                 std::slice::from_ref(b)

@@ -30,7 +30,7 @@ fn naive_max(s: &SignMatrix) -> Option<(i64, (usize, usize))> {
     let mut best: Option<(i64, (usize, usize))> = None;
     for l in 0..s.n() {
         for j in l + 1..s.n() {
-            if best.map_or(true, |b| g[l][j].abs() > b.0) {
+            if best.is_none_or(|b| g[l][j].abs() > b.0) {
                 best = Some((g[l][j].abs(), (l, j)));
             }
         }
@@ -124,7 +124,7 @@ proptest! {
         if let Some(d) = want {
             let p = s.prefix(d);
             let bound = Rational::from(&t * d as u64).floor().numer().to_i64().unwrap();
-            prop_assert!(p.max_abs_offdiag().map_or(true, |m| m.0 <= bound));
+            prop_assert!(p.max_abs_offdiag().is_none_or(|m| m.0 <= bound));
             prop_assert_eq!(p.first_offdiag_above(bound), None);
         }
     }

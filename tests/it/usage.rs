@@ -295,3 +295,65 @@ fn quick_start_fetches_the_trained_model_corpus() {
         assert!(fetch < at, "the fetch comes before `{step}`:\n{plan}");
     }
 }
+
+/// The README and Cargo.toml promised Rust ≥ 1.80, but the locked dependencies need more
+/// (zip 9.8 through candle declares 1.89, proptest 1.12 declares 1.88), so a user on
+/// 1.80 met a build error instead of the promised build. The declared minimum must be
+/// at least every `rust-version` in the locked graph for Linux, and the README must say
+/// the same version. (`incompatible_msrv` in clippy then checks our own std use.)
+#[test]
+fn declared_rust_version_covers_every_locked_dependency() {
+    let o = Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args([
+            "metadata",
+            "--format-version=1",
+            "--locked",
+            "--offline",
+            "--filter-platform=x86_64-unknown-linux-gnu",
+        ])
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        eprintln!("cargo metadata failed offline; not checked: {}", err(&o));
+        return;
+    }
+    let meta: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let version = |s: &str| -> Vec<u64> {
+        s.split('.')
+            .map(|x| x.parse().unwrap_or_else(|_| panic!("version {s}")))
+            .collect()
+    };
+    let in_graph: std::collections::HashSet<&str> = meta["resolve"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    let mut ours = None;
+    let mut needed = (vec![0], String::new());
+    for p in meta["packages"].as_array().unwrap() {
+        let Some(rv) = p["rust_version"].as_str() else {
+            continue;
+        };
+        if p["name"] == "attncheck" {
+            ours = Some(rv.to_string());
+        } else if in_graph.contains(p["id"].as_str().unwrap()) && version(rv) > needed.0 {
+            needed = (
+                version(rv),
+                format!("{} {} needs {rv}", p["name"], p["version"]),
+            );
+        }
+    }
+    let ours = ours.expect("Cargo.toml declares rust-version");
+    assert!(
+        version(&ours) >= needed.0,
+        "Cargo.toml says rust-version {ours}, but {}",
+        needed.1
+    );
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("Rust ≥ {ours}")),
+        "the README states the minimum Rust version of Cargo.toml ({ours})"
+    );
+}

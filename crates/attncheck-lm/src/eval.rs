@@ -36,7 +36,11 @@ pub fn sliding_nll(
     inf: Inference,
     tokens_per_batch: usize,
 ) -> Result<f64> {
-    if s.stride == 0 || length < s.stride || length > s.max_length || s.targets % s.stride != 0 {
+    if s.stride == 0
+        || length < s.stride
+        || length > s.max_length
+        || !s.targets.is_multiple_of(s.stride)
+    {
         return Err(Error::Config(format!(
             "sliding evaluation needs stride ≤ length ≤ max_length and targets a multiple of the stride \
              (stride {}, length {length}, max {}, targets {})",

@@ -129,7 +129,7 @@ impl Model {
     /// number drawn from `seed`.
     pub fn new(cfg: Config, seed: u64) -> Result<Model> {
         crate::configure();
-        if cfg.hidden == 0 || cfg.heads == 0 || cfg.hidden % cfg.heads != 0 {
+        if cfg.hidden == 0 || cfg.heads == 0 || !cfg.hidden.is_multiple_of(cfg.heads) {
             return Err(Error::Config(format!(
                 "hidden {} must be a positive multiple of heads {}",
                 cfg.hidden, cfg.heads

@@ -157,7 +157,7 @@ fn simulate(
     record(&s, &l_prev, &mut run);
     for _ in 0..steps {
         let next = map.step(&s);
-        let sampled = next.k % sample_every == 0 || next.k == steps;
+        let sampled = next.k.is_multiple_of(sample_every) || next.k == steps;
         let m2 = max_all(&sq_norms(&next.x, n, d));
         let l = if certify || sampled {
             lyapunov(&next.x, n, d)

@@ -234,7 +234,7 @@ fn simulate(inst: &Instance, dirs: &[Vec<Integer>], prec: u32, certify: bool) ->
             let v = max_all(&sq_norms(&diff, n, d)).sqrt() / &dt_i;
             run.speeds.push((next.k as f64 * dt, v));
         }
-        if next.k % sample_every == 0 || next.k == steps {
+        if next.k.is_multiple_of(sample_every) || next.k == steps {
             run.samples.push((next.k as f64 * dt, mids(&next.u)));
         }
         s = next;

@@ -350,7 +350,7 @@ pub fn check_heads(h: usize) -> Result<(), String> {
 
 /// d̄ must be even and between 2 and 4096.
 pub fn check_dbar(d: u32) -> Result<(), String> {
-    if (2..=4096).contains(&d) && d % 2 == 0 {
+    if (2..=4096).contains(&d) && d.is_multiple_of(2) {
         Ok(())
     } else {
         Err(format!("d̄ = {d} must be even, between 2 and 4096"))

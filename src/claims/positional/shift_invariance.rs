@@ -228,7 +228,7 @@ pub fn compare_rows(
     let mut dev = 0f64;
     for k in 0..pa.len() {
         let r = pa[k].agreement(&pb[k]);
-        if overlap.map_or(true, |o| !o.violated()) {
+        if overlap.is_none_or(|o| !o.violated()) {
             overlap = Some(r);
         }
         for p in [&pa[k], &pb[k]] {

@@ -165,7 +165,7 @@ impl crate::spec::Params for Params {
             "must be between 1 and 64",
         )?;
         ensure(
-            self.dbar >= 2 && self.dbar % 2 == 0 && self.dbar <= 4096,
+            self.dbar >= 2 && self.dbar.is_multiple_of(2) && self.dbar <= 4096,
             "dbar",
             "must be even, between 2 and 4096",
         )?;

@@ -170,7 +170,7 @@ impl crate::spec::Params for Params {
             "must be a power of two ≤ 64",
         )?;
         ensure(
-            self.hidden >= self.heads && self.hidden % (2 * self.heads) == 0,
+            self.hidden >= self.heads && self.hidden.is_multiple_of(2 * self.heads),
             "hidden",
             "must be a multiple of 2·heads (even head dimension for RoPE)",
         )?;
@@ -215,7 +215,8 @@ impl crate::spec::Params for Params {
             "must lie in 1..=train_length",
         )?;
         ensure(
-            self.eval_targets >= self.eval_stride && self.eval_targets % self.eval_stride == 0,
+            self.eval_targets >= self.eval_stride
+                && self.eval_targets.is_multiple_of(self.eval_stride),
             "eval_targets",
             "must be a positive multiple of eval_stride",
         )?;

@@ -141,7 +141,7 @@ impl crate::spec::Params for Params {
         )?;
         let emax = *self.log2_n.last().expect("nonempty");
         ensure(
-            emax % 2 == 0 && self.log2_n.contains(&(emax / 2)),
+            emax.is_multiple_of(2) && self.log2_n.contains(&(emax / 2)),
             "log2_n",
             format!(
                 "must contain n_mid = √n_max, i.e. exponent {} (the largest, {emax}, must be even)",

@@ -106,7 +106,7 @@ fn margin(logits: &[Vec<Rational>], sigma: &[usize]) -> Rational {
         for (j, x) in row.iter().enumerate() {
             if j != s {
                 let gap = Rational::from(&row[s] - x);
-                if m.as_ref().map_or(true, |m| gap < *m) {
+                if m.as_ref().is_none_or(|m| gap < *m) {
                     m = Some(gap);
                 }
             }
@@ -230,7 +230,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 .collect();
             let m = margin(&logits, &sigma);
             d2_ok &= m >= gamma;
-            if d2_min.as_ref().map_or(true, |x| m < *x) {
+            if d2_min.as_ref().is_none_or(|x| m < *x) {
                 d2_min = Some(m);
             }
         }
