@@ -8,7 +8,7 @@
 //! (`apt-get install coq libcoq-interval`; `make test` and CI install it).
 //! Certificates are read by the one reader, `attncheck::certificate`.
 
-use super::util::{bin, output_text, root};
+use super::util::{bin, files_below, output_text, root};
 use attncheck::certificate::{self, Certificate, DataEntry, Obligation};
 use attncheck::coq::{self, CoqVerdict};
 use attncheck::kernel::expr::Datum;
@@ -26,20 +26,12 @@ fn cert(id: &str) -> Certificate {
 }
 
 fn committed() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root().join("reports")];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.to_string_lossy().ends_with(".cert.json") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    let reports = root().join("reports");
+    files_below(&reports)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".cert.json"))
+        .map(|p| reports.join(p))
+        .collect()
 }
 
 /// `Some(dir)` to run coqc in, or `None` (with a message) when Coq is absent.

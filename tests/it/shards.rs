@@ -2,7 +2,7 @@
 //! independent units and `merge` joins the shares into the report an unsharded run
 //! writes, byte for byte — run by GNU parallel, the engine the README shows.
 
-use crate::util::root;
+use crate::util::{files_below, root};
 use crate::util::{output_text as text, run_in};
 
 use std::process::Command;
@@ -351,5 +351,53 @@ fn tampered_shards_are_refused_with_exit_2_and_nothing_written() {
         );
         assert!(!text(&o).contains("panicked"), "{what}: {}", text(&o));
         assert!(!t.path().join("merged").exists(), "{what}: wrote reports");
+    }
+}
+
+/// The committed full log-dimension report had gone stale: it was written before the
+/// statement/trust rework and migrated by hand, so it still called `d_min ≤ d_ub` a
+/// certified check (now an observation), had no statement, trust section or
+/// certificate, and no test noticed, since a full sweep is hours of CPU. The sweep's 16
+/// measured shards are kept in `bench/sweeps/log-dimension-16/`, and merging them takes
+/// a second: `reports/full/` must be exactly what they merge to with today's code,
+/// file for file and byte for byte.
+#[test]
+fn the_committed_full_report_is_what_the_stored_shards_merge_to() {
+    let sweep = root().join("bench/sweeps/log-dimension-16/shards");
+    let d = tempfile::tempdir().unwrap();
+    let shards = d.path().join("shards/sparse");
+    std::fs::create_dir_all(&shards).unwrap();
+    for i in 1..=16 {
+        let name = format!("log-dimension.shard-{i}-of-16.json");
+        let o = Command::new("gunzip")
+            .arg("-c")
+            .arg(sweep.join(format!("{name}.gz")))
+            .output()
+            .expect("gunzip (gzip) is installed");
+        assert!(o.status.success(), "gunzip {name}: {}", text(&o));
+        std::fs::write(shards.join(&name), o.stdout).unwrap();
+    }
+    let merged = d.path().join("merged");
+    let o = run_in(
+        &root(),
+        &[
+            "merge",
+            d.path().join("shards").to_str().unwrap(),
+            "--out",
+            merged.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let committed = root().join("reports/full");
+    let hint = "reports/full/ is stale: regenerate it with \
+                `bench/sweeps/log-dimension-16/resume.sh` (it merges the stored shards) \
+                and commit the result";
+    assert_eq!(files_below(&merged), files_below(&committed), "{hint}");
+    for f in files_below(&merged) {
+        assert!(
+            std::fs::read(merged.join(&f)).unwrap() == std::fs::read(committed.join(&f)).unwrap(),
+            "reports/full/{}: {hint}",
+            f.display()
+        );
     }
 }

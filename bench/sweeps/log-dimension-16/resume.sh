@@ -4,9 +4,12 @@
 # shards/, with its GNU time record in times/ and the machine it ran on in machines/. This
 # script runs the shards still missing, one at a time on one thread each (so a shard's wall
 # time is its cost on one core), and once all 16 are here merges them and compares the
-# result with the committed reports/full/sparse/log-dimension.* byte for byte.
+# result with the committed reports/full/ file for file, byte for byte (the test
+# shards::the_committed_full_report_is_what_the_stored_shards_merge_to does the same).
 #
 #   bench/sweeps/log-dimension-16/resume.sh          # ATTNCHECK=… to pick the binary
+#   bench/sweeps/log-dimension-16/resume.sh --write  # replace reports/full/ by the merge
+#                                                    # (after a change of the report's format)
 #
 # Pin it with `taskset -c 1` to keep other work off its core. An interrupted shard leaves no
 # file behind (shards are written whole) and runs again next time. Several copies may run at
@@ -17,6 +20,12 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 bin="${ATTNCHECK:-$root/target/release/attncheck}"
 n=16
+write=0
+case "${1:-}" in
+  --write) write=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--write]" >&2; exit 2 ;;
+esac
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$here/shards" "$here/times" "$here/machines" "$work/sparse"
@@ -49,10 +58,15 @@ done
 for i in $(seq 1 "$n"); do
   gunzip -c "$here/shards/log-dimension.shard-$i-of-$n.json.gz" > "$work/sparse/log-dimension.shard-$i-of-$n.json"
 done
+if [ "$write" = 1 ]; then
+  "$bin" merge "$work" --out "$root/reports/full" >&2
+  echo "the 16 shards merged into reports/full/ (review and commit the diff)" >&2
+  exit 0
+fi
 "$bin" merge "$work" --out "$work/merged" >&2
-for f in md json svg; do
-  for p in "$root"/reports/full/sparse/log-dimension*."$f"; do
-    cmp "$p" "$work/merged/sparse/$(basename "$p")"
-  done
-done
-echo "the 16 shards merge to reports/full/sparse/log-dimension.* byte for byte" >&2
+if diff -r "$work/merged" "$root/reports/full" >&2; then
+  echo "the 16 shards merge to reports/full/ file for file, byte for byte" >&2
+else
+  echo "reports/full/ differs from what the 16 shards merge to; rerun with --write to replace it" >&2
+  exit 1
+fi
