@@ -324,9 +324,17 @@ pub fn write_reports_stamped(
             write_atomic(&dir.join(f), t)?;
         }
     }
+    let (index, html) = render_index(out, stamp)?;
+    write_atomic(&out.join("README.md"), &index)?;
+    write_atomic(&out.join("index.html"), &html)
+}
+
+/// `out/README.md` and `out/index.html` as [`write_reports`] writes them: built from
+/// the reports present under `out` (their JSON, Markdown and SVG files), so a report
+/// set's index can be checked without running any claim.
+pub fn render_index(out: &Path, stamp: Option<&str>) -> Result<(String, String), Error> {
     let all = read_reports(out)?;
     let index = report::index_markdown(&all);
-    write_atomic(&out.join("README.md"), &index)?;
     let mds: Vec<(String, String)> = all
         .iter()
         .filter_map(|r| {
@@ -340,10 +348,8 @@ pub fn write_reports_stamped(
         let paper = id.split('/').next()?;
         std::fs::read_to_string(out.join(paper).join(file)).ok()
     };
-    write_atomic(
-        &out.join("index.html"),
-        &report::html::index_html(&index, &mds, &image, stamp),
-    )
+    let html = report::html::index_html(&index, &mds, &image, stamp);
+    Ok((index, html))
 }
 
 /// Reads every JSON report below `out` (sorted by ID); unreadable files are skipped.
