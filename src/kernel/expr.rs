@@ -472,16 +472,11 @@ fn data_op<'a>(
                 "entry-sum" => acc = Some(b.rows.iter().map(|r| row_sum(r)).sum()),
                 _ => {
                     for (_, v) in b.rows.iter().flatten() {
-                        let better =
-                            acc.as_ref().is_none_or(
-                                |a| {
-                                    if op == "entry-min" {
-                                        v < a
-                                    } else {
-                                        v > a
-                                    }
-                                },
-                            );
+                        let better = match &acc {
+                            None => true,
+                            Some(a) if op == "entry-min" => v < a,
+                            Some(a) => v > a,
+                        };
                         if better {
                             acc = Some(v.clone());
                         }
