@@ -163,7 +163,7 @@ pub fn exact(field: &str, s: &str) -> Result<rug::Rational, FieldError> {
             Some(limit) => format!(
                 "`{}` has an exponent beyond the limit: exponents of exact literals must lie in \
                  −{limit}..={limit}",
-                s.trim()
+                crate::kernel::abbreviate_literal(s)
             ),
             None => e.to_string(),
         };

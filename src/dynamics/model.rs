@@ -355,7 +355,7 @@ impl MatrixSpec {
 }
 
 fn parse_entry(field: &str, s: &str) -> Result<Rational, FieldError> {
-    kernel::parse_rational(s).map_err(|e| FieldError::new(field, format!("`{s}`: {e}")))
+    kernel::parse_rational(s).map_err(|e| FieldError::new(field, e.to_string()))
 }
 
 /// `rows × cols` entries uniform on 2^−g ℤ ∩ [lo, hi], drawn by SplitMix64 from `seed`

@@ -41,7 +41,10 @@ pub mod statement;
 mod tally;
 
 pub use compare::Certainty;
-pub use exact::{parse_rational, ParseRationalError};
+pub use exact::{
+    abbreviate_literal, check_literal_size, literal_digits, parse_rational, ParseRationalError,
+    MAX_LITERAL_DIGITS,
+};
 pub use fast::{exp_fixed, softmax_fast};
 pub use interval::Interval;
 pub use signs::SignMatrix;

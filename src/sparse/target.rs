@@ -208,7 +208,7 @@ pub fn parse(text: &str, k: usize) -> Result<Target, TargetError> {
     if !ok {
         return Err(TargetError::Header {
             line: hl,
-            found: header.trim().to_string(),
+            found: crate::kernel::abbreviate_literal(header),
         });
     }
     let mut content = lines.filter(|(_, l)| {
@@ -220,7 +220,7 @@ pub fn parse(text: &str, k: usize) -> Result<Target, TargetError> {
         |line: usize, what: &'static str, text: &str, reason: &str| TargetError::Malformed {
             line,
             what,
-            text: text.trim().to_string(),
+            text: crate::kernel::abbreviate_literal(text),
             reason: reason.to_string(),
         };
     let (sl, size) = content
@@ -297,14 +297,14 @@ pub fn parse(text: &str, k: usize) -> Result<Target, TargetError> {
         if i == 0 || j == 0 || i > n || j > n {
             return Err(TargetError::OutOfRange { line, i, j, n });
         }
-        let v =
-            parse_rational(parts[2]).map_err(|e| malformed(line, "entry", l, &e.to_string()))?;
+        let v = parse_rational(parts[2])
+            .map_err(|e| malformed(line, "entry value", l, &e.to_string()))?;
         if v <= 0 {
             return Err(TargetError::NotPositive {
                 line,
                 i,
                 j,
-                value: parts[2].to_string(),
+                value: crate::kernel::abbreviate_literal(parts[2]),
             });
         }
         let row = rows.entry(i - 1).or_default();

@@ -251,10 +251,7 @@ pub fn line_fit(x: &[f64], y: &[f64]) -> Option<LineFit> {
 /// printed reference value that was rounded to nearest.
 pub fn printed_half_unit(s: &str) -> Result<Rational, crate::kernel::ParseRationalError> {
     use rug::ops::Pow;
-    let err = |reason| crate::kernel::ParseRationalError {
-        text: s.to_string(),
-        reason,
-    };
+    let err = |reason| crate::kernel::ParseRationalError::new(s, reason);
     crate::kernel::parse_rational(s)?;
     let t = s.trim().trim_start_matches(['-', '+']);
     let (mant, exp) = match t.find(['e', 'E']) {

@@ -19,5 +19,5 @@ pub(crate) fn hint_rational(hints: &Hints, key: &str) -> Result<Rational, String
     let v = hints
         .get(key)
         .ok_or_else(|| format!("the hint `{key}` is missing"))?;
-    crate::kernel::parse_rational(v).map_err(|e| format!("hint `{key}` = `{v}`: {e}"))
+    crate::kernel::parse_rational(v).map_err(|e| format!("hint `{key}`: {e}"))
 }
