@@ -34,7 +34,7 @@ use super::model::{Mat, System};
 use super::observe::{max_all, sq_norms};
 use crate::kernel::Interval;
 use rug::Rational;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The most initial configurations one datum may iterate.
 pub const MAX_RUNS: usize = 4;
@@ -68,6 +68,8 @@ pub struct LayerData {
     steps: usize,
     runs: Vec<Mat>,
     cache: Arc<Mutex<Cache>>,
+    /// ‖V‖_F² and ‖QᵀK‖_F², computed on first use (the work budget counts them once).
+    frob2: Arc<[OnceLock<Rational>; 2]>,
 }
 
 impl PartialEq for LayerData {
@@ -154,6 +156,7 @@ impl LayerData {
             steps,
             runs,
             cache: Arc::default(),
+            frob2: Arc::default(),
         })
     }
     /// Number of tokens n.
@@ -188,13 +191,15 @@ impl LayerData {
     pub fn runs(&self) -> &[Mat] {
         &self.runs
     }
-    /// ‖V‖_F² = Σ_ab V_ab², exact.
+    /// ‖V‖_F² = Σ_ab V_ab², exact (computed once).
     pub fn v_frob2(&self) -> Rational {
-        self.v.frobenius_sq()
+        self.frob2[0].get_or_init(|| self.v.frobenius_sq()).clone()
     }
-    /// ‖QᵀK‖_F², exact.
+    /// ‖QᵀK‖_F², exact (computed once).
     pub fn qk_frob2(&self) -> Rational {
-        self.q.transpose().mul(&self.k).frobenius_sq()
+        self.frob2[1]
+            .get_or_init(|| self.q.transpose().mul(&self.k).frobenius_sq())
+            .clone()
     }
 
     fn summary(&self, prec: u32) -> Result<Arc<Summary>, String> {

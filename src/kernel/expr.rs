@@ -40,7 +40,7 @@
 
 use super::{parse_rational, Certainty, Interval, SignMatrix};
 use rug::{Integer, Rational};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A parse or evaluation error, with the byte offset in the source text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,45 +97,386 @@ pub fn parse(text: &str) -> Result<Sexp, ExprError> {
     Ok(e)
 }
 
-/// The evaluation cost of a parsed formula ([`MAX_WORK`]): one per node, a
-/// `forall`/`sum` body counted once per value of its range. Saturating.
+/// The evaluation cost of a parsed formula with no data, at 128 bits ([`work_with`]).
 pub fn work(e: &Sexp) -> u128 {
-    match e {
-        Sexp::Atom(..) => 1,
-        Sexp::List(items, _) => {
-            if let [Sexp::Atom(op, _), dbar, _, r] = items.as_slice() {
-                if op == "sandwich-centred" {
-                    let terms = int_atom(dbar).map_or(1, |d| (d.max(0) as u128) / 2);
-                    return 1u128.saturating_add(terms).saturating_add(work(r));
+    work_with(e, &Data::new(), 128)
+}
+
+// ----- the work budget -----
+//
+// `work_with` bounds what evaluating a formula costs, before anything is evaluated, in
+// units of about one term evaluation: each node costs 1 per evaluation, a `forall`/
+// `sum` body once per value of its range, each data operation its own cost per
+// evaluation (below, from the sizes of its data), and, once per formula, reading each
+// literal and the cached computations of a layer datum. The sizes are counted in
+// machine words (64-bit words of a sign row, limbs of a rational), WORDS_PER_UNIT
+// words to a unit; a bound of a big-integer product is the product of the sizes
+// (schoolbook multiplication, which GMP only beats). Calibrated on this machine: a
+// unit is about 0.1 µs, the cost of one interval operation at 128 bits.
+
+/// 64-bit words handled (popcounts, limb operations) per unit of work.
+pub const WORDS_PER_UNIT: u128 = 64;
+/// Pairs of sign rows compared per unit of work (the per-pair overhead of
+/// `gram-max-abs`, besides its words).
+pub const PAIRS_PER_UNIT: u128 = 8;
+/// The overhead of one inner product ⟨s_l, s_j⟩ of the lemma operations, in words.
+const INNER_PRODUCT_WORDS: u128 = 64;
+/// Digits of a literal read per unit of work (GMP reads a million-digit power in
+/// about 15 ms).
+pub const LITERAL_DIGITS_PER_UNIT: u128 = 8;
+
+/// The evaluation cost of a parsed formula over `data` at `prec` bits, checked
+/// against [`MAX_WORK`] before anything is evaluated: one per node, a `forall`/`sum`
+/// body counted once per value of its range (nested ranges multiply), each data
+/// operation at the cost its data's sizes give, and, once per formula, each literal's
+/// reading and each layer datum's iteration. Saturating.
+pub fn work_with(e: &Sexp, data: &Data, prec: u32) -> u128 {
+    let mut c = Cost {
+        data,
+        prec,
+        unit: precision_factor(prec),
+        scope: Vec::new(),
+        once: 0,
+        cached: BTreeSet::new(),
+    };
+    let per = c.node(e);
+    per.saturating_add(c.once)
+}
+
+/// What one term evaluation at `prec` bits costs relative to one at 128 bits:
+/// q·⌈√q⌉ with q = ⌈p/128⌉ (1 at 128 bits, 24 at 1024, 1536 at 16384), an upper bound
+/// of what `verify` measures (MPFR's exp and cos grow like p^1.5; 6× at 1024 bits and
+/// 50× at 4096 on the committed certificates).
+pub fn precision_factor(prec: u32) -> u128 {
+    let q = u128::from(prec.div_ceil(128).max(1));
+    let mut r = 1u128;
+    while r * r < q {
+        r += 1;
+    }
+    q * r
+}
+
+struct Cost<'a> {
+    data: &'a Data,
+    prec: u32,
+    /// The cost of one node's evaluation at this precision ([`precision_factor`]).
+    unit: u128,
+    /// The ranges of the enclosing `forall`/`sum` variables, innermost last.
+    scope: Vec<(&'a str, i64, i64)>,
+    /// Costs paid once per formula.
+    once: u128,
+    /// The (datum, computation) pairs whose once-only cost is counted.
+    cached: BTreeSet<(&'a str, &'static str)>,
+}
+
+/// The size of a rational in limbs: 1 + (bits of numerator and denominator)/64.
+fn limbs(q: &Rational) -> u128 {
+    1 + u128::from(q.numer().significant_bits() + q.denom().significant_bits()) / 64
+}
+
+fn units(words: u128) -> u128 {
+    words.div_ceil(WORDS_PER_UNIT)
+}
+
+impl<'a> Cost<'a> {
+    fn node(&mut self, e: &'a Sexp) -> u128 {
+        let items = match e {
+            Sexp::Atom(a, _) => {
+                if let Some(d) = super::literal_digits(a) {
+                    self.once = self.once.saturating_add(1 + d / LITERAL_DIGITS_PER_UNIT);
                 }
+                return self.unit;
             }
-            if let [Sexp::Atom(op, _), _, lo, hi, body] = items.as_slice() {
-                if op == "forall" || op == "sum" {
-                    if let (Ok(lo), Ok(hi)) = (int_atom(lo), int_atom(hi)) {
-                        let n = (i128::from(hi) - i128::from(lo) + 1).max(0) as u128;
-                        return 1u128.saturating_add(n.saturating_mul(work(body)));
+            Sexp::List(items, _) => items,
+        };
+        let op = match items.first() {
+            Some(Sexp::Atom(op, _)) => op.as_str(),
+            _ => "",
+        };
+        let args = items.get(1..).unwrap_or(&[]);
+        if let ("sandwich-centred", [dbar, _, r]) = (op, args) {
+            // D/2 cosines per evaluation (a memo may spare some; counted anyway)
+            let terms = int_atom(dbar).map_or(1, |d| (d.max(0) as u128) / 2);
+            return (1 + terms)
+                .saturating_mul(self.unit)
+                .saturating_add(self.node(r));
+        }
+        if let ("forall" | "sum", [v, lo, hi, body]) = (op, args) {
+            if let (Ok(lo), Ok(hi)) = (int_atom(lo), int_atom(hi)) {
+                let n = (i128::from(hi) - i128::from(lo) + 1).max(0) as u128;
+                let name = match v {
+                    Sexp::Atom(v, _) => v.as_str(),
+                    Sexp::List(..) => "",
+                };
+                self.scope.push((name, lo, hi));
+                let b = self.node(body);
+                self.scope.pop();
+                return self.unit.saturating_add(n.saturating_mul(b));
+            }
+        }
+        let own = self.data_cost(op, args);
+        items.iter().fold(self.unit.saturating_add(own), |acc, x| {
+            acc.saturating_add(self.node(x))
+        })
+    }
+
+    fn datum(&self, e: &Sexp) -> Option<&'a Datum> {
+        match e {
+            Sexp::Atom(a, _) => self.data.get(a),
+            Sexp::List(..) => None,
+        }
+    }
+
+    /// Adds `cost` to the once-per-formula costs the first time (datum, what) is met.
+    fn once_for(&mut self, datum: &'a Sexp, what: &'static str, cost: u128) {
+        if let Sexp::Atom(name, _) = datum {
+            if self.cached.insert((name.as_str(), what)) {
+                self.once = self.once.saturating_add(cost);
+            }
+        }
+    }
+
+    /// The cost of one evaluation of data operation `op` (0 for other operators),
+    /// besides its arguments' own nodes.
+    fn data_cost(&mut self, op: &str, args: &'a [Sexp]) -> u128 {
+        let signs = |c: &Self, k: usize| match args.get(k).and_then(|a| c.datum(a)) {
+            Some(Datum::Signs(s)) => Some(s),
+            _ => None,
+        };
+        let sparse = |c: &Self, k: usize| match args.get(k).and_then(|a| c.datum(a)) {
+            Some(Datum::Sparse(b)) => Some(b),
+            _ => None,
+        };
+        match op {
+            "rows" | "cols" => 1,
+            "gram-max-abs" => signs(self, 0).map_or(1, |s| {
+                let n = s.n() as u128;
+                let pairs = n * n.saturating_sub(1) / 2;
+                let words = s.d().div_ceil(64) as u128;
+                1 + pairs / PAIRS_PER_UNIT + units(pairs.saturating_mul(words))
+            }),
+            "row-nnz-max" => sparse(self, 0).map_or(1, |b| 1 + b.n as u128),
+            "entry-min" | "entry-max" | "row-sum-max" | "entry-sum" => {
+                sparse(self, 0).map_or(1, |b| {
+                    let z = SparseSizes::of(b);
+                    // comparisons cross-multiply two entries; a sum's running value
+                    // has at most the size of the terms summed so far
+                    let words = match op {
+                        "entry-min" | "entry-max" => z.total.saturating_mul(z.largest),
+                        "row-sum-max" => z.row_sq.saturating_mul(2),
+                        _ => z.total.saturating_mul(z.total),
+                    };
+                    (1 + z.nnz + b.n as u128).saturating_add(units(words))
+                })
+            }
+            "err-max" | "lemma-a" | "lemma-b" | "lemma-a-row" | "lemma-b-row" => {
+                match (signs(self, 0), sparse(self, 1)) {
+                    (Some(s), Some(b)) => {
+                        let n = b.n as u128;
+                        let w = s.d().div_ceil(64) as u128;
+                        // per row i (support s_i, size r_i in limbs): Λ_ij for every j,
+                        // each s_i inner products of w words and big-integer
+                        // multiply-adds of r_i limbs; the common denominator (s_i
+                        // lcm's of r_i limbs); with t, the slack 2t·Σ_l B_il (t has at
+                        // most MAX_EXACT_BITS bits)
+                        let t_limbs = u128::from(MAX_EXACT_BITS) / 64;
+                        let words = b.rows.iter().fold(0u128, |acc, r| {
+                            let (si, ri) = (
+                                r.len() as u128,
+                                r.iter().map(|(_, v)| limbs(v)).sum::<u128>(),
+                            );
+                            let row = n
+                                .saturating_mul(
+                                    si.saturating_mul(INNER_PRODUCT_WORDS + w + ri)
+                                        .saturating_add(ri),
+                                )
+                                .saturating_add(si.saturating_mul(ri).saturating_mul(ri))
+                                .saturating_add((1 + t_limbs).saturating_mul(ri + 1));
+                            acc.saturating_add(row)
+                        });
+                        (1 + n).saturating_add(units(words))
                     }
+                    _ => 1,
                 }
             }
-            items
-                .iter()
-                .fold(1u128, |acc, x| acc.saturating_add(work(x)))
+            "band-reach" | "band-reach-count" => {
+                // l·L·min(d + 1, L) bits set and l·L scanned (bounded by the
+                // operation's own limits); the arguments' ranges where they are known
+                let top = |c: &Self, k: usize, cap: u128| {
+                    args.get(k)
+                        .and_then(|a| c.int_range(a))
+                        .map_or(cap, |(lo, hi)| {
+                            lo.unsigned_abs().max(hi.unsigned_abs()).min(cap)
+                        })
+                };
+                let len = top(self, 0, 65_536);
+                let d = top(self, 1, 65_536);
+                let layers = top(self, 2, 256);
+                let bits = (layers * len * (d + 1).min(len)).min(1 << 32);
+                1 + (bits + layers * len) / WORDS_PER_UNIT
+            }
+            "layer-max-sqnorm" | "layer-max-sqdist" => {
+                if let (Some(x), Some(Datum::Layer(l))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    // iterated once per precision and cached: runs·steps·n²·d·⌈p/128⌉
+                    // interval multiply-adds
+                    let (n, d) = (l.n() as u128, l.d() as u128);
+                    let cost = (l.runs().len() as u128)
+                        * (l.steps() as u128)
+                        * n
+                        * n
+                        * d
+                        * u128::from(self.prec.div_ceil(128));
+                    self.once_for(x, "iterate", cost);
+                }
+                1
+            }
+            "layer-v-frob2" | "layer-qk-frob2" | "layer-dt" => {
+                if let (Some(x), Some(Datum::Layer(l))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    if op == "layer-dt" {
+                        return 1 + units(limbs(l.dt()));
+                    }
+                    // computed once and cached in the datum; a sum of products whose
+                    // running value has at most the size of the terms so far
+                    let col = |m: &crate::dynamics::model::Mat| -> Vec<u128> {
+                        (0..m.cols)
+                            .map(|c| (0..m.rows).map(|r| limbs(m.at(r, c))).sum())
+                            .collect()
+                    };
+                    let d = l.d() as u128;
+                    let cost = if op == "layer-v-frob2" {
+                        let v: u128 = l.v().data.iter().map(limbs).sum();
+                        (d * d).saturating_add(units(v.saturating_mul(v).saturating_mul(4)))
+                    } else {
+                        // (QᵀK)_ab = Σ_c Q_ca K_cb, then Σ_ab (QᵀK)_ab²
+                        let (qa, kb) = (col(l.q()), col(l.k()));
+                        let m = l.q().rows as u128;
+                        let words: u128 = qa
+                            .iter()
+                            .flat_map(|a| {
+                                kb.iter().map(move |b| (a + b).saturating_mul(3 * (a + b)))
+                            })
+                            .fold(0u128, u128::saturating_add);
+                        (d * d * m).saturating_add(units(words))
+                    };
+                    self.once_for(
+                        x,
+                        if op == "layer-v-frob2" {
+                            "v-frob2"
+                        } else {
+                            "qk-frob2"
+                        },
+                        cost,
+                    );
+                }
+                1
+            }
+            _ => 0,
+        }
+    }
+
+    /// Bounds of an integer-valued term built from integer literals, the variables
+    /// in scope, + − × neg abs min max (`None` for anything else).
+    fn int_range(&self, e: &Sexp) -> Option<(i128, i128)> {
+        let items = match e {
+            Sexp::Atom(a, _) => {
+                if let Ok(v) = a.parse::<i64>() {
+                    return Some((v.into(), v.into()));
+                }
+                return self
+                    .scope
+                    .iter()
+                    .rev()
+                    .find(|(n, ..)| n == a)
+                    .map(|&(_, lo, hi)| (lo.into(), hi.into()));
+            }
+            Sexp::List(items, _) => items,
+        };
+        let Some(Sexp::Atom(op, _)) = items.first() else {
+            return None;
+        };
+        let rs = items[1..]
+            .iter()
+            .map(|a| self.int_range(a))
+            .collect::<Option<Vec<_>>>()?;
+        let mul = |a: (i128, i128), b: (i128, i128)| -> Option<(i128, i128)> {
+            let c = [
+                a.0.checked_mul(b.0)?,
+                a.0.checked_mul(b.1)?,
+                a.1.checked_mul(b.0)?,
+                a.1.checked_mul(b.1)?,
+            ];
+            Some((*c.iter().min()?, *c.iter().max()?))
+        };
+        match (op.as_str(), rs.as_slice()) {
+            ("+", [first, rest @ ..]) => rest.iter().try_fold(*first, |a, b| {
+                Some((a.0.checked_add(b.0)?, a.1.checked_add(b.1)?))
+            }),
+            ("*", [first, rest @ ..]) => rest.iter().try_fold(*first, |a, b| mul(a, *b)),
+            ("-" | "neg", [a]) => Some((a.1.checked_neg()?, a.0.checked_neg()?)),
+            ("-", [a, b]) => Some((a.0.checked_sub(b.1)?, a.1.checked_sub(b.0)?)),
+            ("min", [a, b]) => Some((a.0.min(b.0), a.1.min(b.1))),
+            ("max", [a, b]) => Some((a.0.max(b.0), a.1.max(b.1))),
+            ("abs", [a]) => {
+                let m = a.0.unsigned_abs().max(a.1.unsigned_abs());
+                let lo = if a.0 <= 0 && 0 <= a.1 {
+                    0
+                } else {
+                    a.0.unsigned_abs().min(a.1.unsigned_abs())
+                };
+                Some((i128::try_from(lo).ok()?, i128::try_from(m).ok()?))
+            }
+            _ => None,
         }
     }
 }
 
-fn parse_checked(text: &str) -> Result<Sexp, ExprError> {
-    let e = parse(text)?;
-    let w = work(&e);
-    if w > MAX_WORK {
-        return err(
-            0,
-            format!(
-                "the formula would cost {w} evaluations (nested ranges multiply); the limit is {MAX_WORK}"
-            ),
-        );
+/// The sizes of a row-sparse matrix that its operations' costs depend on.
+struct SparseSizes {
+    /// Stored entries.
+    nnz: u128,
+    /// Σ limbs of the entries.
+    total: u128,
+    /// The largest entry, in limbs.
+    largest: u128,
+    /// Σ_i (limbs of row i)².
+    row_sq: u128,
+}
+
+impl SparseSizes {
+    fn of(b: &SparseRows) -> SparseSizes {
+        let mut z = SparseSizes {
+            nnz: 0,
+            total: 0,
+            largest: 0,
+            row_sq: 0,
+        };
+        for r in &b.rows {
+            let mut row = 0u128;
+            for (_, v) in r {
+                let l = limbs(v);
+                z.nnz += 1;
+                row += l;
+                z.largest = z.largest.max(l);
+            }
+            z.total += row;
+            z.row_sq = z.row_sq.saturating_add(row.saturating_mul(row));
+        }
+        z
     }
-    Ok(e)
+}
+
+fn budget_error(w: u128) -> ExprError {
+    ExprError {
+        offset: 0,
+        reason: format!(
+            "the formula would cost {w} evaluations (nested ranges multiply; data operations count \
+             at their size); the limit is {MAX_WORK}"
+        ),
+    }
 }
 
 fn skip_ws(b: &[u8], pos: &mut usize) {
@@ -178,7 +519,11 @@ fn parse_at(text: &str, b: &[u8], pos: &mut usize, depth: usize) -> Result<Sexp,
             {
                 *pos += 1;
             }
-            Ok(Sexp::Atom(text[start..*pos].to_string(), start))
+            let atom = &text[start..*pos];
+            if let Err(e) = super::check_literal_size(atom) {
+                return err(start, e.to_string());
+            }
+            Ok(Sexp::Atom(atom.to_string(), start))
         }
     }
 }
@@ -263,6 +608,8 @@ struct Env<'a> {
     data: &'a Data,
     /// Memo of `sandwich-centred` (frequencies and values).
     sandwich: &'a sandwich::Memo,
+    /// The literals, read once ([`Prepared`]).
+    literals: &'a HashMap<usize, Val>,
 }
 
 impl<'a> Env<'a> {
@@ -816,14 +1163,22 @@ fn layer_op<'a>(
 // ───── END `layer` data operations ─────
 
 fn round_iv(x: &Interval, ceil: bool, p: u32) -> Val {
-    let f = |v: &rug::Float| -> Option<Integer> {
-        let r = if ceil {
+    let round = |v: &rug::Float| {
+        if ceil {
             v.clone().ceil()
         } else {
             v.clone().floor()
-        };
-        r.to_integer()
+        }
     };
+    // An endpoint beyond 2^MAX_EXACT_BITS is an integer already (its exponent exceeds
+    // its precision), so rounding leaves it unchanged, exactly; it stays a float
+    // rather than become an exact integer of up to 2^30 bits (`(ceil (exp (exp 20)))`
+    // would build one of 87 MB on every evaluation).
+    let huge = |v: &rug::Float| v.get_exp().is_some_and(|e| e > MAX_EXACT_BITS as i32);
+    if huge(x.lo()) || huge(x.hi()) {
+        return Val::I(Interval::from_endpoints(round(x.lo()), round(x.hi())));
+    }
+    let f = |v: &rug::Float| -> Option<Integer> { round(v).to_integer() };
     match (f(x.lo()), f(x.hi())) {
         (Some(a), Some(b)) if a == b => Val::Q(Rational::from(a)),
         (Some(a), Some(b)) => {
@@ -843,12 +1198,13 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
             if let Some(v) = env.lookup(a) {
                 return Ok(Val::Q(Rational::from(v)));
             }
-            parse_rational(a).map(|q| Val::q(q, p)).or_else(|_| {
-                err(
+            match env.literals.get(o) {
+                Some(v) => Ok(v.clone()),
+                None => err(
                     *o,
                     format!("`{a}` is neither a number nor a bound variable"),
-                )
-            })
+                ),
+            }
         }
         Sexp::List(items, o) => {
             let Some(Sexp::Atom(op, _)) = items.first() else {
@@ -1096,14 +1452,7 @@ pub fn check_memo(
     data: &Data,
     memo: &sandwich::Memo,
 ) -> Result<Certainty, ExprError> {
-    let e = parse_checked(text)?;
-    let mut env = Env {
-        prec,
-        vars: Vec::new(),
-        data,
-        sandwich: memo,
-    };
-    formula(&e, &mut env)
+    prepare(text, prec, data)?.check(memo)
 }
 
 /// Evaluates a term at precision `prec` (for reports and tests), as an interval
@@ -1114,32 +1463,99 @@ pub fn eval(text: &str, prec: u32) -> Result<Interval, ExprError> {
 
 /// Evaluates a term over named data, as an interval.
 pub fn eval_with(text: &str, prec: u32, data: &Data) -> Result<Interval, ExprError> {
-    let e = parse_checked(text)?;
-    let memo = sandwich::Memo::default();
-    let mut env = Env {
-        prec,
-        vars: Vec::new(),
-        data,
-        sandwich: &memo,
-    };
-    Ok(term(&e, &mut env)?.iv(prec))
+    Ok(prepare(text, prec, data)?.term()?.iv(prec))
 }
 
 /// Evaluates a term over named data exactly: `Some` when it stays rational.
 pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>, ExprError> {
-    let e = parse_checked(text)?;
-    let memo = sandwich::Memo::default();
-    let mut env = Env {
-        prec,
-        vars: Vec::new(),
-        data,
-        sandwich: &memo,
-    };
-    Ok(match term(&e, &mut env)? {
+    Ok(match prepare(text, prec, data)?.term()? {
         Val::Q(q) => Some(q),
         Val::I(_) => None,
     })
 }
+
+/// A formula ready to be evaluated at one precision over one set of data: parsed,
+/// within the work budget ([`work_with`]), and with every literal read once, so
+/// that a literal inside a `forall` is not read again on each iteration. The
+/// parsed tree keeps each literal's text ([`Prepared::sexp`]).
+pub struct Prepared<'a> {
+    sexp: Sexp,
+    prec: u32,
+    data: &'a Data,
+    /// The value of every literal atom, by its offset in the text.
+    literals: HashMap<usize, Val>,
+}
+
+/// Parses `text`, checks its cost over `data` at `prec` bits against [`MAX_WORK`]
+/// and reads its literals: everything that can be refused is refused here, before
+/// anything is evaluated.
+pub fn prepare<'a>(text: &str, prec: u32, data: &'a Data) -> Result<Prepared<'a>, ExprError> {
+    let sexp = parse(text)?;
+    let w = work_with(&sexp, data, prec);
+    if w > MAX_WORK {
+        return Err(budget_error(w));
+    }
+    let mut literals = HashMap::new();
+    read_literals(&sexp, prec, &mut literals);
+    Ok(Prepared {
+        sexp,
+        prec,
+        data,
+        literals,
+    })
+}
+
+/// The values of the literal atoms of `e` (operands only, not operators), by
+/// offset. An atom that is not a valid literal is left out: evaluation reports it
+/// where it is used.
+fn read_literals(e: &Sexp, prec: u32, out: &mut HashMap<usize, Val>) {
+    match e {
+        Sexp::Atom(a, o) => {
+            if super::literal_digits(a).is_some() {
+                if let Ok(q) = parse_rational(a) {
+                    out.insert(*o, Val::q(q, prec));
+                }
+            }
+        }
+        Sexp::List(items, _) => {
+            let args = match items.first() {
+                Some(Sexp::Atom(..)) => &items[1..],
+                _ => &items[..],
+            };
+            for x in args {
+                read_literals(x, prec, out);
+            }
+        }
+    }
+}
+
+impl Prepared<'_> {
+    /// The parsed formula (literals keep their text).
+    pub fn sexp(&self) -> &Sexp {
+        &self.sexp
+    }
+
+    fn env<'b>(&'b self, memo: &'b sandwich::Memo) -> Env<'b> {
+        Env {
+            prec: self.prec,
+            vars: Vec::new(),
+            data: self.data,
+            sandwich: memo,
+            literals: &self.literals,
+        }
+    }
+
+    /// Decides the formula, sharing `memo` with other formulas.
+    pub fn check(&self, memo: &sandwich::Memo) -> Result<Certainty, ExprError> {
+        formula(&self.sexp, &mut self.env(memo))
+    }
+
+    fn term(&self) -> Result<Val, ExprError> {
+        let memo = sandwich::Memo::default();
+        term(&self.sexp, &mut self.env(&memo))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -194,22 +194,33 @@ pub struct CheckError {
 
 /// Decides every obligation of `st` at `prec` bits (in parallel; the result does
 /// not depend on the thread count). This is the function `attncheck verify` calls
-/// and the only place that creates [`Decision`]s.
+/// and the only place that creates [`Decision`]s. Every formula is parsed and held
+/// to the work budget before any is evaluated, so an over-budget obligation is
+/// refused before anything runs; the error reported is the first by index.
 pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
     use rayon::prelude::*;
-    let memo = expr::sandwich::Memo::default();
-    let decisions = st
+    let at = |index: usize| {
+        move |error| CheckError {
+            index,
+            name: st.obligations[index].name.clone(),
+            error,
+        }
+    };
+    let prepared = st
         .obligations
         .par_iter()
         .enumerate()
-        .map(|(index, o)| {
-            let result = expr::check_memo(&o.formula, prec, &st.data, &memo).map_err(|error| {
-                CheckError {
-                    index,
-                    name: o.name.clone(),
-                    error,
-                }
-            })?;
+        .map(|(index, o)| expr::prepare(&o.formula, prec, &st.data).map_err(at(index)))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    let memo = expr::sandwich::Memo::default();
+    let decisions = prepared
+        .par_iter()
+        .zip(&st.obligations)
+        .enumerate()
+        .map(|(index, (f, o))| {
+            let result = f.check(&memo).map_err(at(index))?;
             Ok(Decision {
                 name: o.name.clone(),
                 result,
@@ -217,6 +228,8 @@ pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
                 part: o.part.clone(),
             })
         })
+        .collect::<Vec<_>>()
+        .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Checked { decisions, prec })
 }
