@@ -253,6 +253,30 @@ pub fn run_escalating(
     (spec, outcome)
 }
 
+/// The precisions a run of a spec at `precision` bits can decide its statement at
+/// (and write into its certificate): the spec's, doubled at most [`ESCALATIONS`] times.
+pub fn run_precisions(precision: u32) -> Vec<u32> {
+    (0..=ESCALATIONS).map(|k| precision << k).collect()
+}
+
+/// The precision is part of the statement `verify` compares: a certificate at a
+/// precision its statement's run never uses (`allowed`) is rejected, so raising it
+/// cannot make `verify` run for minutes, and lowering it cannot pass for the claim.
+fn precision_difference(precision: u32, allowed: &[u32]) -> Option<String> {
+    if allowed.contains(&precision) {
+        return None;
+    }
+    let list: Vec<String> = allowed.iter().map(u32::to_string).collect();
+    Some(format!(
+        "its precision is {precision} bits; the statement is decided at {} bits",
+        match list.as_slice() {
+            [] => "no".to_string(),
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        }
+    ))
+}
+
 fn undecided(o: &Outcome) -> bool {
     use crate::kernel::Certainty;
     use crate::verdict::CheckKind;
@@ -506,7 +530,14 @@ pub fn verify_with(
             let rebuilt =
                 crate::sparse::target::rebuild_statement(&cert, target).map_err(reject)?;
             let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
-            if let Some(d) = cert.statement_difference(&expected) {
+            let logit_precision = cert
+                .hints
+                .get("logit_precision")
+                .and_then(|p| p.parse().ok());
+            if let Some(d) = cert
+                .statement_difference(&expected)
+                .or_else(|| precision_difference(cert.precision, logit_precision.as_slice()))
+            {
                 return Err(reject(format!(
                     "its statement is not the one its target and hints give: {d}"
                 )));
@@ -544,7 +575,10 @@ pub fn verify_with(
                     ))
                 })?;
             let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
-            if let Some(d) = cert.statement_difference(&expected) {
+            if let Some(d) = cert
+                .statement_difference(&expected)
+                .or_else(|| precision_difference(cert.precision, &run_precisions(spec.precision)))
+            {
                 return Err(reject(format!(
                     "its statement is not the one {} gives: {d}",
                     spec_path.display()
@@ -553,11 +587,14 @@ pub fn verify_with(
             (rebuilt, StatementSource::Spec(spec_path))
         }
     };
-    let checked = crate::kernel::check(&st, cert.precision).map_err(|e| CertificateError {
-        file: path.into(),
-        line: None,
-        field: format!("obligations[{}].formula", e.index),
-        reason: e.error.to_string(),
+    let checked = crate::kernel::check(&st, cert.precision).map_err(|e| {
+        let field = format!("obligations[{}].formula", e.index);
+        CertificateError {
+            file: path.into(),
+            line: certificate::line_of_field(&text, &field),
+            field,
+            reason: e.error.to_string(),
+        }
     })?;
     Ok(Verification {
         cert,
