@@ -7,6 +7,7 @@
 //! ([`verdict::Verdict::from_checks`]); [`report`] writes Markdown, JSON and SVG;
 //! certificates ([`certificate`]) can be re-checked by the kernel alone.
 #![forbid(unsafe_code)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod app;
 pub mod certificate;
@@ -20,4 +21,5 @@ pub mod report;
 pub mod rng;
 pub mod sparse;
 pub mod spec;
+pub mod stdio;
 pub mod verdict;

@@ -1,11 +1,14 @@
 //! The `attncheck` command: a thin layer over the library that maps errors to
 //! exit codes (0 as expected, 1 refuted or regressed, 2 bad input or usage).
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 use attncheck::app;
 use attncheck::kernel::{Certainty, Expect};
 use attncheck::progress::Progress;
 use attncheck::sparse::target;
 use attncheck::spec::{Profile, SpecSource};
+use attncheck::{errln, outln};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -245,14 +248,10 @@ enum SparseCmd {
     },
 }
 
-/// Prints one line of results to stdout; a closed pipe (`| head`) ends the
-/// program quietly instead of panicking.
+/// Prints one line of results to stdout; a closed pipe (`| head`) stops the output
+/// quietly and changes nothing else ([`attncheck::stdio`]).
 fn emit(line: &str) {
-    use std::io::Write;
-    let mut o = std::io::stdout().lock();
-    if writeln!(o, "{line}").is_err() {
-        std::process::exit(0);
-    }
+    outln!("{line}");
 }
 
 fn main() -> ExitCode {
@@ -263,7 +262,7 @@ fn main() -> ExitCode {
     match real_main(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("attncheck: error: {e}");
+            errln!("attncheck: error: {e}");
             ExitCode::from(e.exit_code())
         }
     }
@@ -393,7 +392,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                 Some(problems)
             } else {
                 app::write_reports_stamped(&out_dir, &runs, stamp.as_deref())?;
-                eprintln!("wrote {} report(s) to {}", runs.len(), out_dir.display());
+                errln!("wrote {} report(s) to {}", runs.len(), out_dir.display());
                 None
             };
             if json {
@@ -446,7 +445,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                 ));
             }
             app::write_reports(&out_dir, &runs)?;
-            eprintln!("wrote {} report(s) to {}", runs.len(), out_dir.display());
+            errln!("wrote {} report(s) to {}", runs.len(), out_dir.display());
             Ok(code)
         }
         Cmd::Diff { old, new } => {
@@ -561,7 +560,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                 &cert,
                 &serde_json::to_string_pretty(&c.certificate).unwrap_or_default(),
             )?;
-            eprintln!(
+            errln!(
                 "{}: {}; d = {}, t* = {}; wrote {} and {}",
                 target.display(),
                 target::Summary::of(&a),
@@ -592,19 +591,19 @@ fn verify_coq(path: &std::path::Path) -> Result<u8, app::Error> {
     let report = match coq::check(&cert, &dir) {
         Ok(r) => r,
         Err(CoqError::NotInstalled { hint }) => {
-            eprintln!("attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}");
+            errln!("attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}");
             return Ok(2);
         }
         Err(e) => return Err(coq_error(e)),
     };
     for (name, v) in &report.results {
         match v {
-            CoqVerdict::Proven => println!("proven by Coq    {name}"),
-            CoqVerdict::Rejected(why) => println!("REJECTED by Coq  {name}: {why}"),
-            CoqVerdict::KernelOnly(why) => println!("kernel-only      {name}: {why}"),
+            CoqVerdict::Proven => outln!("proven by Coq    {name}"),
+            CoqVerdict::Rejected(why) => outln!("REJECTED by Coq  {name}: {why}"),
+            CoqVerdict::KernelOnly(why) => outln!("kernel-only      {name}: {why}"),
         }
     }
-    println!(
+    outln!(
         "{}: {} of {} obligations sent to Coq, {} proven, {} rejected; {} kernel-only (files in {})",
         cert.claim,
         report.proven() + report.rejected(),
@@ -615,7 +614,7 @@ fn verify_coq(path: &std::path::Path) -> Result<u8, app::Error> {
         dir.display()
     );
     if !report.axioms.is_empty() {
-        println!("the proofs rest on: {}", report.axioms.join(", "));
+        outln!("the proofs rest on: {}", report.axioms.join(", "));
     }
     Ok(if report.accepted() { 0 } else { 1 })
 }
@@ -633,7 +632,7 @@ fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u
             out.join(coq::translate(&cert).stem)
         };
         let (f, cmd) = coq::export(&cert, &dir).map_err(coq_error)?;
-        eprintln!(
+        errln!(
             "{}: {} of {} obligation(s) to Coq, {} kernel-only; wrote {}",
             cert.claim,
             f.sent.len(),
@@ -642,14 +641,14 @@ fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u
             dir.display()
         );
         for (name, why) in &f.kernel_only {
-            eprintln!("  kernel-only: {name}: {why}");
+            errln!("  kernel-only: {name}: {why}");
         }
-        println!("{cmd}");
+        outln!("{cmd}");
         if check {
             match coq::check(&cert, &dir) {
                 Ok(r) => {
                     total += r.seconds;
-                    println!(
+                    outln!(
                         "{}: Coq proved {} of {} obligations, rejected {}, {} kernel-only ({:.1} s)",
                         cert.claim,
                         r.proven(),
@@ -658,18 +657,18 @@ fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u
                         r.kernel_only(),
                         r.seconds
                     );
-                    println!("  axioms: {}", r.axioms.join(" "));
+                    outln!("  axioms: {}", r.axioms.join(" "));
                     if !r.accepted() {
                         code = 1;
                         for (name, v) in &r.results {
                             if let coq::CoqVerdict::Rejected(why) = v {
-                                println!("  REJECTED by Coq: {name}: {why}");
+                                outln!("  REJECTED by Coq: {name}: {why}");
                             }
                         }
                     }
                 }
                 Err(CoqError::NotInstalled { hint }) => {
-                    eprintln!("attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}");
+                    errln!("attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}");
                     return Ok(2);
                 }
                 Err(e) => return Err(coq_error(e)),
@@ -677,18 +676,18 @@ fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u
         }
     }
     if check && certs.len() > 1 {
-        println!("total Coq time: {total:.1} s");
+        outln!("total Coq time: {total:.1} s");
     }
     if check {
         // the lemmas proven once and for all (coq/*.v beside the library)
         match coq::check_lemmas(&out.join("lemmas"), coq::LEMMAS) {
             Ok(done) => {
                 for (name, axioms) in done {
-                    println!("coq/{name}.v: proven by Coq; axioms: {}", axioms.join(" "));
+                    outln!("coq/{name}.v: proven by Coq; axioms: {}", axioms.join(" "));
                 }
             }
             Err(CoqError::Coq { file, message }) => {
-                println!("  REJECTED by Coq: {file}: {message}");
+                outln!("  REJECTED by Coq: {file}: {message}");
                 code = 1;
             }
             Err(e) => return Err(coq_error(e)),
