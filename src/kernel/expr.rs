@@ -209,7 +209,8 @@ impl<'a> Cost<'a> {
                     Sexp::List(..) => "",
                 };
                 self.scope.push((name, lo, hi));
-                let b = self.node(body);
+                // the body, and the step that binds the variable and accumulates
+                let b = self.node(body).saturating_add(self.unit);
                 self.scope.pop();
                 return self.unit.saturating_add(n.saturating_mul(b));
             }
@@ -610,9 +611,38 @@ struct Env<'a> {
     sandwich: &'a sandwich::Memo,
     /// The literals, read once ([`Prepared`]).
     literals: &'a HashMap<usize, Val>,
+    /// What exact arithmetic on big rationals has cost so far, and may cost
+    /// ([`Env::charge`]).
+    spent: u128,
+    allowance: u128,
 }
 
 impl<'a> Env<'a> {
+    /// Charges an exact operation on `x` and `y` to the work budget: their sizes are
+    /// known only now, so a formula whose exact rationals grow (up to MAX_EXACT_BITS
+    /// each, where they become intervals) stops with an error at the budget instead
+    /// of running for hours. (a·b + (a + b)²)/64 units for operands of a and b limbs
+    /// (products and the gcd of the result); nothing for small operands.
+    fn charge(&mut self, offset: usize, x: &Rational, y: &Rational) -> Result<(), ExprError> {
+        let (a, b) = (limbs(x), limbs(y));
+        let cost = (a * b + (a + b) * (a + b)) / WORDS_PER_UNIT;
+        if cost == 0 {
+            return Ok(());
+        }
+        self.spent = self.spent.saturating_add(cost);
+        if self.spent > self.allowance {
+            return err(
+                offset,
+                format!(
+                    "exact arithmetic on rationals of up to {} limbs would exceed the work budget: \
+                     the limit is {MAX_WORK}",
+                    a.max(b)
+                ),
+            );
+        }
+        Ok(())
+    }
+
     fn lookup(&self, name: &str) -> Option<i64> {
         self.vars
             .iter()
@@ -1234,6 +1264,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                         let x = term(a, env)?;
                         acc = match (acc, x) {
                             (Val::Q(a), Val::Q(b)) => {
+                                env.charge(*o, &a, &b)?;
                                 Val::q(if op == "+" { a + b } else { a * b }, p)
                             }
                             (a, b) => {
@@ -1256,14 +1287,20 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                     }
                     arity(2)?;
                     Ok(match (term(&args[0], env)?, term(&args[1], env)?) {
-                        (Val::Q(a), Val::Q(b)) => Val::q(a - b, p),
+                        (Val::Q(a), Val::Q(b)) => {
+                            env.charge(*o, &a, &b)?;
+                            Val::q(a - b, p)
+                        }
                         (a, b) => Val::I(&a.iv(p) - &b.iv(p)),
                     })
                 }
                 "/" => {
                     arity(2)?;
                     Ok(match (term(&args[0], env)?, term(&args[1], env)?) {
-                        (Val::Q(a), Val::Q(b)) if b != 0 => Val::q(a / b, p),
+                        (Val::Q(a), Val::Q(b)) if b != 0 => {
+                            env.charge(*o, &a, &b)?;
+                            Val::q(a / b, p)
+                        }
                         (a, b) => Val::I(&a.iv(p) / &b.iv(p)),
                     })
                 }
@@ -1288,7 +1325,10 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                 "ceil" | "floor" => {
                     arity(1)?;
                     Ok(match term(&args[0], env)? {
-                        Val::Q(q) => Val::Q(if op == "ceil" { q.ceil() } else { q.floor() }),
+                        Val::Q(q) => {
+                            env.charge(*o, &q, &q)?;
+                            Val::Q(if op == "ceil" { q.ceil() } else { q.floor() })
+                        }
                         Val::I(i) => round_iv(&i, op == "ceil", p),
                     })
                 }
@@ -1298,6 +1338,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                     let b = term(&args[1], env)?;
                     Ok(match (a, b) {
                         (Val::Q(a), Val::Q(b)) => {
+                            env.charge(*o, &a, &b)?;
                             Val::Q(if (op == "min") == (a < b) { a } else { b })
                         }
                         (a, b) => {
@@ -1325,6 +1366,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                             } else {
                                 Rational::from(rug::ops::Pow::pow(&q.recip(), n.unsigned_abs()))
                             };
+                            env.charge(*o, &r, &r)?;
                             Val::Q(r)
                         }
                         x => Val::I(x.iv(p).powi(n)),
@@ -1340,7 +1382,10 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                         let x = term(&args[3], env);
                         env.vars.pop();
                         acc = match (acc, x?) {
-                            (Val::Q(a), Val::Q(b)) => Val::q(a + b, p),
+                            (Val::Q(a), Val::Q(b)) => {
+                                env.charge(*o, &a, &b)?;
+                                Val::q(a + b, p)
+                            }
                             (a, b) => {
                                 let mut a = a.iv(p);
                                 a.add_assign(&b.iv(p));
@@ -1391,6 +1436,9 @@ fn formula<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Certainty, ExprError> {
             }
             let a = term(&args[0], env)?;
             let b = term(&args[1], env)?;
+            if let (Val::Q(x), Val::Q(y)) = (&a, &b) {
+                env.charge(*o, x, y)?;
+            }
             Ok(compare(op, a, b, env.prec))
         }
         "and" => {
@@ -1481,6 +1529,8 @@ pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>
 pub struct Prepared<'a> {
     sexp: Sexp,
     prec: u32,
+    /// Its cost ([`work_with`]).
+    work: u128,
     data: &'a Data,
     /// The value of every literal atom, by its offset in the text.
     literals: HashMap<usize, Val>,
@@ -1500,6 +1550,7 @@ pub fn prepare<'a>(text: &str, prec: u32, data: &'a Data) -> Result<Prepared<'a>
     Ok(Prepared {
         sexp,
         prec,
+        work: w,
         data,
         literals,
     })
@@ -1542,6 +1593,8 @@ impl Prepared<'_> {
             data: self.data,
             sandwich: memo,
             literals: &self.literals,
+            spent: 0,
+            allowance: MAX_WORK.saturating_sub(self.work),
         }
     }
 

@@ -1,5 +1,6 @@
 //! The one integration-test crate: kernel properties, claims, reports, CLI.
 #![allow(dead_code)]
+mod bounded_input;
 mod cli;
 mod clusters_boolean;
 mod clusters_dynamics;
@@ -10,6 +11,7 @@ mod clusters_spectra;
 mod coq;
 mod dynamics_flow;
 mod fast_softmax;
+mod fuzz;
 mod kernel;
 mod kernel_arith;
 mod kernel_compare;
