@@ -19,7 +19,13 @@
 //! (or a rational grown past [`MAX_EXACT_BITS`]) fall back to the outward
 //! interval. A comparison between two exact values is decided exactly (never
 //! `Unknown`). `(ceil x)`/`(floor x)` of an interval is exact when the interval
-//! decides it, else the hull of the endpoint values.
+//! decides it, else the hull of the endpoint values (±∞ kept).
+//!
+//! Domains: `(ln a)` needs a > 0, `(sqrt a)` a ≥ 0, `(/ a b)` b ≠ 0 and `(pow a n)`
+//! with n < 0 a ≠ 0. An exact argument outside the domain, or an enclosure that is
+//! not inside it (for ln, ÷ and negative powers, one that touches 0 counts), makes
+//! the term *undefined*: every term built on it is undefined and every comparison
+//! on it is `Unknown` (docs/certificate-format.md, "Meaning").
 //!
 //! Data: a certificate may carry named matrices ([`Datum`]): a ±1 sign matrix S
 //! and a row-sparse rational matrix B, whose stored entries define the supports
@@ -234,19 +240,37 @@ pub enum Datum {
 /// Named data.
 pub type Data = BTreeMap<String, Datum>;
 
-/// A value: exact while possible, else an outward interval.
+/// A value: exact while possible, else an outward interval, or undefined.
 #[derive(Clone, Debug)]
 enum Val {
     Q(Rational),
     I(Interval),
+    /// The term may have no value: a partial operation (`ln`, `sqrt`, `/`, `pow` with
+    /// a negative exponent) met an argument that is exactly outside its domain or
+    /// whose enclosure touches or crosses the domain's edge. Every operation on it
+    /// gives it again and every comparison on it is `Unknown`: a whole-line interval
+    /// would not do, since `(abs t)`, `(min t 3)`, `(* 0 t)` or `(exp t)` of the whole
+    /// line would still decide comparisons about a value that does not exist.
+    Undef,
 }
 
 impl Val {
+    /// The enclosure of a defined value; `Undef` gives the whole line (no
+    /// information). Every operation checks for `Undef` before calling this, so
+    /// the whole line only reaches [`eval_with`]'s output.
     fn iv(&self, p: u32) -> Interval {
         match self {
             Val::Q(q) => Interval::from_rational(p, q),
             Val::I(i) => i.clone(),
+            Val::Undef => Interval::entire(p),
         }
+    }
+    fn is_undef(&self) -> bool {
+        matches!(self, Val::Undef)
+    }
+    /// `Undef` from a partial operation's `None` (argument not inside its domain).
+    fn checked(i: Option<Interval>) -> Val {
+        i.map_or(Val::Undef, Val::I)
     }
     fn q(q: Rational, p: u32) -> Val {
         if q.numer().significant_bits() + q.denom().significant_bits() > MAX_EXACT_BITS {
@@ -493,6 +517,10 @@ fn data_op<'a>(
             arity(if with_t { 3 } else { 2 })?;
             let s = signs(&args[0], env)?;
             let b = sparse(&args[1], env)?;
+            if s.d() == 0 {
+                // Λ and E divide by d (a certificate's sign matrix has d ≥ 1)
+                return err(o, format!("`{op}`: S has no columns"));
+            }
             if s.n() != b.n {
                 return err(
                     o,
@@ -502,7 +530,7 @@ fn data_op<'a>(
             let t = if with_t {
                 match term(&args[2], env)? {
                     Val::Q(q) => Some(q),
-                    Val::I(_) => return err(args[2].offset(), "t must be an exact rational"),
+                    _ => return err(args[2].offset(), "t must be an exact rational"),
                 }
             } else {
                 None
@@ -791,7 +819,7 @@ fn layer_op<'a>(
     let index = |e: &'a Sexp, env: &mut Env<'a>| -> Result<Rational, ExprError> {
         match term(e, env)? {
             Val::Q(q) => Ok(q),
-            Val::I(_) => err(e.offset(), "a run or step index must be an exact integer"),
+            _ => err(e.offset(), "a run or step index must be an exact integer"),
         }
     };
     let p = env.prec;
@@ -815,22 +843,27 @@ fn layer_op<'a>(
 
 // ───── END `layer` data operations ─────
 
-fn round_iv(x: &Interval, ceil: bool, p: u32) -> Val {
-    let f = |v: &rug::Float| -> Option<Integer> {
-        let r = if ceil {
+/// `⌈x⌉` (or `⌊x⌋`) of an enclosure. Both are monotone, so the images of the two
+/// endpoints enclose the image. Rounding a p-bit float to an integer is exact in p
+/// bits (it is the float itself, or an integer of magnitude ≤ 2^p), and ±∞ stay ±∞,
+/// so an unbounded enclosure keeps its finite end. Exact (a rational) when both
+/// ends land on one integer of at most [`MAX_EXACT_BITS`] bits; a huge one stays a
+/// point interval rather than being expanded into an integer of 2^30 bits.
+fn round_iv(x: &Interval, ceil: bool) -> Val {
+    let f = |v: &rug::Float| {
+        if ceil {
             v.clone().ceil()
         } else {
             v.clone().floor()
-        };
-        r.to_integer()
-    };
-    match (f(x.lo()), f(x.hi())) {
-        (Some(a), Some(b)) if a == b => Val::Q(Rational::from(a)),
-        (Some(a), Some(b)) => {
-            Val::I(Interval::from_integer(p, &a).hull(&Interval::from_integer(p, &b)))
         }
-        _ => Val::I(Interval::entire(p)),
+    };
+    let (lo, hi) = (f(x.lo()), f(x.hi()));
+    if lo == hi && lo.get_exp().is_none_or(|e| e <= MAX_EXACT_BITS as i32) {
+        if let Some(i) = lo.to_integer() {
+            return Val::Q(Rational::from(i));
+        }
     }
+    Val::I(Interval::from_endpoints(lo, hi))
 }
 
 fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
@@ -877,6 +910,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                     for a in &args[1..] {
                         let x = term(a, env)?;
                         acc = match (acc, x) {
+                            (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
                             (Val::Q(a), Val::Q(b)) => {
                                 Val::q(if op == "+" { a + b } else { a * b }, p)
                             }
@@ -893,6 +927,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                         return Ok(match term(&args[0], env)? {
                             Val::Q(q) => Val::Q(-q),
                             Val::I(i) => Val::I(-i),
+                            Val::Undef => Val::Undef,
                         });
                     }
                     if op == "neg" {
@@ -900,6 +935,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                     }
                     arity(2)?;
                     Ok(match (term(&args[0], env)?, term(&args[1], env)?) {
+                        (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
                         (Val::Q(a), Val::Q(b)) => Val::q(a - b, p),
                         (a, b) => Val::I(&a.iv(p) - &b.iv(p)),
                     })
@@ -907,33 +943,48 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                 "/" => {
                     arity(2)?;
                     Ok(match (term(&args[0], env)?, term(&args[1], env)?) {
-                        (Val::Q(a), Val::Q(b)) if b != 0 => Val::q(a / b, p),
-                        (a, b) => Val::I(&a.iv(p) / &b.iv(p)),
+                        (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
+                        // a/0 is undefined; checked_div refuses a divisor enclosure ∋ 0
+                        (_, Val::Q(b)) if b == 0 => Val::Undef,
+                        (Val::Q(a), Val::Q(b)) => Val::q(a / b, p),
+                        (a, b) => Val::checked(a.iv(p).checked_div(&b.iv(p))),
                     })
                 }
                 "exp" | "ln" | "sqrt" | "sin" | "cos" => {
                     arity(1)?;
-                    let x = term(&args[0], env)?.iv(p);
-                    Ok(Val::I(match op.as_str() {
-                        "exp" => x.exp(),
-                        "ln" => x.ln(),
-                        "sqrt" => x.sqrt(),
-                        "sin" => x.sin(),
-                        _ => x.cos(),
-                    }))
+                    let x = term(&args[0], env)?;
+                    // exact arguments outside the domain (ln q for q ≤ 0, √q for q < 0)
+                    let outside = match &x {
+                        Val::Undef => true,
+                        Val::Q(q) => (op == "ln" && *q <= 0) || (op == "sqrt" && *q < 0),
+                        Val::I(_) => false,
+                    };
+                    if outside {
+                        return Ok(Val::Undef);
+                    }
+                    let x = x.iv(p);
+                    Ok(match op.as_str() {
+                        "exp" => Val::I(x.exp()),
+                        "ln" => Val::checked(x.checked_ln()),
+                        "sqrt" => Val::checked(x.checked_sqrt()),
+                        "sin" => Val::I(x.sin()),
+                        _ => Val::I(x.cos()),
+                    })
                 }
                 "abs" => {
                     arity(1)?;
                     Ok(match term(&args[0], env)? {
                         Val::Q(q) => Val::Q(q.abs()),
                         Val::I(i) => Val::I(i.abs()),
+                        Val::Undef => Val::Undef,
                     })
                 }
                 "ceil" | "floor" => {
                     arity(1)?;
                     Ok(match term(&args[0], env)? {
                         Val::Q(q) => Val::Q(if op == "ceil" { q.ceil() } else { q.floor() }),
-                        Val::I(i) => round_iv(&i, op == "ceil", p),
+                        Val::I(i) => round_iv(&i, op == "ceil"),
+                        Val::Undef => Val::Undef,
                     })
                 }
                 "min" | "max" => {
@@ -941,6 +992,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                     let a = term(&args[0], env)?;
                     let b = term(&args[1], env)?;
                     Ok(match (a, b) {
+                        (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
                         (Val::Q(a), Val::Q(b)) => {
                             Val::Q(if (op == "min") == (a < b) { a } else { b })
                         }
@@ -956,13 +1008,15 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                     let n = i32::try_from(n)
                         .or_else(|_| err(args[1].offset(), "exponent too large"))?;
                     Ok(match term(&args[0], env)? {
+                        Val::Undef => Val::Undef,
+                        // 0ⁿ for n < 0 is 1/0: undefined
+                        Val::Q(q) if q == 0 && n < 0 => Val::Undef,
                         Val::Q(q)
-                            if (q != 0 || n >= 0)
-                                && u64::from(n.unsigned_abs())
-                                    * u64::from(
-                                        q.numer().significant_bits() + q.denom().significant_bits(),
-                                    )
-                                    <= u64::from(MAX_EXACT_BITS) =>
+                            if u64::from(n.unsigned_abs())
+                                * u64::from(
+                                    q.numer().significant_bits() + q.denom().significant_bits(),
+                                )
+                                <= u64::from(MAX_EXACT_BITS) =>
                         {
                             let r = if n >= 0 {
                                 Rational::from(rug::ops::Pow::pow(&q, n.unsigned_abs()))
@@ -971,7 +1025,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                             };
                             Val::Q(r)
                         }
-                        x => Val::I(x.iv(p).powi(n)),
+                        x => Val::checked(x.iv(p).checked_powi(n)),
                     })
                 }
                 "sum" => {
@@ -984,6 +1038,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                         let x = term(&args[3], env);
                         env.vars.pop();
                         acc = match (acc, x?) {
+                            (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
                             (Val::Q(a), Val::Q(b)) => Val::q(a + b, p),
                             (a, b) => {
                                 let mut a = a.iv(p);
@@ -1001,6 +1056,10 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
 }
 
 fn compare(op: &str, a: Val, b: Val, p: u32) -> Certainty {
+    if a.is_undef() || b.is_undef() {
+        // a comparison on a value that may not exist decides nothing
+        return Certainty::Unknown;
+    }
     if let (Val::Q(a), Val::Q(b)) = (&a, &b) {
         return Certainty::exact(match op {
             "<" => a < b,
@@ -1137,7 +1196,7 @@ pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>
     };
     Ok(match term(&e, &mut env)? {
         Val::Q(q) => Some(q),
-        Val::I(_) => None,
+        _ => None,
     })
 }
 #[cfg(test)]
