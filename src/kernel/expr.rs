@@ -1137,6 +1137,259 @@ fn formula<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Certainty, ExprError> {
     }
 }
 
+// ───── BEGIN validation without evaluation (the one grammar; used by the Coq translation) ─────
+
+/// Checks a parsed formula against the grammar without evaluating anything: every
+/// operator known and at its arity, binders named as variables, every range non-empty
+/// and at most [`MAX_RANGE`] long, every atom `pi`, a bound variable or a literal the
+/// kernel reads, every datum present and of the kind its operation takes (and, where
+/// the data alone decide it, not empty). Both branches of an `and` and every body are
+/// checked, so a formula the evaluator would reject is rejected whatever the values
+/// (the evaluator stops a conjunction at its first false part). The kernel's entry
+/// points run it before evaluating, and the Coq translation before translating, so
+/// the two read one grammar. What depends on values (an exact integer argument, a
+/// non-empty maximum of the lemma quantities) is left to evaluation.
+pub fn validate(e: &Sexp, data: &Data) -> Result<(), ExprError> {
+    Validator {
+        data,
+        scope: Vec::new(),
+    }
+    .formula(e)
+}
+
+/// [`validate`] for a term (the argument of [`eval`], [`eval_exact`]).
+pub fn validate_term(e: &Sexp, data: &Data) -> Result<(), ExprError> {
+    Validator {
+        data,
+        scope: Vec::new(),
+    }
+    .term(e)
+}
+
+/// Parses `text` (depth and work budget as [`check_with`]) and [`validate`]s it.
+pub fn parse_valid(text: &str, data: &Data) -> Result<Sexp, ExprError> {
+    let e = parse_checked(text)?;
+    validate(&e, data)?;
+    Ok(e)
+}
+
+struct Validator<'a> {
+    data: &'a Data,
+    scope: Vec<&'a str>,
+}
+
+impl<'a> Validator<'a> {
+    fn datum(&self, e: &Sexp) -> Result<&'a Datum, ExprError> {
+        match e {
+            Sexp::Atom(a, o) => self.data.get(a).ok_or_else(|| ExprError {
+                offset: *o,
+                reason: format!("no datum named `{a}` in the certificate"),
+            }),
+            Sexp::List(_, o) => err(*o, "expected the name of a datum"),
+        }
+    }
+
+    fn signs(&self, e: &Sexp) -> Result<&'a SignMatrix, ExprError> {
+        match self.datum(e)? {
+            Datum::Signs(s) => Ok(s),
+            _ => err(e.offset(), "expected a sign matrix"),
+        }
+    }
+
+    fn sparse(&self, e: &Sexp) -> Result<&'a SparseRows, ExprError> {
+        match self.datum(e)? {
+            Datum::Sparse(b) => Ok(b),
+            _ => err(e.offset(), "expected a row-sparse rational matrix"),
+        }
+    }
+
+    fn bound(&mut self, items: &'a [Sexp], o: usize) -> Result<&'a str, ExprError> {
+        let v = var_name(&items[1])?;
+        range(items, o)?;
+        Ok(v)
+    }
+
+    fn formula(&mut self, e: &'a Sexp) -> Result<(), ExprError> {
+        let Sexp::List(items, o) = e else {
+            return err(e.offset(), "expected a formula such as (<= a b)");
+        };
+        let Some(Sexp::Atom(op, _)) = items.first() else {
+            return err(*o, "expected an operator");
+        };
+        let args = &items[1..];
+        match op.as_str() {
+            "<" | "<=" | ">" | ">=" | "=" => {
+                if args.len() != 2 {
+                    return err(*o, format!("`{op}` takes 2 arguments"));
+                }
+                self.term(&args[0])?;
+                self.term(&args[1])
+            }
+            "and" => args.iter().try_for_each(|a| self.formula(a)),
+            "not" => {
+                if args.len() != 1 {
+                    return err(*o, "`not` takes 1 argument");
+                }
+                self.formula(&args[0])
+            }
+            "forall" => {
+                if args.len() != 4 {
+                    return err(
+                        *o,
+                        "`forall` takes a variable, two integer bounds and a formula",
+                    );
+                }
+                let v = self.bound(items, *o)?;
+                self.scope.push(v);
+                let r = self.formula(&args[3]);
+                self.scope.pop();
+                r
+            }
+            _ => err(*o, format!("unknown operator `{op}` in a formula")),
+        }
+    }
+
+    fn term(&mut self, e: &'a Sexp) -> Result<(), ExprError> {
+        let (items, o) = match e {
+            Sexp::Atom(a, o) => {
+                if a == "pi" || self.scope.iter().any(|v| v == a) || parse_rational(a).is_ok() {
+                    return Ok(());
+                }
+                return err(
+                    *o,
+                    format!("`{a}` is neither a number nor a bound variable"),
+                );
+            }
+            Sexp::List(items, o) => (items, *o),
+        };
+        let Some(Sexp::Atom(op, _)) = items.first() else {
+            return err(o, "expected an operator");
+        };
+        let args = &items[1..];
+        let arity = |n: usize| -> Result<(), ExprError> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                err(
+                    o,
+                    format!("`{op}` takes {n} argument(s), got {}", args.len()),
+                )
+            }
+        };
+        match op.as_str() {
+            // data operations (data_op, layer_op)
+            "layer-max-sqnorm" | "layer-max-sqdist" | "layer-v-frob2" | "layer-qk-frob2"
+            | "layer-dt" => {
+                arity(match op.as_str() {
+                    "layer-max-sqnorm" => 3,
+                    "layer-max-sqdist" => 4,
+                    _ => 1,
+                })?;
+                if !matches!(self.datum(&args[0])?, Datum::Layer(_)) {
+                    return err(args[0].offset(), "expected a layer datum");
+                }
+                args[1..].iter().try_for_each(|a| self.term(a))
+            }
+            "rows" => {
+                arity(1)?;
+                match self.datum(&args[0])? {
+                    Datum::Layer(_) => err(o, "`rows` of a layer datum: use its operations"),
+                    _ => Ok(()),
+                }
+            }
+            "cols" | "gram-max-abs" => {
+                arity(1)?;
+                self.signs(&args[0]).map(|_| ())
+            }
+            "row-sum-max" | "row-nnz-max" | "entry-min" | "entry-max" | "entry-sum" => {
+                arity(1)?;
+                let b = self.sparse(&args[0])?;
+                let empty = match op.as_str() {
+                    "entry-sum" => false,
+                    "row-sum-max" | "row-nnz-max" => b.rows.is_empty(),
+                    _ => b.rows.iter().all(|r| r.is_empty()),
+                };
+                if empty {
+                    return err(o, format!("`{op}` of a matrix with no entry"));
+                }
+                Ok(())
+            }
+            "err-max" | "lemma-a" | "lemma-b" | "lemma-a-row" | "lemma-b-row" => {
+                let with_t = op.ends_with("-row");
+                arity(if with_t { 3 } else { 2 })?;
+                let s = self.signs(&args[0])?;
+                let b = self.sparse(&args[1])?;
+                if s.n() != b.n {
+                    return err(
+                        o,
+                        format!("`{op}`: S has {} rows but B has n = {}", s.n(), b.n),
+                    );
+                }
+                if with_t {
+                    self.term(&args[2])?;
+                }
+                Ok(())
+            }
+            "sandwich-centred" => {
+                arity(3)?;
+                let dbar = int_atom(&args[0])?;
+                let first = int_atom(&args[1])?;
+                self.term(&args[2])?;
+                sandwich::check_args(dbar, first).map_err(|reason| ExprError {
+                    offset: o,
+                    reason: format!("`sandwich-centred`: {reason}"),
+                })?;
+                Ok(())
+            }
+            "band-reach" | "band-reach-count" => {
+                arity(3)?;
+                args.iter().try_for_each(|a| self.term(a))
+            }
+            // arithmetic (term)
+            "+" | "*" => {
+                if args.is_empty() {
+                    return err(o, format!("`{op}` needs arguments"));
+                }
+                args.iter().try_for_each(|a| self.term(a))
+            }
+            "-" | "neg" => {
+                if args.len() != 1 {
+                    if op == "neg" {
+                        arity(1)?;
+                    }
+                    arity(2)?;
+                }
+                args.iter().try_for_each(|a| self.term(a))
+            }
+            "/" | "min" | "max" => {
+                arity(2)?;
+                args.iter().try_for_each(|a| self.term(a))
+            }
+            "exp" | "ln" | "sqrt" | "sin" | "cos" | "abs" | "ceil" | "floor" => {
+                arity(1)?;
+                self.term(&args[0])
+            }
+            "pow" => {
+                arity(2)?;
+                let n = int_atom(&args[1])?;
+                i32::try_from(n).or_else(|_| err(args[1].offset(), "exponent too large"))?;
+                self.term(&args[0])
+            }
+            "sum" => {
+                arity(4)?;
+                let v = self.bound(items, o)?;
+                self.scope.push(v);
+                let r = self.term(&args[3]);
+                self.scope.pop();
+                r
+            }
+            _ => err(o, format!("unknown operator `{op}` in a term")),
+        }
+    }
+}
+
+// ───── END validation ─────
+
 /// Evaluates a formula at precision `prec` (no data).
 pub fn check(text: &str, prec: u32) -> Result<Certainty, ExprError> {
     check_with(text, prec, &Data::new())
@@ -1155,7 +1408,7 @@ pub fn check_memo(
     data: &Data,
     memo: &sandwich::Memo,
 ) -> Result<Certainty, ExprError> {
-    let e = parse_checked(text)?;
+    let e = parse_valid(text, data)?;
     let mut env = Env {
         prec,
         vars: Vec::new(),
@@ -1174,6 +1427,7 @@ pub fn eval(text: &str, prec: u32) -> Result<Interval, ExprError> {
 /// Evaluates a term over named data, as an interval.
 pub fn eval_with(text: &str, prec: u32, data: &Data) -> Result<Interval, ExprError> {
     let e = parse_checked(text)?;
+    validate_term(&e, data)?;
     let memo = sandwich::Memo::default();
     let mut env = Env {
         prec,
@@ -1187,6 +1441,7 @@ pub fn eval_with(text: &str, prec: u32, data: &Data) -> Result<Interval, ExprErr
 /// Evaluates a term over named data exactly: `Some` when it stays rational.
 pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>, ExprError> {
     let e = parse_checked(text)?;
+    validate_term(&e, data)?;
     let memo = sandwich::Memo::default();
     let mut env = Env {
         prec,

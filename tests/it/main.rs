@@ -8,6 +8,7 @@ mod clusters_polytope;
 mod clusters_remark;
 mod clusters_spectra;
 mod coq;
+mod coq_soundness;
 mod dynamics_flow;
 mod fast_softmax;
 mod kernel;
