@@ -1230,3 +1230,84 @@ pub fn proves_none(
         _ => Err(fail(&file, message)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_allowed_axiom_has_one_printed_name() {
+        let mut names: Vec<String> = ALLOWED_AXIOMS.iter().map(|a| printed_name(a)).collect();
+        assert!(names.iter().all(|n| axiom_allowed(n)));
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), ALLOWED_AXIOMS.len());
+        assert_eq!(
+            printed_name("Coq.Floats.PrimFloat.Leibniz.eqb"),
+            "PrimFloat.Leibniz.eqb"
+        );
+        assert_eq!(
+            axiom_identity_checks()
+                .matches("Definition attncheck_axiom_")
+                .count(),
+            ALLOWED_AXIOMS.len()
+        );
+    }
+
+    #[test]
+    fn the_library_key_depends_on_coqc() {
+        assert_ne!(library_key("8.16.1"), library_key("8.17.0"));
+        assert_eq!(library_key("8.16.1"), library_key("8.16.1"));
+        assert_eq!(library_key("x").len(), 32);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_run_directory_is_fresh_and_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let a = private_dir().unwrap();
+        let b = private_dir().unwrap();
+        assert_ne!(a.path(), b.path());
+        let mode = std::fs::metadata(a.path()).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        let p = a.path().to_path_buf();
+        drop(a);
+        assert!(!p.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn shared_or_linked_places_are_not_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let uid = owner_of(d.path());
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(owned_private_dir(d.path(), uid).is_err());
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(owned_private_dir(d.path(), uid).is_ok());
+        assert!(owned_private_dir(d.path(), uid.map(|u| u + 1)).is_err());
+        let link = d.path().join("link");
+        std::os::unix::fs::symlink(d.path(), &link).unwrap();
+        assert!(owned_private_dir(&link, uid).is_err());
+        let f = d.path().join("f");
+        std::fs::write(&f, "x").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(owned_file(&f, uid).is_ok());
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o666)).unwrap();
+        assert!(owned_file(&f, uid).is_err());
+        let flink = d.path().join("flink");
+        std::os::unix::fs::symlink(&f, &flink).unwrap();
+        assert!(owned_file(&flink, uid).is_err());
+    }
+
+    #[test]
+    fn the_error_line_is_the_errors_not_a_warnings() {
+        let out = "File \"./c.v\", line 3, characters 0-10:\nWarning: large nat\n\
+                   File \"./c.v\", line 9, characters 0-5:\nError: No applicable tactic.\n";
+        assert_eq!(error_line(out), Some(9));
+        assert_eq!(
+            error_line("File \"./c.v\", line 4, characters 0-1:\n"),
+            Some(4)
+        );
+    }
+}
