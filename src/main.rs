@@ -168,8 +168,8 @@ enum Cmd {
         json: bool,
         /// Also re-prove the statement in Coq (needs coqc and CoqInterval): after
         /// the same statement check and kernel decisions as without it, every
-        /// obligation the Coq translation takes is proven by Coq as well; the rest
-        /// rest on the kernel alone (each line says which). Exit 0 only if the
+        /// obligation the Coq translation takes is proven by Coq as well; the
+        /// others rest on the kernel alone (each line says which). Exit 0 only if the
         /// kernel decides every obligation as asserted and Coq proves every one
         /// sent to it; 1 if either finds one contrary (Coq: does not prove it);
         /// 2 without coqc; 3 and 4 as without --coq.

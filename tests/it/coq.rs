@@ -589,7 +589,7 @@ fn the_ci_subset_is_fixed_and_named() {
 fn every_committed_report_states_its_certificates_coq_coverage() {
     for p in committed() {
         let c = coq::load(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        let (sent, n, _) = coq::coverage(&c);
+        let (sent, n, ko) = coq::coverage(&c);
         let report = p.with_file_name(
             p.file_name()
                 .unwrap()
@@ -604,6 +604,22 @@ fn every_committed_report_states_its_certificates_coq_coverage() {
             "{}: the committed report's Coq figure is not the translation's {sent} of {n}",
             report.display()
         );
+        // and the kernel-only obligations with their reasons
+        let listed: Vec<(String, String)> = r
+            .pointer("/coq/kernel_only")
+            .and_then(|k| k.as_array())
+            .map(|k| {
+                k.iter()
+                    .map(|x| {
+                        (
+                            x["name"].as_str().unwrap_or_default().to_string(),
+                            x["reason"].as_str().unwrap_or_default().to_string(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(listed, ko, "{}", report.display());
     }
 }
 

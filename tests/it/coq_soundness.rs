@@ -50,6 +50,15 @@ fn verify(args: &[&str], cert: &Path, cache: &Path) -> (Option<i32>, String) {
     (out.status.code(), output_text(&out))
 }
 
+/// One cache of the compiled library (as `XDG_CACHE_HOME`) for the tests of this
+/// file that are not about the cache, kept in the target directory between runs
+/// (each test would otherwise compile the library once).
+fn shared_cache() -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("coq-cache");
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
 fn committed_json(id: &str) -> Value {
     let p = root().join("reports").join(format!("{id}.cert.json"));
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -168,13 +177,13 @@ fn verify_coq_rejects_a_true_obligation_marked_fails() {
 
 #[test]
 fn verify_coq_honours_theorems_and_no_spec() {
-    let cache = tempfile::tempdir().unwrap();
+    let cache = shared_cache();
     let cert = root().join("reports/positional/alibi-window.cert.json");
     // --theorems: specs from that directory only, as for verify
     let empty = tempfile::tempdir().unwrap();
     let t = empty.path().to_str().unwrap();
-    let (plain, text_plain) = verify(&["--theorems", t], &cert, cache.path());
-    let (with_coq, text) = verify(&["--coq", "--theorems", t], &cert, cache.path());
+    let (plain, text_plain) = verify(&["--theorems", t], &cert, &cache);
+    let (with_coq, text) = verify(&["--coq", "--theorems", t], &cert, &cache);
     assert_eq!(
         (plain, with_coq),
         (Some(2), Some(2)),
@@ -189,7 +198,7 @@ fn verify_coq_honours_theorems_and_no_spec() {
     let (code, text) = verify(
         &["--coq", "--no-spec"],
         &fixture("planted.cert.json"),
-        cache.path(),
+        &cache,
     );
     if have_coq("verify_coq_honours_theorems_and_no_spec") {
         assert_eq!(code, Some(1), "{text}");
@@ -202,14 +211,14 @@ fn verify_coq_honours_theorems_and_no_spec() {
 /// The kernel finds each contrary and no Coq translation proves it: exit 1, and
 /// the line says the kernel found it contrary (it was exit 0, "0 rejected").
 fn kernel_contrary(name: &str) {
-    let cache = tempfile::tempdir().unwrap();
+    let cache = shared_cache();
     let p = fixture(name);
-    let (plain, _) = verify(&["--no-spec"], &p, cache.path());
+    let (plain, _) = verify(&["--no-spec"], &p, &cache);
     assert_eq!(plain, Some(1), "{name}: the kernel finds it contrary");
     if !have_coq(name) {
         return;
     }
-    let (code, text) = verify(&["--coq", "--no-spec"], &p, cache.path());
+    let (code, text) = verify(&["--coq", "--no-spec"], &p, &cache);
     assert_eq!(code, Some(1), "{name}: {text}");
     assert!(text.contains(": disproven ("), "{name}: {text}");
     assert!(
@@ -243,9 +252,9 @@ fn verify_coq_names_the_checker_of_every_obligation() {
     if !have_coq("verify_coq_names_the_checker_of_every_obligation") {
         return;
     }
-    let cache = tempfile::tempdir().unwrap();
+    let cache = shared_cache();
     let p = root().join("reports/positional/alibi-window.cert.json");
-    let (code, text) = verify(&["--coq", "--json"], &p, cache.path());
+    let (code, text) = verify(&["--coq", "--json"], &p, &cache);
     assert_eq!(code, Some(0), "{text}");
     let j: Value = serde_json::from_str(&text[..text.rfind('}').unwrap() + 1]).unwrap();
     assert_eq!(j["statement_checked"], true);
@@ -351,9 +360,9 @@ fn reversed_ranges_never_reach_coq() {
             "{name}: {ko:?}"
         );
         assert!(ko[0].1.contains("is empty"), "{name}: {ko:?}");
-        let cache = tempfile::tempdir().unwrap();
+        let cache = shared_cache();
         for args in [&["--no-spec"][..], &["--coq", "--no-spec"][..]] {
-            let (code, text) = verify(args, &fixture(name), cache.path());
+            let (code, text) = verify(args, &fixture(name), &cache);
             assert_eq!(code, Some(2), "{name} {args:?}: {text}");
             assert!(text.contains("is empty"), "{text}");
         }
@@ -473,10 +482,9 @@ fn a_library_planted_in_the_old_fixed_directory_is_not_used() {
         .unwrap();
     assert!(out.status.success(), "{}", output_text(&out));
     std::fs::write(planted.join("Attncheck.v"), coq::LIBRARY).unwrap();
-    let cache = tempfile::tempdir().unwrap();
     let out = bin()
         .env("TMPDIR", tmp.path())
-        .env("XDG_CACHE_HOME", cache.path())
+        .env("XDG_CACHE_HOME", shared_cache())
         .args(["verify", "--coq", "--no-spec"])
         .arg(fixture("planted.cert.json"))
         .output()
@@ -585,12 +593,12 @@ fn the_pow_bomb_never_reaches_coqc() {
     if !have_coq("the_pow_bomb_never_reaches_coqc") {
         return;
     }
-    let cache = tempfile::tempdir().unwrap();
+    let cache = shared_cache();
     let start = std::time::Instant::now();
     let (code, text) = verify(
         &["--coq", "--no-spec"],
         &fixture("pow-bomb.cert.json"),
-        cache.path(),
+        &cache,
     );
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("proven   kernel only"), "{text}");
@@ -626,7 +634,7 @@ fn a_coqc_that_reaches_a_limit_leaves_its_obligations_kernel_only() {
     if !have_coq("a_coqc_that_reaches_a_limit_leaves_its_obligations_kernel_only") {
         return;
     }
-    let cache = tempfile::tempdir().unwrap();
+    let cache = shared_cache();
     let p = root().join("reports/positional/alibi-window.cert.json");
     for (args, why) in [
         (&["--coq-cpu-limit", "1"][..], "CPU-time limit of 1 s"),
@@ -634,7 +642,7 @@ fn a_coqc_that_reaches_a_limit_leaves_its_obligations_kernel_only() {
     ] {
         let mut all = vec!["--coq"];
         all.extend_from_slice(args);
-        let (code, text) = verify(&all, &p, cache.path());
+        let (code, text) = verify(&all, &p, &cache);
         // never a crash, never a pass by Coq: the kernel decides them all
         assert_eq!(code, Some(0), "{args:?}: {text}");
         assert!(text.contains(why), "{args:?}: `{why}` not in {text}");
