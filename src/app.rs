@@ -580,6 +580,8 @@ pub struct CoqObligation {
     pub kernel: crate::kernel::Certainty,
     /// Whether the kernel's result is what the statement asserts.
     pub kernel_as_expected: bool,
+    /// Whether the kernel decided it contrary to what the statement asserts.
+    pub kernel_contrary: bool,
     /// Coq's verdict (kernel-only with the reason when not sent to Coq).
     pub coq: crate::coq::CoqVerdict,
 }
@@ -588,8 +590,7 @@ impl CoqObligation {
     /// Certifiably not as asserted: the kernel decided it contrary, or Coq
     /// rejected it.
     pub fn contrary(&self) -> bool {
-        (!self.kernel_as_expected && self.kernel != crate::kernel::Certainty::Unknown)
-            || matches!(self.coq, crate::coq::CoqVerdict::Rejected(_))
+        self.kernel_contrary || matches!(self.coq, crate::coq::CoqVerdict::Rejected(_))
     }
 
     /// Which checker(s) it rests on, for people: `Coq + kernel` or `kernel only`.
@@ -644,13 +645,12 @@ pub fn verify_coq(
             expect: d.expect(),
             kernel: d.result(),
             kernel_as_expected: d.as_expected(),
+            kernel_contrary: d.contrary(),
             coq,
         })
         .collect();
     let contrary = obligations.iter().any(|o| o.contrary());
-    let kernel_contrary = obligations
-        .iter()
-        .any(|o| !o.kernel_as_expected && o.kernel != Certainty::Unknown);
+    let kernel_contrary = obligations.iter().any(|o| o.kernel_contrary);
     let undecided = obligations.iter().any(|o| o.kernel == Certainty::Unknown);
     let (word, exit_code) = if kernel_contrary {
         ("disproven", 1)

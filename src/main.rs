@@ -494,10 +494,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                 return verify_coq(&v, json, &limits);
             }
             let ds = v.checked.decisions();
-            let contrary = ds
-                .iter()
-                .filter(|d| !d.as_expected() && d.result() != Certainty::Unknown)
-                .count();
+            let contrary = ds.iter().filter(|d| d.contrary()).count();
             let undecided = ds
                 .iter()
                 .filter(|d| d.result() == Certainty::Unknown)
@@ -724,7 +721,7 @@ fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u
             let contrary: Vec<&str> = kernel
                 .decisions()
                 .iter()
-                .filter(|d| !d.as_expected() && d.result() != Certainty::Unknown)
+                .filter(|d| d.contrary())
                 .map(|d| d.name())
                 .collect();
             if !contrary.is_empty() {

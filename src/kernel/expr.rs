@@ -335,9 +335,10 @@ fn range(items: &[Sexp], o: usize) -> Result<(i64, i64), ExprError> {
     Ok((lo, hi))
 }
 
-fn datum<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a Datum, ExprError> {
+/// The datum named by `e` (evaluation and [`validate`] read data through these three).
+fn datum<'a>(e: &Sexp, data: &'a Data) -> Result<&'a Datum, ExprError> {
     match e {
-        Sexp::Atom(a, o) => env.data.get(a).ok_or_else(|| ExprError {
+        Sexp::Atom(a, o) => data.get(a).ok_or_else(|| ExprError {
             offset: *o,
             reason: format!("no datum named `{a}` in the certificate"),
         }),
@@ -345,15 +346,15 @@ fn datum<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a Datum, ExprError> {
     }
 }
 
-fn signs<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a SignMatrix, ExprError> {
-    match datum(e, env)? {
+fn signs<'a>(e: &Sexp, data: &'a Data) -> Result<&'a SignMatrix, ExprError> {
+    match datum(e, data)? {
         Datum::Signs(s) => Ok(s),
         _ => err(e.offset(), "expected a sign matrix"),
     }
 }
 
-fn sparse<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a SparseRows, ExprError> {
-    match datum(e, env)? {
+fn sparse<'a>(e: &Sexp, data: &'a Data) -> Result<&'a SparseRows, ExprError> {
+    match datum(e, data)? {
         Datum::Sparse(b) => Ok(b),
         _ => err(e.offset(), "expected a row-sparse rational matrix"),
     }
@@ -468,7 +469,7 @@ fn data_op<'a>(
     let v = match op {
         "rows" => {
             arity(1)?;
-            Rational::from(match datum(&args[0], env)? {
+            Rational::from(match datum(&args[0], env.data)? {
                 Datum::Signs(s) => s.n(),
                 Datum::Sparse(b) => b.n,
                 Datum::Layer(_) => return err(o, "`rows` of a layer datum: use its operations"),
@@ -476,16 +477,16 @@ fn data_op<'a>(
         }
         "cols" => {
             arity(1)?;
-            Rational::from(signs(&args[0], env)?.d())
+            Rational::from(signs(&args[0], env.data)?.d())
         }
         "gram-max-abs" => {
             arity(1)?;
-            let s = signs(&args[0], env)?;
+            let s = signs(&args[0], env.data)?;
             Rational::from(s.max_abs_offdiag().map_or(0, |(m, _)| m))
         }
         "row-sum-max" | "row-nnz-max" | "entry-min" | "entry-max" | "entry-sum" => {
             arity(1)?;
-            let b = sparse(&args[0], env)?;
+            let b = sparse(&args[0], env.data)?;
             let mut acc: Option<Rational> = None;
             match op {
                 "row-sum-max" => b.rows.iter().for_each(|r| max_opt(&mut acc, row_sum(r))),
@@ -515,8 +516,8 @@ fn data_op<'a>(
         "err-max" | "lemma-a" | "lemma-b" | "lemma-a-row" | "lemma-b-row" => {
             let with_t = op.ends_with("-row");
             arity(if with_t { 3 } else { 2 })?;
-            let s = signs(&args[0], env)?;
-            let b = sparse(&args[1], env)?;
+            let s = signs(&args[0], env.data)?;
+            let b = sparse(&args[1], env.data)?;
             if s.d() == 0 {
                 // Λ and E divide by d (a certificate's sign matrix has d ≥ 1)
                 return err(o, format!("`{op}`: S has no columns"));
@@ -813,7 +814,7 @@ fn layer_op<'a>(
             format!("`{op}` takes {arity} argument(s), got {}", args.len()),
         );
     }
-    let Datum::Layer(x) = datum(&args[0], env)? else {
+    let Datum::Layer(x) = datum(&args[0], env.data)? else {
         return err(args[0].offset(), "expected a layer datum");
     };
     let index = |e: &'a Sexp, env: &mut Env<'a>| -> Result<Rational, ExprError> {
@@ -1179,30 +1180,6 @@ struct Validator<'a> {
 }
 
 impl<'a> Validator<'a> {
-    fn datum(&self, e: &Sexp) -> Result<&'a Datum, ExprError> {
-        match e {
-            Sexp::Atom(a, o) => self.data.get(a).ok_or_else(|| ExprError {
-                offset: *o,
-                reason: format!("no datum named `{a}` in the certificate"),
-            }),
-            Sexp::List(_, o) => err(*o, "expected the name of a datum"),
-        }
-    }
-
-    fn signs(&self, e: &Sexp) -> Result<&'a SignMatrix, ExprError> {
-        match self.datum(e)? {
-            Datum::Signs(s) => Ok(s),
-            _ => err(e.offset(), "expected a sign matrix"),
-        }
-    }
-
-    fn sparse(&self, e: &Sexp) -> Result<&'a SparseRows, ExprError> {
-        match self.datum(e)? {
-            Datum::Sparse(b) => Ok(b),
-            _ => err(e.offset(), "expected a row-sparse rational matrix"),
-        }
-    }
-
     fn bound(&mut self, items: &'a [Sexp], o: usize) -> Result<&'a str, ExprError> {
         let v = var_name(&items[1])?;
         range(items, o)?;
@@ -1285,25 +1262,25 @@ impl<'a> Validator<'a> {
                     "layer-max-sqdist" => 4,
                     _ => 1,
                 })?;
-                if !matches!(self.datum(&args[0])?, Datum::Layer(_)) {
+                if !matches!(datum(&args[0], self.data)?, Datum::Layer(_)) {
                     return err(args[0].offset(), "expected a layer datum");
                 }
                 args[1..].iter().try_for_each(|a| self.term(a))
             }
             "rows" => {
                 arity(1)?;
-                match self.datum(&args[0])? {
+                match datum(&args[0], self.data)? {
                     Datum::Layer(_) => err(o, "`rows` of a layer datum: use its operations"),
                     _ => Ok(()),
                 }
             }
             "cols" | "gram-max-abs" => {
                 arity(1)?;
-                self.signs(&args[0]).map(|_| ())
+                signs(&args[0], self.data).map(|_| ())
             }
             "row-sum-max" | "row-nnz-max" | "entry-min" | "entry-max" | "entry-sum" => {
                 arity(1)?;
-                let b = self.sparse(&args[0])?;
+                let b = sparse(&args[0], self.data)?;
                 let empty = match op.as_str() {
                     "entry-sum" => false,
                     "row-sum-max" | "row-nnz-max" => b.rows.is_empty(),
@@ -1317,8 +1294,8 @@ impl<'a> Validator<'a> {
             "err-max" | "lemma-a" | "lemma-b" | "lemma-a-row" | "lemma-b-row" => {
                 let with_t = op.ends_with("-row");
                 arity(if with_t { 3 } else { 2 })?;
-                let s = self.signs(&args[0])?;
-                let b = self.sparse(&args[1])?;
+                let s = signs(&args[0], self.data)?;
+                let b = sparse(&args[1], self.data)?;
                 if s.n() != b.n {
                     return err(
                         o,
