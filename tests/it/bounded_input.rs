@@ -280,10 +280,13 @@ fn exact_arithmetic_on_big_rationals_stops_at_the_budget_instead_of_running_for_
     // Exact operations are charged by their operands' sizes as they happen; here the
     // budget is left nearly spent by a conjunct that is never reached, so the charge
     // stops the evaluation after a few iterations.
+    // (The pad is valid, ranges at most 5·10⁷ long: every conjunct is validated
+    // before anything is evaluated.)
     let test = "(forall x 1 100000 (> (+ 3^-20000 5^-13000 x) 0))";
-    let pad = |n: u128| format!("(and {test} (forall y 1 {n} (< y y)))");
+    let pad = |n: u128| format!("(and {test} (forall y 1 {n} (forall z 1 10 (< y z))))");
     let w1 = expr::work(&expr::parse(&pad(1)).unwrap());
-    let n = (expr::MAX_WORK - 1_000_000 - w1) / 5 + 1;
+    let step = expr::work(&expr::parse(&pad(2)).unwrap()) - w1;
+    let n = (expr::MAX_WORK - 1_000_000 - w1) / step + 1;
     let f = pad(n);
     let w = expr::work(&expr::parse(&f).unwrap());
     assert!(w <= expr::MAX_WORK && w > expr::MAX_WORK - 2_000_000, "{w}");
