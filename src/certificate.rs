@@ -141,8 +141,12 @@ impl DataEntry {
     pub fn to_datum(&self) -> Result<Datum, (String, String)> {
         match self {
             DataEntry::Signs { n, d, rows } => {
-                if *d == 0 || *d > 1 << 24 || *n > 1 << 24 {
-                    return Err(("d".into(), "n and d must lie in 1..=2^24".into()));
+                // n = 0 passed here, though the message said 1..=2^24
+                if *n == 0 || *n > 1 << 24 {
+                    return Err(("n".into(), format!("is {n}; n must lie in 1..=2^24")));
+                }
+                if *d == 0 || *d > 1 << 24 {
+                    return Err(("d".into(), format!("is {d}; d must lie in 1..=2^24")));
                 }
                 if rows.len() != *n {
                     return Err((

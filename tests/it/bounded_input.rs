@@ -735,3 +735,139 @@ fn certificate_precision_65536_no_longer_makes_verify_run_for_minutes() {
     assert!(out.contains("the limit is 1000000000"), "{out}");
     assert!(t.elapsed() < Duration::from_secs(30));
 }
+
+// ----- every road has its hostile input (exit codes as the README's table) -----
+
+#[test]
+fn sign_matrix_with_n_zero_is_refused_naming_the_field() {
+    // n = 0 passed the reader's check although its message said 1..=2^24; d = 0 was
+    // refused, but as "n and d". Exit 2 (bad input), naming data.S.n or data.S.d
+    // and its line, with and without the spec.
+    let dir = tempfile::tempdir().unwrap();
+    let c = committed("sparse/ratio-lemma");
+    assert_eq!(c["data"]["S"]["kind"], "signs");
+    for (field, n, d, rows) in [
+        ("n", 0, 64, json!([])),
+        ("d", 1, 0, json!([""])),
+        ("n", (1 << 24) + 1, 64, json!([])),
+    ] {
+        let mut c = c.clone();
+        c["data"]["S"]["n"] = json!(n);
+        c["data"]["S"]["d"] = json!(d);
+        c["data"]["S"]["rows"] = rows;
+        let p = write_json(dir.path(), "s.cert.json", &c);
+        for no_spec in [false, true] {
+            let mut a = vec!["verify"];
+            if no_spec {
+                a.push("--no-spec");
+            }
+            a.push(p.to_str().unwrap());
+            let (code, out) = verify(dir.path(), &a);
+            assert_eq!(code, Some(2), "{field} = 0: {out}");
+            assert!(out.contains(&format!("data.S.{field}: ")), "{out}");
+            assert!(out.contains("1..=2^24"), "{out}");
+            assert!(
+                out.contains("s.cert.json:"),
+                "names the file and line: {out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn huge_literal_in_a_formula_inside_a_forall_is_refused_with_exit_2() {
+    // the literal is refused where the formula is read (exit 2, file, line and
+    // field), not once per iteration; the same through the Coq road's reader
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = committed("positional/alibi-window");
+    let f = format!("(forall x 1 50000000 (< x {}))", nines_power(200_000));
+    c["obligations"][0]["formula"] = json!(f);
+    let p = write_json(dir.path(), "fa.cert.json", &c);
+    let line = line_in(&p, "99999999^1000000");
+    for args in [
+        vec!["verify", "--no-spec"],
+        vec!["verify"],
+        vec!["verify", "--coq"],
+    ] {
+        let mut a = args.clone();
+        a.push(p.to_str().unwrap());
+        let t = Instant::now();
+        let (code, out) = verify(dir.path(), &a);
+        // against the spec (and with --coq) the formula also differs from the spec's,
+        // but it is read, and refused, first: before any comparison, kernel or coqc
+        assert_eq!(code, Some(2), "{args:?}: {out}");
+        assert!(
+            out.contains(&format!("fa.cert.json:{line}: obligations[0].formula: ")),
+            "{args:?}: {out}"
+        );
+        assert!(out.contains("too large"), "{args:?}: {out}");
+        assert!(out.len() < 2000, "{} bytes", out.len());
+        assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+    }
+    // the validator the Coq translation uses reads literals through the one function
+    // with the limit, even on a tree that did not come from the parser
+    let data = expr::Data::new();
+    let e = expr::parse_valid(&f, &data).unwrap_err();
+    assert!(e.reason.contains("too large"), "{e}");
+    let tree = expr::Sexp::List(
+        vec![
+            expr::Sexp::Atom("<".into(), 1),
+            expr::Sexp::Atom("1".into(), 3),
+            expr::Sexp::Atom(nines_power(200_000), 5),
+        ],
+        0,
+    );
+    assert!(expr::validate(&tree, &data).is_err());
+}
+
+/// Runs the binary in `dir` with stdout on a pipe that is closed before it writes
+/// anything (`attncheck … | head -0`) and stderr captured; returns the exit code
+/// and stderr.
+fn run_into_closed_stdout(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = crate::util::bin()
+        .current_dir(dir)
+        .args(args)
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_closed_stdout_alone_never_panics_and_keeps_the_exit_code() {
+    // `attncheck run X | head -0`: stdout closed, stderr still open. Exit codes as
+    // without the pipe: 0 (run; list; verify of a good certificate), 1 (contrary),
+    // 2 (bad input), 4 (rejected); stderr shows no panic
+    let d = crate::util::project(&["positional/alibi-slopes"]);
+    let (code, err) = run_into_closed_stdout(d.path(), &["run", "positional/alibi-slopes"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(d
+        .path()
+        .join("reports/positional/alibi-slopes.json")
+        .exists());
+    let cert = d.path().join("reports/positional/alibi-slopes.cert.json");
+    let good = cert.to_str().unwrap();
+    let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&cert).unwrap()).unwrap();
+    c["obligations"][0]["formula"] = json!("(< 1 0)");
+    let bad = write_json(d.path(), "bad.cert.json", &c);
+    let bad = bad.to_str().unwrap();
+    for (args, want) in [
+        (vec!["list"], 0),
+        (vec!["verify", good], 0),
+        (vec!["verify", "--json", good], 0),
+        (vec!["verify", "--no-spec", bad], 1),
+        (vec!["verify", "missing.cert.json"], 2),
+        (vec!["verify", bad], 4),
+    ] {
+        let (code, err) = run_into_closed_stdout(d.path(), &args);
+        assert_eq!(code, Some(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
