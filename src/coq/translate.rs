@@ -4,7 +4,9 @@
 //! A formula is first parsed into a small typed tree ([`T`], [`F`]) and put in
 //! negation normal form (an obligation with `expect: "fails"` is translated as
 //! the negation of its formula). Its statement is then printed in Coq's
-//! real-number syntax. The proof is chosen by the shape of the formula:
+//! real-number syntax, each comparison with the domain conditions of its partial
+//! operations ([`with_domains`]: Coq's `ln`, `/`, `sqrt` are total, the format's
+//! are not). The proof is chosen by the shape of the formula:
 //!
 //! - **exact** (no `exp`, `ln`, `sqrt`, `sin`, `cos`, `pi`): the formula is
 //!   reflected into `Attncheck.form` and decided by `decide_exact`, which Coq's
@@ -141,6 +143,10 @@ pub(crate) enum F {
     Or(Vec<F>),
     All(String, i64, i64, Box<F>),
     Ex(String, i64, i64, Box<F>),
+    /// A domain condition ([`with_domains`]): stated and proven as the formula it
+    /// holds, except that a `forall` of comparisons is first tried by one
+    /// `interval` per comparison over the whole range ([`uniform`]).
+    Dom(Box<F>),
 }
 
 /// A data operation used by some formula.
@@ -594,6 +600,235 @@ impl Reader<'_> {
     }
 }
 
+// ---------------------------------------------------------------- domains
+
+/// A partial operation's domain condition on its argument `t`, as a comparison
+/// in the statement (`0 < t` for `ln`, `0 <= t` for `sqrt`, `t <> 0` for a
+/// divisor and for the base of a negative power); `None` when `t` is a literal
+/// inside the domain (`ln 2`, `x / 16`: nothing to say).
+fn domain_condition(op: Cmp, t: &T) -> Option<F> {
+    let zero = Rational::new();
+    let holds = match t {
+        T::Lit(q) => match op {
+            Cmp::Lt => *q > zero,
+            Cmp::Le => *q >= zero,
+            _ => *q != zero,
+        },
+        _ => false,
+    };
+    if holds {
+        return None;
+    }
+    Some(match op {
+        Cmp::Ne => F::Cmp(Cmp::Ne, t.clone(), T::Lit(zero)),
+        _ => F::Cmp(op, T::Lit(zero), t.clone()),
+    })
+}
+
+/// The conjunction of `fs` (the formula itself when there is one).
+fn conj(mut fs: Vec<F>) -> F {
+    if fs.len() == 1 {
+        fs.remove(0)
+    } else {
+        F::And(fs)
+    }
+}
+
+/// Appends `f` to `out` unless an identical condition is already there.
+fn push_new(out: &mut Vec<F>, f: F) {
+    let key = format!("{f:?}");
+    if !out.iter().any(|g| format!("{g:?}") == key) {
+        out.push(f);
+    }
+}
+
+/// Whether the formula `f` mentions the variable `v` (free or bound).
+fn mentions_f(f: &F, v: &str) -> bool {
+    match f {
+        F::Cmp(_, a, b) => mentions(a, v) || mentions(b, v),
+        F::And(fs) | F::Or(fs) => fs.iter().any(|g| mentions_f(g, v)),
+        F::All(x, _, _, b) | F::Ex(x, _, _, b) => x == v || mentions_f(b, v),
+        F::Dom(b) => mentions_f(b, v),
+    }
+}
+
+/// The domain conditions of the partial operations in `t`, innermost first: a
+/// condition under a `sum` holds for every index of its range (`forall v, lo <= v
+/// <= hi -> …`; one that does not mention the index is stated once, the range
+/// being non-empty).
+fn domain(t: &T, out: &mut Vec<F>) {
+    match t {
+        T::Lit(_) | T::Var(_) | T::Pi | T::Data(_) => {}
+        T::Add(ts) | T::Mul(ts) => ts.iter().for_each(|u| domain(u, out)),
+        T::Sub(a, b) | T::Min(a, b) | T::Max(a, b) => {
+            domain(a, out);
+            domain(b, out);
+        }
+        T::Div(a, b) => {
+            domain(a, out);
+            domain(b, out);
+            if let Some(c) = domain_condition(Cmp::Ne, b) {
+                push_new(out, c);
+            }
+        }
+        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) => domain(a, out),
+        T::Fun(f, a) => {
+            domain(a, out);
+            let c = match f {
+                Elem::Ln => domain_condition(Cmp::Lt, a),
+                Elem::Sqrt => domain_condition(Cmp::Le, a),
+                Elem::Exp | Elem::Sin | Elem::Cos => None,
+            };
+            if let Some(c) = c {
+                push_new(out, c);
+            }
+        }
+        T::Pow(a, n) => {
+            domain(a, out);
+            if *n < 0 {
+                if let Some(c) = domain_condition(Cmp::Ne, a) {
+                    push_new(out, c);
+                }
+            }
+        }
+        T::Sum(v, lo, hi, b) => {
+            let mut inner = Vec::new();
+            domain(b, &mut inner);
+            let (bound, free): (Vec<F>, Vec<F>) = inner.into_iter().partition(|c| mentions_f(c, v));
+            for c in free {
+                push_new(out, c);
+            }
+            if !bound.is_empty() {
+                push_new(
+                    out,
+                    F::Dom(Box::new(F::All(v.clone(), *lo, *hi, Box::new(conj(bound))))),
+                );
+            }
+        }
+    }
+}
+
+/// `f` with the domain conditions of its partial operations stated (issue #23):
+/// the kernel gives a comparison on an undefined term no truth value, and `and`,
+/// `not`, `forall` are three-valued over it (docs/certificate-format.md,
+/// "Meaning"), while Coq's `ln`, `/`, `sqrt` are total (`ln 0 = 0`). In negation
+/// normal form each comparison, negated or not, is true in the kernel's sense
+/// exactly when both sides are defined and it holds, so each comparison is stated
+/// with the conditions of both its sides. A condition is then moved outwards
+/// through `/\`, `forall` and `exists` while that keeps the statement equivalent
+/// (ranges are non-empty: a condition that does not mention a binder's variable
+/// leaves it; one that does leaves a `forall` as `forall v, lo <= v <= hi -> …`
+/// beside it, and stays inside an `exists`), never through `\/`. Conditions of
+/// literals inside the domain (`ln 2`, `x / 16`) are left out, and identical ones
+/// stated once.
+pub(crate) fn with_domains(f: F) -> F {
+    let (conds, body) = place(f);
+    wrap(conds, body)
+}
+
+fn wrap(mut conds: Vec<F>, body: F) -> F {
+    if conds.is_empty() {
+        return body;
+    }
+    conds.push(body);
+    F::And(conds)
+}
+
+/// (conditions moved out of `f`, `f` without them).
+fn place(f: F) -> (Vec<F>, F) {
+    match f {
+        F::Cmp(c, a, b) => {
+            let mut conds = Vec::new();
+            domain(&a, &mut conds);
+            domain(&b, &mut conds);
+            (conds, F::Cmp(c, a, b))
+        }
+        F::And(fs) => {
+            let mut conds = Vec::new();
+            let mut bodies = Vec::new();
+            for g in fs {
+                let (cs, b) = place(g);
+                cs.into_iter().for_each(|c| push_new(&mut conds, c));
+                bodies.push(b);
+            }
+            (conds, F::And(bodies))
+        }
+        F::Or(fs) => (
+            Vec::new(),
+            F::Or(fs.into_iter().map(with_domains).collect()),
+        ),
+        F::All(v, lo, hi, b) => {
+            let (cs, b) = place(*b);
+            let (bound, mut free): (Vec<F>, Vec<F>) =
+                cs.into_iter().partition(|c| mentions_f(c, &v));
+            if !bound.is_empty() {
+                push_new(
+                    &mut free,
+                    F::Dom(Box::new(F::All(v.clone(), lo, hi, Box::new(conj(bound))))),
+                );
+            }
+            (free, F::All(v, lo, hi, Box::new(b)))
+        }
+        F::Ex(v, lo, hi, b) => {
+            let (cs, b) = place(*b);
+            let (bound, free): (Vec<F>, Vec<F>) = cs.into_iter().partition(|c| mentions_f(c, &v));
+            (free, F::Ex(v, lo, hi, Box::new(wrap(bound, b))))
+        }
+        F::Dom(b) => (Vec::new(), F::Dom(b)),
+    }
+}
+
+/// A domain condition `forall v, lo <= v <= hi -> C v` whose body is a
+/// conjunction of inequalities or disequalities free of sums, ceilings, floors
+/// and extrema: its proof first tries one `interval` per comparison with v
+/// ranging over [lo, hi] ([`uniform_tac`]), before one goal per value.
+fn uniform(f: &F) -> Option<(&str, i64, i64, &F)> {
+    fn simple(f: &F) -> bool {
+        match f {
+            F::And(fs) => fs.iter().all(simple),
+            F::Dom(b) => simple(b),
+            F::Cmp(c, a, b) => *c != Cmp::Eq && !heavy(a) && !heavy(b),
+            _ => false,
+        }
+    }
+    match f {
+        F::All(v, lo, hi, b) if simple(b) && !exact_f(f) => Some((v, *lo, *hi, b)),
+        _ => None,
+    }
+}
+
+/// The number of comparisons of a [`uniform`] body, and their terms.
+fn uniform_load(f: &F) -> (u64, u64) {
+    match f {
+        F::And(fs) => fs.iter().map(uniform_load).fold((0, 0), |x, y| {
+            (x.0.saturating_add(y.0), x.1.saturating_add(y.1))
+        }),
+        F::Dom(b) => uniform_load(b),
+        F::Cmp(_, a, b) => (1, size(a) + size(b)),
+        _ => (0, 0),
+    }
+}
+
+/// The proof of a [`uniform`] body with its variable free and bounded (a
+/// hypothesis IZR lo <= IZR v <= IZR hi in the context): `interval` for each
+/// comparison, a disequality from either strict inequality.
+fn uniform_tac(f: &F) -> String {
+    match f {
+        F::And(fs) => match fs.len() {
+            0 => "exact I".into(),
+            1 => uniform_tac(&fs[0]),
+            _ => format!(
+                "split; [ {} | {} ]",
+                uniform_tac(&fs[0]),
+                uniform_tac(&F::And(fs[1..].to_vec()))
+            ),
+        },
+        F::Dom(b) => uniform_tac(b),
+        F::Cmp(Cmp::Ne, _, _) => "first [ apply Rlt_not_eq; attn_prep; attn_interval | apply Rgt_not_eq; attn_prep; attn_interval ]".into(),
+        _ => "attn_prep; attn_interval".into(),
+    }
+}
+
 fn exact(t: &T) -> bool {
     match t {
         T::Lit(_) | T::Var(_) | T::Data(_) => true,
@@ -609,7 +844,7 @@ fn exact_f(f: &F) -> bool {
     match f {
         F::Cmp(_, a, b) => exact(a) && exact(b),
         F::And(fs) | F::Or(fs) => fs.iter().all(exact_f),
-        F::All(_, _, _, b) | F::Ex(_, _, _, b) => exact_f(b),
+        F::All(_, _, _, b) | F::Ex(_, _, _, b) | F::Dom(b) => exact_f(b),
     }
 }
 
@@ -839,6 +1074,7 @@ impl Sizes<'_> {
                 self.formula(b);
                 self.vars.pop();
             }
+            F::Dom(b) => self.formula(b),
         }
     }
 }
@@ -983,7 +1219,7 @@ fn ln_sum_over_budget(f: &F) -> Option<(i64, i64, i64)> {
                 term(b, worst);
             }
             F::And(fs) | F::Or(fs) => fs.iter().for_each(|g| form(g, worst)),
-            F::All(_, _, _, b) | F::Ex(_, _, _, b) => form(b, worst),
+            F::All(_, _, _, b) | F::Ex(_, _, _, b) | F::Dom(b) => form(b, worst),
         }
     }
     let mut worst = None;
@@ -1102,6 +1338,7 @@ fn size_f(f: &F) -> u64 {
         F::Cmp(_, a, b) => size(a) + size(b),
         F::And(fs) | F::Or(fs) => fs.iter().map(size_f).sum(),
         F::All(_, lo, hi, b) | F::Ex(_, lo, hi, b) => (hi - lo + 1).max(0) as u64 * size_f(b),
+        F::Dom(b) => size_f(b),
     }
 }
 
@@ -1123,6 +1360,12 @@ fn interval_load(f: &F) -> (u64, u64) {
             (n.saturating_mul(g), n.saturating_mul(t))
         }
         F::Ex(_, _, _, b) => interval_load(b),
+        // counted as the uniform proof: its fallback, one goal per value, is for a
+        // condition that `interval` does not bound over the whole range
+        F::Dom(b) => match uniform(b) {
+            Some((_, _, _, body)) => uniform_load(body),
+            None => interval_load(b),
+        },
     }
 }
 
@@ -1356,6 +1599,7 @@ impl Render<'_> {
                     }
                 }
             }
+            F::Dom(b) => self.formula(b, ctx, mode),
             F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
                 ctx.push((v.clone(), None));
                 let body = self.formula(b, ctx, mode);
@@ -1472,6 +1716,7 @@ fn ast_form(f: &F, ctx: &mut Ctx, lits: &HashMap<usize, Rational>, ops: &[Op]) -
                 }
             }
         }
+        F::Dom(b) => ast_form(b, ctx, lits, ops),
         F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
             ctx.push((v.clone(), None));
             let body = ast_form(b, ctx, lits, ops);
@@ -1545,6 +1790,7 @@ fn kernel_formula(f: &F, ctx: &[(String, Option<i64>)], ops: &[Op]) -> String {
                 .collect();
             format!("(not (and {}))", parts.join(" "))
         }
+        F::Dom(b) => kernel_formula(b, ctx, ops),
         F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
             let mut inner = ctx.to_vec();
             inner.push((v.clone(), None));
@@ -1647,6 +1893,19 @@ impl Prover<'_> {
                 Ok(format!("exists {}%Z; split; [ lia | {} ]", zi(k), t?))
             }
             F::Cmp(c, a, b) => self.leaf(*c, a, b, ctx),
+            F::Dom(b) => {
+                let each = self.tac(b, ctx)?;
+                Ok(match uniform(b) {
+                    Some((v, lo, hi, body)) => format!(
+                        "first [ (intros {v} H{v}; pose proof (conj (IZR_le _ _ (proj1 H{v})) (IZR_le _ _ (proj2 H{v}))) as R{v}; \
+                         change (IZR {} <= IZR {v} <= IZR {}) in R{v}; {}) | ({each}) ]",
+                        zi(lo),
+                        zi(hi),
+                        uniform_tac(body)
+                    ),
+                    None => each,
+                })
+            }
         }
     }
 
@@ -1859,7 +2118,19 @@ impl Prover<'_> {
                 ast_term(b, ctx, &lits, self.ops)
             )
         } else if c == Cmp::Ne {
-            return Err("a disequality between non-rational terms has no Coq translation".into());
+            // a ≠ b from a < b or a > b, the side the kernel decides (Coq re-proves it
+            // with `interval`): a divisor's or a negative power's domain condition
+            let side = if self.kernel_true(&F::Cmp(Cmp::Lt, a.clone(), b.clone()), ctx) {
+                "Rlt_not_eq"
+            } else if self.kernel_true(&F::Cmp(Cmp::Gt, a.clone(), b.clone()), ctx) {
+                "Rgt_not_eq"
+            } else {
+                return Err(
+                    "the kernel does not separate the two sides of a disequality between non-rational terms"
+                        .into(),
+                );
+            };
+            format!("apply {side}; unroll_sums; attn_prep; attn_interval")
         } else if c == Cmp::Eq {
             // the kernel decides such an equality only when both sides are the same
             // point (e.g. an empty sum, or B̃(0) = Σ (cos(0·ω_i) − 1)): try computation,
@@ -2120,7 +2391,7 @@ fn uses_f(f: &F, out: &mut Vec<usize>) {
             uses(b, out)
         }
         F::And(fs) | F::Or(fs) => fs.iter().for_each(|g| uses_f(g, out)),
-        F::All(_, _, _, b) | F::Ex(_, _, _, b) => uses_f(b, out),
+        F::All(_, _, _, b) | F::Ex(_, _, _, b) | F::Dom(b) => uses_f(b, out),
     }
 }
 
@@ -2172,7 +2443,7 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
     let mut kernel_only = Vec::new();
     for (i, (o, f)) in cert.obligations.iter().zip(read).enumerate() {
         let f = match f {
-            Ok(f) => f,
+            Ok(f) => with_domains(f),
             Err(e) => {
                 kernel_only.push((i, e));
                 continue;
