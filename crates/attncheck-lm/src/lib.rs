@@ -9,6 +9,8 @@
 //! - [`train`]: AdamW with warm-up and cosine decay, gradient clipping, seeded batches.
 //! - [`eval`]: sliding-window perplexity, attention truncation, and the cumulative
 //!   normalised gradient receptive field with a bootstrap over sequences.
+//! - [`job`]: one training-and-evaluation job of the trained-model claim, and what it
+//!   stores (its result is a unit of a sharded run).
 //!
 //! Every random draw comes from [`SplitMix64`] seeds, and candle's CPU kernels split
 //! work by output rows (never the reduction), so a run is bit-for-bit repeatable on one
@@ -18,6 +20,7 @@
 pub mod attn;
 pub mod corpus;
 pub mod eval;
+pub mod job;
 pub mod mm;
 pub mod model;
 pub mod train;
