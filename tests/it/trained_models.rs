@@ -835,3 +835,24 @@ fn stored_attention_weights_are_the_models_exact_f32_values() {
     s.replace_range(5..6, c);
     assert!(!bad.is_consistent());
 }
+
+#[test]
+fn scan_unit_keys_fall_one_to_a_shard() {
+    let spec = Spec::load(&crate::util::spec_path(ID)).unwrap();
+    let p: tmc::Params = spec.params(Profile::Full).unwrap();
+    let jobs = tmc::jobs(&p);
+    // 8 schemes (ALiBi once at H = 8, Sandwich, sinusoidal, RoPE, four windows) × 3 L_tr × 3 seeds
+    assert_eq!(jobs.len(), 72);
+    let keys = tmc::unit_keys(&p, &jobs, spec.precision);
+    for (k, key) in keys.iter().enumerate() {
+        assert_eq!(
+            attncheck::claims::shard_of(&format!("{key} @{}", spec.precision), 72),
+            k as u64,
+            "{key}"
+        );
+    }
+    // by L_tr, then seed, then scheme: the first 8 shards are one seed of every scheme at 32
+    assert_eq!(jobs[0].long_name(), "L32 alibi-paper-s1");
+    assert_eq!(jobs[7].long_name(), "L32 window-32-s1");
+    assert_eq!(jobs[71].long_name(), "L512 window-512-s3");
+}
