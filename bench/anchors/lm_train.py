@@ -86,13 +86,16 @@ def main():
 
     run(5)
     t = time.perf_counter()
+    c = time.process_time()
     run(steps)
     s = time.perf_counter() - t
+    cpu = time.process_time() - c
     params = sum(p.numel() for p in model.parameters())
     print(
         f"pytorch {torch.__version__} ({a.threads} threads): hidden {hidden}, layers {layers}, heads {h}, "
-        f"length {length}, batch {batch}: {steps} steps in {s:.2f} s = {steps / s:.1f} steps/s, "
-        f"{steps * batch * length / s:.0f} tokens/s ({params} parameters)"
+        f"length {length}, batch {batch}: {steps} steps in {s:.2f} s = {steps / s:.2f} steps/s, "
+        f"{steps * batch * length / s:.0f} tokens/s, CPU (user+sys) {1000 * cpu / steps:.1f} ms/step "
+        f"({params} parameters)"
     )
 
 

@@ -284,18 +284,24 @@ fn model_biases_equal_the_certified_formulas() {
 #[test]
 fn fused_attention_equals_the_composed_candle_operations() {
     // softmax(QKᵀ/√d + bias, causal and window mask)·V written with candle's own operations,
-    // against the one-operation kernel, for bias by head, windows and the last rows only
+    // against the one-operation kernel on the fused projection [B, L, 3·H·d], for bias by
+    // head, windows and the last rows only
+    use attncheck_lm::candle_core::D;
     let (b, h, l, d) = (2usize, 3usize, 9usize, 4usize);
     let mut rng = SplitMix64(17);
-    let mut rand = |n: usize| -> Tensor {
-        let v: Vec<f64> = (0..n).map(|_| rng.normal()).collect();
-        Tensor::from_vec(v, (b, h, l, d), &attncheck_lm::Device::Cpu).unwrap()
+    let v: Vec<f64> = (0..b * l * 3 * h * d).map(|_| rng.normal()).collect();
+    let qkv = Tensor::from_vec(v, (b, l, 3 * h * d), &attncheck_lm::Device::Cpu).unwrap();
+    let part = |k: usize| -> Tensor {
+        qkv.narrow(2, k * h * d, h * d)
+            .unwrap()
+            .reshape((b, l, h, d))
+            .unwrap()
+            .transpose(1, 2)
+            .unwrap()
+            .contiguous()
+            .unwrap()
     };
-    let (q, k, v) = (
-        rand(b * h * l * d),
-        rand(b * h * l * d),
-        rand(b * h * l * d),
-    );
+    let (q, k, v) = (part(0), part(1), part(2));
     let bias: Vec<Vec<f64>> = (0..h)
         .map(|hh| (0..l).map(|r| -0.3 * (hh + 1) as f64 * r as f64).collect())
         .collect();
@@ -316,16 +322,22 @@ fn fused_attention_equals_the_composed_candle_operations() {
             .unwrap()
             .broadcast_add(&mask)
             .unwrap();
-        let want = attncheck_lm::candle_nn::ops::softmax(&s, attncheck_lm::candle_core::D::Minus1)
+        let want = attncheck_lm::candle_nn::ops::softmax(&s, D::Minus1)
             .unwrap()
             .matmul(&v)
             .unwrap();
         let op = attncheck_lm::attn::Attention {
+            heads: h,
             bias: std::sync::Arc::new(bias.clone()),
             limit,
             scale,
+            last: l,
+            rope: None,
         };
-        let got = attncheck_lm::attn::attention(&q, &k, &v, op.clone()).unwrap();
+        let heads = |t: Tensor, n: usize| -> Tensor {
+            t.reshape((b, n, h, d)).unwrap().transpose(1, 2).unwrap()
+        };
+        let got = heads(attncheck_lm::attn::attention(&qkv, op.clone()).unwrap(), l);
         let diff = (want.clone() - got)
             .unwrap()
             .abs()
@@ -336,8 +348,8 @@ fn fused_attention_equals_the_composed_candle_operations() {
             .unwrap();
         assert!(diff < 1e-12, "limit {limit}: {diff}");
         // queries for the last 3 positions only: the last 3 rows of the full result
-        let got3 =
-            attncheck_lm::attn::attention(&q.narrow(2, l - 3, 3).unwrap(), &k, &v, op).unwrap();
+        let op3 = attncheck_lm::attn::Attention { last: 3, ..op };
+        let got3 = heads(attncheck_lm::attn::attention(&qkv, op3).unwrap(), 3);
         let diff = (want.narrow(2, l - 3, 3).unwrap() - got3)
             .unwrap()
             .abs()

@@ -1,5 +1,6 @@
 //! Training throughput of the quick-profile model (bench/anchors/lm_train.py is the same
 //! model in PyTorch). `cargo run --release -p attncheck-lm --example throughput -- [hidden layers length batch steps]`
+//! prints wall steps/s and CPU time (user + sys) per step of the timed loop.
 //!
 //! The bias is all zeros: its values do not change the cost (it is one [H, L, L] tensor
 //! added to the logits either way).
@@ -50,13 +51,33 @@ fn main() {
         .build()
         .expect("pool");
     let t = Instant::now();
+    let c = cpu_seconds();
     pool.install(|| train(&model, &data, &tc, &mut |_| {}))
         .expect("train");
     let s = t.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - c;
     println!(
-        "candle 0.11.1 (1 worker): hidden {hidden}, layers {layers}, heads 8, length {length}, batch {batch}: {steps} steps in {s:.2} s = {:.1} steps/s, {:.0} tokens/s ({} parameters)",
+        "candle 0.11.1 + attncheck-lm (1 worker): hidden {hidden}, layers {layers}, heads 8, length {length}, batch {batch}: {steps} steps in {s:.2} s = {:.2} steps/s, {:.0} tokens/s, CPU (user+sys) {:.1} ms/step ({} parameters)",
         steps as f64 / s,
         (steps * batch * length) as f64 / s,
+        1000.0 * cpu / steps as f64,
         model.parameter_count()
     );
+}
+
+/// The process's CPU time (user + system) in seconds, from /proc/self/stat (clock ticks of
+/// 1/100 s, Linux's USER_HZ); NaN where it cannot be read.
+fn cpu_seconds() -> f64 {
+    let Ok(s) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // fields after the parenthesised command name: state is field 3, utime 14, stime 15
+    let rest = s.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| {
+        f.get(i)
+            .and_then(|x| x.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
+    (tick(11) + tick(12)) / 100.0
 }

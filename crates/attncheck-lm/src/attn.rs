@@ -1,247 +1,467 @@
-//! Causal attention as one operation with its own backward pass.
+//! Causal multi-head attention as one operation with its own backward pass, reading the
+//! fused q/k/v projection directly.
 //!
-//! For every batch b and head h, with keys and values k, v ∈ ℝ^{L×d} and queries for the
-//! last L_q ≤ L positions (query row i is position a = i + L − L_q):
-//! S[i, j] = scale·q_i·k_j + b_h(a − j) for max(0, a − limit) ≤ j ≤ a (every other key is
-//! masked), P = row-softmax(S), O = P·V. Evaluation needs only the last positions' outputs
-//! from the last layer (the scored bytes, the last position's loss), so L_q < L there. Composed of candle operations this is seven
-//! passes over a [B, H, L, L] tensor (scale, bias, max, subtract, exp, sum, divide), each
-//! allocating it, and the masked half is computed and thrown away; the quick profile's
-//! evaluation at L = 512 spent most of its time there. Here each row is one loop over its
-//! visible keys, in f64 whatever the tensor type, and nothing of size L² is stored: the
-//! backward pass recomputes P row by row (as FlashAttention does) and applies
-//! dV = PᵀdO, dP = dO·Vᵀ, dS = P ⊙ (dP − rowsum(P ⊙ dP)), dQ = scale·dS·K, dK = scale·dSᵀQ.
-//! The sum order of every entry is fixed, so results do not depend on any thread count.
-//! `tests/it/trained_models.rs` checks these gradients against finite differences.
+//! Input: qkv [B, L, 3·d] (d = H·d_h; queries, keys and values side by side, head h in
+//! columns h·d_h..(h + 1)·d_h of each third), output [B, n, d] for the last n ≤ L positions
+//! (evaluation needs only the scored positions of the last layer). For batch b, head h and
+//! query position a: S[a, j] = scale·q_a·k_j + b_h(a − j) for max(0, a − limit) ≤ j ≤ a (every
+//! other key is masked), P = row-softmax(S), O = P·V. With RoPE the operation rotates q and
+//! k itself (and rotates their gradients back), so no [B, H, L, d_h] copy of q, k or v exists
+//! outside it.
+//!
+//! Everything runs in the tensor's type (f32 for training and evaluation, f64 for the
+//! gradient tests), FlashAttention-style: per (b, h), queries in blocks of [`BLOCK`] rows;
+//! a block's logits Q·Kᵀ over the keys it can see are one `gemm` call, each row is biased,
+//! masked and normalised in place (e^x by [`crate::ops::exp_nonpos_f32`] in f32, the
+//! row sum by [`crate::ops::sum_fixed`]), and P·V is a second call. Nothing of size L² is
+//! kept: the backward pass recomputes P block by block (by the same code, so the same bits)
+//! and applies dV = PᵀdO, dP = dO·Vᵀ, dS = P ⊙ (dP − rowsum(dO ⊙ O)), dQ = scale·dS·K,
+//! dK = scale·dSᵀQ, accumulating dK and dV over the blocks in order. Every sum's order is
+//! fixed by the shapes, so results do not depend on any thread count.
+//! `tests/it/trained_models.rs` checks the f64 operation against candle's composed
+//! operations and finite differences, and the f32 one against the f64 one within a derived
+//! bound.
 
-use candle_core::backend::BackendStorage;
-use candle_core::{CpuStorage, CustomOp3, DType, Layout, Result, Shape, Tensor};
+use crate::mm::{gemm_into, View};
+use crate::ops::{sum_fixed, with_data, Real};
+use candle_core::{CpuStorage, CustomOp1, DType, Layout, Result, Shape, Tensor};
 use std::sync::Arc;
 
-/// The attention operation: bias by distance and the visible range.
+/// Query rows per block.
+pub const BLOCK: usize = 64;
+
+/// RoPE tables for positions 0..L: cos and sin of m·θ_k, [L × d_h] row-major, halves layout
+/// (column k and k + d_h/2 share θ).
+#[derive(Clone, Debug)]
+pub struct Rope {
+    /// cos(m·θ_{k mod d_h/2}).
+    pub cos: Vec<f64>,
+    /// sin(m·θ_{k mod d_h/2}).
+    pub sin: Vec<f64>,
+}
+
+/// The attention operation: heads, bias by distance, the visible range, RoPE.
 #[derive(Clone, Debug)]
 pub struct Attention {
+    /// Number of heads H.
+    pub heads: usize,
     /// b_h(r) for r = 0..L − 1, one row per head (a single row: shared by every head).
     pub bias: Arc<Vec<Vec<f64>>>,
     /// Keys at distance r ≤ limit are visible.
     pub limit: usize,
-    /// The logit scale (1/√d).
+    /// The logit scale (1/√d_h).
     pub scale: f64,
+    /// Outputs for the last `last` positions (L for all).
+    pub last: usize,
+    /// Rotary embeddings applied to q and k, if any.
+    pub rope: Option<Arc<Rope>>,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Dims {
     b: usize,
-    h: usize,
     l: usize,
     d: usize,
+    h: usize,
+    dh: usize,
+    n: usize,
 }
 
-fn dims(l: &Layout) -> Result<Dims> {
-    match l.dims() {
-        &[b, h, len, d] => Ok(Dims { b, h, l: len, d }),
-        other => candle_core::bail!("attention: expected [B, H, L, d], got {other:?}"),
-    }
-}
-
-fn as_f64(s: &CpuStorage, l: &Layout) -> Result<Vec<f64>> {
-    let Some((a, b)) = l.contiguous_offsets() else {
-        candle_core::bail!("attention: inputs must be contiguous")
-    };
-    Ok(match s {
-        CpuStorage::F32(v) => v[a..b].iter().map(|&x| x as f64).collect(),
-        CpuStorage::F64(v) => v[a..b].to_vec(),
-        _ => candle_core::bail!("attention: f32 or f64 operands"),
-    })
-}
-
-fn storage(v: Vec<f64>, dtype: DType) -> Result<CpuStorage> {
-    Ok(match dtype {
-        DType::F32 => CpuStorage::F32(v.into_iter().map(|x| x as f32).collect()),
-        DType::F64 => CpuStorage::F64(v),
-        other => candle_core::bail!("attention: unsupported dtype {other:?}"),
-    })
+/// The operation's constants in type T.
+struct Ctx<T> {
+    /// Per head, the bias reversed: rev[L − 1 − r] = b_h(r), so that keys j = lo..=a of
+    /// query a read rev[L − 1 − a + lo ..= L − 1] in order.
+    rev: Vec<Vec<T>>,
+    cos: Vec<T>,
+    sin: Vec<T>,
+    scale: T,
 }
 
 impl Attention {
-    fn bias_row(&self, h: usize) -> &[f64] {
-        if self.bias.len() == 1 {
-            &self.bias[0]
-        } else {
-            &self.bias[h]
+    fn dims(&self, l: &Layout) -> Result<Dims> {
+        let &[b, len, three_d] = l.dims() else {
+            candle_core::bail!("attention: expected qkv [B, L, 3d], got {:?}", l.dims())
+        };
+        let h = self.heads;
+        if h == 0 || !three_d.is_multiple_of(3 * h) || three_d == 0 {
+            candle_core::bail!("attention: 3d = {three_d} for {h} heads");
         }
-    }
-
-    /// The row of P of the query `qi` at position a, for one (batch, head): the visible
-    /// keys' probabilities, from key `lo` (returned) to a.
-    fn probs(&self, qi: &[f64], k: &[f64], bias: &[f64], a: usize, p: &mut Vec<f64>) -> usize {
-        let d = qi.len();
-        let lo = a.saturating_sub(self.limit);
-        p.clear();
-        let mut max = f64::NEG_INFINITY;
-        for j in lo..=a {
-            let kj = &k[j * d..(j + 1) * d];
-            let mut s = 0.0;
-            for t in 0..d {
-                s += qi[t] * kj[t];
+        let d = three_d / 3;
+        let dh = d / h;
+        if self.last > len {
+            candle_core::bail!("attention: {} last positions of L = {len}", self.last);
+        }
+        if !(self.bias.len() == 1 || self.bias.len() == h) {
+            candle_core::bail!("attention: {} bias rows for {h} heads", self.bias.len());
+        }
+        if self.bias.iter().any(|r| r.len() < len) {
+            candle_core::bail!("attention: bias rows shorter than L = {len}");
+        }
+        if let Some(r) = &self.rope {
+            if dh % 2 == 1 || r.cos.len() < len * dh || r.sin.len() < len * dh {
+                candle_core::bail!("attention: RoPE tables for d_h = {dh}, L = {len}");
             }
-            let s = self.scale * s + bias[a - j];
-            max = max.max(s);
-            p.push(s);
         }
-        let mut z = 0.0;
-        for x in p.iter_mut() {
-            *x = (*x - max).exp();
-            z += *x;
-        }
-        for x in p.iter_mut() {
-            *x /= z;
-        }
-        lo
+        Ok(Dims {
+            b,
+            l: len,
+            d,
+            h,
+            dh,
+            n: self.last,
+        })
     }
 
-    fn check(&self, dq: &Dims, dk: &Dims, dv: &Dims) -> Result<()> {
-        let same = |a: &Dims, b: &Dims| a.b == b.b && a.h == b.h && a.l == b.l && a.d == b.d;
-        if !same(dk, dv) || dq.b != dk.b || dq.h != dk.h || dq.d != dk.d || dq.l > dk.l {
-            candle_core::bail!("attention: k and v must have one shape, q the same but L_q ≤ L");
+    fn ctx<T: Real>(&self, z: Dims) -> Ctx<T> {
+        let rev = self
+            .bias
+            .iter()
+            .map(|row| (0..z.l).rev().map(|r| T::from_f64(row[r])).collect())
+            .collect();
+        let conv = |v: &[f64]| v[..z.l * z.dh].iter().map(|&x| T::from_f64(x)).collect();
+        let (cos, sin) = match &self.rope {
+            Some(r) => (conv(&r.cos), conv(&r.sin)),
+            None => (Vec::new(), Vec::new()),
+        };
+        Ctx {
+            rev,
+            cos,
+            sin,
+            scale: T::from_f64(self.scale),
         }
-        if !(self.bias.len() == 1 || self.bias.len() == dq.h) {
-            candle_core::bail!(
-                "attention: {} bias rows for {} heads",
-                self.bias.len(),
-                dq.h
-            );
-        }
-        if self.bias.iter().any(|r| r.len() < dk.l) {
-            candle_core::bail!("attention: bias rows shorter than L = {}", dk.l);
-        }
-        Ok(())
     }
 
-    fn forward(&self, q: &[f64], k: &[f64], v: &[f64], nq: Dims, nk: Dims) -> Vec<f64> {
-        let (lq, l, d) = (nq.l, nk.l, nk.d);
-        let mut out = vec![0.0; q.len()];
-        let mut p = Vec::with_capacity(l);
-        for bh in 0..nk.b * nk.h {
-            let (oq, ok) = (bh * lq * d, bh * l * d);
-            let (k, v) = (&k[ok..ok + l * d], &v[ok..ok + l * d]);
-            let bias = self.bias_row(bh % nk.h);
-            for i in 0..lq {
-                let qi = &q[oq + i * d..oq + (i + 1) * d];
-                let lo = self.probs(qi, k, bias, i + l - lq, &mut p);
-                let o = &mut out[oq + i * d..oq + (i + 1) * d];
-                for (jj, &pj) in p.iter().enumerate() {
-                    let vj = &v[(lo + jj) * d..(lo + jj + 1) * d];
-                    for t in 0..d {
-                        o[t] += pj * vj[t];
-                    }
+    /// Copies head h of part `part` (0 = q, 1 = k, 2 = v) of batch row b, positions
+    /// from..L, into `dst` [(L − from) × d_h], rotated when `rotate` (positions from RoPE).
+    #[allow(clippy::too_many_arguments)]
+    fn gather<T: Real>(
+        c: &Ctx<T>,
+        z: Dims,
+        qkv: &[T],
+        b: usize,
+        h: usize,
+        part: usize,
+        from: usize,
+        rotate: bool,
+        dst: &mut [T],
+    ) {
+        let (dh, half) = (z.dh, z.dh / 2);
+        for (i, row) in dst.chunks_exact_mut(dh).enumerate() {
+            let pos = from + i;
+            let src = &qkv[(b * z.l + pos) * 3 * z.d + part * z.d + h * dh..][..dh];
+            if rotate && !c.cos.is_empty() {
+                let (cs, sn) = (&c.cos[pos * dh..][..dh], &c.sin[pos * dh..][..dh]);
+                for k in 0..half {
+                    let (x1, x2) = (src[k], src[k + half]);
+                    row[k] = x1 * cs[k] - x2 * sn[k];
+                    row[k + half] = x2 * cs[k + half] + x1 * sn[k + half];
+                }
+            } else {
+                row.copy_from_slice(src);
+            }
+        }
+    }
+
+    /// Adds `src` [(L − from) × d_h], the gradient with respect to the rotated head, into
+    /// the gradient of qkv, rotated back (Rᵀ) when `rotate`.
+    #[allow(clippy::too_many_arguments)]
+    fn scatter<T: Real>(
+        c: &Ctx<T>,
+        z: Dims,
+        dqkv: &mut [T],
+        b: usize,
+        h: usize,
+        part: usize,
+        from: usize,
+        rotate: bool,
+        src: &[T],
+    ) {
+        let (dh, half) = (z.dh, z.dh / 2);
+        for (i, row) in src.chunks_exact(dh).enumerate() {
+            let pos = from + i;
+            let dst = &mut dqkv[(b * z.l + pos) * 3 * z.d + part * z.d + h * dh..][..dh];
+            if rotate && !c.cos.is_empty() {
+                let (cs, sn) = (&c.cos[pos * dh..][..dh], &c.sin[pos * dh..][..dh]);
+                for k in 0..half {
+                    let (g1, g2) = (row[k], row[k + half]);
+                    dst[k] = g1 * cs[k] + g2 * sn[k + half];
+                    dst[k + half] = g2 * cs[k + half] - g1 * sn[k];
+                }
+            } else {
+                dst.copy_from_slice(row);
+            }
+        }
+    }
+
+    /// The rows of P for queries i0..i1 (of the n; position a = i + L − n) over keys lo..hi,
+    /// into p [(i1 − i0) × (hi − lo)]; entries outside each row's visible range are 0.
+    #[allow(clippy::too_many_arguments)]
+    fn probs<T: Real>(
+        &self,
+        c: &Ctx<T>,
+        z: Dims,
+        q: &[T],
+        k: &[T],
+        rev: &[T],
+        i0: usize,
+        i1: usize,
+        (lo, hi): (usize, usize),
+        p: &mut [T],
+    ) {
+        let (dh, w) = (z.dh, hi - lo);
+        let rows = i1 - i0;
+        gemm_into(
+            rows,
+            w,
+            dh,
+            p,
+            w,
+            false,
+            View {
+                data: &q[i0 * dh..i1 * dh],
+                rs: dh,
+                cs: 1,
+            },
+            View {
+                data: &k[lo * dh..hi * dh],
+                rs: 1,
+                cs: dh,
+            },
+        );
+        for (r, row) in p[..rows * w].chunks_exact_mut(w).enumerate() {
+            let a = i0 + r + z.l - z.n;
+            let vlo = lo.max(a.saturating_sub(self.limit));
+            row[..vlo - lo].fill(T::zero());
+            row[a + 1 - lo..].fill(T::zero());
+            let vis = &mut row[vlo - lo..a + 1 - lo];
+            let bias = &rev[z.l - 1 - a + vlo..];
+            let mut m = T::NEG_INF;
+            for (s, &bb) in vis.iter_mut().zip(bias) {
+                *s = c.scale * *s + bb;
+                m = m.max_(*s);
+            }
+            for s in vis.iter_mut() {
+                *s -= m;
+            }
+            T::exp_nonpos(vis);
+            let zsum = sum_fixed(vis);
+            for s in vis.iter_mut() {
+                *s /= zsum;
+            }
+        }
+    }
+
+    /// The key range lo..hi that queries i0..i1 can see.
+    fn keys(&self, z: Dims, i0: usize, i1: usize) -> (usize, usize) {
+        let a0 = i0 + z.l - z.n;
+        (a0.saturating_sub(self.limit), i1 + z.l - z.n)
+    }
+
+    fn forward<T: Real>(&self, qkv: &[T], z: Dims) -> Vec<T> {
+        let c = self.ctx::<T>(z);
+        let (l, n, dh, d) = (z.l, z.n, z.dh, z.d);
+        let mut out = vec![T::zero(); z.b * n * d];
+        let (mut q, mut k, mut v) = (
+            vec![T::zero(); n * dh],
+            vec![T::zero(); l * dh],
+            vec![T::zero(); l * dh],
+        );
+        let mut p = vec![T::zero(); BLOCK.min(n) * l];
+        for b in 0..z.b {
+            for h in 0..z.h {
+                Self::gather(&c, z, qkv, b, h, 0, l - n, true, &mut q);
+                Self::gather(&c, z, qkv, b, h, 1, 0, true, &mut k);
+                Self::gather(&c, z, qkv, b, h, 2, 0, false, &mut v);
+                let rev = &c.rev[if c.rev.len() == 1 { 0 } else { h }];
+                for i0 in (0..n).step_by(BLOCK) {
+                    let i1 = (i0 + BLOCK).min(n);
+                    let (lo, hi) = self.keys(z, i0, i1);
+                    self.probs(&c, z, &q, &k, rev, i0, i1, (lo, hi), &mut p);
+                    let w = hi - lo;
+                    gemm_into(
+                        i1 - i0,
+                        dh,
+                        w,
+                        &mut out[(b * n + i0) * d + h * dh..],
+                        d,
+                        false,
+                        View {
+                            data: &p,
+                            rs: w,
+                            cs: 1,
+                        },
+                        View {
+                            data: &v[lo * dh..hi * dh],
+                            rs: dh,
+                            cs: 1,
+                        },
+                    );
                 }
             }
         }
         out
     }
 
-    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-    fn backward(
-        &self,
-        q: &[f64],
-        k: &[f64],
-        v: &[f64],
-        g: &[f64],
-        nq: Dims,
-        nk: Dims,
-    ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-        let (lq, l, d) = (nq.l, nk.l, nk.d);
-        let (mut gq, mut gk, mut gv) = (vec![0.0; q.len()], vec![0.0; k.len()], vec![0.0; v.len()]);
-        let mut p = Vec::with_capacity(l);
-        let mut dp = Vec::with_capacity(l);
-        for bh in 0..nk.b * nk.h {
-            let (oq, ok) = (bh * lq * d, bh * l * d);
-            let rk = ok..ok + l * d;
-            let (k, v) = (&k[rk.clone()], &v[rk.clone()]);
-            let (gk, gv) = (&mut gk[rk.clone()], &mut gv[rk]);
-            let bias = self.bias_row(bh % nk.h);
-            for i in 0..lq {
-                let qi = &q[oq + i * d..oq + (i + 1) * d];
-                let lo = self.probs(qi, k, bias, i + l - lq, &mut p);
-                let gi = &g[oq + i * d..oq + (i + 1) * d];
-                dp.clear();
-                let mut dot = 0.0;
-                for (jj, &pj) in p.iter().enumerate() {
-                    let j = lo + jj;
-                    let vj = &v[j * d..(j + 1) * d];
-                    let mut s = 0.0;
-                    for t in 0..d {
-                        s += gi[t] * vj[t];
-                        gv[j * d + t] += pj * gi[t];
+    fn backward<T: Real>(&self, qkv: &[T], o: &[T], g: &[T], z: Dims) -> Vec<T> {
+        let c = self.ctx::<T>(z);
+        let (l, n, dh, d) = (z.l, z.n, z.dh, z.d);
+        let mut dqkv = vec![T::zero(); qkv.len()];
+        let zeros = |len: usize| vec![T::zero(); len];
+        let (mut q, mut k, mut v) = (zeros(n * dh), zeros(l * dh), zeros(l * dh));
+        let (mut go, mut oo) = (zeros(n * dh), zeros(n * dh));
+        let (mut dq, mut dk, mut dv) = (zeros(n * dh), zeros(l * dh), zeros(l * dh));
+        let mut delta = zeros(n);
+        let (mut p, mut ds) = (zeros(BLOCK.min(n) * l), zeros(BLOCK.min(n) * l));
+        for b in 0..z.b {
+            for h in 0..z.h {
+                Self::gather(&c, z, qkv, b, h, 0, l - n, true, &mut q);
+                Self::gather(&c, z, qkv, b, h, 1, 0, true, &mut k);
+                Self::gather(&c, z, qkv, b, h, 2, 0, false, &mut v);
+                for i in 0..n {
+                    let at = (b * n + i) * d + h * dh;
+                    go[i * dh..(i + 1) * dh].copy_from_slice(&g[at..at + dh]);
+                    oo[i * dh..(i + 1) * dh].copy_from_slice(&o[at..at + dh]);
+                    let mut s = T::zero();
+                    for t in 0..dh {
+                        s += go[i * dh + t] * oo[i * dh + t];
                     }
-                    dp.push(s);
-                    dot += pj * s;
+                    delta[i] = s;
                 }
-                let gqi = &mut gq[oq + i * d..oq + (i + 1) * d];
-                for (jj, &pj) in p.iter().enumerate() {
-                    let j = lo + jj;
-                    let ds = self.scale * pj * (dp[jj] - dot);
-                    for t in 0..d {
-                        gqi[t] += ds * k[j * d + t];
-                        gk[j * d + t] += ds * qi[t];
+                dk.fill(T::zero());
+                dv.fill(T::zero());
+                let rev = &c.rev[if c.rev.len() == 1 { 0 } else { h }];
+                for i0 in (0..n).step_by(BLOCK) {
+                    let i1 = (i0 + BLOCK).min(n);
+                    let rows = i1 - i0;
+                    let (lo, hi) = self.keys(z, i0, i1);
+                    let w = hi - lo;
+                    self.probs(&c, z, &q, &k, rev, i0, i1, (lo, hi), &mut p);
+                    let gblk = View {
+                        data: &go[i0 * dh..i1 * dh],
+                        rs: dh,
+                        cs: 1,
+                    };
+                    // dP = dO·Vᵀ, then dS = scale·P ⊙ (dP − δ) in place (0 where P is 0)
+                    gemm_into(
+                        rows,
+                        w,
+                        dh,
+                        &mut ds,
+                        w,
+                        false,
+                        gblk,
+                        View {
+                            data: &v[lo * dh..hi * dh],
+                            rs: 1,
+                            cs: dh,
+                        },
+                    );
+                    for (r, (dr, pr)) in ds[..rows * w]
+                        .chunks_exact_mut(w)
+                        .zip(p[..rows * w].chunks_exact(w))
+                        .enumerate()
+                    {
+                        let dl = delta[i0 + r];
+                        for (x, &pp) in dr.iter_mut().zip(pr) {
+                            *x = c.scale * (pp * (*x - dl));
+                        }
                     }
+                    // dQ = dS·K, dK += dSᵀ·Q, dV += Pᵀ·dO
+                    gemm_into(
+                        rows,
+                        dh,
+                        w,
+                        &mut dq[i0 * dh..i1 * dh],
+                        dh,
+                        false,
+                        View {
+                            data: &ds,
+                            rs: w,
+                            cs: 1,
+                        },
+                        View {
+                            data: &k[lo * dh..hi * dh],
+                            rs: dh,
+                            cs: 1,
+                        },
+                    );
+                    gemm_into(
+                        w,
+                        dh,
+                        rows,
+                        &mut dk[lo * dh..hi * dh],
+                        dh,
+                        true,
+                        View {
+                            data: &ds,
+                            rs: 1,
+                            cs: w,
+                        },
+                        View {
+                            data: &q[i0 * dh..i1 * dh],
+                            rs: dh,
+                            cs: 1,
+                        },
+                    );
+                    gemm_into(
+                        w,
+                        dh,
+                        rows,
+                        &mut dv[lo * dh..hi * dh],
+                        dh,
+                        true,
+                        View {
+                            data: &p,
+                            rs: 1,
+                            cs: w,
+                        },
+                        gblk,
+                    );
                 }
+                Self::scatter(&c, z, &mut dqkv, b, h, 0, l - n, true, &dq);
+                Self::scatter(&c, z, &mut dqkv, b, h, 1, 0, true, &dk);
+                Self::scatter(&c, z, &mut dqkv, b, h, 2, 0, false, &dv);
             }
         }
-        (gq, gk, gv)
+        dqkv
     }
 }
 
-impl CustomOp3 for Attention {
+impl CustomOp1 for Attention {
     fn name(&self) -> &'static str {
         "attncheck-attention"
     }
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let (nq, nk, nv) = (dims(l1)?, dims(l2)?, dims(l3)?);
-        self.check(&nq, &nk, &nv)?;
-        let (q, k, v) = (as_f64(s1, l1)?, as_f64(s2, l2)?, as_f64(s3, l3)?);
-        let out = self.forward(&q, &k, &v, nq, nk);
-        Ok((storage(out, s1.dtype())?, l1.shape().clone()))
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
+        let z = self.dims(l)?;
+        let out = match s {
+            CpuStorage::F32(_) => CpuStorage::F32(self.forward::<f32>(crate::ops::slice(s, l)?, z)),
+            CpuStorage::F64(_) => CpuStorage::F64(self.forward::<f64>(crate::ops::slice(s, l)?, z)),
+            _ => candle_core::bail!("attention: f32 or f64"),
+        };
+        Ok((out, Shape::from((z.b, z.n, z.d))))
     }
 
-    fn bwd(
-        &self,
-        q: &Tensor,
-        k: &Tensor,
-        v: &Tensor,
-        _res: &Tensor,
-        g: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let flat = |t: &Tensor| -> Result<Vec<f64>> {
-            t.contiguous()?
-                .to_dtype(DType::F64)?
-                .flatten_all()?
-                .to_vec1::<f64>()
-        };
-        let (b, h, lq, d) = q.dims4()?;
-        let l = k.dim(2)?;
-        let (nq, nk) = (Dims { b, h, l: lq, d }, Dims { b, h, l, d });
-        let (gq, gk, gv) = self.backward(&flat(q)?, &flat(k)?, &flat(v)?, &flat(g)?, nq, nk);
-        let back = |x: Vec<f64>, len: usize| -> Result<Tensor> {
-            Tensor::from_vec(x, (b, h, len, d), q.device())?.to_dtype(q.dtype())
-        };
-        Ok((Some(back(gq, lq)?), Some(back(gk, l)?), Some(back(gv, l)?)))
+    fn bwd(&self, qkv: &Tensor, res: &Tensor, g: &Tensor) -> Result<Option<Tensor>> {
+        fn go<T: Real>(op: &Attention, qkv: &Tensor, res: &Tensor, g: &Tensor) -> Result<Tensor> {
+            let z = op.dims(qkv.layout())?;
+            let d = with_data::<T, _>(qkv, |x| {
+                with_data::<T, _>(res, |o| {
+                    with_data::<T, _>(g, |gg| Ok(op.backward(x, o, gg, z)))
+                })
+            })?;
+            Tensor::from_vec(d, qkv.shape(), qkv.device())
+        }
+        Ok(Some(match qkv.dtype() {
+            DType::F32 => go::<f32>(self, qkv, res, g)?,
+            DType::F64 => go::<f64>(self, qkv, res, g)?,
+            other => candle_core::bail!("attention: unsupported dtype {other:?}"),
+        }))
     }
 }
 
-/// softmax(scale·QKᵀ + bias, masked to 0 ≤ a − j ≤ limit)·V for k, v [B, H, L, d] and q
-/// [B, H, L_q, d] (the last L_q positions), on the CPU.
-pub fn attention(q: &Tensor, k: &Tensor, v: &Tensor, op: Attention) -> Result<Tensor> {
-    q.contiguous()?
-        .apply_op3(&k.contiguous()?, &v.contiguous()?, op)
+/// softmax(scale·QKᵀ + bias, masked to 0 ≤ a − j ≤ limit)·V per head, from the fused
+/// projection qkv [B, L, 3d], for the last `op.last` positions: [B, last, d]. CPU only.
+pub fn attention(qkv: &Tensor, op: Attention) -> Result<Tensor> {
+    qkv.contiguous()?.apply_op1(op)
 }

@@ -12,9 +12,15 @@
 //! - [`job`]: one training-and-evaluation job of the trained-model claim, and what it
 //!   stores (its result is a unit of a sharded run).
 //!
-//! Every random draw comes from [`SplitMix64`] seeds, and candle's CPU kernels split
-//! work by output rows (never the reduction), so a run is bit-for-bit repeatable on one
-//! machine. The crate knows no formula for a bias: the caller passes b_h(r), so the
+//! - [`attn`], [`mm`], [`ops`]: the fused CPU operations a step is made of (attention,
+//!   linear layers, layer norm, cross-entropy), each with its own backward pass, in the
+//!   model's type (f32 for training and evaluation).
+//!
+//! Every random draw comes from [`SplitMix64`] seeds, and every sum of the fused operations
+//! runs in an order fixed by the shapes (one sequential `gemm` call per product, fixed
+//! blocks, fixed lanes), never by a thread count, so a run is bit-for-bit repeatable on one
+//! machine and under any `CANDLE_NUM_THREADS` (`tests/kernels.rs`). Across machines, `gemm`
+//! picks its kernel by CPU features (AVX2 or AVX-512), which may change the last bits. The crate knows no formula for a bias: the caller passes b_h(r), so the
 //! bias formulas have one source (attncheck's `claims/positional/common.rs`).
 
 pub mod attn;
@@ -23,6 +29,7 @@ pub mod eval;
 pub mod job;
 pub mod mm;
 pub mod model;
+pub mod ops;
 pub mod train;
 
 pub use candle_core::{DType, Device, Tensor, Var};

@@ -8,17 +8,20 @@
 //! distance r = i − j: S_h[i, j] = q_i·k_j/√d_head + b_h(r), −∞ for j > i, P_h = softmax
 //! (positional.md §1: the bias is added after the 1/√d scaling and is not scaled).
 //!
-//! Attention is one operation with its own backward pass ([`crate::attn`]); everything
-//! else is composed candle operations (the fused `softmax_last_dim` and `layer_norm`
-//! kernels of candle-nn have no backward pass), so every weight and the input embeddings
-//! get exact reverse-mode gradients.
+//! Attention (reading the fused q/k/v projection, RoPE included, [`crate::attn`]), each
+//! linear layer (bias and ReLU included, [`crate::mm::Linear`]), layer norm and the training
+//! loss ([`crate::ops`]) are single operations with their own backward passes, in the
+//! model's type (f32 for training); the embedding, residual additions and sinusoidal
+//! positions are candle operations. Every weight and the input embeddings get exact
+//! reverse-mode gradients (checked against finite differences in f64).
 
-use crate::attn::{attention, Attention};
-use crate::mm::mm;
+use crate::attn::{attention, Attention, Rope};
+use crate::mm::{linear, mm};
+use crate::ops::{LayerNorm, MeanNll};
 use crate::{Error, Result, SplitMix64};
 use candle_core::{DType, Device, Tensor, Var, D};
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 /// A per-head additive bias b(h, r), h = 0..H − 1 (head h + 1 in the papers' numbering),
 /// distance r ≥ 0.
@@ -87,7 +90,12 @@ pub struct Model {
     pub cfg: Config,
     w: BTreeMap<String, Tensor>,
     vars: Vec<Var>,
+    /// The bias and RoPE tables by length (computing Sandwich's bias, 64 cosines per entry,
+    /// took a noticeable part of a step); the same numbers as computing them afresh.
+    tables: Mutex<HashMap<usize, Tables>>,
 }
+
+type Tables = (Arc<Vec<Vec<f64>>>, Option<Arc<Rope>>);
 
 fn init_weights(cfg: &Config, seed: u64) -> Vec<(String, Vec<usize>, Vec<f64>)> {
     let d = cfg.hidden;
@@ -156,7 +164,12 @@ impl Model {
             w.insert(name, var.as_tensor().clone());
             vars.push(var);
         }
-        Ok(Model { cfg, w, vars })
+        Ok(Model {
+            cfg,
+            w,
+            vars,
+            tables: Mutex::default(),
+        })
     }
 
     /// The trainable variables, in creation order.
@@ -179,6 +192,7 @@ impl Model {
                 .map(|(k, t)| (k.clone(), t.detach()))
                 .collect(),
             vars: Vec::new(),
+            tables: Mutex::default(),
         }
     }
 
@@ -221,7 +235,12 @@ impl Model {
             w.insert(name, var.as_tensor().clone());
             vars.push(var);
         }
-        Ok(Model { cfg, w, vars })
+        Ok(Model {
+            cfg,
+            w,
+            vars,
+            tables: Mutex::default(),
+        })
     }
 
     fn t(&self, name: &str) -> &Tensor {
@@ -266,37 +285,52 @@ impl Model {
         }
     }
 
+    /// Layer norm over the last dimension (population variance, ε = 10⁻⁵), one operation.
     fn layer_norm(&self, x: &Tensor, name: &str) -> Result<Tensor> {
-        let mean = x.mean_keepdim(D::Minus1)?;
-        let xc = x.broadcast_sub(&mean)?;
-        let var = xc.sqr()?.mean_keepdim(D::Minus1)?;
-        let xn = xc.broadcast_div(&(var + 1e-5)?.sqrt()?)?;
-        Ok(xn
-            .broadcast_mul(self.t(&format!("{name}.w")))?
-            .broadcast_add(self.t(&format!("{name}.b")))?)
+        Ok(x.contiguous()?.apply_op3(
+            self.t(&format!("{name}.w")),
+            self.t(&format!("{name}.b")),
+            LayerNorm { eps: 1e-5 },
+        )?)
     }
 
-    fn linear(&self, x2: &Tensor, name: &str) -> Result<Tensor> {
-        Ok(mm(x2, self.t(&format!("{name}.w")))?.broadcast_add(self.t(&format!("{name}.b")))?)
+    fn linear(&self, x2: &Tensor, name: &str, relu: bool) -> Result<Tensor> {
+        Ok(linear(
+            x2,
+            self.t(&format!("{name}.w")),
+            self.t(&format!("{name}.b")),
+            relu,
+        )?)
     }
 
-    fn rope_tables(&self, l: usize, base: f64) -> Result<(Tensor, Tensor)> {
+    fn rope_tables(&self, l: usize, base: f64) -> Rope {
         let dh = self.cfg.hidden / self.cfg.heads;
         let half = dh / 2;
-        let mut c = Vec::with_capacity(l * dh);
-        let mut s = Vec::with_capacity(l * dh);
+        let mut cos = Vec::with_capacity(l * dh);
+        let mut sin = Vec::with_capacity(l * dh);
         for m in 0..l {
             for k in 0..dh {
                 let theta = base.powf(-2.0 * (k % half) as f64 / dh as f64);
-                c.push((m as f64 * theta).cos());
-                s.push((m as f64 * theta).sin());
+                cos.push((m as f64 * theta).cos());
+                sin.push((m as f64 * theta).sin());
             }
         }
-        let dt = self.cfg.dtype;
-        Ok((
-            Tensor::from_vec(c, (l, dh), &Device::Cpu)?.to_dtype(dt)?,
-            Tensor::from_vec(s, (l, dh), &Device::Cpu)?.to_dtype(dt)?,
-        ))
+        Rope { cos, sin }
+    }
+
+    /// The bias and RoPE tables for length L, computed once per length.
+    fn tables(&self, l: usize) -> Tables {
+        let mut cache = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(l)
+            .or_insert_with(|| {
+                let rope = match self.cfg.position {
+                    Position::Rope(base) => Some(Arc::new(self.rope_tables(l, base))),
+                    _ => None,
+                };
+                (Arc::new(self.bias_table(l)), rope)
+            })
+            .clone()
     }
 
     /// Logits [B, L, 256] (or [B, n, 256] for the last n positions, [`Inference::last`])
@@ -319,52 +353,48 @@ impl Model {
             let p = Tensor::from_vec(p, (1, l, d), &Device::Cpu)?.to_dtype(self.cfg.dtype)?;
             x = x.broadcast_add(&p)?;
         }
+        let (bias, rope) = self.tables(l);
         let op = Attention {
-            bias: Arc::new(self.bias_table(l)),
+            heads: h,
+            bias,
             limit: self.visible_limit(inf),
             scale: 1.0 / (dh as f64).sqrt(),
-        };
-        let rope = match self.cfg.position {
-            Position::Rope(base) => Some(self.rope_tables(l, base)?),
-            _ => None,
+            last: l,
+            rope,
         };
         for layer in 0..self.cfg.layers {
             let p = format!("l{layer}");
             let y = self.layer_norm(&x, &format!("{p}.ln1"))?;
-            let qkv = self.linear(&y.reshape((b * l, d))?, &format!("{p}.qkv"))?;
-            let heads = |k: usize| -> Result<Tensor> {
-                Ok(qkv
-                    .narrow(1, k * d, d)?
-                    .reshape((b, l, h, dh))?
-                    .transpose(1, 2)?
-                    .contiguous()?)
-            };
-            let (mut q, mut k, v) = (heads(0)?, heads(1)?, heads(2)?);
-            if let Some((cos, sin)) = &rope {
-                q = apply_rope(&q, cos, sin)?;
-                k = apply_rope(&k, cos, sin)?;
-            }
+            let qkv = self
+                .linear(&y.reshape((b * l, d))?, &format!("{p}.qkv"), false)?
+                .reshape((b, l, 3 * d))?;
             // the last layer computes only the positions whose outputs are asked for
             let n = match inf.last {
                 Some(n) if layer + 1 == self.cfg.layers && n < l => {
-                    q = q.narrow(2, l - n, n)?;
                     x = x.narrow(1, l - n, n)?;
                     n
                 }
-                _ => x.dim(1)?,
+                _ => l,
             };
-            let o = attention(&q, &k, &v, op.clone())?
-                .transpose(1, 2)?
-                .contiguous()?
-                .reshape((b * n, d))?;
-            let o = self.linear(&o, &format!("{p}.o"))?.reshape((b, n, d))?;
+            let o = attention(
+                &qkv,
+                Attention {
+                    last: n,
+                    ..op.clone()
+                },
+            )?
+            .reshape((b * n, d))?;
+            let o = self
+                .linear(&o, &format!("{p}.o"), false)?
+                .reshape((b, n, d))?;
             x = (x + o)?;
             let y = self
                 .layer_norm(&x, &format!("{p}.ln2"))?
                 .reshape((b * n, d))?;
             let y = self.linear(
-                &self.linear(&y, &format!("{p}.fc1"))?.relu()?,
+                &self.linear(&y, &format!("{p}.fc1"), true)?,
                 &format!("{p}.fc2"),
+                false,
             )?;
             x = (x + y.reshape((b, n, d))?)?;
         }
@@ -374,23 +404,15 @@ impl Model {
     }
 }
 
-/// Rotary embedding, halves layout: (x₁, x₂) ↦ (x₁ cos − x₂ sin, x₂ cos + x₁ sin).
-fn apply_rope(x: &Tensor, cos: &Tensor, sin: &Tensor) -> Result<Tensor> {
-    let dh = x.dim(D::Minus1)?;
-    let half = dh / 2;
-    let x1 = x.narrow(D::Minus1, 0, half)?;
-    let x2 = x.narrow(D::Minus1, half, half)?;
-    let rot = Tensor::cat(&[&x2.neg()?, &x1], D::Minus1)?;
-    Ok((x.broadcast_mul(cos)? + rot.broadcast_mul(sin)?)?)
-}
-
-/// Mean next-token cross-entropy (nats) of `logits` [B, L, 256] against `targets` [B, L].
+/// Mean next-token cross-entropy (nats) of `logits` [B, L, 256] against `targets` [B, L]:
+/// one operation ([`MeanNll`]) on the CPU, candle-nn's elsewhere.
 pub fn mean_nll(logits: &Tensor, targets: &Tensor) -> Result<Tensor> {
     let (b, l, v) = logits.dims3()?;
-    Ok(candle_nn::loss::cross_entropy(
-        &logits.reshape((b * l, v))?,
-        &targets.reshape(b * l)?,
-    )?)
+    let (x, t) = (logits.reshape((b * l, v))?, targets.reshape(b * l)?);
+    if !logits.device().is_cpu() {
+        return Ok(candle_nn::loss::cross_entropy(&x, &t)?);
+    }
+    Ok(x.contiguous()?.apply_op2(&t.contiguous()?, MeanNll)?)
 }
 
 /// Per-token negative log-likelihoods [B, L] (nats).

@@ -520,7 +520,7 @@ pub(super) fn present(
     o.note(
         "Determinism (threads pinned, print rounded): weights, batches and bootstrap draws come from SplitMix64 seeds; \
          each (scheme, seed) job runs on one thread — every matrix product is one sequential gemm call \
-         (crates/attncheck-lm/src/mm.rs), attention one loop per query row in f64 (attn.rs), candle's elementwise pool \
+         (crates/attncheck-lm/src/mm.rs), attention, layer norm and loss in f32 with sums in an order fixed by the shapes (attn.rs, ops.rs), candle's elementwise pool \
          pinned to CANDLE_NUM_THREADS=1 — and jobs run side by side, so the numbers do not depend on the thread count \
          or the order in which jobs finish; the report prints 4 significant digits.",
     );
