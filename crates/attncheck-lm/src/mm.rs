@@ -203,6 +203,11 @@ pub struct Linear {
     pub relu: bool,
 }
 
+/// x > 0 (false for NaN: ReLU and its gradient send NaN to 0).
+fn positive<T: Real>(x: T) -> bool {
+    x.partial_cmp(&T::zero()) == Some(std::cmp::Ordering::Greater)
+}
+
 fn linear_fwd<T: Real>(x: &[T], w: &[T], b: &[T], k: usize, n: usize, relu: bool) -> Vec<T> {
     let rows = x.len() / k;
     let mut y = Vec::with_capacity(rows * n);
@@ -229,7 +234,7 @@ fn linear_fwd<T: Real>(x: &[T], w: &[T], b: &[T], k: usize, n: usize, relu: bool
     );
     if relu {
         for v in y.iter_mut() {
-            if !(*v > T::zero()) {
+            if !positive(*v) {
                 *v = T::zero();
             }
         }
@@ -258,7 +263,7 @@ fn linear_bwd(
         if let Some(y) = y {
             with_data::<T, _>(y, |ys| {
                 for (gk, yk) in gv.iter_mut().zip(ys) {
-                    if !(*yk > T::zero()) {
+                    if !positive(*yk) {
                         *gk = T::zero();
                     }
                 }
