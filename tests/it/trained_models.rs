@@ -582,7 +582,7 @@ truncation_length = 4
 
 [profiles.full.scan]
 validation_points = 2
-validation_sequences = 2
+validation_bytes = 32
 
 [profiles.full.scan.criteria]
 convergence_tail = 0.25

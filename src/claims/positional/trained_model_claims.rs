@@ -130,8 +130,9 @@ pub struct Scan {
     pub lengths: Vec<ScanLength>,
     /// Validation-loss evaluations during training.
     pub validation_points: usize,
-    /// Validation windows of L_tr + 1 bytes per evaluation.
-    pub validation_sequences: usize,
+    /// Validation bytes scored per evaluation: validation_bytes/L_tr windows of L_tr + 1
+    /// bytes (the same number of bytes at every L_tr).
+    pub validation_bytes: usize,
     /// The scan's decision rules.
     pub criteria: ScanCriteria,
 }
@@ -435,7 +436,13 @@ impl crate::spec::Params for Params {
                     "scan.validation_points",
                     "must be ≤ every length's steps",
                 )?;
-                positive("scan.validation_sequences", s.validation_sequences)?;
+                ensure(
+                    s.lengths
+                        .iter()
+                        .all(|x| s.validation_bytes >= x.train_length && s.validation_bytes % x.train_length == 0),
+                    "scan.validation_bytes",
+                    "must be a positive multiple of every training length (the report states the scored bytes)",
+                )?;
                 let c = &s.criteria;
                 ensure(
                     c.convergence_tail > 0.0 && c.convergence_tail < 1.0,
@@ -844,7 +851,7 @@ mod exec {
             },
             validation: p.scan.as_ref().map(|s| Validation {
                 points: s.validation_points,
-                sequences: s.validation_sequences,
+                sequences: s.validation_bytes / l,
             }),
             keep_attention_weights: p.scan.is_some() && matches!(job.scheme, Scheme::Alibi(_)),
         }

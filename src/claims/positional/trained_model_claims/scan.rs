@@ -611,8 +611,8 @@ pub(super) fn present(
 
     let mut t = Table::new(
         format!(
-            "Convergence: validation loss (nats/byte, {} windows of L_tr + 1 bytes) at {}% of the steps and at the end",
-            s.validation_sequences,
+            "Convergence: validation loss (nats/byte; {} scored bytes, in windows of L_tr + 1 bytes) at {}% of the steps and at the end",
+            s.validation_bytes,
             round_sig(100.0 * (1.0 - sc.convergence_tail), 6)
         ),
         &[
