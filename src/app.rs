@@ -463,6 +463,9 @@ pub enum StatementSource {
 pub struct Verification {
     /// The certificate as read.
     pub cert: Certificate,
+    /// The statement the kernel decided: rebuilt from the spec (and found equal to
+    /// the certificate's), or the certificate's own with `--no-spec`.
+    pub statement: crate::kernel::Statement,
     /// The kernel's decisions.
     pub checked: Checked,
     /// Where the statement came from.
@@ -561,8 +564,110 @@ pub fn verify_with(
     })?;
     Ok(Verification {
         cert,
+        statement: st,
         checked,
         source,
+    })
+}
+
+/// One obligation under `verify --coq`: the kernel's decision and Coq's.
+pub struct CoqObligation {
+    /// The obligation's name.
+    pub name: String,
+    /// What the statement asserts.
+    pub expect: crate::kernel::Expect,
+    /// The kernel's result.
+    pub kernel: crate::kernel::Certainty,
+    /// Whether the kernel's result is what the statement asserts.
+    pub kernel_as_expected: bool,
+    /// Whether the kernel decided it contrary to what the statement asserts.
+    pub kernel_contrary: bool,
+    /// Coq's verdict (kernel-only with the reason when not sent to Coq).
+    pub coq: crate::coq::CoqVerdict,
+}
+
+impl CoqObligation {
+    /// Certifiably not as asserted: the kernel decided it contrary, or Coq
+    /// rejected it.
+    pub fn contrary(&self) -> bool {
+        self.kernel_contrary || matches!(self.coq, crate::coq::CoqVerdict::Rejected(_))
+    }
+
+    /// Which checker(s) it rests on, for people: `Coq + kernel` or `kernel only`.
+    pub fn checker(&self) -> &'static str {
+        match self.coq {
+            crate::coq::CoqVerdict::Proven => "Coq + kernel",
+            crate::coq::CoqVerdict::Rejected(_) => "Coq rejects",
+            crate::coq::CoqVerdict::KernelOnly(_) => "kernel only",
+        }
+    }
+}
+
+/// The result of `verify --coq`.
+pub struct CoqVerification {
+    /// Per obligation, in the statement's order.
+    pub obligations: Vec<CoqObligation>,
+    /// The axioms Coq's proofs rest on (all allowed).
+    pub axioms: Vec<String>,
+    /// One word for the result.
+    pub word: &'static str,
+    /// The exit code (README's `verify` table): 0 when the kernel decides every
+    /// obligation as asserted and Coq proves every obligation sent to it; 1 when
+    /// the kernel finds one contrary or Coq rejects one; 3 when the kernel leaves
+    /// one undecided (and nothing is contrary).
+    pub exit_code: u8,
+}
+
+/// `verify --coq`: after [`verify_with`] (the statement rebuilt from the spec and
+/// matched, exit 4 otherwise, and decided by the kernel: the kernel runs first on
+/// every obligation), re-proves in Coq the obligations the translation sends, from
+/// the very statement the kernel decided. Exit 0 only if every obligation is as
+/// asserted by the kernel and each one sent to Coq is proven by Coq.
+pub fn verify_coq(
+    v: &Verification,
+    limits: &crate::coq::Limits,
+) -> Result<CoqVerification, crate::coq::CoqError> {
+    use crate::kernel::{Certainty, Expect};
+    let decided = Certificate::of(
+        &v.statement,
+        v.cert.profile,
+        v.cert.precision,
+        &v.cert.hints,
+    );
+    let report = crate::coq::check(&decided, &v.checked, limits)?;
+    let obligations: Vec<CoqObligation> = v
+        .checked
+        .decisions()
+        .iter()
+        .zip(report.results)
+        .map(|(d, (_, coq))| CoqObligation {
+            name: d.name().to_string(),
+            expect: d.expect(),
+            kernel: d.result(),
+            kernel_as_expected: d.as_expected(),
+            kernel_contrary: d.contrary(),
+            coq,
+        })
+        .collect();
+    let contrary = obligations.iter().any(|o| o.contrary());
+    let kernel_contrary = obligations.iter().any(|o| o.kernel_contrary);
+    let undecided = obligations.iter().any(|o| o.kernel == Certainty::Unknown);
+    let (word, exit_code) = if kernel_contrary {
+        ("disproven", 1)
+    } else if contrary {
+        ("rejected by Coq", 1)
+    } else if undecided {
+        ("undecided", 3)
+    } else if obligations.iter().any(|o| o.expect == Expect::Fails) {
+        ("refuted, as the statement asserts", 0)
+    } else {
+        ("certified", 0)
+    };
+    Ok(CoqVerification {
+        obligations,
+        axioms: report.axioms,
+        word,
+        exit_code,
     })
 }
 

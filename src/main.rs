@@ -166,10 +166,23 @@ enum Cmd {
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
-        /// Re-prove the certificate in Coq instead (needs coqc and CoqInterval):
-        /// exit 0 only if Coq accepts every obligation sent to it.
+        /// Also re-prove the statement in Coq (needs coqc and CoqInterval): after
+        /// the same statement check and kernel decisions as without it, every
+        /// obligation the Coq translation takes is proven by Coq as well; the
+        /// others rest on the kernel alone (each line says which). Exit 0 only if the
+        /// kernel decides every obligation as asserted and Coq proves every one
+        /// sent to it; 1 if either finds one contrary (Coq: does not prove it);
+        /// 2 without coqc; 3 and 4 as without --coq.
         #[arg(long)]
         coq: bool,
+        /// With --coq: the CPU seconds each coqc process may use; an obligation
+        /// whose coqc reaches it stays kernel-only, with the reason.
+        #[arg(long, requires = "coq", default_value_t = attncheck::coq::Limits::DEFAULT.cpu_seconds)]
+        coq_cpu_limit: u64,
+        /// With --coq: the address space (MiB) each coqc process may use; an
+        /// obligation whose coqc reaches it stays kernel-only, with the reason.
+        #[arg(long, requires = "coq", default_value_t = attncheck::coq::Limits::DEFAULT.memory_mib)]
+        coq_memory_limit: u64,
     },
     /// Export a certificate for an independent checker.
     Export {
@@ -407,11 +420,6 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             }
             Ok(code)
         }
-        Cmd::Verify {
-            certificate,
-            coq: true,
-            ..
-        } => verify_coq(&certificate),
         Cmd::Export {
             cmd:
                 ExportCmd::Coq {
@@ -468,7 +476,9 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             target,
             no_spec,
             json,
-            coq: false,
+            coq,
+            coq_cpu_limit,
+            coq_memory_limit,
         } => {
             let source = SpecSource::choose(theorems);
             let v = app::verify_with(
@@ -476,11 +486,15 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                 (!no_spec).then_some(&source),
                 target.as_deref(),
             )?;
+            if coq {
+                let limits = attncheck::coq::Limits {
+                    cpu_seconds: coq_cpu_limit,
+                    memory_mib: coq_memory_limit,
+                };
+                return verify_coq(&v, json, &limits);
+            }
             let ds = v.checked.decisions();
-            let contrary = ds
-                .iter()
-                .filter(|d| !d.as_expected() && d.result() != Certainty::Unknown)
-                .count();
+            let contrary = ds.iter().filter(|d| d.contrary()).count();
             let undecided = ds
                 .iter()
                 .filter(|d| d.result() == Certainty::Unknown)
@@ -494,14 +508,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             } else {
                 ("certified", 0)
             };
-            let statement = match &v.source {
-                app::StatementSource::Spec(p) => format!("statement rebuilt from {} and matched", p.display()),
-                app::StatementSource::Unchecked => {
-                    "STATEMENT NOT CHECKED (--no-spec): this shows only that the certificate's own formulas \
-                     evaluate as marked, not that they state the claim"
-                        .to_string()
-                }
-            };
+            let statement = statement_words(&v);
             if json {
                 let obligations: Vec<_> = ds
                     .iter()
@@ -579,17 +586,29 @@ fn coq_error(e: attncheck::coq::CoqError) -> app::Error {
     app::Error::Usage(e.to_string())
 }
 
-/// `verify --coq`: 0 if Coq accepted every obligation sent, 1 if it rejected
-/// one, 2 without coqc (with the install hint) or on bad input.
-fn verify_coq(path: &std::path::Path) -> Result<u8, app::Error> {
-    use attncheck::coq::{self, CoqError, CoqVerdict};
-    let cert = coq::load(path).map_err(coq_error)?;
-    let dir = std::env::temp_dir().join(format!(
-        "attncheck-coq-{}",
-        cert.claim
-            .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-    ));
-    let report = match coq::check(&cert, &dir) {
+/// The statement line of `verify`'s summary.
+fn statement_words(v: &app::Verification) -> String {
+    match &v.source {
+        app::StatementSource::Spec(p) => {
+            format!("statement rebuilt from {} and matched", p.display())
+        }
+        app::StatementSource::Unchecked => {
+            "STATEMENT NOT CHECKED (--no-spec): this shows only that the certificate's own \
+             formulas evaluate as marked, not that they state the claim"
+                .to_string()
+        }
+    }
+}
+
+/// `verify --coq` after the statement check and the kernel ([`app::verify_coq`]):
+/// one line per obligation saying which checker(s) it rests on, then the summary.
+fn verify_coq(
+    v: &app::Verification,
+    json: bool,
+    limits: &attncheck::coq::Limits,
+) -> Result<u8, app::Error> {
+    use attncheck::coq::{CoqError, CoqVerdict};
+    let r = match app::verify_coq(v, limits) {
         Ok(r) => r,
         Err(CoqError::NotInstalled { hint }) => {
             eprintln!("attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}");
@@ -597,27 +616,77 @@ fn verify_coq(path: &std::path::Path) -> Result<u8, app::Error> {
         }
         Err(e) => return Err(coq_error(e)),
     };
-    for (name, v) in &report.results {
-        match v {
-            CoqVerdict::Proven => println!("proven by Coq    {name}"),
-            CoqVerdict::Rejected(why) => println!("REJECTED by Coq  {name}: {why}"),
-            CoqVerdict::KernelOnly(why) => println!("kernel-only      {name}: {why}"),
-        }
+    let statement = statement_words(v);
+    let by_coq = r
+        .obligations
+        .iter()
+        .filter(|o| o.coq == CoqVerdict::Proven)
+        .count();
+    let rejected = r
+        .obligations
+        .iter()
+        .filter(|o| matches!(o.coq, CoqVerdict::Rejected(_)))
+        .count();
+    let kernel_only = r.obligations.len() - by_coq - rejected;
+    if json {
+        let obligations: Vec<_> = r
+            .obligations
+            .iter()
+            .map(|o| {
+                let (coq, reason) = match &o.coq {
+                    CoqVerdict::Proven => ("proven", None),
+                    CoqVerdict::Rejected(why) => ("rejected", Some(why)),
+                    CoqVerdict::KernelOnly(why) => ("kernel-only", Some(why)),
+                };
+                serde_json::json!({"name": o.name, "expect": o.expect, "result": o.kernel,
+                    "as_expected": o.kernel_as_expected && !o.contrary(), "checker": o.checker(),
+                    "coq": coq, "coq_reason": reason})
+            })
+            .collect();
+        let j = serde_json::json!({"claim": v.cert.claim, "profile": v.cert.profile,
+            "precision": v.cert.precision, "statement_checked": matches!(v.source, app::StatementSource::Spec(_)),
+            "result": r.word, "exit_code": r.exit_code, "proven_by_coq": by_coq, "kernel_only": kernel_only,
+            "rejected_by_coq": rejected, "coq_axioms": r.axioms, "obligations": obligations});
+        emit(&serde_json::to_string_pretty(&j).unwrap_or_default());
+        return Ok(r.exit_code);
     }
-    println!(
-        "{}: {} of {} obligations sent to Coq, {} proven, {} rejected; {} kernel-only (files in {})",
-        cert.claim,
-        report.proven() + report.rejected(),
-        report.results.len(),
-        report.proven(),
-        report.rejected(),
-        report.kernel_only(),
-        dir.display()
-    );
-    if !report.axioms.is_empty() {
-        println!("the proofs rest on: {}", report.axioms.join(", "));
+    for o in &r.obligations {
+        let kernel = match (o.kernel, o.kernel_as_expected) {
+            (Certainty::True, true) => "proven  ",
+            (Certainty::False, true) => "refuted ",
+            (Certainty::Unknown, _) => "UNKNOWN ",
+            (_, false) => "CONTRARY",
+        };
+        let line = match &o.coq {
+            CoqVerdict::Proven => format!("{kernel} Coq + kernel  {}", o.name),
+            CoqVerdict::KernelOnly(why) => {
+                format!(
+                    "{kernel} kernel only   {} (not proven in Coq: {why})",
+                    o.name
+                )
+            }
+            CoqVerdict::Rejected(why) => {
+                format!(
+                    "REJECTED by Coq      {} (kernel: {}): {why}",
+                    o.name,
+                    kernel.trim_end()
+                )
+            }
+        };
+        emit(&line);
     }
-    Ok(if report.accepted() { 0 } else { 1 })
+    emit(&format!(
+        "{}: {} ({} obligations at {} bits: {by_coq} proven by Coq and the kernel, {kernel_only} by the kernel \
+         only, {rejected} rejected by Coq; {statement})",
+        v.cert.claim,
+        r.word,
+        r.obligations.len(),
+        v.cert.precision
+    ));
+    if !r.axioms.is_empty() {
+        emit(&format!("the Coq proofs rest on: {}", r.axioms.join(", ")));
+    }
+    Ok(r.exit_code)
 }
 
 /// `export coq`: writes each certificate's Coq files (and, with `check`, runs Coq).
@@ -646,7 +715,22 @@ fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u
         }
         println!("{cmd}");
         if check {
-            match coq::check(&cert, &dir) {
+            // the kernel first (on the certificate's own formulas: export does not
+            // consult the spec; `verify --coq` does), then Coq
+            let kernel = coq::kernel_decisions(&cert).map_err(coq_error)?;
+            let contrary: Vec<&str> = kernel
+                .decisions()
+                .iter()
+                .filter(|d| d.contrary())
+                .map(|d| d.name())
+                .collect();
+            if !contrary.is_empty() {
+                code = 1;
+                for name in &contrary {
+                    println!("  CONTRARY (kernel): {name}");
+                }
+            }
+            match coq::check(&cert, &kernel, &coq::Limits::DEFAULT) {
                 Ok(r) => {
                     total += r.seconds;
                     println!(
@@ -680,8 +764,21 @@ fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u
         println!("total Coq time: {total:.1} s");
     }
     if check {
-        // the lemmas proven once and for all (coq/*.v beside the library)
-        match coq::check_lemmas(&out.join("lemmas"), coq::LEMMAS) {
+        // the lemmas proven once and for all (coq/*.v beside the library), also
+        // written to OUT/lemmas for checking by hand
+        let lemmas = out.join("lemmas");
+        std::fs::create_dir_all(&lemmas).map_err(|e| app::Error::Io {
+            path: lemmas.clone(),
+            reason: e.to_string(),
+        })?;
+        for (name, text) in coq::LEMMAS.iter().chain([&("Attncheck", coq::LIBRARY)]) {
+            let p = lemmas.join(format!("{name}.v"));
+            std::fs::write(&p, text).map_err(|e| app::Error::Io {
+                path: p.clone(),
+                reason: e.to_string(),
+            })?;
+        }
+        match coq::check_lemmas(coq::LEMMAS, &coq::Limits::DEFAULT) {
             Ok(done) => {
                 for (name, axioms) in done {
                     println!("coq/{name}.v: proven by Coq; axioms: {}", axioms.join(" "));

@@ -19,7 +19,8 @@
 mod translate;
 
 use crate::certificate::{Certificate, CertificateError};
-pub use translate::{MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS};
+use crate::kernel::Checked;
+pub use translate::{MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -38,24 +39,182 @@ pub const LEMMAS: &[(&str, &str)] =
 /// How to install Coq and CoqInterval.
 pub const INSTALL_HINT: &str = "apt-get install coq libcoq-interval";
 
-/// The axioms a proof may rest on: those of Coq's standard real numbers
-/// (`ClassicalDedekindReals`, functional extensionality), excluded middle and
-/// the specifications of Coq's primitive 63-bit integers and floats, which is
-/// exactly what a plain CoqInterval 4.6 `interval` proof prints under
-/// `Print Assumptions` (at 53 bits it computes with primitive floats, above
-/// with primitive integers). Anything else (an `Admitted` lemma, a new
-/// `Axiom`) makes [`check`] reject the obligation.
+/// The axioms a proof may rest on, fully qualified: those of Coq's standard
+/// real numbers (`ClassicalDedekindReals`, functional extensionality),
+/// excluded middle, and the primitive 63-bit integers and floats of Coq's
+/// standard library with their specifications (`PrimInt63`, `Uint63`,
+/// `PrimFloat`, `FloatAxioms`), which is what a plain CoqInterval 4.6 `interval`
+/// proof prints under `Print Assumptions` (at 53 bits it computes with primitive
+/// floats, above with primitive integers). Each is matched exactly, never by a
+/// prefix: `Print Assumptions` prints the short name (`Uint63.add_spec`), which
+/// is accepted only if it is in this list and the generated file's own check
+/// ([`axiom_identity_checks`]) proves that the short name denotes this very
+/// constant in the file's context (a library that defined its own
+/// `Uint63.add_spec` would take the short name: the check fails). Anything else
+/// (an `Admitted` lemma, a new `Axiom`, `Uint63.cheat`) makes [`check`] reject.
 pub const ALLOWED_AXIOMS: &[&str] = &[
-    "ClassicalDedekindReals.sig_forall_dec",
-    "ClassicalDedekindReals.sig_not_dec",
-    "FunctionalExtensionality.functional_extensionality_dep",
-    "Classical_Prop.classic",
+    "Coq.Reals.ClassicalDedekindReals.sig_forall_dec",
+    "Coq.Reals.ClassicalDedekindReals.sig_not_dec",
+    "Coq.Logic.FunctionalExtensionality.functional_extensionality_dep",
+    "Coq.Logic.Classical_Prop.classic",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.int",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.lsl",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.lsr",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.land",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.lor",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.lxor",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.asr",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.add",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.sub",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.mul",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.mulc",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.div",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.mod",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.divs",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.mods",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.eqb",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.ltb",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.leb",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.ltsb",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.lesb",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.addc",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.addcarryc",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.subc",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.subcarryc",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.diveucl",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.diveucl_21",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.addmuldiv",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.compare",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.compares",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.head0",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63.tail0",
+    "Coq.Numbers.Cyclic.Int63.Uint63.of_to_Z",
+    "Coq.Numbers.Cyclic.Int63.Uint63.lsl_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.lsr_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.land_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.lor_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.lxor_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.add_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.sub_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.mul_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.mulc_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.div_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.mod_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.eqb_correct",
+    "Coq.Numbers.Cyclic.Int63.Uint63.eqb_refl",
+    "Coq.Numbers.Cyclic.Int63.Uint63.ltb_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.leb_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.compare_def_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.head0_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.tail0_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.addc_def_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.addcarryc_def_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.subc_def_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.subcarryc_def_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.diveucl_def_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.diveucl_21_spec",
+    "Coq.Numbers.Cyclic.Int63.Uint63.addmuldiv_def_spec",
+    "Coq.Floats.PrimFloat.float",
+    "Coq.Floats.PrimFloat.classify",
+    "Coq.Floats.PrimFloat.abs",
+    "Coq.Floats.PrimFloat.sqrt",
+    "Coq.Floats.PrimFloat.opp",
+    "Coq.Floats.PrimFloat.eqb",
+    "Coq.Floats.PrimFloat.ltb",
+    "Coq.Floats.PrimFloat.leb",
+    "Coq.Floats.PrimFloat.compare",
+    "Coq.Floats.PrimFloat.Leibniz.eqb",
+    "Coq.Floats.PrimFloat.mul",
+    "Coq.Floats.PrimFloat.add",
+    "Coq.Floats.PrimFloat.sub",
+    "Coq.Floats.PrimFloat.div",
+    "Coq.Floats.PrimFloat.of_uint63",
+    "Coq.Floats.PrimFloat.normfr_mantissa",
+    "Coq.Floats.PrimFloat.frshiftexp",
+    "Coq.Floats.PrimFloat.ldshiftexp",
+    "Coq.Floats.PrimFloat.next_up",
+    "Coq.Floats.PrimFloat.next_down",
+    "Coq.Floats.FloatAxioms.Prim2SF_valid",
+    "Coq.Floats.FloatAxioms.SF2Prim_Prim2SF",
+    "Coq.Floats.FloatAxioms.Prim2SF_SF2Prim",
+    "Coq.Floats.FloatAxioms.opp_spec",
+    "Coq.Floats.FloatAxioms.abs_spec",
+    "Coq.Floats.FloatAxioms.eqb_spec",
+    "Coq.Floats.FloatAxioms.ltb_spec",
+    "Coq.Floats.FloatAxioms.leb_spec",
+    "Coq.Floats.FloatAxioms.compare_spec",
+    "Coq.Floats.FloatAxioms.Leibniz.eqb_spec",
+    "Coq.Floats.FloatAxioms.classify_spec",
+    "Coq.Floats.FloatAxioms.mul_spec",
+    "Coq.Floats.FloatAxioms.add_spec",
+    "Coq.Floats.FloatAxioms.sub_spec",
+    "Coq.Floats.FloatAxioms.div_spec",
+    "Coq.Floats.FloatAxioms.sqrt_spec",
+    "Coq.Floats.FloatAxioms.of_uint63_spec",
+    "Coq.Floats.FloatAxioms.normfr_mantissa_spec",
+    "Coq.Floats.FloatAxioms.frshiftexp_spec",
+    "Coq.Floats.FloatAxioms.ldshiftexp_spec",
+    "Coq.Floats.FloatAxioms.next_up_spec",
+    "Coq.Floats.FloatAxioms.next_down_spec",
 ];
 
-/// Prefixes of the primitive-operation specifications allowed besides
-/// [`ALLOWED_AXIOMS`] (`Uint63.add_spec`, `PrimFloat.mul`, …).
-pub const ALLOWED_PRIMITIVE_PREFIXES: &[&str] =
-    &["Uint63.", "PrimInt63.", "FloatAxioms.", "PrimFloat."];
+/// The library modules (dirpaths) of [`ALLOWED_AXIOMS`]: `Print Assumptions`
+/// names an axiom by the module's last component and the rest of the path
+/// (`Uint63.add_spec`, `PrimFloat.Leibniz.eqb`).
+const AXIOM_MODULES: &[&str] = &[
+    "Coq.Reals.ClassicalDedekindReals",
+    "Coq.Logic.FunctionalExtensionality",
+    "Coq.Logic.Classical_Prop",
+    "Coq.Numbers.Cyclic.Int63.PrimInt63",
+    "Coq.Numbers.Cyclic.Int63.Uint63",
+    "Coq.Floats.PrimFloat",
+    "Coq.Floats.FloatAxioms",
+];
+
+/// The name `Print Assumptions` gives an allowed axiom in a generated file
+/// (`Coq.Numbers.Cyclic.Int63.Uint63.add_spec` → `Uint63.add_spec`).
+fn printed_name(full: &str) -> String {
+    let module = AXIOM_MODULES
+        .iter()
+        .find(|m| full.starts_with(*m) && full[m.len()..].starts_with('.'))
+        .expect("every allowed axiom is in one of the modules");
+    let short = module.rsplit('.').next().unwrap_or(module);
+    format!("{short}{}", &full[module.len()..])
+}
+
+/// Whether an axiom printed by `Print Assumptions` is the printed name of one
+/// of [`ALLOWED_AXIOMS`] (exactly; that the name denotes that axiom is checked
+/// by Coq itself, [`axiom_identity_checks`]).
+pub fn axiom_allowed(name: &str) -> bool {
+    ALLOWED_AXIOMS.iter().any(|a| printed_name(a) == name)
+}
+
+/// Coq commands, for the end of a generated file, that load the modules of
+/// [`ALLOWED_AXIOMS`] (without importing anything) and prove for each allowed
+/// axiom that its printed name denotes the fully qualified constant: `eq_refl`
+/// types only if both names are the same constant (two axioms are never
+/// convertible). The loading comes before `Print Assumptions`
+/// ([`AXIOM_MODULES_REQUIRE`]), so that both see one context.
+fn axiom_identity_checks() -> String {
+    let mut s = String::from(
+        "(* Every allowed axiom's printed name is the standard library's constant itself. *)\n",
+    );
+    for (k, full) in ALLOWED_AXIOMS.iter().enumerate() {
+        s.push_str(&format!(
+            "Definition attncheck_axiom_{} := (eq_refl : @{} = @{full}).\n",
+            k + 1,
+            printed_name(full)
+        ));
+    }
+    s
+}
+
+/// The message when [`axiom_identity_checks`] fails.
+const NOT_COQS_OWN: &str =
+    "an allowed axiom's printed name does not denote the standard library's axiom in this file";
+
+/// Loads the modules of [`ALLOWED_AXIOMS`] (Require without Import).
+const AXIOM_MODULES_REQUIRE: &str = "From Coq Require ClassicalDedekindReals FunctionalExtensionality Classical_Prop PrimInt63 Uint63 PrimFloat FloatAxioms.\n";
 
 /// The committed certificates that CI (`make test`, the test
 /// `coq::verify_coq_re_proves_the_ci_subset`) does not re-prove in Coq, each
@@ -183,6 +342,9 @@ pub enum CoqError {
         /// Coq's message.
         message: String,
     },
+    /// [`check`] was given kernel decisions that are not the certificate's.
+    #[error("the kernel's decisions are not those of the certificate's obligations: {0}")]
+    NotDecided(String),
 }
 
 /// Reads a certificate file with the one certificate reader
@@ -195,14 +357,29 @@ pub fn load(path: &Path) -> Result<Certificate, CoqError> {
     Ok(crate::certificate::parse(path, &text)?)
 }
 
+/// The end of a generated file with the lemmas `o_k` for these indices: the
+/// modules of the allowed axioms, `Print Assumptions` of the conjunction of the
+/// lemmas, and the proof that each allowed axiom's printed name is Coq's own
+/// constant.
+fn footer(indices: &[usize]) -> String {
+    if indices.is_empty() {
+        return String::new();
+    }
+    format!(
+        "{AXIOM_MODULES_REQUIRE}{}{}",
+        translate::footer(indices),
+        axiom_identity_checks()
+    )
+}
+
 /// Translates a certificate into Coq.
 pub fn translate(cert: &Certificate) -> CoqFile {
     let t = translate::translate(cert);
     let mut text = t.header.clone();
     for b in &t.blocks {
-        text.push_str(&b.text);
+        text.push_str(&b.text());
     }
-    text.push_str(&translate::footer(
+    text.push_str(&footer(
         &t.blocks.iter().map(|b| b.index).collect::<Vec<_>>(),
     ));
     CoqFile {
@@ -230,20 +407,21 @@ pub fn coverage(cert: &Certificate) -> (usize, usize, Vec<(ObligationName, Strin
     (f.sent.len(), cert.obligations.len(), f.kernel_only)
 }
 
-fn write(path: &Path, text: &str) -> Result<(), CoqError> {
-    std::fs::write(path, text).map_err(|source| CoqError::Io {
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> CoqError + '_ {
+    move |source| CoqError::Io {
         path: path.into(),
         source,
-    })
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), CoqError> {
+    std::fs::write(path, text).map_err(io_error(path))
 }
 
 /// Writes the `.v` files and the library into `dir`; returns the shell command
 /// that checks them by hand.
 pub fn export(cert: &Certificate, dir: &Path) -> Result<(CoqFile, String), CoqError> {
-    std::fs::create_dir_all(dir).map_err(|source| CoqError::Io {
-        path: dir.into(),
-        source,
-    })?;
+    std::fs::create_dir_all(dir).map_err(io_error(dir))?;
     let f = translate(cert);
     write(&dir.join("Attncheck.v"), LIBRARY)?;
     let mut cmd = format!(
@@ -269,18 +447,57 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// Is `coqc` on PATH?
-pub fn installed() -> bool {
+/// `coqc --version`, when `coqc` is on PATH.
+fn coqc_version() -> Option<String> {
     Command::new("coqc")
         .arg("--version")
         .output()
-        .is_ok_and(|o| o.status.success())
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// Is `coqc` on PATH?
+pub fn installed() -> bool {
+    coqc_version().is_some()
+}
+
+// ---------------------------------------------------------------- limits
+
+/// The resources each `coqc` process may use. A process that reaches a limit is
+/// stopped; the obligations it was proving stay kernel-only, with the reason
+/// (never a crash, never a pass).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// CPU seconds (`ulimit -t`).
+    pub cpu_seconds: u64,
+    /// Address space in MiB (`ulimit -v`).
+    pub memory_mib: u64,
+}
+
+impl Limits {
+    /// The default: 1800 CPU seconds and 16 GiB of address space per `coqc`, above
+    /// what the committed certificates need: the slowest, counting-lower-bound, is
+    /// one `coqc` of about 1100 CPU seconds, and its ⌈log₂ 65536!⌉ alone peaks at
+    /// 9.9 GB of address space (VmPeak; 8.8 GB resident), measured with coqc 8.16.
+    pub const DEFAULT: Limits = Limits {
+        cpu_seconds: 1800,
+        memory_mib: 16 * 1024,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits::DEFAULT
+    }
 }
 
 struct Run {
     ok: bool,
     stdout: String,
     stderr: String,
+    /// Set when `coqc` hit a resource limit or died by a signal: why.
+    limit: Option<String>,
 }
 
 /// Stack for coqc, in KiB: Coq's integers and `nat` exponents are deep terms,
@@ -288,14 +505,19 @@ struct Run {
 /// ("Stack overflow"); with 1 GB it is proven.
 const COQC_STACK_KIB: u32 = 1 << 20;
 
-/// `coqc` with its arguments; on Unix through `sh`, which raises the stack
-/// limit to [`COQC_STACK_KIB`] (or to the hard limit, if that is lower) first.
-fn coqc_command(args: &[&str]) -> Command {
+/// `coqc` with its arguments; on Unix through `sh`, which raises the stack limit
+/// to [`COQC_STACK_KIB`] (or to the hard limit, if that is lower) and sets the
+/// CPU-time and address-space limits of `limits` (a lower hard limit already in
+/// force stays in force).
+fn coqc_command(args: &[&str], limits: &Limits) -> Command {
     if cfg!(unix) {
         let mut c = Command::new("sh");
         c.arg("-c")
             .arg(format!(
-                "ulimit -s {COQC_STACK_KIB} 2>/dev/null || ulimit -s \"$(ulimit -H -s)\" 2>/dev/null; exec coqc \"$@\""
+                "ulimit -s {COQC_STACK_KIB} 2>/dev/null || ulimit -s \"$(ulimit -H -s)\" 2>/dev/null; \
+                 ulimit -t {} 2>/dev/null; ulimit -v {} 2>/dev/null; exec coqc \"$@\"",
+                limits.cpu_seconds.max(1),
+                limits.memory_mib.max(1).saturating_mul(1024)
             ))
             .arg("coqc")
             .args(args);
@@ -307,8 +529,38 @@ fn coqc_command(args: &[&str]) -> Command {
     }
 }
 
-fn coqc(dir: &Path, file: &str) -> Result<Run, CoqError> {
-    let out = coqc_command(&["-q", "-R", ".", "Attncheck", file])
+/// Why a `coqc` run stopped short, if it hit a limit: killed by a signal
+/// (SIGXCPU or SIGKILL at the CPU-time limit), out of memory, or out of stack.
+fn limit_hit(status: &std::process::ExitStatus, out: &str, limits: &Limits) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return Some(match sig {
+                24 | 9 => format!(
+                    "coqc was stopped at its CPU-time limit of {} s (signal {sig})",
+                    limits.cpu_seconds
+                ),
+                _ => format!("coqc died by signal {sig}"),
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = status;
+    if out.contains("Out of memory") {
+        return Some(format!(
+            "coqc ran out of memory (limit {} MiB of address space)",
+            limits.memory_mib
+        ));
+    }
+    if out.contains("Stack overflow") {
+        return Some("coqc ran out of stack".into());
+    }
+    None
+}
+
+fn coqc(dir: &Path, file: &str, limits: &Limits) -> Result<Run, CoqError> {
+    let out = coqc_command(&["-q", "-R", ".", "Attncheck", file], limits)
         .current_dir(dir)
         .output()
         .map_err(|e| {
@@ -325,29 +577,19 @@ fn coqc(dir: &Path, file: &str) -> Result<Run, CoqError> {
     if out.status.code() == Some(127) && cfg!(unix) {
         return Err(CoqError::NotInstalled { hint: INSTALL_HINT });
     }
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let limit = if out.status.success() {
+        None
+    } else {
+        limit_hit(&out.status, &format!("{stderr}\n{stdout}"), limits)
+    };
     Ok(Run {
         ok: out.status.success(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stdout,
+        stderr,
+        limit,
     })
-}
-
-fn compile_support(dir: &Path, name: &str, text: &str) -> Result<(), CoqError> {
-    let v = dir.join(format!("{name}.v"));
-    let vo = dir.join(format!("{name}.vo"));
-    let fresh = std::fs::read_to_string(&v).is_ok_and(|t| t == text) && vo.exists();
-    if fresh {
-        return Ok(());
-    }
-    write(&v, text)?;
-    let r = coqc(dir, &format!("{name}.v"))?;
-    if !r.ok {
-        return Err(CoqError::Coq {
-            file: format!("{name}.v"),
-            message: first_error(&r.stderr, &r.stdout),
-        });
-    }
-    Ok(())
 }
 
 fn first_error(stderr: &str, stdout: &str) -> String {
@@ -364,13 +606,23 @@ fn first_error(stderr: &str, stdout: &str) -> String {
     }
 }
 
-/// The line of the first `File "…", line N` in Coq's output.
+/// The line of the error in Coq's output: the `File "…", line N` that precedes
+/// the first `Error` (a warning also names a file and a line).
 fn error_line(stderr: &str) -> Option<usize> {
-    stderr.lines().find_map(|l| {
+    let line_of = |l: &str| -> Option<usize> {
         let rest = l.strip_prefix("File \"")?;
         let after = rest.split_once("\", line ")?.1;
         after.split(',').next()?.trim().parse().ok()
-    })
+    };
+    let mut last = None;
+    for l in stderr.lines() {
+        if let Some(n) = line_of(l) {
+            last = Some(n);
+        } else if l.starts_with("Error") {
+            return last;
+        }
+    }
+    stderr.lines().find_map(line_of)
 }
 
 /// Per `Print Assumptions`, in order: the axiom names it lists.
@@ -395,142 +647,420 @@ fn assumption_blocks(stdout: &str) -> Vec<Vec<String>> {
     blocks
 }
 
-/// Whether an axiom printed by `Print Assumptions` is allowed.
-pub fn axiom_allowed(name: &str) -> bool {
-    ALLOWED_AXIOMS.contains(&name)
-        || ALLOWED_PRIMITIVE_PREFIXES
-            .iter()
-            .any(|p| name.starts_with(p))
+/// The axioms listed, sorted and deduplicated, and those not allowed.
+fn axioms_of(stdout: &str) -> (Vec<String>, Vec<String>) {
+    let mut axioms = assumption_blocks(stdout).concat();
+    axioms.sort();
+    axioms.dedup();
+    let bad = axioms
+        .iter()
+        .filter(|a| !axiom_allowed(a))
+        .cloned()
+        .collect();
+    (axioms, bad)
 }
 
-/// Coq is installed and `dir` exists (created if need be).
-fn prepare(dir: &Path) -> Result<(), CoqError> {
-    if !installed() {
-        return Err(CoqError::NotInstalled { hint: INSTALL_HINT });
+fn beyond(bad: &[String]) -> String {
+    format!(
+        "the proofs rest on axioms beyond the standard reals: {}",
+        bad.join(", ")
+    )
+}
+
+// ---------------------------------------------------------------- private places
+
+/// A fresh directory for one run of Coq: created with a random name under the
+/// system's temporary directory (`mkdtemp`: it cannot already exist), mode 0700,
+/// removed when dropped.
+fn private_dir() -> Result<tempfile::TempDir, CoqError> {
+    let mut b = tempfile::Builder::new();
+    b.prefix("attncheck-coq-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o700));
     }
-    std::fs::create_dir_all(dir).map_err(|source| CoqError::Io {
-        path: dir.into(),
-        source,
+    let dir = b.tempdir().map_err(io_error(&std::env::temp_dir()))?;
+    check_private(dir.path()).map_err(|reason| CoqError::Io {
+        path: dir.path().into(),
+        source: std::io::Error::other(reason),
     })?;
+    Ok(dir)
+}
+
+/// The user id that owns what this process creates (that of a fresh directory).
+#[cfg(unix)]
+fn owner_of(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path).ok().map(|m| m.uid())
+}
+
+/// `path` is a directory (not a link to one) that nobody but its owner can
+/// read, write or enter.
+fn check_private(path: &Path) -> Result<(), String> {
+    let m = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+    if !m.is_dir() {
+        return Err("not a directory".into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if m.permissions().mode() & 0o077 != 0 {
+            return Err(format!(
+                "mode {:o}: others may use it",
+                m.permissions().mode() & 0o777
+            ));
+        }
+    }
     Ok(())
 }
 
-/// Compiles the library and each lemma file of `lemmas` (such as [`LEMMAS`])
-/// in `dir`; returns per file the axioms its `Print Assumptions` lists. An
-/// error if Coq rejects a file, if it prints no `Print Assumptions`, or if an
-/// axiom beyond [`ALLOWED_AXIOMS`] (an `Admitted` lemma, a new `Axiom`) is listed.
-pub fn check_lemmas(
+/// The directory under which compiled libraries are kept:
+/// `$XDG_CACHE_HOME/attncheck`, else `~/.cache/attncheck` (absolute paths only).
+fn cache_root() -> Option<PathBuf> {
+    let abs = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    std::env::var_os("XDG_CACHE_HOME")
+        .and_then(abs)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .and_then(abs)
+                .map(|h| h.join(".cache"))
+        })
+        .map(|c| c.join("attncheck"))
+}
+
+/// The cache key of the library: SHA-256 of its source and of `coqc --version`.
+fn library_key(version: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(LIBRARY.as_bytes());
+    h.update([0u8]);
+    h.update(version.as_bytes());
+    h.finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The name of the cache entry of the compiled library for the `coqc` on PATH
+/// (`lib-<key>` below `$XDG_CACHE_HOME/attncheck` or `~/.cache/attncheck`), for
+/// tests; `None` without coqc.
+#[doc(hidden)]
+pub fn library_cache_entry_name() -> Option<String> {
+    coqc_version().map(|v| format!("lib-{}", library_key(&v)))
+}
+
+/// `path` is owned by `uid`, a directory private to it (mode 0700 or tighter),
+/// not a link.
+fn owned_private_dir(path: &Path, uid: Option<u32>) -> Result<(), String> {
+    check_private(path)?;
+    #[cfg(unix)]
+    if owner_of(path) != uid {
+        return Err("owned by another user".into());
+    }
+    #[cfg(not(unix))]
+    let _ = uid;
+    Ok(())
+}
+
+/// `path` is a regular file (not a link) owned by `uid` that only it may write.
+fn owned_file(path: &Path, uid: Option<u32>) -> Result<(), String> {
+    let m = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+    if !m.is_file() {
+        return Err("not a regular file".into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if m.permissions().mode() & 0o022 != 0 {
+            return Err("writable by others".into());
+        }
+        if owner_of(path) != uid {
+            return Err("owned by another user".into());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = uid;
+    Ok(())
+}
+
+/// A compiled library from the cache, for the run directory `run`: the entry of
+/// this library's key, used only if the cache directory and the entry are
+/// private directories of the user who owns `run` and the entry's source and
+/// `coqc` version are exactly this library's and this `coqc`'s. `Err` says why
+/// the cache is not used (a missing entry is `Ok(false)`).
+fn from_cache(root: &Path, run: &Path, version: &str) -> Result<bool, String> {
+    #[cfg(unix)]
+    let uid = owner_of(run);
+    #[cfg(not(unix))]
+    let uid = None;
+    let entry = root.join(format!("lib-{}", library_key(version)));
+    if std::fs::symlink_metadata(&entry).is_err() {
+        return Ok(false);
+    }
+    owned_private_dir(root, uid).map_err(|e| format!("{}: {e}", root.display()))?;
+    owned_private_dir(&entry, uid).map_err(|e| format!("{}: {e}", entry.display()))?;
+    for f in ["Attncheck.v", "Attncheck.vo", "coqc-version"] {
+        owned_file(&entry.join(f), uid).map_err(|e| format!("{}/{f}: {e}", entry.display()))?;
+    }
+    let same =
+        |f: &str, want: &str| std::fs::read(entry.join(f)).is_ok_and(|t| t == want.as_bytes());
+    if !same("Attncheck.v", LIBRARY) || !same("coqc-version", version) {
+        return Err(format!(
+            "{}: not this library or not this coqc",
+            entry.display()
+        ));
+    }
+    std::fs::copy(entry.join("Attncheck.vo"), run.join("Attncheck.vo"))
+        .map_err(|e| format!("{}: {e}", entry.display()))?;
+    Ok(true)
+}
+
+/// Stores the library compiled in `run` in the cache (best effort: a private
+/// temporary directory inside the cache, renamed into place in one step, so a
+/// concurrent run sees the whole entry or none).
+fn to_cache(root: &Path, run: &Path, version: &str) -> Result<(), String> {
+    let e = |e: std::io::Error| e.to_string();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        if std::fs::symlink_metadata(root).is_err() {
+            if let Some(parent) = root.parent() {
+                std::fs::create_dir_all(parent).map_err(e)?;
+            }
+            std::fs::DirBuilder::new()
+                .mode(0o700)
+                .create(root)
+                .map_err(e)?;
+        }
+    }
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(root).map_err(e)?;
+    #[cfg(unix)]
+    owned_private_dir(root, owner_of(run))?;
+    let mut b = tempfile::Builder::new();
+    b.prefix(".new-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    let tmp = b.tempdir_in(root).map_err(e)?;
+    std::fs::copy(run.join("Attncheck.vo"), tmp.path().join("Attncheck.vo")).map_err(e)?;
+    std::fs::write(tmp.path().join("Attncheck.v"), LIBRARY).map_err(e)?;
+    std::fs::write(tmp.path().join("coqc-version"), version).map_err(e)?;
+    let entry = root.join(format!("lib-{}", library_key(version)));
+    let tmp = tmp.keep();
+    if std::fs::rename(&tmp, &entry).is_err() {
+        // another run stored it first
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    Ok(())
+}
+
+/// What happened to a support file (the library, the data file).
+enum Support {
+    Compiled,
+    /// `coqc` hit a limit: the reason.
+    Limit(String),
+}
+
+/// Puts the compiled library in the run directory: from the cache when it holds
+/// this library for this `coqc` (and is private to this user), else compiled
+/// there (and stored in the cache).
+fn library(run: &Path, version: &str, limits: &Limits) -> Result<Support, CoqError> {
+    write(&run.join("Attncheck.v"), LIBRARY)?;
+    let root = cache_root();
+    if let Some(root) = &root {
+        match from_cache(root, run, version) {
+            Ok(true) => return Ok(Support::Compiled),
+            Ok(false) => {}
+            Err(why) => eprintln!("attncheck: not using the Coq cache: {why}"),
+        }
+    }
+    let r = coqc(run, "Attncheck.v", limits)?;
+    if let Some(why) = r.limit {
+        return Ok(Support::Limit(format!("the library Attncheck.v: {why}")));
+    }
+    if !r.ok {
+        return Err(CoqError::Coq {
+            file: "Attncheck.v".into(),
+            message: first_error(&r.stderr, &r.stdout),
+        });
+    }
+    if let Some(root) = &root {
+        if let Err(why) = to_cache(root, run, version) {
+            eprintln!(
+                "attncheck: could not store the compiled library in {}: {why}",
+                root.display()
+            );
+        }
+    }
+    Ok(Support::Compiled)
+}
+
+fn compile_support(
     dir: &Path,
+    name: &str,
+    text: &str,
+    limits: &Limits,
+) -> Result<Support, CoqError> {
+    write(&dir.join(format!("{name}.v")), text)?;
+    let r = coqc(dir, &format!("{name}.v"), limits)?;
+    if let Some(why) = r.limit {
+        return Ok(Support::Limit(format!("{name}.v: {why}")));
+    }
+    if !r.ok {
+        return Err(CoqError::Coq {
+            file: format!("{name}.v"),
+            message: first_error(&r.stderr, &r.stdout),
+        });
+    }
+    Ok(Support::Compiled)
+}
+
+/// A private run directory with the compiled library; `Err` when Coq is missing.
+fn prepare(limits: &Limits) -> Result<(tempfile::TempDir, Support), CoqError> {
+    let version = coqc_version().ok_or(CoqError::NotInstalled { hint: INSTALL_HINT })?;
+    let dir = private_dir()?;
+    let lib = library(dir.path(), &version, limits)?;
+    Ok((dir, lib))
+}
+
+/// Compiles the library and each lemma file of `lemmas` (such as [`LEMMAS`])
+/// in a private directory; returns per file the axioms its `Print Assumptions`
+/// lists. An error if Coq rejects a file, if it prints no `Print Assumptions`,
+/// if an axiom beyond [`ALLOWED_AXIOMS`] (an `Admitted` lemma, a new `Axiom`) is
+/// listed, or if a limit is hit.
+pub fn check_lemmas(
     lemmas: &[(&str, &str)],
+    limits: &Limits,
 ) -> Result<Vec<(String, Vec<String>)>, CoqError> {
-    prepare(dir)?;
-    compile_support(dir, "Attncheck", LIBRARY)?;
+    let (dir, lib) = prepare(limits)?;
+    let dir = dir.path();
+    if let Support::Limit(why) = lib {
+        return Err(CoqError::Coq {
+            file: "Attncheck.v".into(),
+            message: why,
+        });
+    }
     let mut out = Vec::new();
     for (name, text) in lemmas {
         let file = format!("{name}.v");
-        write(&dir.join(&file), text)?;
-        let r = coqc(dir, &file)?;
+        // the modules of the allowed axioms first (so that `Print Assumptions`
+        // and the check see one context), the file, then the check that the
+        // allowed axioms' names are Coq's own
+        let body = format!("{AXIOM_MODULES_REQUIRE}{text}\n");
+        let checks_from = body.lines().count() + 1;
+        write(
+            &dir.join(&file),
+            &format!("{body}{}", axiom_identity_checks()),
+        )?;
+        let r = coqc(dir, &file, limits)?;
         let fail = |message: String| CoqError::Coq {
             file: format!("coq/{file}"),
             message,
         };
-        if !r.ok {
-            return Err(fail(first_error(&r.stderr, &r.stdout)));
+        if let Some(why) = r.limit {
+            return Err(fail(why));
         }
-        let blocks = assumption_blocks(&r.stdout);
-        if blocks.is_empty() {
+        if !r.ok {
+            let message = first_error(&r.stderr, &r.stdout);
+            if error_line(&r.stderr).is_some_and(|l| l >= checks_from) {
+                return Err(fail(format!("{NOT_COQS_OWN}: {message}")));
+            }
+            return Err(fail(message));
+        }
+        if assumption_blocks(&r.stdout).is_empty() {
             return Err(fail("no `Print Assumptions` output".into()));
         }
-        let mut axioms = blocks.concat();
-        axioms.sort();
-        axioms.dedup();
-        let bad: Vec<&str> = axioms
-            .iter()
-            .filter(|a| !axiom_allowed(a))
-            .map(|a| a.as_str())
-            .collect();
+        let (axioms, bad) = axioms_of(&r.stdout);
         if !bad.is_empty() {
-            return Err(fail(format!(
-                "the proofs rest on axioms beyond the standard reals: {}",
-                bad.join(", ")
-            )));
+            return Err(fail(beyond(&bad)));
         }
         out.push((name.to_string(), axioms));
     }
     Ok(out)
 }
 
-/// Translates `cert`, writes the files into `dir` and runs `coqc`: every
-/// obligation sent to Coq comes back proven or rejected; when one is
-/// rejected, the file is re-run without it, so each verdict is Coq's own.
-pub fn check(cert: &Certificate, dir: &Path) -> Result<CoqReport, CoqError> {
-    prepare(dir)?;
-    let t = translate::translate(cert);
-    let stem = translate::stem(cert);
+/// The kernel's decisions of a certificate's own statement (its formulas as
+/// they stand, no spec consulted): what [`check`] needs when no `verify` ran
+/// first. Formulas the kernel rejects are an error.
+pub fn kernel_decisions(cert: &Certificate) -> Result<Checked, CoqError> {
+    let path = Path::new("<certificate>");
+    let st = cert.statement(path)?;
+    crate::kernel::check(&st, cert.precision).map_err(|e| {
+        CoqError::Certificate(CertificateError {
+            file: path.into(),
+            line: None,
+            field: format!("obligations[{}].formula", e.index),
+            reason: e.error.to_string(),
+        })
+    })
+}
+
+/// Re-proves in Coq the obligations of `cert` that the kernel has decided
+/// (`kernel`, [`crate::kernel::check`] of the certificate's statement: the
+/// kernel runs first, so every formula sent to Coq is one the kernel read,
+/// validated and evaluated): translates, writes the files into a fresh private
+/// directory and runs `coqc` under `limits`. Every obligation sent to Coq comes
+/// back proven or rejected (when one is rejected, the file is re-run without it,
+/// so each verdict is Coq's own) or, when `coqc` hits a limit on it, kernel-only
+/// with the reason.
+pub fn check(cert: &Certificate, kernel: &Checked, limits: &Limits) -> Result<CoqReport, CoqError> {
+    let ds = kernel.decisions();
+    if ds.len() != cert.obligations.len() || kernel.prec() != cert.precision {
+        return Err(CoqError::NotDecided(format!(
+            "{} decisions at {} bits for {} obligations at {} bits",
+            ds.len(),
+            kernel.prec(),
+            cert.obligations.len(),
+            cert.precision
+        )));
+    }
+    if let Some((o, d)) = cert
+        .obligations
+        .iter()
+        .zip(ds)
+        .find(|(o, d)| o.name != d.name() || o.expect != d.expect())
+    {
+        return Err(CoqError::NotDecided(format!(
+            "obligation `{}` against decision `{}`",
+            o.name,
+            d.name()
+        )));
+    }
+    let (dir, lib) = prepare(limits)?;
     let start = Instant::now();
-    compile_support(dir, "Attncheck", LIBRARY)?;
-    if let Some(d) = &t.data {
-        compile_support(dir, &format!("{stem}_data"), d)?;
+    let mut run = Batch {
+        dir: dir.path(),
+        stem: translate::stem(cert),
+        t: translate::translate(cert),
+        limits,
+        verdicts: vec![None; cert.obligations.len()],
+        axioms: Vec::new(),
+    };
+    for (i, r) in &run.t.kernel_only {
+        run.verdicts[*i] = Some(CoqVerdict::KernelOnly(r.clone()));
     }
-    let mut verdicts: Vec<Option<CoqVerdict>> = vec![None; cert.obligations.len()];
-    for (i, r) in &t.kernel_only {
-        verdicts[*i] = Some(CoqVerdict::KernelOnly(r.clone()));
+    let mut support = lib;
+    if let (Support::Compiled, Some(d)) = (&support, &run.t.data) {
+        support = compile_support(run.dir, &format!("{}_data", run.stem), d, limits)?;
     }
-    // Run the file; when an obligation is rejected, run it again without the
-    // rejected ones, so every verdict is Coq's own on that obligation alone.
-    let mut pending: Vec<&translate::Block> = t.blocks.iter().collect();
-    let mut axioms_seen = Vec::new();
-    while !pending.is_empty() {
-        let mut text = t.header.clone();
-        let mut spans = Vec::new();
-        for b in &pending {
-            let first = text.lines().count() + 1;
-            text.push_str(&b.text);
-            spans.push((b.index, first, text.lines().count()));
+    let all: Vec<usize> = (0..run.t.blocks.len()).collect();
+    match support {
+        Support::Limit(why) => {
+            for b in &run.t.blocks {
+                run.verdicts[b.index] = Some(CoqVerdict::KernelOnly(why.clone()));
+            }
         }
-        text.push_str(&translate::footer(
-            &pending.iter().map(|b| b.index).collect::<Vec<_>>(),
-        ));
-        let file = format!("{stem}.v");
-        write(&dir.join(&file), &text)?;
-        let r = coqc(dir, &file)?;
-        if !r.ok {
-            let line = error_line(&r.stderr);
-            let failed = line
-                .and_then(|l| spans.iter().position(|(_, a, b)| (*a..=*b).contains(&l)))
-                .ok_or_else(|| CoqError::Coq {
-                    file: file.clone(),
-                    message: first_error(&r.stderr, &r.stdout),
-                })?;
-            verdicts[spans[failed].0] =
-                Some(CoqVerdict::Rejected(first_error(&r.stderr, &r.stdout)));
-            pending.remove(failed);
-            continue;
-        }
-        let mut axioms = assumption_blocks(&r.stdout).concat();
-        axioms.sort();
-        axioms.dedup();
-        axioms_seen.clone_from(&axioms);
-        let bad: Vec<&String> = axioms.iter().filter(|a| !axiom_allowed(a)).collect();
-        for (idx, _, _) in &spans {
-            verdicts[*idx] = Some(if bad.is_empty() {
-                CoqVerdict::Proven
-            } else {
-                CoqVerdict::Rejected(format!(
-                    "the proofs rest on axioms beyond the standard reals: {}",
-                    bad.iter()
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            });
-        }
-        break;
+        Support::Compiled => run.prove(all)?,
     }
     let results = cert
         .obligations
         .iter()
-        .zip(verdicts)
+        .zip(run.verdicts)
         .map(|(o, v)| {
             (
                 o.name.clone(),
@@ -542,6 +1072,243 @@ pub fn check(cert: &Certificate, dir: &Path) -> Result<CoqReport, CoqError> {
         claim: cert.claim.clone(),
         results,
         seconds: start.elapsed().as_secs_f64(),
-        axioms: axioms_seen,
+        axioms: run.axioms,
     })
+}
+
+/// One certificate's obligations being proven.
+struct Batch<'a> {
+    dir: &'a Path,
+    stem: String,
+    t: translate::Translation,
+    limits: &'a Limits,
+    verdicts: Vec<Option<CoqVerdict>>,
+    axioms: Vec<String>,
+}
+
+impl Batch<'_> {
+    /// Proves the blocks `pending` (indices into the translation's blocks) in one
+    /// file; when one is rejected or hits a limit, the rest are run again without
+    /// it; when `coqc` is stopped without saying where, each is run alone.
+    fn prove(&mut self, mut pending: Vec<usize>) -> Result<(), CoqError> {
+        while !pending.is_empty() {
+            let mut text = self.t.header.clone();
+            let mut spans = Vec::new();
+            for &b in &pending {
+                let first = text.lines().count() + 1;
+                text.push_str(&self.t.blocks[b].text());
+                spans.push((b, first, text.lines().count()));
+            }
+            let footer_from = text.lines().count() + 1;
+            let indices: Vec<usize> = pending.iter().map(|&b| self.t.blocks[b].index).collect();
+            text.push_str(&footer(&indices));
+            let file = format!("{}.v", self.stem);
+            write(&self.dir.join(&file), &text)?;
+            let r = coqc(self.dir, &file, self.limits)?;
+            let line = error_line(&r.stderr);
+            let at = line.and_then(|l| spans.iter().position(|(_, a, b)| (*a..=*b).contains(&l)));
+            if let Some(why) = &r.limit {
+                match at {
+                    Some(k) => {
+                        let b = pending.remove(k);
+                        self.set(b, CoqVerdict::KernelOnly(why.clone()));
+                    }
+                    None if pending.len() == 1 => {
+                        self.set(pending[0], CoqVerdict::KernelOnly(why.clone()));
+                        return Ok(());
+                    }
+                    None => {
+                        // stopped without saying where: each obligation alone
+                        for b in pending {
+                            self.prove(vec![b])?;
+                        }
+                        return Ok(());
+                    }
+                }
+                continue;
+            }
+            if !r.ok {
+                let message = first_error(&r.stderr, &r.stdout);
+                match (at, line) {
+                    (Some(k), _) => {
+                        let b = pending.remove(k);
+                        self.set(b, CoqVerdict::Rejected(message));
+                        continue;
+                    }
+                    (None, Some(l)) if l >= footer_from => {
+                        // the check that the allowed axioms' names are Coq's own failed
+                        for b in pending {
+                            self.set(
+                                b,
+                                CoqVerdict::Rejected(format!("{NOT_COQS_OWN}: {message}")),
+                            );
+                        }
+                        return Ok(());
+                    }
+                    _ => {
+                        return Err(CoqError::Coq { file, message });
+                    }
+                }
+            }
+            let (axioms, bad) = axioms_of(&r.stdout);
+            for a in axioms {
+                if !self.axioms.contains(&a) {
+                    self.axioms.push(a);
+                }
+            }
+            self.axioms.sort();
+            for b in pending {
+                self.set(
+                    b,
+                    if bad.is_empty() {
+                        CoqVerdict::Proven
+                    } else {
+                        CoqVerdict::Rejected(beyond(&bad))
+                    },
+                );
+            }
+            return Ok(());
+        }
+        Ok(())
+    }
+
+    fn set(&mut self, block: usize, v: CoqVerdict) {
+        let i = self.t.blocks[block].index;
+        self.verdicts[i] = Some(v);
+    }
+}
+
+/// For a test of agreement with the kernel: asks Coq to prove each obligation of
+/// `cert` that the translation sends, all in one file, each under `Fail` (its
+/// statement first defined as a `Prop`, which must be well formed). `Ok(None)`
+/// when Coq proves none of them; `Ok(Some((k, message)))` when it proves
+/// obligation k (the file stops there); `Err` when Coq fails otherwise (a
+/// statement that is not well formed, the library, the data, a limit).
+#[doc(hidden)]
+pub fn proves_none(
+    cert: &Certificate,
+    limits: &Limits,
+) -> Result<Option<(usize, String)>, CoqError> {
+    let (dir, lib) = prepare(limits)?;
+    let dir = dir.path();
+    let t = translate::translate(cert);
+    let stem = translate::stem(cert);
+    let fail = |file: &str, message: String| CoqError::Coq {
+        file: file.into(),
+        message,
+    };
+    if let Support::Limit(why) = lib {
+        return Err(fail("Attncheck.v", why));
+    }
+    if let Some(d) = &t.data {
+        if let Support::Limit(why) = compile_support(dir, &format!("{stem}_data"), d, limits)? {
+            return Err(fail("data", why));
+        }
+    }
+    let mut text = t.header.clone();
+    let mut spans = Vec::new();
+    for b in &t.blocks {
+        let first = text.lines().count() + 1;
+        text.push_str(&b.refutation_text());
+        spans.push((b.index, first, text.lines().count()));
+    }
+    let file = format!("{stem}.v");
+    write(&dir.join(&file), &text)?;
+    let r = coqc(dir, &file, limits)?;
+    if r.ok {
+        return Ok(None);
+    }
+    let message = first_error(&r.stderr, &r.stdout);
+    if let Some(why) = r.limit {
+        return Err(fail(&file, why));
+    }
+    let at =
+        error_line(&r.stderr).and_then(|l| spans.iter().find(|(_, a, b)| (*a..=*b).contains(&l)));
+    match at {
+        Some((k, _, _)) if message.contains("The command has not failed") => {
+            Ok(Some((*k, message)))
+        }
+        _ => Err(fail(&file, message)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_allowed_axiom_has_one_printed_name() {
+        let mut names: Vec<String> = ALLOWED_AXIOMS.iter().map(|a| printed_name(a)).collect();
+        assert!(names.iter().all(|n| axiom_allowed(n)));
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), ALLOWED_AXIOMS.len());
+        assert_eq!(
+            printed_name("Coq.Floats.PrimFloat.Leibniz.eqb"),
+            "PrimFloat.Leibniz.eqb"
+        );
+        assert_eq!(
+            axiom_identity_checks()
+                .matches("Definition attncheck_axiom_")
+                .count(),
+            ALLOWED_AXIOMS.len()
+        );
+    }
+
+    #[test]
+    fn the_library_key_depends_on_coqc() {
+        assert_ne!(library_key("8.16.1"), library_key("8.17.0"));
+        assert_eq!(library_key("8.16.1"), library_key("8.16.1"));
+        assert_eq!(library_key("x").len(), 32);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_run_directory_is_fresh_and_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let a = private_dir().unwrap();
+        let b = private_dir().unwrap();
+        assert_ne!(a.path(), b.path());
+        let mode = std::fs::metadata(a.path()).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        let p = a.path().to_path_buf();
+        drop(a);
+        assert!(!p.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn shared_or_linked_places_are_not_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let uid = owner_of(d.path());
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(owned_private_dir(d.path(), uid).is_err());
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(owned_private_dir(d.path(), uid).is_ok());
+        assert!(owned_private_dir(d.path(), uid.map(|u| u + 1)).is_err());
+        let link = d.path().join("link");
+        std::os::unix::fs::symlink(d.path(), &link).unwrap();
+        assert!(owned_private_dir(&link, uid).is_err());
+        let f = d.path().join("f");
+        std::fs::write(&f, "x").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(owned_file(&f, uid).is_ok());
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o666)).unwrap();
+        assert!(owned_file(&f, uid).is_err());
+        let flink = d.path().join("flink");
+        std::os::unix::fs::symlink(&f, &flink).unwrap();
+        assert!(owned_file(&flink, uid).is_err());
+    }
+
+    #[test]
+    fn the_error_line_is_the_errors_not_a_warnings() {
+        let out = "File \"./c.v\", line 3, characters 0-10:\nWarning: large nat\n\
+                   File \"./c.v\", line 9, characters 0-5:\nError: No applicable tactic.\n";
+        assert_eq!(error_line(out), Some(9));
+        assert_eq!(
+            error_line("File \"./c.v\", line 4, characters 0-1:\n"),
+            Some(4)
+        );
+    }
 }

@@ -177,37 +177,25 @@ impl Ops {
     }
 }
 
-/// The Coq name of a datum.
-pub(crate) fn data_name(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    format!("data_{s}")
+/// The Coq name of a datum: `data_<k>` for the k-th datum of the certificate
+/// (in the order of its names), so that no two data share a name whatever they are
+/// called (the name itself appears only in comments).
+pub(crate) fn data_name(cert: &Certificate, name: &str) -> String {
+    match cert.data.keys().position(|k| k == name) {
+        Some(k) => format!("data_{k}"),
+        // not reached: the reader takes data names from the certificate's data
+        None => "data_unknown".into(),
+    }
 }
 
-/// The Coq name of a bound variable.
-fn var_name(name: &str) -> String {
-    const RESERVED: &[&str] = &[
-        "exp", "ln", "sqrt", "sin", "cos", "fun", "forall", "exists", "in", "let", "match", "end",
-        "as", "return", "with", "if", "then", "else", "fix", "cofix", "at", "for", "struct", "is",
-        "using", "where", "of", "mod", "by",
-    ];
-    let simple = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !RESERVED.contains(&name)
-        && !name.starts_with("val_")
-        && !name.starts_with("data_")
-        && !name.starts_with("o_");
-    if simple {
-        name.to_string()
-    } else {
-        let s: String = name
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
-        format!("x_{s}")
-    }
+/// The Coq name of the k-th binder (`forall`, `sum`, or the summation index of
+/// an expanded `sandwich-centred`) of an obligation, counted in reading order:
+/// `v0`, `v1`, …. Every binder has its own name, never derived from the
+/// certificate's text (the certificate's name is in a comment), so no binder can
+/// capture another's variable and no name can clash with a Coq keyword or with
+/// the file's own definitions (`val_k`, `data_k`, `big_k_j`, `G_…`, `o_k`).
+pub(crate) fn binder_name(k: usize) -> String {
+    format!("v{k}")
 }
 
 fn no_coq(op: &str) -> String {
@@ -218,7 +206,10 @@ struct Reader<'a> {
     cert: &'a Certificate,
     data: &'a Data,
     ops: &'a mut Ops,
-    scope: Vec<String>,
+    /// The enclosing binders, innermost last: (name in the certificate, generated name).
+    scope: Vec<(String, String)>,
+    /// Every binder read so far, in order: (generated name, name in the certificate).
+    binders: Vec<(String, String)>,
 }
 
 fn atom(e: &Sexp) -> Option<&str> {
@@ -243,9 +234,14 @@ fn bound(e: &Sexp) -> Result<String, String> {
     }
 }
 
+/// The bounds of a `forall` or `sum` (already accepted by the kernel's
+/// validation, [`expr::validate`]: non-empty and not too long; checked again here).
 fn range(items: &[Sexp]) -> Result<(i64, i64), String> {
     let lo = int_of(&items[2])?;
     let hi = int_of(&items[3])?;
+    if hi < lo {
+        return Err(format!("range {lo}..{hi} is empty"));
+    }
     if hi.saturating_sub(lo) > 50_000_000 {
         return Err(format!("range {lo}..{hi} is longer than the kernel allows"));
     }
@@ -253,6 +249,13 @@ fn range(items: &[Sexp]) -> Result<(i64, i64), String> {
 }
 
 impl Reader<'_> {
+    /// A fresh binder for the certificate's variable `name`.
+    fn bind(&mut self, name: &str) -> String {
+        let g = binder_name(self.binders.len());
+        self.binders.push((g.clone(), name.to_string()));
+        g
+    }
+
     fn datum(&self, e: &Sexp, op: &str) -> Result<(String, &Datum), String> {
         let a = atom(e).ok_or_else(|| format!("`{op}` expects the name of a datum"))?;
         let d = self
@@ -303,7 +306,7 @@ impl Reader<'_> {
                 };
                 Op {
                     key: format!("(rows {name})"),
-                    coq: format!("{f} {}", data_name(&name)),
+                    coq: format!("{f} {}", data_name(self.cert, &name)),
                     int: true,
                     fast: None,
                     gram_of: None,
@@ -314,7 +317,7 @@ impl Reader<'_> {
                 let s = self.signs(&args[0], op)?;
                 Op {
                     key: format!("(cols {s})"),
-                    coq: format!("cols {}", data_name(&s)),
+                    coq: format!("cols {}", data_name(self.cert, &s)),
                     int: true,
                     fast: None,
                     gram_of: None,
@@ -323,7 +326,7 @@ impl Reader<'_> {
             "gram-max-abs" => {
                 arity(1)?;
                 let s = self.signs(&args[0], op)?;
-                let ds = data_name(&s);
+                let ds = data_name(self.cert, &s);
                 Op {
                     key: format!("(gram-max-abs {s})"),
                     coq: format!("gram_max_abs {ds}"),
@@ -337,7 +340,7 @@ impl Reader<'_> {
                 let b = self.sparse(&args[0], op)?;
                 Op {
                     key: format!("({op} {b})"),
-                    coq: format!("{} {}", op.replace('-', "_"), data_name(&b)),
+                    coq: format!("{} {}", op.replace('-', "_"), data_name(self.cert, &b)),
                     int: op == "row-nnz-max",
                     fast: None,
                     gram_of: None,
@@ -348,7 +351,7 @@ impl Reader<'_> {
                 arity(if with_t { 3 } else { 2 })?;
                 let s = self.signs(&args[0], op)?;
                 let b = self.sparse(&args[1], op)?;
-                let (ds, db) = (data_name(&s), data_name(&b));
+                let (ds, db) = (data_name(self.cert, &s), data_name(self.cert, &b));
                 let (t_key, t_coq) = if with_t {
                     let t = self.term(&args[2])?;
                     if !exact(&t) || !closed(&t, &mut Vec::new()) {
@@ -389,8 +392,8 @@ impl Reader<'_> {
                 if a == "pi" {
                     return Ok(T::Pi);
                 }
-                if self.scope.iter().any(|v| v == a) {
-                    return Ok(T::Var(a.clone()));
+                if let Some((_, g)) = self.scope.iter().rev().find(|(v, _)| v == a) {
+                    return Ok(T::Var(g.clone()));
                 }
                 parse_rational(a)
                     .map(T::Lit)
@@ -486,11 +489,8 @@ impl Reader<'_> {
                         let (dbar, first) =
                             expr::sandwich::check_args(int_of(&args[0])?, int_of(&args[1])?)?;
                         let r = b(self, 2)?;
-                        // a summation variable no bound variable of r can be
-                        let mut i = "sandwichI".to_string();
-                        while self.scope.contains(&i) {
-                            i.push('x');
-                        }
+                        // a summation variable of its own (no variable of r can be it)
+                        let i = self.bind("(the summation index of sandwich-centred)");
                         let omega = T::Fun(
                             Elem::Exp,
                             Box::new(T::Mul(vec![
@@ -510,10 +510,11 @@ impl Reader<'_> {
                         arity(4)?;
                         let v = bound(&args[0])?;
                         let (lo, hi) = range(items)?;
-                        self.scope.push(v.clone());
+                        let g = self.bind(&v);
+                        self.scope.push((v, g.clone()));
                         let body = self.term(&args[3]);
                         self.scope.pop();
-                        T::Sum(v, lo, hi, Box::new(body?))
+                        T::Sum(g, lo, hi, Box::new(body?))
                     }
                     _ => return Err(no_coq(op)),
                 })
@@ -577,14 +578,15 @@ impl Reader<'_> {
                 }
                 let v = bound(&args[0])?;
                 let (lo, hi) = range(items)?;
-                self.scope.push(v.clone());
+                let g = self.bind(&v);
+                self.scope.push((v, g.clone()));
                 let body = self.formula(&args[3], neg);
                 self.scope.pop();
                 let body = Box::new(body?);
                 Ok(if neg {
-                    F::Ex(v, lo, hi, body)
+                    F::Ex(g, lo, hi, body)
                 } else {
-                    F::All(v, lo, hi, body)
+                    F::All(g, lo, hi, body)
                 })
             }
             _ => Err(no_coq(op)),
@@ -649,40 +651,208 @@ fn heavy(t: &T) -> bool {
     }
 }
 
-/// Bits of the largest exact number `t` writes or raises to a power.
-fn number_bits(t: &T) -> u64 {
-    match t {
-        T::Lit(q) => u64::from(
-            q.numer()
-                .significant_bits()
-                .max(q.denom().significant_bits()),
-        ),
-        T::Var(_) | T::Data(_) | T::Pi => 0,
-        T::Add(ts) | T::Mul(ts) => ts.iter().map(number_bits).max().unwrap_or(0),
-        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
-            number_bits(a).max(number_bits(b))
+/// ⌈log₂ k⌉ for k ≥ 1 (0 for k ≤ 1): the least e with k ≤ 2^e.
+fn log2_ceil(k: &Integer) -> u64 {
+    if *k <= 1 {
+        0
+    } else {
+        u64::from(Integer::from(k - 1u32).significant_bits())
+    }
+}
+
+fn log2_ceil_u(k: u64) -> u64 {
+    log2_ceil(&Integer::from(k))
+}
+
+/// Sizes of an exact value: |numerator| ≤ 2^p and denominator ≤ 2^c.
+#[derive(Clone, Copy, Debug, Default)]
+struct Mag {
+    p: u64,
+    c: u64,
+}
+
+impl Mag {
+    fn of(q: &Rational) -> Mag {
+        Mag {
+            p: log2_ceil(&Integer::from(q.numer().abs_ref())),
+            c: log2_ceil(q.denom()),
         }
-        // |a|^n has at most n·bits(a) bits; a power of two 2^j exactly j·n + 1
-        T::Pow(a, n) => match &**a {
-            T::Lit(q) if *q.denom() == 1 && q.numer().is_power_of_two() => {
-                u64::from(q.numer().significant_bits() - 1)
-                    .saturating_mul(n.unsigned_abs())
-                    .saturating_add(1)
+    }
+    /// Bits of the larger of numerator and denominator.
+    fn bits(self) -> u64 {
+        self.p.max(self.c).saturating_add(1)
+    }
+}
+
+/// The cost model of numbers ([`MAX_COQ_NUMBER_BITS`]): an upper bound on the bits
+/// of every exact number the formula writes or Coq builds from it, counting every
+/// operand: a literal, a bound variable (by its range), a data operation (by its
+/// value), and what +, −, ×, ÷, powers, ceilings and sums make of them
+/// (|Σ pᵢ/qᵢ| has numerator at most Σᵢ |pᵢ| Π_{j≠i} qⱼ and denominator Π qⱼ). A
+/// power also costs its exponent, whatever its base: Coq writes `x ^ n` with n
+/// in unary (a `nat`).
+struct Sizes<'a> {
+    /// Sizes of the values of the data operations ([`Ops`]), `None` when the
+    /// kernel does not evaluate one.
+    data: &'a [Option<Mag>],
+    /// The binders in scope: (name, size of the largest |value| of its range).
+    vars: Vec<(String, Mag)>,
+    /// The largest size met so far.
+    worst: u64,
+}
+
+impl Sizes<'_> {
+    fn see(&mut self, bits: u64) {
+        self.worst = self.worst.max(bits);
+    }
+
+    fn bind(&mut self, v: &str, lo: i64, hi: i64) {
+        let m = Integer::from(lo.unsigned_abs().max(hi.unsigned_abs()));
+        self.vars.push((
+            v.to_string(),
+            Mag {
+                p: log2_ceil(&m),
+                c: 0,
+            },
+        ));
+    }
+
+    /// The size of `t`'s value when `t` is exact (`None` for a transcendental term,
+    /// which `interval` evaluates in floating point), noting every size on the way.
+    fn term(&mut self, t: &T) -> Option<Mag> {
+        let m = match t {
+            T::Lit(q) => Some(Mag::of(q)),
+            T::Var(v) => Some(
+                self.vars
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| n == v)
+                    .map(|(_, m)| *m)
+                    // not reached: every variable is bound
+                    .unwrap_or(Mag { p: 64, c: 0 }),
+            ),
+            T::Data(i) => match self.data.get(*i).copied().flatten() {
+                Some(m) => Some(m),
+                None => {
+                    // a data operation the kernel does not evaluate: no bound
+                    self.see(u64::MAX);
+                    None
+                }
+            },
+            T::Pi => None,
+            T::Fun(_, a) => {
+                self.term(a);
+                None
             }
-            _ => number_bits(a).saturating_mul(n.unsigned_abs()),
-        },
-        T::Neg(a) | T::Abs(a) | T::Fun(_, a) | T::Ceil(a) | T::Floor(a) | T::Sum(_, _, _, a) => {
-            number_bits(a)
+            T::Add(ts) => {
+                let ms: Vec<Option<Mag>> = ts.iter().map(|u| self.term(u)).collect();
+                let ms: Option<Vec<Mag>> = ms.into_iter().collect();
+                ms.map(|ms| {
+                    let c = ms.iter().fold(0u64, |a, m| a.saturating_add(m.c));
+                    let p = ms
+                        .iter()
+                        .map(|m| m.p.saturating_add(c - m.c))
+                        .max()
+                        .unwrap_or(0)
+                        .saturating_add(log2_ceil_u(ms.len() as u64));
+                    Mag { p, c }
+                })
+            }
+            T::Sub(a, b) => {
+                let (a, b) = (self.term(a), self.term(b));
+                a.zip(b).map(|(a, b)| Mag {
+                    p: a.p
+                        .saturating_add(b.c)
+                        .max(b.p.saturating_add(a.c))
+                        .saturating_add(1),
+                    c: a.c.saturating_add(b.c),
+                })
+            }
+            T::Mul(ts) => {
+                let ms: Vec<Option<Mag>> = ts.iter().map(|u| self.term(u)).collect();
+                let ms: Option<Vec<Mag>> = ms.into_iter().collect();
+                ms.map(|ms| Mag {
+                    p: ms.iter().fold(0u64, |a, m| a.saturating_add(m.p)),
+                    c: ms.iter().fold(0u64, |a, m| a.saturating_add(m.c)),
+                })
+            }
+            T::Div(a, b) => {
+                let (a, b) = (self.term(a), self.term(b));
+                a.zip(b).map(|(a, b)| Mag {
+                    p: a.p.saturating_add(b.c),
+                    c: a.c.saturating_add(b.p),
+                })
+            }
+            T::Min(a, b) | T::Max(a, b) => {
+                let (a, b) = (self.term(a), self.term(b));
+                a.zip(b).map(|(a, b)| Mag {
+                    p: a.p.max(b.p),
+                    c: a.c.max(b.c),
+                })
+            }
+            T::Neg(a) | T::Abs(a) => self.term(a),
+            // |⌈x⌉|, |⌊x⌋| ≤ |x| + 1
+            T::Ceil(a) | T::Floor(a) => self.term(a).map(|a| Mag {
+                p: a.p.saturating_add(1),
+                c: 0,
+            }),
+            T::Pow(a, n) => {
+                let k = n.unsigned_abs();
+                self.see(k);
+                self.term(a).map(|a| {
+                    let (p, c) = (a.p.saturating_mul(k), a.c.saturating_mul(k));
+                    if *n >= 0 {
+                        Mag { p, c }
+                    } else {
+                        Mag { p: c, c: p }
+                    }
+                })
+            }
+            T::Sum(v, lo, hi, b) => {
+                self.bind(v, *lo, *hi);
+                let body = self.term(b);
+                self.vars.pop();
+                let k = (i128::from(*hi) - i128::from(*lo) + 1).max(1) as u64;
+                body.map(|m| Mag {
+                    p: m.p
+                        .saturating_add((k - 1).saturating_mul(m.c))
+                        .saturating_add(log2_ceil_u(k)),
+                    c: k.saturating_mul(m.c),
+                })
+            }
+        };
+        if let Some(m) = m {
+            self.see(m.bits());
+        }
+        m
+    }
+
+    fn formula(&mut self, f: &F) {
+        match f {
+            F::Cmp(_, a, b) => {
+                self.term(a);
+                self.term(b);
+            }
+            F::And(fs) | F::Or(fs) => fs.iter().for_each(|g| self.formula(g)),
+            F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
+                self.bind(v, *lo, *hi);
+                self.formula(b);
+                self.vars.pop();
+            }
         }
     }
 }
 
-fn number_bits_f(f: &F) -> u64 {
-    match f {
-        F::Cmp(_, a, b) => number_bits(a).max(number_bits(b)),
-        F::And(fs) | F::Or(fs) => fs.iter().map(number_bits_f).max().unwrap_or(0),
-        F::All(_, _, _, b) | F::Ex(_, _, _, b) => number_bits_f(b),
-    }
+/// [`Sizes`] of a formula: the bits of the largest exact number it writes or
+/// builds (saturating).
+fn number_bits_f(f: &F, data: &[Option<Mag>]) -> u64 {
+    let mut s = Sizes {
+        data,
+        vars: Vec::new(),
+        worst: 0,
+    };
+    s.formula(f);
+    s.worst
 }
 
 /// Number of terms after unrolling sums (a sum put in closed form by
@@ -1108,7 +1278,7 @@ impl Render<'_> {
             T::Lit(q) => q_coq(q),
             T::Var(v) => match lookup(ctx, v) {
                 Some(Some(k)) => format!("(IZR {})", zi(k)),
-                _ => format!("(IZR {})", var_name(v)),
+                _ => format!("(IZR {v})"),
             },
             T::Pi => "PI".into(),
             T::Add(ts) => join(self, ts, " + ", ctx),
@@ -1149,13 +1319,7 @@ impl Render<'_> {
                 ctx.push((v.clone(), None));
                 let body = self.term(b, ctx, mode);
                 ctx.pop();
-                format!(
-                    "(sumZ {} {} (fun {} => {}))",
-                    zi(*lo),
-                    zi(*hi),
-                    var_name(v),
-                    body
-                )
+                format!("(sumZ {} {} (fun {} => {}))", zi(*lo), zi(*hi), v, body)
             }
             T::Data(i) => self.op(*i, mode),
         }
@@ -1196,7 +1360,7 @@ impl Render<'_> {
                 ctx.push((v.clone(), None));
                 let body = self.formula(b, ctx, mode);
                 ctx.pop();
-                let x = var_name(v);
+                let x = v;
                 if matches!(f, F::All(..)) {
                     format!(
                         "forall {x} : Z, ({} <= {x} <= {})%Z -> {body}",
@@ -1449,7 +1613,8 @@ impl Prover<'_> {
             }
             F::All(v, lo, hi, b) => {
                 if hi < lo {
-                    return Ok("intros ? ?; lia".into());
+                    // not reached: the reader takes only non-empty ranges
+                    return Err(format!("range {lo}..{hi} is empty"));
                 }
                 let mut ts = Vec::new();
                 for k in *lo..=*hi {
@@ -1735,8 +1900,48 @@ fn exact_after(t: &T, lits: &HashMap<usize, Rational>) -> bool {
 pub(crate) struct Block {
     /// Index in the certificate.
     pub index: usize,
-    /// The Coq text (comment, lemma, proof, `Print Assumptions`).
-    pub text: String,
+    /// The comments above the lemma: the obligation's name, its kernel formula,
+    /// the certificate's names of the binders.
+    pub head: String,
+    /// `Definition big_k_j : Z := …` lines the statement and proof use.
+    pub defs: String,
+    /// The statement, in Coq's real-number syntax.
+    pub stmt: String,
+    /// The proof: tactic sentences, each without its final period.
+    pub script: Vec<String>,
+}
+
+impl Block {
+    /// The lemma `o_k` with its proof.
+    pub fn text(&self) -> String {
+        let mut t = format!(
+            "{}{}Lemma o_{} :\n  {}.\nProof.\n",
+            self.head,
+            self.defs,
+            self.index + 1,
+            self.stmt
+        );
+        for s in &self.script {
+            let _ = writeln!(t, "  {s}.");
+        }
+        t.push_str("Qed.\n\n");
+        t
+    }
+
+    /// The statement as a definition `s_k : Prop` (which must be well formed),
+    /// then the lemma's proof under `Fail`: the file compiles past it only if Coq
+    /// does not prove the statement ([`super::proves_none`]).
+    pub fn refutation_text(&self) -> String {
+        let k = self.index + 1;
+        let tac: Vec<String> = self.script.iter().map(|s| format!("({s})")).collect();
+        format!(
+            "{}{}Definition s_{k} : Prop :=\n  {}.\nFail Definition o_{k} : s_{k} := ltac:(unfold s_{k}; {}).\n\n",
+            self.head,
+            self.defs,
+            self.stmt,
+            tac.join("; ")
+        )
+    }
 }
 
 /// The closing part of a file with the lemmas `o_k` for these indices: one
@@ -1797,8 +2002,10 @@ fn data_file(cert: &Certificate, data: &Data, ops: &Ops) -> Option<String> {
         comment(&cert.claim)
     );
     for name in cert.data.keys() {
-        let dn = data_name(name);
-        match data.get(name) {
+        let dn = data_name(cert, name);
+        let datum = data.get(name);
+        let name = comment(name);
+        match datum {
             Some(Datum::Signs(m)) => {
                 let (n, d) = (m.n(), m.d());
                 let _ = writeln!(
@@ -1926,20 +2133,36 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
         .filter_map(|(k, e)| Some((k.clone(), e.to_datum().ok()?)))
         .collect();
     let mut ops = Ops::default();
-    // read every formula first: the data operations are numbered across the file
+    // read every formula first: the data operations are numbered across the file;
+    // each through the kernel's own parser and validation (one grammar: what the
+    // kernel rejects never reaches Coq)
     let mut read: Vec<Result<F, String>> = Vec::new();
+    let mut binders = Vec::new();
     for o in &cert.obligations {
         let mut r = Reader {
             cert,
             data: &data,
             ops: &mut ops,
             scope: Vec::new(),
+            binders: Vec::new(),
         };
-        let f = expr::parse(&o.formula)
-            .map_err(|e| format!("the formula does not parse: {e}"))
+        let f = expr::parse_valid(&o.formula, &data)
+            .map_err(|e| format!("the kernel rejects the formula: {e}"))
             .and_then(|e| r.formula(&e, o.expect == Expect::Fails));
         read.push(f);
+        binders.push(r.binders);
     }
+    // the sizes of the data operations' values, for the cost model
+    let data_sizes: Vec<Option<Mag>> = ops
+        .list
+        .iter()
+        .map(|o| {
+            expr::eval_exact(&o.key, cert.precision, &data)
+                .ok()
+                .flatten()
+                .map(|q| Mag::of(&q))
+        })
+        .collect();
     let prover = Prover {
         ops: &ops.list,
         data: &data,
@@ -1955,12 +2178,19 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
                 continue;
             }
         };
-        let bits = number_bits_f(&f);
+        let bits = number_bits_f(&f, &data_sizes);
+        if bits == u64::MAX {
+            kernel_only.push((
+                i,
+                "a data operation the kernel does not evaluate exactly has no size for the Coq budget".into(),
+            ));
+            continue;
+        }
         if bits > MAX_COQ_NUMBER_BITS {
             kernel_only.push((
                 i,
                 format!(
-                    "a number of about {bits} bits is beyond the Coq budget ({MAX_COQ_NUMBER_BITS} bits: Coq's integers are binary lists)"
+                    "a number of up to {bits} bits is beyond the Coq budget ({MAX_COQ_NUMBER_BITS} bits: Coq's integers are binary lists, and a power's exponent is a unary nat)"
                 ),
             ));
             continue;
@@ -2018,31 +2248,49 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
         uses_f(&f, &mut used);
         used.sort_unstable();
         used.dedup();
-        let mut text = String::new();
+        let mut head = String::new();
         let expect = match o.expect {
             Expect::Holds => "holds",
             Expect::Fails => "fails (Coq proves the negation)",
         };
         let _ = writeln!(
-            text,
+            head,
             "(* [{}] {} *)\n(* kernel formula, expect {expect}: {} *)",
             i + 1,
             comment(&o.name),
             comment(&o.formula)
         );
-        let mut defs = Vec::new();
-        let stmt = hoist_big(&stmt, i + 1, &mut defs);
-        let proof = hoist_big(&proof, i + 1, &mut defs);
-        for (name, lit) in &defs {
-            let _ = writeln!(text, "Definition {name} : Z := {lit}.");
+        if !binders[i].is_empty() {
+            let names: Vec<String> = binders[i]
+                .iter()
+                .map(|(g, name)| format!("{g} = {name}"))
+                .collect();
+            let _ = writeln!(
+                head,
+                "(* binders (Coq name = the certificate's): {} *)",
+                comment(&names.join(", "))
+            );
         }
-        let _ = writeln!(text, "Lemma o_{} :\n  {stmt}.\nProof.", i + 1);
+        let mut big = Vec::new();
+        let stmt = hoist_big(&stmt, i + 1, &mut big);
+        let proof = hoist_big(&proof, i + 1, &mut big);
+        let mut defs = String::new();
+        for (name, lit) in &big {
+            let _ = writeln!(defs, "Definition {name} : Z := {lit}.");
+        }
+        let mut script = Vec::new();
         if !used.is_empty() {
             let rw: Vec<String> = used.iter().map(|u| format!("?val_{}_eq", u + 1)).collect();
-            let _ = writeln!(text, "  rewrite {}.", rw.join(", "));
+            script.push(format!("rewrite {}", rw.join(", ")));
         }
-        let _ = writeln!(text, "  {proof}.\nQed.\n");
-        blocks.push(Block { index: i, text });
+        script.push(proof);
+        blocks.push(Block {
+            index: i,
+            head,
+            defs,
+            stmt,
+            script,
+        });
     }
     let stem = stem(cert);
     let data_text = data_file(cert, &data, &ops);

@@ -77,7 +77,8 @@ pub struct DiscreteMap {
     pub form: Form,
     /// Δt, exact.
     pub dt: Rational,
-    qk: Vec<Interval>,
+    /// Mᵀ = (QᵀK)ᵀ, so that the logit x_iᵀ M x_j is ⟨Mᵀ x_i, x_j⟩ (as in the flow).
+    qk_t: Vec<Interval>,
     /// The matrix applied to the attention average: Δt V (layer) or Δt R^{−1} V (rescaled).
     step_mat: Vec<Interval>,
     /// R = I + Δt V (rescaled form: x^{k+1} = R x^k ... kept as R^k).
@@ -166,7 +167,7 @@ impl DiscreteMap {
             prec,
             form,
             dt: dt.clone(),
-            qk: mat_intervals(&sys.qk, prec),
+            qk_t: mat_intervals(&sys.qk.transpose(), prec),
             step_mat: mat_intervals(&step, prec),
             r: mat_intervals(&r, prec),
             rk: mat_intervals(&Mat::identity(d), prec),
@@ -175,13 +176,17 @@ impl DiscreteMap {
         })
     }
 
-    /// The attention matrix P(x) (n × n) of tokens x (n × d), certified.
+    /// The attention matrix P(x) (n × n) of tokens x (n × d), certified:
+    /// P_ij = softmax_j x_iᵀ M x_j with M = QᵀK (the paper's orientation: row i is
+    /// the query x_i). Computed as a_i = Mᵀ x_i, logit_ij = ⟨a_i, x_j⟩. Until issue
+    /// 23 it used a_i = M x_i, i.e. x_jᵀ M x_i: the transposed attention whenever M
+    /// is not symmetric.
     pub fn attention(&self, x: &[Interval]) -> Vec<Interval> {
         let (n, d) = (self.n, self.d);
         let mut a = vec![Interval::zero(self.prec); n * d];
         for i in 0..n {
             mat_vec_into(
-                &self.qk,
+                &self.qk_t,
                 &x[i * d..(i + 1) * d],
                 d,
                 &mut a[i * d..(i + 1) * d],

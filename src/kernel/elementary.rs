@@ -6,16 +6,12 @@
 //! with an enclosure of π (never by hulling the endpoint values alone).
 
 use super::Interval;
-use rug::float::{Round, Special};
+use rug::float::Round;
 use rug::ops::{PowAssignRound, SubAssignRound};
 use rug::{Float, Integer};
 
 fn f(prec: u32, x: &Float) -> Float {
     Float::with_val(prec, x)
-}
-
-fn ninf(prec: u32) -> Float {
-    Float::with_val(prec, Special::NegInfinity)
 }
 
 impl Interval {
@@ -36,48 +32,87 @@ impl Interval {
         Interval::from_raw(lo, hi)
     }
 
-    /// `ln x` on the part of `x` where it is defined: `[RD(ln lo), RU(ln hi)]`,
-    /// with `lo ≤ 0` giving `−∞`; `hi ≤ 0` (empty domain) gives `[−∞, +∞]`.
+    /// `ln x`: increasing on x > 0, so `[RD(ln lo), RU(ln hi)]`. An enclosure that
+    /// touches or crosses 0 (`lo ≤ 0`) may hold a point where ln is undefined, so
+    /// the result is the whole line (no information), never the ray `[−∞, ln hi]`:
+    /// see [`Interval::checked_ln`].
     pub fn ln(&self) -> Interval {
-        let p = self.prec();
-        if *self.hi() <= 0 {
-            return Interval::entire(p);
-        }
-        let lo = if *self.lo() <= 0 {
-            ninf(p)
-        } else {
-            let mut l = f(p, self.lo());
-            l.ln_round(Round::Down);
-            l
-        };
-        let mut hi = f(p, self.hi());
-        hi.ln_round(Round::Up);
-        Interval::from_raw(lo, hi)
+        self.checked_ln()
+            .unwrap_or_else(|| Interval::entire(self.prec()))
     }
 
-    /// `√x`: increasing on `x ≥ 0`. An interval reaching below 0 is outside the
-    /// domain and gives `[−∞, +∞]`, so a caller cannot certify anything with it.
-    pub fn sqrt(&self) -> Interval {
-        let p = self.prec();
-        if *self.lo() < 0 {
-            return Interval::entire(p);
+    /// `ln x` when the enclosure lies inside the open domain x > 0 (`lo > 0`), else
+    /// `None`: ln 0 = −∞ is not a real, so `lo = 0` (touching the edge) is refused
+    /// as well as `lo < 0`. The certificate evaluator turns `None` into an
+    /// undefined term.
+    ///
+    /// ```
+    /// use attncheck::kernel::Interval;
+    /// assert!(Interval::zero(64).checked_ln().is_none()); // ln 0
+    /// assert!(Interval::one(64).checked_ln().unwrap().lo().is_zero()); // ln 1 = 0
+    /// ```
+    pub fn checked_ln(&self) -> Option<Interval> {
+        if *self.lo() <= 0 {
+            return None;
         }
+        let p = self.prec();
+        let mut lo = f(p, self.lo());
+        let mut hi = f(p, self.hi());
+        lo.ln_round(Round::Down);
+        hi.ln_round(Round::Up);
+        Some(Interval::from_raw(lo, hi))
+    }
+
+    /// `√x`: increasing on x ≥ 0. An interval reaching below 0 may hold a point
+    /// outside the domain and gives `[−∞, +∞]`, so a caller cannot certify
+    /// anything with it (see [`Interval::checked_sqrt`]).
+    pub fn sqrt(&self) -> Interval {
+        self.checked_sqrt()
+            .unwrap_or_else(|| Interval::entire(self.prec()))
+    }
+
+    /// `√x` when the enclosure lies inside the closed domain x ≥ 0 (`lo ≥ 0`; −0
+    /// counts as 0), else `None`. Touching the edge is fine here: √0 = 0 is defined,
+    /// and `[RD √lo, RU √hi]` encloses √x for every x in the enclosure.
+    ///
+    /// ```
+    /// use attncheck::kernel::Interval;
+    /// assert!(Interval::zero(64).checked_sqrt().unwrap().is_point()); // √0 = 0
+    /// assert!(Interval::from_i64(64, -1).hull(&Interval::one(64)).checked_sqrt().is_none());
+    /// ```
+    pub fn checked_sqrt(&self) -> Option<Interval> {
+        if *self.lo() < 0 {
+            return None;
+        }
+        let p = self.prec();
         let mut lo = f(p, self.lo());
         let mut hi = f(p, self.hi());
         lo.sqrt_round(Round::Down);
         hi.sqrt_round(Round::Up);
-        Interval::from_raw(lo, hi)
+        Some(Interval::from_raw(lo, hi))
     }
 
     /// `xⁿ` for an integer `n`. Odd `n` is increasing; even `n` decreases on
     /// `x ≤ 0` and increases on `x ≥ 0`, so an interval containing 0 has minimum 0.
-    /// Negative `n` is `1/x^{|n|}` (whole line if 0 ∈ x); `|n|` is taken as a
-    /// `u32`, so `i32::MIN` does not overflow.
+    /// Negative `n` is `1/x^{|n|}`, undefined at 0: an enclosure containing 0 gives
+    /// the whole line (see [`Interval::checked_powi`]). `|n|` is taken as a `u32`,
+    /// so `i32::MIN` does not overflow.
     pub fn powi(&self, n: i32) -> Interval {
+        self.checked_powi(n)
+            .unwrap_or_else(|| Interval::entire(self.prec()))
+    }
+
+    /// `xⁿ`, or `None` when `n < 0` and 0 lies in the enclosure (x⁻ⁿ = 1/xⁿ is
+    /// undefined at 0; touching 0 is refused like crossing it). `n ≥ 0` is total
+    /// (x⁰ = 1, including 0⁰).
+    pub fn checked_powi(&self, n: i32) -> Option<Interval> {
         let p = self.prec();
         let m = n.unsigned_abs();
         if m == 0 {
-            return Interval::one(p);
+            return Some(Interval::one(p));
+        }
+        if n < 0 && self.contains_zero() {
+            return None;
         }
         let pw = |x: &Float, r: Round| {
             let mut y = f(p, x);
@@ -92,9 +127,11 @@ impl Interval {
             Interval::from_raw(Float::with_val(p, 0), pw(&self.mag(), Round::Up))
         };
         if n < 0 {
-            &Interval::one(p) / &pos
+            // 0 ∉ x, so xⁿ has one sign and 1/xⁿ is finite; if |x|ⁿ underflowed to 0
+            // in the rounding, the quotient is the whole line (no information).
+            Some(&Interval::one(p) / &pos)
         } else {
-            pos
+            Some(pos)
         }
     }
 

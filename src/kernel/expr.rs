@@ -19,7 +19,13 @@
 //! (or a rational grown past [`MAX_EXACT_BITS`]) fall back to the outward
 //! interval. A comparison between two exact values is decided exactly (never
 //! `Unknown`). `(ceil x)`/`(floor x)` of an interval is exact when the interval
-//! decides it, else the hull of the endpoint values.
+//! decides it, else the hull of the endpoint values (±∞ kept).
+//!
+//! Domains: `(ln a)` needs a > 0, `(sqrt a)` a ≥ 0, `(/ a b)` b ≠ 0 and `(pow a n)`
+//! with n < 0 a ≠ 0. An exact argument outside the domain, or an enclosure that is
+//! not inside it (for ln, ÷ and negative powers, one that touches 0 counts), makes
+//! the term *undefined*: every term built on it is undefined and every comparison
+//! on it is `Unknown` (docs/certificate-format.md, "Meaning").
 //!
 //! Data: a certificate may carry named matrices ([`Datum`]): a ±1 sign matrix S
 //! and a row-sparse rational matrix B, whose stored entries define the supports
@@ -234,19 +240,37 @@ pub enum Datum {
 /// Named data.
 pub type Data = BTreeMap<String, Datum>;
 
-/// A value: exact while possible, else an outward interval.
+/// A value: exact while possible, else an outward interval, or undefined.
 #[derive(Clone, Debug)]
 enum Val {
     Q(Rational),
     I(Interval),
+    /// The term may have no value: a partial operation (`ln`, `sqrt`, `/`, `pow` with
+    /// a negative exponent) met an argument that is exactly outside its domain or
+    /// whose enclosure touches or crosses the domain's edge. Every operation on it
+    /// gives it again and every comparison on it is `Unknown`: a whole-line interval
+    /// would not do, since `(abs t)`, `(min t 3)`, `(* 0 t)` or `(exp t)` of the whole
+    /// line would still decide comparisons about a value that does not exist.
+    Undef,
 }
 
 impl Val {
+    /// The enclosure of a defined value; `Undef` gives the whole line (no
+    /// information). Every operation checks for `Undef` before calling this, so
+    /// the whole line only reaches [`eval_with`]'s output.
     fn iv(&self, p: u32) -> Interval {
         match self {
             Val::Q(q) => Interval::from_rational(p, q),
             Val::I(i) => i.clone(),
+            Val::Undef => Interval::entire(p),
         }
+    }
+    fn is_undef(&self) -> bool {
+        matches!(self, Val::Undef)
+    }
+    /// `Undef` from a partial operation's `None` (argument not inside its domain).
+    fn checked(i: Option<Interval>) -> Val {
+        i.map_or(Val::Undef, Val::I)
     }
     fn q(q: Rational, p: u32) -> Val {
         if q.numer().significant_bits() + q.denom().significant_bits() > MAX_EXACT_BITS {
@@ -311,9 +335,10 @@ fn range(items: &[Sexp], o: usize) -> Result<(i64, i64), ExprError> {
     Ok((lo, hi))
 }
 
-fn datum<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a Datum, ExprError> {
+/// The datum named by `e` (evaluation and [`validate`] read data through these three).
+fn datum<'a>(e: &Sexp, data: &'a Data) -> Result<&'a Datum, ExprError> {
     match e {
-        Sexp::Atom(a, o) => env.data.get(a).ok_or_else(|| ExprError {
+        Sexp::Atom(a, o) => data.get(a).ok_or_else(|| ExprError {
             offset: *o,
             reason: format!("no datum named `{a}` in the certificate"),
         }),
@@ -321,15 +346,15 @@ fn datum<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a Datum, ExprError> {
     }
 }
 
-fn signs<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a SignMatrix, ExprError> {
-    match datum(e, env)? {
+fn signs<'a>(e: &Sexp, data: &'a Data) -> Result<&'a SignMatrix, ExprError> {
+    match datum(e, data)? {
         Datum::Signs(s) => Ok(s),
         _ => err(e.offset(), "expected a sign matrix"),
     }
 }
 
-fn sparse<'a>(e: &Sexp, env: &Env<'a>) -> Result<&'a SparseRows, ExprError> {
-    match datum(e, env)? {
+fn sparse<'a>(e: &Sexp, data: &'a Data) -> Result<&'a SparseRows, ExprError> {
+    match datum(e, data)? {
         Datum::Sparse(b) => Ok(b),
         _ => err(e.offset(), "expected a row-sparse rational matrix"),
     }
@@ -444,7 +469,7 @@ fn data_op<'a>(
     let v = match op {
         "rows" => {
             arity(1)?;
-            Rational::from(match datum(&args[0], env)? {
+            Rational::from(match datum(&args[0], env.data)? {
                 Datum::Signs(s) => s.n(),
                 Datum::Sparse(b) => b.n,
                 Datum::Layer(_) => return err(o, "`rows` of a layer datum: use its operations"),
@@ -452,16 +477,16 @@ fn data_op<'a>(
         }
         "cols" => {
             arity(1)?;
-            Rational::from(signs(&args[0], env)?.d())
+            Rational::from(signs(&args[0], env.data)?.d())
         }
         "gram-max-abs" => {
             arity(1)?;
-            let s = signs(&args[0], env)?;
+            let s = signs(&args[0], env.data)?;
             Rational::from(s.max_abs_offdiag().map_or(0, |(m, _)| m))
         }
         "row-sum-max" | "row-nnz-max" | "entry-min" | "entry-max" | "entry-sum" => {
             arity(1)?;
-            let b = sparse(&args[0], env)?;
+            let b = sparse(&args[0], env.data)?;
             let mut acc: Option<Rational> = None;
             match op {
                 "row-sum-max" => b.rows.iter().for_each(|r| max_opt(&mut acc, row_sum(r))),
@@ -491,8 +516,12 @@ fn data_op<'a>(
         "err-max" | "lemma-a" | "lemma-b" | "lemma-a-row" | "lemma-b-row" => {
             let with_t = op.ends_with("-row");
             arity(if with_t { 3 } else { 2 })?;
-            let s = signs(&args[0], env)?;
-            let b = sparse(&args[1], env)?;
+            let s = signs(&args[0], env.data)?;
+            let b = sparse(&args[1], env.data)?;
+            if s.d() == 0 {
+                // Λ and E divide by d (a certificate's sign matrix has d ≥ 1)
+                return err(o, format!("`{op}`: S has no columns"));
+            }
             if s.n() != b.n {
                 return err(
                     o,
@@ -502,7 +531,7 @@ fn data_op<'a>(
             let t = if with_t {
                 match term(&args[2], env)? {
                     Val::Q(q) => Some(q),
-                    Val::I(_) => return err(args[2].offset(), "t must be an exact rational"),
+                    _ => return err(args[2].offset(), "t must be an exact rational"),
                 }
             } else {
                 None
@@ -785,13 +814,13 @@ fn layer_op<'a>(
             format!("`{op}` takes {arity} argument(s), got {}", args.len()),
         );
     }
-    let Datum::Layer(x) = datum(&args[0], env)? else {
+    let Datum::Layer(x) = datum(&args[0], env.data)? else {
         return err(args[0].offset(), "expected a layer datum");
     };
     let index = |e: &'a Sexp, env: &mut Env<'a>| -> Result<Rational, ExprError> {
         match term(e, env)? {
             Val::Q(q) => Ok(q),
-            Val::I(_) => err(e.offset(), "a run or step index must be an exact integer"),
+            _ => err(e.offset(), "a run or step index must be an exact integer"),
         }
     };
     let p = env.prec;
@@ -815,22 +844,27 @@ fn layer_op<'a>(
 
 // ───── END `layer` data operations ─────
 
-fn round_iv(x: &Interval, ceil: bool, p: u32) -> Val {
-    let f = |v: &rug::Float| -> Option<Integer> {
-        let r = if ceil {
+/// `⌈x⌉` (or `⌊x⌋`) of an enclosure. Both are monotone, so the images of the two
+/// endpoints enclose the image. Rounding a p-bit float to an integer is exact in p
+/// bits (it is the float itself, or an integer of magnitude ≤ 2^p), and ±∞ stay ±∞,
+/// so an unbounded enclosure keeps its finite end. Exact (a rational) when both
+/// ends land on one integer of at most [`MAX_EXACT_BITS`] bits; a huge one stays a
+/// point interval rather than being expanded into an integer of 2^30 bits.
+fn round_iv(x: &Interval, ceil: bool) -> Val {
+    let f = |v: &rug::Float| {
+        if ceil {
             v.clone().ceil()
         } else {
             v.clone().floor()
-        };
-        r.to_integer()
-    };
-    match (f(x.lo()), f(x.hi())) {
-        (Some(a), Some(b)) if a == b => Val::Q(Rational::from(a)),
-        (Some(a), Some(b)) => {
-            Val::I(Interval::from_integer(p, &a).hull(&Interval::from_integer(p, &b)))
         }
-        _ => Val::I(Interval::entire(p)),
+    };
+    let (lo, hi) = (f(x.lo()), f(x.hi()));
+    if lo == hi && lo.get_exp().is_none_or(|e| e <= MAX_EXACT_BITS as i32) {
+        if let Some(i) = lo.to_integer() {
+            return Val::Q(Rational::from(i));
+        }
     }
+    Val::I(Interval::from_endpoints(lo, hi))
 }
 
 fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
@@ -877,6 +911,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                     for a in &args[1..] {
                         let x = term(a, env)?;
                         acc = match (acc, x) {
+                            (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
                             (Val::Q(a), Val::Q(b)) => {
                                 Val::q(if op == "+" { a + b } else { a * b }, p)
                             }
@@ -893,6 +928,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                         return Ok(match term(&args[0], env)? {
                             Val::Q(q) => Val::Q(-q),
                             Val::I(i) => Val::I(-i),
+                            Val::Undef => Val::Undef,
                         });
                     }
                     if op == "neg" {
@@ -900,6 +936,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                     }
                     arity(2)?;
                     Ok(match (term(&args[0], env)?, term(&args[1], env)?) {
+                        (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
                         (Val::Q(a), Val::Q(b)) => Val::q(a - b, p),
                         (a, b) => Val::I(&a.iv(p) - &b.iv(p)),
                     })
@@ -907,33 +944,48 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                 "/" => {
                     arity(2)?;
                     Ok(match (term(&args[0], env)?, term(&args[1], env)?) {
-                        (Val::Q(a), Val::Q(b)) if b != 0 => Val::q(a / b, p),
-                        (a, b) => Val::I(&a.iv(p) / &b.iv(p)),
+                        (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
+                        // a/0 is undefined; checked_div refuses a divisor enclosure ∋ 0
+                        (_, Val::Q(b)) if b == 0 => Val::Undef,
+                        (Val::Q(a), Val::Q(b)) => Val::q(a / b, p),
+                        (a, b) => Val::checked(a.iv(p).checked_div(&b.iv(p))),
                     })
                 }
                 "exp" | "ln" | "sqrt" | "sin" | "cos" => {
                     arity(1)?;
-                    let x = term(&args[0], env)?.iv(p);
-                    Ok(Val::I(match op.as_str() {
-                        "exp" => x.exp(),
-                        "ln" => x.ln(),
-                        "sqrt" => x.sqrt(),
-                        "sin" => x.sin(),
-                        _ => x.cos(),
-                    }))
+                    let x = term(&args[0], env)?;
+                    // exact arguments outside the domain (ln q for q ≤ 0, √q for q < 0)
+                    let outside = match &x {
+                        Val::Undef => true,
+                        Val::Q(q) => (op == "ln" && *q <= 0) || (op == "sqrt" && *q < 0),
+                        Val::I(_) => false,
+                    };
+                    if outside {
+                        return Ok(Val::Undef);
+                    }
+                    let x = x.iv(p);
+                    Ok(match op.as_str() {
+                        "exp" => Val::I(x.exp()),
+                        "ln" => Val::checked(x.checked_ln()),
+                        "sqrt" => Val::checked(x.checked_sqrt()),
+                        "sin" => Val::I(x.sin()),
+                        _ => Val::I(x.cos()),
+                    })
                 }
                 "abs" => {
                     arity(1)?;
                     Ok(match term(&args[0], env)? {
                         Val::Q(q) => Val::Q(q.abs()),
                         Val::I(i) => Val::I(i.abs()),
+                        Val::Undef => Val::Undef,
                     })
                 }
                 "ceil" | "floor" => {
                     arity(1)?;
                     Ok(match term(&args[0], env)? {
                         Val::Q(q) => Val::Q(if op == "ceil" { q.ceil() } else { q.floor() }),
-                        Val::I(i) => round_iv(&i, op == "ceil", p),
+                        Val::I(i) => round_iv(&i, op == "ceil"),
+                        Val::Undef => Val::Undef,
                     })
                 }
                 "min" | "max" => {
@@ -941,6 +993,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                     let a = term(&args[0], env)?;
                     let b = term(&args[1], env)?;
                     Ok(match (a, b) {
+                        (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
                         (Val::Q(a), Val::Q(b)) => {
                             Val::Q(if (op == "min") == (a < b) { a } else { b })
                         }
@@ -956,13 +1009,15 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                     let n = i32::try_from(n)
                         .or_else(|_| err(args[1].offset(), "exponent too large"))?;
                     Ok(match term(&args[0], env)? {
+                        Val::Undef => Val::Undef,
+                        // 0ⁿ for n < 0 is 1/0: undefined
+                        Val::Q(q) if q == 0 && n < 0 => Val::Undef,
                         Val::Q(q)
-                            if (q != 0 || n >= 0)
-                                && u64::from(n.unsigned_abs())
-                                    * u64::from(
-                                        q.numer().significant_bits() + q.denom().significant_bits(),
-                                    )
-                                    <= u64::from(MAX_EXACT_BITS) =>
+                            if u64::from(n.unsigned_abs())
+                                * u64::from(
+                                    q.numer().significant_bits() + q.denom().significant_bits(),
+                                )
+                                <= u64::from(MAX_EXACT_BITS) =>
                         {
                             let r = if n >= 0 {
                                 Rational::from(rug::ops::Pow::pow(&q, n.unsigned_abs()))
@@ -971,7 +1026,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                             };
                             Val::Q(r)
                         }
-                        x => Val::I(x.iv(p).powi(n)),
+                        x => Val::checked(x.iv(p).checked_powi(n)),
                     })
                 }
                 "sum" => {
@@ -984,6 +1039,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                         let x = term(&args[3], env);
                         env.vars.pop();
                         acc = match (acc, x?) {
+                            (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
                             (Val::Q(a), Val::Q(b)) => Val::q(a + b, p),
                             (a, b) => {
                                 let mut a = a.iv(p);
@@ -1001,6 +1057,10 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
 }
 
 fn compare(op: &str, a: Val, b: Val, p: u32) -> Certainty {
+    if a.is_undef() || b.is_undef() {
+        // a comparison on a value that may not exist decides nothing
+        return Certainty::Unknown;
+    }
     if let (Val::Q(a), Val::Q(b)) = (&a, &b) {
         return Certainty::exact(match op {
             "<" => a < b,
@@ -1078,6 +1138,235 @@ fn formula<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Certainty, ExprError> {
     }
 }
 
+// ───── BEGIN validation without evaluation (the one grammar; used by the Coq translation) ─────
+
+/// Checks a parsed formula against the grammar without evaluating anything: every
+/// operator known and at its arity, binders named as variables, every range non-empty
+/// and at most [`MAX_RANGE`] long, every atom `pi`, a bound variable or a literal the
+/// kernel reads, every datum present and of the kind its operation takes (and, where
+/// the data alone decide it, not empty). Both branches of an `and` and every body are
+/// checked, so a formula the evaluator would reject is rejected whatever the values
+/// (the evaluator stops a conjunction at its first false part). The kernel's entry
+/// points run it before evaluating, and the Coq translation before translating, so
+/// the two read one grammar. What depends on values (an exact integer argument, a
+/// non-empty maximum of the lemma quantities) is left to evaluation.
+pub fn validate(e: &Sexp, data: &Data) -> Result<(), ExprError> {
+    Validator {
+        data,
+        scope: Vec::new(),
+    }
+    .formula(e)
+}
+
+/// [`validate`] for a term (the argument of [`eval`], [`eval_exact`]).
+pub fn validate_term(e: &Sexp, data: &Data) -> Result<(), ExprError> {
+    Validator {
+        data,
+        scope: Vec::new(),
+    }
+    .term(e)
+}
+
+/// Parses `text` (depth and work budget as [`check_with`]) and [`validate`]s it.
+pub fn parse_valid(text: &str, data: &Data) -> Result<Sexp, ExprError> {
+    let e = parse_checked(text)?;
+    validate(&e, data)?;
+    Ok(e)
+}
+
+struct Validator<'a> {
+    data: &'a Data,
+    scope: Vec<&'a str>,
+}
+
+impl<'a> Validator<'a> {
+    fn bound(&mut self, items: &'a [Sexp], o: usize) -> Result<&'a str, ExprError> {
+        let v = var_name(&items[1])?;
+        range(items, o)?;
+        Ok(v)
+    }
+
+    fn formula(&mut self, e: &'a Sexp) -> Result<(), ExprError> {
+        let Sexp::List(items, o) = e else {
+            return err(e.offset(), "expected a formula such as (<= a b)");
+        };
+        let Some(Sexp::Atom(op, _)) = items.first() else {
+            return err(*o, "expected an operator");
+        };
+        let args = &items[1..];
+        match op.as_str() {
+            "<" | "<=" | ">" | ">=" | "=" => {
+                if args.len() != 2 {
+                    return err(*o, format!("`{op}` takes 2 arguments"));
+                }
+                self.term(&args[0])?;
+                self.term(&args[1])
+            }
+            "and" => args.iter().try_for_each(|a| self.formula(a)),
+            "not" => {
+                if args.len() != 1 {
+                    return err(*o, "`not` takes 1 argument");
+                }
+                self.formula(&args[0])
+            }
+            "forall" => {
+                if args.len() != 4 {
+                    return err(
+                        *o,
+                        "`forall` takes a variable, two integer bounds and a formula",
+                    );
+                }
+                let v = self.bound(items, *o)?;
+                self.scope.push(v);
+                let r = self.formula(&args[3]);
+                self.scope.pop();
+                r
+            }
+            _ => err(*o, format!("unknown operator `{op}` in a formula")),
+        }
+    }
+
+    fn term(&mut self, e: &'a Sexp) -> Result<(), ExprError> {
+        let (items, o) = match e {
+            Sexp::Atom(a, o) => {
+                if a == "pi" || self.scope.iter().any(|v| v == a) || parse_rational(a).is_ok() {
+                    return Ok(());
+                }
+                return err(
+                    *o,
+                    format!("`{a}` is neither a number nor a bound variable"),
+                );
+            }
+            Sexp::List(items, o) => (items, *o),
+        };
+        let Some(Sexp::Atom(op, _)) = items.first() else {
+            return err(o, "expected an operator");
+        };
+        let args = &items[1..];
+        let arity = |n: usize| -> Result<(), ExprError> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                err(
+                    o,
+                    format!("`{op}` takes {n} argument(s), got {}", args.len()),
+                )
+            }
+        };
+        match op.as_str() {
+            // data operations (data_op, layer_op)
+            "layer-max-sqnorm" | "layer-max-sqdist" | "layer-v-frob2" | "layer-qk-frob2"
+            | "layer-dt" => {
+                arity(match op.as_str() {
+                    "layer-max-sqnorm" => 3,
+                    "layer-max-sqdist" => 4,
+                    _ => 1,
+                })?;
+                if !matches!(datum(&args[0], self.data)?, Datum::Layer(_)) {
+                    return err(args[0].offset(), "expected a layer datum");
+                }
+                args[1..].iter().try_for_each(|a| self.term(a))
+            }
+            "rows" => {
+                arity(1)?;
+                match datum(&args[0], self.data)? {
+                    Datum::Layer(_) => err(o, "`rows` of a layer datum: use its operations"),
+                    _ => Ok(()),
+                }
+            }
+            "cols" | "gram-max-abs" => {
+                arity(1)?;
+                signs(&args[0], self.data).map(|_| ())
+            }
+            "row-sum-max" | "row-nnz-max" | "entry-min" | "entry-max" | "entry-sum" => {
+                arity(1)?;
+                let b = sparse(&args[0], self.data)?;
+                let empty = match op.as_str() {
+                    "entry-sum" => false,
+                    "row-sum-max" | "row-nnz-max" => b.rows.is_empty(),
+                    _ => b.rows.iter().all(|r| r.is_empty()),
+                };
+                if empty {
+                    return err(o, format!("`{op}` of a matrix with no entry"));
+                }
+                Ok(())
+            }
+            "err-max" | "lemma-a" | "lemma-b" | "lemma-a-row" | "lemma-b-row" => {
+                let with_t = op.ends_with("-row");
+                arity(if with_t { 3 } else { 2 })?;
+                let s = signs(&args[0], self.data)?;
+                let b = sparse(&args[1], self.data)?;
+                if s.n() != b.n {
+                    return err(
+                        o,
+                        format!("`{op}`: S has {} rows but B has n = {}", s.n(), b.n),
+                    );
+                }
+                if with_t {
+                    self.term(&args[2])?;
+                }
+                Ok(())
+            }
+            "sandwich-centred" => {
+                arity(3)?;
+                let dbar = int_atom(&args[0])?;
+                let first = int_atom(&args[1])?;
+                self.term(&args[2])?;
+                sandwich::check_args(dbar, first).map_err(|reason| ExprError {
+                    offset: o,
+                    reason: format!("`sandwich-centred`: {reason}"),
+                })?;
+                Ok(())
+            }
+            "band-reach" | "band-reach-count" => {
+                arity(3)?;
+                args.iter().try_for_each(|a| self.term(a))
+            }
+            // arithmetic (term)
+            "+" | "*" => {
+                if args.is_empty() {
+                    return err(o, format!("`{op}` needs arguments"));
+                }
+                args.iter().try_for_each(|a| self.term(a))
+            }
+            "-" | "neg" => {
+                if args.len() != 1 {
+                    if op == "neg" {
+                        arity(1)?;
+                    }
+                    arity(2)?;
+                }
+                args.iter().try_for_each(|a| self.term(a))
+            }
+            "/" | "min" | "max" => {
+                arity(2)?;
+                args.iter().try_for_each(|a| self.term(a))
+            }
+            "exp" | "ln" | "sqrt" | "sin" | "cos" | "abs" | "ceil" | "floor" => {
+                arity(1)?;
+                self.term(&args[0])
+            }
+            "pow" => {
+                arity(2)?;
+                let n = int_atom(&args[1])?;
+                i32::try_from(n).or_else(|_| err(args[1].offset(), "exponent too large"))?;
+                self.term(&args[0])
+            }
+            "sum" => {
+                arity(4)?;
+                let v = self.bound(items, o)?;
+                self.scope.push(v);
+                let r = self.term(&args[3]);
+                self.scope.pop();
+                r
+            }
+            _ => err(o, format!("unknown operator `{op}` in a term")),
+        }
+    }
+}
+
+// ───── END validation ─────
+
 /// Evaluates a formula at precision `prec` (no data).
 pub fn check(text: &str, prec: u32) -> Result<Certainty, ExprError> {
     check_with(text, prec, &Data::new())
@@ -1096,7 +1385,7 @@ pub fn check_memo(
     data: &Data,
     memo: &sandwich::Memo,
 ) -> Result<Certainty, ExprError> {
-    let e = parse_checked(text)?;
+    let e = parse_valid(text, data)?;
     let mut env = Env {
         prec,
         vars: Vec::new(),
@@ -1115,6 +1404,7 @@ pub fn eval(text: &str, prec: u32) -> Result<Interval, ExprError> {
 /// Evaluates a term over named data, as an interval.
 pub fn eval_with(text: &str, prec: u32, data: &Data) -> Result<Interval, ExprError> {
     let e = parse_checked(text)?;
+    validate_term(&e, data)?;
     let memo = sandwich::Memo::default();
     let mut env = Env {
         prec,
@@ -1128,6 +1418,7 @@ pub fn eval_with(text: &str, prec: u32, data: &Data) -> Result<Interval, ExprErr
 /// Evaluates a term over named data exactly: `Some` when it stays rational.
 pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>, ExprError> {
     let e = parse_checked(text)?;
+    validate_term(&e, data)?;
     let memo = sandwich::Memo::default();
     let mut env = Env {
         prec,
@@ -1137,7 +1428,7 @@ pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>
     };
     Ok(match term(&e, &mut env)? {
         Val::Q(q) => Some(q),
-        Val::I(_) => None,
+        _ => None,
     })
 }
 #[cfg(test)]

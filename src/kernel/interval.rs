@@ -418,15 +418,34 @@ impl Mul for &Interval {
 impl Div for &Interval {
     type Output = Interval;
     /// The min and max of the four endpoint quotients; `[−∞, +∞]` when the
-    /// divisor contains 0 (or a quotient is ∞/∞).
+    /// divisor contains 0 (see [`Interval::checked_div`]) or a quotient is ∞/∞.
     fn div(self, rhs: &Interval) -> Interval {
+        self.checked_div(rhs)
+            .unwrap_or_else(|| Interval::entire(self.prec().max(rhs.prec())))
+    }
+}
+
+impl Interval {
+    /// `self / rhs`, or `None` when the divisor's enclosure contains 0 (touching it,
+    /// `[0, d]` or `[−0, d]`, counts: x/0 is undefined). Otherwise the divisor has
+    /// one sign, x/y is monotone in each argument on the rectangle, and the extremes
+    /// are among the four endpoint quotients, each rounded in its direction; an
+    /// ∞/∞ endpoint makes the result the whole line (no information, never NaN).
+    ///
+    /// ```
+    /// use attncheck::kernel::Interval;
+    /// let one = Interval::one(64);
+    /// assert!(one.checked_div(&Interval::zero(64)).is_none()); // 1/0
+    /// assert!(one.checked_div(&Interval::from_i64(64, 4)).unwrap().is_point()); // 1/4
+    /// ```
+    pub fn checked_div(&self, rhs: &Interval) -> Option<Interval> {
         let prec = self.prec().max(rhs.prec());
         if rhs.contains_zero() {
-            return Interval::entire(prec);
+            return None;
         }
         let q = |x: &Float, y: &Float, r: Round| Float::with_val_round(prec, x / y, r).0;
         let (a, b, c, d) = (&self.lo, &self.hi, &rhs.lo, &rhs.hi);
-        min_max(
+        Some(min_max(
             prec,
             [
                 (q(a, c, Round::Down), q(a, c, Round::Up)),
@@ -434,7 +453,7 @@ impl Div for &Interval {
                 (q(b, c, Round::Down), q(b, c, Round::Up)),
                 (q(b, d, Round::Down), q(b, d, Round::Up)),
             ],
-        )
+        ))
     }
 }
 

@@ -147,6 +147,10 @@ impl Decision {
             Expect::Fails => self.result == Certainty::False,
         }
     }
+    /// Certifiably contrary to what is asserted: decided (not `Unknown`), the other way.
+    pub fn contrary(&self) -> bool {
+        self.result != Certainty::Unknown && !self.as_expected()
+    }
 }
 
 /// Every decision of one evaluation, at one precision. Only [`check`] creates one.

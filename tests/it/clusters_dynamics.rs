@@ -676,3 +676,170 @@ fn verify_binary_accepts_growth_bound_and_rejects_a_changed_token() {
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("datum `X1`"));
 }
+
+// ----- issue 23, item 7: the layer datum iterates the paper's map -----------------
+
+fn mat(rows: &[&[&str]]) -> Mat {
+    Mat::from_rows(
+        rows.iter()
+            .map(|r| r.iter().map(|s| q(s)).collect())
+            .collect(),
+    )
+}
+
+/// A `layer` datum named X from exact data, for the certificate language.
+fn layer_datum(
+    qm: Mat,
+    km: Mat,
+    vm: Mat,
+    dt: &str,
+    steps: usize,
+    x0: Mat,
+) -> attncheck::kernel::expr::Data {
+    use attncheck::dynamics::layer_data::LayerData;
+    use attncheck::kernel::expr::{Data, Datum};
+    let x = LayerData::new(qm, km, vm, q(dt), steps, vec![x0]).unwrap();
+    let mut data = Data::new();
+    data.insert("X".into(), Datum::Layer(x));
+    data
+}
+
+/// `DiscreteMap::attention` formed the logits x_jᵀ(QᵀK)x_i, the transposed attention,
+/// so the kernel's `layer` datum iterated another map than the format's and the paper's
+/// P_ij = softmax_j x_iᵀ(QᵀK)x_j whenever QᵀK is not symmetric (issue 23).
+///
+/// Reference digits from scripts/reference/discrete_map.py: the map written from the
+/// paper's definition in mpmath at 60 digits, sharing no code with attncheck. Its output:
+///
+/// ```text
+/// issue-23 [paper] k = 1: max_i |x_i|^2 = 4.58146359147840803534907465926
+/// issue-23 [transposed] k = 1: max_i |x_i|^2 = 5.53760031204069401779513240752
+/// second [paper] k = 1: max_i |x_i|^2 = 4.11468041389887659721222378728
+/// second [paper] k = 2: max_i |x_i|^2 = 3.56814956883740664841742011335
+/// second [transposed] k = 1: max_i |x_i|^2 = 4.11352501847573276585722343635
+/// second [transposed] k = 2: max_i |x_i|^2 = 3.56206900743635928071086936116
+/// ```
+///
+/// (The issue's own check, mpmath at 40 digits, gave 4.58146359147840803535.)
+#[test]
+fn the_layer_datum_iterates_the_papers_map_not_its_transpose() {
+    use attncheck::kernel::expr;
+    // Q = [[1, 2], [0, 1]], K = V = I, Δt = 1/2, x⁰ = ((1, 0), (1/2, 3/2)), one step
+    let issue = layer_datum(
+        mat(&[&["1", "2"], &["0", "1"]]),
+        Mat::identity(2),
+        Mat::identity(2),
+        "1/2",
+        1,
+        mat(&[&["1", "0"], &["1/2", "3/2"]]),
+    );
+    // m = 2, d = 3, n = 3, Q ≠ K, V ≠ I, Δt = 1/4, two steps
+    let second = layer_datum(
+        mat(&[&["1", "-1/2", "0"], &["1/3", "1", "2"]]),
+        mat(&[&["0", "1", "1"], &["1", "0", "-1/2"]]),
+        mat(&[&["1", "0", "1/2"], &["0", "-1", "0"], &["1/4", "0", "1"]]),
+        "1/4",
+        2,
+        mat(&[&["1", "0", "-1"], &["1/2", "1", "0"], &["-1", "1/4", "2"]]),
+    );
+    for (data, k, lo, hi, transposed) in [
+        (
+            &issue,
+            1,
+            "4.581463591478408035349",
+            "4.581463591478408035350",
+            "5.53760031204069401779513240752",
+        ),
+        (
+            &second,
+            1,
+            "4.114680413898876597212",
+            "4.114680413898876597213",
+            "4.11352501847573276585722343635",
+        ),
+        (
+            &second,
+            2,
+            "3.568149568837406648417",
+            "3.568149568837406648418",
+            "3.56206900743635928071086936116",
+        ),
+    ] {
+        let m = format!("(layer-max-sqnorm X 0 {k})");
+        for p in [128, 200] {
+            let f = format!("(and (< {lo} {m}) (< {m} {hi}))");
+            assert_eq!(
+                expr::check_with(&f, p, data),
+                Ok(Certainty::True),
+                "{f} at {p} bits: {:?}",
+                expr::eval_with(&m, p, data)
+            );
+            // the transposed map's value is certifiably not the datum's
+            let f = format!("(= {m} {transposed})");
+            assert_eq!(expr::check_with(&f, p, data), Ok(Certainty::False), "{f}");
+        }
+    }
+}
+
+/// The discrete map and the flow use one orientation: for random non-symmetric QᵀK,
+/// the discrete map's certified P(x⁰) contains the flow's P (MPFR at 256 bits) entry by
+/// entry, and one step is the flow's Euler step, (x¹ − x⁰)/Δt ∋ ẋ(0). The transposed
+/// system (Q and K swapped, so QᵀK becomes its transpose) is caught, so the comparison
+/// can fail.
+#[test]
+fn the_discrete_map_and_the_flow_share_the_attention_orientation() {
+    use attncheck::dynamics::flow::{Flow, FlowOptions, Vars};
+    use rug::Float;
+    let (n, d, m) = (5, 3, 2);
+    let dt = q("1/8");
+    let slack = Interval::from_rational(256, &(Rational::from(1) >> 200u32));
+    let slack = &slack - &slack; // [−2^−200, 2^−200]
+    for seed in 0..4u64 {
+        let qm = random(7000 + seed, m, d);
+        let km = random(7100 + seed, m, d);
+        let vm = random(7200 + seed, d, d);
+        let x0 = random(7300 + seed, n, d);
+        let sys = System::new(qm.clone(), km.clone(), vm.clone());
+        assert!(
+            !sys.qk.is_symmetric(),
+            "seed {seed}: QᵀK must not be symmetric"
+        );
+        let flow = Flow::new(&sys, FlowOptions::new(256, Vars::X)).unwrap();
+        let rhs = flow
+            .rhs_at(&Rational::new(), &flow.initial_state(&x0).unwrap())
+            .unwrap();
+        let around = |f: &Float| {
+            let c = Interval::from_endpoints(Float::with_val(256, f), Float::with_val(256, f));
+            &c + &slack
+        };
+        let mut map = DiscreteMap::new(&sys, n, &dt, Form::Layer, 128).unwrap();
+        let s0 = map.start(&x0);
+        for (e, (enc, f)) in s0.p.iter().zip(&rhs.p).enumerate() {
+            assert!(
+                enc.overlaps(&around(f)),
+                "seed {seed}: P[{}][{}] = {enc:?} vs the flow's {f}",
+                e / n,
+                e % n
+            );
+        }
+        let s1 = map.step(&s0);
+        let dti = Interval::from_rational(128, &dt);
+        for (c, f) in rhs.deriv.iter().enumerate() {
+            let euler = &(&s1.x[c] - &s0.x[c]) / &dti;
+            assert!(
+                euler.overlaps(&around(f)),
+                "seed {seed}: (x¹ − x⁰)/Δt [{c}] = {euler:?} vs ẋ = {f}"
+            );
+        }
+        // the transposed attention is a different matrix, and the comparison sees it
+        let swapped = System::new(km, qm, vm);
+        let mut tmap = DiscreteMap::new(&swapped, n, &dt, Form::Layer, 128).unwrap();
+        let t0 = tmap.start(&x0);
+        assert!(
+            t0.p.iter()
+                .zip(&rhs.p)
+                .any(|(enc, f)| !enc.overlaps(&around(f))),
+            "seed {seed}: the transposed map must differ from the flow"
+        );
+    }
+}

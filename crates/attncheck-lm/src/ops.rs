@@ -19,7 +19,13 @@ pub trait Real: candle_core::WithDType {
     /// √x.
     fn sqrt_(self) -> Self;
     /// The larger of two numbers (the first if either is NaN).
-    fn max_(self, o: Self) -> Self;
+    fn max_(self, o: Self) -> Self {
+        if o > self {
+            o
+        } else {
+            self
+        }
+    }
     /// e^x in place for every x ≤ 0 (−∞ gives 0). f32: [`exp_nonpos_f32`] (a fixed
     /// polynomial, relative error below 32·2⁻²⁴, the same bits on every machine and
     /// vectorised); f64: the standard library's `exp` (the reference the tests compare with).
@@ -30,13 +36,6 @@ impl Real for f32 {
     const NEG_INF: f32 = f32::NEG_INFINITY;
     fn sqrt_(self) -> f32 {
         self.sqrt()
-    }
-    fn max_(self, o: f32) -> f32 {
-        if o > self {
-            o
-        } else {
-            self
-        }
     }
     fn exp_nonpos(xs: &mut [f32]) {
         for x in xs.iter_mut() {
@@ -49,13 +48,6 @@ impl Real for f64 {
     const NEG_INF: f64 = f64::NEG_INFINITY;
     fn sqrt_(self) -> f64 {
         self.sqrt()
-    }
-    fn max_(self, o: f64) -> f64 {
-        if o > self {
-            o
-        } else {
-            self
-        }
     }
     fn exp_nonpos(xs: &mut [f64]) {
         for x in xs.iter_mut() {
