@@ -806,6 +806,38 @@ fn a_scan_shard_from_an_older_spec_is_refused_by_merge() {
     }
 }
 
+/// The scan spans sessions, so its shards land a few at a time. A partial set is never
+/// merged into a report that guesses the missing jobs: `merge` names the first missing
+/// shard, exits 2 and writes nothing, and `bench/sweeps/merge-stored.sh` (like
+/// `shards::the_committed_full_report_is_what_the_stored_shards_merge_to`) leaves an
+/// incomplete sweep out, so no scan report is committed under `reports/full/` before all
+/// 72 shards are stored.
+#[test]
+fn a_partial_scan_is_refused_by_merge_naming_the_missing_shard() {
+    let d = scan_project(&tiny_scan_spec(""));
+    for i in (1..=10).filter(|&i| i != 4) {
+        run_ok(
+            d.path(),
+            &[
+                "run",
+                ID,
+                "--profile",
+                "full",
+                "--shard",
+                &format!("{i}/10"),
+                "--out",
+                "shards",
+            ],
+        );
+    }
+    let o = crate::util::run_in(d.path(), &["merge", "shards", "--out", "merged"]);
+    let t = crate::util::output_text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("shard 4 of 10 is missing"), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+    assert!(!d.path().join("merged").exists(), "wrote reports");
+}
+
 #[test]
 fn stored_attention_weights_are_the_models_exact_f32_values() {
     let mut p = quick_params();

@@ -14,7 +14,8 @@
 # Shard i holds job i − 1 of the claim's job list: by L_tr (32, 128, 512), then seed, then
 # scheme (the claim makes each job's unit key fall to its own shard of 72). Before the first
 # shard the binary is copied into this run's scratch directory and every shard runs that
-# copy, so a rebuild of target/ during a run of hours changes nothing. Pin it with
+# copy (and a copy of theorems/), so a rebuild of target/ or an edit of a spec during a run of
+# hours changes nothing. Pin it with
 # `taskset -c 1` to keep other work off its core. An interrupted shard leaves no file behind
 # (shards are written whole) and runs again next time. Several copies may run at once, one per
 # core (`taskset -c 0 resume.sh & taskset -c 1 resume.sh`): each takes the next shard that no
@@ -37,6 +38,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp "$src" "$work/attncheck"
 bin="$work/attncheck"
+# the specs too: an edit of theorems/ during a run of hours must not reach later shards (a shard
+# run with another spec would be refused by merge)
+cp -r "$root/theorems" "$work/theorems"
 export CANDLE_NUM_THREADS=1
 mkdir -p "$here/shards" "$here/times" "$here/machines"
 for i in $(seq "${FIRST:-1}" "${LAST:-$n}"); do
@@ -55,7 +59,7 @@ for i in $(seq "${FIRST:-1}" "${LAST:-$n}"); do
     if [ -n "${NOTE:-}" ]; then echo "note: $NOTE"; fi
   } > "$work/machine.txt"
   /usr/bin/time -f "shard $i/$n wall %e s user %U s sys %S s maxrss %M KB" -o "$work/time.txt" \
-    "$bin" run "$claim" --profile full --shard "$i/$n" --threads 1 --out "$work/out" >&2
+    "$bin" run "$claim" --profile full --shard "$i/$n" --threads 1 --theorems "$work/theorems" --out "$work/out" >&2
   f="$work/out/positional/$name.shard-$i-of-$n.json"
   # exactly one job, and it succeeded (a failed job is not stored: it would fail the merge)
   unit="$(python3 - "$f" <<'PY'

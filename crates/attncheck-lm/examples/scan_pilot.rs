@@ -1,6 +1,7 @@
 //! A pilot training run for sizing the trained-model L_tr scan: trains the scan's model
 //! (2 layers, hidden 64, 8 heads, ALiBi slopes 2^−1 … 2^−8) on the claim's corpus and prints
-//! the validation loss every STEPS/20 steps (32 windows of L_tr + 1 bytes), the quantity the
+//! the validation loss every STEPS/20 steps (16384 scored bytes, as the spec's
+//! `validation_bytes`, in windows of L_tr + 1 bytes), the quantity the
 //! scan's convergence criterion reads, and the CPU seconds per step. Nothing else is measured.
 //! `cargo run --release -p attncheck-lm --example scan_pilot -- L_TR BATCH STEPS WARMUP [LR]`
 
@@ -10,6 +11,9 @@ use attncheck_lm::model::{Config, Model, Position};
 use attncheck_lm::train::{train, TrainConfig};
 use attncheck_lm::DType;
 use std::sync::Arc;
+
+/// The spec's `[profiles.full.scan] validation_bytes`.
+const VALIDATION_BYTES: usize = 16384;
 
 fn cpu() -> f64 {
     let mut t = libc::timespec {
@@ -73,7 +77,7 @@ fn main() {
         train(&model, &c.train, &tc, &mut |step| {
             if (step + 1) % block == 0 {
                 let t = cpu();
-                let v = validation_loss(&model.frozen(), &c.val, l, 32, 8192).expect("val");
+                let v = validation_loss(&model.frozen(), &c.val, l, VALIDATION_BYTES / l, 8192).expect("val");
                 val_cpu += cpu() - t;
                 println!("step {:>6}: validation loss {v:.4}", step + 1);
             }
