@@ -838,6 +838,23 @@ fn a_partial_scan_is_refused_by_merge_naming_the_missing_shard() {
     assert!(!d.path().join("merged").exists(), "wrote reports");
 }
 
+/// The convergence table states the scored validation bytes, so they must be a whole number
+/// of windows at every L_tr (validation_bytes / L_tr windows of L_tr + 1 bytes).
+#[test]
+fn validation_bytes_that_are_not_a_multiple_of_every_training_length_are_refused() {
+    let t = crate::util::spec_text(ID);
+    assert_eq!(t.matches("validation_bytes = 16384").count(), 1);
+    let bad = t.replacen("validation_bytes = 16384", "validation_bytes = 16400", 1);
+    let e = Spec::parse(&crate::util::spec_path(ID), &bad)
+        .unwrap()
+        .params::<tmc::Params>(Profile::Full)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("trained-model-claims.toml:"), "{e}");
+    assert!(e.contains("scan.validation_bytes"), "{e}");
+    assert!(e.contains("multiple of every training length"), "{e}");
+}
+
 #[test]
 fn stored_attention_weights_are_the_models_exact_f32_values() {
     let mut p = quick_params();
