@@ -66,11 +66,15 @@ fn schemes_tiny() -> Vec<(&'static str, Position)> {
     vec![
         (
             "alibi",
-            Position::Bias(tmc::bias_fn(Scheme::Alibi(SlopeRule::Paper), &p2).unwrap()),
+            Position::Bias(
+                tmc::bias_fn(Scheme::Alibi(SlopeRule::Paper), &p2)
+                    .unwrap()
+                    .to_fn(),
+            ),
         ),
         (
             "sandwich",
-            Position::Bias(tmc::bias_fn(Scheme::Sandwich, &p2).unwrap()),
+            Position::Bias(tmc::bias_fn(Scheme::Sandwich, &p2).unwrap().to_fn()),
         ),
         (
             "sinusoidal",
@@ -551,4 +555,365 @@ fn bias_check_lists_each_distance_once() {
         assert_eq!(rs, once, "{n}");
         assert_eq!(rs.last(), Some(&"511"), "{n}");
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The L_tr scan (the full profile): jobs, shards, stored weights
+// ---------------------------------------------------------------------------------------
+
+/// The committed spec with its full profile (the scan) replaced by a tiny one: two training
+/// lengths, one layer of hidden 16, one seed, a few steps, so that its 10 jobs (5 schemes ×
+/// 2 lengths) train in seconds. `extra` is appended to `[profiles.full]`.
+fn tiny_scan_spec(extra: &str) -> String {
+    let t = crate::util::spec_text(ID);
+    let a = t.find("[profiles.full]").expect("a full profile");
+    let b = t.find("[[params.fixture]]").expect("fixtures");
+    let tiny = format!(
+        r#"[profiles.full]
+layers = 1
+hidden = 16
+seeds = [1]
+lr = 3e-3
+rf_sequences = 4
+bootstrap = 20
+{extra}
+[profiles.full.criteria]
+truncation_length = 4
+
+[profiles.full.scan]
+validation_points = 2
+validation_bytes = 32
+
+[profiles.full.scan.criteria]
+convergence_tail = 0.25
+convergence_tolerance = 0.02
+alibi_rf_from = 2
+trend_multiple = 8
+prediction_epsilon = "1/100"
+
+[[profiles.full.scan.lengths]]
+train_length = 8
+windows = [3]
+steps = 4
+batch = 2
+warmup = 1
+eval_multiples = [1, 2, 4, 8]
+eval_stride = 4
+eval_targets = 16
+eval_batch_tokens = 256
+
+[[profiles.full.scan.lengths]]
+train_length = 16
+windows = [5]
+steps = 4
+batch = 2
+warmup = 1
+eval_multiples = [1, 2, 4, 8]
+eval_stride = 8
+eval_targets = 16
+eval_batch_tokens = 256
+
+"#
+    );
+    format!("{}{tiny}{}", &t[..a], &t[b..])
+}
+
+/// A scratch project holding `spec` as the claim's spec.
+fn scan_project(spec: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let th = d.path().join("theorems/positional");
+    std::fs::create_dir_all(&th).unwrap();
+    std::fs::write(th.join("trained-model-claims.toml"), spec).unwrap();
+    d
+}
+
+fn run_ok(dir: &std::path::Path, args: &[&str]) {
+    let o = crate::util::run_in(dir, args);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        crate::util::output_text(&o)
+    );
+}
+
+fn shard_file(dir: &std::path::Path, i: usize, n: usize) -> std::path::PathBuf {
+    dir.join(format!(
+        "positional/trained-model-claims.shard-{i}-of-{n}.json"
+    ))
+}
+
+#[test]
+fn the_scan_has_one_shard_per_scheme_length_and_seed_and_merges_to_the_unsharded_report() {
+    let spec = tiny_scan_spec("");
+    let p: tmc::Params = Spec::parse(&crate::util::spec_path(ID), &spec)
+        .unwrap()
+        .params(Profile::Full)
+        .unwrap();
+    let jobs = tmc::jobs(&p);
+    assert_eq!(jobs.len(), 10, "{jobs:?}");
+    let n = jobs.len();
+    let d = scan_project(&spec);
+    run_ok(
+        d.path(),
+        &["run", ID, "--profile", "full", "--out", "whole"],
+    );
+    for i in 1..=n {
+        run_ok(
+            d.path(),
+            &[
+                "run",
+                ID,
+                "--profile",
+                "full",
+                "--shard",
+                &format!("{i}/{n}"),
+                "--threads",
+                "1",
+                "--out",
+                "shards",
+            ],
+        );
+        // shard i holds exactly job i − 1, and it succeeded
+        let f: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(shard_file(&d.path().join("shards"), i, n)).unwrap(),
+        )
+        .unwrap();
+        let res = f["record"]["results"].as_object().unwrap();
+        assert_eq!(
+            res.len(),
+            1,
+            "shard {i}: {:?}",
+            res.keys().collect::<Vec<_>>()
+        );
+        let (key, unit) = res.iter().next().unwrap();
+        assert!(
+            key.starts_with(&format!("{} #", jobs[i - 1].long_name())),
+            "shard {i} holds {key}, expected {}",
+            jobs[i - 1].long_name()
+        );
+        assert!(unit["error"].is_null(), "{key}: {}", unit["error"]);
+        // the ALiBi jobs store their attention weights, exactly and with their hash
+        let r: attncheck_lm::job::JobResult =
+            serde_json::from_value(unit["result"].clone()).unwrap();
+        let alibi = matches!(jobs[i - 1].scheme, Scheme::Alibi(_));
+        assert_eq!(r.attention_weights.is_some(), alibi, "{key}");
+        if let Some(w) = &r.attention_weights {
+            assert!(w.is_consistent(), "{key}");
+        }
+        assert_eq!(r.val_curve.len(), 2, "{key}");
+    }
+    run_ok(d.path(), &["merge", "shards", "--out", "merged"]);
+    let whole = d.path().join("whole/positional");
+    let mut compared = 0;
+    for f in std::fs::read_dir(&whole).unwrap() {
+        let f = f.unwrap().path();
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let merged = d.path().join("merged/positional").join(&name);
+        assert!(
+            std::fs::read(&f).unwrap() == std::fs::read(&merged).unwrap_or_default(),
+            "{name} differs between the unsharded and the merged run"
+        );
+        compared += 1;
+    }
+    // the report: JSON, Markdown, and per L_tr the RF99, perplexity, validation-loss and
+    // cumulative-gradient plots
+    assert_eq!(compared, 2 + 4 * 2, "{compared} files");
+    let md = std::fs::read_to_string(whole.join("trained-model-claims.md")).unwrap();
+    for part in [
+        "ALiBi uses no tokens beyond L_tr (L_tr = 8)",
+        "ALiBi uses no tokens beyond L_tr (L_tr = 16)",
+        "windowed attention extrapolates iff layers·(w − 1) ≤ L_tr (L_tr = 16)",
+        "ALiBi's window against L_tr: the paper's explanation",
+        "setup: biases, controls and convergence",
+    ] {
+        assert!(md.contains(part), "missing part {part}");
+    }
+    assert!(
+        md.contains("stride-1 protocol"),
+        "the evaluation protocol is named"
+    );
+}
+
+#[test]
+fn a_scan_unit_is_the_same_bytes_when_run_twice() {
+    // one job (L_tr = 8, ALiBi, seed 1: shard 1 of 10), on one thread and on two
+    let d = scan_project(&tiny_scan_spec(""));
+    for (out, threads) in [("a", "1"), ("b", "2")] {
+        run_ok(
+            d.path(),
+            &[
+                "run",
+                ID,
+                "--profile",
+                "full",
+                "--shard",
+                "1/10",
+                "--threads",
+                threads,
+                "--out",
+                out,
+            ],
+        );
+    }
+    let a = std::fs::read(shard_file(&d.path().join("a"), 1, 10)).unwrap();
+    let b = std::fs::read(shard_file(&d.path().join("b"), 1, 10)).unwrap();
+    assert!(a.len() > 1000);
+    assert!(a == b, "the same job gave different bytes");
+}
+
+#[test]
+fn a_scan_shard_from_an_older_spec_is_refused_by_merge() {
+    let d = scan_project(&tiny_scan_spec(""));
+    for i in 1..=10 {
+        run_ok(
+            d.path(),
+            &[
+                "run",
+                ID,
+                "--profile",
+                "full",
+                "--shard",
+                &format!("{i}/10"),
+                "--out",
+                "shards",
+            ],
+        );
+    }
+    // the spec moves on (a criterion, then a size) after the shards ran
+    for (from, to) in [
+        (
+            "convergence_tolerance = 0.02",
+            "convergence_tolerance = 0.03",
+        ),
+        (
+            "eval_targets = 16\neval_batch_tokens = 256\n\n[[",
+            "eval_targets = 32\neval_batch_tokens = 256\n\n[[",
+        ),
+    ] {
+        let newer = tiny_scan_spec("").replacen(from, to, 1);
+        assert_ne!(newer, tiny_scan_spec(""), "{from}");
+        std::fs::write(
+            d.path()
+                .join("theorems/positional/trained-model-claims.toml"),
+            &newer,
+        )
+        .unwrap();
+        let o = crate::util::run_in(d.path(), &["merge", "shards", "--out", "merged"]);
+        let t = crate::util::output_text(&o);
+        assert_eq!(o.status.code(), Some(2), "{t}");
+        assert!(t.contains("was run with other parameters"), "{t}");
+        assert!(!d.path().join("merged").exists(), "wrote reports");
+    }
+}
+
+/// The scan spans sessions, so its shards land a few at a time. A partial set is never
+/// merged into a report that guesses the missing jobs: `merge` names the first missing
+/// shard, exits 2 and writes nothing, and `bench/sweeps/merge-stored.sh` (like
+/// `shards::the_committed_full_report_is_what_the_stored_shards_merge_to`) leaves an
+/// incomplete sweep out, so no scan report is committed under `reports/full/` before all
+/// 72 shards are stored.
+#[test]
+fn a_partial_scan_is_refused_by_merge_naming_the_missing_shard() {
+    let d = scan_project(&tiny_scan_spec(""));
+    for i in (1..=10).filter(|&i| i != 4) {
+        run_ok(
+            d.path(),
+            &[
+                "run",
+                ID,
+                "--profile",
+                "full",
+                "--shard",
+                &format!("{i}/10"),
+                "--out",
+                "shards",
+            ],
+        );
+    }
+    let o = crate::util::run_in(d.path(), &["merge", "shards", "--out", "merged"]);
+    let t = crate::util::output_text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("shard 4 of 10 is missing"), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+    assert!(!d.path().join("merged").exists(), "wrote reports");
+}
+
+/// The convergence table states the scored validation bytes, so they must be a whole number
+/// of windows at every L_tr (validation_bytes / L_tr windows of L_tr + 1 bytes).
+#[test]
+fn validation_bytes_that_are_not_a_multiple_of_every_training_length_are_refused() {
+    let t = crate::util::spec_text(ID);
+    assert_eq!(t.matches("validation_bytes = 16384").count(), 1);
+    let bad = t.replacen("validation_bytes = 16384", "validation_bytes = 16400", 1);
+    let e = Spec::parse(&crate::util::spec_path(ID), &bad)
+        .unwrap()
+        .params::<tmc::Params>(Profile::Full)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("trained-model-claims.toml:"), "{e}");
+    assert!(e.contains("scan.validation_bytes"), "{e}");
+    assert!(e.contains("multiple of every training length"), "{e}");
+}
+
+#[test]
+fn stored_attention_weights_are_the_models_exact_f32_values() {
+    let mut p = quick_params();
+    p.hidden = 16;
+    let model = Model::new(
+        tmc::model_config(Scheme::Alibi(SlopeRule::Paper), &p, DType::F32),
+        5,
+    )
+    .unwrap();
+    let w = attncheck_lm::job::AttentionWeights::of(&model).unwrap();
+    assert!(w.is_consistent());
+    assert_eq!((w.hidden, w.heads, w.layers.len()), (16, 8, p.layers));
+    let qkv = model.weights()["l1.qkv.w"].to_vec2::<f32>().unwrap();
+    let [gain, _, wq, bq, wk, _] = w.layers[1].parts().unwrap();
+    assert_eq!(gain, vec![1.0f32; 16]);
+    assert_eq!(bq, vec![0.0f32; 16]);
+    // W_Q is the first hidden columns of the qkv projection, W_K the next, row-major
+    for i in 0..16 {
+        for j in 0..16 {
+            assert_eq!(wq[i * 16 + j].to_bits(), qkv[i][j].to_bits());
+            assert_eq!(wk[i * 16 + j].to_bits(), qkv[i][16 + j].to_bits());
+        }
+    }
+    // hex round trip of awkward values; a changed digit breaks the hash
+    let v = [0.0f32, -0.0, 1.5, f32::MIN_POSITIVE, 1e-45, -3.25e7];
+    assert_eq!(
+        attncheck_lm::job::from_hex(&attncheck_lm::job::to_hex(&v))
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect::<Vec<_>>(),
+        v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
+    assert_eq!(attncheck_lm::job::from_hex("3f80000"), None);
+    assert_eq!(attncheck_lm::job::from_hex("3F800000"), None);
+    let mut bad = w.clone();
+    let s = &mut bad.layers[0].w_k;
+    let c = if s.as_bytes()[5] == b'0' { "1" } else { "0" };
+    s.replace_range(5..6, c);
+    assert!(!bad.is_consistent());
+}
+
+#[test]
+fn scan_unit_keys_fall_one_to_a_shard() {
+    let spec = Spec::load(&crate::util::spec_path(ID)).unwrap();
+    let p: tmc::Params = spec.params(Profile::Full).unwrap();
+    let jobs = tmc::jobs(&p);
+    // 8 schemes (ALiBi once at H = 8, Sandwich, sinusoidal, RoPE, four windows) × 3 L_tr × 3 seeds
+    assert_eq!(jobs.len(), 72);
+    let keys = tmc::unit_keys(&p, &jobs, spec.precision);
+    for (k, key) in keys.iter().enumerate() {
+        assert_eq!(
+            attncheck::claims::shard_of(&format!("{key} @{}", spec.precision), 72),
+            k as u64,
+            "{key}"
+        );
+    }
+    // by L_tr, then seed, then scheme: the first 8 shards are one seed of every scheme at 32
+    assert_eq!(jobs[0].long_name(), "L32 alibi-paper-s1");
+    assert_eq!(jobs[7].long_name(), "L32 window-32-s1");
+    assert_eq!(jobs[71].long_name(), "L512 window-512-s3");
 }

@@ -3,8 +3,9 @@
 # it can span several sessions or machines: every finished shard is stored gzipped in
 # shards/, with its GNU time record in times/ and the machine it ran on in machines/. This
 # script runs the shards still missing, one at a time on one thread each (so a shard's wall
-# time is its cost on one core), and once all 16 are here merges them and compares the
-# result with the committed reports/full/ file for file, byte for byte (the test
+# time is its cost on one core), and once all 16 are here merges every stored sweep
+# (../merge-stored.sh) and compares the result with the committed reports/full/ file for
+# file, byte for byte (the test
 # shards::the_committed_full_report_is_what_the_stored_shards_merge_to does the same).
 #
 #   bench/sweeps/log-dimension-16/resume.sh          # ATTNCHECK=… to pick the binary
@@ -63,9 +64,10 @@ if [ "$write" = 1 ]; then
   echo "the 16 shards merged into reports/full/ (review and commit the diff)" >&2
   exit 0
 fi
-"$bin" merge "$work" --out "$work/merged" >&2
+# reports/full/ holds every stored sweep's report (bench/sweeps/merge-stored.sh merges them all)
+ATTNCHECK="$bin" "$here/../merge-stored.sh" "$work/merged"
 if diff -r "$work/merged" "$root/reports/full" >&2; then
-  echo "the 16 shards merge to reports/full/ file for file, byte for byte" >&2
+  echo "the stored shards merge to reports/full/ file for file, byte for byte" >&2
 else
   echo "reports/full/ differs from what the 16 shards merge to; rerun with --write to replace it" >&2
   exit 1

@@ -9,6 +9,8 @@
 //! - [`train`]: AdamW with warm-up and cosine decay, gradient clipping, seeded batches.
 //! - [`eval`]: sliding-window perplexity, attention truncation, and the cumulative
 //!   normalised gradient receptive field with a bootstrap over sequences.
+//! - [`job`]: one training-and-evaluation job of the trained-model claim, and what it
+//!   stores (its result is a unit of a sharded run).
 //!
 //! - [`attn`], [`mm`], [`ops`]: the fused CPU operations a step is made of (attention,
 //!   linear layers, layer norm, cross-entropy), each with its own backward pass, in the
@@ -24,6 +26,7 @@
 pub mod attn;
 pub mod corpus;
 pub mod eval;
+pub mod job;
 pub mod mm;
 pub mod model;
 pub mod ops;

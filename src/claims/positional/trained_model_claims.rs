@@ -1,14 +1,17 @@
 //! positional/trained-model-claims: the paper's four findings about trained language
 //! models, reproduced at small scale with the candle models of `crates/attncheck-lm`.
 //!
-//! Each (scheme, seed) is one job: train on the byte-level corpus, then measure
-//! (i) sliding-window perplexity at L_ex = k·L_tr, (ii) the cumulative normalised gradient
-//! receptive field at each L_ex with a bootstrap over sequences, (iii) perplexity with
-//! attention truncated to the last W tokens. The ALiBi and Sandwich biases and the
-//! sinusoidal frequencies come from `common.rs` ([`bias_fn`]), the formulas the other
-//! positional claims certify. One part per finding, each judged by the criterion written
-//! in the spec before the runs; every check is an observation, so a part is at most
-//! `supported`, and one that does not reproduce is `inconclusive` with its data.
+//! Each (training length, scheme, seed) is one job, run by the model crate
+//! (`attncheck_lm::job`): train on the byte-level corpus, then measure (i) sliding-window
+//! perplexity at L_ex = k·L_tr, (ii) the cumulative normalised gradient receptive field at
+//! each L_ex with a bootstrap over sequences, (iii) perplexity with attention truncated to
+//! the last W tokens. The ALiBi and Sandwich biases and the sinusoidal frequencies come
+//! from `common.rs` ([`bias_fn`]), the formulas the other positional claims certify. One
+//! part per finding, each judged by the criterion written in the spec before the runs; a
+//! part that does not reproduce is `inconclusive` with its data.
+//!
+//! This file holds the parameters, the jobs and the driver; `present.rs` presents a
+//! one-length profile (quick), `scan.rs` the L_tr scan (the full profile).
 
 use super::common::{
     alibi_bias, alibi_bias_f64, compression_ratio, sandwich_bias, sandwich_bias_f64,
@@ -16,7 +19,7 @@ use super::common::{
 };
 use crate::claims::Ctx;
 use crate::kernel::Interval;
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::outcome::Outcome;
 use crate::spec::{ensure, ensure_each, FieldError};
 #[cfg(feature = "lm")]
 use rayon::prelude::*;
@@ -74,7 +77,69 @@ pub struct Criteria {
     pub bias_tolerance: f64,
 }
 
-/// The reproduction's configuration.
+/// One training length of the scan (`[[profiles.full.scan.lengths]]`): everything that
+/// depends on L_tr.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScanLength {
+    /// Training length L_tr.
+    pub train_length: usize,
+    /// Windows w (convention W1) of the windowed-attention grid at this L_tr.
+    pub windows: Vec<usize>,
+    /// Optimiser steps.
+    pub steps: usize,
+    /// Sequences per batch.
+    pub batch: usize,
+    /// Warm-up steps.
+    pub warmup: usize,
+    /// Evaluation lengths as multiples of L_tr (default: the top-level `eval_multiples`).
+    #[serde(default)]
+    pub eval_multiples: Option<Vec<usize>>,
+    /// Sliding-evaluation stride.
+    pub eval_stride: usize,
+    /// Scored validation bytes per evaluation.
+    pub eval_targets: usize,
+    /// Bytes per forward batch in evaluation.
+    pub eval_batch_tokens: usize,
+}
+
+/// The scan's own decision rules, besides the [`Criteria`] it shares with the quick
+/// profile (fixed in the spec before any scan run; see its comments for why).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScanCriteria {
+    /// Converged: the validation loss fell by at most `convergence_tolerance` (relative to
+    /// its final value) over the last `convergence_tail` of the steps.
+    pub convergence_tail: f64,
+    /// … this relative amount.
+    pub convergence_tolerance: f64,
+    /// "ALiBi uses no tokens beyond L_tr": RF99 < L_tr at every L_ex ≥ this multiple of L_tr.
+    pub alibi_rf_from: usize,
+    /// The paper's explanation, trend: the gradient mass beyond L_tr is compared across L_tr
+    /// at L_ex = this multiple of L_tr.
+    pub trend_multiple: usize,
+    /// The ε of the bias-alone windows w_h(ε) (Δ = 0) that the report certifies as predictions.
+    pub prediction_epsilon: String,
+}
+
+/// The L_tr scan (issue 25): several training lengths, each with its own sizes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scan {
+    /// The training lengths, in increasing order.
+    pub lengths: Vec<ScanLength>,
+    /// Validation-loss evaluations during training.
+    pub validation_points: usize,
+    /// Validation bytes scored per evaluation: validation_bytes/L_tr windows of L_tr + 1
+    /// bytes (the same number of bytes at every L_tr).
+    pub validation_bytes: usize,
+    /// The scan's decision rules.
+    pub criteria: ScanCriteria,
+}
+
+/// The reproduction's configuration. The quick profile sets one training length at the
+/// top level (`train_length`, `windows`, `steps`, …); the scan (`scan`) sets them per
+/// training length instead.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
@@ -84,8 +149,9 @@ pub struct Params {
     pub val_every: usize,
     /// Expected FNV-1a 64 content hash of the corpus (16 hex digits).
     pub corpus_hash: String,
-    /// Training length L_tr.
-    pub train_length: usize,
+    /// Training length L_tr (one-length profiles).
+    #[serde(default)]
+    pub train_length: Option<usize>,
     /// Layers.
     pub layers: usize,
     /// Hidden size.
@@ -97,27 +163,33 @@ pub struct Params {
     /// Sandwich index set.
     pub from: IndexFrom,
     /// Windows w (convention W1: 0 ≤ r ≤ w − 1) of the windowed-attention grid.
-    pub windows: Vec<usize>,
+    #[serde(default)]
+    pub windows: Option<Vec<usize>>,
     /// RoPE base.
     pub rope_base: f64,
-    /// Seeds; every scheme is trained once per seed.
+    /// Seeds; every scheme is trained once per seed (and training length).
     pub seeds: Vec<u64>,
     /// Optimiser steps.
-    pub steps: usize,
+    #[serde(default)]
+    pub steps: Option<usize>,
     /// Sequences per batch.
-    pub batch: usize,
+    #[serde(default)]
+    pub batch: Option<usize>,
     /// Peak learning rate.
     pub lr: f64,
     /// Warm-up steps.
-    pub warmup: usize,
+    #[serde(default)]
+    pub warmup: Option<usize>,
     /// Gradient-norm clip.
     pub clip: f64,
     /// Evaluation lengths as multiples of L_tr.
     pub eval_multiples: Vec<usize>,
     /// Sliding-evaluation stride (bytes scored per window).
-    pub eval_stride: usize,
+    #[serde(default)]
+    pub eval_stride: Option<usize>,
     /// Scored validation bytes per evaluation (a multiple of the stride).
-    pub eval_targets: usize,
+    #[serde(default)]
+    pub eval_targets: Option<usize>,
     /// Truncation windows W as multiples of L_tr.
     pub truncation_multiples: Vec<usize>,
     /// RF threshold of the cumulative normalised gradient.
@@ -127,16 +199,190 @@ pub struct Params {
     /// Bootstrap resamples.
     pub bootstrap: usize,
     /// Bytes per forward batch in evaluation (memory bound).
-    pub eval_batch_tokens: usize,
+    #[serde(default)]
+    pub eval_batch_tokens: Option<usize>,
     /// The decision rules.
     pub criteria: Criteria,
+    /// The L_tr scan, instead of the one-length fields.
+    #[serde(default)]
+    pub scan: Option<Scan>,
     /// Published numbers, reported only.
     #[serde(default)]
     pub fixture: Vec<Fixture>,
 }
 
+/// Everything that depends on the training length, resolved from the one-length fields
+/// or from one entry of the scan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Training length L_tr.
+    pub train_length: usize,
+    /// Windows w of the windowed-attention grid.
+    pub windows: Vec<usize>,
+    /// Optimiser steps.
+    pub steps: usize,
+    /// Sequences per batch.
+    pub batch: usize,
+    /// Warm-up steps.
+    pub warmup: usize,
+    /// Evaluation lengths as multiples of L_tr.
+    pub eval_multiples: Vec<usize>,
+    /// Sliding-evaluation stride.
+    pub eval_stride: usize,
+    /// Scored validation bytes per evaluation.
+    pub eval_targets: usize,
+    /// Bytes per forward batch in evaluation.
+    pub eval_batch_tokens: usize,
+}
+
+impl Params {
+    /// The training lengths' plans: the one-length fields, or one per scan entry
+    /// (validated: every field present where it is needed).
+    pub fn plans(&self) -> Vec<Plan> {
+        match &self.scan {
+            Some(s) => s
+                .lengths
+                .iter()
+                .map(|x| Plan {
+                    train_length: x.train_length,
+                    windows: x.windows.clone(),
+                    steps: x.steps,
+                    batch: x.batch,
+                    warmup: x.warmup,
+                    eval_multiples: x
+                        .eval_multiples
+                        .clone()
+                        .unwrap_or_else(|| self.eval_multiples.clone()),
+                    eval_stride: x.eval_stride,
+                    eval_targets: x.eval_targets,
+                    eval_batch_tokens: x.eval_batch_tokens,
+                })
+                .collect(),
+            None => vec![Plan {
+                train_length: self.train_length.unwrap_or(0),
+                windows: self.windows.clone().unwrap_or_default(),
+                steps: self.steps.unwrap_or(0),
+                batch: self.batch.unwrap_or(0),
+                warmup: self.warmup.unwrap_or(0),
+                eval_multiples: self.eval_multiples.clone(),
+                eval_stride: self.eval_stride.unwrap_or(0),
+                eval_targets: self.eval_targets.unwrap_or(0),
+                eval_batch_tokens: self.eval_batch_tokens.unwrap_or(0),
+            }],
+        }
+    }
+
+    /// The one-length fields, by name, and whether each is set.
+    fn one_length_fields(&self) -> [(&'static str, bool); 8] {
+        [
+            ("train_length", self.train_length.is_some()),
+            ("windows", self.windows.is_some()),
+            ("steps", self.steps.is_some()),
+            ("batch", self.batch.is_some()),
+            ("warmup", self.warmup.is_some()),
+            ("eval_stride", self.eval_stride.is_some()),
+            ("eval_targets", self.eval_targets.is_some()),
+            ("eval_batch_tokens", self.eval_batch_tokens.is_some()),
+        ]
+    }
+}
+
 fn positive(field: &str, v: usize) -> Result<(), FieldError> {
     ensure(v >= 1, field, "must be ≥ 1")
+}
+
+/// The checks of one plan; `at` prefixes its fields' names (`""` for the one-length
+/// fields, `scan.lengths[i].` for a scan entry).
+fn validate_plan(p: &Params, plan: &Plan, at: &str) -> Result<(), FieldError> {
+    let f = |name: &str| format!("{at}{name}");
+    ensure(
+        (2..=4096).contains(&plan.train_length),
+        f("train_length"),
+        "use 2 to 4096",
+    )?;
+    ensure_each(&plan.windows, &f("windows"), |&w| {
+        if w >= 1 {
+            Ok(())
+        } else {
+            Err("must be ≥ 1".into())
+        }
+    })?;
+    positive(&f("steps"), plan.steps)?;
+    positive(&f("batch"), plan.batch)?;
+    ensure(plan.warmup < plan.steps, f("warmup"), "must be < steps")?;
+    let em = if at.is_empty() || p.scan.as_ref().is_none() {
+        "eval_multiples".to_string()
+    } else {
+        f("eval_multiples")
+    };
+    ensure_each(&plan.eval_multiples, &em, |&m| {
+        if m >= 1 {
+            Ok(())
+        } else {
+            Err("must be ≥ 1".into())
+        }
+    })?;
+    ensure(
+        plan.eval_multiples.windows(2).all(|w| w[0] < w[1]) && plan.eval_multiples[0] == 1,
+        em.as_str(),
+        "must start at 1 and increase",
+    )?;
+    ensure(
+        plan.eval_stride >= 1 && plan.eval_stride <= plan.train_length,
+        f("eval_stride"),
+        "must lie in 1..=train_length",
+    )?;
+    ensure(
+        plan.eval_targets >= plan.eval_stride && plan.eval_targets.is_multiple_of(plan.eval_stride),
+        f("eval_targets"),
+        "must be a positive multiple of eval_stride",
+    )?;
+    ensure(
+        plan.eval_batch_tokens >= plan.train_length,
+        f("eval_batch_tokens"),
+        "must be ≥ train_length",
+    )?;
+    let c = &p.criteria;
+    let of = if at.is_empty() {
+        "must be one of eval_multiples".to_string()
+    } else {
+        format!("must be one of {em}")
+    };
+    let has = |m: usize| plan.eval_multiples.contains(&m);
+    ensure(
+        has(c.extrapolation_multiple),
+        "criteria.extrapolation_multiple",
+        of.as_str(),
+    )?;
+    ensure(
+        has(c.sinusoidal_multiple),
+        "criteria.sinusoidal_multiple",
+        of.as_str(),
+    )?;
+    ensure(
+        has(c.truncation_length),
+        "criteria.truncation_length",
+        of.as_str(),
+    )?;
+    ensure(
+        c.sandwich_rf_from <= *plan.eval_multiples.last().unwrap_or(&0) && c.sandwich_rf_from >= 1,
+        "criteria.sandwich_rf_from",
+        "must lie within eval_multiples",
+    )?;
+    if let Some(s) = &p.scan {
+        ensure(
+            has(s.criteria.trend_multiple),
+            "scan.criteria.trend_multiple",
+            of.as_str(),
+        )?;
+        ensure(
+            s.criteria.alibi_rf_from >= 1
+                && s.criteria.alibi_rf_from <= *plan.eval_multiples.last().unwrap_or(&0),
+            "scan.criteria.alibi_rf_from",
+            "must lie within eval_multiples",
+        )?;
+    }
+    Ok(())
 }
 
 impl crate::spec::Params for Params {
@@ -158,11 +404,73 @@ impl crate::spec::Params for Params {
             "corpus_hash",
             "must be 16 hex digits",
         )?;
-        ensure(
-            (2..=4096).contains(&self.train_length),
-            "train_length",
-            "use 2 to 4096",
-        )?;
+        match &self.scan {
+            None => {
+                for (name, set) in self.one_length_fields() {
+                    ensure(
+                        set,
+                        name,
+                        "missing (or give the training lengths in `scan`)",
+                    )?;
+                }
+            }
+            Some(s) => {
+                for (name, set) in self.one_length_fields() {
+                    ensure(
+                        !set,
+                        name,
+                        "set per training length in `scan.lengths`, not here",
+                    )?;
+                }
+                ensure_each(&s.lengths, "scan.lengths", |_| Ok(()))?;
+                ensure(
+                    s.lengths
+                        .windows(2)
+                        .all(|w| w[0].train_length < w[1].train_length),
+                    "scan.lengths",
+                    "training lengths must increase",
+                )?;
+                positive("scan.validation_points", s.validation_points)?;
+                ensure(
+                    s.validation_points <= s.lengths.iter().map(|x| x.steps).min().unwrap_or(0),
+                    "scan.validation_points",
+                    "must be ≤ every length's steps",
+                )?;
+                ensure(
+                    s.lengths
+                        .iter()
+                        .all(|x| s.validation_bytes >= x.train_length && s.validation_bytes % x.train_length == 0),
+                    "scan.validation_bytes",
+                    "must be a positive multiple of every training length (the report states the scored bytes)",
+                )?;
+                let c = &s.criteria;
+                ensure(
+                    c.convergence_tail > 0.0 && c.convergence_tail < 1.0,
+                    "scan.criteria.convergence_tail",
+                    "must lie in (0, 1)",
+                )?;
+                ensure(
+                    c.convergence_tolerance > 0.0 && c.convergence_tolerance < 1.0,
+                    "scan.criteria.convergence_tolerance",
+                    "must lie in (0, 1)",
+                )?;
+                let eps =
+                    crate::spec::exact("scan.criteria.prediction_epsilon", &c.prediction_epsilon)?;
+                ensure(
+                    eps > 0 && eps < 1,
+                    "scan.criteria.prediction_epsilon",
+                    "must lie in (0, 1)",
+                )?;
+            }
+        }
+        for (i, plan) in self.plans().iter().enumerate() {
+            let at = if self.scan.is_some() {
+                format!("scan.lengths[{i}].")
+            } else {
+                String::new()
+            };
+            validate_plan(self, plan, &at)?;
+        }
         ensure((1..=48).contains(&self.layers), "layers", "use 1 to 48")?;
         ensure(
             self.heads.is_power_of_two() && self.heads <= 64,
@@ -175,50 +483,17 @@ impl crate::spec::Params for Params {
             "must be a multiple of 2·heads (even head dimension for RoPE)",
         )?;
         super::common::check_dbar(self.dbar).map_err(|e| FieldError::new("dbar", e))?;
-        ensure_each(&self.windows, "windows", |&w| {
-            if w >= 1 {
-                Ok(())
-            } else {
-                Err("must be ≥ 1".into())
-            }
-        })?;
         ensure(
             self.rope_base > 1.0 && self.rope_base.is_finite(),
             "rope_base",
             "must be > 1",
         )?;
         ensure_each(&self.seeds, "seeds", |_| Ok(()))?;
-        positive("steps", self.steps)?;
-        positive("batch", self.batch)?;
         ensure(self.lr > 0.0 && self.lr < 1.0, "lr", "must lie in (0, 1)")?;
-        ensure(self.warmup < self.steps, "warmup", "must be < steps")?;
         ensure(
             self.clip >= 0.0 && self.clip.is_finite(),
             "clip",
             "must be ≥ 0",
-        )?;
-        ensure_each(&self.eval_multiples, "eval_multiples", |&m| {
-            if m >= 1 {
-                Ok(())
-            } else {
-                Err("must be ≥ 1".into())
-            }
-        })?;
-        ensure(
-            self.eval_multiples.windows(2).all(|w| w[0] < w[1]) && self.eval_multiples[0] == 1,
-            "eval_multiples",
-            "must start at 1 and increase",
-        )?;
-        ensure(
-            self.eval_stride >= 1 && self.eval_stride <= self.train_length,
-            "eval_stride",
-            "must lie in 1..=train_length",
-        )?;
-        ensure(
-            self.eval_targets >= self.eval_stride
-                && self.eval_targets.is_multiple_of(self.eval_stride),
-            "eval_targets",
-            "must be a positive multiple of eval_stride",
         )?;
         ensure_each(&self.truncation_multiples, "truncation_multiples", |&m| {
             if m >= 1 {
@@ -234,34 +509,7 @@ impl crate::spec::Params for Params {
         )?;
         ensure(self.rf_sequences >= 2, "rf_sequences", "must be ≥ 2")?;
         positive("bootstrap", self.bootstrap)?;
-        ensure(
-            self.eval_batch_tokens >= self.train_length,
-            "eval_batch_tokens",
-            "must be ≥ train_length",
-        )?;
         let c = &self.criteria;
-        let has = |m: usize| self.eval_multiples.contains(&m);
-        ensure(
-            has(c.extrapolation_multiple),
-            "criteria.extrapolation_multiple",
-            "must be one of eval_multiples",
-        )?;
-        ensure(
-            has(c.sinusoidal_multiple),
-            "criteria.sinusoidal_multiple",
-            "must be one of eval_multiples",
-        )?;
-        ensure(
-            has(c.truncation_length),
-            "criteria.truncation_length",
-            "must be one of eval_multiples",
-        )?;
-        ensure(
-            c.sandwich_rf_from <= *self.eval_multiples.last().unwrap_or(&0)
-                && c.sandwich_rf_from >= 1,
-            "criteria.sandwich_rf_from",
-            "must lie within eval_multiples",
-        )?;
         ensure(
             self.truncation_multiples.contains(&c.alibi_window),
             "criteria.alibi_window",
@@ -339,6 +587,8 @@ impl Scheme {
 /// One training-and-evaluation job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Job {
+    /// The training length L_tr.
+    pub train_length: usize,
     /// The scheme.
     pub scheme: Scheme,
     /// The seed (weights and batches).
@@ -350,47 +600,127 @@ impl Job {
     pub fn name(&self) -> String {
         format!("{}-s{}", self.scheme.label(), self.seed)
     }
+
+    /// `L<L_tr> scheme-sSEED`.
+    pub fn long_name(&self) -> String {
+        format!("L{} {}", self.train_length, self.name())
+    }
 }
 
-/// The schemes of `p`: ALiBi once when the two slope rules give the same slopes (H a power
-/// of two), else once per rule; Sandwich; sinusoidal; RoPE; every window.
-pub fn schemes(p: &Params) -> Vec<Scheme> {
+/// The schemes of `p` at `plan`: ALiBi once when the two slope rules give the same slopes
+/// (H a power of two), else once per rule; Sandwich; sinusoidal; RoPE; every window.
+pub fn schemes(p: &Params, plan: &Plan) -> Vec<Scheme> {
     let mut s = vec![Scheme::Alibi(SlopeRule::Paper)];
     if slope_exponents(p.heads, SlopeRule::Paper) != slope_exponents(p.heads, SlopeRule::Code) {
         s.push(Scheme::Alibi(SlopeRule::Code));
     }
     s.extend([Scheme::Sandwich, Scheme::Sinusoidal, Scheme::Rope]);
-    s.extend(p.windows.iter().map(|&w| Scheme::Window(w)));
+    s.extend(plan.windows.iter().map(|&w| Scheme::Window(w)));
     s
 }
 
-/// Every job of `p`, scheme-major.
+/// Every job of `p`: by training length, then (one-length profiles) scheme-major, or
+/// (the scan) seed-major, so that the scan's first shards give one seed of every scheme.
 pub fn jobs(p: &Params) -> Vec<Job> {
-    schemes(p)
-        .into_iter()
-        .flat_map(|scheme| p.seeds.iter().map(move |&seed| Job { scheme, seed }))
+    let mut out = Vec::new();
+    for plan in p.plans() {
+        let l = plan.train_length;
+        let ss = schemes(p, &plan);
+        if p.scan.is_some() {
+            for &seed in &p.seeds {
+                for &scheme in &ss {
+                    out.push(Job {
+                        train_length: l,
+                        scheme,
+                        seed,
+                    });
+                }
+            }
+        } else {
+            for &scheme in &ss {
+                for &seed in &p.seeds {
+                    out.push(Job {
+                        train_length: l,
+                        scheme,
+                        seed,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The unit keys of `jobs` (see [`Ctx::unit`]). For the scan, job k's key carries the
+/// smallest suffix ` #n` that makes it fall to shard k of jobs.len() ([`crate::claims::shard_of`]
+/// of the key as `Ctx::unit` completes it, with ` @precision`), so that
+/// `run --shard k+1/N` with N the number of jobs runs exactly job k: one shard per
+/// (scheme, L_tr, seed), as the sweep's resume script assumes. Elsewhere the key is the
+/// job's long name.
+pub fn unit_keys(p: &Params, jobs: &[Job], prec: u32) -> Vec<String> {
+    let n = jobs.len() as u64;
+    jobs.iter()
+        .enumerate()
+        .map(|(k, j)| {
+            if p.scan.is_none() {
+                return j.long_name();
+            }
+            (0u64..)
+                .map(|s| format!("{} #{s}", j.long_name()))
+                .find(|key| crate::claims::shard_of(&format!("{key} @{prec}"), n) == k as u64)
+                .expect("some suffix hashes to every shard")
+        })
         .collect()
 }
 
-/// The model's bias b(h, r) (h 0-based) for the bias schemes: the formulas of `common.rs`,
-/// ALiBi −m_h·r ([`alibi_bias_f64`], slopes [`slopes_f64`]) and Sandwich B̃(r)/c_h
-/// ([`sandwich_bias_f64`]), the functions whose properties the other positional claims
-/// certify.
-pub fn bias_fn(scheme: Scheme, p: &Params) -> Option<attncheck_lm_bias::BiasFn> {
+/// A per-head additive attention bias b(h, r) (h = 0..H − 1, distance r ≥ 0), as the
+/// models compute it in f64: the formulas of `common.rs` whose properties the other
+/// positional claims certify.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Bias {
+    /// ALiBi: b(h, r) = −m_h·r ([`alibi_bias_f64`], slopes [`slopes_f64`]).
+    Alibi {
+        /// m_h, one per head.
+        slopes: Vec<f64>,
+    },
+    /// Sandwich: b(h, r) = B̃(r)/c_h ([`sandwich_bias_f64`]).
+    Sandwich {
+        /// The frequencies ω_i of B̃.
+        freqs: Vec<f64>,
+        /// c_h, one per head.
+        ratios: Vec<f64>,
+    },
+}
+
+impl Bias {
+    /// b(h, r).
+    pub fn at(&self, h: usize, r: usize) -> f64 {
+        match self {
+            Bias::Alibi { slopes } => alibi_bias_f64(slopes[h], r),
+            Bias::Sandwich { freqs, ratios } => sandwich_bias_f64(r, freqs, ratios[h]),
+        }
+    }
+
+    /// The model crate's bias function.
+    #[cfg(feature = "lm")]
+    pub fn to_fn(&self) -> attncheck_lm::model::BiasFn {
+        let b = self.clone();
+        std::sync::Arc::new(move |h, r| b.at(h, r))
+    }
+}
+
+/// The model's bias for the bias schemes (ALiBi, Sandwich).
+pub fn bias_fn(scheme: Scheme, p: &Params) -> Option<Bias> {
     match scheme {
-        Scheme::Alibi(rule) => {
-            let m = slopes_f64(p.heads, rule);
-            Some(std::sync::Arc::new(move |h, r| alibi_bias_f64(m[h], r)))
-        }
-        Scheme::Sandwich => {
-            let freqs = sandwich_freqs_f64(p.dbar, p.from);
-            let c: Vec<f64> = (1..=p.heads)
+        Scheme::Alibi(rule) => Some(Bias::Alibi {
+            slopes: slopes_f64(p.heads, rule),
+        }),
+        Scheme::Sandwich => Some(Bias::Sandwich {
+            freqs: sandwich_freqs_f64(p.dbar, p.from),
+            ratios: (1..=p.heads)
                 .map(|h| compression_ratio(h, p.heads).to_f64())
-                .collect();
-            Some(std::sync::Arc::new(move |h, r| {
-                sandwich_bias_f64(r, &freqs, c[h])
-            }))
-        }
+                .collect(),
+        }),
         _ => None,
     }
 }
@@ -410,47 +740,35 @@ pub fn bias_enclosure(scheme: Scheme, p: &Params, h: usize, r: i64, prec: u32) -
     }
 }
 
-/// The bias type of the model crate, re-exported so that the claim builds without it.
-pub mod attncheck_lm_bias {
-    /// A per-head additive bias b(h, r).
-    pub type BiasFn = std::sync::Arc<dyn Fn(usize, usize) -> f64 + Send + Sync>;
-}
-
-/// What one job measured.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct JobResult {
-    /// `scheme-sSEED`.
-    pub name: String,
-    /// Mean training loss per 1/20 of the run (nats/byte).
-    pub loss_curve: Vec<f64>,
-    /// Validation NLL (nats/byte) at each eval multiple.
-    pub nll: Vec<f64>,
-    /// (W multiple, NLL) with attention truncated to the last W tokens, at the truncation length.
-    pub truncated: Vec<(usize, f64)>,
-    /// RF of the mean normalised-gradient curve at each eval multiple.
-    pub rf: Vec<usize>,
-    /// Bootstrap RFs at each eval multiple.
-    pub rf_boot: Vec<Vec<usize>>,
-    /// The mean normalised-gradient curve (by distance) at each eval multiple.
-    pub curves: Vec<Vec<f64>>,
-    /// The largest distance with a nonzero mean gradient at each eval multiple.
-    pub support: Vec<usize>,
+/// `x` to 4 significant digits (reports: coarse enough to be machine-stable in print).
+fn sig(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    let r = crate::outcome::round_sig(x, 4);
+    if r == 0.0 {
+        return "0".into();
+    }
+    if r.abs() >= 1e5 || (r != 0.0 && r.abs() < 1e-3) {
+        format!("{r:.3e}")
+    } else {
+        let digits = (3 - r.abs().log10().floor() as i32).clamp(0, 6) as usize;
+        format!("{r:.digits$}")
+    }
 }
 
 #[cfg(feature = "lm")]
 mod exec {
     use super::*;
-    use attncheck_lm::eval::{
-        bootstrap_rf, mean_curve, normalised_gradients, receptive_field, sliding_nll, Sliding,
-    };
-    use attncheck_lm::model::{Config, Inference, Model, Position};
-    use attncheck_lm::train::{train, TrainConfig};
+    use attncheck_lm::job::{Evaluation, JobResult, Validation};
+    use attncheck_lm::model::{Config, Position};
+    use attncheck_lm::train::TrainConfig;
 
     /// The model configuration of a scheme.
     pub fn model_config(scheme: Scheme, p: &Params, dtype: attncheck_lm::DType) -> Config {
         let position = match scheme {
             Scheme::Alibi(_) | Scheme::Sandwich => {
-                Position::Bias(bias_fn(scheme, p).expect("bias scheme"))
+                Position::Bias(bias_fn(scheme, p).expect("bias scheme").to_fn())
             }
             Scheme::Sinusoidal => {
                 Position::Sinusoidal(sandwich_freqs_f64(p.hidden as u32, IndexFrom::Zero))
@@ -489,164 +807,96 @@ mod exec {
         Ok(c)
     }
 
+    /// The plan of `job`'s training length.
+    pub fn plan_of(p: &Params, job: &Job) -> Plan {
+        p.plans()
+            .into_iter()
+            .find(|x| x.train_length == job.train_length)
+            .expect("a job of p")
+    }
+
+    /// The model crate's description of one job: its model, training and measurements.
+    pub fn lm_job(job: &Job, p: &Params) -> attncheck_lm::job::Job {
+        let plan = plan_of(p, job);
+        let l = plan.train_length;
+        attncheck_lm::job::Job {
+            name: job.name(),
+            model: model_config(job.scheme, p, attncheck_lm::DType::F32),
+            seed: job.seed,
+            train: TrainConfig {
+                steps: plan.steps,
+                batch: plan.batch,
+                length: l,
+                lr: p.lr,
+                warmup: plan.warmup,
+                clip: p.clip,
+                weight_decay: 0.0,
+                seed: job.seed ^ 0x5EED_BA7C,
+            },
+            eval: Evaluation {
+                multiples: plan.eval_multiples.clone(),
+                stride: plan.eval_stride,
+                targets: plan.eval_targets,
+                batch_tokens: plan.eval_batch_tokens,
+                truncations: if matches!(job.scheme, Scheme::Alibi(_) | Scheme::Sandwich) {
+                    p.truncation_multiples.clone()
+                } else {
+                    Vec::new()
+                },
+                truncation_length: p.criteria.truncation_length,
+                rf_threshold: p.rf_threshold,
+                rf_sequences: p.rf_sequences,
+                bootstrap: p.bootstrap,
+                bootstrap_seed: 0xB007 + 1000 * job.seed,
+            },
+            validation: p.scan.as_ref().map(|s| Validation {
+                points: s.validation_points,
+                sequences: s.validation_bytes / l,
+            }),
+            keep_attention_weights: p.scan.is_some() && matches!(job.scheme, Scheme::Alibi(_)),
+        }
+    }
+
     /// Trains and measures one job.
     pub fn run_job(
         job: Job,
         p: &Params,
         c: &attncheck_lm::corpus::Corpus,
     ) -> Result<JobResult, String> {
-        let e = |e: attncheck_lm::Error| format!("{}: {e}", job.name());
-        let l = p.train_length;
-        let model = Model::new(
-            model_config(job.scheme, p, attncheck_lm::DType::F32),
-            job.seed,
-        )
-        .map_err(e)?;
-        let tc = TrainConfig {
-            steps: p.steps,
-            batch: p.batch,
-            length: l,
-            lr: p.lr,
-            warmup: p.warmup,
-            clip: p.clip,
-            weight_decay: 0.0,
-            seed: job.seed ^ 0x5EED_BA7C,
-        };
-        let log = train(&model, &c.train, &tc, &mut |_| {}).map_err(e)?;
-        let frozen = model.frozen();
-        let max = l * p.eval_multiples.last().copied().unwrap_or(1);
-        let sl = Sliding {
-            stride: p.eval_stride,
-            max_length: max,
-            targets: p.eval_targets,
-        };
-        let mut nll = Vec::new();
-        for &m in &p.eval_multiples {
-            nll.push(
-                sliding_nll(
-                    &frozen,
-                    &c.val,
-                    m * l,
-                    sl,
-                    Inference::default(),
-                    p.eval_batch_tokens,
-                )
-                .map_err(e)?,
-            );
-        }
-        let mut truncated = Vec::new();
-        if matches!(job.scheme, Scheme::Alibi(_) | Scheme::Sandwich) {
-            for &w in &p.truncation_multiples {
-                let inf = Inference {
-                    truncate: Some(w * l),
-                    ..Inference::default()
-                };
-                let v = sliding_nll(
-                    &frozen,
-                    &c.val,
-                    p.criteria.truncation_length * l,
-                    sl,
-                    inf,
-                    p.eval_batch_tokens,
-                )
-                .map_err(e)?;
-                truncated.push((w, v));
-            }
-        }
-        let (mut rf, mut rf_boot, mut curves, mut support) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (k, &m) in p.eval_multiples.iter().enumerate() {
-            let g =
-                normalised_gradients(&frozen, &c.val, m * l, p.rf_sequences, p.eval_batch_tokens)
-                    .map_err(e)?;
-            if g.iter().any(|row| row.iter().any(|x| !x.is_finite())) {
-                return Err(format!(
-                    "{}: a gradient was not finite at L_ex = {}",
-                    job.name(),
-                    m * l
-                ));
-            }
-            let refs: Vec<&[f64]> = g.iter().map(|v| v.as_slice()).collect();
-            let mc = mean_curve(&refs);
-            rf.push(receptive_field(&mc, p.rf_threshold));
-            rf_boot.push(bootstrap_rf(
-                &g,
-                p.rf_threshold,
-                p.bootstrap,
-                0xB007 + k as u64 + 1000 * job.seed,
-            ));
-            support.push(mc.iter().rposition(|&x| x > 0.0).unwrap_or(0));
-            curves.push(mc);
-        }
-        Ok(JobResult {
-            name: job.name(),
-            loss_curve: log.loss_curve,
-            nll,
-            truncated,
-            rf,
-            rf_boot,
-            curves,
-            support,
-        })
+        attncheck_lm::job::run(&lm_job(&job, p), c).map_err(|e| e.to_string())
     }
-}
 
-#[cfg(feature = "lm")]
-pub use exec::{corpus, model_config, run_job};
+    /// One job's unit of work as [`Ctx::unit`] stores it: the result, or why the job failed.
+    #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct JobUnit {
+        /// The measurements.
+        pub result: Option<JobResult>,
+        /// The error, when the job failed.
+        pub error: Option<String>,
+    }
 
-/// One job's unit of work as [`Ctx::unit`] stores it: the result, or why the job failed.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct JobUnit {
-    /// The measurements.
-    pub result: Option<JobResult>,
-    /// The error, when the job failed.
-    pub error: Option<String>,
-}
-
-/// `x` to 4 significant digits (reports: coarse enough to be machine-stable in print).
-fn sig(x: f64) -> String {
-    if !x.is_finite() {
-        return format!("{x}");
-    }
-    let r = crate::outcome::round_sig(x, 4);
-    if r == 0.0 {
-        return "0".into();
-    }
-    if r.abs() >= 1e5 || (r != 0.0 && r.abs() < 1e-3) {
-        format!("{r:.3e}")
-    } else {
-        let digits = (3 - r.abs().log10().floor() as i32).clamp(0, 6) as usize;
-        format!("{r:.digits$}")
-    }
-}
-
-/// Runs the reproduction.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut o = Outcome::new();
-    #[cfg(not(feature = "lm"))]
-    {
-        let _ = (p, ctx);
-        o.declare_inconclusive("attncheck was built without the `lm` feature (the candle models of crates/attncheck-lm)");
-        o
-    }
-    #[cfg(feature = "lm")]
-    {
+    /// Runs every job of `p` (each a unit of work, side by side on rayon's pool) and
+    /// presents the results.
+    pub fn run(p: &Params, ctx: &Ctx, o: &mut Outcome) {
         attncheck_lm::configure();
         let c = match corpus(p) {
             Ok(c) => c,
             Err(e) => {
                 o.declare_inconclusive(format!("the corpus is not available: {e}"));
-                return o;
+                return;
             }
         };
         let all = jobs(p);
-        // One unit per (scheme, seed): `run --shard i/N` trains only its share and `merge`
-        // joins them. Each job is single-threaded (mm.rs, attn.rs, CANDLE_NUM_THREADS=1), so
-        // jobs run side by side on rayon's pool and give the same numbers in any order.
+        let keys = unit_keys(p, &all, ctx.prec());
+        // One unit per job: `run --shard i/N` trains only its share and `merge` joins them.
+        // Each job is single-threaded (mm.rs, attn.rs, CANDLE_NUM_THREADS=1), so jobs run
+        // side by side on rayon's pool and give the same numbers in any order.
         let units: Vec<JobUnit> = all
             .par_iter()
-            .map(|job| {
-                let u = ctx.unit(&job.name(), || match run_job(*job, p, &c) {
+            .zip(keys.par_iter())
+            .map(|(job, key)| {
+                let u = ctx.unit(key, || match run_job(*job, p, &c) {
                     Ok(r) => JobUnit {
                         result: Some(r),
                         error: None,
@@ -656,7 +906,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                         error: Some(e),
                     },
                 });
-                ctx.progress.message(format!("{} done", job.name()));
+                if u != JobUnit::default() {
+                    ctx.progress.message(format!("{} done", job.long_name()));
+                }
                 u
             })
             .collect();
@@ -666,539 +918,42 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 (Some(r), None) => results.push((*job, r)),
                 (_, Some(e)) => {
                     o.declare_inconclusive(format!("a job failed: {e}"));
-                    return o;
+                    return;
                 }
                 // a share computed by another shard (the outcome is discarded)
                 (None, None) => {
-                    o.declare_inconclusive(format!("{}: computed by another shard", job.name()));
-                    return o;
+                    o.declare_inconclusive(format!(
+                        "{}: computed by another shard",
+                        job.long_name()
+                    ));
+                    return;
                 }
             }
         }
-        present(p, ctx, &c, &results, &mut o);
-        o
+        match &p.scan {
+            None => super::present::present(p, &p.plans()[0], ctx, &c, &results, o),
+            Some(s) => super::scan::present(p, s, ctx, &c, &results, o),
+        }
     }
 }
 
 #[cfg(feature = "lm")]
-fn present(
-    p: &Params,
-    ctx: &Ctx,
-    c: &attncheck_lm::corpus::Corpus,
-    results: &[(Job, JobResult)],
-    o: &mut Outcome,
-) {
-    let l = p.train_length;
-    let cr = &p.criteria;
-    let idx = |m: usize| {
-        p.eval_multiples
-            .iter()
-            .position(|&x| x == m)
-            .expect("validated")
-    };
-    let ppl = |r: &JobResult, m: usize| r.nll[idx(m)].exp();
-    let ratio = |r: &JobResult, m: usize| ppl(r, m) / ppl(r, 1);
-    let of = |pred: &dyn Fn(Scheme) -> bool| -> Vec<&(Job, JobResult)> {
-        results.iter().filter(|(j, _)| pred(j.scheme)).collect()
-    };
-    let share = |boot: &[usize], pred: &dyn Fn(usize) -> bool| -> f64 {
-        boot.iter().filter(|&&x| pred(x)).count() as f64 / boot.len().max(1) as f64
-    };
-    let ci = |boot: &[usize]| -> (usize, usize) {
-        let mut b = boot.to_vec();
-        b.sort_unstable();
-        let q = |f: f64| b[((f * b.len() as f64).ceil() as usize).clamp(1, b.len()) - 1];
-        (q(0.025), q(0.975))
-    };
-    // One check each, shared by the ALiBi and Sandwich parts (the same words for both).
-    let extrapolates = |o: &mut Outcome, j: &Job, r: &JobResult| {
-        let q = ratio(r, cr.extrapolation_multiple);
-        o.checks.observe(
-            format!(
-                "{} seed {}: ppl({}·L_tr) ≤ {}·ppl(L_tr)",
-                j.scheme.label(),
-                j.seed,
-                cr.extrapolation_multiple,
-                cr.extrapolation_ratio
-            ),
-            q <= cr.extrapolation_ratio,
-            format!(
-                "ppl {} → {}, ratio {}",
-                sig(ppl(r, 1)),
-                sig(ppl(r, cr.extrapolation_multiple)),
-                sig(q)
-            ),
-        );
-    };
-    // RF99 below (`beyond` false) or above (`beyond` true) L_tr at the k-th L_ex, in enough resamples.
-    let rf_side = |o: &mut Outcome, j: &Job, r: &JobResult, k: usize, beyond: bool| {
-        let s = share(&r.rf_boot[k], &|x| if beyond { x > l } else { x < l });
-        o.checks.observe(
-            format!(
-                "{} seed {}, L_ex = {}: RF99 {} L_tr = {l} in ≥ {} of bootstrap resamples",
-                j.scheme.label(),
-                j.seed,
-                p.eval_multiples[k] * l,
-                if beyond { ">" } else { "<" },
-                cr.bootstrap_share
-            ),
-            s >= cr.bootstrap_share,
-            format!(
-                "RF99 = {} (95% interval {:?}), share {}",
-                r.rf[k],
-                ci(&r.rf_boot[k]),
-                sig(s)
-            ),
-        );
-    };
+pub use exec::{corpus, lm_job, model_config, run_job, JobUnit};
 
-    // ---- setup: the biases are the certified formulas; the slope rules coincide ----
-    o.checks.set_part(Some("setup: biases and controls"));
-    let rules_equal =
-        slope_exponents(p.heads, SlopeRule::Paper) == slope_exponents(p.heads, SlopeRule::Code);
-    o.checks.observe(
-        format!("ALiBi's paper and code slope rules give the same exponents at H = {} (one model serves both)", p.heads),
-        rules_equal,
-        if rules_equal {
-            "equal exact exponent lists: the two rules' models are the same model".to_string()
-        } else {
-            "the rules differ (both are trained, and the check fails: the spec asks for one model)"
-                .to_string()
-        },
-    );
-    let max_len = l * p.eval_multiples.last().copied().unwrap_or(1);
-    let rs: Vec<i64> = [0, 1, 2, 5, 10, 31, 100, 511, 2047, 8191]
-        .into_iter()
-        .filter(|&r| (r as usize) + 1 < max_len)
-        .chain(std::iter::once(max_len as i64 - 1))
-        .collect();
-    let prec = ctx.prec();
-    for scheme in [
-        Scheme::Alibi(SlopeRule::Paper),
-        Scheme::Alibi(SlopeRule::Code),
-        Scheme::Sandwich,
-    ] {
-        let f = bias_fn(scheme, p).expect("bias scheme");
-        let mut worst = 0.0f64;
-        for h in 0..p.heads {
-            for &r in &rs {
-                let x = f(h, r as usize);
-                let e = bias_enclosure(scheme, p, h, r, prec).expect("bias scheme");
-                let d = if e.contains_float(&rug::Float::with_val(prec, x)) {
-                    0.0
-                } else {
-                    (x - e.lo_f64()).abs().min((x - e.hi_f64()).abs())
-                };
-                worst = worst.max(d);
-            }
-        }
-        o.checks.observe(
-            format!(
-                "{}: the model's f64 bias b(h, r) lies within {} of the kernel's {prec}-bit enclosure (every head, r ∈ {{{}}})",
-                scheme.label(),
-                cr.bias_tolerance,
-                rs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-            ),
-            worst <= cr.bias_tolerance,
-            format!("largest distance {worst:.1e}"),
-        );
+#[cfg(feature = "lm")]
+mod present;
+#[cfg(feature = "lm")]
+mod scan;
+
+/// Runs the reproduction.
+pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+    let mut o = Outcome::new();
+    #[cfg(not(feature = "lm"))]
+    {
+        let _ = (p, ctx);
+        o.declare_inconclusive("attncheck was built without the `lm` feature (the candle models of crates/attncheck-lm)");
     }
-    for (j, r) in of(&|s| s == Scheme::Sinusoidal) {
-        let q = ratio(r, cr.sinusoidal_multiple);
-        o.checks.observe(
-            format!(
-                "control, sinusoidal seed {}: ppl({}·L_tr) ≥ {}·ppl(L_tr) (extrapolation is not free here)",
-                j.seed, cr.sinusoidal_multiple, cr.sinusoidal_ratio
-            ),
-            q >= cr.sinusoidal_ratio,
-            format!("ratio {}", sig(q)),
-        );
-    }
-
-    // ---- (1) ALiBi extrapolates ----
-    o.checks.set_part(Some("ALiBi extrapolates"));
-    for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_))) {
-        extrapolates(o, j, r);
-    }
-
-    // ---- (2) ALiBi uses no tokens beyond L_tr ----
-    o.checks.set_part(Some("ALiBi uses no tokens beyond L_tr"));
-    for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_))) {
-        for k in 0..p.eval_multiples.len() {
-            rf_side(o, j, r, k, false);
-        }
-    }
-
-    // ---- (3) windowed attention extrapolates iff layers·(w − 1) ≤ L_tr ----
-    o.checks.set_part(Some(
-        "windowed attention extrapolates iff layers·(w − 1) ≤ L_tr",
-    ));
-    for (j, r) in of(&|s| matches!(s, Scheme::Window(_))) {
-        let Scheme::Window(w) = j.scheme else {
-            continue;
-        };
-        let reach = p.layers * (w - 1);
-        let aligned = reach <= l;
-        let q = ratio(r, cr.extrapolation_multiple);
-        let extrap = q <= cr.extrapolation_ratio;
-        o.checks.observe(
-            format!(
-                "w = {w} seed {}: layers·(w − 1) = {reach} {} L_tr, so it should {}extrapolate (ppl({}·L_tr) {} {}·ppl(L_tr))",
-                j.seed,
-                if aligned { "≤" } else { ">" },
-                if aligned { "" } else { "not " },
-                cr.extrapolation_multiple,
-                if aligned { "≤" } else { ">" },
-                cr.extrapolation_ratio
-            ),
-            extrap == aligned,
-            format!("ratio {}", sig(q)),
-        );
-        let k = p.eval_multiples.len() - 1;
-        let want = reach.min(l * p.eval_multiples[k] - 1);
-        o.checks.observe(
-            format!("w = {w} seed {}: the input gradient vanishes exactly beyond layers·(w − 1) = {reach} (the RF tool sees the window)", j.seed),
-            r.support[k] == want,
-            format!("largest distance with a nonzero gradient at L_ex = {}: {}", l * p.eval_multiples[k], r.support[k]),
-        );
-    }
-
-    // ---- (4) Sandwich uses information beyond L_tr and still extrapolates ----
-    o.checks
-        .set_part(Some("Sandwich uses tokens beyond L_tr and extrapolates"));
-    for (j, r) in of(&|s| s == Scheme::Sandwich) {
-        for (k, _) in p
-            .eval_multiples
-            .iter()
-            .enumerate()
-            .filter(|(_, &m)| m >= cr.sandwich_rf_from)
-        {
-            rf_side(o, j, r, k, true);
-        }
-        extrapolates(o, j, r);
-    }
-
-    // ---- (5) efficient windowed inference ----
-    o.checks.set_part(Some("efficient windowed inference"));
-    let lt = cr.truncation_length * l;
-    for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_) | Scheme::Sandwich)) {
-        let wm = if j.scheme == Scheme::Sandwich {
-            cr.sandwich_window
-        } else {
-            cr.alibi_window
-        };
-        let full = ppl(r, cr.truncation_length);
-        let Some(&(_, t)) = r.truncated.iter().find(|(w, _)| *w == wm) else {
-            continue;
-        };
-        let ch = (t.exp() / full - 1.0).abs();
-        o.checks.observe(
-            format!(
-                "{} seed {}, L_ex = {lt}: attention truncated to the last W = {} tokens changes ppl by < {}%",
-                j.scheme.label(),
-                j.seed,
-                wm * l,
-                cr.truncation_tolerance * 100.0
-            ),
-            ch < cr.truncation_tolerance,
-            format!("ppl {} → {} ({}%)", sig(full), sig(t.exp()), sig(100.0 * ch)),
-        );
-    }
-    o.checks.set_part(None);
-
-    // ---- figures ----
-    for (j, r) in results {
-        if matches!(
-            j.scheme,
-            Scheme::Alibi(_) | Scheme::Sandwich | Scheme::Sinusoidal
-        ) && j.seed == p.seeds[0]
-        {
-            let q = ratio(r, cr.extrapolation_multiple);
-            o.figure(
-                format!(
-                    "{} ppl({}·L_tr)/ppl(L_tr)",
-                    j.scheme.label(),
-                    cr.extrapolation_multiple
-                ),
-                crate::outcome::round_sig(q, 3),
-                sig(q),
-            );
-        }
-    }
-
-    // ---- tables ----
-    let mut t = Table::new(
-        "Corpus (byte-level; fixed split)",
-        &["package", "licence", "role"],
-    );
-    for (name, lic) in &c.licences {
-        t.row(vec![name.clone(), lic.clone(), "`.rs` files".into()]);
-    }
-    t.row(vec![
-        format!("{} files, hash {}", c.files, c.hash),
-        "—".into(),
-        format!(
-            "train {} bytes, validation {} bytes (every {}th file)",
-            c.train.len(),
-            c.val.len(),
-            p.val_every
-        ),
-    ]);
-    o.tables.push(t);
-
-    let mut cols: Vec<String> = vec!["model".into(), "seed".into(), "final train loss".into()];
-    cols.extend(p.eval_multiples.iter().map(|m| format!("ppl @ {}", m * l)));
-    let colrefs: Vec<&str> = cols.iter().map(String::as_str).collect();
-    let mut t = Table::new(
-        format!("Validation perplexity (bytes) against L_ex: sliding windows, stride {}, the same {} scored bytes at every L_ex", p.eval_stride, p.eval_targets),
-        &colrefs,
-    );
-    for (j, r) in results {
-        let mut row = vec![
-            j.scheme.label(),
-            j.seed.to_string(),
-            r.loss_curve.last().map(|&x| sig(x)).unwrap_or_default(),
-        ];
-        row.extend(p.eval_multiples.iter().map(|&m| sig(ppl(r, m))));
-        t.row(row);
-    }
-    o.tables.push(t);
-
-    let mut cols: Vec<String> = vec!["model".into(), "seed".into()];
-    cols.extend(p.eval_multiples.iter().map(|m| format!("RF99 @ {}", m * l)));
-    let colrefs: Vec<&str> = cols.iter().map(String::as_str).collect();
-    let mut t = Table::new(
-        format!(
-            "Receptive field RF99 (cumulative normalised gradient ≥ {}; {} sequences; 95% bootstrap interval of {} resamples), L_tr = {l}",
-            p.rf_threshold, p.rf_sequences, p.bootstrap
-        ),
-        &colrefs,
-    );
-    for (j, r) in results {
-        let mut row = vec![j.scheme.label(), j.seed.to_string()];
-        row.extend((0..p.eval_multiples.len()).map(|k| {
-            let (a, b) = ci(&r.rf_boot[k]);
-            format!("{} [{a}, {b}]", r.rf[k])
-        }));
-        t.row(row);
-    }
-    o.tables.push(t);
-
-    let mut t = Table::new(
-        format!("Windowed attention (W1), {} layers, L_tr = {l}", p.layers),
-        &[
-            "w",
-            "seed",
-            "layers·(w − 1)",
-            "aligned (≤ L_tr)",
-            "ppl @ L_tr",
-            "ppl ratio @ 8·L_tr",
-            "extrapolates",
-            "gradient support @ max L_ex",
-        ],
-    );
-    for (j, r) in of(&|s| matches!(s, Scheme::Window(_))) {
-        let Scheme::Window(w) = j.scheme else {
-            continue;
-        };
-        let q = ratio(r, cr.extrapolation_multiple);
-        t.row(vec![
-            w.to_string(),
-            j.seed.to_string(),
-            (p.layers * (w - 1)).to_string(),
-            if p.layers * (w - 1) <= l { "yes" } else { "no" }.into(),
-            sig(ppl(r, 1)),
-            sig(q),
-            if q <= cr.extrapolation_ratio {
-                "yes"
-            } else {
-                "no"
-            }
-            .into(),
-            r.support.last().map(|s| s.to_string()).unwrap_or_default(),
-        ]);
-    }
-    o.tables.push(t);
-
-    let mut t = Table::new(
-        format!(
-            "Truncated attention at L_ex = {lt}: every layer attends to the last W tokens only"
-        ),
-        &[
-            "model",
-            "seed",
-            "W",
-            "ppl full",
-            "ppl truncated",
-            "change",
-            "attention scores computed (share of full)",
-        ],
-    );
-    for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_) | Scheme::Sandwich)) {
-        let full = ppl(r, cr.truncation_length);
-        for &(w, v) in &r.truncated {
-            let wl = (w * l).min(lt);
-            let work = (wl * (wl + 1) / 2 + (lt - wl) * wl) as f64 / (lt * (lt + 1) / 2) as f64;
-            t.row(vec![
-                j.scheme.label(),
-                j.seed.to_string(),
-                (w * l).to_string(),
-                sig(full),
-                sig(v.exp()),
-                format!("{}%", sig(100.0 * (v.exp() / full - 1.0))),
-                sig(work),
-            ]);
-        }
-    }
-    o.tables.push(t);
-
-    if !p.fixture.is_empty() {
-        let mut t = Table::new(
-            "Published numbers (fixtures: reported, never asserted; different data and scale)",
-            &["source", "model", "length", "perplexity"],
-        );
-        for f in &p.fixture {
-            t.row(vec![
-                f.source.clone(),
-                f.model.clone(),
-                f.length.to_string(),
-                format!("{}", f.perplexity),
-            ]);
-        }
-        o.tables.push(t);
-    }
-
-    // ---- plots ----
-    let first_seed = p.seeds[0];
-    let main: Vec<&(Job, JobResult)> = results
-        .iter()
-        .filter(|(j, _)| j.seed == first_seed)
-        .collect();
-    let coarse = |x: f64| crate::outcome::round_sig(x, 4);
-    o.plots.push(Plot {
-        slug: "perplexity".into(),
-        title: format!("Validation perplexity against L_ex (L_tr = {l}, seed {first_seed})"),
-        x_label: "L_ex".into(),
-        y_label: "perplexity (bytes)".into(),
-        x_log: true,
-        y_log: true,
-        series: main
-            .iter()
-            .map(|(j, r)| Series {
-                name: j.scheme.label(),
-                style: Style::Line,
-                points: p
-                    .eval_multiples
-                    .iter()
-                    .map(|&m| ((m * l) as f64, coarse(ppl(r, m))))
-                    .collect(),
-            })
-            .collect(),
-        heatmap: None,
-        paths: false,
-    });
-    let k = p.eval_multiples.len() - 1;
-    let lmax = l * p.eval_multiples[k];
-    let mut series: Vec<Series> = main
-        .iter()
-        .filter(|(j, _)| !matches!(j.scheme, Scheme::Window(w) if w != p.windows[0]))
-        .map(|(j, r)| {
-            let cum = attncheck_lm::eval::cumulative(&r.curves[k]);
-            Series {
-                name: j.scheme.label(),
-                style: Style::Line,
-                points: super::common::log_plot_points(1, lmax as i64)
-                    .into_iter()
-                    .map(|d| (d as f64, coarse(cum[(d - 1) as usize])))
-                    .collect(),
-            }
-        })
-        .collect();
-    series.push(Series {
-        name: format!("L_tr = {l}"),
-        style: Style::Dashed,
-        points: vec![(l as f64, 0.0), (l as f64, 1.0)],
-    });
-    o.plots.push(Plot {
-        slug: "cumulative-gradient".into(),
-        title: format!("Cumulative normalised gradient at L_ex = {lmax} (seed {first_seed})"),
-        x_label: "distance k + 1 from the last token".into(),
-        y_label: "C(k)".into(),
-        x_log: true,
-        y_log: false,
-        series,
-        heatmap: None,
-        paths: false,
-    });
-    let mut win: Vec<Series> = p
-        .seeds
-        .iter()
-        .map(|&s| Series {
-            name: format!("seed {s}"),
-            style: Style::Points,
-            points: of(&|sc| matches!(sc, Scheme::Window(_)))
-                .iter()
-                .filter(|(j, _)| j.seed == s)
-                .filter_map(|(j, r)| match j.scheme {
-                    Scheme::Window(w) => {
-                        Some((w as f64, coarse(ratio(r, cr.extrapolation_multiple))))
-                    }
-                    _ => None,
-                })
-                .collect(),
-        })
-        .collect();
-    let wmax = *p.windows.iter().max().unwrap_or(&1) as f64;
-    let boundary = (l / p.layers + 1) as f64;
-    win.push(Series {
-        name: format!("criterion {}", cr.extrapolation_ratio),
-        style: Style::Dashed,
-        points: vec![
-            (1.0, cr.extrapolation_ratio),
-            (wmax, cr.extrapolation_ratio),
-        ],
-    });
-    win.push(Series {
-        name: format!("layers·(w − 1) = L_tr (w = {boundary})"),
-        style: Style::Dashed,
-        points: vec![(boundary, 1.0), (boundary, cr.extrapolation_ratio * 1.5)],
-    });
-    o.plots.push(Plot {
-        slug: "windowed".into(),
-        title: format!(
-            "Windowed attention: ppl({}·L_tr)/ppl(L_tr) against w",
-            cr.extrapolation_multiple
-        ),
-        x_label: "window w".into(),
-        y_label: "perplexity ratio".into(),
-        x_log: false,
-        y_log: true,
-        series: win,
-        heatmap: None,
-        paths: false,
-    });
-
-    o.note(format!(
-        "Scale: pre-LN decoder with a ReLU MLP (4·hidden), {} layers, hidden {}, {} heads, L_tr = {l}, {} steps of {} sequences ({} training bytes seen), seeds {:?}; \
-         the paper trains 12 layers, hidden 768, L_tr = 512 for 50k steps. A finite experiment: every part is at most supported.",
-        p.layers, p.hidden, p.heads, p.steps, p.batch, p.steps * p.batch * l, p.seeds
-    ));
-    o.note(
-        "Determinism (threads pinned, print rounded): weights, batches and bootstrap draws come from SplitMix64 seeds; \
-         each (scheme, seed) job runs on one thread — every matrix product is one sequential gemm call \
-         (crates/attncheck-lm/src/mm.rs), attention, layer norm and loss in f32 with sums in an order fixed by the shapes (attn.rs, ops.rs), candle's elementwise pool \
-         pinned to CANDLE_NUM_THREADS=1 — and jobs run side by side, so the numbers do not depend on the thread count \
-         or the order in which jobs finish; the report prints 4 significant digits.",
-    );
-    o.note(
-        "Evaluation is sliding-window with a fixed stride (the ALiBi paper's App. B uses stride 1); every L_ex scores the same \
-         bytes. The receptive field is taken from the mean of the per-sequence normalised gradient curves (gradient of the \
-         last position's loss with respect to the token embeddings, L2 norm per position), as the paper's cumulative plots; \
-         its threshold and norm are [unconfirmed] details.",
-    );
-    o.note(
-        "Sandwich uses the centred bias B̃(r)/c_h, which gives exactly the attention of p_mᵀp_n/c_h (positional/shift-invariance); \
-         windowed models have no other position information; sinusoidal embeddings use ω_i = 10000^{−2i/hidden} \
-         (sandwich_freqs_f64 of common.rs); RoPE rotates query/key halves with base 10000.",
-    );
+    #[cfg(feature = "lm")]
+    exec::run(p, ctx, &mut o);
+    o
 }

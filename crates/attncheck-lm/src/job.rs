@@ -1,0 +1,440 @@
+//! One training-and-evaluation job of attncheck's `positional/trained-model-claims`: train a
+//! model on a corpus, then measure it at every evaluation length L_ex = k·L_tr.
+//!
+//! What a job measures (all of it stored in its [`JobResult`], so that a merged report and
+//! the certified implicit window never recompute anything):
+//! - the training loss per 1/20 of the run and, when asked, the validation loss at evenly
+//!   spaced steps ([`Validation`]: the convergence plot);
+//! - sliding-window perplexity at every L_ex ([`crate::eval::sliding_nll`]), and at one
+//!   L_ex with attention truncated to the last W tokens;
+//! - the receptive field RF at every L_ex: the mean cumulative normalised gradient curve of
+//!   `rf_sequences` validation sequences, its RF, the RFs of `bootstrap` resamples of the
+//!   sequences, and the largest distance with a nonzero gradient;
+//! - when asked, the weights that enter a bound on the attention logits, as exact f32 bit
+//!   patterns with their SHA-256 ([`AttentionWeights`]).
+//!
+//! The caller (the claim) decides what a job is: the model's position scheme (its bias
+//! formula included), the sizes, the seeds. A job is single-threaded and deterministic: the
+//! same job gives the same bytes on every run.
+
+use crate::corpus::Corpus;
+use crate::eval::{
+    bootstrap_rf, mean_curve, normalised_gradients, receptive_field, sliding_nll, Sliding,
+};
+use crate::model::{token_nll, tokens, Config, Inference, Model};
+use crate::train::{train, TrainConfig};
+use crate::{Error, Result};
+use candle_core::DType;
+use serde::{Deserialize, Serialize};
+
+/// The measurements after training.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// Evaluation lengths as multiples of L_tr (the first is normally 1).
+    pub multiples: Vec<usize>,
+    /// Sliding-evaluation stride (bytes scored per window).
+    pub stride: usize,
+    /// Scored validation bytes per evaluation (a multiple of the stride).
+    pub targets: usize,
+    /// Bytes per forward batch (a memory bound; never changes a number).
+    pub batch_tokens: usize,
+    /// Truncation windows W as multiples of L_tr (empty: no truncation measurement).
+    pub truncations: Vec<usize>,
+    /// The truncated perplexities are measured at L_ex = this multiple of L_tr (one of
+    /// `multiples` when `truncations` is not empty).
+    pub truncation_length: usize,
+    /// RF threshold of the cumulative normalised gradient.
+    pub rf_threshold: f64,
+    /// Validation sequences per receptive-field measurement.
+    pub rf_sequences: usize,
+    /// Bootstrap resamples of the sequences.
+    pub bootstrap: usize,
+    /// The resamples at the k-th evaluation length are drawn from seed `bootstrap_seed + k`.
+    pub bootstrap_seed: u64,
+}
+
+/// The validation-loss curve during training.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Validation {
+    /// Number of evaluations, after every ⌊steps/points⌋ steps (and after the last step).
+    pub points: usize,
+    /// Validation windows of L_tr + 1 bytes, at evenly spaced offsets of the validation data.
+    pub sequences: usize,
+}
+
+/// One job.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// Its name (in error messages and the result).
+    pub name: String,
+    /// The model.
+    pub model: Config,
+    /// Seed of the initial weights.
+    pub seed: u64,
+    /// Training (its `length` is L_tr).
+    pub train: TrainConfig,
+    /// The measurements after training.
+    pub eval: Evaluation,
+    /// The validation-loss curve, if wanted.
+    pub validation: Option<Validation>,
+    /// Keep the weights that bound the attention logits ([`AttentionWeights`]).
+    pub keep_attention_weights: bool,
+}
+
+/// What one job measured.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JobResult {
+    /// The job's name.
+    pub name: String,
+    /// Mean training loss per 1/20 of the run (nats/byte).
+    pub loss_curve: Vec<f64>,
+    /// (steps done, validation loss in nats/byte) during training; empty when not asked.
+    #[serde(default)]
+    pub val_curve: Vec<(usize, f64)>,
+    /// Validation NLL (nats/byte) at each evaluation length.
+    pub nll: Vec<f64>,
+    /// (W multiple, NLL) with attention truncated to the last W tokens, at the truncation length.
+    pub truncated: Vec<(usize, f64)>,
+    /// RF of the mean normalised-gradient curve at each evaluation length.
+    pub rf: Vec<usize>,
+    /// Bootstrap RFs at each evaluation length.
+    pub rf_boot: Vec<Vec<usize>>,
+    /// The mean normalised-gradient curve (by distance) at each evaluation length.
+    pub curves: Vec<Vec<f64>>,
+    /// The largest distance with a nonzero mean gradient at each evaluation length.
+    pub support: Vec<usize>,
+    /// The weights that bound the attention logits, when asked.
+    #[serde(default)]
+    pub attention_weights: Option<AttentionWeights>,
+}
+
+/// The weights of a trained model that enter a bound on its attention logits
+/// q_i·k_j over all inputs: per layer the LayerNorm before attention (gain γ, shift β) and
+/// the query and key projections with their biases. Every value is an f32 (so an exact
+/// dyadic rational), written as its IEEE-754 bit pattern in 8 hex digits, values
+/// concatenated in row-major order: `w_q` and `w_k` are [hidden (in), hidden (out)], head h
+/// owning the output columns h·d_h … (h + 1)·d_h − 1 (d_h = hidden/heads), as the model
+/// computes q = LN(x)·W_Q + b_Q.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct AttentionWeights {
+    /// Hidden size.
+    pub hidden: usize,
+    /// Heads.
+    pub heads: usize,
+    /// SHA-256 (hex) of the bit patterns of every value, 4 bytes little-endian each, in
+    /// the order layer by layer: ln_gain, ln_shift, w_q, b_q, w_k, b_k ([`AttentionWeights::digest`]).
+    pub sha256: String,
+    /// One entry per layer.
+    pub layers: Vec<LayerAttentionWeights>,
+}
+
+/// One layer's [`AttentionWeights`] (hex f32 bit patterns, 8 digits per value).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct LayerAttentionWeights {
+    /// LayerNorm gain γ before attention (hidden values).
+    pub ln_gain: String,
+    /// LayerNorm shift β before attention (hidden values).
+    pub ln_shift: String,
+    /// Query projection W_Q (hidden × hidden).
+    pub w_q: String,
+    /// Query bias b_Q (hidden values).
+    pub b_q: String,
+    /// Key projection W_K (hidden × hidden).
+    pub w_k: String,
+    /// Key bias b_K (hidden values).
+    pub b_k: String,
+}
+
+/// f32 values as concatenated 8-hex-digit bit patterns.
+pub fn to_hex(v: &[f32]) -> String {
+    let mut s = String::with_capacity(8 * v.len());
+    for x in v {
+        s.push_str(&format!("{:08x}", x.to_bits()));
+    }
+    s
+}
+
+/// The inverse of [`to_hex`]; `None` unless the text is a whole number of 8-digit
+/// lower-case hex groups.
+pub fn from_hex(s: &str) -> Option<Vec<f32>> {
+    if !s.len().is_multiple_of(8)
+        || !s
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return None;
+    }
+    (0..s.len() / 8)
+        .map(|i| {
+            u32::from_str_radix(&s[8 * i..8 * i + 8], 16)
+                .ok()
+                .map(f32::from_bits)
+        })
+        .collect()
+}
+
+impl LayerAttentionWeights {
+    /// The six tensors in digest order, decoded.
+    pub fn parts(&self) -> Option<[Vec<f32>; 6]> {
+        Some([
+            from_hex(&self.ln_gain)?,
+            from_hex(&self.ln_shift)?,
+            from_hex(&self.w_q)?,
+            from_hex(&self.b_q)?,
+            from_hex(&self.w_k)?,
+            from_hex(&self.b_k)?,
+        ])
+    }
+}
+
+impl AttentionWeights {
+    /// The SHA-256 of the stored values (see the `sha256` field); `None` when a value is
+    /// not valid hex.
+    pub fn digest(&self) -> Option<String> {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for l in &self.layers {
+            for part in l.parts()? {
+                for x in part {
+                    h.update(x.to_bits().to_le_bytes());
+                }
+            }
+        }
+        Some(
+            h.finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>(),
+        )
+    }
+
+    /// Whether every tensor has its size and the hash matches the values.
+    pub fn is_consistent(&self) -> bool {
+        let d = self.hidden;
+        self.heads >= 1
+            && d.is_multiple_of(self.heads)
+            && self.layers.iter().all(|l| {
+                l.parts().is_some_and(|p| {
+                    p[0].len() == d
+                        && p[1].len() == d
+                        && p[2].len() == d * d
+                        && p[3].len() == d
+                        && p[4].len() == d * d
+                        && p[5].len() == d
+                })
+            })
+            && self.digest().as_deref() == Some(self.sha256.as_str())
+    }
+
+    /// Reads them from a model (its weights as f32: exact for an f32 model).
+    pub fn of(model: &Model) -> Result<AttentionWeights> {
+        let d = model.cfg.hidden;
+        let w = model.weights();
+        let get = |name: &str| -> Result<Vec<Vec<f32>>> {
+            let t = w
+                .get(name)
+                .ok_or_else(|| Error::Config(format!("the model has no weight {name}")))?
+                .to_dtype(DType::F32)?;
+            Ok(match t.rank() {
+                1 => vec![t.to_vec1::<f32>()?],
+                _ => t.to_vec2::<f32>()?,
+            })
+        };
+        let mut layers = Vec::new();
+        for l in 0..model.cfg.layers {
+            let gain = get(&format!("l{l}.ln1.w"))?.concat();
+            let shift = get(&format!("l{l}.ln1.b"))?.concat();
+            let qkv_w = get(&format!("l{l}.qkv.w"))?;
+            let qkv_b = get(&format!("l{l}.qkv.b"))?.concat();
+            if qkv_w.len() != d || qkv_w.iter().any(|r| r.len() != 3 * d) || qkv_b.len() != 3 * d {
+                return Err(Error::Config(format!(
+                    "layer {l}: the qkv projection is not [{d}, {}]",
+                    3 * d
+                )));
+            }
+            let cols = |from: usize| -> Vec<f32> {
+                qkv_w
+                    .iter()
+                    .flat_map(|row| row[from..from + d].iter().copied())
+                    .collect()
+            };
+            layers.push(LayerAttentionWeights {
+                ln_gain: to_hex(&gain),
+                ln_shift: to_hex(&shift),
+                w_q: to_hex(&cols(0)),
+                b_q: to_hex(&qkv_b[0..d]),
+                w_k: to_hex(&cols(d)),
+                b_k: to_hex(&qkv_b[d..2 * d]),
+            });
+        }
+        let mut a = AttentionWeights {
+            hidden: d,
+            heads: model.cfg.heads,
+            sha256: String::new(),
+            layers,
+        };
+        a.sha256 = a.digest().expect("written by to_hex");
+        Ok(a)
+    }
+}
+
+/// Mean next-byte NLL (nats/byte) over `n` windows of `length + 1` bytes at evenly spaced
+/// offsets of `data`, every position scored.
+pub fn validation_loss(
+    model: &Model,
+    data: &[u8],
+    length: usize,
+    n: usize,
+    tokens_per_batch: usize,
+) -> Result<f64> {
+    if n == 0 || data.len() < length + 1 + n {
+        return Err(Error::Config(format!(
+            "validation data has {} bytes, {n} windows of {} need more",
+            data.len(),
+            length + 1
+        )));
+    }
+    let gap = (data.len() - length - 1) / n;
+    let per = (tokens_per_batch / length).max(1);
+    let mut total = 0.0;
+    let mut k = 0;
+    while k < n {
+        let m = per.min(n - k);
+        let starts: Vec<usize> = (k..k + m).map(|j| j * gap).collect();
+        let xs: Vec<&[u8]> = starts.iter().map(|&a| &data[a..a + length]).collect();
+        let ys: Vec<&[u8]> = starts
+            .iter()
+            .map(|&a| &data[a + 1..a + length + 1])
+            .collect();
+        let logits = model.forward(&tokens(&xs)?, Inference::default())?;
+        let nll = token_nll(&logits, &tokens(&ys)?)?;
+        total += nll.to_dtype(DType::F64)?.sum_all()?.to_scalar::<f64>()?;
+        k += m;
+    }
+    Ok(total / (n * length) as f64)
+}
+
+/// Trains and measures one job on `corpus` (training on `corpus.train`, every measurement
+/// on `corpus.val`).
+pub fn run(job: &Job, corpus: &Corpus) -> Result<JobResult> {
+    let named = |e: Error| Error::Config(format!("{}: {e}", job.name));
+    let l = job.train.length;
+    let ev = &job.eval;
+    let model = Model::new(job.model.clone(), job.seed).map_err(named)?;
+    let mut val_curve = Vec::new();
+    let mut val_error = None;
+    let log = match job.validation {
+        None => train(&model, &corpus.train, &job.train, &mut |_| {}),
+        Some(v) => {
+            let block = (job.train.steps / v.points.max(1)).max(1);
+            let last = job.train.steps;
+            train(&model, &corpus.train, &job.train, &mut |step| {
+                let done = step + 1;
+                if val_error.is_none() && (done % block == 0 || done == last) {
+                    match validation_loss(
+                        &model.frozen(),
+                        &corpus.val,
+                        l,
+                        v.sequences,
+                        ev.batch_tokens,
+                    ) {
+                        Ok(x) => val_curve.push((done, x)),
+                        Err(e) => val_error = Some(e),
+                    }
+                }
+            })
+        }
+    }
+    .map_err(named)?;
+    if let Some(e) = val_error {
+        return Err(named(e));
+    }
+    let frozen = model.frozen();
+    let max = l * ev.multiples.iter().copied().max().unwrap_or(1);
+    let sl = Sliding {
+        stride: ev.stride,
+        max_length: max,
+        targets: ev.targets,
+    };
+    let mut nll = Vec::new();
+    for &m in &ev.multiples {
+        nll.push(
+            sliding_nll(
+                &frozen,
+                &corpus.val,
+                m * l,
+                sl,
+                Inference::default(),
+                ev.batch_tokens,
+            )
+            .map_err(named)?,
+        );
+    }
+    let mut truncated = Vec::new();
+    for &w in &ev.truncations {
+        let inf = Inference {
+            truncate: Some(w * l),
+            ..Inference::default()
+        };
+        let v = sliding_nll(
+            &frozen,
+            &corpus.val,
+            ev.truncation_length * l,
+            sl,
+            inf,
+            ev.batch_tokens,
+        )
+        .map_err(named)?;
+        truncated.push((w, v));
+    }
+    let (mut rf, mut rf_boot, mut curves, mut support) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (k, &m) in ev.multiples.iter().enumerate() {
+        let g = normalised_gradients(
+            &frozen,
+            &corpus.val,
+            m * l,
+            ev.rf_sequences,
+            ev.batch_tokens,
+        )
+        .map_err(named)?;
+        if g.iter().any(|row| row.iter().any(|x| !x.is_finite())) {
+            return Err(Error::Config(format!(
+                "{}: a gradient was not finite at L_ex = {}",
+                job.name,
+                m * l
+            )));
+        }
+        let refs: Vec<&[f64]> = g.iter().map(|v| v.as_slice()).collect();
+        let mc = mean_curve(&refs);
+        rf.push(receptive_field(&mc, ev.rf_threshold));
+        rf_boot.push(bootstrap_rf(
+            &g,
+            ev.rf_threshold,
+            ev.bootstrap,
+            ev.bootstrap_seed.wrapping_add(k as u64),
+        ));
+        support.push(mc.iter().rposition(|&x| x > 0.0).unwrap_or(0));
+        curves.push(mc);
+    }
+    let attention_weights = if job.keep_attention_weights {
+        Some(AttentionWeights::of(&frozen).map_err(named)?)
+    } else {
+        None
+    };
+    Ok(JobResult {
+        name: job.name.clone(),
+        loss_curve: log.loss_curve,
+        val_curve,
+        nll,
+        truncated,
+        rf,
+        rf_boot,
+        curves,
+        support,
+        attention_weights,
+    })
+}
