@@ -13,6 +13,10 @@
       row sums), as the plain definitions of the format: sums of products over
       lists and maxima over index ranges.  Coq computes them itself
       ([vm_compute]) from the data embedded in the certificate file;
+    - the band reachability of windowed causal attention ([band_op]: the
+      receptive field e_{L−1} Aˡ of the last query, and its size), defined as
+      boolean matrix products ([band_step_spec]) and computed by a one-pass
+      scan proven equal to them ([band_step_eq]);
     - a small reflective decision procedure for exact (rational) formulas:
       [decide] evaluates a formula in exact rationals, and [decide_sound]
       proves that [decide f = true] implies the real-number statement
@@ -385,6 +389,151 @@ Definition entry_sum (B : sparse) : Q := fold_right Qplus 0 (entries B).
     matrix with no entry, …) makes the attncheck kernel reject the formula, so
     the default value 0 never enters a valid certificate. *)
 
+(** ** Band reachability: windowed causal attention *)
+
+Local Open Scope nat_scope.
+
+(** On L tokens, A[i][j] = 1 iff 0 ≤ i − j ≤ d (causal attention over a window of
+    d + 1 tokens, −∞ bias outside).  A boolean row vector is the list of its L
+    entries, index 0 first; an index past the end reads [false]. *)
+
+(** The plain definition of one product: (v A)[j] = ∃ i ∈ j..j + d, v[i]. *)
+Definition band_step_spec (d : nat) (v : list bool) : list bool :=
+  map (fun j => existsb (fun i => nth i v false) (seq j (S d))) (seq 0 (length v)).
+
+(** The same product in one pass from the right, carrying the distance from the
+    current index to the nearest [true] at or after it ([None]: none).  Equal to
+    [band_step_spec] ([band_step_eq] below); Coq computes with this one. *)
+Fixpoint band_scan (d : nat) (v : list bool) : list bool * option nat :=
+  match v with
+  | [] => ([], None)
+  | b :: v' =>
+      let (w, g) := band_scan d v' in
+      let g' := if b then Some 0%nat else option_map S g in
+      ((match g' with Some k => Nat.leb k d | None => false end) :: w, g')
+  end.
+Definition band_step (d : nat) (v : list bool) : list bool := fst (band_scan d v).
+
+(** The index of the first [true] ([None]: none). *)
+Fixpoint first_true (v : list bool) : option nat :=
+  match v with
+  | [] => None
+  | true :: _ => Some 0%nat
+  | false :: v' => option_map S (first_true v')
+  end.
+
+Lemma band_scan_snd : forall d v, snd (band_scan d v) = first_true v.
+Proof.
+  intros d v. induction v as [|b v IH]; [reflexivity|].
+  simpl. destruct (band_scan d v) as [w g]. simpl in *. subst g. destruct b; reflexivity.
+Qed.
+
+Lemma nth_first_true : forall v i, (forall k, first_true v = Some k -> (i < k)%nat) -> nth i v false = false.
+Proof.
+  induction v as [|b v IH]; intros i H; [destruct i; reflexivity|].
+  destruct b.
+  - specialize (H 0%nat eq_refl). lia.
+  - destruct i; [reflexivity|]. simpl. apply IH. intros k Hk.
+    specialize (H (S k)). simpl in H. rewrite Hk in H. simpl in H. specialize (H eq_refl). lia.
+Qed.
+
+Lemma nth_first_true_some : forall v k, first_true v = Some k -> nth k v false = true.
+Proof.
+  induction v as [|b v IH]; intros k H; [discriminate|].
+  destruct b; simpl in H.
+  - injection H as <-. reflexivity.
+  - destruct (first_true v) as [k'|] eqn:E; [|discriminate]. injection H as <-. simpl. apply IH. reflexivity.
+Qed.
+
+Lemma nth_skipn' : forall j i (v : list bool), nth i (skipn j v) false = nth (j + i) v false.
+Proof. induction j as [|j IH]; intros i v; [reflexivity|]. destruct v; [destruct i; reflexivity|]. apply IH. Qed.
+
+(** The window j..j + n − 1 of v holds a [true] iff the first [true] of v at or
+    after j is within n − 1 of j. *)
+Lemma existsb_window : forall n v j,
+  existsb (fun i => nth i v false) (seq j n) =
+  match first_true (skipn j v) with Some k => Nat.ltb k n | None => false end.
+Proof.
+  intros n v j.
+  destruct (existsb (fun i => nth i v false) (seq j n)) eqn:E.
+  - apply existsb_exists in E as [i [Hi Hv]]. apply in_seq in Hi.
+    destruct (first_true (skipn j v)) as [k|] eqn:F.
+    + symmetry. apply Nat.ltb_lt.
+      destruct (Nat.lt_ge_cases k (i - j)) as [Hk|Hk]; [lia|].
+      destruct (Nat.eq_dec k (i - j)) as [->|Hne]; [lia|].
+      exfalso. assert (Hn : nth (i - j) (skipn j v) false = false)
+        by (apply nth_first_true; intros k' Hk'; rewrite F in Hk'; injection Hk' as <-; lia).
+      rewrite nth_skipn' in Hn. replace (j + (i - j))%nat with i in Hn by lia. congruence.
+    + exfalso. assert (Hn : nth (i - j) (skipn j v) false = false)
+        by (apply nth_first_true; intros k' Hk'; congruence).
+      rewrite nth_skipn' in Hn. replace (j + (i - j))%nat with i in Hn by lia. congruence.
+  - destruct (first_true (skipn j v)) as [k|] eqn:F; [|reflexivity].
+    destruct (Nat.ltb k n) eqn:L; [|reflexivity]. apply Nat.ltb_lt in L.
+    apply nth_first_true_some in F. rewrite nth_skipn' in F.
+    assert (Hin : existsb (fun i => nth i v false) (seq j n) = true)
+      by (apply existsb_exists; exists (j + k)%nat; split; [apply in_seq; lia | exact F]).
+    congruence.
+Qed.
+
+Lemma band_scan_fst : forall d v j, (j < length v)%nat ->
+  nth j (fst (band_scan d v)) false =
+  match first_true (skipn j v) with Some k => Nat.leb k d | None => false end.
+Proof.
+  intros d v. induction v as [|b v IH]; intros j Hj; [simpl in Hj; lia|].
+  simpl. pose proof (band_scan_snd d v) as Hs. destruct (band_scan d v) as [w g]. simpl in Hs |- *.
+  destruct j as [|j].
+  - subst g. destruct b; reflexivity.
+  - simpl in Hj. apply (IH j). lia.
+Qed.
+
+Lemma band_scan_length : forall d v, length (fst (band_scan d v)) = length v.
+Proof.
+  intros d v. induction v as [|b v IH]; [reflexivity|].
+  simpl. destruct (band_scan d v) as [w g]. simpl in *. now rewrite IH.
+Qed.
+
+Lemma nth_map_seq : forall (f : nat -> bool) n j, (j < n)%nat -> nth j (map f (seq 0 n)) false = f j.
+Proof.
+  intros f n j Hj. rewrite (nth_indep _ false (f 0%nat)) by (rewrite map_length, seq_length; exact Hj).
+  rewrite map_nth, seq_nth by exact Hj. reflexivity.
+Qed.
+
+Theorem band_step_eq : forall d v, band_step d v = band_step_spec d v.
+Proof.
+  intros d v. unfold band_step, band_step_spec.
+  apply (nth_ext _ _ false false).
+  - now rewrite map_length, seq_length, band_scan_length.
+  - intros j Hj. rewrite band_scan_length in Hj.
+    rewrite band_scan_fst by exact Hj.
+    rewrite nth_map_seq by exact Hj.
+    rewrite existsb_window.
+    destruct (first_true (skipn j v)) as [k|]; [|reflexivity].
+    destruct (Nat.leb k d) eqn:E1; destruct (Nat.ltb k (S d)) eqn:E2; try reflexivity;
+      [apply Nat.leb_le in E1; apply Nat.ltb_ge in E2 | apply Nat.leb_gt in E1; apply Nat.ltb_lt in E2]; lia.
+Qed.
+
+(** e_{L−1} Aˡ: the last query's receptive field after l layers. *)
+Definition band_vec (L d l : nat) : list bool :=
+  Nat.iter l (band_step d) (repeat false (L - 1) ++ [true]).
+
+Fixpoint count_true (v : list bool) : nat :=
+  match v with [] => 0%nat | b :: v' => ((if b then 1 else 0) + count_true v')%nat end.
+
+(** [band-reach]: the largest r with v[L − 1 − r] = 1; [band-reach-count]: the
+    number of j with v[j] = 1 (the format's definitions, for v = e_{L−1} Aˡ). *)
+Definition band_reach_nat (L d l : nat) : nat :=
+  match first_true (band_vec L d l) with Some k => (L - 1 - k)%nat | None => 0%nat end.
+Definition band_count_nat (L d l : nat) : nat := count_true (band_vec L d l).
+
+(** The kernel's domain: 1 ≤ L ≤ 65536, d ≥ 0, 1 ≤ l ≤ 256. *)
+Definition band_ok (L d l : Z) : bool :=
+  (1 <=? L)%Z && (L <=? 65536)%Z && (0 <=? d)%Z && (1 <=? l)%Z && (l <=? 256)%Z.
+
+Definition band_op (count : bool) (L d l : Z) : Z :=
+  Z.of_nat ((if count then band_count_nat else band_reach_nat) (Z.to_nat L) (Z.to_nat d) (Z.to_nat l)).
+
+Local Open Scope Q_scope.
+
 (** ** Exact terms and formulas, decided by computation *)
 
 Local Open Scope R_scope.
@@ -399,7 +548,12 @@ Inductive term : Type :=
 | TCeil (a : term) | TFloor (a : term)
 | TSum (lo hi : Z) (body : term)  (* Σ_{k = lo}^{hi} body[k] *)
 | TZ (z : Z)                      (* an integer data operation, e.g. gram_max_abs S *)
-| TQ (q : Q).                     (* a rational data operation, e.g. err_max S B *)
+| TQ (q : Q)                      (* a rational data operation, e.g. err_max S B *)
+| TBand (count : bool) (L d l : term). (* band-reach (count = false) or band-reach-count of L d l *)
+
+(** The integer an integer-valued real denotes (its floor: the format gives the
+    band operations exact integers, so the floor is the value itself). *)
+Definition Zfloor (x : R) : Z := (up x - 1)%Z.
 
 Fixpoint denote (env : list Z) (t : term) : R :=
   match t with
@@ -423,6 +577,7 @@ Fixpoint denote (env : list Z) (t : term) : R :=
   | TSum lo hi b => sumZ lo hi (fun k => denote (k :: env) b)
   | TZ z => IZR z
   | TQ q => Q2R q
+  | TBand c L d l => IZR (band_op c (Zfloor (denote env L)) (Zfloor (denote env d)) (Zfloor (denote env l)))
   end.
 
 Local Open Scope Q_scope.
@@ -460,6 +615,14 @@ Fixpoint evalq (env : list Z) (t : term) : option Q :=
       fold_right (fun k acc => lift2 Qplus (evalq (k :: env) b) acc) (Some 0) (rangeZ lo hi)
   | TZ z => Some (inject_Z z)
   | TQ q => Some q
+  | TBand c L d l =>
+      match evalq env L, evalq env d, evalq env l with
+      | Some x, Some y, Some z =>
+          if (Pos.eqb (Qden x) 1 && Pos.eqb (Qden y) 1 && Pos.eqb (Qden z) 1
+              && band_ok (Qnum x) (Qnum y) (Qnum z))%bool
+          then Some (inject_Z (band_op c (Qnum x) (Qnum y) (Qnum z))) else None
+      | _, _, _ => None
+      end
   end.
 
 Local Open Scope R_scope.
@@ -507,6 +670,13 @@ Proof.
   intros x. symmetry. apply Rfloor_eq. split.
   - rewrite <- Q2R_inject_Z. apply Qle_Rle, Qfloor_le.
   - rewrite <- plus_IZR, <- Q2R_inject_Z. apply Qlt_Rlt, Qlt_floor.
+Qed.
+
+Lemma Zfloor_Q2R : forall x, Pos.eqb (Qden x) 1 = true -> Zfloor (Q2R x) = Qnum x.
+Proof.
+  intros [p q] H. apply Pos.eqb_eq in H. simpl in H. subst q. unfold Zfloor, Q2R. simpl.
+  replace (IZR p * / 1) with (IZR p) by field.
+  apply eq_IZR. change (Rfloor (IZR p) = IZR p). symmetry. apply Rfloor_eq. lra.
 Qed.
 
 Lemma Qeq_bool_false_R : forall x, Qeq_bool x 0 = false -> ~ x == 0%Q.
@@ -563,6 +733,13 @@ Proof.
       rewrite Q2R_red, Q2R_plus. erewrite IHt by eassumption. rewrite (IHl q0 eq_refl). reflexivity.
   - inj H. symmetry. apply Q2R_inject_Z.
   - inj H. reflexivity.
+  - destruct (Pos.eqb (Qden q) 1 && Pos.eqb (Qden q0) 1 && Pos.eqb (Qden q1) 1
+              && band_ok (Qnum q) (Qnum q0) (Qnum q1))%bool eqn:B; [|discriminate].
+    inj H. rewrite Q2R_inject_Z.
+    apply andb_true_iff in B as [B B4]. apply andb_true_iff in B as [B B3].
+    apply andb_true_iff in B as [B1 B2].
+    erewrite IHt1, IHt2, IHt3 by eassumption.
+    rewrite (Zfloor_Q2R q B1), (Zfloor_Q2R q0 B2), (Zfloor_Q2R q1 B3). reflexivity.
 Qed.
 
 Inductive form : Type :=
@@ -614,6 +791,21 @@ Proof.
   destruct (evalq env a) eqn:Ea; [|discriminate]. destruct (evalq env b) eqn:Eb; [|discriminate].
   rewrite (evalq_sound _ _ _ Ea), (evalq_sound _ _ _ Eb). apply Hc, H.
 Qed.
+
+(** The band operations by hand (L = 5, d = 1: the last row of A is {3, 4}, of A²
+    {2, 3, 4}), and at the edges of their domain, where [evalq] decides nothing. *)
+Example band_by_hand :
+  (band_op false 5 1 1 = 1 /\ band_op true 5 1 1 = 2 /\ band_op false 5 1 2 = 2 /\
+   band_op true 5 1 2 = 3 /\ band_op false 5 3 2 = 4 /\ band_op true 5 3 2 = 5 /\
+   band_op false 5 0 7 = 0 /\ band_op true 5 0 7 = 1)%Z.
+Proof. vm_compute. repeat split. Qed.
+
+Example band_domain_edges :
+  map (evalq nil) [TBand false (TInt 0) (TInt 1) (TInt 1); TBand false (TInt 5) (TInt (-1)) (TInt 1);
+                   TBand false (TInt 5) (TInt 1) (TInt 0); TBand true (TInt 5) (TInt 1) (TInt 257);
+                   TBand true (TInt 65537) (TInt 1) (TInt 1); TBand false (TFrac 9 2) (TInt 1) (TInt 1)]
+  = [None; None; None; None; None; None].
+Proof. vm_compute. reflexivity. Qed.
 
 Theorem decide_sound : forall f env, decide env f = true -> fdenote env f.
 Proof.

@@ -8,6 +8,7 @@ use crate::outcome::Outcome;
 use crate::progress::Progress;
 use crate::report::{self, Report};
 use crate::spec::{Profile, Spec, SpecError, SpecSource};
+use crate::verdict::Verdict;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -909,12 +910,20 @@ pub fn run_shard(
             record: Default::default(),
         };
         progress.message(format!("{} (shard {}/{count})", spec.id, index + 1));
-        let _ = run_escalating(spec, profile, &runner, progress, &units);
+        let (_, outcome) = run_escalating(spec, profile, &runner, progress, &units);
         let Units::Shard { record, .. } = units else {
             unreachable!()
         };
         let record = record.into_inner().expect("shard record");
         if record.keys.is_empty() {
+            // a run that stopped before its units (a missing input, a budget) says why:
+            // "no units" alone sent a fresh machine without the trained-model corpus astray
+            if let (Verdict::Inconclusive, Some(why)) = outcome.verdict(spec.rigour) {
+                return Err(Error::Usage(format!(
+                    "{} stopped before its units of work, so there is nothing to shard: {why}",
+                    spec.id
+                )));
+            }
             return Err(Error::Usage(format!(
                 "{} has no independent units of work to shard; run it without --shard",
                 spec.id

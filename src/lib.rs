@@ -1,6 +1,6 @@
 //! attncheck: machine-checked verdicts for published theorems about self-attention.
 //!
-//! The pipeline (DESIGN.md): a claim spec (`theorems/<paper>/<claim>.toml`) is
+//! The pipeline (docs/design.md): a claim spec (`theorems/<paper>/<claim>.toml`) is
 //! parsed and validated ([`spec`]); the claim's module ([`claims`]) builds
 //! witnesses and records checks, deciding the certified ones with the trusted
 //! [`kernel`] only; the verdict follows from the checks by one rule

@@ -207,7 +207,7 @@ pub trait Params: DeserializeOwned + Serialize + Send + Sync + 'static {
     /// Range and consistency checks beyond the types.
     fn validate(&self) -> Result<(), FieldError>;
     /// The claim's statement for these parameters: the obligations that say, in
-    /// formulas, what the claim asserts (DESIGN.md, "Trust"). Trusted: pure, small,
+    /// formulas, what the claim asserts (docs/design.md, "The trust boundary"). Trusted: pure, small,
     /// built from the spec and the `hints` alone, and sound for every hint value.
     /// `None` for claims that certify nothing by statement.
     fn statement(

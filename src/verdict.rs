@@ -10,7 +10,7 @@ use crate::kernel::{Certainty, Checked, Expect, Reading, StepTally};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// What a run concludes about a claim (DESIGN.md, "Verdicts").
+/// What a run concludes about a claim (docs/design.md; the table of verdicts is in the README).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {

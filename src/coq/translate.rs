@@ -89,6 +89,9 @@ pub(crate) enum T {
     Sum(String, i64, i64, Box<T>),
     /// A data operation: index into [`Ops`].
     Data(usize),
+    /// `(band-reach L d l)` (false) or `(band-reach-count L d l)` (true): three
+    /// integer-valued terms (`TBand` of coq/Attncheck.v, decided by computation).
+    Band(bool, Vec<T>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -423,6 +426,14 @@ impl Reader<'_> {
                 };
                 let b = |r: &mut Self, i: usize| r.term(&args[i]).map(Box::new);
                 Ok(match op {
+                    "band-reach" | "band-reach-count" => {
+                        arity(3)?;
+                        let ts = args
+                            .iter()
+                            .map(|a| self.term(a))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        T::Band(op == "band-reach-count", ts)
+                    }
                     "+" | "*" => {
                         if args.is_empty() {
                             return Err(format!("`{op}` needs arguments"));
@@ -659,7 +670,9 @@ fn mentions_f(f: &F, v: &str) -> bool {
 fn domain(t: &T, out: &mut Vec<F>) {
     match t {
         T::Lit(_) | T::Var(_) | T::Pi | T::Data(_) => {}
-        T::Add(ts) | T::Mul(ts) => ts.iter().for_each(|u| domain(u, out)),
+        // the band operations' own domain (exact integers in range) is checked by
+        // Coq's `evalq` itself: outside it nothing is decided
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().for_each(|u| domain(u, out)),
         T::Sub(a, b) | T::Min(a, b) | T::Max(a, b) => {
             domain(a, out);
             domain(b, out);
@@ -833,7 +846,7 @@ fn exact(t: &T) -> bool {
     match t {
         T::Lit(_) | T::Var(_) | T::Data(_) => true,
         T::Pi | T::Fun(..) => false,
-        T::Add(ts) | T::Mul(ts) => ts.iter().all(exact),
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().all(exact),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => exact(a) && exact(b),
         T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) => exact(a),
         T::Sum(_, _, _, b) => exact(b),
@@ -854,7 +867,7 @@ fn closed(t: &T, open: &mut Vec<String>) -> bool {
     match t {
         T::Var(v) => !open.contains(v),
         T::Lit(_) | T::Pi | T::Data(_) => true,
-        T::Add(ts) | T::Mul(ts) => ts.iter().all(|t| closed(t, open)),
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().all(|t| closed(t, open)),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             closed(a, open) && closed(b, open)
         }
@@ -879,7 +892,7 @@ fn closed(t: &T, open: &mut Vec<String>) -> bool {
 fn heavy(t: &T) -> bool {
     match t {
         T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => false,
-        T::Sum(..) | T::Ceil(_) | T::Floor(_) | T::Min(..) | T::Max(..) => true,
+        T::Sum(..) | T::Ceil(_) | T::Floor(_) | T::Min(..) | T::Max(..) | T::Band(..) => true,
         T::Add(ts) | T::Mul(ts) => ts.iter().any(heavy),
         T::Sub(a, b) | T::Div(a, b) => heavy(a) || heavy(b),
         T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) => heavy(a),
@@ -978,6 +991,13 @@ impl Sizes<'_> {
             T::Fun(_, a) => {
                 self.term(a);
                 None
+            }
+            T::Band(_, ts) => {
+                ts.iter().for_each(|u| {
+                    self.term(u);
+                });
+                // a reach or a count of at most L ≤ 65536 tokens (the kernel's range)
+                Some(Mag { p: 17, c: 0 })
             }
             T::Add(ts) => {
                 let ms: Vec<Option<Mag>> = ts.iter().map(|u| self.term(u)).collect();
@@ -1102,6 +1122,8 @@ fn size_in(t: &T, open: &mut Vec<String>) -> u64 {
     match t {
         T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => 1,
         T::Add(ts) | T::Mul(ts) => 1 + ts.iter().map(|u| size_in(u, open)).sum::<u64>(),
+        // the work of the scan itself is counted by [`band_work_f`], which knows the ranges
+        T::Band(_, ts) => 1 + ts.iter().map(|u| size_in(u, open)).sum::<u64>(),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             1 + size_in(a, open) + size_in(b, open)
         }
@@ -1201,7 +1223,7 @@ fn ln_sum_over_budget(f: &F) -> Option<(i64, i64, i64)> {
         }
         match t {
             T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => {}
-            T::Add(ts) | T::Mul(ts) => ts.iter().for_each(|u| term(u, worst)),
+            T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().for_each(|u| term(u, worst)),
             T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
                 term(a, worst);
                 term(b, worst);
@@ -1281,7 +1303,7 @@ fn mentions(t: &T, v: &str) -> bool {
     match t {
         T::Var(x) => x == v,
         T::Lit(_) | T::Pi | T::Data(_) => false,
-        T::Add(ts) | T::Mul(ts) => ts.iter().any(|u| mentions(u, v)),
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().any(|u| mentions(u, v)),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             mentions(a, v) || mentions(b, v)
         }
@@ -1329,6 +1351,182 @@ fn linear_coefficient(t: &T, v: &str) -> Option<T> {
             Box::new(linear_coefficient(a, v)?),
             Box::new(linear_coefficient(b, v)?),
         )),
+        _ => None,
+    }
+}
+
+/// The work of Coq's band scans in `f`, added to [`size_f`] for the exact budget:
+/// `band_op` (coq/Attncheck.v) takes L steps per layer for l layers, and each value
+/// of an enclosing `forall` or `sum` evaluates it again. L and l are bounded by the
+/// largest |value| of their terms over the binders' ranges ([`abs_bound`]), and by
+/// the kernel's range (L ≤ 65536, l ≤ 256) when no bound is found.
+fn band_work_f(f: &F) -> u64 {
+    fn term(t: &T, vars: &mut Vec<(String, u128)>, times: u64) -> u64 {
+        match t {
+            T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => 0,
+            T::Band(_, ts) => {
+                let own = |i: usize, cap: u128| {
+                    abs_bound(&ts[i], vars).map_or(cap, |b| b.min(cap)) as u64
+                };
+                let (len, layers) = (own(0, 65_536), own(2, 256));
+                let one = len.max(1).saturating_mul(layers.saturating_add(1));
+                ts.iter().fold(times.saturating_mul(one), |a, u| {
+                    a.saturating_add(term(u, vars, times))
+                })
+            }
+            T::Add(ts) | T::Mul(ts) => ts
+                .iter()
+                .fold(0u64, |a, u| a.saturating_add(term(u, vars, times))),
+            T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
+                term(a, vars, times).saturating_add(term(b, vars, times))
+            }
+            T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
+                term(a, vars, times)
+            }
+            T::Sum(v, lo, hi, b) => {
+                vars.push((v.clone(), range_abs(*lo, *hi)));
+                let w = term(b, vars, times.saturating_mul(range_len(*lo, *hi)));
+                vars.pop();
+                w
+            }
+        }
+    }
+    fn form(f: &F, vars: &mut Vec<(String, u128)>, times: u64) -> u64 {
+        match f {
+            F::Cmp(_, a, b) => term(a, vars, times).saturating_add(term(b, vars, times)),
+            F::And(fs) | F::Or(fs) => fs
+                .iter()
+                .fold(0u64, |a, g| a.saturating_add(form(g, vars, times))),
+            F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
+                vars.push((v.clone(), range_abs(*lo, *hi)));
+                let w = form(b, vars, times.saturating_mul(range_len(*lo, *hi)));
+                vars.pop();
+                w
+            }
+            F::Dom(b) => form(b, vars, times),
+        }
+    }
+    fn range_abs(lo: i64, hi: i64) -> u128 {
+        u128::from(lo.unsigned_abs().max(hi.unsigned_abs()))
+    }
+    fn range_len(lo: i64, hi: i64) -> u64 {
+        (i128::from(hi) - i128::from(lo) + 1).clamp(0, i128::from(u64::MAX)) as u64
+    }
+    form(f, &mut Vec::new(), 1)
+}
+
+/// Checks that every band term of `f` stays inside the kernel's range at every
+/// value of the binders around it (1 ≤ L ≤ 65536, d ≥ 0, 1 ≤ l ≤ 256,
+/// l·L·min(d + 1, L) ≤ 2³²; `expr`'s `band-reach`), from integer ranges of its
+/// arguments ([`int_range`]). The kernel checks this only when it evaluates the
+/// term, so a formula it would reject at some value is kept from Coq here; one
+/// whose arguments have no integer range (a quotient, a power) is kept too.
+fn band_domain_f(f: &F) -> Result<(), String> {
+    fn term(t: &T, vars: &mut Vec<(String, (i128, i128))>) -> Result<(), String> {
+        match t {
+            T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => Ok(()),
+            T::Band(_, ts) => {
+                ts.iter().try_for_each(|u| term(u, vars))?;
+                let r: Vec<Option<(i128, i128)>> = ts.iter().map(|u| int_range(u, vars)).collect();
+                let (Some(len), Some(d), Some(l)) = (r[0], r[1], r[2]) else {
+                    return Err("a band term's argument has no integer range the translator can bound (the kernel rejects a non-integer argument when it evaluates it)".into());
+                };
+                let inside = 1 <= len.0 && len.1 <= 65_536 && 0 <= d.0 && 1 <= l.0 && l.1 <= 256;
+                if !inside || l.1 * len.1 * (d.1 + 1).min(len.1) > 1 << 32 {
+                    return Err(format!(
+                        "a band term's arguments may leave the kernel's range (L in {}..{}, d in {}..{}, l in {}..{}): the kernel rejects the formula when it evaluates it there",
+                        len.0, len.1, d.0, d.1, l.0, l.1
+                    ));
+                }
+                Ok(())
+            }
+            T::Add(ts) | T::Mul(ts) => ts.iter().try_for_each(|u| term(u, vars)),
+            T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
+                term(a, vars)?;
+                term(b, vars)
+            }
+            T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
+                term(a, vars)
+            }
+            T::Sum(v, lo, hi, b) => {
+                vars.push((v.clone(), (i128::from(*lo), i128::from(*hi))));
+                let r = term(b, vars);
+                vars.pop();
+                r
+            }
+        }
+    }
+    fn form(f: &F, vars: &mut Vec<(String, (i128, i128))>) -> Result<(), String> {
+        match f {
+            F::Cmp(_, a, b) => {
+                term(a, vars)?;
+                term(b, vars)
+            }
+            F::And(fs) | F::Or(fs) => fs.iter().try_for_each(|g| form(g, vars)),
+            F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
+                vars.push((v.clone(), (i128::from(*lo), i128::from(*hi))));
+                let r = form(b, vars);
+                vars.pop();
+                r
+            }
+            F::Dom(b) => form(b, vars),
+        }
+    }
+    form(f, &mut Vec::new())
+}
+
+/// The range [lo, hi] of an integer-valued term built from integer literals,
+/// bound variables (`vars`: their ranges), +, −, × and negation; `None` for
+/// anything else, or when a bound leaves ±2⁶³.
+fn int_range(t: &T, vars: &[(String, (i128, i128))]) -> Option<(i128, i128)> {
+    const CAP: i128 = 1 << 63;
+    let r = match t {
+        T::Lit(q) if *q.denom() == 1 => {
+            let z = q.numer().to_i64()?;
+            (i128::from(z), i128::from(z))
+        }
+        T::Var(v) => vars.iter().rev().find(|(n, _)| n == v)?.1,
+        T::Add(ts) => ts.iter().try_fold((0i128, 0i128), |a, u| {
+            let b = int_range(u, vars)?;
+            Some((a.0 + b.0, a.1 + b.1))
+        })?,
+        T::Sub(a, b) => {
+            let (a, b) = (int_range(a, vars)?, int_range(b, vars)?);
+            (a.0 - b.1, a.1 - b.0)
+        }
+        T::Neg(a) => {
+            let a = int_range(a, vars)?;
+            (-a.1, -a.0)
+        }
+        T::Mul(ts) => ts.iter().try_fold((1i128, 1i128), |a, u| {
+            let b = int_range(u, vars)?;
+            let p = [a.0 * b.0, a.0 * b.1, a.1 * b.0, a.1 * b.1];
+            Some((*p.iter().min()?, *p.iter().max()?))
+        })?,
+        _ => return None,
+    };
+    (r.0 >= -CAP && r.1 <= CAP).then_some(r)
+}
+
+/// An upper bound on |t| for a term built from integer literals, bound variables
+/// (by their ranges, `vars`), +, −, ×, negation, |·|, min and max; `None` for
+/// anything else.
+fn abs_bound(t: &T, vars: &[(String, u128)]) -> Option<u128> {
+    match t {
+        T::Lit(q) => {
+            let c = q.numer().clone().abs() / q.denom().clone() + 1u32;
+            c.to_u128()
+        }
+        T::Var(v) => vars.iter().rev().find(|(n, _)| n == v).map(|(_, b)| *b),
+        T::Add(ts) => ts
+            .iter()
+            .try_fold(0u128, |a, u| Some(a.saturating_add(abs_bound(u, vars)?))),
+        T::Mul(ts) => ts
+            .iter()
+            .try_fold(1u128, |a, u| Some(a.saturating_mul(abs_bound(u, vars)?))),
+        T::Sub(a, b) => Some(abs_bound(a, vars)?.saturating_add(abs_bound(b, vars)?)),
+        T::Min(a, b) | T::Max(a, b) => Some(abs_bound(a, vars)?.max(abs_bound(b, vars)?)),
+        T::Neg(a) | T::Abs(a) => abs_bound(a, vars),
         _ => None,
     }
 }
@@ -1565,6 +1763,13 @@ impl Render<'_> {
                 format!("(sumZ {} {} (fun {} => {}))", zi(*lo), zi(*hi), v, body)
             }
             T::Data(i) => self.op(*i, mode),
+            T::Band(count, ts) => {
+                let args: Vec<String> = ts
+                    .iter()
+                    .map(|u| format!("(Zfloor {})", self.term(u, ctx, mode)))
+                    .collect();
+                format!("(IZR (band_op {count} {}))", args.join(" "))
+            }
         }
     }
 
@@ -1680,6 +1885,10 @@ fn ast_term(t: &T, ctx: &mut Ctx, lits: &HashMap<usize, Rational>, ops: &[Op]) -
             format!("(TSum {}%Z {}%Z {body})", zi(*lo), zi(*hi))
         }
         T::Data(i) => format!("({} val_{})", if ops[*i].int { "TZ" } else { "TQ" }, i + 1),
+        T::Band(count, ts) => {
+            let args: Vec<String> = ts.iter().map(|u| ast_term(u, ctx, lits, ops)).collect();
+            format!("(TBand {count} {})", args.join(" "))
+        }
     }
 }
 
@@ -1763,6 +1972,14 @@ fn kernel_term(t: &T, ctx: &[(String, Option<i64>)], ops: &[Op]) -> String {
             format!("(sum {v} {lo} {hi} {})", kernel_term(b, &inner, ops))
         }
         T::Data(i) => ops[*i].key.clone(),
+        T::Band(count, ts) => many(
+            if *count {
+                "band-reach-count"
+            } else {
+                "band-reach"
+            },
+            ts,
+        ),
     }
 }
 
@@ -1950,6 +2167,11 @@ impl Prover<'_> {
             T::Min(..) | T::Max(..) => {
                 Err("min/max of non-rational terms has no Coq translation".into())
             }
+            // not reached: `translate` keeps a band term beside a transcendental one kernel-only
+            T::Band(..) => Err(
+                "a band operation beside a transcendental term: `interval` cannot evaluate it"
+                    .into(),
+            ),
             T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) => {
                 self.collect(a, ctx, open, r, lits, steps)
             }
@@ -2155,7 +2377,7 @@ fn exact_after(t: &T, lits: &HashMap<usize, Rational>) -> bool {
     match t {
         T::Lit(_) | T::Var(_) | T::Data(_) => true,
         T::Pi | T::Fun(..) => false,
-        T::Add(ts) | T::Mul(ts) => ts.iter().all(|u| exact_after(u, lits)),
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().all(|u| exact_after(u, lits)),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             exact_after(a, lits) && exact_after(b, lits)
         }
@@ -2372,7 +2594,7 @@ fn uses(t: &T, out: &mut Vec<usize>) {
     match t {
         T::Data(i) => out.push(*i),
         T::Lit(_) | T::Var(_) | T::Pi => {}
-        T::Add(ts) | T::Mul(ts) => ts.iter().for_each(|u| uses(u, out)),
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().for_each(|u| uses(u, out)),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             uses(a, out);
             uses(b, out)
@@ -2449,6 +2671,10 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
                 continue;
             }
         };
+        if let Err(e) = band_domain_f(&f) {
+            kernel_only.push((i, e));
+            continue;
+        }
         let bits = number_bits_f(&f, &data_sizes);
         if bits == u64::MAX {
             kernel_only.push((
@@ -2467,7 +2693,7 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
             continue;
         }
         if exact_f(&f) {
-            let w = size_f(&f);
+            let w = size_f(&f).saturating_add(band_work_f(&f));
             if w > MAX_EXACT_WORK {
                 kernel_only.push((
                     i,
@@ -2476,6 +2702,13 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
                 continue;
             }
         } else {
+            if band_work_f(&f) > 0 {
+                kernel_only.push((
+                    i,
+                    "a band operation beside a transcendental term: Coq decides band operations by computation, and `interval` cannot evaluate them".into(),
+                ));
+                continue;
+            }
             if let Some((lo, hi, b)) = ln_sum_over_budget(&f) {
                 kernel_only.push((
                     i,

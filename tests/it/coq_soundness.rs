@@ -233,11 +233,111 @@ fn kernel_contrary(name: &str) {
 }
 
 #[test]
-fn verify_coq_exits_1_on_a_false_band_reach_that_stays_kernel_only() {
-    kernel_contrary("kernel-only-band-reach.cert.json");
-    // and it is kernel-only ("no Coq translation")
-    let (_, _, ko) = coq::coverage(&load(&fixture("kernel-only-band-reach.cert.json")));
-    assert_eq!(ko[0].1, "operator `band-reach` has no Coq translation");
+fn verify_coq_exits_1_on_a_false_band_reach() {
+    // kernel-only when issue #23 was filed ("no Coq translation"); since issue #24
+    // `band-reach` is defined in coq/Attncheck.v and this goes to Coq, which rejects it
+    kernel_contrary("false-band-reach.cert.json");
+    let (sent, n, ko) = coq::coverage(&load(&fixture("false-band-reach.cert.json")));
+    assert_eq!((sent, n), (1, 1), "{ko:?}");
+}
+
+// ----------------------------------------------------------- band reachability in Coq (issue #24)
+
+/// `(op L d l)` for a grid of small (L, d, l): windows wider than L, one layer and
+/// more layers than it takes to reach token 0, L across a 64-bit word boundary.
+fn band_grid() -> Vec<String> {
+    let mut out = Vec::new();
+    for len in [1, 2, 3, 7, 64, 65, 130] {
+        for d in [0, 1, 2, 5, 200] {
+            for l in [1, 2, 3, 40] {
+                for op in ["band-reach", "band-reach-count"] {
+                    out.push(format!("({op} {len} {d} {l})"));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Coq computes `band-reach` and `band-reach-count` as the kernel does: on the grid,
+/// Coq proves every value the kernel gives (one obligation), and proves none of the
+/// values one above or one below (each its own obligation, under `Fail`).
+#[test]
+fn coq_computes_band_reach_as_the_kernel_does() {
+    if !have_coq("coq_computes_band_reach_as_the_kernel_does") {
+        return;
+    }
+    let mut right = Vec::new();
+    let mut wrong = Vec::new();
+    for t in band_grid() {
+        let v = expr::eval_exact(&t, 128, &Default::default())
+            .unwrap()
+            .unwrap();
+        right.push(format!("(= {t} {v})"));
+        for off in [v.clone() + 1u32, v - 1u32] {
+            wrong.push((format!("(= {t} {off})"), Expect::Holds));
+        }
+    }
+    let good = cert_of(&[(format!("(and {})", right.join(" ")), Expect::Holds)]);
+    assert_eq!(coq::coverage(&good).0, 1);
+    let r = coq_check(&good, "band grid").unwrap();
+    assert_eq!(r.results[0].1, CoqVerdict::Proven, "{:?}", r.results);
+    let bad = cert_of(&wrong);
+    assert_eq!(coq::coverage(&bad).0, wrong.len());
+    assert_eq!(
+        coq::proves_none(&bad, &coq::Limits::DEFAULT).unwrap(),
+        None,
+        "Coq proves a band value the kernel does not give"
+    );
+}
+
+/// At the edges of the band operations' domain (L = 0, L = 65537, d = −1, l = 0,
+/// l = 257, a non-integer argument, an argument that is an integer only at some
+/// values of a `forall`, or outside the range at one value of it) the kernel rejects
+/// the formula when it evaluates it, so it never reaches Coq (the translator bounds
+/// the arguments over the binders' ranges); inside them it is sent.
+#[test]
+fn band_reach_at_its_domain_edges_never_reaches_coq() {
+    for f in [
+        "(= (band-reach 0 1 1) 0)",
+        "(= (band-reach 65537 1 1) 0)",
+        "(= (band-reach 5 -1 1) 0)",
+        "(= (band-reach-count 5 1 0) 1)",
+        "(= (band-reach-count 5 1 257) 5)",
+        "(= (band-reach 9/2 1 1) 1)",
+        "(forall w 1 3 (= (band-reach 5 (/ w 2) 1) 1))",
+        "(forall w 0 3 (>= (band-reach 5 (- w 1) 1) 0))",
+    ] {
+        let c = cert_of(&[(f.to_string(), Expect::Holds)]);
+        let (sent, _, ko) = coq::coverage(&c);
+        assert_eq!(sent, 0, "{f}");
+        assert!(ko[0].1.contains("the kernel rejects"), "{f}: {ko:?}");
+        assert!(expr::check(f, 128).is_err(), "{f}");
+    }
+    for f in [
+        "(= (band-reach 1 0 1) 0)",
+        "(= (band-reach 65536 0 1) 0)",
+        "(= (band-reach-count 5 1 256) 5)",
+        "(forall w 1 3 (= (band-reach 5 (- w 1) 1) (- w 1)))",
+    ] {
+        let c = cert_of(&[(f.to_string(), Expect::Holds)]);
+        assert_eq!(coq::coverage(&c).0, 1, "{f}");
+    }
+}
+
+/// A band term beside a transcendental one stays kernel-only with its reason
+/// (`interval` cannot evaluate `band_op`), never sent to fail in Coq.
+#[test]
+fn a_band_term_beside_exp_stays_kernel_only_with_its_reason() {
+    let c = cert_of(&[("(< (band-reach 5 1 1) (exp 1))".to_string(), Expect::Holds)]);
+    let (sent, _, ko) = coq::coverage(&c);
+    assert_eq!(sent, 0);
+    assert!(
+        ko[0]
+            .1
+            .contains("band operation beside a transcendental term"),
+        "{ko:?}"
+    );
 }
 
 #[test]

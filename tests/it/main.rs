@@ -23,6 +23,7 @@ mod positional_alibi;
 mod positional_sandwich;
 mod positional_slopes;
 mod practical;
+mod registry;
 mod report_svg;
 mod reports;
 mod shards;

@@ -1,7 +1,7 @@
 //! positional/trained-model-claims: the candle models and the measurements behind its
 //! verdicts. Each test pins something that would make a measurement wrong.
 
-use crate::util::{edited_err, run_edited, run_quick, verdict};
+use crate::util::{bin, edited_err, run_edited, run_quick, verdict};
 use attncheck::claims::positional::common::{self, SlopeRule};
 use attncheck::claims::positional::trained_model_claims::{self as tmc, Scheme};
 use attncheck::spec::{Profile, Spec};
@@ -916,4 +916,30 @@ fn scan_unit_keys_fall_one_to_a_shard() {
     assert_eq!(jobs[0].long_name(), "L32 alibi-paper-s1");
     assert_eq!(jobs[7].long_name(), "L32 window-32-s1");
     assert_eq!(jobs[71].long_name(), "L512 window-512-s3");
+}
+
+/// Regression: on a fresh machine without the corpus (`cargo fetch` not run), a shard
+/// of the scan said only "has no independent units of work to shard", which sent the
+/// scan's operator astray; it now says why the run stopped (exit 2, nothing written).
+#[test]
+fn a_shard_without_the_corpus_says_the_corpus_is_missing() {
+    let home = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let o = bin()
+        .args([
+            "run",
+            "positional/trained-model-claims",
+            "--shard",
+            "1/8",
+            "--out",
+        ])
+        .arg(out.path())
+        .env("CARGO_HOME", home.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("stopped before its units of work"), "{err}");
+    assert!(err.contains("the corpus is not available"), "{err}");
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
 }
