@@ -11,7 +11,7 @@ CARGO ?= cargo
 export CANDLE_NUM_THREADS ?= 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: reports test check deps bench anchors lint coq
+.PHONY: reports test build-tests check deps fetch bench anchors lint coq
 
 ## reports: run every claim (quick profile) and write reports/
 reports: deps
@@ -20,6 +20,10 @@ reports: deps
 ## test: the whole test suite
 test: deps
 	$(CARGO) test
+
+## build-tests: build what `make test` runs, without the test-only packages (CI installs those meanwhile)
+build-tests: fetch
+	$(CARGO) test --no-run
 
 ## check: CI-style regression check against the committed reports
 check: deps
@@ -44,9 +48,11 @@ anchors: deps
 	bash bench/anchors/run_gram.sh
 	bash bench/anchors/run_lm.sh
 
-deps:
+fetch:
 	@# the trained-model claim's corpus is the source of crates that Cargo.lock pins (every platform's)
 	@$(CARGO) fetch --locked --quiet || echo "attncheck: cargo fetch failed; positional/trained-model-claims will report its corpus missing"
+
+deps: fetch
 	@missing=""; \
 	command -v m4 >/dev/null 2>&1 || missing="$$missing m4"; \
 	command -v cc >/dev/null 2>&1 || missing="$$missing gcc"; \
