@@ -14,6 +14,7 @@ pub mod certificate;
 pub mod claims;
 pub mod coq;
 pub mod dynamics;
+pub mod fast;
 pub mod kernel;
 pub mod outcome;
 pub mod progress;

@@ -55,28 +55,4 @@
 //! | comparisons | — | the whole line decides nothing against a finite value | `Unknown` on undefined | `kernel_compare`, `formulas_…` |
 //! | literals | exact rationals | `1/0` and `0^-k` are not numbers: an error (exit 2) | error | `exact::tests::literals` |
 //! | data operations (`gram-max-abs`, `err-max`, `lemma-*`, `row-*`, `entry-*`, `band-reach*`, `layer-*`, `sandwich-centred`) | validated data | exact and total: the only divisors are D ≥ 1 and lcms of denominators; the layer map uses + − × and softmax only; sandwich uses ln 10000, exp, cos | an index or t that is not an exact integer/rational (also an undefined one) is an error, as the format says | `expr::tests::data_operations_match_naive_definitions` |
-#![forbid(unsafe_code)]
-
-mod compare;
-mod elementary;
-mod exact;
-pub mod expr;
-mod fast;
-mod format;
-mod interval;
-mod signs;
-mod softmax;
-pub mod statement;
-mod tally;
-
-pub use compare::Certainty;
-pub use exact::{
-    abbreviate_literal, check_literal_size, literal_digits, parse_rational, ParseRationalError,
-    MAX_LITERAL_DIGITS,
-};
-pub use fast::{exp_fixed, softmax_fast};
-pub use interval::Interval;
-pub use signs::SignMatrix;
-pub use softmax::{dot, log_sum_exp, mat_vec, softmax, softmax_into};
-pub use statement::{check, Checked, Decision, Expect, Obligation, Reading, Statement};
-pub use tally::StepTally;
+pub use attncheck_kernel::*;
