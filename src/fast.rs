@@ -13,6 +13,11 @@
 //! infinite endpoints, |z| ≥ 2^28, a narrowed MPFR exponent range) go to the MPFR
 //! reference [`softmax_into`](crate::kernel::softmax_into) instead, so the result is
 //! always an enclosure.
+//!
+//! Not part of the trusted kernel (crates/attncheck-kernel): the certificate
+//! evaluator never calls it. It serves the flow and the sparse construction, and is
+//! tested separately (the unit tests below, and `tests/it/fast_softmax.rs`: proptest
+//! against MPFR at p + 64 bits and against the kernel's [`softmax`](crate::kernel::softmax)).
 
 use crate::kernel::{checked_prec, softmax_into, Interval};
 use rayon::prelude::*;

@@ -15,7 +15,8 @@ pub mod claims;
 pub mod coq;
 pub mod dynamics;
 pub mod fast;
-pub mod kernel;
+/// The trusted kernel: the `attncheck-kernel` crate (crates/attncheck-kernel/README.md).
+pub use attncheck_kernel as kernel;
 pub mod outcome;
 pub mod progress;
 pub mod report;

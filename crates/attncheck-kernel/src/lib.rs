@@ -1,6 +1,7 @@
-//! The trusted kernel of attncheck (see README.md).
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
+pub mod certificate;
 mod compare;
 mod elementary;
 mod exact;
