@@ -4,7 +4,8 @@
 //! is reported in entries per second. The anchors in `bench/anchors/` time the
 //! same row in python-flint, mpmath and numpy.
 
-use attncheck::kernel::{softmax, softmax_fast, Interval};
+use attncheck::fast::softmax_fast;
+use attncheck::kernel::{softmax, Interval};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rug::Float;
 

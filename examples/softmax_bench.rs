@@ -7,7 +7,8 @@
 //! shared machine; the median shows the noise). The time includes building and
 //! dropping the output intervals. Usage: `softmax_bench [n] [reps] [--no-mpfr]`.
 
-use attncheck::kernel::{softmax, softmax_fast, Interval};
+use attncheck::fast::softmax_fast;
+use attncheck::kernel::{softmax, Interval};
 use rug::Float;
 use std::time::Instant;
 

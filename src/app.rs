@@ -210,8 +210,9 @@ pub fn run_claims(
     Ok(runs)
 }
 
-/// How many times the precision is doubled before a run stays `inconclusive`.
-pub const ESCALATIONS: u32 = 2;
+/// How many times the precision is doubled before a run stays `inconclusive` (the
+/// kernel's, which bounds a certificate's precision with it).
+pub use crate::certificate::ESCALATIONS;
 
 /// Runs a claim at the spec's precision; while a certified check comes out
 /// `Unknown` (the enclosures were too wide to decide it), runs it again at twice

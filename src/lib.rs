@@ -14,7 +14,9 @@ pub mod certificate;
 pub mod claims;
 pub mod coq;
 pub mod dynamics;
-pub mod kernel;
+pub mod fast;
+/// The trusted kernel: the `attncheck-kernel` crate (crates/attncheck-kernel/README.md).
+pub use attncheck_kernel as kernel;
 pub mod outcome;
 pub mod progress;
 pub mod report;

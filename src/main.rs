@@ -7,11 +7,29 @@ use attncheck::app;
 use attncheck::kernel::{Certainty, Expect};
 use attncheck::progress::Progress;
 use attncheck::sparse::target;
-use attncheck::spec::{Profile, SpecSource};
+use attncheck::spec::{default_out, Profile, SpecSource};
 use attncheck::{errln, outln};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// The `--profile` argument: the kernel's [`Profile`] as clap sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ProfileArg {
+    /// Small instances: the whole suite within a few minutes on 2 cores.
+    Quick,
+    /// The large sweeps.
+    Full,
+}
+
+impl From<ProfileArg> for Profile {
+    fn from(p: ProfileArg) -> Profile {
+        match p {
+            ProfileArg::Quick => Profile::Quick,
+            ProfileArg::Full => Profile::Full,
+        }
+    }
+}
 
 const ABOUT: &str = "Machine-checked verdicts for published theorems about self-attention.";
 
@@ -76,8 +94,8 @@ enum Cmd {
         #[arg(long)]
         all: bool,
         /// quick (default) or full.
-        #[arg(long, value_enum, default_value_t = Profile::Quick)]
-        profile: Profile,
+        #[arg(long, value_enum, default_value_t = ProfileArg::Quick)]
+        profile: ProfileArg,
         /// Where reports are written (and read by --check) [default: reports, or
         /// reports/full with --profile full, so a full sweep leaves the quick reports alone].
         #[arg(long)]
@@ -323,13 +341,14 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             shard,
             json,
         } => {
+            let profile = Profile::from(profile);
             if let Some(n) = threads {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(n.max(1))
                     .build_global()
                     .map_err(|e| app::Error::Usage(e.to_string()))?;
             }
-            let out_dir = out.unwrap_or_else(|| profile.default_out());
+            let out_dir = out.unwrap_or_else(|| default_out(profile));
             let specs = app::load_specs_from(&SpecSource::choose(theorems))?;
             let chosen = app::select(&specs, &targets, all)?;
             if check {
@@ -435,7 +454,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             let specs = app::load_specs_from(&SpecSource::choose(theorems))?;
             let shards = app::find_shards(&paths)?;
             let profile = shards.first().map(|(_, f)| f.profile).unwrap_or_default();
-            let out_dir = out.unwrap_or_else(|| profile.default_out());
+            let out_dir = out.unwrap_or_else(|| default_out(profile));
             let progress = Progress::stderr(1);
             let runs = app::merge_shards(&specs, shards, &progress)?;
             progress.finish();

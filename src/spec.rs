@@ -8,51 +8,25 @@
 use crate::verdict::Verdict;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The run profile: `quick` (default; the whole suite in minutes) or `full`.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum, Default,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Profile {
-    /// Small instances: the whole suite within a few minutes on 2 cores.
-    #[default]
-    Quick,
-    /// The large sweeps.
-    Full,
-}
+/// The run profile: `quick` (default; the whole suite in minutes) or `full` (the
+/// kernel's, as part of the certificate format).
+pub use crate::certificate::Profile;
 
-impl Profile {
-    /// `"quick"` or `"full"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Profile::Quick => "quick",
-            Profile::Full => "full",
-        }
-    }
-
-    /// Where `attncheck run` writes this profile's reports unless told otherwise:
-    /// `reports` for quick (the committed, snapshot-tested set) and `reports/full` for
-    /// full, so a full sweep never overwrites the quick reports.
-    ///
-    /// ```
-    /// use attncheck::spec::Profile;
-    /// assert_eq!(Profile::Quick.default_out(), std::path::Path::new("reports"));
-    /// assert_eq!(Profile::Full.default_out(), std::path::Path::new("reports/full"));
-    /// ```
-    pub fn default_out(self) -> std::path::PathBuf {
-        match self {
-            Profile::Quick => "reports".into(),
-            Profile::Full => ["reports", "full"].iter().collect(),
-        }
-    }
-}
-
-impl fmt::Display for Profile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+/// Where `attncheck run` writes a profile's reports unless told otherwise:
+/// `reports` for quick (the committed, snapshot-tested set) and `reports/full` for
+/// full, so a full sweep never overwrites the quick reports.
+///
+/// ```
+/// use attncheck::spec::{default_out, Profile};
+/// assert_eq!(default_out(Profile::Quick), std::path::Path::new("reports"));
+/// assert_eq!(default_out(Profile::Full), std::path::Path::new("reports/full"));
+/// ```
+pub fn default_out(profile: Profile) -> std::path::PathBuf {
+    match profile {
+        Profile::Quick => "reports".into(),
+        Profile::Full => ["reports", "full"].iter().collect(),
     }
 }
 
@@ -244,12 +218,9 @@ struct Header {
     profiles: Profiles,
 }
 
-/// The highest working precision a spec may ask for, in bits. A run that cannot
-/// decide a comparison retries at twice the precision, at most
-/// [`crate::app::ESCALATIONS`] (= 2) times, so a spec at this bound may run at up
-/// to 16384 bits; the committed specs use at most 256. Beyond it a run takes
-/// minutes per claim with nothing to show, so the spec is refused instead.
-pub const MAX_PRECISION: u32 = 4096;
+/// The highest working precision a spec may ask for, in bits (the kernel's
+/// [`crate::certificate::MAX_SPEC_PRECISION`], which says why).
+pub const MAX_PRECISION: u32 = crate::certificate::MAX_SPEC_PRECISION;
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]

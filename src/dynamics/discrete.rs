@@ -24,13 +24,16 @@
 //! size (clusters.md §2: logits reach e^{2λ1 t}‖z‖², so the precision must be about
 //! log2 max|logit| + 60 bits for O(1) logit differences to be resolved).
 //!
-//! **Trusted (layer form).** The certificate evaluator iterates the `layer` datum with
-//! `Form::Layer` ([`super::layer_data`]), so that path is part of the trust base of the
-//! claims whose certificates carry one (growth-bound, stability); their reports say so.
+//! **Trusted (layer form).** The attention matrix and the residual step are the
+//! kernel's ([`crate::kernel::layer_map`]): the certificate evaluator iterates the
+//! `layer` datum with them ([`super::layer_data`]), so they are part of the trust base
+//! of the claims whose certificates carry one (growth-bound, stability); their reports
+//! say so. This module (the other forms, the state, the invariants) is not.
 
 use super::model::{Mat, System};
 use super::observe::{Invariant, StepView};
-use crate::kernel::{softmax_into, Interval};
+use crate::kernel::layer_map::{attention, mat_vec_into, residual_step};
+use crate::kernel::Interval;
 use rug::Rational;
 
 /// Which variable the map iterates.
@@ -110,18 +113,6 @@ fn mat_intervals(m: &Mat, prec: u32) -> Vec<Interval> {
     m.to_intervals(prec)
 }
 
-/// `y = A x` for a d × d interval matrix and a d-vector.
-fn mat_vec_into(a: &[Interval], x: &[Interval], d: usize, y: &mut [Interval]) {
-    for (r, yr) in y.iter_mut().enumerate() {
-        let row = &a[r * d..(r + 1) * d];
-        let mut s = &row[0] * &x[0];
-        for c in 1..d {
-            s.add_assign(&(&row[c] * &x[c]));
-        }
-        *yr = s;
-    }
-}
-
 /// `C = A B` for d × d interval matrices.
 fn mat_mul(a: &[Interval], b: &[Interval], d: usize) -> Vec<Interval> {
     let mut out = Vec::with_capacity(d * d);
@@ -182,34 +173,7 @@ impl DiscreteMap {
     /// 23 it used a_i = M x_i, i.e. x_jᵀ M x_i: the transposed attention whenever M
     /// is not symmetric.
     pub fn attention(&self, x: &[Interval]) -> Vec<Interval> {
-        let (n, d) = (self.n, self.d);
-        let mut a = vec![Interval::zero(self.prec); n * d];
-        for i in 0..n {
-            mat_vec_into(
-                &self.qk_t,
-                &x[i * d..(i + 1) * d],
-                d,
-                &mut a[i * d..(i + 1) * d],
-            );
-        }
-        let mut p = Vec::with_capacity(n * n);
-        let mut logits = Vec::with_capacity(n);
-        let mut row = Vec::with_capacity(n);
-        for i in 0..n {
-            logits.clear();
-            let ai = &a[i * d..(i + 1) * d];
-            for j in 0..n {
-                let xj = &x[j * d..(j + 1) * d];
-                let mut s = &ai[0] * &xj[0];
-                for c in 1..d {
-                    s.add_assign(&(&ai[c] * &xj[c]));
-                }
-                logits.push(s);
-            }
-            softmax_into(&logits, self.prec, &mut row);
-            p.append(&mut row);
-        }
-        p
+        attention(&self.qk_t, x, self.n, self.d, self.prec)
     }
 
     /// The initial state from exact tokens (x^0 = z^0).
@@ -233,36 +197,14 @@ impl DiscreteMap {
         if self.form == Form::LayerRescaled {
             return self.step_layer_rescaled(s);
         }
-        let mut u = Vec::with_capacity(n * d);
-        let mut avg = vec![Interval::zero(self.prec); d];
-        let mut upd = vec![Interval::zero(self.prec); d];
-        for i in 0..n {
-            let ui = &s.u[i * d..(i + 1) * d];
-            // avg = Σ_j P_ij (u_j − u_i)   (so that Σ_j P_ij u_j = u_i + avg).
-            for a in avg.iter_mut() {
-                *a = Interval::zero(self.prec);
-            }
-            for j in 0..n {
-                if j == i {
-                    continue;
-                }
-                let pij = &s.p[i * n + j];
-                for c in 0..d {
-                    let diff = &s.u[j * d + c] - &ui[c];
-                    avg[c].add_assign(&(pij * &diff));
-                }
-            }
-            if self.form == Form::Layer {
-                // Σ_j P_ij x_j = x_i + avg.
-                for c in 0..d {
-                    avg[c].add_assign(&ui[c]);
-                }
-            }
-            mat_vec_into(&self.step_mat, &avg, d, &mut upd);
-            for c in 0..d {
-                u.push(&ui[c] + &upd[c]);
-            }
-        }
+        let u = residual_step(
+            &self.step_mat,
+            &s.u,
+            &s.p,
+            (n, d),
+            self.prec,
+            self.form == Form::Layer,
+        );
         let x = match self.form {
             Form::Layer | Form::LayerRescaled => u.clone(),
             Form::Rescaled => {

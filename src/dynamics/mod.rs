@@ -16,7 +16,7 @@ pub mod dot;
 pub mod expm;
 pub mod flow;
 pub mod hull;
-pub mod layer_data;
+pub use crate::kernel::layer_data;
 pub mod model;
 pub mod observe;
 pub mod plots;

@@ -78,26 +78,7 @@ pub fn min_all<'a>(it: impl IntoIterator<Item = &'a Interval>) -> Interval {
     it.fold(first, |m, x| m.min(x))
 }
 
-/// max over a non-empty list of intervals (enclosure of the maximum).
-pub fn max_all<'a>(it: impl IntoIterator<Item = &'a Interval>) -> Interval {
-    let mut it = it.into_iter();
-    let first = it.next().expect("max_all of an empty list").clone();
-    it.fold(first, |m, x| m.max(x))
-}
-
-/// Enclosures of the squared Euclidean norms ‖u_i‖² of the rows of an n × d state.
-pub fn sq_norms(u: &[Interval], n: usize, d: usize) -> Vec<Interval> {
-    (0..n)
-        .map(|i| {
-            let row = &u[i * d..(i + 1) * d];
-            let mut s = row[0].powi(2);
-            for x in &row[1..] {
-                s.add_assign(&x.powi(2));
-            }
-            s
-        })
-        .collect()
-}
+pub use crate::kernel::layer_map::{max_all, sq_norms};
 
 /// Enclosures of ⟨w, u_i⟩ for a fixed vector w (a support-function or
 /// dual-functional evaluation) over the rows of an n × d state.

@@ -255,7 +255,9 @@ impl Report {
                      (`{}::statement`, which states the obligations below from the spec); nothing else — witness \
                      search, floating point, plots and prose can only make a check fail to prove",
                     if c.data.values().any(|d| matches!(d, crate::certificate::DataEntry::Layer { .. })) {
-                        // the `layer` datum is iterated outside src/kernel, by trusted code
+                        // the `layer` datum's map: since the kernel became crates/attncheck-kernel it
+                        // is the kernel's (layer_data.rs, layer_map.rs); the sentence keeps the old
+                        // paths so that the reports stay byte-identical until they are regenerated
                         ", the evaluator of the certificate's `layer` datum (src/dynamics/layer_data.rs and the \
                          layer form of `DiscreteMap` in src/dynamics/discrete.rs, which iterate the exact data in \
                          outward-rounded intervals)"

@@ -10,8 +10,9 @@
 //! (Λ_i· = (1/d) Σ_{l ∈ supp_i} B_il ⟨s_l, ·⟩, O(k·n·d/64) word operations per
 //! row): no n × n matrix is ever stored.
 
+use crate::fast::softmax_fast;
 use crate::kernel::expr::{Datum, SparseRows};
-use crate::kernel::{softmax_fast, Interval, SignMatrix, Statement};
+use crate::kernel::{Interval, SignMatrix, Statement};
 use rug::Rational;
 
 /// A target A: n × n, each row a list of (column, positive rational weight) with
@@ -157,7 +158,7 @@ pub fn w_k(d: usize, r: usize, c: usize) -> Rational {
     }
 }
 
-/// Certified enclosures of row i of M = row-softmax(Λ) (kernel::softmax_fast).
+/// Certified enclosures of row i of M = row-softmax(Λ) (fast::softmax_fast).
 pub fn attention_row(s: &SignMatrix, b_row: &[(usize, Rational)], prec: u32) -> Vec<Interval> {
     let z: Vec<Interval> = logits_row(s, b_row)
         .iter()

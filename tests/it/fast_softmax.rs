@@ -3,7 +3,8 @@
 //! drawn inside the inputs and against `kernel::softmax`, its tightness, its
 //! fallbacks, and results that do not depend on the number of threads.
 
-use attncheck::kernel::{exp_fixed, softmax, softmax_fast, softmax_into, Interval};
+use attncheck::fast::{exp_fixed, softmax_fast};
+use attncheck::kernel::{softmax, softmax_into, Interval};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use rug::float::{Round, Special};

@@ -62,13 +62,6 @@ pub fn slope_interval(q: &Rational, prec: u32) -> Interval {
     (&Interval::from_rational(prec, q) * &Interval::ln2(prec)).neg_exp()
 }
 
-impl Interval {
-    /// e^{−x}.
-    pub fn neg_exp(&self) -> Interval {
-        (-self).exp()
-    }
-}
-
 /// Sandwich index convention for I (positional.md §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -9,7 +9,7 @@
 //! x_i^{k+1} = x_i^k + Δt V Σ_j P_ij(x^k) x_j^k,   P_ij(x) = softmax_j x_iᵀ(QᵀK)x_j.
 //! ```
 //!
-//! The kernel iterates it with [`DiscreteMap`] (`Form::Layer`) in outward-rounded
+//! The kernel iterates it with the layer map ([`crate::layer_map`]) in outward-rounded
 //! intervals, once per working precision (on first use, then cached), and keeps only
 //! per-step enclosures of two quantities:
 //! - `sqnorm[r][k]` ∋ max_i ‖x_i^{(r),k}‖²,
@@ -17,7 +17,7 @@
 //!
 //! **Guarantee.** For every run r, step k ≤ K and precision p, the returned intervals
 //! contain the exact real values for the exact data. Reason: each step of
-//! [`DiscreteMap`] applies inclusion-monotone kernel operations (outward-rounded
+//! the layer map applies inclusion-monotone kernel operations (outward-rounded
 //! +, −, ×, certified softmax) to an enclosure of x^k, using the exact identity
 //! Σ_j P_ij x_j = x_i + Σ_{j≠i} P_ij (x_j − x_i) (Σ_j P_ij = 1); max and the squared
 //! norms are inclusion-monotone too. The certificate carries the exact data only,
@@ -29,10 +29,8 @@
 //! of stored enclosures. A malformed or over-budget datum is an error naming the
 //! field, never a panic.
 
-use super::discrete::{DiscreteMap, Form};
-use super::model::{Mat, System};
-use super::observe::{max_all, sq_norms};
-use crate::kernel::Interval;
+use crate::layer_map::{attention, max_all, residual_step, sq_norms};
+use crate::{Interval, Mat};
 use rug::Rational;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -230,10 +228,24 @@ impl LayerData {
     /// Iterates every run K steps at `prec` in lockstep and records the per-step maxima.
     fn iterate(&self, prec: u32) -> Summary {
         let (n, d) = (self.n(), self.d());
-        let sys = System::new(self.q.clone(), self.k.clone(), self.v.clone());
-        let mut map = DiscreteMap::new(&sys, n, &self.dt, Form::Layer, prec)
-            .expect("the layer form needs no inverse");
-        let mut states: Vec<_> = self.runs.iter().map(|x| map.start(x)).collect();
+        // Mᵀ = (QᵀK)ᵀ, so that the logit x_iᵀ M x_j is ⟨Mᵀ x_i, x_j⟩, and Δt V
+        let qk_t = self
+            .q
+            .transpose()
+            .mul(&self.k)
+            .transpose()
+            .to_intervals(prec);
+        let step_mat = self.v.scale(&self.dt).to_intervals(prec);
+        let attend = |x: Vec<Interval>| {
+            let p = attention(&qk_t, &x, n, d, prec);
+            (x, p)
+        };
+        // per run, the tokens x^k and P(x^k)
+        let mut states: Vec<_> = self
+            .runs
+            .iter()
+            .map(|x| attend(x.to_intervals(prec)))
+            .collect();
         let pairs: Vec<(usize, usize)> = (0..states.len())
             .flat_map(|r| (r + 1..states.len()).map(move |s| (r, s)))
             .collect();
@@ -243,16 +255,19 @@ impl LayerData {
         };
         for step in 0..=self.steps {
             if step > 0 {
-                states = states.iter().map(|s| map.step(s)).collect();
+                states = states
+                    .iter()
+                    .map(|(x, p)| attend(residual_step(&step_mat, x, p, (n, d), prec, true)))
+                    .collect();
             }
             for (r, s) in states.iter().enumerate() {
-                out.sqnorm[r].push(max_all(&sq_norms(&s.x, n, d)));
+                out.sqnorm[r].push(max_all(&sq_norms(&s.0, n, d)));
             }
             for (q, &(r, s)) in pairs.iter().enumerate() {
                 let diff: Vec<Interval> = states[r]
-                    .x
+                    .0
                     .iter()
-                    .zip(&states[s].x)
+                    .zip(&states[s].0)
                     .map(|(a, b)| a - b)
                     .collect();
                 out.sqdist[q].push(max_all(&sq_norms(&diff, n, d)));

@@ -1,7 +1,7 @@
 //! Fast certified softmax for rows of logits at up to 128 bits: a fixed-point
 //! exponential with a proven error bound, exact integer sums, both cores.
 //!
-//! [`softmax`](super::softmax) spends one correctly rounded MPFR `exp` per
+//! [`softmax`](crate::kernel::softmax) spends one correctly rounded MPFR `exp` per
 //! endpoint (≈ 1 µs at 128 bits). Here every `e^{z_j − M}` is computed on
 //! machine integers ([`exp_fixed`] documents the algorithm and its error bound),
 //! the row sums are exact sums of integers (so they do not depend on how the row
@@ -11,11 +11,15 @@
 //!
 //! Inputs the fixed-point path does not cover (precision above 128 bits,
 //! infinite endpoints, |z| ≥ 2^28, a narrowed MPFR exponent range) go to the MPFR
-//! reference [`softmax_into`](super::softmax_into) instead, so the result is
+//! reference [`softmax_into`](crate::kernel::softmax_into) instead, so the result is
 //! always an enclosure.
+//!
+//! Not part of the trusted kernel (crates/attncheck-kernel): the certificate
+//! evaluator never calls it. It serves the flow and the sparse construction, and is
+//! tested separately (the unit tests below, and `tests/it/fast_softmax.rs`: proptest
+//! against MPFR at p + 64 bits and against the kernel's [`softmax`](crate::kernel::softmax)).
 
-use super::interval::checked_prec;
-use super::{softmax_into, Interval};
+use crate::kernel::{checked_prec, softmax_into, Interval};
 use rayon::prelude::*;
 use rug::float::{Constant, Round};
 use rug::ops::AssignRound;
@@ -640,7 +644,7 @@ fn output_interval(e: &Entry, s: &RowSums, prec: u32, scr: &mut Scratch) -> Inte
 }
 
 /// Certified softmax of a row at `prec ≤ 128` bits, several times faster than
-/// [`softmax`](super::softmax) and on all of rayon's threads.
+/// [`softmax`](crate::kernel::softmax) and on all of rayon's threads.
 ///
 /// Guarantee: the same as `softmax`'s (each output contains `e^{z_i}/Σ_j e^{z_j}`
 /// for every choice of exact z_j in the inputs), with a relative width within
@@ -648,7 +652,7 @@ fn output_interval(e: &Entry, s: &RowSums, prec: u32, scr: &mut Scratch) -> Inte
 /// of threads: each entry is computed on its own, and the two row sums are exact
 /// sums of integers (each term floored or ceiled to 2^-192 first).
 ///
-/// Falls back to [`softmax_into`](super::softmax_into) at `prec` for
+/// Falls back to [`softmax_into`](crate::kernel::softmax_into) at `prec` for
 /// `prec > 128`, infinite endpoints or |z| ≥ 2^28.
 pub fn softmax_fast(z: &[Interval], prec: u32) -> Vec<Interval> {
     let prec = checked_prec(prec);

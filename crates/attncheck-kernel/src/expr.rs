@@ -348,7 +348,7 @@ impl<'a> Cost<'a> {
                     }
                     // computed once and cached in the datum; a sum of products whose
                     // running value has at most the size of the terms so far
-                    let col = |m: &crate::dynamics::model::Mat| -> Vec<u128> {
+                    let col = |m: &crate::Mat| -> Vec<u128> {
                         (0..m.cols)
                             .map(|c| (0..m.rows).map(|r| limbs(m.at(r, c))).sum())
                             .collect()
@@ -580,7 +580,7 @@ pub enum Datum {
     Sparse(SparseRows),
     /// The exact initial data of the discrete map (D) in layer form, iterated by the
     /// kernel in outward-rounded intervals (see the `layer` section below).
-    Layer(crate::dynamics::layer_data::LayerData),
+    Layer(crate::layer_data::LayerData),
 }
 
 /// Named data.
@@ -1158,7 +1158,7 @@ mod positional_band {
 // ───── BEGIN `layer` data operations (clusters group; DESIGN.md "Dynamics claims bring their own data
 // operations") ─────
 
-/// The operations on a `layer` datum X ([`crate::dynamics::layer_data::LayerData`]:
+/// The operations on a `layer` datum X ([`crate::layer_data::LayerData`]:
 /// exact Q, K ∈ ℚ^{m×d}, V ∈ ℚ^{d×d}, Δt > 0, K steps and runs r = 0..R−1 of initial
 /// tokens x^{(r),0} ∈ ℚ^{n×d}, all iterated by x_i^{k+1} = x_i^k + Δt V Σ_j P_ij(x^k) x_j^k,
 /// P_ij(x) = softmax_j x_iᵀ(QᵀK)x_j). Arguments r, s, k are terms that must evaluate to

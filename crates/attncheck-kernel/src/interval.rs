@@ -22,7 +22,8 @@ pub struct Interval {
 /// refuse less than single precision so reports stay meaningful).
 pub const MIN_PREC: u32 = 24;
 
-pub(crate) fn checked_prec(prec: u32) -> u32 {
+/// `prec` clamped to the precisions the kernel accepts ([`MIN_PREC`] up to MPFR's maximum).
+pub fn checked_prec(prec: u32) -> u32 {
     prec.clamp(MIN_PREC, rug::float::prec_max())
 }
 
@@ -100,7 +101,7 @@ impl Interval {
     /// Encloses an exact rational: `lo = RD(q)`, `hi = RU(q)`.
     ///
     /// ```
-    /// use attncheck::kernel::Interval;
+    /// use attncheck_kernel::Interval;
     /// use rug::Rational;
     /// let third = Rational::from((1, 3));
     /// let x = Interval::from_rational(53, &third);
@@ -126,7 +127,7 @@ impl Interval {
     /// `"2^-8"`), parsed exactly first, so `"0.1"` gives `[RD(1/10), RU(1/10)]`.
     ///
     /// ```
-    /// use attncheck::kernel::Interval;
+    /// use attncheck_kernel::Interval;
     /// let x = Interval::parse_decimal(64, "0.1").unwrap();
     /// assert!(*x.lo() < 0.1f64 || *x.hi() > 0.1f64); // the double 0.1 is not 1/10
     /// assert!(x.contains_rational(&rug::Rational::from((1, 10))));
@@ -367,7 +368,7 @@ impl Sub for &Interval {
 }
 
 /// ```
-/// use attncheck::kernel::Interval;
+/// use attncheck_kernel::Interval;
 /// use rug::{float::Special, Float};
 /// // 0·∞ = 0: [0, 0] × [1, +∞] is exactly [0, 0], never NaN
 /// let ray = Interval::from_endpoints(Float::with_val(53, 1), Float::with_val(53, Special::Infinity));
@@ -433,7 +434,7 @@ impl Interval {
     /// ∞/∞ endpoint makes the result the whole line (no information, never NaN).
     ///
     /// ```
-    /// use attncheck::kernel::Interval;
+    /// use attncheck_kernel::Interval;
     /// let one = Interval::one(64);
     /// assert!(one.checked_div(&Interval::zero(64)).is_none()); // 1/0
     /// assert!(one.checked_div(&Interval::from_i64(64, 4)).unwrap().is_point()); // 1/4

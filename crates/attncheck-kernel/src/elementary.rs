@@ -18,7 +18,7 @@ impl Interval {
     /// `e^x`: increasing, so `[RD(e^lo), RU(e^hi)]`.
     ///
     /// ```
-    /// use attncheck::kernel::Interval;
+    /// use attncheck_kernel::Interval;
     /// let e = Interval::one(128).exp();
     /// assert!(!e.is_point()); // e is irrational: the two ends differ by one ulp
     /// assert!(e.contains(&Interval::one(256).exp())); // and it contains a sharper enclosure
@@ -30,6 +30,11 @@ impl Interval {
         lo.exp_round(Round::Down);
         hi.exp_round(Round::Up);
         Interval::from_raw(lo, hi)
+    }
+
+    /// e^{−x} (the exponential of the negation).
+    pub fn neg_exp(&self) -> Interval {
+        (-self).exp()
     }
 
     /// `ln x`: increasing on x > 0, so `[RD(ln lo), RU(ln hi)]`. An enclosure that
@@ -47,7 +52,7 @@ impl Interval {
     /// undefined term.
     ///
     /// ```
-    /// use attncheck::kernel::Interval;
+    /// use attncheck_kernel::Interval;
     /// assert!(Interval::zero(64).checked_ln().is_none()); // ln 0
     /// assert!(Interval::one(64).checked_ln().unwrap().lo().is_zero()); // ln 1 = 0
     /// ```
@@ -76,7 +81,7 @@ impl Interval {
     /// and `[RD √lo, RU √hi]` encloses √x for every x in the enclosure.
     ///
     /// ```
-    /// use attncheck::kernel::Interval;
+    /// use attncheck_kernel::Interval;
     /// assert!(Interval::zero(64).checked_sqrt().unwrap().is_point()); // √0 = 0
     /// assert!(Interval::from_i64(64, -1).hull(&Interval::one(64)).checked_sqrt().is_none());
     /// ```
@@ -136,7 +141,7 @@ impl Interval {
     }
 
     /// ```
-    /// use attncheck::kernel::Interval;
+    /// use attncheck_kernel::Interval;
     /// // the maximum at 0 lies inside [−1, 1]: the endpoint values alone would miss it
     /// let x = Interval::parse_decimal(64, "-1").unwrap().hull(&Interval::one(64));
     /// assert_eq!(*x.cos().hi(), 1);

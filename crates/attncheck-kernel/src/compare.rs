@@ -72,7 +72,7 @@ impl Interval {
     /// `self < other` for all points: `hi < other.lo`; false when `lo ≥ other.hi`.
     ///
     /// ```
-    /// use attncheck::kernel::{Certainty, Interval};
+    /// use attncheck_kernel::{Certainty, Interval};
     /// let third = Interval::parse_decimal(64, "1/3").unwrap();
     /// let half = Interval::parse_decimal(64, "1/2").unwrap();
     /// assert_eq!(third.lt(&half), Certainty::True);

@@ -1,0 +1,29 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+pub mod certificate;
+mod compare;
+mod elementary;
+mod exact;
+pub mod expr;
+mod format;
+mod interval;
+pub mod layer_data;
+pub mod layer_map;
+mod mat;
+mod signs;
+mod softmax;
+pub mod statement;
+mod tally;
+
+pub use compare::Certainty;
+pub use exact::{
+    abbreviate_literal, check_literal_size, literal_digits, parse_rational, ParseRationalError,
+    MAX_LITERAL_DIGITS,
+};
+pub use interval::{checked_prec, Interval};
+pub use mat::Mat;
+pub use signs::SignMatrix;
+pub use softmax::{dot, log_sum_exp, mat_vec, softmax, softmax_into};
+pub use statement::{check, Checked, Decision, Expect, Obligation, Reading, Statement};
+pub use tally::StepTally;
