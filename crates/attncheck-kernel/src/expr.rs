@@ -1155,7 +1155,7 @@ mod positional_band {
     }
 }
 
-// ───── BEGIN `layer` data operations (clusters group; DESIGN.md "Dynamics claims bring their own data
+// ───── BEGIN `layer` data operations (clusters group; docs/design.md "Dynamics claims bring their own data
 // operations") ─────
 
 /// The operations on a `layer` datum X ([`crate::layer_data::LayerData`]:

@@ -1,7 +1,7 @@
 //! Statements: what a claim asserts, as a list of obligations over named exact
 //! data, and [`check`], the one function that decides them.
 //!
-//! This is the LRAT / Lean `add_theorem` shape (DESIGN.md, "Trust"): the statement
+//! This is the LRAT / Lean `add_theorem` shape (docs/design.md, "The trust boundary"): the statement
 //! is rebuilt from the spec by the claim's statement builder, the certificate must
 //! carry exactly that statement, and the kernel evaluates it. The only values
 //! that can be recorded as *certified* checks are the [`Decision`]s made here and
