@@ -43,6 +43,15 @@ pub enum Error {
     },
 }
 
+impl From<crate::sparse::Error> for Error {
+    fn from(e: crate::sparse::Error) -> Error {
+        match e {
+            crate::sparse::Error::Spec(e) => Error::Spec(e),
+            crate::sparse::Error::Usage(s) => Error::Usage(s),
+        }
+    }
+}
+
 impl Error {
     /// The process exit code: 4 for a rejected certificate, else 2 (bad input or usage).
     pub fn exit_code(&self) -> u8 {
@@ -103,7 +112,7 @@ fn load_one(path: &Path, text: &str) -> Result<Spec, Error> {
         }
         .into());
     }
-    s.validate_profiles()?;
+    claims::validate_profiles(&s)?;
     Ok(s)
 }
 

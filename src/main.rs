@@ -43,8 +43,9 @@ plus reports/README.md (one row per claim).
 VERDICTS
   certified      every inequality of the finite instance proven with outward-rounded
                  MPFR intervals or exact rationals
-  supported      an asymptotic or heuristic claim observed at finite size: its finite
-                 invariants certified, the rest within the spec's tolerance
+  supported      an asymptotic or heuristic claim observed at finite size: what its
+                 certificate states is certified, the rest observed within the spec's
+                 tolerance
   refuted        a certified counterexample
   inconclusive   neither, with the reason (precision, horizon, budget)
   not-checkable  no finite computation decides it; the report says what would

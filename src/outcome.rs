@@ -1,7 +1,7 @@
 //! What a claim's run produces: checks, figures, tables, plots and notes.
 
 use crate::certificate::Certificate;
-use crate::verdict::{Check, Checks, Verdict};
+use crate::verdict::{Check, CheckKind, Checks, Verdict};
 use serde::{Deserialize, Serialize};
 
 /// A named number that `--check` compares against the committed report.
@@ -203,6 +203,9 @@ impl Outcome {
         if let Some((v, r)) = &self.declared {
             return (*v, Some(r.clone()));
         }
+        if let Some(why) = self.certified_outside_the_certificate() {
+            return (Verdict::Inconclusive, Some(why));
+        }
         let (v, r) = Verdict::from_checks(self.checks.as_slice());
         if v == Verdict::Certified && rigour != Verdict::Certified {
             return (
@@ -213,6 +216,40 @@ impl Outcome {
             );
         }
         (v, r)
+    }
+
+    /// Why the certified checks are not exactly the obligations of the certificate,
+    /// or `None` when they are. A certified check is the kernel's decision of an
+    /// obligation that `verify` re-checks (issue #24); anything else recorded as
+    /// certified is an internal error, and the run is inconclusive with this reason
+    /// rather than certified or refuted on it.
+    pub fn certified_outside_the_certificate(&self) -> Option<String> {
+        let mut obligations: Vec<&str> = self
+            .certificate
+            .iter()
+            .flat_map(|c| c.obligations.iter().map(|o| o.name.as_str()))
+            .collect();
+        let mut certified: Vec<&str> = self
+            .checks
+            .as_slice()
+            .iter()
+            .filter(|c| c.kind == CheckKind::Certified)
+            .map(|c| c.name.as_str())
+            .collect();
+        obligations.sort_unstable();
+        certified.sort_unstable();
+        if obligations == certified {
+            return None;
+        }
+        let missing =
+            |a: &[&str], b: &[&str]| a.iter().find(|n| !b.contains(n)).map(|n| n.to_string());
+        Some(match missing(&certified, &obligations) {
+            Some(n) => format!("internal error: the certified check «{n}» is not an obligation of the certificate"),
+            None => match missing(&obligations, &certified) {
+                Some(n) => format!("internal error: the obligation «{n}» of the certificate has no certified check"),
+                None => "internal error: the certified checks repeat an obligation of the certificate".to_string(),
+            },
+        })
     }
 
     /// The checks as a slice.

@@ -364,28 +364,12 @@ impl Spec {
         Ok(spec)
     }
 
-    /// Reads and parses a spec file. When the spec sits at
-    /// `<paper>/<claim>.toml` matching its ID and names a registered claim, the
-    /// parameters of both profiles are validated too, so a broken `[profiles.full]`
-    /// is reported by `list` and quick runs, not hours later by a full sweep.
-    pub fn load(path: &Path) -> Result<Spec, SpecError> {
+    /// Reads and parses a spec file: the common header only. A registered claim's
+    /// parameters are validated by `claims::load_spec`, which calls this (this layer
+    /// only parses, and never names the claims above it).
+    pub fn read(path: &Path) -> Result<Spec, SpecError> {
         let src = read_utf8(path)?;
-        let spec = Spec::parse(path, &src)?;
-        if place_id(path).as_deref() == Some(spec.id.as_str()) {
-            spec.validate_profiles()?;
-        }
-        Ok(spec)
-    }
-
-    /// Parses and validates the claim parameters of every profile with the
-    /// claim's own `Params` (through the registry); a no-op for an unregistered ID.
-    pub fn validate_profiles(&self) -> Result<(), SpecError> {
-        if let Some(def) = crate::claims::find(&self.id) {
-            for profile in [Profile::Quick, Profile::Full] {
-                (def.prepare)(self, profile).map(drop)?;
-            }
-        }
-        Ok(())
+        Spec::parse(path, &src)
     }
 
     /// The claim parameters for `profile`: `params` overlaid with
@@ -631,7 +615,7 @@ pub fn read_utf8(path: &Path) -> Result<String, SpecError> {
 }
 
 /// `<paper>/<claim>` from a path `…/<paper>/<claim>.toml`.
-fn place_id(path: &Path) -> Option<String> {
+pub fn place_id(path: &Path) -> Option<String> {
     let paper = path.parent()?.file_name()?.to_str()?;
     let claim = path.file_stem()?.to_str()?;
     Some(format!("{paper}/{claim}"))

@@ -16,7 +16,7 @@ use std::fmt;
 pub enum Verdict {
     /// Every asserted inequality of the finite instance is proven.
     Certified,
-    /// Observed at finite time or in floating point, per-step invariants certified.
+    /// Observed at finite time or in floating point; what its certificate states is certified.
     Supported,
     /// A certified counterexample.
     Refuted,
@@ -120,8 +120,8 @@ impl fmt::Display for Verdict {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CheckKind {
-    /// Decided by the kernel: an obligation of the claim's statement, or a per-step
-    /// tally of kernel intervals.
+    /// Decided by the kernel: an obligation of the claim's statement, and nothing
+    /// else ([`Checks::prove`] is the only road to one).
     Certified,
     /// A consistency reading ("no step certifiably violates it", "the enclosures
     /// overlap"): can refute, never certify.
@@ -189,7 +189,42 @@ impl Checks {
         Self::default()
     }
     /// Records every decision of an evaluated statement as a certified check (the
-    /// only way, with [`Checks::tally`], to record a certified check).
+    /// only way to record a certified check). A hand-made [`Check`] of kind
+    /// `Certified` can be built, but no method of [`Checks`] takes one and its list is
+    /// private, so it never reaches a report:
+    ///
+    /// ```compile_fail
+    /// use attncheck::kernel::{Certainty, Expect};
+    /// use attncheck::verdict::{Check, CheckKind, Checks};
+    /// let forged = Check {
+    ///     name: "anything".into(),
+    ///     kind: CheckKind::Certified,
+    ///     result: Certainty::True,
+    ///     detail: String::new(),
+    ///     part: None,
+    ///     expect: Expect::Holds,
+    /// };
+    /// let mut checks = Checks::new();
+    /// checks.list.push(forged);
+    /// ```
+    ///
+    /// (The same check, built and left alone, compiles: only the road into `Checks` is
+    /// closed.)
+    ///
+    /// ```
+    /// use attncheck::kernel::{Certainty, Expect};
+    /// use attncheck::verdict::{Check, CheckKind, Checks};
+    /// let forged = Check {
+    ///     name: "anything".into(),
+    ///     kind: CheckKind::Certified,
+    ///     result: Certainty::True,
+    ///     detail: String::new(),
+    ///     part: None,
+    ///     expect: Expect::Holds,
+    /// };
+    /// let checks = Checks::new();
+    /// assert!(checks.as_slice().is_empty() && forged.kind == CheckKind::Certified);
+    /// ```
     pub fn prove(&mut self, checked: &Checked) {
         for d in checked.decisions() {
             let verb = match d.result() {
@@ -214,10 +249,22 @@ impl Checks {
             });
         }
     }
-    /// Records a per-step invariant, certified on every step of kernel intervals.
-    pub fn tally(&mut self, name: impl Into<String>, t: &StepTally) -> Certainty {
+    /// Records a per-step invariant as an observation. Its margins are kernel
+    /// intervals, but the claim's own code computed them and no certificate carries
+    /// them, so the reading can make a claim inconclusive and never certify or
+    /// refute it (issue #24: certified checks are the kernel's decisions of the
+    /// certificate's obligations, nothing else).
+    pub fn observe_tally(&mut self, name: impl Into<String>, t: &StepTally) -> Certainty {
         let result = t.certainty();
-        self.push(name.into(), CheckKind::Certified, result, t.summary());
+        self.push(
+            name.into(),
+            CheckKind::Observed,
+            result,
+            format!(
+                "observed on the claim's own enclosures (not an obligation of the certificate): {}",
+                t.summary()
+            ),
+        );
         result
     }
     /// Records a consistency reading: `False` when the kernel certifies a
@@ -291,55 +338,5 @@ impl Checks {
     /// Appends another list.
     pub fn extend(&mut self, other: Checks) {
         self.list.extend(other.list);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    fn ck(kind: CheckKind, result: Certainty) -> Check {
-        Check {
-            name: "x".into(),
-            kind,
-            result,
-            detail: String::new(),
-            part: None,
-            expect: Expect::Holds,
-        }
-    }
-    #[test]
-    fn verdict_rules() {
-        use Certainty::*;
-        use CheckKind::*;
-        assert_eq!(Verdict::from_checks(&[]).0, Verdict::Inconclusive);
-        assert_eq!(
-            Verdict::from_checks(&[ck(Certified, True)]).0,
-            Verdict::Certified
-        );
-        assert_eq!(
-            Verdict::from_checks(&[ck(Certified, True), ck(Observed, True)]).0,
-            Verdict::Supported
-        );
-        assert_eq!(
-            Verdict::from_checks(&[ck(Certified, Unknown)]).0,
-            Verdict::Inconclusive
-        );
-        assert_eq!(
-            Verdict::from_checks(&[ck(Observed, False), ck(Certified, True)]).0,
-            Verdict::Inconclusive
-        );
-        assert_eq!(
-            Verdict::from_checks(&[ck(Certified, False), ck(Certified, Unknown)]).0,
-            Verdict::Refuted
-        );
-        // a consistency reading never certifies, but its certified violation refutes
-        assert_eq!(
-            Verdict::from_checks(&[ck(Certified, True), ck(Consistency, True)]).0,
-            Verdict::Supported
-        );
-        assert_eq!(
-            Verdict::from_checks(&[ck(Consistency, False)]).0,
-            Verdict::Refuted
-        );
     }
 }

@@ -282,6 +282,29 @@ pub static REGISTRY: &[ClaimDef] = &[
     claim!("sparse/row-mass", sparse::row_mass),
 ];
 
+/// Reads and parses a spec file. When the spec sits at `<paper>/<claim>.toml`
+/// matching its ID and names a registered claim, the parameters of both profiles are
+/// validated too, so a broken `[profiles.full]` is reported by `list` and quick runs,
+/// not hours later by a full sweep.
+pub fn load_spec(path: &std::path::Path) -> Result<Spec, SpecError> {
+    let spec = Spec::read(path)?;
+    if crate::spec::place_id(path).as_deref() == Some(spec.id.as_str()) {
+        validate_profiles(&spec)?;
+    }
+    Ok(spec)
+}
+
+/// Parses and validates the claim parameters of every profile with the claim's own
+/// `Params` (through the registry); a no-op for an unregistered ID.
+pub fn validate_profiles(spec: &Spec) -> Result<(), SpecError> {
+    if let Some(def) = find(&spec.id) {
+        for profile in [Profile::Quick, Profile::Full] {
+            (def.prepare)(spec, profile).map(drop)?;
+        }
+    }
+    Ok(())
+}
+
 /// The registry entry for an ID.
 pub fn find(id: &str) -> Option<&'static ClaimDef> {
     REGISTRY.iter().find(|c| c.id == id)

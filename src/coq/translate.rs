@@ -1122,7 +1122,7 @@ fn size_in(t: &T, open: &mut Vec<String>) -> u64 {
     match t {
         T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => 1,
         T::Add(ts) | T::Mul(ts) => 1 + ts.iter().map(|u| size_in(u, open)).sum::<u64>(),
-        // the work of the scan itself is counted by [`band_work_f`], which knows the ranges
+        // the work of the scan itself is counted by [`bands_f`], which knows the ranges
         T::Band(_, ts) => 1 + ts.iter().map(|u| size_in(u, open)).sum::<u64>(),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             1 + size_in(a, open) + size_in(b, open)
@@ -1355,78 +1355,32 @@ fn linear_coefficient(t: &T, v: &str) -> Option<T> {
     }
 }
 
-/// The work of Coq's band scans in `f`, added to [`size_f`] for the exact budget:
-/// `band_op` (coq/Attncheck.v) takes L steps per layer for l layers, and each value
-/// of an enclosing `forall` or `sum` evaluates it again. L and l are bounded by the
-/// largest |value| of their terms over the binders' ranges ([`abs_bound`]), and by
-/// the kernel's range (L ≤ 65536, l ≤ 256) when no bound is found.
-fn band_work_f(f: &F) -> u64 {
-    fn term(t: &T, vars: &mut Vec<(String, u128)>, times: u64) -> u64 {
-        match t {
-            T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => 0,
-            T::Band(_, ts) => {
-                let own = |i: usize, cap: u128| {
-                    abs_bound(&ts[i], vars).map_or(cap, |b| b.min(cap)) as u64
-                };
-                let (len, layers) = (own(0, 65_536), own(2, 256));
-                let one = len.max(1).saturating_mul(layers.saturating_add(1));
-                ts.iter().fold(times.saturating_mul(one), |a, u| {
-                    a.saturating_add(term(u, vars, times))
-                })
-            }
-            T::Add(ts) | T::Mul(ts) => ts
-                .iter()
-                .fold(0u64, |a, u| a.saturating_add(term(u, vars, times))),
-            T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
-                term(a, vars, times).saturating_add(term(b, vars, times))
-            }
-            T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
-                term(a, vars, times)
-            }
-            T::Sum(v, lo, hi, b) => {
-                vars.push((v.clone(), range_abs(*lo, *hi)));
-                let w = term(b, vars, times.saturating_mul(range_len(*lo, *hi)));
-                vars.pop();
-                w
-            }
-        }
-    }
-    fn form(f: &F, vars: &mut Vec<(String, u128)>, times: u64) -> u64 {
-        match f {
-            F::Cmp(_, a, b) => term(a, vars, times).saturating_add(term(b, vars, times)),
-            F::And(fs) | F::Or(fs) => fs
-                .iter()
-                .fold(0u64, |a, g| a.saturating_add(form(g, vars, times))),
-            F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
-                vars.push((v.clone(), range_abs(*lo, *hi)));
-                let w = form(b, vars, times.saturating_mul(range_len(*lo, *hi)));
-                vars.pop();
-                w
-            }
-            F::Dom(b) => form(b, vars, times),
-        }
-    }
-    fn range_abs(lo: i64, hi: i64) -> u128 {
-        u128::from(lo.unsigned_abs().max(hi.unsigned_abs()))
-    }
-    fn range_len(lo: i64, hi: i64) -> u64 {
-        (i128::from(hi) - i128::from(lo) + 1).clamp(0, i128::from(u64::MAX)) as u64
-    }
-    form(f, &mut Vec::new(), 1)
+/// What the band terms of `f` ask of Coq: whether there is one, and the work of its
+/// band scans, added to [`size_f`] for the exact budget.
+struct Bands {
+    /// A band term occurs in `f`.
+    present: bool,
+    /// `band_op` (coq/Attncheck.v) takes L steps per layer for l layers, and each value
+    /// of an enclosing `forall` or `sum` evaluates it again: Σ over band terms of
+    /// (evaluations) · L_max · (l_max + 1), with L and l bounded over the binders'
+    /// ranges by [`int_range`].
+    work: u64,
 }
 
-/// Checks that every band term of `f` stays inside the kernel's range at every
-/// value of the binders around it (1 ≤ L ≤ 65536, d ≥ 0, 1 ≤ l ≤ 256,
-/// l·L·min(d + 1, L) ≤ 2³²; `expr`'s `band-reach`), from integer ranges of its
-/// arguments ([`int_range`]). The kernel checks this only when it evaluates the
-/// term, so a formula it would reject at some value is kept from Coq here; one
-/// whose arguments have no integer range (a quotient, a power) is kept too.
-fn band_domain_f(f: &F) -> Result<(), String> {
-    fn term(t: &T, vars: &mut Vec<(String, (i128, i128))>) -> Result<(), String> {
+/// The band terms of `f` ([`Bands`]), after checking that every one stays inside the
+/// kernel's range at every value of the binders around it (1 ≤ L ≤ 65536, d ≥ 0,
+/// 1 ≤ l ≤ 256, l·L·min(d + 1, L) ≤ 2³²; `expr`'s `band-reach`), from integer ranges of
+/// its arguments ([`int_range`]). The kernel checks this only when it evaluates the
+/// term, so a formula it would reject at some value is kept from Coq (`Err`, with the
+/// reason); one whose arguments have no integer range (a quotient, a power) is kept too.
+/// One walk does both, so the work is always counted over the ranges that were checked.
+fn bands_f(f: &F) -> Result<Bands, String> {
+    type Vars = Vec<(String, (i128, i128))>;
+    fn term(t: &T, vars: &mut Vars, times: u64, b: &mut Bands) -> Result<(), String> {
         match t {
             T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => Ok(()),
             T::Band(_, ts) => {
-                ts.iter().try_for_each(|u| term(u, vars))?;
+                ts.iter().try_for_each(|u| term(u, vars, times, b))?;
                 let r: Vec<Option<(i128, i128)>> = ts.iter().map(|u| int_range(u, vars)).collect();
                 let (Some(len), Some(d), Some(l)) = (r[0], r[1], r[2]) else {
                     return Err("a band term's argument has no integer range the translator can bound (the kernel rejects a non-integer argument when it evaluates it)".into());
@@ -1438,41 +1392,53 @@ fn band_domain_f(f: &F) -> Result<(), String> {
                         len.0, len.1, d.0, d.1, l.0, l.1
                     ));
                 }
+                // inside the range: 1 ≤ L ≤ 65536 and 1 ≤ l ≤ 256, so these fit
+                let one = (len.1 as u64).saturating_mul(l.1 as u64 + 1);
+                b.present = true;
+                b.work = b.work.saturating_add(times.saturating_mul(one));
                 Ok(())
             }
-            T::Add(ts) | T::Mul(ts) => ts.iter().try_for_each(|u| term(u, vars)),
-            T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
-                term(a, vars)?;
-                term(b, vars)
+            T::Add(ts) | T::Mul(ts) => ts.iter().try_for_each(|u| term(u, vars, times, b)),
+            T::Sub(x, y) | T::Div(x, y) | T::Min(x, y) | T::Max(x, y) => {
+                term(x, vars, times, b)?;
+                term(y, vars, times, b)
             }
-            T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
-                term(a, vars)
+            T::Neg(x) | T::Abs(x) | T::Ceil(x) | T::Floor(x) | T::Pow(x, _) | T::Fun(_, x) => {
+                term(x, vars, times, b)
             }
-            T::Sum(v, lo, hi, b) => {
+            T::Sum(v, lo, hi, body) => {
                 vars.push((v.clone(), (i128::from(*lo), i128::from(*hi))));
-                let r = term(b, vars);
+                let r = term(body, vars, times.saturating_mul(range_len(*lo, *hi)), b);
                 vars.pop();
                 r
             }
         }
     }
-    fn form(f: &F, vars: &mut Vec<(String, (i128, i128))>) -> Result<(), String> {
+    fn form(f: &F, vars: &mut Vars, times: u64, b: &mut Bands) -> Result<(), String> {
         match f {
-            F::Cmp(_, a, b) => {
-                term(a, vars)?;
-                term(b, vars)
+            F::Cmp(_, x, y) => {
+                term(x, vars, times, b)?;
+                term(y, vars, times, b)
             }
-            F::And(fs) | F::Or(fs) => fs.iter().try_for_each(|g| form(g, vars)),
-            F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
+            F::And(fs) | F::Or(fs) => fs.iter().try_for_each(|g| form(g, vars, times, b)),
+            F::All(v, lo, hi, body) | F::Ex(v, lo, hi, body) => {
                 vars.push((v.clone(), (i128::from(*lo), i128::from(*hi))));
-                let r = form(b, vars);
+                let r = form(body, vars, times.saturating_mul(range_len(*lo, *hi)), b);
                 vars.pop();
                 r
             }
-            F::Dom(b) => form(b, vars),
+            F::Dom(body) => form(body, vars, times, b),
         }
     }
-    form(f, &mut Vec::new())
+    fn range_len(lo: i64, hi: i64) -> u64 {
+        (i128::from(hi) - i128::from(lo) + 1).clamp(0, i128::from(u64::MAX)) as u64
+    }
+    let mut b = Bands {
+        present: false,
+        work: 0,
+    };
+    form(f, &mut Vec::new(), 1, &mut b)?;
+    Ok(b)
 }
 
 /// The range [lo, hi] of an integer-valued term built from integer literals,
@@ -1506,29 +1472,6 @@ fn int_range(t: &T, vars: &[(String, (i128, i128))]) -> Option<(i128, i128)> {
         _ => return None,
     };
     (r.0 >= -CAP && r.1 <= CAP).then_some(r)
-}
-
-/// An upper bound on |t| for a term built from integer literals, bound variables
-/// (by their ranges, `vars`), +, −, ×, negation, |·|, min and max; `None` for
-/// anything else.
-fn abs_bound(t: &T, vars: &[(String, u128)]) -> Option<u128> {
-    match t {
-        T::Lit(q) => {
-            let c = q.numer().clone().abs() / q.denom().clone() + 1u32;
-            c.to_u128()
-        }
-        T::Var(v) => vars.iter().rev().find(|(n, _)| n == v).map(|(_, b)| *b),
-        T::Add(ts) => ts
-            .iter()
-            .try_fold(0u128, |a, u| Some(a.saturating_add(abs_bound(u, vars)?))),
-        T::Mul(ts) => ts
-            .iter()
-            .try_fold(1u128, |a, u| Some(a.saturating_mul(abs_bound(u, vars)?))),
-        T::Sub(a, b) => Some(abs_bound(a, vars)?.saturating_add(abs_bound(b, vars)?)),
-        T::Min(a, b) | T::Max(a, b) => Some(abs_bound(a, vars)?.max(abs_bound(b, vars)?)),
-        T::Neg(a) | T::Abs(a) => abs_bound(a, vars),
-        _ => None,
-    }
 }
 
 fn size_f(f: &F) -> u64 {
@@ -2671,10 +2614,13 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
                 continue;
             }
         };
-        if let Err(e) = band_domain_f(&f) {
-            kernel_only.push((i, e));
-            continue;
-        }
+        let bands = match bands_f(&f) {
+            Ok(b) => b,
+            Err(e) => {
+                kernel_only.push((i, e));
+                continue;
+            }
+        };
         let bits = number_bits_f(&f, &data_sizes);
         if bits == u64::MAX {
             kernel_only.push((
@@ -2693,7 +2639,7 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
             continue;
         }
         if exact_f(&f) {
-            let w = size_f(&f).saturating_add(band_work_f(&f));
+            let w = size_f(&f).saturating_add(bands.work);
             if w > MAX_EXACT_WORK {
                 kernel_only.push((
                     i,
@@ -2702,7 +2648,7 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
                 continue;
             }
         } else {
-            if band_work_f(&f) > 0 {
+            if bands.present {
                 kernel_only.push((
                     i,
                     "a band operation beside a transcendental term: Coq decides band operations by computation, and `interval` cannot evaluate them".into(),

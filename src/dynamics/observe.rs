@@ -6,7 +6,10 @@
 //!
 //! Two readings of a tally ([`crate::kernel::StepTally`], sealed in the kernel):
 //! - `certainty`: proven on every step (True), certifiably violated on some step
-//!   (False), else Unknown — recorded as a certified check;
+//!   (False), else Unknown — recorded as an *observation* ([`Checks::observe_tally`]):
+//!   the margins are kernel intervals, but this crate's code computed them and no
+//!   certificate carries them, so they can make a claim inconclusive, never certify
+//!   or refute it (issue #24);
 //! - `consistency`: for invariants that are *theorems* of the map (F1–F4 of
 //!   clusters.md), "the enclosures never certify a violation" — recorded as a
 //!   consistency reading, which can refute and never certify. Claims say which
@@ -53,9 +56,10 @@ impl<'f> Invariant<'f> {
         let m = (self.margin)(v);
         self.tally.record(v.after.k, &m);
     }
-    /// Records the invariant as a certified check: proven on every step.
-    pub fn certify_into(&self, checks: &mut Checks) {
-        checks.tally(self.name.clone(), &self.tally);
+    /// Records the invariant as an observation: proven on every step by the claim's
+    /// own enclosures (never a certified check: no certificate carries it).
+    pub fn observe_into(&self, checks: &mut Checks) {
+        checks.observe_tally(self.name.clone(), &self.tally);
     }
     /// Records the invariant as a consistency reading (for theorems of the map:
     /// "no step certifiably violates it"), which can refute and never certify.

@@ -293,7 +293,8 @@ pub fn index_markdown(reports: &[Report]) -> String {
         s,
         "Rebuilt by `attncheck run` from every report in this directory (`attncheck run --all` reruns them all; \
          `index.html` beside it is the same set as one page). Verdicts: certified (proven with outward-rounded or exact \
-         arithmetic), supported (observed at finite size, invariants certified), refuted (certified \
+         arithmetic), supported (observed at finite size; \
+         what its certificate states is certified), refuted (certified \
          counterexample), inconclusive, not-checkable, report-only. See the README for how to read them.\n"
     );
     let _ = writeln!(

@@ -250,20 +250,11 @@ impl Report {
                 .map(|_| format!("{name}.cert.json")),
             trust: outcome.certificate.as_ref().map(|c| Trust {
                 rests_on: format!(
-                    "the trusted kernel (src/kernel: outward-rounded MPFR intervals, exact rationals, the \
-                     certificate evaluator){}, MPFR and GMP, and this claim's statement builder \
-                     (`{}::statement`, which states the obligations below from the spec); nothing else — witness \
-                     search, floating point, plots and prose can only make a check fail to prove",
-                    if c.data.values().any(|d| matches!(d, crate::certificate::DataEntry::Layer { .. })) {
-                        // the `layer` datum's map: since the kernel became crates/attncheck-kernel it
-                        // is the kernel's (layer_data.rs, layer_map.rs); the sentence keeps the old
-                        // paths so that the reports stay byte-identical until they are regenerated
-                        ", the evaluator of the certificate's `layer` datum (src/dynamics/layer_data.rs and the \
-                         layer form of `DiscreteMap` in src/dynamics/discrete.rs, which iterate the exact data in \
-                         outward-rounded intervals)"
-                    } else {
-                        ""
-                    },
+                    "the trusted kernel (crates/attncheck-kernel: outward-rounded MPFR intervals, exact rationals, \
+                     the certificate evaluator with every data operation of the certificate format), MPFR and GMP, \
+                     and this claim's statement builder (`{}::statement`, which states the obligations below from \
+                     the spec); nothing else — witness search, floating point, plots and prose can only make a check \
+                     fail to prove, and every certified check below is one of these obligations",
                     module_of(&spec.id)
                 ),
                 statement: c

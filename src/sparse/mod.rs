@@ -8,3 +8,16 @@ pub mod construct;
 pub mod dimension;
 pub mod sample;
 pub mod target;
+
+/// Errors of `sparse construct`'s inputs: a target file that cannot be read or
+/// parsed, or an option out of range. The application maps both to exit code 2
+/// (`From<Error> for app::Error`), so this layer never names the application's type.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The target file could not be read (its path and the reason).
+    #[error(transparent)]
+    Spec(#[from] crate::spec::SpecError),
+    /// A malformed target file or option: the message names the file and line, or the option.
+    #[error("{0}")]
+    Usage(String),
+}

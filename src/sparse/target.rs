@@ -405,10 +405,10 @@ impl fmt::Display for Summary {
 
 /// Reads and parses a target file; errors name the file and the line
 /// (`FILE:LINE: …`, also for bytes that are not UTF-8), for exit code 2.
-pub fn load(path: &std::path::Path, k: usize) -> Result<Target, crate::app::Error> {
+pub fn load(path: &std::path::Path, k: usize) -> Result<Target, super::Error> {
     let text = crate::spec::read_utf8(path)?;
     parse(&text, k).map_err(|e| {
-        crate::app::Error::Usage(format!("{}:{}: {}", path.display(), e.line(), e.reason()))
+        super::Error::Usage(format!("{}:{}: {}", path.display(), e.line(), e.reason()))
     })
 }
 
@@ -439,11 +439,11 @@ impl ConstructParams {
         gamma: &str,
         rho: &str,
         delta: &str,
-    ) -> Result<ConstructParams, crate::app::Error> {
+    ) -> Result<ConstructParams, super::Error> {
         let num = |opt: &str, s: &str| {
-            parse_rational(s).map_err(|e| crate::app::Error::Usage(format!("--{opt}: {e}")))
+            parse_rational(s).map_err(|e| super::Error::Usage(format!("--{opt}: {e}")))
         };
-        let bad = |opt: &str, why: &str| Err(crate::app::Error::Usage(format!("--{opt}: {why}")));
+        let bad = |opt: &str, why: &str| Err(super::Error::Usage(format!("--{opt}: {why}")));
         let p = ConstructParams {
             k,
             epsilon: num("epsilon", epsilon)?,
@@ -499,14 +499,14 @@ impl ConstructParams {
 
     /// Checks that the target's dynamic range fits ρ: ln(max/min) ≤ ρ in every row,
     /// i.e. max/min ≤ e^ρ (certified; an undecided comparison is an error too).
-    pub fn check_range(&self, t: &Target, prec: u32) -> Result<(), crate::app::Error> {
+    pub fn check_range(&self, t: &Target, prec: u32) -> Result<(), super::Error> {
         use crate::kernel::{Certainty, Interval};
         let s = Summary::of(t);
         let ratio = Interval::from_rational(prec, &s.max_ratio);
         let bound = Interval::from_rational(prec, &self.rho).exp();
         match ratio.le(&bound) {
             Certainty::True => Ok(()),
-            _ => Err(crate::app::Error::Usage(format!(
+            _ => Err(super::Error::Usage(format!(
                 "--rho {}: the target's largest in-row ratio {} exceeds e^ρ (ln of it ∈ {}); pass a larger --rho",
                 self.rho,
                 s.max_ratio,
@@ -766,10 +766,10 @@ pub fn construct(
     seed: u64,
     max_draws: u64,
     prec: u32,
-) -> Result<Construction, crate::app::Error> {
+) -> Result<Construction, super::Error> {
     use crate::sparse::construct::Witness;
     use crate::sparse::sample::draw_signs;
-    let usage = |s: String| crate::app::Error::Usage(s);
+    let usage = |s: String| super::Error::Usage(s);
     p.check_range(a, prec)?;
     let t = p.t();
     let d = p

@@ -438,7 +438,7 @@ fn hyperplanes_good_triple_is_a_statement_not_a_minted_bool() {
         );
     }
     // a bracket hint that does not contain λ1 gives a false obligation, never a proof
-    let spec = attncheck::spec::Spec::load(&crate::util::spec_path(HYP)).unwrap();
+    let spec = attncheck::claims::load_spec(&crate::util::spec_path(HYP)).unwrap();
     let (_, json) = run.certificate.as_ref().unwrap();
     let cert: serde_json::Value = serde_json::from_str(json).unwrap();
     let mut hints: attncheck::certificate::Hints =

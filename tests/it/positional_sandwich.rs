@@ -241,7 +241,7 @@ fn identity_f64_tolerance_grades_the_plots_not_the_claim() {
 fn identity_negativity_hint_must_cover_every_r() {
     // a wrong or partial hint cannot certify: the statement builder rejects it
     use attncheck::claims::statement_of;
-    let spec = attncheck::spec::Spec::load(&crate::util::spec_path(IDENTITY)).unwrap();
+    let spec = attncheck::claims::load_spec(&crate::util::spec_path(IDENTITY)).unwrap();
     let good = |text: &str| {
         let mut h = attncheck::certificate::Hints::new();
         for key in [

@@ -76,3 +76,145 @@ fn the_coq_lists_name_registered_claims_only() {
         assert!(registered().contains(*id), "coq::NOT_IN_CI names `{id}`");
     }
 }
+
+/// The layers of src/ from the bottom up (docs/design.md, "Layers"): a module may name
+/// only modules before it. A strict order, so the top-level module graph has no cycle.
+/// `certificate` re-exports the kernel's format; `main.rs` (the binary) and `lib.rs`
+/// (the root that declares the modules) are above every layer.
+const LAYERS: &[&str] = &[
+    "kernel",
+    "certificate",
+    "fast",
+    "rng",
+    "progress",
+    "stdio",
+    "verdict",
+    "outcome",
+    "spec",
+    "dynamics",
+    "sparse",
+    "claims",
+    "coq",
+    "report",
+    "app",
+];
+
+/// Every `crate::<module>` (and `super::…` that climbs to the crate root) named in
+/// src/, as (file, line, from, to) for top-level modules `from` ≠ `to`; macros
+/// (`crate::errln!`) are not modules and are skipped.
+fn module_edges() -> Vec<(String, usize, String, String)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let src = crate::util::root().join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    files.sort();
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut edges = Vec::new();
+    for f in files {
+        let rel = f
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel == "main.rs" || rel == "lib.rs" {
+            continue;
+        }
+        let parts: Vec<&str> = rel.trim_end_matches(".rs").split('/').collect();
+        let from = parts[0].to_string();
+        // the module path of the file below the crate root: `a/b.rs` and `a/b/mod.rs` are a::b
+        let mut path: Vec<&str> = parts.clone();
+        if path.last() == Some(&"mod") {
+            path.pop();
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let mut targets = Vec::new();
+            for (pos, _) in code.match_indices("crate::") {
+                let rest = &code[pos + "crate::".len()..];
+                let name = ident(rest);
+                if !name.is_empty() && !rest[name.len()..].starts_with('!') {
+                    targets.push(name);
+                }
+            }
+            // `super::` chains at the start of a path: climb from the file's module
+            for (pos, _) in code.match_indices("super::") {
+                if pos >= 2 && &code.as_bytes()[pos - 2..pos] == b"::" {
+                    continue; // the inner link of a chain, counted from its start
+                }
+                let mut rest = &code[pos..];
+                let mut depth = path.len();
+                while let Some(r) = rest.strip_prefix("super::") {
+                    depth = depth.saturating_sub(1);
+                    rest = r;
+                }
+                if depth == 0 {
+                    let name = ident(rest);
+                    if !name.is_empty() {
+                        targets.push(name);
+                    }
+                }
+            }
+            for to in targets {
+                if to != from && LAYERS.contains(&to.as_str()) {
+                    edges.push((rel.clone(), i + 1, from.clone(), to));
+                }
+            }
+        }
+    }
+    edges
+}
+
+/// Issue #24 ("a house with no circles"): every top-level module of src/ is in
+/// [`LAYERS`], and names only modules below it — so there is no cycle among them and
+/// no import from a lower layer to a higher one (spec → claims and sparse → app were
+/// the last two, removed in session 15).
+#[test]
+fn no_module_names_a_layer_above_it() {
+    let src = crate::util::root().join("src");
+    for e in std::fs::read_dir(&src).unwrap() {
+        let name = e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        if name != "main" && name != "lib" {
+            assert!(
+                LAYERS.contains(&name.as_str()),
+                "src/{name} is in no layer of LAYERS"
+            );
+        }
+    }
+    let rank = |m: &str| LAYERS.iter().position(|l| *l == m).unwrap();
+    let edges = module_edges();
+    assert!(
+        edges
+            .iter()
+            .any(|(_, _, f, t)| f == "claims" && t == "spec"),
+        "the scan found no claims → spec import: it is broken"
+    );
+    let upward: Vec<String> = edges
+        .iter()
+        .filter(|(_, _, from, to)| rank(to) > rank(from))
+        .map(|(file, line, from, to)| format!("src/{file}:{line}: {from} → {to}"))
+        .collect();
+    assert!(
+        upward.is_empty(),
+        "imports from a lower layer to a higher one:\n{}",
+        upward.join("\n")
+    );
+}

@@ -186,7 +186,7 @@ fn reports_do_not_depend_on_the_thread_count() {
 fn rendering_is_deterministic_for_the_same_outcome() {
     let run = run_quick("positional/alibi-slopes");
     let spec =
-        attncheck::spec::Spec::load(&crate::util::spec_path("positional/alibi-slopes")).unwrap();
+        attncheck::claims::load_spec(&crate::util::spec_path("positional/alibi-slopes")).unwrap();
     let again = app::run_claims(
         &[&spec],
         Profile::Quick,
@@ -206,7 +206,7 @@ fn committed_full_reports_match_their_specs() {
     let reports = attncheck::app::read_reports(&dir).expect("reports/full");
     assert!(!reports.is_empty(), "no reports under reports/full");
     for r in reports {
-        let spec = attncheck::spec::Spec::load(&crate::util::spec_path(&r.id)).unwrap();
+        let spec = attncheck::claims::load_spec(&crate::util::spec_path(&r.id)).unwrap();
         let stale = format!(
             "reports/full/{}: stale; rerun `attncheck run {} --profile full` and commit reports/full/",
             r.id, r.id

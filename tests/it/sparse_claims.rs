@@ -746,7 +746,7 @@ fn counting_from_temp_spec(
     std::fs::create_dir_all(&spec_dir).unwrap();
     let spec_file = spec_dir.join("counting-lower-bound.toml");
     std::fs::write(&spec_file, text).unwrap();
-    let spec = attncheck::spec::Spec::load(&spec_file).unwrap();
+    let spec = attncheck::claims::load_spec(&spec_file).unwrap();
     let run = attncheck::app::run_claims(
         &[&spec],
         attncheck::spec::Profile::Quick,

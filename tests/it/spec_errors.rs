@@ -147,7 +147,7 @@ fn every_committed_spec_loads_and_validates_in_both_profiles() {
     }
 }
 
-/// A spec written to `<tmp>/theorems/<id>.toml` (so [`Spec::load`] treats it as a
+/// A spec written to `<tmp>/theorems/<id>.toml` (so [`attncheck::claims::load_spec`] treats it as a
 /// registered claim at its place).
 fn scratch_spec(id: &str, bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -214,7 +214,7 @@ fn non_utf8_spec_names_the_line_of_the_first_bad_byte() {
         + 3;
     bytes.insert(offset, 0xff);
     let (_d, path) = scratch_spec(ID, &bytes);
-    let e = Spec::load(&path).unwrap_err().to_string();
+    let e = attncheck::claims::load_spec(&path).unwrap_err().to_string();
     assert!(
         e.contains(&format!("alibi-slopes.toml:{at}: byte 0xff at column 4")),
         "{e}"
@@ -225,7 +225,7 @@ fn non_utf8_spec_names_the_line_of_the_first_bad_byte() {
 fn profiles_full_errors_are_reported_on_every_load() {
     let text = format!("{}\n[profiles.full]\nheads = [2, 0]\n", spec_text(ID));
     let (_d, path) = scratch_spec(ID, text.as_bytes());
-    let e = Spec::load(&path).unwrap_err().to_string();
+    let e = attncheck::claims::load_spec(&path).unwrap_err().to_string();
     let line = line_of(&text, "heads = [2, 0]");
     assert!(
         e.contains(&format!(":{line}: profiles.full.heads[1]")),

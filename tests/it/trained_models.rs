@@ -14,7 +14,7 @@ use attncheck_lm::{DType, SplitMix64, Tensor, Var};
 const ID: &str = "positional/trained-model-claims";
 
 fn quick_params() -> tmc::Params {
-    let spec = Spec::load(&crate::util::spec_path(ID)).unwrap();
+    let spec = attncheck::claims::load_spec(&crate::util::spec_path(ID)).unwrap();
     spec.params(Profile::Quick).unwrap()
 }
 
@@ -899,7 +899,7 @@ fn stored_attention_weights_are_the_models_exact_f32_values() {
 
 #[test]
 fn scan_unit_keys_fall_one_to_a_shard() {
-    let spec = Spec::load(&crate::util::spec_path(ID)).unwrap();
+    let spec = attncheck::claims::load_spec(&crate::util::spec_path(ID)).unwrap();
     let p: tmc::Params = spec.params(Profile::Full).unwrap();
     let jobs = tmc::jobs(&p);
     // 8 schemes (ALiBi once at H = 8, Sandwich, sinusoidal, RoPE, four windows) × 3 L_tr × 3 seeds

@@ -449,21 +449,216 @@ fn check_with_a_wrong_out_is_a_usage_error_before_anything_runs() {
 }
 
 /// The trust-base sentence named only src/kernel, although the `layer` datum of
-/// growth-bound and stability is iterated by src/dynamics (layer_data.rs, DiscreteMap).
+/// growth-bound and stability was iterated by src/dynamics (layer_data.rs, DiscreteMap).
+/// Since the kernel became crates/attncheck-kernel, the layer map is the kernel's: the
+/// sentence names the crate, and no path outside it.
 #[test]
 fn trust_base_names_the_layer_evaluator_outside_the_kernel() {
-    for (id, layer) in [
-        ("clusters/growth-bound", true),
-        ("clusters/stability", true),
-        ("positional/alibi-window", false),
+    for id in [
+        "clusters/growth-bound",
+        "clusters/stability",
+        "positional/alibi-window",
     ] {
         let run = crate::util::run_quick(id);
         let t = run.report.trust.as_ref().expect("certificate");
-        assert_eq!(
-            t.rests_on.contains("src/dynamics/layer_data.rs"),
-            layer,
+        assert!(
+            t.rests_on.contains("crates/attncheck-kernel"),
+            "{id}: {}",
+            t.rests_on
+        );
+        assert!(
+            !t.rests_on.contains("src/kernel") && !t.rests_on.contains("src/dynamics"),
             "{id}: {}",
             t.rests_on
         );
     }
+}
+
+/// Every JSON report under reports/ (reports/full/ included), with the path of its
+/// certificate beside it when there is one.
+fn committed_reports() -> Vec<(PathBuf, Option<PathBuf>)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "json")
+                && !p.to_string_lossy().ends_with(".cert.json")
+            {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root().join("reports"), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let cert = p.with_extension("cert.json");
+            let cert = cert.exists().then_some(cert);
+            (p, cert)
+        })
+        .collect()
+}
+
+/// Issue #24 (bug: 19 certified checks of clusters/boolean-limit, hyperplanes and
+/// collapse were per-step tallies that no certificate carried): in every committed
+/// report, the certified checks are exactly the obligations of its certificate, and a
+/// report without a certificate has none.
+#[test]
+fn every_committed_report_certifies_exactly_its_certificates_obligations() {
+    let reports = committed_reports();
+    assert!(reports.len() >= 30, "only {} reports found", reports.len());
+    let full = reports
+        .iter()
+        .filter(|(p, _)| p.components().any(|c| c.as_os_str() == "full"))
+        .count();
+    assert!(full >= 1, "reports/full/ was not walked");
+    let mut with_cert = 0;
+    for (path, cert) in &reports {
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let Some(checks) = r["checks"].as_array() else {
+            continue;
+        };
+        let mut certified: Vec<String> = checks
+            .iter()
+            .filter(|c| c["kind"] == "certified")
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect();
+        let mut obligations: Vec<String> = match cert {
+            Some(c) => {
+                with_cert += 1;
+                load(c).obligations.into_iter().map(|o| o.name).collect()
+            }
+            None => Vec::new(),
+        };
+        certified.sort();
+        obligations.sort();
+        let extra: Vec<_> = certified
+            .iter()
+            .filter(|n| !obligations.contains(n))
+            .collect();
+        let missing: Vec<_> = obligations
+            .iter()
+            .filter(|n| !certified.contains(n))
+            .collect();
+        assert!(
+            certified == obligations,
+            "{}: certified checks outside the certificate {extra:?}; obligations without a certified check {missing:?}",
+            path.display()
+        );
+    }
+    assert!(
+        with_cert >= 15,
+        "only {with_cert} reports with a certificate"
+    );
+}
+
+/// The runtime border behind the walk above: an outcome whose certified checks are
+/// not exactly its certificate's obligations is inconclusive, with the reason, and is
+/// never certified or refuted on them.
+#[test]
+fn a_certified_check_outside_the_certificate_makes_the_run_inconclusive() {
+    use attncheck::kernel::{check, Statement};
+    use attncheck::outcome::Outcome;
+    let mut st = Statement::new("test/border");
+    st.assert("one is less than two", "(< 1 2)");
+    st.assert("two is less than one", "(< 2 1)");
+    let checked = check(&st, 64).unwrap();
+    let mut o = Outcome::new();
+    o.checks.prove(&checked);
+    // no certificate: both certified checks are outside it
+    let (v, why) = o.verdict(Verdict::Certified);
+    assert_eq!(v, Verdict::Inconclusive);
+    assert!(
+        why.as_deref()
+            .unwrap()
+            .contains("is not an obligation of the certificate"),
+        "{why:?}"
+    );
+    // with the statement's certificate: refuted on the false obligation, as before
+    o.certificate = Some(Certificate::of(
+        &st,
+        attncheck::kernel::certificate::Profile::Quick,
+        64,
+        &Default::default(),
+    ));
+    assert_eq!(o.verdict(Verdict::Certified).0, Verdict::Refuted);
+    // a certificate with an obligation that no certified check decides
+    let mut st2 = st.clone();
+    st2.assert("three is less than four", "(< 3 4)");
+    o.certificate = Some(Certificate::of(
+        &st2,
+        attncheck::kernel::certificate::Profile::Quick,
+        64,
+        &Default::default(),
+    ));
+    let (v, why) = o.verdict(Verdict::Certified);
+    assert_eq!(v, Verdict::Inconclusive);
+    assert!(
+        why.as_deref().unwrap().contains("has no certified check"),
+        "{why:?}"
+    );
+}
+
+/// Issue #24: a per-step tally is recorded as an observation, which can make a claim
+/// inconclusive and never certify or refute it, whatever its margins say.
+#[test]
+fn a_per_step_tally_is_an_observation_that_never_certifies_or_refutes() {
+    use attncheck::kernel::{Interval, StepTally};
+    use attncheck::verdict::Checks;
+    let mut proven = StepTally::default();
+    proven.record(0, &Interval::from_rational(64, &rug::Rational::from(1)));
+    let mut violated = StepTally::default();
+    violated.record(0, &Interval::from_rational(64, &rug::Rational::from(-1)));
+    let mut c = Checks::new();
+    assert_eq!(c.observe_tally("proven", &proven), Certainty::True);
+    assert_eq!(c.observe_tally("violated", &violated), Certainty::False);
+    assert!(c.as_slice().iter().all(|k| k.kind == CheckKind::Observed));
+    assert_eq!(
+        Verdict::from_checks(&c.as_slice()[..1]).0,
+        Verdict::Supported
+    );
+    assert_eq!(Verdict::from_checks(c.as_slice()).0, Verdict::Inconclusive);
+}
+
+/// The verdict rule, case by case (moved from src/verdict.rs's unit tests when the lib
+/// stopped compiling a unit-test twin of itself).
+#[test]
+fn verdict_rules() {
+    use Certainty::*;
+    use CheckKind::*;
+    let c = |kind, result| ck(kind, result, Expect::Holds);
+    assert_eq!(Verdict::from_checks(&[]).0, Verdict::Inconclusive);
+    assert_eq!(
+        Verdict::from_checks(&[c(Certified, True)]).0,
+        Verdict::Certified
+    );
+    assert_eq!(
+        Verdict::from_checks(&[c(Certified, True), c(Observed, True)]).0,
+        Verdict::Supported
+    );
+    assert_eq!(
+        Verdict::from_checks(&[c(Certified, Unknown)]).0,
+        Verdict::Inconclusive
+    );
+    assert_eq!(
+        Verdict::from_checks(&[c(Observed, False), c(Certified, True)]).0,
+        Verdict::Inconclusive
+    );
+    assert_eq!(
+        Verdict::from_checks(&[c(Certified, False), c(Certified, Unknown)]).0,
+        Verdict::Refuted
+    );
+    // a consistency reading never certifies, but its certified violation refutes
+    assert_eq!(
+        Verdict::from_checks(&[c(Certified, True), c(Consistency, True)]).0,
+        Verdict::Supported
+    );
+    assert_eq!(
+        Verdict::from_checks(&[c(Consistency, False)]).0,
+        Verdict::Refuted
+    );
 }

@@ -153,7 +153,31 @@ impl Decision {
     }
 }
 
-/// Every decision of one evaluation, at one precision. Only [`check`] creates one.
+/// Every decision of one evaluation, at one precision. Only [`check`] creates one:
+/// this is the border of `certified` (issue #24). The application records a certified
+/// check only from a `Checked`, so code outside this crate cannot forge one, nor a
+/// [`Decision`] inside it (their fields are private, and nothing else builds them):
+///
+/// ```compile_fail
+/// use attncheck_kernel::{Certainty, Checked, Decision, Expect};
+/// let forged = Decision {
+///     name: "anything".to_string(),
+///     result: Certainty::True,
+///     expect: Expect::Holds,
+///     part: None,
+/// };
+/// let _ = Checked { decisions: vec![forged], prec: 64 };
+/// ```
+///
+/// The one road is the kernel's evaluation of a statement:
+///
+/// ```
+/// use attncheck_kernel::{check, Certainty, Statement};
+/// let mut st = Statement::new("example/one-road");
+/// st.assert("one is less than two", "(< 1 2)");
+/// let checked = check(&st, 64).unwrap();
+/// assert_eq!(checked.decisions()[0].result(), Certainty::True);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checked {
     decisions: Vec<Decision>,

@@ -17,8 +17,12 @@
 //! value of A_n within its relative tolerance, as φ((r(1 − tol))²) ≤ 0 ≤ φ((r(1 + tol))²)
 //! with φ(u) = u e^u − n² (see [`statement_of`]).
 //!
-//! **Per-step invariants** (certified kernel step tallies, "proven on every step", pooled
-//! over the seeds of a system):
+//! **Per-step invariants** (step tallies of kernel intervals, "proven on every step",
+//! pooled over the seeds of a system). They are *observations*: this module computes
+//! the margins (with the reductions below: row sums intersected with 1 − Σ, the mirror
+//! image), and no certificate carries them, so they can make the claim inconclusive and
+//! never certify or refute it (issue #24; moving them into the certificate as kernel
+//! operations over the layer datum is that issue's open work):
 //! - F3, gaps nondecreasing: y_{i+1}^{k+1} − y_i^{k+1} ≥ y_{i+1}^k − y_i^k. Proof: the
 //!   increment is h(F(y_{i+1}) − F(y_i)) with F(s) = Σ_l y_l e^{s y_l} / Σ_l e^{s y_l} = f'(s),
 //!   f(s) = log Σ_l e^{s y_l}, and F'(s) = Var_{p(s)}(y) ∈ [0, max_l y_l²]; by the mean value
@@ -43,8 +47,8 @@
 //! (A_n certified below); (iii) at most 3 distinct rows (2 for generic data); the same
 //! structure at p and 2p bits. (S): y_m ≡ 0 and row m ≡ (1/n, …, 1/n) by symmetry (a
 //! consistency reading of the enclosures; the proof is the symmetry), and rank P(T) ≥ 3
-//! (a one-step kernel tally: the 3 × 3 minor is ≥ 1/(2n) > 0), the bound rank P* ≤ 3
-//! attained. A resolution tally (certified or undecided, never False) records whether
+//! (a one-step tally, observed: the 3 × 3 minor is ≥ 1/(2n) > 0), the bound rank P* ≤ 3
+//! attained. A resolution tally (observed; proven or undecided, never False) records whether
 //! the enclosures at T decide the sign of every comparison with row_tol and A_n, so that
 //! a run whose enclosures grew too wide is retried at a higher precision rather than
 //! reported as not converged.
@@ -901,7 +905,8 @@ impl Acc {
     }
     fn record(&self, out: &mut Outcome, prefix: &str, table: &mut Table) {
         for (name, t) in self.names.iter().zip(&self.tallies) {
-            out.checks.tally(format!("{prefix}: {name}, every step"), t);
+            out.checks
+                .observe_tally(format!("{prefix}: {name}, every step"), t);
         }
         for d in &self.details {
             let mut row = vec![prefix.to_string()];
@@ -1152,7 +1157,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 v.join(", ")
             }
         };
-        out.checks.tally(
+        out.checks.observe_tally(
             format!("(G) {label}: the enclosures at T decide the structure (every comparison of a row distance with the tolerance and of |y_i(T)| with A_{n} has a certified sign)"),
             &resolution,
         );
@@ -1262,7 +1267,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         prec2,
         &mut StepTally::default(),
     );
-    out.checks.tally(
+    out.checks.observe_tally(
         format!("(S): the enclosures at T decide the structure (every comparison of a row distance with the tolerance and of |y_i(T)| with A_{m} has a certified sign)"),
         &resolution,
     );
@@ -1282,7 +1287,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         s.steps,
         &(&det - &Interval::from_rational(prec, &Rational::from((1, 2 * m as i64)))),
     );
-    out.checks.tally(
+    out.checks.observe_tally(
         format!("(S): rank P(T) ≥ 3 — the minor of P(T) on rows and columns (1, {}, {m}) has determinant ≥ 1/(2·{m}) > 0", c + 1),
         &rank,
     );

@@ -520,7 +520,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             if j < 2 {
                 inv.consistency_into(&mut out.checks);
             } else {
-                inv.certify_into(&mut out.checks);
+                inv.observe_into(&mut out.checks);
             }
         }
         drop(invs);
@@ -616,7 +616,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          R = I + ΔtV. The good-triple hypotheses are the claim's statement (exact rational obligations over V, \
          Q, K and the isolating interval of λ1), decided by the kernel. The hull monotonicity of φ1* is a theorem \
          of the map (F2), recorded as a consistency reading (it can refute, never certify); the discrete Grönwall \
-         bound is a certified per-step tally; the limit structure at T is an observation with the tolerance guide of clusters.md.",
+         bound is observed on every step of the claim's own enclosures (not in the certificate, so not certified); the limit structure at T is an observation with the tolerance guide of clusters.md.",
     );
     out
 }
