@@ -38,9 +38,9 @@ lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-## bench: criterion benchmarks
+## bench: criterion benchmarks (crates/attncheck-bench)
 bench: deps
-	$(CARGO) bench
+	$(CARGO) bench -p attncheck-bench
 
 ## anchors: side-by-side timings against python-flint / mpmath / numpy / PyTorch (run on a quiet machine)
 anchors: deps

@@ -16,8 +16,9 @@
 //!
 //! Not part of the trusted kernel (crates/attncheck-kernel): the certificate
 //! evaluator never calls it. It serves the flow and the sparse construction, and is
-//! tested separately (the unit tests below, and `tests/it/fast_softmax.rs`: proptest
+//! tested separately (`tests/it/fast_softmax.rs`: its fixed-point internals, and proptest
 //! against MPFR at p + 64 bits and against the kernel's [`softmax`](crate::kernel::softmax)).
+//! The internals those tests call are `#[doc(hidden)] pub`, for them only: not API.
 
 use crate::kernel::{checked_prec, softmax_into, Interval};
 use rayon::prelude::*;
@@ -33,7 +34,8 @@ const MAX_PREC: u32 = 128;
 /// and every exponent stays far inside MPFR's range (checked at run time).
 const MAX_EXP: i32 = 28;
 /// Fractional bits of the fixed-point arguments and of the row sums.
-const FRAC: i32 = 192;
+#[doc(hidden)]
+pub const FRAC: i32 = 192;
 /// Entries per rayon task: big enough to amortise scheduling. Results do not
 /// depend on it (per-entry work is independent and sums are exact).
 const MIN_LEN: usize = 1024;
@@ -43,15 +45,18 @@ const MIN_LEN: usize = 1024;
 /// A 256-bit integer as two `u128` halves; wrapping arithmetic, read as two's
 /// complement where the comment says "signed".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-struct U256 {
-    hi: u128,
-    lo: u128,
+#[doc(hidden)]
+pub struct U256 {
+    /// The high 128 bits.
+    pub hi: u128,
+    /// The low 128 bits.
+    pub lo: u128,
 }
 
 impl U256 {
     const ZERO: U256 = U256 { hi: 0, lo: 0 };
     /// The most negative signed value.
-    const MIN: U256 = U256 {
+    pub const MIN: U256 = U256 {
         hi: 1 << 127,
         lo: 0,
     };
@@ -98,12 +103,12 @@ impl U256 {
     }
 
     /// Signed reading: whether the top bit is set.
-    fn is_negative(self) -> bool {
+    pub fn is_negative(self) -> bool {
         self.hi >> 127 == 1
     }
 
     /// The larger of two signed values.
-    fn signed_max(self, o: U256) -> U256 {
+    pub fn signed_max(self, o: U256) -> U256 {
         let key = |u: U256| (u.hi ^ (1 << 127), u.lo);
         if key(o) > key(self) {
             o
@@ -165,7 +170,8 @@ impl U256 {
 }
 
 /// The exact product `a·b` as (high, low) halves.
-fn mul_full(a: u128, b: u128) -> (u128, u128) {
+#[doc(hidden)]
+pub fn mul_full(a: u128, b: u128) -> (u128, u128) {
     let (a0, a1) = (a as u64 as u128, a >> 64);
     let (b0, b1) = (b as u64 as u128, b >> 64);
     let p00 = a0 * b0;
@@ -191,7 +197,8 @@ fn mulhi127(a: u128, b: u128) -> u128 {
 
 /// `a·b` rounded to 128 significant bits, down or up: returns `(m, s)` with
 /// `m·2^s` the rounded product and `m ≥ 2^127` (for non-zero `a`, `b`).
-fn mul_round(a: u128, b: u128, up: bool) -> (u128, i32) {
+#[doc(hidden)]
+pub fn mul_round(a: u128, b: u128, up: bool) -> (u128, i32) {
     let (h, l) = mul_full(a, b);
     if h == 0 {
         // a·b < 2^128: exact in 128 bits
@@ -273,7 +280,8 @@ fn fixed_parts(x: &Float) -> Option<(bool, U256, bool)> {
 }
 
 /// `⌊x·2^FRAC⌋` and `⌈x·2^FRAC⌉` (signed), for |x| < 2^MAX_EXP.
-fn fixed_floor_ceil(x: &Float) -> Option<(U256, U256)> {
+#[doc(hidden)]
+pub fn fixed_floor_ceil(x: &Float) -> Option<(U256, U256)> {
     let (neg, mag, inexact) = fixed_parts(x)?;
     let up = if inexact {
         mag.wrapping_add(U256::from_u128(1))
@@ -305,15 +313,16 @@ fn to_fixed(m: u128, e: i32, up: bool) -> U256 {
 // ----- the fixed-point exponential ---------------------------------------------
 
 /// Constants computed once with MPFR: ln 2 and the three exp tables.
-struct Tables {
+#[doc(hidden)]
+pub struct Tables {
     /// `⌊ln 2 · 2^192⌋`.
-    ln2: U256,
+    pub ln2: U256,
     /// `t1[j] = ⌊e^{j/2^8}·2^127⌋` for j ≤ 177 (e^{178/256} > 2).
-    t1: Vec<u128>,
+    pub t1: Vec<u128>,
     /// `t2[j] = ⌊e^{j/2^16}·2^127⌋`.
-    t2: Vec<u128>,
+    pub t2: Vec<u128>,
     /// `t3[j] = ⌊e^{j/2^24}·2^127⌋`.
-    t3: Vec<u128>,
+    pub t3: Vec<u128>,
 }
 
 /// `⌊v·2^scale⌋` for the exact real v that `f(prec, round)` brackets: the
@@ -346,7 +355,9 @@ fn exp_table(len: usize, step: i32) -> Vec<u128> {
         .collect()
 }
 
-fn tables() -> &'static Tables {
+/// The constants, computed on first use.
+#[doc(hidden)]
+pub fn tables() -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| {
         let ln2 = exact_floor(192, |p, r| Float::with_val_round(p, Constant::Log2, r).0);
@@ -693,97 +704,4 @@ fn fast_row(z: &[Interval], prec: u32, out: &mut Vec<Interval>) {
         .with_min_len(MIN_LEN)
         .map_init(Scratch::new, |scr, e| output(e, &sums, prec, scr))
         .collect_into_vec(out);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mul_full_matches_integers() {
-        let vals = [
-            0u128,
-            1,
-            u128::MAX,
-            u128::MAX - 12345,
-            1 << 127,
-            0x1234_5678_9abc_def0_0fed_cba9_8765_4321,
-            (1 << 64) - 1,
-            1 << 64,
-        ];
-        for &a in &vals {
-            for &b in &vals {
-                let (h, l) = mul_full(a, b);
-                let want = Integer::from(a) * Integer::from(b);
-                let got = (Integer::from(h) << 128) + Integer::from(l);
-                assert_eq!(got, want, "{a} · {b}");
-            }
-        }
-    }
-
-    #[test]
-    fn mul_round_brackets_product() {
-        let vals = [1u128, 3, u128::MAX, (1 << 127) + 1, 0xdead_beef << 70];
-        for &a in &vals {
-            for &b in &vals {
-                let exact = Integer::from(a) * Integer::from(b);
-                let (d, sd) = mul_round(a, b, false);
-                let (u, su) = mul_round(a, b, true);
-                assert!(d >> 127 == 1 && u >> 127 == 1);
-                let val = |m: u128, s: i32| rug::Rational::from(Integer::from(m)) << s;
-                assert!(val(d, sd) <= exact && exact <= val(u, su), "{a} · {b}");
-            }
-        }
-    }
-
-    #[test]
-    fn fixed_conversion_is_floor_and_ceil() {
-        for s in [
-            "0",
-            "1",
-            "-1",
-            "0.75",
-            "-3.25e-70",
-            "1.0e-60",
-            "-2.5e8",
-            "12345.678",
-        ] {
-            let x = Float::with_val(128, Float::parse(s).unwrap());
-            let (f, c) = fixed_floor_ceil(&x).unwrap();
-            let exact = x.to_rational().unwrap() << FRAC;
-            let signed = |u: U256| {
-                let v = (Integer::from(u.hi) << 128) + Integer::from(u.lo);
-                if u.is_negative() {
-                    v - (Integer::from(1) << 256)
-                } else {
-                    v
-                }
-            };
-            let (f, c) = (signed(f), signed(c));
-            assert!(
-                f <= exact && exact <= c && Integer::from(&c - &f) <= 1,
-                "{s}"
-            );
-        }
-        let (m1, _) = fixed_floor_ceil(&Float::with_val(128, -1)).unwrap();
-        let (p1, _) = fixed_floor_ceil(&Float::with_val(128, 0.5)).unwrap();
-        assert_eq!(m1.signed_max(p1), p1);
-        assert_eq!(p1.signed_max(m1), p1);
-        assert_eq!(U256::MIN.signed_max(m1), m1);
-        let big = Float::with_val(128, 1u64 << 40);
-        assert!(fixed_floor_ceil(&big).is_none());
-    }
-
-    #[test]
-    fn ln2_and_tables_start_right() {
-        let t = tables();
-        assert_eq!(t.t1[0], 1 << 127);
-        assert_eq!(t.t3[0], 1 << 127);
-        let ln2 = Float::with_val(256, Constant::Log2) << FRAC;
-        let want = ln2.to_integer_round(Round::Down).unwrap().0;
-        assert_eq!(
-            (Integer::from(t.ln2.hi) << 128) + Integer::from(t.ln2.lo),
-            want
-        );
-    }
 }

@@ -608,7 +608,10 @@ fn first_error(stderr: &str, stdout: &str) -> String {
 
 /// The line of the error in Coq's output: the `File "…", line N` that precedes
 /// the first `Error` (a warning also names a file and a line).
-fn error_line(stderr: &str) -> Option<usize> {
+///
+/// Public for the tests (tests/it/coq_helpers.rs) only: not API.
+#[doc(hidden)]
+pub fn error_line(stderr: &str) -> Option<usize> {
     let line_of = |l: &str| -> Option<usize> {
         let rest = l.strip_prefix("File \"")?;
         let after = rest.split_once("\", line ")?.1;
@@ -672,7 +675,10 @@ fn beyond(bad: &[String]) -> String {
 /// A fresh directory for one run of Coq: created with a random name under the
 /// system's temporary directory (`mkdtemp`: it cannot already exist), mode 0700,
 /// removed when dropped.
-fn private_dir() -> Result<tempfile::TempDir, CoqError> {
+///
+/// Public for the tests (tests/it/coq_helpers.rs) only: not API.
+#[doc(hidden)]
+pub fn private_dir() -> Result<tempfile::TempDir, CoqError> {
     let mut b = tempfile::Builder::new();
     b.prefix("attncheck-coq-");
     #[cfg(unix)]
@@ -689,8 +695,11 @@ fn private_dir() -> Result<tempfile::TempDir, CoqError> {
 }
 
 /// The user id that owns what this process creates (that of a fresh directory).
+///
+/// Public for the tests (tests/it/coq_helpers.rs) only: not API.
 #[cfg(unix)]
-fn owner_of(path: &Path) -> Option<u32> {
+#[doc(hidden)]
+pub fn owner_of(path: &Path) -> Option<u32> {
     use std::os::unix::fs::MetadataExt;
     std::fs::symlink_metadata(path).ok().map(|m| m.uid())
 }
@@ -730,7 +739,10 @@ fn cache_root() -> Option<PathBuf> {
 }
 
 /// The cache key of the library: SHA-256 of its source and of `coqc --version`.
-fn library_key(version: &str) -> String {
+///
+/// Public for the tests (tests/it/coq_helpers.rs) only: not API.
+#[doc(hidden)]
+pub fn library_key(version: &str) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     h.update(LIBRARY.as_bytes());
@@ -753,7 +765,10 @@ pub fn library_cache_entry_name() -> Option<String> {
 
 /// `path` is owned by `uid`, a directory private to it (mode 0700 or tighter),
 /// not a link.
-fn owned_private_dir(path: &Path, uid: Option<u32>) -> Result<(), String> {
+///
+/// Public for the tests (tests/it/coq_helpers.rs) only: not API.
+#[doc(hidden)]
+pub fn owned_private_dir(path: &Path, uid: Option<u32>) -> Result<(), String> {
     check_private(path)?;
     #[cfg(unix)]
     if owner_of(path) != uid {
@@ -765,7 +780,10 @@ fn owned_private_dir(path: &Path, uid: Option<u32>) -> Result<(), String> {
 }
 
 /// `path` is a regular file (not a link) owned by `uid` that only it may write.
-fn owned_file(path: &Path, uid: Option<u32>) -> Result<(), String> {
+///
+/// Public for the tests (tests/it/coq_helpers.rs) only: not API.
+#[doc(hidden)]
+pub fn owned_file(path: &Path, uid: Option<u32>) -> Result<(), String> {
     let m = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
     if !m.is_file() {
         return Err("not a regular file".into());
@@ -1229,86 +1247,5 @@ pub fn proves_none(
             Ok(Some((*k, message)))
         }
         _ => Err(fail(&file, message)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_allowed_axiom_has_one_printed_name() {
-        let mut names: Vec<String> = ALLOWED_AXIOMS.iter().map(|a| printed_name(a)).collect();
-        assert!(names.iter().all(|n| axiom_allowed(n)));
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), ALLOWED_AXIOMS.len());
-        assert_eq!(
-            printed_name("Coq.Floats.PrimFloat.Leibniz.eqb"),
-            "PrimFloat.Leibniz.eqb"
-        );
-        assert_eq!(
-            axiom_identity_checks()
-                .matches("Definition attncheck_axiom_")
-                .count(),
-            ALLOWED_AXIOMS.len()
-        );
-    }
-
-    #[test]
-    fn the_library_key_depends_on_coqc() {
-        assert_ne!(library_key("8.16.1"), library_key("8.17.0"));
-        assert_eq!(library_key("8.16.1"), library_key("8.16.1"));
-        assert_eq!(library_key("x").len(), 32);
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn a_run_directory_is_fresh_and_private() {
-        use std::os::unix::fs::PermissionsExt;
-        let a = private_dir().unwrap();
-        let b = private_dir().unwrap();
-        assert_ne!(a.path(), b.path());
-        let mode = std::fs::metadata(a.path()).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o700);
-        let p = a.path().to_path_buf();
-        drop(a);
-        assert!(!p.exists());
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn shared_or_linked_places_are_not_private() {
-        use std::os::unix::fs::PermissionsExt;
-        let d = tempfile::tempdir().unwrap();
-        let uid = owner_of(d.path());
-        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert!(owned_private_dir(d.path(), uid).is_err());
-        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
-        assert!(owned_private_dir(d.path(), uid).is_ok());
-        assert!(owned_private_dir(d.path(), uid.map(|u| u + 1)).is_err());
-        let link = d.path().join("link");
-        std::os::unix::fs::symlink(d.path(), &link).unwrap();
-        assert!(owned_private_dir(&link, uid).is_err());
-        let f = d.path().join("f");
-        std::fs::write(&f, "x").unwrap();
-        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
-        assert!(owned_file(&f, uid).is_ok());
-        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o666)).unwrap();
-        assert!(owned_file(&f, uid).is_err());
-        let flink = d.path().join("flink");
-        std::os::unix::fs::symlink(&f, &flink).unwrap();
-        assert!(owned_file(&flink, uid).is_err());
-    }
-
-    #[test]
-    fn the_error_line_is_the_errors_not_a_warnings() {
-        let out = "File \"./c.v\", line 3, characters 0-10:\nWarning: large nat\n\
-                   File \"./c.v\", line 9, characters 0-5:\nError: No applicable tactic.\n";
-        assert_eq!(error_line(out), Some(9));
-        assert_eq!(
-            error_line("File \"./c.v\", line 4, characters 0-1:\n"),
-            Some(4)
-        );
     }
 }

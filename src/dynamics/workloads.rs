@@ -1,5 +1,5 @@
 //! Deterministic workloads for the flow engine's benchmarks and anchors
-//! (benches/dynamics.rs, examples/flow_*.rs, bench/anchors/dynamics.py): every
+//! (crates/attncheck-bench/benches/dynamics.rs, examples/flow_*.rs, bench/anchors/dynamics.py): every
 //! number is an exact dyadic rational, so the Rust and Python sides read the same
 //! data (the examples can dump it as exact fractions).
 

@@ -244,34 +244,3 @@ pub fn index_html(
     out.push_str("</body>\n</html>\n");
     out
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    #[test]
-    fn base64_matches_rfc_4648_vectors() {
-        for (i, o) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64(i.as_bytes()), o);
-        }
-    }
-    #[test]
-    fn converts_the_reports_markdown_subset() {
-        let md = "# T — x\n\n**Verdict: ok** (`a|b`)\n\n> quote\n\n| a | b \\| c |\n| --- | --- |\n| 1 | [r](p/q.md) |\n\n- item\n\n```sh\nrun <x>\n```\n";
-        let h = markdown_to_html(md, &|_| None);
-        assert!(h.contains("<h1>T — x</h1>"));
-        assert!(h.contains("<strong>Verdict: ok</strong>"));
-        assert!(h.contains("<th>b | c</th>"));
-        assert!(h.contains("<a href=\"#p-q\">r</a>"));
-        assert!(h.contains("run &lt;x&gt;"));
-        assert!(h.contains("<blockquote>"));
-        assert!(h.contains("<li>item</li>"));
-    }
-}

@@ -358,13 +358,20 @@ fn short_remark(edits: &[(&str, &str)]) -> String {
     format!("{head}[[params.reference]]{row}\n")
 }
 
+/// The run of the unedited short spec, `short_remark(&[])`: two tests start from it,
+/// and the run is deterministic, so it is computed once (about 7 CPU-s) and shared.
+fn short_remark_run() -> &'static ClaimRun {
+    static RUN: std::sync::OnceLock<ClaimRun> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| run_text(REMARK, &short_remark(&[]), Profile::Quick))
+}
+
 #[test]
 fn remark_corrupted_references_fail_their_observations() {
     // the shortened spec passes everything but the literal claim
-    let run = run_text(REMARK, &short_remark(&[]), Profile::Quick);
-    assert_eq!(verdict(&run), Verdict::Refuted);
-    assert!(check(&run, "t = 10:").is_true());
-    assert!(check(&run, "C(0.5) by quadrature").is_true());
+    let run = short_remark_run();
+    assert_eq!(verdict(run), Verdict::Refuted);
+    assert!(check(run, "t = 10:").is_true());
+    assert!(check(run, "C(0.5) by quadrature").is_true());
     // C(0.5) off by 5e−9 relative (tolerance 1e−9)
     let run = run_text(
         REMARK,
@@ -616,8 +623,7 @@ fn unexpected_checks(run: &ClaimRun) -> Vec<String> {
 #[test]
 fn remark_wrong_limit_row_is_not_hidden_by_the_expected_refutation() {
     // the shortened spec (T = 10) is refuted exactly by its three named obligations
-    let base = run_text(REMARK, &short_remark(&[]), Profile::Quick);
-    let base_bad = unexpected_checks(&base);
+    let base_bad = unexpected_checks(short_remark_run());
     assert!(
         base_bad
             .iter()

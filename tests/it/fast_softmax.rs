@@ -1,15 +1,19 @@
 //! The fast path: `exp_fixed` against MPFR's exp at p + 64 bits rounded both
 //! ways, `softmax_fast` against an independent p + 64-bit softmax of an exact row
 //! drawn inside the inputs and against `kernel::softmax`, its tightness, its
-//! fallbacks, and results that do not depend on the number of threads.
+//! fallbacks, and results that do not depend on the number of threads; and the
+//! fixed-point internals (exact products, directed roundings, the conversion to fixed
+//! point, the tables), moved from src/fast.rs's unit tests.
 
-use attncheck::fast::{exp_fixed, softmax_fast};
+use attncheck::fast::{
+    exp_fixed, fixed_floor_ceil, mul_full, mul_round, softmax_fast, tables, FRAC, U256,
+};
 use attncheck::kernel::{softmax, softmax_into, Interval};
 use proptest::collection::vec;
 use proptest::prelude::*;
-use rug::float::{Round, Special};
+use rug::float::{Constant, Round, Special};
 use rug::ops::{AddAssignRound, DivAssignRound};
-use rug::{Float, Rational};
+use rug::{Float, Integer, Rational};
 
 const P: u32 = 128;
 
@@ -286,4 +290,96 @@ fn exp_fixed_at_reduction_boundaries() {
             x.next_up();
         }
     }
+}
+
+// ----- the fixed-point internals (moved from src/fast.rs's unit tests, so that
+// `cargo test` compiles the library once; they are `#[doc(hidden)] pub` for these
+// tests only) -------------------------------------------------------------------
+
+#[test]
+fn mul_full_matches_integers() {
+    let vals = [
+        0u128,
+        1,
+        u128::MAX,
+        u128::MAX - 12345,
+        1 << 127,
+        0x1234_5678_9abc_def0_0fed_cba9_8765_4321,
+        (1 << 64) - 1,
+        1 << 64,
+    ];
+    for &a in &vals {
+        for &b in &vals {
+            let (h, l) = mul_full(a, b);
+            let want = Integer::from(a) * Integer::from(b);
+            let got = (Integer::from(h) << 128) + Integer::from(l);
+            assert_eq!(got, want, "{a} · {b}");
+        }
+    }
+}
+
+#[test]
+fn mul_round_brackets_product() {
+    let vals = [1u128, 3, u128::MAX, (1 << 127) + 1, 0xdead_beef << 70];
+    for &a in &vals {
+        for &b in &vals {
+            let exact = Integer::from(a) * Integer::from(b);
+            let (d, sd) = mul_round(a, b, false);
+            let (u, su) = mul_round(a, b, true);
+            assert!(d >> 127 == 1 && u >> 127 == 1);
+            let val = |m: u128, s: i32| Rational::from(Integer::from(m)) << s;
+            assert!(val(d, sd) <= exact && exact <= val(u, su), "{a} · {b}");
+        }
+    }
+}
+
+#[test]
+fn fixed_conversion_is_floor_and_ceil() {
+    for s in [
+        "0",
+        "1",
+        "-1",
+        "0.75",
+        "-3.25e-70",
+        "1.0e-60",
+        "-2.5e8",
+        "12345.678",
+    ] {
+        let x = Float::with_val(128, Float::parse(s).unwrap());
+        let (f, c) = fixed_floor_ceil(&x).unwrap();
+        let exact = x.to_rational().unwrap() << FRAC;
+        let signed = |u: U256| {
+            let v = (Integer::from(u.hi) << 128) + Integer::from(u.lo);
+            if u.is_negative() {
+                v - (Integer::from(1) << 256)
+            } else {
+                v
+            }
+        };
+        let (f, c) = (signed(f), signed(c));
+        assert!(
+            f <= exact && exact <= c && Integer::from(&c - &f) <= 1,
+            "{s}"
+        );
+    }
+    let (m1, _) = fixed_floor_ceil(&Float::with_val(128, -1)).unwrap();
+    let (p1, _) = fixed_floor_ceil(&Float::with_val(128, 0.5)).unwrap();
+    assert_eq!(m1.signed_max(p1), p1);
+    assert_eq!(p1.signed_max(m1), p1);
+    assert_eq!(U256::MIN.signed_max(m1), m1);
+    let big = Float::with_val(128, 1u64 << 40);
+    assert!(fixed_floor_ceil(&big).is_none());
+}
+
+#[test]
+fn ln2_and_tables_start_right() {
+    let t = tables();
+    assert_eq!(t.t1[0], 1 << 127);
+    assert_eq!(t.t3[0], 1 << 127);
+    let ln2 = Float::with_val(256, Constant::Log2) << FRAC;
+    let want = ln2.to_integer_round(Round::Down).unwrap().0;
+    assert_eq!(
+        (Integer::from(t.ln2.hi) << 128) + Integer::from(t.ln2.lo),
+        want
+    );
 }

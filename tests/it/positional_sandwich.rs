@@ -18,6 +18,22 @@ use attncheck::verdict::Verdict;
 const IDENTITY: &str = "positional/sandwich-identity";
 const LOG_DECAY: &str = "positional/sandwich-log-decay";
 const POWER_LAW: &str = "positional/sandwich-head-power-law";
+
+/// Moved from src/claims/positional/common.rs's unit tests (the library is compiled
+/// once for the tests).
+#[test]
+fn sandwich_reference() {
+    let f = sandwich_freqs(128, IndexFrom::Zero, 128);
+    let b1 = sandwich_centred(1, &f);
+    assert!(
+        b1.contains_rational(&parse_rational("-1.90631619423238").unwrap()) || {
+            let m = b1.mid_f64();
+            (m + 1.90631619423238).abs() < 1e-13
+        }
+    );
+    let b512 = sandwich_centred(512, &f).mid_f64();
+    assert!((b512 + 49.9568401561533).abs() < 1e-12);
+}
 const TOY: &str = "positional/toy-receptive-field";
 
 /// The committed spec text with several exact edits (each `from` must occur once).

@@ -4,8 +4,31 @@ use crate::util::{cell, figure, run_edited, run_quick, verdict};
 use attncheck::claims::positional::alibi_slopes::official_f64_slopes;
 use attncheck::claims::positional::common::{slope_exponents, SlopeRule};
 use attncheck::verdict::Verdict;
+use rug::Rational;
 
 const ID: &str = "positional/alibi-slopes";
+
+fn q(v: &[Rational]) -> Vec<String> {
+    v.iter().map(|x| x.to_string()).collect()
+}
+
+/// Moved from src/claims/positional/common.rs's unit tests (the library is compiled
+/// once for the tests).
+#[test]
+fn slope_rules_reference() {
+    assert_eq!(
+        q(&slope_exponents(8, SlopeRule::Paper)),
+        ["1", "2", "3", "4", "5", "6", "7", "8"]
+    );
+    assert_eq!(
+        q(&slope_exponents(12, SlopeRule::Code)),
+        ["1", "2", "3", "4", "5", "6", "7", "8", "1/2", "3/2", "5/2", "7/2"]
+    );
+    assert_eq!(
+        q(&slope_exponents(12, SlopeRule::Paper)),
+        ["2/3", "4/3", "2", "8/3", "10/3", "4", "14/3", "16/3", "6", "20/3", "22/3", "8"]
+    );
+}
 
 #[test]
 fn committed_spec_is_certified() {

@@ -185,6 +185,16 @@ fn draw_signs_is_deterministic_and_seed_dependent() {
     assert_eq!(a.row(0)[0], r.next_u64());
 }
 
+/// Moved from src/sparse/sample.rs's unit tests (the library is compiled once for the tests).
+#[test]
+fn deterministic_and_masked() {
+    let a = draw_signs(7, 130, 42);
+    assert_eq!(a, draw_signs(7, 130, 42));
+    assert_ne!(a, draw_signs(7, 130, 43));
+    assert_eq!(a.words_per_row(), 3);
+    assert!(draw_signs(3, 0, 1).words().is_empty());
+}
+
 #[test]
 fn union_bound_dimension_reproduces_section_5() {
     let delta = Rational::from((1, 100));

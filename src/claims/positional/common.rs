@@ -353,39 +353,3 @@ pub fn check_printed(field: &str, s: &str) -> Result<(), crate::spec::FieldError
         .map(|_| ())
         .map_err(|e| crate::spec::FieldError::new(field, e.to_string()))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    fn q(v: &[Rational]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
-    }
-    #[test]
-    fn slope_rules_reference() {
-        assert_eq!(
-            q(&slope_exponents(8, SlopeRule::Paper)),
-            ["1", "2", "3", "4", "5", "6", "7", "8"]
-        );
-        assert_eq!(
-            q(&slope_exponents(12, SlopeRule::Code)),
-            ["1", "2", "3", "4", "5", "6", "7", "8", "1/2", "3/2", "5/2", "7/2"]
-        );
-        assert_eq!(
-            q(&slope_exponents(12, SlopeRule::Paper)),
-            ["2/3", "4/3", "2", "8/3", "10/3", "4", "14/3", "16/3", "6", "20/3", "22/3", "8"]
-        );
-    }
-    #[test]
-    fn sandwich_reference() {
-        let f = sandwich_freqs(128, IndexFrom::Zero, 128);
-        let b1 = sandwich_centred(1, &f);
-        assert!(
-            b1.contains_rational(&crate::kernel::parse_rational("-1.90631619423238").unwrap()) || {
-                let m = b1.mid_f64();
-                (m + 1.90631619423238).abs() < 1e-13
-            }
-        );
-        let b512 = sandwich_centred(512, &f).mid_f64();
-        assert!((b512 + 49.9568401561533).abs() < 1e-12);
-    }
-}
