@@ -18,8 +18,14 @@ reports: deps
 	$(CARGO) run --release -- run --all
 
 ## test: the whole test suite
+# One test thread more than the cores: many tests wait (for a claim run that another test is computing
+# behind util::run_quick's cache, or for a single-threaded coqc or attncheck subprocess), and the measured
+# run kept only about 1.3 of 2 cores busy (bench/ci-time.md); the extra thread gives an idle core work.
+# Coq's limits are CPU seconds, not wall time, so sharing a core changes no result. RUST_TEST_THREADS=…
+# overrides it.
+TEST_THREADS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 test: deps
-	$(CARGO) test
+	RUST_TEST_THREADS=$${RUST_TEST_THREADS:-$(TEST_THREADS)} $(CARGO) test
 
 ## build-tests: build what `make test` runs, without the test-only packages (CI installs those meanwhile)
 build-tests: fetch
