@@ -98,6 +98,18 @@ pub struct FieldError {
     pub reason: String,
 }
 
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.field.is_empty() {
+            f.write_str(&self.reason)
+        } else {
+            write!(f, "{}: {}", self.field, self.reason)
+        }
+    }
+}
+
+impl std::error::Error for FieldError {}
+
 impl FieldError {
     /// A new field error.
     pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {

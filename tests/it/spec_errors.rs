@@ -282,3 +282,16 @@ fn precision_above_the_maximum_is_an_error_naming_the_maximum() {
     );
     assert!(Spec::parse(&spec_path(ID), &at_max).is_ok());
 }
+
+/// Issue #24 ("typed errors throughout"): `FieldError` implements `Display` and
+/// `Error`, naming the field before the reason.
+#[test]
+fn field_error_displays_its_field_and_reason() {
+    let e = attncheck::spec::FieldError::new("windows[1]", "must be positive");
+    assert_eq!(e.to_string(), "windows[1]: must be positive");
+    assert_eq!(
+        attncheck::spec::FieldError::new("", "no field").to_string(),
+        "no field"
+    );
+    let _: &dyn std::error::Error = &e;
+}

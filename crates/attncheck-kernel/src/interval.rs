@@ -32,6 +32,13 @@ impl Interval {
 
     /// Builds `[lo, hi]` from two endpoints that the caller already rounded
     /// outward. NaN endpoints or `lo > hi` give the whole line (never NaN).
+    ///
+    /// Public, and not a road to `certified` (issue #24): an interval built here is
+    /// the caller's claim about its value, and the application records what it
+    /// computes from one as an observation or a consistency reading at most. A
+    /// certified check is only a [`Decision`](crate::Decision) of [`check`](crate::check),
+    /// which evaluates a statement's formulas from exact data by itself and never
+    /// takes an interval from outside.
     pub fn from_endpoints(lo: Float, hi: Float) -> Interval {
         let prec = lo.prec().max(hi.prec());
         if lo.is_nan()
