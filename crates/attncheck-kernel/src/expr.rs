@@ -1538,7 +1538,7 @@ fn formula<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Certainty, ExprError> {
 
 /// Checks a parsed formula against the grammar without evaluating anything: every
 /// operator known and at its arity, binders named as variables, every range non-empty
-/// and at most [`MAX_RANGE`] long, every atom `pi`, a bound variable or a literal the
+/// and at most `MAX_RANGE` long, every atom `pi`, a bound variable or a literal the
 /// kernel reads, every datum present and of the kind its operation takes (and, where
 /// the data alone decide it, not empty). Both branches of an `and` and every body are
 /// checked, so a formula the evaluator would reject is rejected whatever the values

@@ -22,7 +22,7 @@ pub struct Interval {
 /// refuse less than single precision so reports stay meaningful).
 pub const MIN_PREC: u32 = 24;
 
-/// `prec` clamped to the precisions the kernel accepts ([`MIN_PREC`] up to MPFR's maximum).
+/// `prec` clamped to the precisions the kernel accepts (`MIN_PREC` up to MPFR's maximum).
 pub fn checked_prec(prec: u32) -> u32 {
     prec.clamp(MIN_PREC, rug::float::prec_max())
 }
