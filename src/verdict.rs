@@ -255,17 +255,14 @@ impl Checks {
     /// refute it (issue #24: certified checks are the kernel's decisions of the
     /// certificate's obligations, nothing else).
     pub fn observe_tally(&mut self, name: impl Into<String>, t: &StepTally) -> Certainty {
-        let result = t.certainty();
-        self.push(
-            name.into(),
-            CheckKind::Observed,
-            result,
+        self.observe_interval(
+            name,
+            t.certainty(),
             format!(
                 "observed on the claim's own enclosures (not an obligation of the certificate): {}",
                 t.summary()
             ),
-        );
-        result
+        )
     }
     /// Records a consistency reading: `False` when the kernel certifies a
     /// violation, else `True` — which never counts as a proof.

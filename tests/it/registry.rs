@@ -103,20 +103,8 @@ const LAYERS: &[&str] = &[
 /// src/, as (file, line, from, to) for top-level modules `from` ≠ `to`; macros
 /// (`crate::errln!`) are not modules and are skipped.
 fn module_edges() -> Vec<(String, usize, String, String)> {
-    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
-        }
-    }
     let src = crate::util::root().join("src");
-    let mut files = Vec::new();
-    walk(&src, &mut files);
-    files.sort();
+    let files = crate::util::files_under(&src, ".rs");
     let ident = |s: &str| -> String {
         s.chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')

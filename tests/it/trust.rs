@@ -477,23 +477,9 @@ fn trust_base_names_the_layer_evaluator_outside_the_kernel() {
 /// Every JSON report under reports/ (reports/full/ included), with the path of its
 /// certificate beside it when there is one.
 fn committed_reports() -> Vec<(PathBuf, Option<PathBuf>)> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "json")
-                && !p.to_string_lossy().ends_with(".cert.json")
-            {
-                out.push(p);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(&root().join("reports"), &mut files);
-    files.sort();
-    files
+    crate::util::files_under(&root().join("reports"), ".json")
         .into_iter()
+        .filter(|p| !p.to_string_lossy().ends_with(".cert.json"))
         .map(|p| {
             let cert = p.with_extension("cert.json");
             let cert = cert.exists().then_some(cert);
@@ -578,23 +564,17 @@ fn a_certified_check_outside_the_certificate_makes_the_run_inconclusive() {
             .contains("is not an obligation of the certificate"),
         "{why:?}"
     );
+    let cert_of = |st: &Statement| {
+        let quick = attncheck::kernel::certificate::Profile::Quick;
+        Some(Certificate::of(st, quick, 64, &Default::default()))
+    };
     // with the statement's certificate: refuted on the false obligation, as before
-    o.certificate = Some(Certificate::of(
-        &st,
-        attncheck::kernel::certificate::Profile::Quick,
-        64,
-        &Default::default(),
-    ));
+    o.certificate = cert_of(&st);
     assert_eq!(o.verdict(Verdict::Certified).0, Verdict::Refuted);
     // a certificate with an obligation that no certified check decides
     let mut st2 = st.clone();
     st2.assert("three is less than four", "(< 3 4)");
-    o.certificate = Some(Certificate::of(
-        &st2,
-        attncheck::kernel::certificate::Profile::Quick,
-        64,
-        &Default::default(),
-    ));
+    o.certificate = cert_of(&st2);
     let (v, why) = o.verdict(Verdict::Certified);
     assert_eq!(v, Verdict::Inconclusive);
     assert!(

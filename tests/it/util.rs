@@ -15,6 +15,24 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Every file below `dir` (recursively) whose name ends with `suffix`, sorted.
+pub fn files_under(dir: &std::path::Path, suffix: &str) -> Vec<PathBuf> {
+    fn walk(dir: &std::path::Path, suffix: &str, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, suffix, out);
+            } else if p.to_string_lossy().ends_with(suffix) {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, suffix, &mut out);
+    out.sort();
+    out
+}
+
 /// The path of a claim's committed spec.
 pub fn spec_path(id: &str) -> PathBuf {
     root().join("theorems").join(format!("{id}.toml"))
