@@ -3,6 +3,7 @@
 
 use crate::certificate::{self, Certificate, CertificateError};
 use crate::claims::{self, Ctx, Runner, ShardRecord, Units};
+use crate::escalate::Ladder;
 use crate::kernel::Checked;
 use crate::outcome::Outcome;
 use crate::progress::Progress;
@@ -234,40 +235,38 @@ pub fn run_escalating(
     progress: &Progress,
     units: &Units,
 ) -> (Spec, Outcome) {
-    let mut spec = spec.clone();
     let start = spec.precision;
-    let mut outcome = runner(&Ctx {
-        spec: &spec,
-        profile,
-        progress,
-        units,
-    });
-    for _ in 0..ESCALATIONS {
-        if !undecided(&outcome) {
-            break;
-        }
-        spec.precision *= 2;
-        outcome = runner(&Ctx {
-            spec: &spec,
-            profile,
-            progress,
-            units,
-        });
-    }
-    if spec.precision != start {
+    let climbed = crate::escalate::escalate(
+        Ladder::new(start, ESCALATIONS),
+        |bits| {
+            let mut spec = spec.clone();
+            spec.precision = bits;
+            let outcome = runner(&Ctx {
+                spec: &spec,
+                profile,
+                progress,
+                units,
+            });
+            (spec, outcome)
+        },
+        |(_, outcome)| !undecided(outcome),
+    );
+    let still = climbed.is_exhausted();
+    let (spec_run, mut outcome) = climbed.into_parts().0;
+    if spec_run.precision != start {
         outcome.note(format!(
             "Precision raised from {start} to {} bits because a comparison was undecided at {start} bits{}.",
-            spec.precision,
-            if undecided(&outcome) { " (still undecided)" } else { "" }
+            spec_run.precision,
+            if still { " (still undecided)" } else { "" }
         ));
     }
-    (spec, outcome)
+    (spec_run, outcome)
 }
 
 /// The precisions a run of a spec at `precision` bits can decide its statement at
 /// (and write into its certificate): the spec's, doubled at most [`ESCALATIONS`] times.
 pub fn run_precisions(precision: u32) -> Vec<u32> {
-    (0..=ESCALATIONS).map(|k| precision << k).collect()
+    Ladder::new(precision, ESCALATIONS).precisions()
 }
 
 /// The precision is part of the statement `verify` compares: a certificate at a

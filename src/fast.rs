@@ -20,6 +20,7 @@
 //! against MPFR at p + 64 bits and against the kernel's [`softmax`](crate::kernel::softmax)).
 //! The internals those tests call are `#[doc(hidden)] pub`, for them only: not API.
 
+use crate::escalate::Ladder;
 use crate::kernel::{checked_prec, softmax_into, Interval};
 use rayon::prelude::*;
 use rug::float::{Constant, Round};
@@ -326,21 +327,39 @@ pub struct Tables {
 }
 
 /// `⌊v·2^scale⌋` for the exact real v that `f(prec, round)` brackets: the
-/// working precision grows until the floors of both directed roundings agree,
-/// so the floor is exact (Ziv's strategy).
+/// working precision is doubled from `scale + 64` bits (at most [`FLOOR_DOUBLINGS`]
+/// times) until the floors of both directed roundings agree, so the floor is exact
+/// (Ziv's strategy).
+///
+/// Every v here is ln 2 or e^x for a rational x (the tables): ln 2 is irrational and
+/// e^x is irrational for rational x ≠ 0 (Lindemann), so v·2^scale is not an integer
+/// and a finite precision separates it from its neighbours; e⁰ = 1 is exact at any
+/// precision. The bound makes a
+/// wrong `f` (one that brackets an integer badly) fail loudly instead of looping.
 fn exact_floor(scale: u32, f: impl Fn(u32, Round) -> Float) -> Integer {
-    let mut prec = scale + 64;
-    loop {
+    let floors = |prec: u32| {
         let a = (f(prec, Round::Down) << scale).to_integer_round(Round::Down);
         let b = (f(prec, Round::Up) << scale).to_integer_round(Round::Down);
-        if let (Some((a, _)), Some((b, _))) = (a, b) {
-            if a == b {
-                return a;
-            }
+        match (a, b) {
+            (Some((a, _)), Some((b, _))) if a == b => Some(a),
+            _ => None,
         }
-        prec *= 2;
-    }
+    };
+    crate::escalate::escalate(
+        Ladder::new(scale + 64, FLOOR_DOUBLINGS),
+        floors,
+        Option::is_some,
+    )
+    .settled()
+    .and_then(|(floor, _)| floor)
+    .expect(
+        "an irrational constant's floor settles within 2^10 times the first precision (see above)",
+    )
 }
+
+/// How many times [`exact_floor`] doubles its precision (to at most 2¹⁰·(scale + 64)
+/// bits, far above what ln 2 and the exp tables need).
+const FLOOR_DOUBLINGS: u32 = 10;
 
 fn exp_table(len: usize, step: i32) -> Vec<u128> {
     (0..len)

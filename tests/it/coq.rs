@@ -673,13 +673,23 @@ fn verify_coq_re_proves_the_ci_subset() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// The committed certificate whose `verify --coq` the CI subset reads as JSON
+/// (the others as text): it has obligations of both checkers, Coq-proven and
+/// kernel-only, so the JSON's per-obligation `checker` and `coq` fields are
+/// checked for both. (This replaced a separate JSON test that re-proved
+/// positional/alibi-window, 14 CPU-s of Coq, already re-proven here.)
+const JSON_CHECKED: &str = "positional/length-usage";
+
 /// One `verify --coq` run (statement checked against the committed spec), checked
-/// against the translation.
+/// against the translation: the text summary, or for [`JSON_CHECKED`] the JSON
+/// fields of every obligation.
 fn verify_coq(p: &Path, cache: &Path) -> Result<(), String> {
     let c = coq::load(p).map_err(|e| e.to_string())?;
+    let json = c.claim == JSON_CHECKED;
     let out = bin()
         .env("XDG_CACHE_HOME", cache)
         .args(["verify", "--coq"])
+        .args(json.then_some("--json"))
         .arg(p)
         .output()
         .unwrap();
@@ -689,6 +699,9 @@ fn verify_coq(p: &Path, cache: &Path) -> Result<(), String> {
         return Err(format!("{at} exited {:?}:\n{text}", out.status.code()));
     }
     let (sent, n, ko) = coq::coverage(&c);
+    if json {
+        return verify_coq_json(&c, &text, sent, &ko).map_err(|e| format!("{at} --json: {e}"));
+    }
     let summary = format!(
         " ({n} obligations at {} bits: {sent} proven by Coq and the kernel, {} by the kernel only, \
          0 rejected by Coq; statement rebuilt from ",
@@ -704,6 +717,65 @@ fn verify_coq(p: &Path, cache: &Path) -> Result<(), String> {
         ));
     }
     eprintln!("{}: {sent} of {n} obligations proven by Coq", c.claim);
+    Ok(())
+}
+
+/// `verify --coq --json` names the checker of every obligation: `Coq + kernel` for
+/// each one the translation sends, `kernel only` with the translation's reason for
+/// the others.
+fn verify_coq_json(
+    c: &attncheck::certificate::Certificate,
+    text: &str,
+    sent: usize,
+    kernel_only: &[(String, String)],
+) -> Result<(), String> {
+    let j: serde_json::Value = serde_json::from_str(&text[..text.rfind('}').unwrap_or(0) + 1])
+        .map_err(|e| format!("not JSON ({e}):\n{text}"))?;
+    let want = |field: &str, v: serde_json::Value| {
+        if j[field] == v {
+            Ok(())
+        } else {
+            Err(format!("`{field}` is {} (expected {v}):\n{text}", j[field]))
+        }
+    };
+    want("claim", c.claim.clone().into())?;
+    want("statement_checked", true.into())?;
+    want("exit_code", 0.into())?;
+    want("proven_by_coq", sent.into())?;
+    want("kernel_only", kernel_only.len().into())?;
+    want("rejected_by_coq", 0.into())?;
+    let obligations = j["obligations"].as_array().ok_or("no obligations")?;
+    if obligations.len() != c.obligations.len() || sent == 0 || kernel_only.is_empty() {
+        return Err(format!(
+            "{} obligations in the JSON, {} in the certificate, {sent} sent: this check needs both checkers",
+            obligations.len(),
+            c.obligations.len()
+        ));
+    }
+    for (o, ob) in obligations.iter().zip(&c.obligations) {
+        let reason = kernel_only.iter().find(|(name, _)| *name == ob.name);
+        let (checker, coq) = match reason {
+            Some(_) => ("kernel only", "kernel-only"),
+            None => ("Coq + kernel", "proven"),
+        };
+        if o["name"] != ob.name.as_str()
+            || o["checker"] != checker
+            || o["coq"] != coq
+            || o["as_expected"] != true
+            || reason.is_some_and(|(_, why)| o["coq_reason"] != why.as_str())
+        {
+            return Err(format!(
+                "obligation `{}`: expected checker `{checker}`, coq `{coq}`, reason {:?}, got {o}",
+                ob.name,
+                reason.map(|r| &r.1)
+            ));
+        }
+    }
+    eprintln!(
+        "{}: {sent} of {} obligations proven by Coq (JSON)",
+        c.claim,
+        c.obligations.len()
+    );
     Ok(())
 }
 

@@ -350,25 +350,6 @@ fn verify_coq_exits_1_on_a_false_not_forall() {
     kernel_contrary("kernel-only-not-forall.cert.json");
 }
 
-#[test]
-fn verify_coq_names_the_checker_of_every_obligation() {
-    // a committed certificate with kernel-only obligations and Coq-proven ones
-    if !have_coq("verify_coq_names_the_checker_of_every_obligation") {
-        return;
-    }
-    let cache = shared_cache();
-    let p = root().join("reports/positional/alibi-window.cert.json");
-    let (code, text) = verify(&["--coq", "--json"], &p, &cache);
-    assert_eq!(code, Some(0), "{text}");
-    let j: Value = serde_json::from_str(&text[..text.rfind('}').unwrap() + 1]).unwrap();
-    assert_eq!(j["statement_checked"], true);
-    assert_eq!(j["proven_by_coq"], 6);
-    for o in j["obligations"].as_array().unwrap() {
-        assert_eq!(o["checker"], "Coq + kernel", "{o}");
-        assert_eq!(o["coq"], "proven", "{o}");
-    }
-}
-
 // ----------------------------------------------------------- item 3: a faithful translation
 
 /// The statement Coq is given for the only obligation of a fixture.

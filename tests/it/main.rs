@@ -12,6 +12,7 @@ mod coq;
 mod coq_helpers;
 mod coq_soundness;
 mod dynamics_flow;
+mod escalate;
 mod fast_softmax;
 mod fuzz;
 mod kernel;

@@ -84,6 +84,7 @@ fn the_coq_lists_name_registered_claims_only() {
 const LAYERS: &[&str] = &[
     "kernel",
     "certificate",
+    "escalate",
     "fast",
     "rng",
     "progress",

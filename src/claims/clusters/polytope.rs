@@ -249,14 +249,15 @@ fn simulate(inst: &Instance, dirs: &[Vec<Integer>], prec: u32, certify: bool) ->
 /// exponentially where the attention is not yet saturated (differences of logits of
 /// size e^{2t}‖z‖² amplify them), more so for many tokens or without QᵀK ≻ 0. The
 /// enclosures are valid at every precision; only their usefulness changes.
+/// The width only picks the precision (the trigger); what the run then decides rests
+/// on its enclosures, at whatever precision it ended.
 fn simulate_resolved(inst: &Instance, dirs: &[Vec<Integer>], prec: u32) -> (Run, u32) {
-    let mut bits = prec;
-    let mut a = simulate(inst, dirs, bits, true);
-    while (a.width.is_nan() || a.width >= RESOLVED_WIDTH) && bits < 8 * prec {
-        bits *= 2;
-        a = simulate(inst, dirs, bits, true);
-    }
-    (a, bits)
+    crate::escalate::escalate(
+        crate::escalate::Ladder::new(prec, 3),
+        |bits| simulate(inst, dirs, bits, true),
+        |a| !a.width.is_nan() && a.width < RESOLVED_WIDTH,
+    )
+    .into_parts()
 }
 
 /// The role of a token at T.
