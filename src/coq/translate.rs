@@ -211,13 +211,16 @@ fn no_coq(op: &str) -> String {
     format!("operator `{op}` has no Coq translation")
 }
 
+/// (n, d, Some((CPU seconds, GB))) or (n, d, None): one measurement of [`LAYER_BOUND_COST`].
+pub type LayerBoundCost = (usize, usize, Option<(u64, &'static str)>);
+
 /// Measured Coq cost of one coordinate bound of one step of the layer map, as
 /// (n, d, Some((CPU seconds, GB of memory))) or (n, d, None) when it ran out of 8 GB:
 /// CoqInterval 4.6's `interval` at 53 bits proving that one coordinate of the plain
 /// map (`Attncheck.layer_stepR`, unfolded) lies in a box, from a box of the previous
 /// step, on the first step of the committed certificates' data (docs/coq.md, "What
 /// stays kernel-only").
-pub const LAYER_BOUND_COST: &[(usize, usize, Option<(u64, &str)>)] = &[
+pub const LAYER_BOUND_COST: &[LayerBoundCost] = &[
     (5, 3, Some((26, "4.7"))),
     (10, 3, None),
     (10, 4, None),
