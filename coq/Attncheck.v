@@ -17,6 +17,10 @@
       receptive field e_{L−1} Aˡ of the last query, and its size), defined as
       boolean matrix products ([band_step_spec]) and computed by a one-pass
       scan proven equal to them ([band_step_eq]);
+    - the discrete map (D) of the [layer] datum over the reals ([layer_stepR],
+      plain softmax attention and the residual step) and the maxima over tokens
+      of its iterates ([layer_max_sqnorm], [layer_max_sqdist]), with boxes of
+      reals ([in_box]); no obligation is proven from them yet (docs/coq.md);
     - a small reflective decision procedure for exact (rational) formulas:
       [decide] evaluates a formula in exact rationals, and [decide_sound]
       proves that [decide f = true] implies the real-number statement
@@ -531,6 +535,79 @@ Definition band_ok (L d l : Z) : bool :=
 
 Definition band_op (count : bool) (L d l : Z) : Z :=
   Z.of_nat ((if count then band_count_nat else band_reach_nat) (Z.to_nat L) (Z.to_nat d) (Z.to_nat l)).
+
+(** ** The discrete map (D) in layer form (the [layer] datum)
+
+    x_i^{k+1} = x_i^k + Δt V Σ_j P_ij(x^k) x_j^k,  P_ij(x) = e^{s_ij} / Σ_l e^{s_il},
+    s_ij = ⟨Q x_i, K x_j⟩ = x_iᵀ (QᵀK) x_j, over the reals, as the format defines it:
+    a token is a list of d reals, a configuration a list of n tokens, Q and K are
+    m × d and V is d × d (lists of rows).  [layer_max_sqnorm] and
+    [layer_max_sqdist] are the format's max_i ‖x_i^{(r),k}‖² and
+    max_i ‖x_i^{(r),k} − x_i^{(s),k}‖².  No certificate obligation is proven from
+    these yet: iterating the map with [interval] costs far beyond the Coq budget
+    (docs/coq.md, "What stays kernel-only"); they are the statement such a proof
+    would have to reach. *)
+
+Local Open Scope R_scope.
+
+Fixpoint dotR (u v : list R) : R :=
+  match u, v with a :: u', b :: v' => a * b + dotR u' v' | _, _ => 0 end.
+Definition mvR (A : list (list R)) (x : list R) : list R := map (fun row => dotR row x) A.
+Fixpoint vaddR (u v : list R) : list R :=
+  match u, v with a :: u', b :: v' => (a + b) :: vaddR u' v' | _, _ => [] end.
+Fixpoint vsubR (u v : list R) : list R :=
+  match u, v with a :: u', b :: v' => (a - b) :: vsubR u' v' | _, _ => [] end.
+Definition vscaleR (c : R) (u : list R) : list R := map (fun a => c * a) u.
+Fixpoint sumR (l : list R) : R := match l with [] => 0 | a :: l' => a + sumR l' end.
+(** The logit s_ij = ⟨Q x_i, K x_j⟩. *)
+Definition logitR (Q K : list (list R)) (xi xj : list R) : R := dotR (mvR Q xi) (mvR K xj).
+Definition softmaxR (s : list R) : list R :=
+  let z := sumR (map exp s) in map (fun sj => exp sj / z) s.
+(** Σ_j p_j x_j (n ≥ 1 tokens). *)
+Fixpoint wsumR (p : list R) (x : list (list R)) : list R :=
+  match p, x with
+  | [a], [xj] => vscaleR a xj
+  | a :: p', xj :: x' => vaddR (vscaleR a xj) (wsumR p' x')
+  | _, _ => [] end.
+Definition layer_stepR (Q K V : list (list R)) (dt : R) (x : list (list R)) : list (list R) :=
+  map (fun xi => vaddR xi (vscaleR dt (mvR V (wsumR (softmaxR (map (logitR Q K xi) x)) x)))) x.
+(** The maximum of a non-empty list. *)
+Fixpoint maxR (l : list R) : R :=
+  match l with [] => 0 | [a] => a | a :: l' => Rmax a (maxR l') end.
+Definition sqnormR (u : list R) : R := dotR u u.
+
+Record layer := Layer {
+  l_q : list (list R); l_k : list (list R); l_v : list (list R); l_dt : R;
+  l_runs : list (list (list R)) (* the initial configurations x^{(r),0} *) }.
+Definition layer_iter (L : layer) (r k : nat) : list (list R) :=
+  Nat.iter k (layer_stepR (l_q L) (l_k L) (l_v L) (l_dt L)) (nth r (l_runs L) []).
+Definition layer_max_sqnorm (L : layer) (r k : nat) : R :=
+  maxR (map sqnormR (layer_iter L r k)).
+Definition layer_max_sqdist (L : layer) (r s k : nat) : R :=
+  maxR (map sqnormR (zipw vsubR (layer_iter L r k) (layer_iter L s k))).
+
+(** Boxes: per coordinate an interval (lo, hi) of the reals. *)
+Fixpoint in_boxv (b : list (R * R)) (x : list R) : Prop :=
+  match b, x with
+  | [], [] => True
+  | lh :: b', a :: x' => fst lh <= a <= snd lh /\ in_boxv b' x'
+  | _, _ => False end.
+Fixpoint in_box (B : list (list (R * R))) (X : list (list R)) : Prop :=
+  match B, X with
+  | [], [] => True
+  | b :: B', x :: X' => in_boxv b x /\ in_box B' X'
+  | _, _ => False end.
+
+(** Takes a hypothesis [in_box B X] with B concrete (after [simpl]) apart into
+    one real variable per coordinate with its two bounds. *)
+Ltac destruct_box :=
+  repeat match goal with
+  | H : False |- _ => contradiction H
+  | H : True |- _ => clear H
+  | H : _ /\ _ |- _ => destruct H
+  | H : context [match ?X with [] => _ | _ :: _ => _ end] |- _ =>
+      is_var X; destruct X; cbv iota beta in H
+  end.
 
 Local Open Scope Q_scope.
 

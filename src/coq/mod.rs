@@ -20,7 +20,9 @@ mod translate;
 
 use crate::certificate::{Certificate, CertificateError};
 use crate::kernel::Checked;
-pub use translate::{MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS};
+pub use translate::{
+    LAYER_BOUND_COST, MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS,
+};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -211,6 +211,53 @@ fn no_coq(op: &str) -> String {
     format!("operator `{op}` has no Coq translation")
 }
 
+/// (n, d, Some((CPU seconds, GB))) or (n, d, None): one measurement of [`LAYER_BOUND_COST`].
+pub type LayerBoundCost = (usize, usize, Option<(u64, &'static str)>);
+
+/// Measured Coq cost of one coordinate bound of one step of the layer map, as
+/// (n, d, Some((CPU seconds, GB of memory))) or (n, d, None) when it ran out of 8 GB:
+/// CoqInterval 4.6's `interval` at 53 bits proving that one coordinate of the plain
+/// map (`Attncheck.layer_stepR`, unfolded) lies in a box, from a box of the previous
+/// step, on the first step of the committed certificates' data (docs/coq.md, "What
+/// stays kernel-only").
+pub const LAYER_BOUND_COST: &[LayerBoundCost] = &[
+    (5, 3, Some((26, "4.7"))),
+    (10, 3, None),
+    (10, 4, None),
+    (20, 2, None),
+];
+
+/// Why `layer-max-sqnorm` and `layer-max-sqdist` stay kernel-only: iterating the map
+/// in Coq takes 2·n·d `interval` bounds per step and run (each coordinate from above
+/// and below), and the measured cost of one bound puts that beyond the Coq budget.
+fn layer_cost(l: &crate::kernel::layer_data::LayerData) -> String {
+    let (n, d, k, r) = (l.n(), l.d(), l.steps(), l.runs().len());
+    let bounds = 2 * k * r * n * d;
+    let head = format!(
+        "iterating the layer map in Coq is beyond the Coq budget: `interval` on the plain map from \
+         per-step boxes needs 2·K·R·n·d = {bounds} coordinate bounds (K = {k}, R = {r}, n = {n}, d = {d})"
+    );
+    match LAYER_BOUND_COST.iter().find(|m| (m.0, m.1) == (n, d)) {
+        Some(&(_, _, Some((s, gb)))) => format!(
+            "{head}, each about {s} CPU-s and {gb} GB at this n and d (measured): about {} CPU-hours",
+            (bounds as u64 * s).div_ceil(3600)
+        ),
+        Some(&(_, _, None)) => {
+            format!("{head}, and one bound runs out of 8 GB of memory at this n and d (measured)")
+        }
+        None => {
+            let (mn, md, s, gb) = match LAYER_BOUND_COST[0] {
+                (mn, md, Some((s, gb))) => (mn, md, s, gb),
+                _ => unreachable!("the first measurement is a finished one"),
+            };
+            format!(
+                "{head}; one bound takes {s} CPU-s and {gb} GB at n = {mn}, d = {md} and runs out of 8 GB \
+                 at n = 10, d = 3 (measured)"
+            )
+        }
+    }
+}
+
 struct Reader<'a> {
     cert: &'a Certificate,
     data: &'a Data,
@@ -532,6 +579,12 @@ impl Reader<'_> {
                         let body = self.term(&args[3]);
                         self.scope.pop();
                         T::Sum(g, lo, hi, Box::new(body?))
+                    }
+                    "layer-max-sqnorm" | "layer-max-sqdist" => {
+                        return Err(match self.data.get(atom(&args[0]).unwrap_or_default()) {
+                            Some(Datum::Layer(l)) => layer_cost(l),
+                            _ => format!("`{op}` expects a layer datum"),
+                        })
                     }
                     _ => return Err(no_coq(op)),
                 })

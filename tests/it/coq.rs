@@ -247,8 +247,9 @@ fn sandwich_centred_summation_variable_never_captures_the_argument() {
 
 #[test]
 fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
-    // a layer datum (growth-bound's) has no Coq translation; neither has an
-    // operator the translator does not know
+    // the layer map (growth-bound's datum) is beyond the Coq budget, with its
+    // measured cost as the reason; an operator the translator does not know has no
+    // Coq translation
     let layer = cert("clusters/growth-bound").data["X0"].clone();
     assert!(matches!(layer, DataEntry::Layer { .. }));
     let c = hand_built(
@@ -262,6 +263,7 @@ fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
     );
     let (k, n, ko) = coq::coverage(&c);
     assert_eq!((k, n), (0, 4));
+    let (s, gb) = coq::LAYER_BOUND_COST[0].2.unwrap();
     // what the kernel rejects (an unknown operator, a datum of the wrong kind)
     // is rejected by its own validation before the translator reads it
     assert_eq!(
@@ -276,9 +278,16 @@ fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
         ko[2].1,
         "the kernel rejects the formula: at offset 18: expected a sign matrix"
     );
+    // a layer operator: the measured cost of iterating the map in Coq (X0 of
+    // growth-bound: n = 5, d = 3, 50 steps, one run)
     assert_eq!(
         ko[3].1,
-        "operator `layer-max-sqnorm` has no Coq translation"
+        format!(
+            "iterating the layer map in Coq is beyond the Coq budget: `interval` on the plain map from \
+             per-step boxes needs 2·K·R·n·d = 1500 coordinate bounds (K = 50, R = 1, n = 5, d = 3), each \
+             about {s} CPU-s and {gb} GB at this n and d (measured): about {} CPU-hours",
+            (1500 * s).div_ceil(3600),
+        )
     );
     let f = coq::translate(&c);
     assert!(f

@@ -1237,3 +1237,51 @@ proptest! {
         prop_assert!(report.proven() * 2 >= good.obligations.len(), "{:?}", report.results);
     }
 }
+
+// ----------------------------------------------------------- the layer map (issue #24)
+
+/// growth-bound and stability with a false bound (M_(k+1)² ≤ 0·M_k², δ_(k+1) ≤ 0·δ_k):
+/// the kernel refutes it, and Coq proves nothing about the layer map: its
+/// obligations are kernel-only with the measured cost of iterating the map in Coq
+/// as the reason (never "no Coq translation"), and `verify --coq` exits 1.
+#[test]
+fn a_false_layer_bound_is_refuted_and_never_proven_by_coq() {
+    let cache = shared_cache();
+    for (id, op) in [
+        ("clusters/growth-bound", "layer-max-sqnorm X0 0 k"),
+        ("clusters/stability", "layer-max-sqdist X0 0 1 k"),
+    ] {
+        let mut v = committed_json(id);
+        let f = format!(
+            "(forall k 0 49 (<= ({}) (* 0 ({op}))))",
+            op.replace(" k", " (+ k 1)")
+        );
+        v["obligations"][0]["formula"] = Value::String(f);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("tampered.cert.json");
+        std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+        let c = load(&p);
+        let (sent, n, ko) = coq::coverage(&c);
+        assert_eq!(sent, 0, "{id}: {ko:?}");
+        assert_eq!(ko.len(), n, "{id}");
+        for (_, reason) in &ko {
+            assert!(
+                reason.starts_with("iterating the layer map in Coq is beyond the Coq budget")
+                    && reason.contains("(measured)"),
+                "{id}: {reason}"
+            );
+        }
+        let (plain, text) = verify(&["--no-spec"], &p, &cache);
+        assert_eq!(plain, Some(1), "{id}: the kernel refutes it: {text}");
+        if !have_coq("a_false_layer_bound_is_refuted_and_never_proven_by_coq") {
+            continue;
+        }
+        let (code, text) = verify(&["--coq", "--no-spec"], &p, &cache);
+        assert_eq!(code, Some(1), "{id}: {text}");
+        assert!(!text.contains("Coq + kernel"), "{id}: {text}");
+        assert!(
+            text.contains("iterating the layer map in Coq"),
+            "{id}: {text}"
+        );
+    }
+}
