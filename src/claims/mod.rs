@@ -1,14 +1,17 @@
-//! One module per claim, grouped by paper. Each module has typed `Params`
-//! (deserialised from its spec, unknown keys denied, ranges validated) and a
-//! `run` function that builds the witnesses and records checks.
+//! One module per claim, grouped by paper. Each module is a [`shape::Claim`]: raw
+//! parameters (deserialised from its spec, unknown keys denied) resolved once into
+//! typed `Params`, a statement built from them, and a `run` that builds the
+//! witnesses and records checks. The registry ([`REGISTRY`]) names them all.
 
 use crate::certificate::{Certificate, Hints};
 use crate::kernel::{Checked, Statement};
 use crate::outcome::Outcome;
-use crate::spec::{Params, Profile, Spec, SpecError};
+use crate::spec::{Profile, Spec, SpecError};
+use shape::{Claim, LegacyParams, StatementError};
 
 pub mod clusters;
 pub mod positional;
+pub mod shape;
 pub mod sparse;
 
 /// What a claim's `run` gets besides its parameters.
@@ -161,57 +164,83 @@ pub fn statement_of(
     spec: &Spec,
     profile: Profile,
     hints: &Hints,
-) -> Result<Option<Statement>, String> {
-    let def = find(&spec.id).ok_or_else(|| format!("unknown claim `{}`", spec.id))?;
-    let Some(mut st) = (def.statement)(spec, profile, hints).map_err(|e| e.to_string())? else {
+) -> Result<Option<Statement>, StatementError> {
+    let def = find(&spec.id).ok_or_else(|| StatementError::UnknownClaim(spec.id.clone()))?;
+    let Some(mut st) =
+        (def.statement)(spec, profile, hints).map_err(|e| StatementError::Spec(Box::new(e)))?
+    else {
         return Ok(None);
     };
-    st.expect_fails(&spec.refutes)?;
+    st.expect_fails(&spec.refutes)
+        .map_err(StatementError::Names)?;
     if let Some(n) = st.duplicate_name() {
-        return Err(format!("two obligations are named `{n}`"));
+        return Err(StatementError::Names(format!(
+            "two obligations are named `{n}`"
+        )));
     }
     Ok(Some(st))
 }
 
-/// Parses `P` from the spec and builds its statement.
-pub fn statement_with<P: Params>(
+/// A statement error as a spec error (the registry's `statement` entry).
+fn statement_error(spec: &Spec, e: StatementError) -> SpecError {
+    SpecError::Field {
+        file: spec.path.clone(),
+        line: None,
+        field: "statement".into(),
+        reason: e.to_string(),
+    }
+}
+
+/// Resolves `C`'s parameters from the spec and builds its statement.
+pub fn statement_with<C: Claim>(
     spec: &Spec,
     profile: Profile,
     hints: &Hints,
 ) -> Result<Option<Statement>, SpecError> {
-    let p: P = spec.params(profile)?;
-    match p.statement(&spec.id, hints) {
-        None => Ok(None),
-        Some(Ok(st)) => Ok(Some(st)),
-        Some(Err(reason)) => Err(SpecError::Field {
-            file: spec.path.clone(),
-            line: None,
-            field: "statement".into(),
-            reason,
-        }),
-    }
+    let p = shape::resolve::<C>(spec, profile)?;
+    C::statement(&p, &spec.id, hints)
+        .transpose()
+        .map_err(|e| statement_error(spec, e))
 }
 
-/// A claim ready to run: parameters parsed and validated.
+/// Transitional: [`statement_with`] for a claim not yet converted to [`Claim`].
+pub fn legacy_statement_with<P: LegacyParams>(
+    spec: &Spec,
+    profile: Profile,
+    hints: &Hints,
+) -> Result<Option<Statement>, SpecError> {
+    let p: P = shape::legacy_params(spec, profile)?;
+    p.statement(&spec.id, hints)
+        .transpose()
+        .map_err(|e| statement_error(spec, StatementError::Build(e)))
+}
+
+/// A claim ready to run: parameters resolved.
 pub type Runner = Box<dyn Fn(&Ctx) -> Outcome + Send + Sync>;
 
 /// A registry entry.
 pub struct ClaimDef {
     /// `<paper>/<claim>`.
     pub id: &'static str,
-    /// Parses and validates the parameters for a profile.
+    /// Resolves the parameters for a profile.
     pub prepare: fn(&Spec, Profile) -> Result<Runner, SpecError>,
     /// Builds the claim's statement from the spec and hints (see [`statement_of`]).
     pub statement: fn(&Spec, Profile, &Hints) -> Result<Option<Statement>, SpecError>,
 }
 
-/// Parses `P` from the spec and binds it to `run`.
-pub fn prepare_with<P: Params>(
+/// Resolves `C`'s parameters from the spec and binds them to its run.
+pub fn prepare_with<C: Claim>(spec: &Spec, profile: Profile) -> Result<Runner, SpecError> {
+    let p = shape::resolve::<C>(spec, profile)?;
+    Ok(Box::new(move |ctx| C::run(&p, ctx)))
+}
+
+/// Transitional: [`prepare_with`] for a claim not yet converted to [`Claim`].
+pub fn legacy_prepare_with<P: LegacyParams>(
     spec: &Spec,
     profile: Profile,
     run: fn(&P, &Ctx) -> Outcome,
 ) -> Result<Runner, SpecError> {
-    let p: P = spec.params(profile)?;
+    let p: P = shape::legacy_params(spec, profile)?;
     Ok(Box::new(move |ctx| run(&p, ctx)))
 }
 
@@ -220,8 +249,16 @@ macro_rules! claim {
         use $m as m;
         ClaimDef {
             id: $id,
-            prepare: |s, p| prepare_with::<m::Params>(s, p, m::run),
-            statement: |s, p, h| statement_with::<m::Params>(s, p, h),
+            prepare: prepare_with::<m::Claim>,
+            statement: statement_with::<m::Claim>,
+        }
+    }};
+    (legacy $id:literal, $m:path) => {{
+        use $m as m;
+        ClaimDef {
+            id: $id,
+            prepare: |s, p| legacy_prepare_with::<m::Params>(s, p, m::run),
+            statement: |s, p, h| legacy_statement_with::<m::Params>(s, p, h),
         }
     }};
 }
@@ -229,57 +266,50 @@ macro_rules! claim {
 /// Every implemented claim.
 pub static REGISTRY: &[ClaimDef] = &[
     // clusters
-    claim!("clusters/hyperplanes", clusters::hyperplanes),
-    claim!("clusters/paranormal", clusters::paranormal),
-    claim!("clusters/polytope", clusters::polytope),
-    claim!("clusters/codim-conjecture", clusters::codim_conjecture),
-    claim!("clusters/open-problems", clusters::open_problems),
-    claim!(
-        "clusters/paranormal-proof-gap",
+    claim!(legacy "clusters/hyperplanes", clusters::hyperplanes),
+    claim!(legacy "clusters/paranormal", clusters::paranormal),
+    claim!(legacy "clusters/polytope", clusters::polytope),
+    claim!(legacy "clusters/codim-conjecture", clusters::codim_conjecture),
+    claim!(legacy "clusters/open-problems", clusters::open_problems),
+    claim!(legacy "clusters/paranormal-proof-gap",
         clusters::paranormal_proof_gap
     ),
-    claim!("clusters/higher-dim-remark", clusters::higher_dim_remark),
-    claim!("clusters/boolean-limit", clusters::boolean_limit),
-    claim!("clusters/growth-bound", clusters::growth_bound),
-    claim!("clusters/stability", clusters::stability),
-    claim!("clusters/collapse", clusters::collapse),
-    claim!("clusters/rescaling", clusters::rescaling),
-    claim!("positional/alibi-slopes", positional::alibi_slopes),
-    claim!("positional/shift-invariance", positional::shift_invariance),
-    claim!("positional/alibi-tail-bound", positional::alibi_tail_bound),
-    claim!("positional/alibi-window", positional::alibi_window),
-    claim!(
-        "positional/windowed-receptive-field",
+    claim!(legacy "clusters/higher-dim-remark", clusters::higher_dim_remark),
+    claim!(legacy "clusters/boolean-limit", clusters::boolean_limit),
+    claim!(legacy "clusters/growth-bound", clusters::growth_bound),
+    claim!(legacy "clusters/stability", clusters::stability),
+    claim!(legacy "clusters/collapse", clusters::collapse),
+    claim!(legacy "clusters/rescaling", clusters::rescaling),
+    claim!(legacy "positional/alibi-slopes", positional::alibi_slopes),
+    claim!(legacy "positional/shift-invariance", positional::shift_invariance),
+    claim!(legacy "positional/alibi-tail-bound", positional::alibi_tail_bound),
+    claim!(legacy "positional/alibi-window", positional::alibi_window),
+    claim!(legacy "positional/windowed-receptive-field",
         positional::windowed_receptive_field
     ),
-    claim!(
-        "positional/sandwich-identity",
+    claim!(legacy "positional/sandwich-identity",
         positional::sandwich_identity
     ),
-    claim!(
-        "positional/sandwich-log-decay",
+    claim!(legacy "positional/sandwich-log-decay",
         positional::sandwich_log_decay
     ),
-    claim!(
-        "positional/sandwich-head-power-law",
+    claim!(legacy "positional/sandwich-head-power-law",
         positional::sandwich_head_power_law
     ),
-    claim!("positional/length-usage", positional::length_usage),
-    claim!(
-        "positional/toy-receptive-field",
+    claim!(legacy "positional/length-usage", positional::length_usage),
+    claim!(legacy "positional/toy-receptive-field",
         positional::toy_receptive_field
     ),
-    claim!(
-        "positional/trained-model-claims",
+    claim!(legacy "positional/trained-model-claims",
         positional::trained_model_claims
     ),
-    claim!("sparse/counting-lower-bound", sparse::counting_lower_bound),
-    claim!("sparse/np-hardness", sparse::np_hardness),
-    claim!("sparse/failure-probability", sparse::failure_probability),
-    claim!("sparse/log-dimension", sparse::log_dimension),
-    claim!("sparse/ratio-lemma", sparse::ratio_lemma),
-    claim!("sparse/corollary-dimension", sparse::corollary_dimension),
-    claim!("sparse/row-mass", sparse::row_mass),
+    claim!(legacy "sparse/counting-lower-bound", sparse::counting_lower_bound),
+    claim!(legacy "sparse/np-hardness", sparse::np_hardness),
+    claim!(legacy "sparse/failure-probability", sparse::failure_probability),
+    claim!(legacy "sparse/log-dimension", sparse::log_dimension),
+    claim!(legacy "sparse/ratio-lemma", sparse::ratio_lemma),
+    claim!(legacy "sparse/corollary-dimension", sparse::corollary_dimension),
+    claim!(legacy "sparse/row-mass", sparse::row_mass),
 ];
 
 /// Reads and parses a spec file. When the spec sits at `<paper>/<claim>.toml`

@@ -316,7 +316,7 @@ impl Params {
     }
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         self.setup().map(|_| ())
     }

@@ -61,7 +61,7 @@ fn check_hypotheses(insts: &[super::common::Instance]) -> Result<(), FieldError>
     Ok(())
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         let insts = build_all(&self.instances, "instances", MAX_STEPS)?;
         check_hypotheses(&insts)?;

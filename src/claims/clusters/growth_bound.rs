@@ -56,7 +56,7 @@ fn cumulative_name(inst: &str) -> String {
     format!("{inst}: M_k² ≤ (1 + Δt‖V‖_F)^(2k) M_0² for every k")
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         build_all(&self.instances, "instances", MAX_STEPS).map(|_| ())
     }
@@ -99,7 +99,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let insts = build_all(&p.instances, "instances", MAX_STEPS).expect("validated");
     let prec = ctx.prec();
     // Presentation: the same sub-terms, evaluated over the statement's data.
-    let data = match crate::spec::Params::statement(p, &ctx.spec.id, &Hints::new()) {
+    let data = match crate::claims::shape::LegacyParams::statement(p, &ctx.spec.id, &Hints::new()) {
         Some(Ok(st)) => st.data,
         _ => return out,
     };

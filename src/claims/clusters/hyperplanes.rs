@@ -70,7 +70,7 @@ pub fn check_good(inst: &Instance, prefix: &str) -> Result<(), FieldError> {
     }
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         let insts = build_all(&self.instances, "instances", MAX_STEPS)?;
         for (i, inst) in insts.iter().enumerate() {

@@ -261,7 +261,7 @@ fn multi_head_r(heads: &[Head], dt: &Rational, d: usize) -> Mat {
     Mat::identity(d).add(&s.scale(dt))
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         self.resolve().map(|_| ())
     }

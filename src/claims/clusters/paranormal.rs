@@ -49,7 +49,7 @@ fn default_tau_factor() -> f64 {
 
 const MAX_STEPS: usize = super::hyperplanes::MAX_STEPS;
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         let insts = build_all(&self.instances, "instances", MAX_STEPS)?;
         for (i, inst) in insts.iter().enumerate() {

@@ -177,7 +177,7 @@ impl Params {
     }
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         self.instance().map(|_| ())
     }

@@ -132,7 +132,7 @@ fn build(p: &Params) -> Result<Witnesses, FieldError> {
     Ok(Witnesses { main, ablations })
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         build(self)?;
         ensure(

@@ -44,7 +44,7 @@ pub struct Params {
 
 const MAX_STEPS: usize = 10_000;
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         let insts = build_all(&self.instances, "instances", MAX_STEPS)?;
         for (i, inst) in insts.iter().enumerate() {

@@ -67,7 +67,7 @@ fn check_name(inst: &str) -> String {
     format!("{inst}: δ_(k+1) ≤ (1 + Δt‖V‖_F(1 + 4‖QᵀK‖_F R_k²)) δ_k on every step")
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         build_all(&self.instances, "instances", MAX_STEPS)?;
         ensure(
@@ -119,7 +119,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let insts = build_all(&p.instances, "instances", MAX_STEPS).expect("validated");
     let prec = ctx.prec();
     // Presentation: the same sub-terms, evaluated over the statement's data.
-    let data = match crate::spec::Params::statement(p, &ctx.spec.id, &Hints::new()) {
+    let data = match crate::claims::shape::LegacyParams::statement(p, &ctx.spec.id, &Hints::new()) {
         Some(Ok(st)) => st.data,
         _ => return out,
     };

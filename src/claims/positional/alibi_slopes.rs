@@ -43,7 +43,7 @@ pub struct Params {
     pub reference: Vec<Reference>,
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.heads, "heads", |&h| {
             if (1..=4096).contains(&h) {

@@ -57,7 +57,7 @@ pub struct Params {
     pub exact_bits: u32,
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.heads, "heads", |&h| check_heads(h))?;
         ensure_each(&self.rules, "rules", |_| Ok(()))?;

@@ -68,7 +68,7 @@ pub struct Params {
     pub mean_cutoff: u32,
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         let eps = rational("epsilon", &self.epsilon)?;
         ensure(eps > 0 && eps < 1, "epsilon", "must lie in (0, 1)")?;

@@ -99,7 +99,7 @@ pub struct Params {
     pub mass_beyond: MassBeyond,
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure(
             (1..=1 << 20).contains(&self.train_length),

@@ -76,7 +76,7 @@ pub struct Params {
     pub f64_agreement: f64,
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.dbars, "dbars", |&d| check_dbar(d))?;
         ensure_each(&self.heads, "heads", |&h| {

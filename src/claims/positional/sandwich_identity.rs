@@ -110,7 +110,7 @@ fn check_printed(field: &str, s: &str) -> Result<(), FieldError> {
         .map_err(|e| FieldError::new(field, e.to_string()))
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.dbars, "dbars", |&d| check_dbar(d))?;
         ensure(

@@ -119,7 +119,7 @@ pub struct Params {
     pub f64_agreement: f64,
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure(
             (1..=1_000_000).contains(&self.steps_to),

@@ -152,7 +152,7 @@ pub struct Params {
 const MAX_LEN: usize = 1 << 16;
 const MAX_DENSE: usize = 8192;
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure(
             (1..=64).contains(&self.heads),

@@ -385,7 +385,7 @@ fn validate_plan(p: &Params, plan: &Plan, at: &str) -> Result<(), FieldError> {
     Ok(())
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.corpus, "corpus", |c| {
             if c.name.is_empty()

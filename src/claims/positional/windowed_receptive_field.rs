@@ -72,7 +72,7 @@ pub struct Params {
     pub seed: u64,
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.windows, "windows", |&w| {
             if (1..=100_000).contains(&w) {

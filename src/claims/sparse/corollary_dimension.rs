@@ -160,7 +160,7 @@ fn printed_ok(f: &str, s: &str) -> Result<(), FieldError> {
     })
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.identities, "identities", |_| Ok(()))?;
         for (i, s) in self.identities.iter().enumerate() {

@@ -66,7 +66,7 @@ pub struct Params {
 
 const MAX_N: u32 = 1 << 20;
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.reference, "reference", |r| {
             if !(3..=MAX_N).contains(&r.n) {

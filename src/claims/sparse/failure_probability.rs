@@ -37,7 +37,7 @@ pub struct Params {
     pub confidence: f64,
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure(
             (2..=1 << 14).contains(&self.n),

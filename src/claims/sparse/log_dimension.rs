@@ -97,7 +97,7 @@ impl Params {
     }
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     /// The §5 union-bound table: d_ub = ⌈(2/t²)·ln(n²/δ)⌉ (certified ceilings).
     /// The sweep's d_min ≤ d_ub are observations: the seeds' scans are not part of
     /// any statement.

@@ -45,7 +45,7 @@ pub struct Params {
     pub counts: Vec<Count>,
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     /// The exact counts: n^n maps, and the reference count of d = 1 realisable
     /// maps equals n + C(n,2)(2^n − 2) (the enumeration itself is an observation).
     fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {

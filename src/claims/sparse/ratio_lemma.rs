@@ -53,7 +53,7 @@ pub struct Params {
     pub certificate: [usize; 3],
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.ns, "ns", |&n| {
             (2..=1 << 14)

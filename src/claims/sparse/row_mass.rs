@@ -63,7 +63,7 @@ pub struct Params {
     pub table: Vec<MassRow>,
 }
 
-impl crate::spec::Params for Params {
+impl crate::claims::shape::LegacyParams for Params {
     fn validate(&self) -> Result<(), FieldError> {
         ensure_each(&self.instances, "instances", |&[n, d, k]| {
             ((2..=4096).contains(&n) && (1..=1 << 17).contains(&d) && k >= 1 && k < n)
