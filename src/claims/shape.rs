@@ -113,3 +113,36 @@ pub fn legacy_params<P: LegacyParams>(spec: &Spec, profile: Profile) -> Result<P
         .map_err(|fe| spec.param_error(profile, &fe.field, fe.reason))?;
     Ok(p)
 }
+
+/// An exact literal of a spec (`"2^-8"`, `"1/100"`), resolved: its value, and the
+/// text it was written as (reports quote the spec's own spelling).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exact {
+    /// The exact value.
+    pub value: rug::Rational,
+    /// The literal as written.
+    pub text: String,
+}
+
+impl Exact {
+    /// Parses the literal `text` of the field `field` (see [`crate::spec::exact`]).
+    pub fn parse(field: &str, text: &str) -> Result<Exact, FieldError> {
+        Ok(Exact {
+            value: crate::spec::exact(field, text)?,
+            text: text.to_string(),
+        })
+    }
+}
+
+impl std::ops::Deref for Exact {
+    type Target = rug::Rational;
+    fn deref(&self) -> &rug::Rational {
+        &self.value
+    }
+}
+
+impl std::fmt::Display for Exact {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
