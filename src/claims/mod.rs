@@ -266,11 +266,11 @@ macro_rules! claim {
 /// Every implemented claim.
 pub static REGISTRY: &[ClaimDef] = &[
     // clusters
-    claim!(legacy "clusters/hyperplanes", clusters::hyperplanes),
+    claim!("clusters/hyperplanes", clusters::hyperplanes),
     claim!("clusters/paranormal", clusters::paranormal),
-    claim!(legacy "clusters/polytope", clusters::polytope),
-    claim!(legacy "clusters/codim-conjecture", clusters::codim_conjecture),
-    claim!(legacy "clusters/open-problems", clusters::open_problems),
+    claim!("clusters/polytope", clusters::polytope),
+    claim!("clusters/codim-conjecture", clusters::codim_conjecture),
+    claim!("clusters/open-problems", clusters::open_problems),
     claim!(legacy "clusters/paranormal-proof-gap",
         clusters::paranormal_proof_gap
     ),

@@ -38,10 +38,10 @@ use crate::spec::{ensure, exact, FieldError};
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
 
-/// Parameters of clusters/polytope.
+/// Parameters of clusters/polytope as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The witnesses: V = I and QᵀK symmetric positive definite are required; d ∈ {2, 3}.
     pub instances: Vec<InstanceSpec>,
     /// Witnesses added by a profile (e.g. the large full-profile run); same rules.
@@ -106,12 +106,25 @@ fn unit_steps(dt: &Rational) -> usize {
         .unwrap_or(usize::MAX)
 }
 
+/// Parameters of clusters/polytope, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The witnesses (`instances`, then `extra_instances`), exact and checked.
+    pub main: Vec<Instance>,
+    /// The ablations, exact.
+    pub ablations: Vec<Instance>,
+    /// Number of fixed directions u for the support-function check.
+    pub directions: usize,
+    /// c in τ = c·diam(z(0))·e^{−T}, positive.
+    pub tau_factor: Rational,
+}
+
 struct Witnesses {
     main: Vec<Instance>,
     ablations: Vec<Instance>,
 }
 
-fn build(p: &Params) -> Result<Witnesses, FieldError> {
+fn build(p: &Raw) -> Result<Witnesses, FieldError> {
     let mut main = build_all(&p.instances, "instances", MAX_STEPS)?;
     for (i, inst) in main.iter().enumerate() {
         check_instance(inst, &format!("instances[{i}]"), true)?;
@@ -132,16 +145,30 @@ fn build(p: &Params) -> Result<Witnesses, FieldError> {
     Ok(Witnesses { main, ablations })
 }
 
-impl crate::claims::shape::LegacyParams for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        build(self)?;
+/// clusters/polytope.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        let w = build(&r)?;
         ensure(
-            (4..=1024).contains(&self.directions),
+            (4..=1024).contains(&r.directions),
             "directions",
             "must be between 4 and 1024",
         )?;
-        let c = exact("tau_factor", &self.tau_factor)?;
-        ensure(c > 0, "tau_factor", "must be positive")
+        let c = exact("tau_factor", &r.tau_factor)?;
+        ensure(c > 0, "tau_factor", "must be positive")?;
+        Ok(Params {
+            main: w.main,
+            ablations: w.ablations,
+            directions: r.directions,
+            tau_factor: c,
+        })
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -519,8 +546,7 @@ fn slugify(i: usize, prefix: &str) -> String {
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
-    let w = build(p).expect("validated");
-    let c = exact("tau_factor", &p.tau_factor).expect("validated");
+    let (w, c) = (p, &p.tau_factor);
     let prec = ctx.prec();
     let mut summary = Table::new(
         "Polytope limit at T: hull vertices (leaders), limit points and residuals",
