@@ -271,11 +271,12 @@ pub static REGISTRY: &[ClaimDef] = &[
     claim!("clusters/polytope", clusters::polytope),
     claim!("clusters/codim-conjecture", clusters::codim_conjecture),
     claim!("clusters/open-problems", clusters::open_problems),
-    claim!(legacy "clusters/paranormal-proof-gap",
+    claim!(
+        "clusters/paranormal-proof-gap",
         clusters::paranormal_proof_gap
     ),
-    claim!(legacy "clusters/higher-dim-remark", clusters::higher_dim_remark),
-    claim!(legacy "clusters/boolean-limit", clusters::boolean_limit),
+    claim!("clusters/higher-dim-remark", clusters::higher_dim_remark),
+    claim!("clusters/boolean-limit", clusters::boolean_limit),
     claim!("clusters/growth-bound", clusters::growth_bound),
     claim!("clusters/stability", clusters::stability),
     claim!("clusters/collapse", clusters::collapse),
