@@ -281,20 +281,24 @@ pub static REGISTRY: &[ClaimDef] = &[
     claim!("clusters/stability", clusters::stability),
     claim!("clusters/collapse", clusters::collapse),
     claim!("clusters/rescaling", clusters::rescaling),
-    claim!(legacy "positional/alibi-slopes", positional::alibi_slopes),
-    claim!(legacy "positional/shift-invariance", positional::shift_invariance),
-    claim!(legacy "positional/alibi-tail-bound", positional::alibi_tail_bound),
-    claim!(legacy "positional/alibi-window", positional::alibi_window),
-    claim!(legacy "positional/windowed-receptive-field",
+    claim!("positional/alibi-slopes", positional::alibi_slopes),
+    claim!("positional/shift-invariance", positional::shift_invariance),
+    claim!("positional/alibi-tail-bound", positional::alibi_tail_bound),
+    claim!("positional/alibi-window", positional::alibi_window),
+    claim!(
+        "positional/windowed-receptive-field",
         positional::windowed_receptive_field
     ),
-    claim!(legacy "positional/sandwich-identity",
+    claim!(
+        "positional/sandwich-identity",
         positional::sandwich_identity
     ),
-    claim!(legacy "positional/sandwich-log-decay",
+    claim!(
+        "positional/sandwich-log-decay",
         positional::sandwich_log_decay
     ),
-    claim!(legacy "positional/sandwich-head-power-law",
+    claim!(
+        "positional/sandwich-head-power-law",
         positional::sandwich_head_power_law
     ),
     claim!(legacy "positional/length-usage", positional::length_usage),
@@ -304,13 +308,13 @@ pub static REGISTRY: &[ClaimDef] = &[
     claim!(legacy "positional/trained-model-claims",
         positional::trained_model_claims
     ),
-    claim!(legacy "sparse/counting-lower-bound", sparse::counting_lower_bound),
+    claim!("sparse/counting-lower-bound", sparse::counting_lower_bound),
     claim!("sparse/np-hardness", sparse::np_hardness),
     claim!("sparse/failure-probability", sparse::failure_probability),
-    claim!(legacy "sparse/log-dimension", sparse::log_dimension),
-    claim!(legacy "sparse/ratio-lemma", sparse::ratio_lemma),
-    claim!(legacy "sparse/corollary-dimension", sparse::corollary_dimension),
-    claim!(legacy "sparse/row-mass", sparse::row_mass),
+    claim!("sparse/log-dimension", sparse::log_dimension),
+    claim!("sparse/ratio-lemma", sparse::ratio_lemma),
+    claim!("sparse/corollary-dimension", sparse::corollary_dimension),
+    claim!("sparse/row-mass", sparse::row_mass),
 ];
 
 /// Reads and parses a spec file. When the spec sits at `<paper>/<claim>.toml`

@@ -53,6 +53,14 @@ pub enum StatementError {
 }
 
 impl StatementError {
+    /// The hint `key` is missing or malformed: `reason` says how.
+    pub fn hint(key: &str, reason: impl Into<String>) -> Self {
+        StatementError::Hint {
+            key: key.to_string(),
+            reason: reason.into(),
+        }
+    }
+
     /// A datum or formula that could not be formed, with the lower layer's message.
     pub fn build(reason: impl std::fmt::Display) -> Self {
         StatementError::Build(reason.to_string())

@@ -272,6 +272,45 @@ pub fn printed_half_unit(s: &str) -> Result<Rational, crate::kernel::ParseRation
     Ok(unit / 2)
 }
 
+/// A printed decimal reference value, resolved: the text as printed and half a unit
+/// in its last printed digit ([`printed_half_unit`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Printed {
+    /// The value as printed.
+    pub text: String,
+    /// The value, exact.
+    pub value: Rational,
+    /// Half a unit in the last printed digit.
+    pub half_unit: Rational,
+}
+
+impl Printed {
+    /// Resolves the printed value `s` of the field `field`.
+    pub fn parse(field: &str, s: &str) -> Result<Printed, crate::spec::FieldError> {
+        let error = |e: crate::kernel::ParseRationalError| {
+            crate::spec::FieldError::new(field, e.to_string())
+        };
+        let half_unit = printed_half_unit(s).map_err(error)?;
+        Ok(Printed {
+            text: s.to_string(),
+            value: crate::kernel::parse_rational(s).map_err(error)?,
+            half_unit,
+        })
+    }
+
+    /// The formula |x − v| ≤ ½ unit in the last printed digit: `x` rounds to the
+    /// printed digits.
+    pub fn formula(&self, x: &str) -> String {
+        format!("(<= (abs (- {x} {})) {})", self.text, self.half_unit)
+    }
+}
+
+impl std::fmt::Display for Printed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// Integer abscissae for a plot with a logarithmic x axis: every r up to 64, then
 /// about 60 per decade, always ending at `hi`.
 pub fn log_plot_points(lo: i64, hi: i64) -> Vec<i64> {
