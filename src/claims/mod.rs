@@ -301,7 +301,7 @@ pub static REGISTRY: &[ClaimDef] = &[
         "positional/sandwich-head-power-law",
         positional::sandwich_head_power_law
     ),
-    claim!(legacy "positional/length-usage", positional::length_usage),
+    claim!("positional/length-usage", positional::length_usage),
     claim!(legacy "positional/toy-receptive-field",
         positional::toy_receptive_field
     ),
