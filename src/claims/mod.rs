@@ -302,7 +302,8 @@ pub static REGISTRY: &[ClaimDef] = &[
         positional::sandwich_head_power_law
     ),
     claim!("positional/length-usage", positional::length_usage),
-    claim!(legacy "positional/toy-receptive-field",
+    claim!(
+        "positional/toy-receptive-field",
         positional::toy_receptive_field
     ),
     claim!(legacy "positional/trained-model-claims",
