@@ -7,7 +7,7 @@ use crate::certificate::{Certificate, Hints};
 use crate::kernel::{Checked, Statement};
 use crate::outcome::Outcome;
 use crate::spec::{Profile, Spec, SpecError};
-use shape::{Claim, LegacyParams, StatementError};
+use shape::{Claim, StatementError};
 
 pub mod clusters;
 pub mod positional;
@@ -203,18 +203,6 @@ pub fn statement_with<C: Claim>(
         .map_err(|e| statement_error(spec, e))
 }
 
-/// Transitional: [`statement_with`] for a claim not yet converted to [`Claim`].
-pub fn legacy_statement_with<P: LegacyParams>(
-    spec: &Spec,
-    profile: Profile,
-    hints: &Hints,
-) -> Result<Option<Statement>, SpecError> {
-    let p: P = shape::legacy_params(spec, profile)?;
-    p.statement(&spec.id, hints)
-        .transpose()
-        .map_err(|e| statement_error(spec, StatementError::Build(e)))
-}
-
 /// A claim ready to run: parameters resolved.
 pub type Runner = Box<dyn Fn(&Ctx) -> Outcome + Send + Sync>;
 
@@ -234,16 +222,6 @@ pub fn prepare_with<C: Claim>(spec: &Spec, profile: Profile) -> Result<Runner, S
     Ok(Box::new(move |ctx| C::run(&p, ctx)))
 }
 
-/// Transitional: [`prepare_with`] for a claim not yet converted to [`Claim`].
-pub fn legacy_prepare_with<P: LegacyParams>(
-    spec: &Spec,
-    profile: Profile,
-    run: fn(&P, &Ctx) -> Outcome,
-) -> Result<Runner, SpecError> {
-    let p: P = shape::legacy_params(spec, profile)?;
-    Ok(Box::new(move |ctx| run(&p, ctx)))
-}
-
 macro_rules! claim {
     ($id:literal, $m:path) => {{
         use $m as m;
@@ -251,14 +229,6 @@ macro_rules! claim {
             id: $id,
             prepare: prepare_with::<m::Claim>,
             statement: statement_with::<m::Claim>,
-        }
-    }};
-    (legacy $id:literal, $m:path) => {{
-        use $m as m;
-        ClaimDef {
-            id: $id,
-            prepare: |s, p| legacy_prepare_with::<m::Params>(s, p, m::run),
-            statement: |s, p, h| legacy_statement_with::<m::Params>(s, p, h),
         }
     }};
 }
@@ -306,7 +276,8 @@ pub static REGISTRY: &[ClaimDef] = &[
         "positional/toy-receptive-field",
         positional::toy_receptive_field
     ),
-    claim!(legacy "positional/trained-model-claims",
+    claim!(
+        "positional/trained-model-claims",
         positional::trained_model_claims
     ),
     claim!("sparse/counting-lower-bound", sparse::counting_lower_bound),

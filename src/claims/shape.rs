@@ -102,26 +102,6 @@ pub fn resolve<C: Claim>(spec: &Spec, profile: Profile) -> Result<C::Params, Spe
     C::resolve(raw).map_err(|fe| spec.param_error(profile, &fe.field, fe.reason))
 }
 
-/// Transitional, for claims not yet converted to [`Claim`]: parameters that check
-/// themselves and are parsed again by the run.
-pub trait LegacyParams: DeserializeOwned + Send + Sync + 'static {
-    /// Range and consistency checks beyond the types.
-    fn validate(&self) -> Result<(), FieldError>;
-    /// The claim's statement for these parameters (see [`Claim::statement`]).
-    fn statement(&self, claim: &str, hints: &Hints) -> Option<Result<Statement, String>> {
-        let _ = (claim, hints);
-        None
-    }
-}
-
-/// The validated legacy parameters `P` for `profile`.
-pub fn legacy_params<P: LegacyParams>(spec: &Spec, profile: Profile) -> Result<P, SpecError> {
-    let p: P = spec.params(profile)?;
-    p.validate()
-        .map_err(|fe| spec.param_error(profile, &fe.field, fe.reason))?;
-    Ok(p)
-}
-
 /// An exact literal of a spec (`"2^-8"`, `"1/100"`), resolved: its value, and the
 /// text it was written as (reports quote the spec's own spelling).
 #[derive(Debug, Clone, PartialEq)]

@@ -359,13 +359,6 @@ pub fn alibi_tail_inf_expr(m: &str, w: &str, delta: &str) -> String {
     format!("(/ 1 (+ 1 (/ (- (exp (* {m} {w})) 1) (exp {delta}))))")
 }
 
-/// The formula |x − v| ≤ ½ unit in the last printed digit of `printed` (a decimal
-/// literal, validated by [`check_printed`]): `x` rounds to the printed digits.
-pub fn printed_expr(x: &str, printed: &str) -> Result<String, String> {
-    let hu = printed_half_unit(printed).map_err(|e| e.to_string())?;
-    Ok(format!("(<= (abs (- {x} {printed})) {hu})"))
-}
-
 // ----- validation shared by the Sandwich claims -----
 
 /// A head count H must be between 1 and 64.

@@ -385,8 +385,45 @@ fn validate_plan(p: &Params, plan: &Plan, at: &str) -> Result<(), FieldError> {
     Ok(())
 }
 
-impl crate::claims::shape::LegacyParams for Params {
-    fn validate(&self) -> Result<(), FieldError> {
+/// Parameters of positional/trained-model-claims, resolved: the configuration and
+/// the scan's prediction ε, exact.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The configuration (checked).
+    pub params: Params,
+    /// The scan's prediction ε, when there is a scan.
+    pub scan_epsilon: Option<rug::Rational>,
+}
+
+impl Resolved {
+    /// The scan and its prediction ε, when there is a scan.
+    pub fn scan(&self) -> Option<(&Scan, &rug::Rational)> {
+        self.params.scan.as_ref().zip(self.scan_epsilon.as_ref())
+    }
+}
+
+/// positional/trained-model-claims.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Params;
+    type Params = Resolved;
+    fn resolve(raw: Params) -> Result<Resolved, FieldError> {
+        let scan_epsilon = raw.check()?;
+        Ok(Resolved {
+            params: raw,
+            scan_epsilon,
+        })
+    }
+    fn run(p: &Resolved, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
+    }
+}
+
+impl Params {
+    /// Range and consistency checks; the scan's prediction ε, exact.
+    fn check(&self) -> Result<Option<rug::Rational>, FieldError> {
+        let mut scan_epsilon = None;
         ensure_each(&self.corpus, "corpus", |c| {
             if c.name.is_empty()
                 || c.version.is_empty()
@@ -461,6 +498,7 @@ impl crate::claims::shape::LegacyParams for Params {
                     "scan.criteria.prediction_epsilon",
                     "must lie in (0, 1)",
                 )?;
+                scan_epsilon = Some(eps);
             }
         }
         for (i, plan) in self.plans().iter().enumerate() {
@@ -552,7 +590,7 @@ impl crate::claims::shape::LegacyParams for Params {
                 "must be > 0",
             )?;
         }
-        Ok(())
+        Ok(scan_epsilon)
     }
 }
 
@@ -878,7 +916,8 @@ mod exec {
 
     /// Runs every job of `p` (each a unit of work, side by side on rayon's pool) and
     /// presents the results.
-    pub fn run(p: &Params, ctx: &Ctx, o: &mut Outcome) {
+    pub fn run(r: &Resolved, ctx: &Ctx, o: &mut Outcome) {
+        let p = &r.params;
         attncheck_lm::configure();
         let c = match corpus(p) {
             Ok(c) => c,
@@ -930,9 +969,9 @@ mod exec {
                 }
             }
         }
-        match &p.scan {
+        match r.scan() {
             None => super::present::present(p, &p.plans()[0], ctx, &c, &results, o),
-            Some(s) => super::scan::present(p, s, ctx, &c, &results, o),
+            Some((s, eps)) => super::scan::present(p, s, eps, ctx, &c, &results, o),
         }
     }
 }
@@ -946,7 +985,7 @@ mod present;
 mod scan;
 
 /// Runs the reproduction.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+pub fn run(p: &Resolved, ctx: &Ctx) -> Outcome {
     let mut o = Outcome::new();
     #[cfg(not(feature = "lm"))]
     {
