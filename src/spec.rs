@@ -189,6 +189,20 @@ pub fn ensure_each<T>(
     Ok(())
 }
 
+/// Checks every element of a non-empty list with `f`, which gets the element's field
+/// path (`field[i]`) and returns a typed error.
+pub fn check_each<T>(
+    list: &[T],
+    field: &str,
+    f: impl Fn(&str, &T) -> Result<(), FieldError>,
+) -> Result<(), FieldError> {
+    ensure(!list.is_empty(), field, "must not be empty")?;
+    for (i, x) in list.iter().enumerate() {
+        f(&format!("{field}[{i}]"), x)?;
+    }
+    Ok(())
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Header {

@@ -268,7 +268,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         }
         let ratio = &a.at_4t / &a.at_t;
         let ratio2 = &b.at_4t / &b.at_t;
-        let bq = Interval::from_rational(prec, &bound);
+        let bq = Interval::from_rational(prec, bound);
         let ok = ratio.le(&bq).is_true();
         let ok2 = ratio2.le(&bq.with_prec(2 * prec)).is_true();
         out.checks.observe(

@@ -734,7 +734,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 || {
                     configs
                         .par_iter()
-                        .map(|(h, pr, cen)| trajectory(&p, h, *pr, *cen))
+                        .map(|(h, pr, cen)| trajectory(p, h, *pr, *cen))
                         .collect::<Vec<_>>()
                 },
                 || {
@@ -904,11 +904,11 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             traj.row(vec![
                 fmt_q(&r[0]),
                 fmt_f(&v[0], 10),
-                self_txt(&p, k, 1),
+                self_txt(p, k, 1),
                 fmt_f(&v[1], 10),
-                self_txt(&p, k, 2),
+                self_txt(p, k, 2),
                 fmt_f(&v[2], 10),
-                self_txt(&p, k, 3),
+                self_txt(p, k, 3),
                 fmt_f(&worst, 2),
             ]);
         }

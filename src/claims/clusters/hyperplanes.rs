@@ -800,9 +800,9 @@ fn ablations(p: &Params, prec: u32, out: &mut Outcome) {
             })
             .collect();
         let every = (1.0 / inst.dt.to_f64()).round().max(1.0) as usize;
-        let data = run_map(&inst, prec, &mut [], every);
+        let data = run_map(inst, prec, &mut [], every);
         let t_end = inst.steps as f64 * inst.dt.to_f64();
-        let tau = p.tau_factor * diameter(&inst) * (-t_end).exp();
+        let tau = p.tau_factor * diameter(inst) * (-t_end).exp();
         let z = data.states.last().expect("final");
         let zprev = &data.states[data.states.len().saturating_sub(2)];
         let e1: Vec<f64> = (0..n).map(|j| z[j * d]).collect();
@@ -831,7 +831,7 @@ fn ablations(p: &Params, prec: u32, out: &mut Outcome) {
             inst.name.clone(),
             why,
             eig.join(", "),
-            horizon(&inst),
+            horizon(inst),
             count_levels(&e1, tau).to_string(),
             pts.to_string(),
             format!("{moving:.3e}"),

@@ -339,17 +339,17 @@ fn gap_cases(p: &Params, prec: u32, out: &mut Outcome) {
             Ok(s) => format!("hold (λ = {}, ρ(V|_𝒢) = {})", s.lambda, s.rho_g),
             Err((_, e)) => e,
         };
-        let data = run_map(&inst, prec, &mut [], (inst.steps / 60).max(1));
+        let data = run_map(inst, prec, &mut [], (inst.steps / 60).max(1));
         let z = data.states.last().expect("final");
         let f = coord(z, n, d, 0);
-        let tau = p.tau_factor * diameter(&inst) * (-(inst.steps as f64) * inst.dt.to_f64()).exp();
+        let tau = p.tau_factor * diameter(inst) * (-(inst.steps as f64) * inst.dt.to_f64()).exp();
         let (_, _, labels, worst) = levels(&f, tau);
         let g0 = spread(&coord(&data.states[0], n, d, 1));
         let gt = spread(&coord(z, n, d, 1));
         t.row(vec![
             inst.name.clone(),
             hyp,
-            horizon(&inst),
+            horizon(inst),
             count_levels(&f, tau).to_string(),
             format!("{}/{}", labels.iter().filter(|l| **l != "none").count(), n),
             format!("{worst:.2e}"),

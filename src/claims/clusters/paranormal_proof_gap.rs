@@ -427,7 +427,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let qk = inst.q.transpose().mul(&inst.k);
     let minors: Vec<String> = qk.leading_minors().iter().map(|m| m.to_string()).collect();
     let one = Rational::from(1);
-    let (e0, a2, _) = split(&inst, &one);
+    let (e0, a2, _) = split(inst, &one);
     let dz: Vec<Rational> = (0..2)
         .map(|c| Rational::from(inst.z.at(1, c) - inst.z.at(0, c)))
         .collect();
@@ -474,9 +474,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut first_excess: Option<Rational> = None;
     for (c, c_txt) in inst.cs.iter().zip(&p.c_values) {
         let s = witness_s(c);
-        let t = split_terms(&inst, &s_term(c));
+        let t = split_terms(inst, &s_term(c));
         let abs_r = eval_q(&format!("(abs {})", t.r));
-        let bound = eval_q(&bound_term(&inst, c));
+        let bound = eval_q(&bound_term(inst, c));
         let name = boundrj_name(c_txt);
         let result = checked
             .decisions()
@@ -505,8 +505,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
 
     if let (Some(c0), Some(c0_txt)) = (inst.cs.first(), p.c_values.first()) {
         let s0 = witness_s(c0);
-        let t = split_terms(&inst, &s_term(c0));
-        let ratio = eval_q(&format!("(/ (abs {}) {})", t.r, bound_term(&inst, c0)));
+        let t = split_terms(inst, &s_term(c0));
+        let ratio = eval_q(&format!("(/ (abs {}) {})", t.r, bound_term(inst, c0)));
         o.figure(
             format!("|r₂| / (C e^{{t(λ₁+|λ₂|)}}) at C = {c0_txt}, t = ln {s0}"),
             ratio.to_f64(),

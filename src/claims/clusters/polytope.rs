@@ -363,9 +363,9 @@ fn sym_qk(inst: &Instance) -> Mat {
         .scale(&Rational::from((1, 2)))
 }
 
-fn analyse(inst: &Instance, u: &[Interval], tau: &Interval) -> Result<Structure, String> {
+fn analyse(inst: &Instance, u: &[Interval], tau: &Interval) -> Result<Structure, hull::HullError> {
     let (n, d) = (inst.n, inst.sys.d);
-    let ps = PointSet::from_midpoints(d, u).map_err(|e| e.to_string())?;
+    let ps = PointSet::from_midpoints(d, u)?;
     let hull = hull::hull(&ps);
     let row = |i: usize| &u[i * d..(i + 1) * d];
     let m = sym_qk(inst);
@@ -584,7 +584,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             a.support.consistency(),
             a.support.consistency_summary(),
         );
-        let tau = tau_for(inst, &c, bits);
+        let tau = tau_for(inst, c, bits);
         let t_end = Rational::from(&inst.dt * inst.steps as u32);
         let (sa, sb) = match (
             analyse(inst, &a.last.u, &tau),
@@ -593,7 +593,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             (Ok(x), Ok(y)) => (x, y),
             (Err(e), _) | (_, Err(e)) => {
                 out.checks
-                    .observe(format!("{name}: hull of z(T)"), false, e);
+                    .observe(format!("{name}: hull of z(T)"), false, e.to_string());
                 continue;
             }
         };
@@ -603,7 +603,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 "{name}: at T = {}, every z_i has ‖z_i‖ ≤ τ, or is within τ of ∂Cx with \
                  |‖Az_i‖² − max_j ⟨Az_i, Av_j⟩| ≤ L·τ (τ = {}·diam(z(0))·e^{{−T}}, L = 3‖QᵀK‖_F·max‖z(0)‖)",
                 fmt_q(&t_end),
-                fmt_q(&c)
+                fmt_q(c)
             ),
             open.is_empty(),
             format!(
@@ -742,7 +742,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     for (name, v, text) in lp_figs {
         out.figure(name, v, text);
     }
-    ablations(&mut out, p, &w.ablations, &c, prec);
+    ablations(&mut out, p, &w.ablations, c, prec);
     out.note(
         "No convergence rate is stated in the paper; τ = 10·diam(z(0))·e^{−T} is the derived tolerance guide of \
          clusters.md (after P reaches hardmax, max_i ‖ż_i‖ decays like e^{−t}). The hull of z(T) is the exact hull \
@@ -822,7 +822,7 @@ fn ablations(out: &mut Outcome, p: &Params, list: &[Instance], c: &Rational, pre
                 },
             ],
             Err(e) => {
-                let mut r = vec![inst.name.clone(), qk_text(&inst.sys.qk), e];
+                let mut r = vec![inst.name.clone(), qk_text(&inst.sys.qk), e.to_string()];
                 r.resize(9, String::new());
                 r
             }

@@ -26,7 +26,7 @@ use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
 use crate::kernel::{log_sum_exp, parse_rational, Certainty, Interval, Reading, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
@@ -90,7 +90,7 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        ensure_each(&raw.heads, "heads", |&h| check_heads(h))?;
+        check_each(&raw.heads, "heads", |f, &x| check_heads(f, x))?;
         ensure_each(&raw.rules, "rules", |_| Ok(()))?;
         ensure(
             (1..=10_000).contains(&raw.instances),

@@ -361,22 +361,22 @@ pub fn alibi_tail_inf_expr(m: &str, w: &str, delta: &str) -> String {
 
 // ----- validation shared by the Sandwich claims -----
 
-/// A head count H must be between 1 and 64.
-pub fn check_heads(h: usize) -> Result<(), String> {
-    if (1..=64).contains(&h) {
-        Ok(())
-    } else {
-        Err(format!("{h} heads is out of range: use 1 to 64"))
-    }
+/// A head count H must be between 1 and 64; an error names `field`.
+pub fn check_heads(field: &str, h: usize) -> Result<(), crate::spec::FieldError> {
+    crate::spec::ensure(
+        (1..=64).contains(&h),
+        field,
+        format!("{h} heads is out of range: use 1 to 64"),
+    )
 }
 
-/// d̄ must be even and between 2 and 4096.
-pub fn check_dbar(d: u32) -> Result<(), String> {
-    if (2..=4096).contains(&d) && d.is_multiple_of(2) {
-        Ok(())
-    } else {
-        Err(format!("d̄ = {d} must be even, between 2 and 4096"))
-    }
+/// d̄ must be even and between 2 and 4096; an error names `field`.
+pub fn check_dbar(field: &str, d: u32) -> Result<(), crate::spec::FieldError> {
+    crate::spec::ensure(
+        (2..=4096).contains(&d) && d.is_multiple_of(2),
+        field,
+        format!("d̄ = {d} must be even, between 2 and 4096"),
+    )
 }
 
 /// A printed decimal reference value must be a decimal literal (see [`printed_half_unit`]).

@@ -160,8 +160,8 @@ impl crate::claims::shape::Claim for Claim {
         let Some(flat_index) = raw.lengths.iter().position(|&l| l == raw.flat_from) else {
             return Err(FieldError::new("flat_from", "must be one of `lengths`"));
         };
-        check_dbar(raw.sandwich_dbar).map_err(|r| FieldError::new("sandwich_dbar", r))?;
-        check_heads(raw.sandwich_heads).map_err(|r| FieldError::new("sandwich_heads", r))?;
+        check_dbar("sandwich_dbar", raw.sandwich_dbar)?;
+        check_heads("sandwich_heads", raw.sandwich_heads)?;
         let head_ok = |h: usize| {
             if (1..=raw.sandwich_heads).contains(&h) {
                 Ok(())

@@ -20,7 +20,7 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{expr, Certainty, Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use serde::{Deserialize, Serialize};
 
 /// Printed exponents α_h for a head count (positional.md §3).
@@ -97,7 +97,7 @@ impl crate::claims::shape::Claim for Claim {
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
         let mut alpha_printed = Vec::new();
         let mut error_printed = Vec::new();
-        ensure_each(&raw.dbars, "dbars", |&d| check_dbar(d))?;
+        check_each(&raw.dbars, "dbars", |f, &x| check_dbar(f, x))?;
         ensure_each(&raw.heads, "heads", |&h| {
             if (1..=256).contains(&h) {
                 Ok(())
@@ -122,8 +122,7 @@ impl crate::claims::shape::Claim for Claim {
             "must be in (0, 1)",
         )?;
         for (i, a) in raw.alpha_reference.iter().enumerate() {
-            check_dbar(a.dbar)
-                .map_err(|e| FieldError::new(format!("alpha_reference[{i}].dbar"), e))?;
+            check_dbar(&format!("alpha_reference[{i}].dbar"), a.dbar)?;
             ensure(
                 (1..=256).contains(&a.heads),
                 format!("alpha_reference[{i}].heads"),

@@ -25,7 +25,7 @@ use crate::claims::Ctx;
 use crate::kernel::{Certainty, Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::exact as check_literal;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -127,7 +127,7 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        ensure_each(&raw.dbars, "dbars", |&d| check_dbar(d))?;
+        check_each(&raw.dbars, "dbars", |f, &x| check_dbar(f, x))?;
         ensure(
             !raw.conventions.is_empty(),
             "conventions",
@@ -149,7 +149,7 @@ impl crate::claims::shape::Claim for Claim {
             "must be between 1 and 10^7",
         )?;
         let t = &raw.table;
-        check_dbar(t.dbar).map_err(|e| FieldError::new("table.dbar", e))?;
+        check_dbar("table.dbar", t.dbar)?;
         ensure_each(&t.r, "table.r", |&r| {
             if (0..=10_000_000).contains(&r) {
                 Ok(())
@@ -174,7 +174,7 @@ impl crate::claims::shape::Claim for Claim {
         let table_tol = check_literal("table.tolerance", &t.tolerance)?;
         ensure(table_tol > 0, "table.tolerance", "must be positive")?;
         let m = &raw.more_digits;
-        check_dbar(m.dbar).map_err(|e| FieldError::new("more_digits.dbar", e))?;
+        check_dbar("more_digits.dbar", m.dbar)?;
         ensure(
             m.values.len() == m.r.len(),
             "more_digits.values",
@@ -194,7 +194,7 @@ impl crate::claims::shape::Claim for Claim {
             .map(|(i, s)| Printed::parse(&format!("more_digits.values[{i}]"), s))
             .collect::<Result<Vec<_>, _>>()?;
         let mn = &raw.minimum;
-        check_dbar(mn.dbar).map_err(|e| FieldError::new("minimum.dbar", e))?;
+        check_dbar("minimum.dbar", mn.dbar)?;
         ensure(
             (1..=1_000_000).contains(&mn.below),
             "minimum.below",

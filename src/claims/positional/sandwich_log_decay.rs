@@ -20,7 +20,7 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use serde::{Deserialize, Serialize};
 
 /// The non-monotonicity reference for one (d̄, convention).
@@ -151,7 +151,7 @@ impl crate::claims::shape::Claim for Claim {
         ensure(!raw.increases.is_empty(), "increases", "must not be empty")?;
         let mut min_step = Vec::with_capacity(raw.increases.len());
         for (i, inc) in raw.increases.iter().enumerate() {
-            check_dbar(inc.dbar).map_err(|e| FieldError::new(format!("increases[{i}].dbar"), e))?;
+            check_dbar(&format!("increases[{i}].dbar"), inc.dbar)?;
             ensure(
                 (1..=raw.steps_to).contains(&inc.first),
                 format!("increases[{i}].first"),
@@ -162,14 +162,14 @@ impl crate::claims::shape::Claim for Claim {
                 None => None,
             });
         }
-        check_dbar(raw.gap.dbar).map_err(|e| FieldError::new("gap.dbar", e))?;
+        check_dbar("gap.dbar", raw.gap.dbar)?;
         ensure(
             (1..=1_000_000).contains(&raw.gap.r),
             "gap.r",
             "must be between 1 and 10^6",
         )?;
         let gap_value = printed("gap.value", &raw.gap.value)?;
-        ensure_each(&raw.fit_dbars, "fit_dbars", |&d| check_dbar(d))?;
+        check_each(&raw.fit_dbars, "fit_dbars", |f, &x| check_dbar(f, x))?;
         ensure_each(&raw.fit_ranges, "fit_ranges", |r| {
             if 1 <= r[0] && r[0] < r[1] && r[1] <= 1_000_000 {
                 Ok(())
@@ -222,7 +222,7 @@ impl crate::claims::shape::Claim for Claim {
             fit_printed.push((a_pred, fits));
         }
         let k = &raw.kerple;
-        check_dbar(k.dbar).map_err(|e| FieldError::new("kerple.dbar", e))?;
+        check_dbar("kerple.dbar", k.dbar)?;
         ensure(
             0 <= k.range[0] && k.range[0] < k.range[1] && k.range[1] <= 1_000_000,
             "kerple.range",

@@ -28,7 +28,7 @@ use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, softmax, Certainty, Interval, Reading, Statement};
 use crate::outcome::{Outcome, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -97,7 +97,7 @@ impl crate::claims::shape::Claim for Claim {
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
         let this = &raw;
-        ensure_each(&this.heads, "heads", |&h| check_heads(h))?;
+        check_each(&this.heads, "heads", |f, &x| check_heads(f, x))?;
         ensure_each(&this.rules, "rules", |_| Ok(()))?;
         ensure_each(&this.lengths, "lengths", |&l| {
             if (1..=65_536).contains(&l) {
@@ -133,8 +133,8 @@ impl crate::claims::shape::Claim for Claim {
         let max_width = parse_rational(&this.max_width)
             .map_err(|e| FieldError::new("max_width", e.to_string()))?;
         ensure(max_width > 0, "max_width", "must be positive")?;
-        check_dbar(this.sandwich_dbar).map_err(|r| FieldError::new("sandwich_dbar", r))?;
-        check_heads(this.sandwich_heads).map_err(|r| FieldError::new("sandwich_heads", r))?;
+        check_dbar("sandwich_dbar", this.sandwich_dbar)?;
+        check_heads("sandwich_heads", this.sandwich_heads)?;
         Ok(Params {
             f64_tol: Exact {
                 value: f64_tol,

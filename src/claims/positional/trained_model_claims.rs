@@ -520,7 +520,7 @@ impl Params {
             "hidden",
             "must be a multiple of 2·heads (even head dimension for RoPE)",
         )?;
-        super::common::check_dbar(self.dbar).map_err(|e| FieldError::new("dbar", e))?;
+        super::common::check_dbar("dbar", self.dbar)?;
         ensure(
             self.rope_base > 1.0 && self.rope_base.is_finite(),
             "rope_base",
@@ -823,8 +823,26 @@ mod exec {
         }
     }
 
+    /// Why the corpus is not available.
+    #[derive(Debug, thiserror::Error)]
+    pub enum CorpusError {
+        /// The packages could not be read.
+        #[error("{0}")]
+        Load(#[from] attncheck_lm::Error),
+        /// The content differs from the spec's hash.
+        #[error(
+            "corpus content hash {found} differs from the spec's {expected} (a package's files changed)"
+        )]
+        Hash {
+            /// The corpus's hash.
+            found: String,
+            /// The spec's.
+            expected: String,
+        },
+    }
+
     /// Loads the corpus named by `p` and checks its hash.
-    pub fn corpus(p: &Params) -> Result<attncheck_lm::corpus::Corpus, String> {
+    pub fn corpus(p: &Params) -> Result<attncheck_lm::corpus::Corpus, CorpusError> {
         let pk: Vec<attncheck_lm::corpus::Package> = p
             .corpus
             .iter()
@@ -834,13 +852,12 @@ mod exec {
             })
             .collect();
         let c =
-            attncheck_lm::corpus::load(&pk, p.val_every, &attncheck_lm::corpus::registry_dirs())
-                .map_err(|e| e.to_string())?;
+            attncheck_lm::corpus::load(&pk, p.val_every, &attncheck_lm::corpus::registry_dirs())?;
         if c.hash != p.corpus_hash {
-            return Err(format!(
-                "corpus content hash {} differs from the spec's {} (a package's files changed)",
-                c.hash, p.corpus_hash
-            ));
+            return Err(CorpusError::Hash {
+                found: c.hash.clone(),
+                expected: p.corpus_hash.clone(),
+            });
         }
         Ok(c)
     }
@@ -900,8 +917,8 @@ mod exec {
         job: Job,
         p: &Params,
         c: &attncheck_lm::corpus::Corpus,
-    ) -> Result<JobResult, String> {
-        attncheck_lm::job::run(&lm_job(&job, p), c).map_err(|e| e.to_string())
+    ) -> Result<JobResult, attncheck_lm::Error> {
+        attncheck_lm::job::run(&lm_job(&job, p), c)
     }
 
     /// One job's unit of work as [`Ctx::unit`] stores it: the result, or why the job failed.
@@ -942,7 +959,7 @@ mod exec {
                     },
                     Err(e) => JobUnit {
                         result: None,
-                        error: Some(e),
+                        error: Some(e.to_string()),
                     },
                 });
                 if u != JobUnit::default() {
@@ -977,7 +994,7 @@ mod exec {
 }
 
 #[cfg(feature = "lm")]
-pub use exec::{corpus, lm_job, model_config, run_job, JobUnit};
+pub use exec::{corpus, lm_job, model_config, run_job, CorpusError, JobUnit};
 
 #[cfg(feature = "lm")]
 mod present;
