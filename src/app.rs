@@ -580,7 +580,7 @@ pub fn verify_with(
             })?;
             let spec_path = spec.path.clone();
             let rebuilt = claims::statement_of(&spec, cert.profile, &cert.hints)
-                .map_err(reject)?
+                .map_err(|e| reject(e.to_string()))?
                 .ok_or_else(|| {
                     reject(format!(
                         "{} has no statement: it certifies nothing by certificate",

@@ -1,9 +1,10 @@
 //! Claim specs: `theorems/<paper>/<claim>.toml`.
 //!
 //! A spec states what is asserted, on which instances, with which tolerance and
-//! rigour. The common header is parsed here; each claim parses its own `params`
-//! (merged with the chosen profile's overrides) into a typed struct with unknown
-//! keys rejected. Every error names the file, the line and the field.
+//! rigour. The common header is parsed here; each claim's `params` (merged with the
+//! chosen profile's overrides) are deserialised here into the claim's raw struct with
+//! unknown keys rejected, and resolved by the claim (`claims::shape`). Every error
+//! names the file, the line and the field.
 
 use crate::verdict::Verdict;
 use serde::de::DeserializeOwned;
@@ -188,22 +189,18 @@ pub fn ensure_each<T>(
     Ok(())
 }
 
-/// Claim parameters: deserialised with unknown keys denied, then range-checked.
-pub trait Params: DeserializeOwned + Serialize + Send + Sync + 'static {
-    /// Range and consistency checks beyond the types.
-    fn validate(&self) -> Result<(), FieldError>;
-    /// The claim's statement for these parameters: the obligations that say, in
-    /// formulas, what the claim asserts (docs/design.md, "The trust boundary"). Trusted: pure, small,
-    /// built from the spec and the `hints` alone, and sound for every hint value.
-    /// `None` for claims that certify nothing by statement.
-    fn statement(
-        &self,
-        claim: &str,
-        hints: &crate::certificate::Hints,
-    ) -> Option<Result<crate::kernel::Statement, String>> {
-        let _ = (claim, hints);
-        None
+/// Checks every element of a non-empty list with `f`, which gets the element's field
+/// path (`field[i]`) and returns a typed error.
+pub fn check_each<T>(
+    list: &[T],
+    field: &str,
+    f: impl Fn(&str, &T) -> Result<(), FieldError>,
+) -> Result<(), FieldError> {
+    ensure(!list.is_empty(), field, "must not be empty")?;
+    for (i, x) in list.iter().enumerate() {
+        f(&format!("{field}[{i}]"), x)?;
     }
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -384,10 +381,11 @@ impl Spec {
         Spec::parse(path, &src)
     }
 
-    /// The claim parameters for `profile`: `params` overlaid with
-    /// `profiles.<profile>`, deserialised into `P` (unknown keys are errors) and
-    /// validated. Errors name the line of the offending field.
-    pub fn params<P: Params>(&self, profile: Profile) -> Result<P, SpecError> {
+    /// The claim parameters for `profile` as written: `params` overlaid with
+    /// `profiles.<profile>`, deserialised into `P` (unknown keys are errors). Only
+    /// parsed: the claim resolves them (`claims::shape::resolve`). Errors name the
+    /// line of the offending field.
+    pub fn params<P: DeserializeOwned>(&self, profile: Profile) -> Result<P, SpecError> {
         let merged = toml::Value::Table(self.merged(profile));
         let p: P = serde_path_to_error::deserialize(merged).map_err(|e| {
             let path = e.path().to_string();
@@ -401,8 +399,6 @@ impl Spec {
             };
             self.param_error(profile, &field, inner)
         })?;
-        p.validate()
-            .map_err(|fe| self.param_error(profile, &fe.field, fe.reason))?;
         Ok(p)
     }
 

@@ -1,14 +1,17 @@
-//! One module per claim, grouped by paper. Each module has typed `Params`
-//! (deserialised from its spec, unknown keys denied, ranges validated) and a
-//! `run` function that builds the witnesses and records checks.
+//! One module per claim, grouped by paper. Each module is a [`shape::Claim`]: raw
+//! parameters (deserialised from its spec, unknown keys denied) resolved once into
+//! typed `Params`, a statement built from them, and a `run` that builds the
+//! witnesses and records checks. The registry ([`REGISTRY`]) names them all.
 
 use crate::certificate::{Certificate, Hints};
 use crate::kernel::{Checked, Statement};
 use crate::outcome::Outcome;
-use crate::spec::{Params, Profile, Spec, SpecError};
+use crate::spec::{Profile, Spec, SpecError};
+use shape::{Claim, StatementError};
 
 pub mod clusters;
 pub mod positional;
+pub mod shape;
 pub mod sparse;
 
 /// What a claim's `run` gets besides its parameters.
@@ -161,58 +164,62 @@ pub fn statement_of(
     spec: &Spec,
     profile: Profile,
     hints: &Hints,
-) -> Result<Option<Statement>, String> {
-    let def = find(&spec.id).ok_or_else(|| format!("unknown claim `{}`", spec.id))?;
-    let Some(mut st) = (def.statement)(spec, profile, hints).map_err(|e| e.to_string())? else {
+) -> Result<Option<Statement>, StatementError> {
+    let def = find(&spec.id).ok_or_else(|| StatementError::UnknownClaim(spec.id.clone()))?;
+    let Some(mut st) =
+        (def.statement)(spec, profile, hints).map_err(|e| StatementError::Spec(Box::new(e)))?
+    else {
         return Ok(None);
     };
-    st.expect_fails(&spec.refutes)?;
+    st.expect_fails(&spec.refutes)
+        .map_err(StatementError::Names)?;
     if let Some(n) = st.duplicate_name() {
-        return Err(format!("two obligations are named `{n}`"));
+        return Err(StatementError::Names(format!(
+            "two obligations are named `{n}`"
+        )));
     }
     Ok(Some(st))
 }
 
-/// Parses `P` from the spec and builds its statement.
-pub fn statement_with<P: Params>(
+/// A statement error as a spec error (the registry's `statement` entry).
+fn statement_error(spec: &Spec, e: StatementError) -> SpecError {
+    SpecError::Field {
+        file: spec.path.clone(),
+        line: None,
+        field: "statement".into(),
+        reason: e.to_string(),
+    }
+}
+
+/// Resolves `C`'s parameters from the spec and builds its statement.
+pub fn statement_with<C: Claim>(
     spec: &Spec,
     profile: Profile,
     hints: &Hints,
 ) -> Result<Option<Statement>, SpecError> {
-    let p: P = spec.params(profile)?;
-    match p.statement(&spec.id, hints) {
-        None => Ok(None),
-        Some(Ok(st)) => Ok(Some(st)),
-        Some(Err(reason)) => Err(SpecError::Field {
-            file: spec.path.clone(),
-            line: None,
-            field: "statement".into(),
-            reason,
-        }),
-    }
+    let p = shape::resolve::<C>(spec, profile)?;
+    C::statement(&p, &spec.id, hints)
+        .transpose()
+        .map_err(|e| statement_error(spec, e))
 }
 
-/// A claim ready to run: parameters parsed and validated.
+/// A claim ready to run: parameters resolved.
 pub type Runner = Box<dyn Fn(&Ctx) -> Outcome + Send + Sync>;
 
 /// A registry entry.
 pub struct ClaimDef {
     /// `<paper>/<claim>`.
     pub id: &'static str,
-    /// Parses and validates the parameters for a profile.
+    /// Resolves the parameters for a profile.
     pub prepare: fn(&Spec, Profile) -> Result<Runner, SpecError>,
     /// Builds the claim's statement from the spec and hints (see [`statement_of`]).
     pub statement: fn(&Spec, Profile, &Hints) -> Result<Option<Statement>, SpecError>,
 }
 
-/// Parses `P` from the spec and binds it to `run`.
-pub fn prepare_with<P: Params>(
-    spec: &Spec,
-    profile: Profile,
-    run: fn(&P, &Ctx) -> Outcome,
-) -> Result<Runner, SpecError> {
-    let p: P = spec.params(profile)?;
-    Ok(Box::new(move |ctx| run(&p, ctx)))
+/// Resolves `C`'s parameters from the spec and binds them to its run.
+pub fn prepare_with<C: Claim>(spec: &Spec, profile: Profile) -> Result<Runner, SpecError> {
+    let p = shape::resolve::<C>(spec, profile)?;
+    Ok(Box::new(move |ctx| C::run(&p, ctx)))
 }
 
 macro_rules! claim {
@@ -220,8 +227,8 @@ macro_rules! claim {
         use $m as m;
         ClaimDef {
             id: $id,
-            prepare: |s, p| prepare_with::<m::Params>(s, p, m::run),
-            statement: |s, p, h| statement_with::<m::Params>(s, p, h),
+            prepare: prepare_with::<m::Claim>,
+            statement: statement_with::<m::Claim>,
         }
     }};
 }

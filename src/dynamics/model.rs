@@ -152,35 +152,59 @@ pub fn random_dyadic(
     seed: u64,
     g: u32,
 ) -> Result<Mat, FieldError> {
-    if g > 60 {
-        return Err(FieldError::new(field, "grid_bits must be at most 60"));
-    }
-    let lo_q = parse_entry(&format!("{field}.uniform[0]"), lo)?;
-    let hi_q = parse_entry(&format!("{field}.uniform[1]"), hi)?;
-    if lo_q > hi_q {
-        return Err(FieldError::new(field, "uniform = [lo, hi] needs lo ≤ hi"));
-    }
-    let scale = Integer::from(1) << g;
-    let a = Rational::from(&lo_q * &scale).ceil().into_numer_denom().0;
-    let b = Rational::from(&hi_q * &scale).floor().into_numer_denom().0;
-    let span = Integer::from(&b - &a);
-    let span = span
-        .to_u64()
-        .filter(|s| *s < u64::MAX)
-        .ok_or_else(|| FieldError::new(field, "range too large for the dyadic grid"))?;
-    let mut rng = SplitMix64::new(seed);
-    let mut data = Vec::with_capacity(rows * cols);
-    for _ in 0..rows * cols {
-        let m = Integer::from(&a + rng.below(span + 1));
-        data.push(Rational::from((m, scale.clone())));
-    }
+    let range = DyadicRange::new(field, lo, hi, g)?;
     if rows == 0 || cols == 0 {
         return Err(FieldError::new(
             field,
             "a matrix needs at least one row and column",
         ));
     }
-    Ok(Mat { rows, cols, data })
+    Ok(range.draw(rows, cols, seed))
+}
+
+/// The grid 2^−g ℤ ∩ [lo, hi] of [`random_dyadic`], resolved once from its literals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DyadicRange {
+    /// The smallest grid point, in units of 2^−g.
+    a: Integer,
+    /// The number of grid points minus one.
+    span: u64,
+    /// 2^g.
+    scale: Integer,
+}
+
+impl DyadicRange {
+    /// The grid of `[lo, hi]` (exact literals) at 2^−g; errors name `field`.
+    pub fn new(field: &str, lo: &str, hi: &str, g: u32) -> Result<DyadicRange, FieldError> {
+        if g > 60 {
+            return Err(FieldError::new(field, "grid_bits must be at most 60"));
+        }
+        let lo_q = parse_entry(&format!("{field}.uniform[0]"), lo)?;
+        let hi_q = parse_entry(&format!("{field}.uniform[1]"), hi)?;
+        if lo_q > hi_q {
+            return Err(FieldError::new(field, "uniform = [lo, hi] needs lo ≤ hi"));
+        }
+        let scale = Integer::from(1) << g;
+        let a = Rational::from(&lo_q * &scale).ceil().into_numer_denom().0;
+        let b = Rational::from(&hi_q * &scale).floor().into_numer_denom().0;
+        let span = Integer::from(&b - &a);
+        let span = span
+            .to_u64()
+            .filter(|s| *s < u64::MAX)
+            .ok_or_else(|| FieldError::new(field, "range too large for the dyadic grid"))?;
+        Ok(DyadicRange { a, span, scale })
+    }
+
+    /// `rows × cols` grid points drawn by SplitMix64 from `seed`, row-major.
+    pub fn draw(&self, rows: usize, cols: usize, seed: u64) -> Mat {
+        let mut rng = SplitMix64::new(seed);
+        let mut data = Vec::with_capacity(rows * cols);
+        for _ in 0..rows * cols {
+            let m = Integer::from(&self.a + rng.below(self.span + 1));
+            data.push(Rational::from((m, self.scale.clone())));
+        }
+        Mat { rows, cols, data }
+    }
 }
 
 /// The exact system: tokens in ℝ^d, Q, K ∈ ℝ^{m×d}, V ∈ ℝ^{d×d}.

@@ -8,7 +8,7 @@ use crate::util::{
 };
 use attncheck::app::{self, ClaimRun};
 use attncheck::claims::clusters::higher_dim_remark::{c_quadrature, half_unit, lower_bound};
-use attncheck::claims::clusters::paranormal_proof_gap::{split, witness_s, Params};
+use attncheck::claims::clusters::paranormal_proof_gap::{split, witness_s, Claim};
 use attncheck::kernel::Certainty;
 use attncheck::spec::{Profile, Spec};
 use attncheck::verdict::{CheckKind, Verdict};
@@ -88,8 +88,8 @@ fn paranormal_gap_committed_spec_is_refuted_with_hypotheses_proven() {
 #[test]
 fn paranormal_gap_exact_split_matches_section3() {
     let spec = Spec::parse(&spec_path(GAP), &spec_text(GAP)).unwrap();
-    let p: Params = spec.params(Profile::Quick).unwrap();
-    let inst = p.instance().unwrap();
+    let p = attncheck::claims::shape::resolve::<Claim>(&spec, Profile::Quick).unwrap();
+    let inst = p.instance;
     // t = 0: ⟨A z₁, A(z₂ − z₁)⟩ = 5/4, a₂ = 1/4
     let (e, a2, r) = split(&inst, &Rational::from(1));
     assert_eq!(e, q("5/4"));

@@ -251,3 +251,46 @@ fn no_module_names_a_layer_above_it() {
         upward.join("\n")
     );
 }
+
+/// The 1-based lines of `text` that re-parse a parameter its resolution already
+/// checked (`expect("validated…")`), comments aside.
+fn reparses(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let code = l.split("//").next().unwrap_or("");
+            code.contains("expect(\"validated")
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+/// Parameters are resolved once, into typed values (`claims::shape::Claim::resolve`):
+/// no claim module parses a validated parameter again (`expect("validated…")`), and
+/// every registered claim's statement and run take the resolved value (the registry's
+/// `claim!` accepts nothing else).
+#[test]
+fn no_claim_module_reparses_a_validated_parameter() {
+    let claims = root().join("src").join("claims");
+    let mut found = Vec::new();
+    for f in crate::util::files_under(&claims, ".rs") {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let rel = f.strip_prefix(root()).unwrap().display().to_string();
+        found.extend(reparses(&text).into_iter().map(|l| format!("{rel}:{l}")));
+    }
+    assert!(
+        found.is_empty(),
+        "a claim re-parses a parameter its resolution already checked; keep the resolved \
+         value in its `Params` instead:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The scan behind [`no_claim_module_reparses_a_validated_parameter`] finds a planted
+/// re-parse, and not one in a comment.
+#[test]
+fn the_reparse_scan_finds_a_planted_expect() {
+    let planted = "fn run(p: &Params) {\n    // expect(\"validated\") in a comment\n    \
+                   let t = exact(\"t\", &p.t).expect(\"validated\");\n}\n";
+    assert_eq!(reparses(planted), vec![3]);
+}

@@ -845,11 +845,12 @@ fn validation_bytes_that_are_not_a_multiple_of_every_training_length_are_refused
     let t = crate::util::spec_text(ID);
     assert_eq!(t.matches("validation_bytes = 16384").count(), 1);
     let bad = t.replacen("validation_bytes = 16384", "validation_bytes = 16400", 1);
-    let e = Spec::parse(&crate::util::spec_path(ID), &bad)
-        .unwrap()
-        .params::<tmc::Params>(Profile::Full)
-        .unwrap_err()
-        .to_string();
+    let e = attncheck::claims::shape::resolve::<tmc::Claim>(
+        &Spec::parse(&crate::util::spec_path(ID), &bad).unwrap(),
+        Profile::Full,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("trained-model-claims.toml:"), "{e}");
     assert!(e.contains("scan.validation_bytes"), "{e}");
     assert!(e.contains("multiple of every training length"), "{e}");

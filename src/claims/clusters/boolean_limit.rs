@@ -71,6 +71,7 @@
 
 use super::common::fmt_q;
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{max_width, mids, DiscreteMap, Form, State};
 use crate::dynamics::model::{tokens, Mat, MatrixSpec, System};
@@ -106,10 +107,10 @@ pub struct Threshold {
     pub reference: String,
 }
 
-/// Parameters of clusters/boolean-limit.
+/// Parameters of clusters/boolean-limit as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The y-time step h = Δt·V (exact literal, 0 < h ≤ 1).
     pub h: String,
     /// Number of steps; the horizon is T = steps·h in y-time.
@@ -151,8 +152,9 @@ struct Scalars {
     sys: System,
 }
 
-/// Exact data of a run, resolved from [`Params`].
-struct Setup {
+/// Parameters of clusters/boolean-limit, resolved: the exact data of a run.
+pub struct Params {
+    n: usize,
     h: Rational,
     steps: usize,
     row_tol: Rational,
@@ -186,8 +188,8 @@ fn pos(field: &str, s: &str) -> Result<Rational, FieldError> {
     Ok(q)
 }
 
-impl Params {
-    fn setup(&self) -> Result<Setup, FieldError> {
+impl Raw {
+    fn setup(&self) -> Result<Params, FieldError> {
         let h = pos("h", &self.h)?;
         ensure(h <= 1, "h", "must be at most 1")?;
         ensure(
@@ -303,7 +305,8 @@ impl Params {
         }
         let rel_tol = pos("threshold_rel_tol", &self.threshold_rel_tol)?;
         ensure(rel_tol < 1, "threshold_rel_tol", "must be below 1")?;
-        Ok(Setup {
+        Ok(Params {
+            n: self.n,
             h,
             steps: self.steps,
             row_tol,
@@ -316,16 +319,24 @@ impl Params {
     }
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        self.setup().map(|_| ())
+/// clusters/boolean-limit.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        r.setup()
     }
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(
-            self.setup()
-                .map_err(|e| format!("{}: {}", e.field, e.reason))
-                .map(|s| statement_of(&s, claim)),
-        )
+    fn statement(
+        s: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(Ok(statement_of(s, claim)))
+    }
+    fn run(s: &Params, ctx: &Ctx) -> Outcome {
+        run(s, ctx)
     }
 }
 
@@ -342,7 +353,7 @@ fn threshold_name(n: u32, reference: &Rational, rel_tol: &Rational) -> String {
 /// A_n² is the root u* of φ(u) = u e^u − n², strictly increasing on u ≥ 0, so for
 /// r > 0 and 0 < tol < 1: |A_n − r| ≤ tol·r ⟺ (r(1 − tol))² ≤ u* ≤ (r(1 + tol))² ⟺
 /// φ((r(1 − tol))²) ≤ 0 ≤ φ((r(1 + tol))²).
-fn statement_of(s: &Setup, claim: &str) -> Statement {
+fn statement_of(s: &Params, claim: &str) -> Statement {
     let mut st = Statement::new(claim);
     for (n, r) in &s.thresholds {
         let n2 = u64::from(*n) * u64::from(*n);
@@ -923,9 +934,8 @@ fn approx(q: &Rational, digits: usize) -> String {
 }
 
 /// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+pub fn run(s: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
-    let s = p.setup().expect("validated");
     let prec = ctx.prec();
     let prec2 = 2 * prec;
     let tol = Interval::from_rational(prec, &s.row_tol);
@@ -971,7 +981,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     }
 
     // ---- (G) -----------------------------------------------------------------------
-    let n = p.n;
+    let n = s.n;
     let a_g = threshold_a(n as u32, prec);
     let a_g2 = threshold_a(n as u32, prec2);
     let mut table = Table::new(

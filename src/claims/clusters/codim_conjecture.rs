@@ -19,7 +19,7 @@ use super::common::{fmt_q, positive_rationals, prefixed};
 use crate::claims::Ctx;
 use crate::dynamics::flow::{rk4, FlowOptions, Vars};
 use crate::dynamics::model::Mat;
-use crate::dynamics::model::{random_dyadic, MatrixSpec, System};
+use crate::dynamics::model::{DyadicRange, MatrixSpec, System};
 use crate::dynamics::plots::trajectories;
 use crate::dynamics::variants::{diameter, max_norm, positive_duals, project, tau_clusters};
 use crate::outcome::{Outcome, Table};
@@ -40,10 +40,10 @@ pub struct Case {
     pub v: MatrixSpec,
 }
 
-/// Parameters of clusters/codim-conjecture.
+/// Parameters of clusters/codim-conjecture as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// Number of tokens.
     pub n: usize,
     /// Token range `[lo, hi]` (exact literals).
@@ -60,28 +60,46 @@ pub struct Params {
     pub cases: Vec<Case>,
 }
 
-/// Resolved parameters.
-struct Resolved {
-    t_end: Rational,
-    h: Rational,
-    steps: usize,
-    taus: Vec<Rational>,
-    cases: Vec<(String, Mat)>,
+/// Parameters of clusters/codim-conjecture, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// Number of tokens.
+    pub n: usize,
+    /// The grid of the initial tokens.
+    pub range: DyadicRange,
+    /// Seeds of the initial tokens.
+    pub seeds: Vec<u64>,
+    /// End time T.
+    pub t_end: Rational,
+    /// RK4 step h.
+    pub h: Rational,
+    /// T/h.
+    pub steps: usize,
+    /// Relative cluster radii ρ.
+    pub taus: Vec<Rational>,
+    /// The value matrices, named.
+    pub cases: Vec<(String, Mat)>,
 }
 
 /// At most this many RK4 steps per run.
 const MAX_STEPS: usize = 20_000;
 
-impl Params {
-    fn resolve(&self) -> Result<Resolved, FieldError> {
-        if self.n < 2 || self.n > 200 {
+/// clusters/codim-conjecture.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        let p = &r;
+        if p.n < 2 || p.n > 200 {
             return Err(FieldError::new("n", "must be between 2 and 200"));
         }
-        if self.seeds.is_empty() {
+        if p.seeds.is_empty() {
             return Err(FieldError::new("seeds", "must not be empty"));
         }
-        let t_end = exact("t_end", &self.t_end)?;
-        let h = exact("h", &self.h)?;
+        let t_end = exact("t_end", &p.t_end)?;
+        let h = exact("h", &p.h)?;
         if t_end <= 0 {
             return Err(FieldError::new("t_end", "must be positive"));
         }
@@ -96,14 +114,13 @@ impl Params {
             ));
         }
         let steps = ratio.numer().to_usize().unwrap_or(0);
-        let taus = positive_rationals("taus", &self.taus)?;
-        // the range is checked once here (seed 0) so runs cannot fail later
-        random_dyadic("range", 1, 1, &self.range[0], &self.range[1], 0, 20)?;
-        if self.cases.is_empty() {
+        let taus = positive_rationals("taus", &p.taus)?;
+        let range = DyadicRange::new("range", &p.range[0], &p.range[1], 20)?;
+        if p.cases.is_empty() {
             return Err(FieldError::new("cases", "must not be empty"));
         }
         let mut cases = Vec::new();
-        for (i, c) in self.cases.iter().enumerate() {
+        for (i, c) in p.cases.iter().enumerate() {
             let pre = format!("cases[{i}]");
             if c.d < 1 || c.d > 8 {
                 return Err(FieldError::new(
@@ -122,7 +139,10 @@ impl Params {
             }
             cases.push((c.name.clone(), v));
         }
-        Ok(Resolved {
+        Ok(Params {
+            n: p.n,
+            range,
+            seeds: p.seeds.clone(),
             t_end,
             h,
             steps,
@@ -130,11 +150,8 @@ impl Params {
             cases,
         })
     }
-}
-
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        self.resolve().map(|_| ())
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -152,7 +169,7 @@ struct SeedRun {
 /// Runs the exploration.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
-    let r = p.resolve().expect("validated");
+    let r = p;
     let prec = ctx.prec();
     let mut cols: Vec<String> = vec![
         "V".into(),
@@ -195,7 +212,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let h_f = r.h.to_f64();
     for (ci, (name, v)) in r.cases.iter().enumerate() {
         let d = v.rows;
-        let duals = positive_duals(v, prec).expect("validated");
+        let duals = positive_duals(v, prec)
+            .expect("positive duals at the run precision (found at 64 bits when resolved)");
         let k = duals.functionals.len();
         spectra.row(vec![
             name.clone(),
@@ -242,8 +260,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             .map(|(si, &seed)| {
                 let key = format!("{name}, seed {seed}");
                 ctx.unit(&key, || {
-                    let z0 = random_dyadic("range", p.n, d, &p.range[0], &p.range[1], seed, 20)
-                        .expect("validated");
+                    let z0 = p.range.draw(p.n, d, seed);
                     let mut run = SeedRun::default();
                     let want_plot = si == 0;
                     let res = rk4(&sys, &z0, &r.t_end, &r.h, &opts, |f| {

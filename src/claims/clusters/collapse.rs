@@ -18,7 +18,7 @@
 //!   max_i ‖x(4T)‖ ≤ 0.6 · max_i ‖x(T)‖ for T ≥ 10, and 𝓛 − n² decreasing over the
 //!   sampled times; the same outcome at the spec precision and at twice it.
 
-use super::common::{build_all, fmt_q, InstanceSpec};
+use super::common::{build_all, fmt_q, Instance, InstanceSpec};
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form, State};
 use crate::dynamics::model::Mat;
@@ -26,12 +26,13 @@ use crate::dynamics::observe::{max_all, sq_norms, Tally};
 use crate::kernel::Interval;
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::{ensure, exact, FieldError};
+use rug::Rational;
 use serde::{Deserialize, Serialize};
 
-/// Parameters of clusters/collapse.
+/// Parameters of clusters/collapse as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The witnesses: V = −I and QᵀK = I are required; `steps` is ignored in
     /// favour of `t_first` (the run goes to 4·t_first).
     pub instances: Vec<InstanceSpec>,
@@ -39,6 +40,19 @@ pub struct Params {
     pub t_first: String,
     /// The asserted ratio bound max‖x(4T)‖ / max‖x(T)‖ (clusters.md: 0.6).
     pub ratio_bound: String,
+}
+
+/// Parameters of clusters/collapse, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The witnesses (V = −I, QᵀK = I), exact.
+    pub instances: Vec<Instance>,
+    /// Per instance, the steps of the run: 4T / Δt (a whole number).
+    pub steps: Vec<usize>,
+    /// T: the ratio is asserted between T and 4T (T ≥ 10).
+    pub t_first: Rational,
+    /// The asserted ratio bound, in (0, 1).
+    pub ratio_bound: Rational,
 }
 
 const MAX_STEPS: usize = 1_000_000;
@@ -61,22 +75,46 @@ fn check_hypotheses(insts: &[super::common::Instance]) -> Result<(), FieldError>
     Ok(())
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        let insts = build_all(&self.instances, "instances", MAX_STEPS)?;
+/// clusters/collapse.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        let insts = build_all(&r.instances, "instances", MAX_STEPS)?;
         check_hypotheses(&insts)?;
-        let t = exact("t_first", &self.t_first)?;
+        let t = exact("t_first", &r.t_first)?;
         ensure(t >= 10, "t_first", "the ratio assertion is for T ≥ 10")?;
+        let mut steps = Vec::with_capacity(insts.len());
         for (i, inst) in insts.iter().enumerate() {
-            let steps = rug::Rational::from(&t * 4u32) / &inst.dt;
-            ensure(
-                *steps.denom() == 1 && steps <= MAX_STEPS,
-                format!("instances[{i}].dt"),
-                "4·t_first must be a whole number of steps (at most 10^6)",
-            )?;
+            let q = Rational::from(&t * 4u32) / &inst.dt;
+            let whole = (*q.denom() == 1 && q <= MAX_STEPS)
+                .then(|| q.numer().to_usize())
+                .flatten();
+            let Some(k) = whole else {
+                return Err(FieldError::new(
+                    format!("instances[{i}].dt"),
+                    "4·t_first must be a whole number of steps (at most 10^6)",
+                ));
+            };
+            steps.push(k);
         }
-        let r = exact("ratio_bound", &self.ratio_bound)?;
-        ensure(r > 0 && r < 1, "ratio_bound", "must be in (0, 1)")
+        let ratio_bound = exact("ratio_bound", &r.ratio_bound)?;
+        ensure(
+            ratio_bound > 0 && ratio_bound < 1,
+            "ratio_bound",
+            "must be in (0, 1)",
+        )?;
+        Ok(Params {
+            instances: insts,
+            steps,
+            t_first: t,
+            ratio_bound,
+        })
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -188,9 +226,7 @@ fn simulate(
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
-    let insts = build_all(&p.instances, "instances", MAX_STEPS).expect("validated");
-    let t_first = exact("t_first", &p.t_first).expect("validated");
-    let bound = exact("ratio_bound", &p.ratio_bound).expect("validated");
+    let (insts, t_first, bound) = (&p.instances, &p.t_first, &p.ratio_bound);
     let prec = ctx.prec();
     let mut summary = Table::new(
         "Collapse: max_i ‖x_i‖ at T and 4T (enclosures), at two precisions",
@@ -201,7 +237,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             "max‖x(T)‖",
             "max‖x(4T)‖",
             "ratio",
-            &format!("ratio ≤ {}", fmt_q(&bound)),
+            &format!("ratio ≤ {}", fmt_q(bound)),
             "ratio at 2× precision",
         ],
     );
@@ -217,9 +253,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         paths: false,
     };
     let mut worst_ratio: f64 = 0.0;
-    for (idx, inst) in insts.iter().enumerate() {
-        let steps_q = rug::Rational::from(&t_first * 4u32) / &inst.dt;
-        let steps = steps_q.numer().to_usize().expect("validated");
+    for (idx, (inst, &steps)) in insts.iter().zip(&p.steps).enumerate() {
         let k_first = steps / 4;
         let a = simulate(inst, steps, k_first, prec, true);
         let b = simulate(inst, steps, k_first, 2 * prec, false);
@@ -234,15 +268,15 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         }
         let ratio = &a.at_4t / &a.at_t;
         let ratio2 = &b.at_4t / &b.at_t;
-        let bq = Interval::from_rational(prec, &bound);
+        let bq = Interval::from_rational(prec, bound);
         let ok = ratio.le(&bq).is_true();
         let ok2 = ratio2.le(&bq.with_prec(2 * prec)).is_true();
         out.checks.observe(
             format!(
                 "{}: max‖x(4T)‖ ≤ {}·max‖x(T)‖ at T = {} (rate guide), at {prec} and {} bits",
                 inst.name,
-                fmt_q(&bound),
-                fmt_q(&t_first),
+                fmt_q(bound),
+                fmt_q(t_first),
                 2 * prec
             ),
             ok && ok2,

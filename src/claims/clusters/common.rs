@@ -198,7 +198,10 @@ pub fn add_visuals(
 /// The `layer` datum of an instance: its exact Q, K, V, Δt and steps, iterated from
 /// each of `runs` (initial tokens; the instance's own when `runs` is empty). The
 /// builders of growth-bound and stability state their obligations over it.
-pub fn layer_datum(inst: &Instance, runs: Vec<Mat>) -> Result<crate::kernel::expr::Datum, String> {
+pub fn layer_datum(
+    inst: &Instance,
+    runs: Vec<Mat>,
+) -> Result<crate::kernel::expr::Datum, crate::claims::shape::StatementError> {
     let runs = if runs.is_empty() {
         vec![inst.tokens.clone()]
     } else {
@@ -213,7 +216,9 @@ pub fn layer_datum(inst: &Instance, runs: Vec<Mat>) -> Result<crate::kernel::exp
         runs,
     )
     .map(crate::kernel::expr::Datum::Layer)
-    .map_err(|(f, r)| format!("{}: layer datum: {f}: {r}", inst.name))
+    .map_err(|(f, r)| {
+        crate::claims::shape::StatementError::Build(format!("{}: layer datum: {f}: {r}", inst.name))
+    })
 }
 
 /// How the kernel decided the obligation `name` ("true", "false", "undecided"), or

@@ -17,8 +17,9 @@
 //! - cumulative: `(forall k 1 K (<= M²_k (* (exp (* 2 k (ln g))) M²_0)))`, i.e.
 //!   M_k² ≤ g^{2k} M_0² (the exponent is a bound variable, so gᵏ is written e^{k ln g}).
 
-use super::common::{build_all, decided, layer_datum, InstanceSpec};
+use super::common::{build_all, decided, layer_datum, Instance, InstanceSpec};
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::kernel::expr::eval_with;
@@ -27,12 +28,19 @@ use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::FieldError;
 use serde::{Deserialize, Serialize};
 
-/// Parameters of clusters/growth-bound.
+/// Parameters of clusters/growth-bound as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The witnesses.
     pub instances: Vec<InstanceSpec>,
+}
+
+/// Parameters of clusters/growth-bound, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The witnesses, exact.
+    pub instances: Vec<Instance>,
 }
 
 /// The most steps an instance may ask for.
@@ -56,16 +64,25 @@ fn cumulative_name(inst: &str) -> String {
     format!("{inst}: M_k² ≤ (1 + Δt‖V‖_F)^(2k) M_0² for every k")
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        build_all(&self.instances, "instances", MAX_STEPS).map(|_| ())
+/// clusters/growth-bound.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        Ok(Params {
+            instances: build_all(&r.instances, "instances", MAX_STEPS)?,
+        })
     }
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
         Some((|| {
-            let insts = build_all(&self.instances, "instances", MAX_STEPS)
-                .map_err(|e| format!("{}: {}", e.field, e.reason))?;
             let mut st = Statement::new(claim);
-            for (i, inst) in insts.iter().enumerate() {
+            for (i, inst) in p.instances.iter().enumerate() {
                 let x = format!("X{i}");
                 st.datum(&x, layer_datum(inst, Vec::new())?);
                 let (g, last) = (growth(&x), inst.steps);
@@ -90,19 +107,23 @@ impl crate::spec::Params for Params {
             Ok(st)
         })())
     }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
+    }
 }
 
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
     let checked = ctx.prove(&mut out, Hints::new());
-    let insts = build_all(&p.instances, "instances", MAX_STEPS).expect("validated");
+    let insts = &p.instances;
     let prec = ctx.prec();
     // Presentation: the same sub-terms, evaluated over the statement's data.
-    let data = match crate::spec::Params::statement(p, &ctx.spec.id, &Hints::new()) {
-        Some(Ok(st)) => st.data,
-        _ => return out,
-    };
+    let data =
+        match <Claim as crate::claims::shape::Claim>::statement(p, &ctx.spec.id, &Hints::new()) {
+            Some(Ok(st)) => st.data,
+            _ => return out,
+        };
     let ev = |t: &str| eval_with(t, prec, &data).expect("a term of the statement");
     let mut table = Table::new(
         "Growth of max_i ‖x_i^k‖ against (1 + Δt‖V‖_F)^k max_i ‖x_i^0‖",

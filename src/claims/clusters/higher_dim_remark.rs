@@ -48,6 +48,7 @@
 //!   logits round to the same value, P = J/2 exactly and both tokens drift to (1, 0).
 
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::dynamics::flow::{self, FlowOptions, Frame, Vars};
 use crate::dynamics::model::{Mat, System};
@@ -86,10 +87,10 @@ pub struct TrajectoryRow {
     pub p12: String,
 }
 
-/// Parameters of clusters/higher-dim-remark.
+/// Parameters of clusters/higher-dim-remark as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The ε of the limit table (a), (b).
     pub limits: Vec<Limit>,
     /// Relative tolerance of the quadrature against the table (clusters.md §3: 1e−9).
@@ -121,9 +122,11 @@ pub struct Params {
 
 /// The parameters as exact numbers.
 #[derive(Debug, Clone)]
-pub struct Parsed {
+pub struct Params {
     /// (ε, C reference, L reference text).
     pub limits: Vec<(Rational, Rational, String)>,
+    /// Per limit, L(ε) exact and half a unit in its last printed digit.
+    pub lower: Vec<(Rational, Rational)>,
     /// Quadrature tolerance.
     pub c_rel_tol: Rational,
     /// T of the closed-form bound.
@@ -169,11 +172,11 @@ fn in_open_unit(field: &str, s: &str) -> Result<Rational, FieldError> {
     Ok(x)
 }
 
-impl Params {
+impl Raw {
     /// Parses and validates every field; errors name the field.
-    pub fn parsed(&self) -> Result<Parsed, FieldError> {
+    fn parsed(&self) -> Result<Params, FieldError> {
         ensure_each(&self.limits, "limits", |_| Ok(()))?;
-        let mut limits = Vec::new();
+        let (mut limits, mut lower) = (Vec::new(), Vec::new());
         for (i, l) in self.limits.iter().enumerate() {
             let f = |k: &str| format!("limits[{i}].{k}");
             let e = exact(&f("eps"), &l.eps)?;
@@ -193,13 +196,14 @@ impl Params {
             ensure(c > 0, f("c"), "C(ε) is positive")?;
             let lo = exact(&f("lower"), &l.lower)?;
             ensure(lo > 0, f("lower"), "L(ε) is positive")?;
-            half_unit(&l.lower).ok_or_else(|| {
+            let hu = half_unit(&l.lower).ok_or_else(|| {
                 FieldError::new(
                     f("lower"),
                     "write a decimal such as \"0.0677\" or \"1.16e-3\"",
                 )
             })?;
             limits.push((e, c, l.lower.clone()));
+            lower.push((lo, hu));
         }
         let c_rel_tol = in_open_unit("c_rel_tol", &self.c_rel_tol)?;
         let bound_t = exact("bound_t", &self.bound_t)?;
@@ -325,8 +329,9 @@ impl Params {
             "sample",
             "must be a positive multiple of steps[0] and of demo_step that divides t_end",
         )?;
-        Ok(Parsed {
+        Ok(Params {
             limits,
+            lower,
             c_rel_tol,
             bound_t,
             eps,
@@ -348,16 +353,24 @@ impl Params {
     }
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        self.parsed().map(|_| ())
+/// clusters/higher-dim-remark.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        r.parsed()
     }
-    fn statement(&self, claim: &str, hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(
-            self.parsed()
-                .map_err(|e| format!("{}: {}", e.field, e.reason))
-                .and_then(|p| statement_of(&p, claim, hints)),
-        )
+    fn statement(
+        p: &Params,
+        claim: &str,
+        hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(statement_of(p, claim, hints))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -427,13 +440,11 @@ fn exponent_hint(eps: &Rational) -> String {
 /// (module docs) — expected to fail; L(ε) to the printed digits of clusters.md §4;
 /// and the closed-form bound P₁₂(T) ≤ 10^{−k} with k the printed exponent (a hint
 /// from the run: any k gives a sound obligation X ≥ k).
-fn statement_of(p: &Parsed, claim: &str, hints: &Hints) -> Result<Statement, String> {
+fn statement_of(p: &Params, claim: &str, hints: &Hints) -> Result<Statement, StatementError> {
     let mut st = Statement::new(claim);
-    for (eps, _, l_txt) in &p.limits {
+    for ((eps, _, l_txt), (l_ref, hu)) in p.limits.iter().zip(&p.lower) {
         let l = lower_term(eps);
         st.assert(single_cluster_name(eps), format!("(<= (* 2 {l}) 0)"));
-        let l_ref = exact("lower", l_txt).map_err(|e| e.reason)?;
-        let hu = half_unit(l_txt).ok_or("a decimal L(ε)")?;
         st.assert(
             format!(
                 "L({}) = {l_txt} to the printed digits (clusters.md §4)",
@@ -442,10 +453,14 @@ fn statement_of(p: &Parsed, claim: &str, hints: &Hints) -> Result<Statement, Str
             format!("(<= (abs (- {l} {l_ref})) {hu})"),
         );
         let key = exponent_hint(eps);
-        let k_txt = hints
-            .get(&key)
-            .ok_or_else(|| format!("hint `{key}` is missing"))?;
-        let k = parse_rational(k_txt).map_err(|e| format!("hint `{key}`: {e}"))?;
+        let k_txt = hints.get(&key).ok_or_else(|| StatementError::Hint {
+            key: key.clone(),
+            reason: format!("hint `{key}` is missing"),
+        })?;
+        let k = parse_rational(k_txt).map_err(|e| StatementError::Hint {
+            key: key.clone(),
+            reason: format!("hint `{key}`: {e}"),
+        })?;
         st.assert(
             format!(
                 "closed-form bound at ε = {}: P₁₂({}) ≤ exp(−2L²e^{{2T}}) ≤ 10^−{k_txt}",
@@ -574,7 +589,7 @@ pub fn system_and_tokens(eps: &Rational) -> (System, Mat) {
 /// and the samples. b = e^t·c with c = z₁'s second coordinate; P₁₂ is the engine's
 /// attention entry (1, 2) at that time.
 pub fn trajectory(
-    p: &Parsed,
+    p: &Params,
     h: &Rational,
     prec: u32,
     centered: bool,
@@ -703,7 +718,6 @@ fn fmt_q(q: &Rational) -> String {
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut o = Outcome::new();
-    let p = p.parsed().expect("validated");
     let prec = ctx.prec();
 
     // the flow runs (c), the quadratures (b) and the reduced ODE are independent: run
@@ -720,7 +734,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 || {
                     configs
                         .par_iter()
-                        .map(|(h, pr, cen)| trajectory(&p, h, *pr, *cen))
+                        .map(|(h, pr, cen)| trajectory(p, h, *pr, *cen))
                         .collect::<Vec<_>>()
                 },
                 || {
@@ -890,11 +904,11 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             traj.row(vec![
                 fmt_q(&r[0]),
                 fmt_f(&v[0], 10),
-                self_txt(&p, k, 1),
+                self_txt(p, k, 1),
                 fmt_f(&v[1], 10),
-                self_txt(&p, k, 2),
+                self_txt(p, k, 2),
                 fmt_f(&v[2], 10),
-                self_txt(&p, k, 3),
+                self_txt(p, k, 3),
                 fmt_f(&worst, 2),
             ]);
         }
@@ -1084,6 +1098,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
 }
 
 /// The reference text of table row `k`, column `q` (1 = b, 2 = c, 3 = P₁₂), as given in the spec.
-fn self_txt(p: &Parsed, k: usize, q: usize) -> String {
+fn self_txt(p: &Params, k: usize, q: usize) -> String {
     p.reference_txt[k][q - 1].clone()
 }

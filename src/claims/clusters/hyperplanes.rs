@@ -20,6 +20,7 @@
 
 use super::common::{build_all, fmt_q, Instance, InstanceSpec};
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{mids, DiscreteMap, Form, State};
 use crate::dynamics::model::Mat;
@@ -30,10 +31,10 @@ use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::FieldError;
 use serde::{Deserialize, Serialize};
 
-/// Parameters of clusters/hyperplanes.
+/// Parameters of clusters/hyperplanes as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The witnesses (each must be a good triple).
     pub instances: Vec<InstanceSpec>,
     /// Hypothesis ablations (report only; no hypothesis is required).
@@ -46,6 +47,17 @@ pub struct Params {
 
 fn default_tau_factor() -> f64 {
     10.0
+}
+
+/// Parameters of clusters/hyperplanes, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The witnesses (good triples), exact.
+    pub instances: Vec<Instance>,
+    /// Hypothesis ablations, exact.
+    pub ablations: Vec<Instance>,
+    /// The factor c in τ = c·diam(z(0))·e^{−λ1 T}.
+    pub tau_factor: f64,
 }
 
 /// The most steps an instance may ask for.
@@ -70,26 +82,41 @@ pub fn check_good(inst: &Instance, prefix: &str) -> Result<(), FieldError> {
     }
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        let insts = build_all(&self.instances, "instances", MAX_STEPS)?;
-        for (i, inst) in insts.iter().enumerate() {
+/// clusters/hyperplanes.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        let instances = build_all(&r.instances, "instances", MAX_STEPS)?;
+        for (i, inst) in instances.iter().enumerate() {
             check_good(inst, &format!("instances[{i}]"))?;
         }
-        for (i, a) in self.ablations.iter().enumerate() {
-            a.build(&format!("ablations[{i}]"), MAX_STEPS)?;
-        }
-        if !(self.tau_factor.is_finite() && self.tau_factor > 0.0) {
+        let ablations = r
+            .ablations
+            .iter()
+            .enumerate()
+            .map(|(i, a)| a.build(&format!("ablations[{i}]"), MAX_STEPS))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !(r.tau_factor.is_finite() && r.tau_factor > 0.0) {
             return Err(FieldError::new("tau_factor", "must be positive and finite"));
         }
-        Ok(())
+        Ok(Params {
+            instances,
+            ablations,
+            tau_factor: r.tau_factor,
+        })
     }
-    fn statement(&self, claim: &str, hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(
-            build_all(&self.instances, "instances", MAX_STEPS)
-                .map_err(|e| format!("{}: {}", e.field, e.reason))
-                .and_then(|insts| statement_of(&insts, claim, hints)),
-        )
+    fn statement(
+        p: &Params,
+        claim: &str,
+        hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(statement_of(&p.instances, claim, hints))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -131,7 +158,11 @@ fn char_poly_at(v: &[Vec<String>], x: &str) -> String {
 ///   on all of [lo, hi] from |det V| < lo³ and max(|lo − tr V|, |hi − tr V|)·hi² < lo³ + det V;
 /// - ⟨Qφ1, Kφ1⟩ > 0 for the (real, nonzero) eigenvector φ1: the symmetric part of QᵀK
 ///   is positive definite.
-fn statement_of(insts: &[Instance], claim: &str, hints: &Hints) -> Result<Statement, String> {
+fn statement_of(
+    insts: &[Instance],
+    claim: &str,
+    hints: &Hints,
+) -> Result<Statement, StatementError> {
     let mut st = Statement::new(claim);
     for (idx, inst) in insts.iter().enumerate() {
         let name = &inst.name;
@@ -141,14 +172,21 @@ fn statement_of(insts: &[Instance], claim: &str, hints: &Hints) -> Result<Statem
             st.assert(format!("{name}: λ1 = V > 0"), format!("(> {} 0)", v[0][0]));
         } else {
             let key = bracket_hint(idx);
-            let h = hints
-                .get(&key)
-                .ok_or_else(|| format!("hint `{key}` is missing (no isolating interval for λ1)"))?;
+            let hint_error = |reason: String| StatementError::Hint {
+                key: key.clone(),
+                reason,
+            };
+            let h = hints.get(&key).ok_or_else(|| {
+                hint_error(format!(
+                    "hint `{key}` is missing (no isolating interval for λ1)"
+                ))
+            })?;
             let (lo, hi) = h
                 .split_once(' ')
-                .ok_or_else(|| format!("hint `{key}`: expected \"lo hi\""))?;
+                .ok_or_else(|| hint_error(format!("hint `{key}`: expected \"lo hi\"")))?;
             for x in [lo, hi] {
-                crate::kernel::parse_rational(x).map_err(|e| format!("hint `{key}`: {e}"))?;
+                crate::kernel::parse_rational(x)
+                    .map_err(|e| hint_error(format!("hint `{key}`: {e}")))?;
             }
             st.assert(
                 format!("{name}: λ1 is a real eigenvalue in (lo, hi) with lo > 0 (det(xI − V) changes sign)"),
@@ -175,9 +213,9 @@ fn statement_of(insts: &[Instance], claim: &str, hints: &Hints) -> Result<Statem
                     )
                 }
                 _ => {
-                    return Err(format!(
+                    return Err(StatementError::Build(format!(
                         "{name}: the spectral statement is implemented for d ≤ 3"
-                    ))
+                    )))
                 }
             };
             st.assert(
@@ -397,7 +435,7 @@ fn analyse(inst: &Instance, prec: u32, phi: &[Interval], tau: f64) -> Analysed {
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
-    let insts = build_all(&p.instances, "instances", MAX_STEPS).expect("validated");
+    let insts = &p.instances;
     let prec = ctx.prec();
     let mut spectra = Table::new(
         "Certified spectra of the value matrices (good-triple hypotheses)",
@@ -426,7 +464,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         ],
     );
     // witness search: the leading eigenvalue of each V (its isolating interval is a hint)
-    let leads: Vec<Result<(Leading, Interval), String>> = insts
+    let leads: Vec<_> = insts
         .iter()
         .map(|inst| spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec))
         .collect();
@@ -745,10 +783,7 @@ fn ablations(p: &Params, prec: u32, out: &mut Outcome) {
             "max_i |z_i(T) − z_i(T − 1)|",
         ],
     );
-    for (i, spec) in p.ablations.iter().enumerate() {
-        let inst = spec
-            .build(&format!("ablations[{i}]"), MAX_STEPS)
-            .expect("validated");
+    for (i, inst) in p.ablations.iter().enumerate() {
         let (n, d) = (inst.n, inst.sys.d);
         let why = match spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec) {
             Ok(_) => "none (a good triple)".to_string(),
@@ -765,9 +800,9 @@ fn ablations(p: &Params, prec: u32, out: &mut Outcome) {
             })
             .collect();
         let every = (1.0 / inst.dt.to_f64()).round().max(1.0) as usize;
-        let data = run_map(&inst, prec, &mut [], every);
+        let data = run_map(inst, prec, &mut [], every);
         let t_end = inst.steps as f64 * inst.dt.to_f64();
-        let tau = p.tau_factor * diameter(&inst) * (-t_end).exp();
+        let tau = p.tau_factor * diameter(inst) * (-t_end).exp();
         let z = data.states.last().expect("final");
         let zprev = &data.states[data.states.len().saturating_sub(2)];
         let e1: Vec<f64> = (0..n).map(|j| z[j * d]).collect();
@@ -796,7 +831,7 @@ fn ablations(p: &Params, prec: u32, out: &mut Outcome) {
             inst.name.clone(),
             why,
             eig.join(", "),
-            horizon(&inst),
+            horizon(inst),
             count_levels(&e1, tau).to_string(),
             pts.to_string(),
             format!("{moving:.3e}"),

@@ -109,10 +109,10 @@ pub struct Complex {
     pub h: String,
 }
 
-/// Parameters of clusters/open-problems.
+/// Parameters of clusters/open-problems as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// Number of tokens.
     pub n: usize,
     /// Dimension.
@@ -155,8 +155,10 @@ fn horizon(pre: &str, t_end: &str, h: &str) -> Result<(Rational, Rational, usize
     Ok((t, hh, steps))
 }
 
-/// Resolved parameters.
-struct Resolved {
+/// Parameters of clusters/open-problems, resolved.
+pub struct Params {
+    n: usize,
+    d: usize,
     z0: Mat,
     taus: Vec<Rational>,
     indef: (System, Rational, Rational, usize),
@@ -167,28 +169,36 @@ struct Resolved {
     mlp: (Rational, Rational, usize),
     mlp_cases: Vec<(Activation, Mat, String, String)>,
     complex: (System, Rational, Rational, usize),
+    /// R^{-1} for R = I + Δt Σ_h V_h.
+    mh_rinv: Mat,
 }
 
-impl Params {
-    fn resolve(&self) -> Result<Resolved, FieldError> {
-        let d = self.d;
+/// clusters/open-problems.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        let p = &r;
+        let d = p.d;
         if !(1..=8).contains(&d) {
             return Err(FieldError::new("d", "must be between 1 and 8"));
         }
-        if self.n < 2 || self.n > 200 {
+        if p.n < 2 || p.n > 200 {
             return Err(FieldError::new("n", "must be between 2 and 200"));
         }
-        let z0 = tokens("tokens", &self.tokens, self.n, d, false)?;
-        let taus = positive_rationals("taus", &self.taus)?;
+        let z0 = tokens("tokens", &p.tokens, p.n, d, false)?;
+        let taus = positive_rationals("taus", &p.taus)?;
         let id = MatrixSpec::Named("I".into());
-        let sys1 = System::from_specs(d, &self.indefinite.q, &id, &self.indefinite.v)
+        let sys1 = System::from_specs(d, &p.indefinite.q, &id, &p.indefinite.v)
             .map_err(|e| prefixed("indefinite", e))?;
-        let (t1, h1, s1) = horizon("indefinite", &self.indefinite.t_end, &self.indefinite.h)?;
-        if self.multi_head.heads.is_empty() {
+        let (t1, h1, s1) = horizon("indefinite", &p.indefinite.t_end, &p.indefinite.h)?;
+        if p.multi_head.heads.is_empty() {
             return Err(FieldError::new("multi_head.heads", "must not be empty"));
         }
         let mut heads = Vec::new();
-        for (i, h) in self.multi_head.heads.iter().enumerate() {
+        for (i, h) in p.multi_head.heads.iter().enumerate() {
             let sys = System::from_specs(d, &h.q, &h.k, &h.v)
                 .map_err(|e| prefixed(&format!("multi_head.heads[{i}]"), e))?;
             heads.push(Head {
@@ -196,29 +206,29 @@ impl Params {
                 v: sys.v,
             });
         }
-        let mh_dt = exact("multi_head.dt", &self.multi_head.dt)?;
+        let mh_dt = exact("multi_head.dt", &p.multi_head.dt)?;
         if mh_dt <= 0 {
             return Err(FieldError::new("multi_head.dt", "must be positive"));
         }
-        if self.multi_head.steps == 0 || self.multi_head.steps > MAX_STEPS {
+        if p.multi_head.steps == 0 || p.multi_head.steps > MAX_STEPS {
             return Err(FieldError::new(
                 "multi_head.steps",
                 format!("must be between 1 and {MAX_STEPS}"),
             ));
         }
-        if multi_head_r(&heads, &mh_dt, d).inverse().is_none() {
+        let Some(mh_rinv) = multi_head_r(&heads, &mh_dt, d).inverse() else {
             return Err(FieldError::new(
                 "multi_head.dt",
                 "R = I + Δt Σ_h V_h is singular; the rescaled picture needs it invertible",
             ));
-        }
-        let mlp_v = self.mlp.v.resolve("mlp.v", Some(d), d)?;
-        let mlp = horizon("mlp", &self.mlp.t_end, &self.mlp.h)?;
-        if self.mlp.cases.is_empty() {
+        };
+        let mlp_v = p.mlp.v.resolve("mlp.v", Some(d), d)?;
+        let mlp = horizon("mlp", &p.mlp.t_end, &p.mlp.h)?;
+        if p.mlp.cases.is_empty() {
             return Err(FieldError::new("mlp.cases", "must not be empty"));
         }
         let mut mlp_cases = Vec::new();
-        for (i, c) in self.mlp.cases.iter().enumerate() {
+        for (i, c) in p.mlp.cases.iter().enumerate() {
             let pre = format!("mlp.cases[{i}]");
             let s = Activation::parse(&c.sigma).ok_or_else(|| {
                 FieldError::new(
@@ -235,20 +245,26 @@ impl Params {
             mlp_cases.push((s, w, w_label, c.paper.clone()));
         }
         let sys4 =
-            System::from_specs(d, &id, &id, &self.complex.v).map_err(|e| prefixed("complex", e))?;
-        let (t4, h4, s4) = horizon("complex", &self.complex.t_end, &self.complex.h)?;
-        Ok(Resolved {
+            System::from_specs(d, &id, &id, &p.complex.v).map_err(|e| prefixed("complex", e))?;
+        let (t4, h4, s4) = horizon("complex", &p.complex.t_end, &p.complex.h)?;
+        Ok(Params {
+            n: p.n,
+            d,
             z0,
             taus,
             indef: (sys1, t1, h1, s1),
             heads,
             mh_dt,
-            mh_steps: self.multi_head.steps,
+            mh_steps: p.multi_head.steps,
             mlp_v,
             mlp,
             mlp_cases,
             complex: (sys4, t4, h4, s4),
+            mh_rinv,
         })
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -259,12 +275,6 @@ fn multi_head_r(heads: &[Head], dt: &Rational, d: usize) -> Mat {
         s = s.add(&h.v);
     }
     Mat::identity(d).add(&s.scale(dt))
-}
-
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        self.resolve().map(|_| ())
-    }
 }
 
 /// What one run produced: sampled states (z, flat f64) and the final z.
@@ -334,7 +344,7 @@ fn spectrum(v: &Mat) -> String {
 /// Runs the exploration.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
-    let r = p.resolve().expect("validated");
+    let r = p;
     let prec = ctx.prec();
     let (n, d) = (p.n, p.d);
     let z0f = to_floats(&r.z0, prec);
@@ -367,8 +377,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
 
     // 2. multi-head
     {
-        let rm = multi_head_r(&r.heads, &r.mh_dt, d);
-        let rinv = to_floats(&rm.inverse().expect("validated"), prec + 16);
+        let rinv = to_floats(&r.mh_rinv, prec + 16);
         let k = every(r.mh_steps);
         let dtf = r.mh_dt.to_f64();
         let mut data = RunData::default();

@@ -22,17 +22,18 @@ use super::hyperplanes::{
 };
 use super::hyperplanes::{mat_lits, qk_terms, spd_formula};
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::dynamics::spectrum;
+use crate::dynamics::spectrum::{self, Paranormal};
 use crate::kernel::{Interval, Statement};
 use crate::outcome::{Outcome, Table};
 use crate::spec::FieldError;
 use serde::{Deserialize, Serialize};
 
-/// Parameters of clusters/paranormal.
+/// Parameters of clusters/paranormal as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The witnesses (diagonal V satisfying `d:goodmulti`).
     pub instances: Vec<InstanceSpec>,
     /// The gap case (report only; QᵀK need not respect ℱ ⊕ 𝒢).
@@ -47,12 +48,29 @@ fn default_tau_factor() -> f64 {
     10.0
 }
 
+/// Parameters of clusters/paranormal, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The witnesses, exact, each with its paranormal structure (dim ℱ = 1).
+    pub instances: Vec<(Instance, Paranormal)>,
+    /// The gap cases, exact.
+    pub gap_cases: Vec<Instance>,
+    /// The factor c in τ = c·diam(z(0))·e^{−λT}.
+    pub tau_factor: f64,
+}
+
 const MAX_STEPS: usize = super::hyperplanes::MAX_STEPS;
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        let insts = build_all(&self.instances, "instances", MAX_STEPS)?;
-        for (i, inst) in insts.iter().enumerate() {
+/// clusters/paranormal.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        let insts = build_all(&r.instances, "instances", MAX_STEPS)?;
+        let mut instances = Vec::with_capacity(insts.len());
+        for (i, inst) in insts.into_iter().enumerate() {
             let s = spectrum::paranormal(&inst.sys.qk, &inst.sys.v)
                 .map_err(|(f, e)| FieldError::new(format!("instances[{i}].{f}"), e))?;
             if s.f_axes.len() != 1 {
@@ -61,21 +79,35 @@ impl crate::spec::Params for Params {
                     "the limit-structure check needs dim ℱ = 1 (one maximal diagonal entry)",
                 ));
             }
+            instances.push((inst, s));
         }
-        for (i, g) in self.gap_cases.iter().enumerate() {
-            g.build(&format!("gap_cases[{i}]"), MAX_STEPS)?;
-        }
-        if !(self.tau_factor.is_finite() && self.tau_factor > 0.0) {
+        let gap_cases = r
+            .gap_cases
+            .iter()
+            .enumerate()
+            .map(|(i, g)| g.build(&format!("gap_cases[{i}]"), MAX_STEPS))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !(r.tau_factor.is_finite() && r.tau_factor > 0.0) {
             return Err(FieldError::new("tau_factor", "must be positive and finite"));
         }
-        Ok(())
+        Ok(Params {
+            instances,
+            gap_cases,
+            tau_factor: r.tau_factor,
+        })
     }
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(
-            build_all(&self.instances, "instances", MAX_STEPS)
-                .map_err(|e| format!("{}: {}", e.field, e.reason))
-                .map(|insts| statement_of(&insts, claim)),
-        )
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(Ok(statement_of(
+            p.instances.iter().map(|(inst, _)| inst),
+            claim,
+        )))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -84,7 +116,7 @@ impl crate::spec::Params for Params {
 /// both are V-invariant), QᵀK symmetric positive definite (Sylvester), and
 /// V|_ℱ = λ Id with λ > 0 and ρ(V|_𝒢) < λ. ℱ is the span of the axes whose diagonal
 /// entry is the largest (the builder's choice; the formula checks it).
-fn statement_of(insts: &[Instance], claim: &str) -> Statement {
+fn statement_of<'a>(insts: impl Iterator<Item = &'a Instance>, claim: &str) -> Statement {
     let mut st = Statement::new(claim);
     for inst in insts {
         let v = mat_lits(&inst.sys.v);
@@ -152,7 +184,6 @@ fn spread(v: &[f64]) -> f64 {
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
-    let insts = build_all(&p.instances, "instances", MAX_STEPS).expect("validated");
     let prec = ctx.prec();
     let mut table = Table::new(
         "ℱ-parts at T: π_ℱ(z_i(T)) ∈ {a_T, b_T, 0}; the 𝒢-part is free (tokens numbered from 1)",
@@ -176,9 +207,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         return out;
     }
     let mut first = None;
-    for (idx, inst) in insts.iter().enumerate() {
+    for (idx, (inst, par)) in p.instances.iter().enumerate() {
         let (n, d) = (inst.n, inst.sys.d);
-        let par = spectrum::paranormal(&inst.sys.qk, &inst.sys.v).expect("validated");
         let fc = par.f_axes[0];
         let w = axis(d, fc, prec);
         let mut invs: Vec<_> = hull_invariants(&inst.name, "π_ℱ", &w).into_iter().collect();
@@ -303,26 +333,23 @@ fn gap_cases(p: &Params, prec: u32, out: &mut Outcome) {
             "𝒢-spread at 0 → T",
         ],
     );
-    for (i, spec) in p.gap_cases.iter().enumerate() {
-        let inst: Instance = spec
-            .build(&format!("gap_cases[{i}]"), MAX_STEPS)
-            .expect("validated");
+    for (i, inst) in p.gap_cases.iter().enumerate() {
         let (n, d) = (inst.n, inst.sys.d);
         let hyp = match spectrum::paranormal(&inst.sys.qk, &inst.sys.v) {
             Ok(s) => format!("hold (λ = {}, ρ(V|_𝒢) = {})", s.lambda, s.rho_g),
             Err((_, e)) => e,
         };
-        let data = run_map(&inst, prec, &mut [], (inst.steps / 60).max(1));
+        let data = run_map(inst, prec, &mut [], (inst.steps / 60).max(1));
         let z = data.states.last().expect("final");
         let f = coord(z, n, d, 0);
-        let tau = p.tau_factor * diameter(&inst) * (-(inst.steps as f64) * inst.dt.to_f64()).exp();
+        let tau = p.tau_factor * diameter(inst) * (-(inst.steps as f64) * inst.dt.to_f64()).exp();
         let (_, _, labels, worst) = levels(&f, tau);
         let g0 = spread(&coord(&data.states[0], n, d, 1));
         let gt = spread(&coord(z, n, d, 1));
         t.row(vec![
             inst.name.clone(),
             hyp,
-            horizon(&inst),
+            horizon(inst),
             count_levels(&f, tau).to_string(),
             format!("{}/{}", labels.iter().filter(|l| **l != "none").count(), n),
             format!("{worst:.2e}"),

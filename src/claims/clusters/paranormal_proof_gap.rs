@@ -25,6 +25,7 @@
 
 use super::hyperplanes::{lit, mat_lits, qk_terms, spd_formula};
 use crate::certificate::Hints;
+use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
 use crate::dynamics::model::{Mat, MatrixSpec};
 use crate::kernel::{expr, Certainty, Statement};
@@ -33,10 +34,10 @@ use crate::spec::{ensure, ensure_each, exact, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
-/// Parameters of clusters/paranormal-proof-gap.
+/// Parameters of clusters/paranormal-proof-gap as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// Q (2 × 2).
     pub q: MatrixSpec,
     /// K (2 × 2).
@@ -53,6 +54,19 @@ pub struct Params {
     pub expect_a2: String,
     /// Reference ⟨A z₁, A(z₂ − z₁)⟩ (clusters.md §3: 5/4).
     pub expect_cross: String,
+}
+
+/// Parameters of clusters/paranormal-proof-gap, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The exact instance.
+    pub instance: Instance,
+    /// The constants C as written (for names and tables), in the order of `instance.cs`.
+    pub c_values: Vec<String>,
+    /// Reference a₂.
+    pub expect_a2: Exact,
+    /// Reference ⟨A z₁, A(z₂ − z₁)⟩.
+    pub expect_cross: Exact,
 }
 
 /// The resolved exact instance.
@@ -84,9 +98,9 @@ fn small_int(q: &Rational) -> Option<i64> {
     q.numer().to_i64().filter(|x| x.abs() <= 64)
 }
 
-impl Params {
+impl Raw {
     /// Resolves and validates the instance; errors name the field.
-    pub fn instance(&self) -> Result<Instance, FieldError> {
+    fn instance(&self) -> Result<Instance, FieldError> {
         let q = self.q.resolve("q", Some(2), 2)?;
         let k = self.k.resolve("k", Some(2), 2)?;
         let a = self.a.resolve("a", Some(2), 2)?;
@@ -177,16 +191,30 @@ impl Params {
     }
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        self.instance().map(|_| ())
+/// clusters/paranormal-proof-gap.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        let instance = r.instance()?;
+        Ok(Params {
+            instance,
+            expect_a2: Exact::parse("expect_a2", &r.expect_a2)?,
+            expect_cross: Exact::parse("expect_cross", &r.expect_cross)?,
+            c_values: r.c_values,
+        })
     }
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(
-            self.instance()
-                .map_err(|e| format!("{}: {}", e.field, e.reason))
-                .and_then(|inst| statement_of(self, &inst, claim)),
-        )
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(Ok(statement_of(p, &p.instance, claim)))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -314,7 +342,7 @@ pub fn witness_s(c: &Rational) -> Rational {
 /// reference values a₂ and ⟨A z₁, A(z₂ − z₁)⟩ (all exact identities of the spec's
 /// literals), and e:boundrj at t = ln(4C + 5) for each C — the obligations the spec's
 /// `refutes` names as failing.
-fn statement_of(p: &Params, inst: &Instance, claim: &str) -> Result<Statement, String> {
+fn statement_of(p: &Params, inst: &Instance, claim: &str) -> Statement {
     let mut st = Statement::new(claim);
     let qk = qk_terms(&inst.q, &inst.k);
     let a = mat_lits(&inst.a);
@@ -370,19 +398,11 @@ fn statement_of(p: &Params, inst: &Instance, claim: &str) -> Result<Statement, S
     let at0 = split_terms(inst, "1");
     st.assert(
         format!("a₂ = ⟨π_ℱ(A z₁), π_ℱ(A(z₂ − z₁))⟩ = {}", p.expect_a2),
-        format!(
-            "(= {} {})",
-            at0.a2,
-            lit(&exact("expect_a2", &p.expect_a2).map_err(|e| e.reason)?)
-        ),
+        format!("(= {} {})", at0.a2, lit(&p.expect_a2)),
     );
     st.assert(
         format!("⟨A z₁, A(z₂ − z₁)⟩ = {}", p.expect_cross),
-        format!(
-            "(= {} {})",
-            at0.e,
-            lit(&exact("expect_cross", &p.expect_cross).map_err(|e| e.reason)?)
-        ),
+        format!("(= {} {})", at0.e, lit(&p.expect_cross)),
     );
     for (c, c_txt) in inst.cs.iter().zip(&p.c_values) {
         let t = split_terms(inst, &s_term(c));
@@ -391,13 +411,13 @@ fn statement_of(p: &Params, inst: &Instance, claim: &str) -> Result<Statement, S
             format!("(<= (abs {}) {})", t.r, bound_term(inst, c)),
         );
     }
-    Ok(st)
+    st
 }
 
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut o = Outcome::new();
-    let inst = p.instance().expect("validated");
+    let inst = &p.instance;
     let (l1, l2) = (inst.lambda1, inst.lambda2);
     let Some(checked) = ctx.prove(&mut o, Hints::new()) else {
         return o;
@@ -407,7 +427,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let qk = inst.q.transpose().mul(&inst.k);
     let minors: Vec<String> = qk.leading_minors().iter().map(|m| m.to_string()).collect();
     let one = Rational::from(1);
-    let (e0, a2, _) = split(&inst, &one);
+    let (e0, a2, _) = split(inst, &one);
     let dz: Vec<Rational> = (0..2)
         .map(|c| Rational::from(inst.z.at(1, c) - inst.z.at(0, c)))
         .collect();
@@ -454,9 +474,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut first_excess: Option<Rational> = None;
     for (c, c_txt) in inst.cs.iter().zip(&p.c_values) {
         let s = witness_s(c);
-        let t = split_terms(&inst, &s_term(c));
+        let t = split_terms(inst, &s_term(c));
         let abs_r = eval_q(&format!("(abs {})", t.r));
-        let bound = eval_q(&bound_term(&inst, c));
+        let bound = eval_q(&bound_term(inst, c));
         let name = boundrj_name(c_txt);
         let result = checked
             .decisions()
@@ -485,8 +505,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
 
     if let (Some(c0), Some(c0_txt)) = (inst.cs.first(), p.c_values.first()) {
         let s0 = witness_s(c0);
-        let t = split_terms(&inst, &s_term(c0));
-        let ratio = eval_q(&format!("(/ (abs {}) {})", t.r, bound_term(&inst, c0)));
+        let t = split_terms(inst, &s_term(c0));
+        let ratio = eval_q(&format!("(/ (abs {}) {})", t.r, bound_term(inst, c0)));
         o.figure(
             format!("|r₂| / (C e^{{t(λ₁+|λ₂|)}}) at C = {c0_txt}, t = ln {s0}"),
             ratio.to_f64(),

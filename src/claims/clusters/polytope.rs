@@ -38,10 +38,10 @@ use crate::spec::{ensure, exact, FieldError};
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
 
-/// Parameters of clusters/polytope.
+/// Parameters of clusters/polytope as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The witnesses: V = I and QᵀK symmetric positive definite are required; d ∈ {2, 3}.
     pub instances: Vec<InstanceSpec>,
     /// Witnesses added by a profile (e.g. the large full-profile run); same rules.
@@ -106,12 +106,25 @@ fn unit_steps(dt: &Rational) -> usize {
         .unwrap_or(usize::MAX)
 }
 
+/// Parameters of clusters/polytope, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The witnesses (`instances`, then `extra_instances`), exact and checked.
+    pub main: Vec<Instance>,
+    /// The ablations, exact.
+    pub ablations: Vec<Instance>,
+    /// Number of fixed directions u for the support-function check.
+    pub directions: usize,
+    /// c in τ = c·diam(z(0))·e^{−T}, positive.
+    pub tau_factor: Rational,
+}
+
 struct Witnesses {
     main: Vec<Instance>,
     ablations: Vec<Instance>,
 }
 
-fn build(p: &Params) -> Result<Witnesses, FieldError> {
+fn build(p: &Raw) -> Result<Witnesses, FieldError> {
     let mut main = build_all(&p.instances, "instances", MAX_STEPS)?;
     for (i, inst) in main.iter().enumerate() {
         check_instance(inst, &format!("instances[{i}]"), true)?;
@@ -132,16 +145,30 @@ fn build(p: &Params) -> Result<Witnesses, FieldError> {
     Ok(Witnesses { main, ablations })
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        build(self)?;
+/// clusters/polytope.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        let w = build(&r)?;
         ensure(
-            (4..=1024).contains(&self.directions),
+            (4..=1024).contains(&r.directions),
             "directions",
             "must be between 4 and 1024",
         )?;
-        let c = exact("tau_factor", &self.tau_factor)?;
-        ensure(c > 0, "tau_factor", "must be positive")
+        let c = exact("tau_factor", &r.tau_factor)?;
+        ensure(c > 0, "tau_factor", "must be positive")?;
+        Ok(Params {
+            main: w.main,
+            ablations: w.ablations,
+            directions: r.directions,
+            tau_factor: c,
+        })
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -337,9 +364,9 @@ fn sym_qk(inst: &Instance) -> Mat {
         .scale(&Rational::from((1, 2)))
 }
 
-fn analyse(inst: &Instance, u: &[Interval], tau: &Interval) -> Result<Structure, String> {
+fn analyse(inst: &Instance, u: &[Interval], tau: &Interval) -> Result<Structure, hull::HullError> {
     let (n, d) = (inst.n, inst.sys.d);
-    let ps = PointSet::from_midpoints(d, u).map_err(|e| e.to_string())?;
+    let ps = PointSet::from_midpoints(d, u)?;
     let hull = hull::hull(&ps);
     let row = |i: usize| &u[i * d..(i + 1) * d];
     let m = sym_qk(inst);
@@ -520,8 +547,7 @@ fn slugify(i: usize, prefix: &str) -> String {
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
-    let w = build(p).expect("validated");
-    let c = exact("tau_factor", &p.tau_factor).expect("validated");
+    let (w, c) = (p, &p.tau_factor);
     let prec = ctx.prec();
     let mut summary = Table::new(
         "Polytope limit at T: hull vertices (leaders), limit points and residuals",
@@ -559,7 +585,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             a.support.consistency(),
             a.support.consistency_summary(),
         );
-        let tau = tau_for(inst, &c, bits);
+        let tau = tau_for(inst, c, bits);
         let t_end = Rational::from(&inst.dt * inst.steps as u32);
         let (sa, sb) = match (
             analyse(inst, &a.last.u, &tau),
@@ -568,7 +594,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             (Ok(x), Ok(y)) => (x, y),
             (Err(e), _) | (_, Err(e)) => {
                 out.checks
-                    .observe(format!("{name}: hull of z(T)"), false, e);
+                    .observe(format!("{name}: hull of z(T)"), false, e.to_string());
                 continue;
             }
         };
@@ -578,7 +604,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 "{name}: at T = {}, every z_i has ‖z_i‖ ≤ τ, or is within τ of ∂Cx with \
                  |‖Az_i‖² − max_j ⟨Az_i, Av_j⟩| ≤ L·τ (τ = {}·diam(z(0))·e^{{−T}}, L = 3‖QᵀK‖_F·max‖z(0)‖)",
                 fmt_q(&t_end),
-                fmt_q(&c)
+                fmt_q(c)
             ),
             open.is_empty(),
             format!(
@@ -717,7 +743,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     for (name, v, text) in lp_figs {
         out.figure(name, v, text);
     }
-    ablations(&mut out, p, &w.ablations, &c, prec);
+    ablations(&mut out, p, &w.ablations, c, prec);
     out.note(
         "No convergence rate is stated in the paper; τ = 10·diam(z(0))·e^{−T} is the derived tolerance guide of \
          clusters.md (after P reaches hardmax, max_i ‖ż_i‖ decays like e^{−t}). The hull of z(T) is the exact hull \
@@ -797,7 +823,7 @@ fn ablations(out: &mut Outcome, p: &Params, list: &[Instance], c: &Rational, pre
                 },
             ],
             Err(e) => {
-                let mut r = vec![inst.name.clone(), qk_text(&inst.sys.qk), e];
+                let mut r = vec![inst.name.clone(), qk_text(&inst.sys.qk), e.to_string()];
                 r.resize(9, String::new());
                 r
             }

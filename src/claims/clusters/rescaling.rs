@@ -21,7 +21,7 @@
 //!   at two precisions, and RK4 at two step sizes); max_i ‖x_i(T) − e^{TV}z_i(T)‖ must be
 //!   ≤ 10 × the integrators' error estimate.
 
-use super::common::{build_all, fmt_q, InstanceSpec};
+use super::common::{build_all, fmt_q, Instance, InstanceSpec};
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{max_width, DiscreteMap, Form};
 use crate::dynamics::flow::{self, FlowOptions, FlowResult, Tolerances, Vars};
@@ -30,10 +30,10 @@ use crate::spec::{ensure, exact, FieldError};
 use rug::{Float, Rational};
 use serde::{Deserialize, Serialize};
 
-/// Parameters of clusters/rescaling.
+/// Parameters of clusters/rescaling as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The witnesses (the flow runs to T = steps · Δt).
     pub instances: Vec<InstanceSpec>,
     /// Width budget: enclosures must be narrower than 2^{−(p − width_slack_bits)}.
@@ -42,11 +42,27 @@ pub struct Params {
     pub flow_tol: String,
 }
 
+/// Parameters of clusters/rescaling, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The witnesses (R = I + Δt·V invertible), exact.
+    pub instances: Vec<Instance>,
+    /// Width budget: enclosures must be narrower than 2^{−(p − width_slack_bits)}.
+    pub width_slack_bits: u32,
+    /// Relative and absolute tolerance of the adaptive pair, in (0, 1).
+    pub flow_tol: Rational,
+}
+
 const MAX_STEPS: usize = 10_000;
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        let insts = build_all(&self.instances, "instances", MAX_STEPS)?;
+/// clusters/rescaling.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        let insts = build_all(&r.instances, "instances", MAX_STEPS)?;
         for (i, inst) in insts.iter().enumerate() {
             ensure(
                 inst.sys.r(&inst.dt).inverse().is_some(),
@@ -55,12 +71,20 @@ impl crate::spec::Params for Params {
             )?;
         }
         ensure(
-            self.width_slack_bits <= 120,
+            r.width_slack_bits <= 120,
             "width_slack_bits",
             "must be at most 120",
         )?;
-        let tol = exact("flow_tol", &self.flow_tol)?;
-        ensure(tol > 0 && tol < 1, "flow_tol", "must be in (0, 1)")
+        let tol = exact("flow_tol", &r.flow_tol)?;
+        ensure(tol > 0 && tol < 1, "flow_tol", "must be in (0, 1)")?;
+        Ok(Params {
+            instances: insts,
+            width_slack_bits: r.width_slack_bits,
+            flow_tol: tol,
+        })
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -201,8 +225,7 @@ fn sci(x: &Float) -> String {
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
-    let insts = build_all(&p.instances, "instances", MAX_STEPS).expect("validated");
-    let tol = exact("flow_tol", &p.flow_tol).expect("validated");
+    let (insts, tol) = (&p.instances, p.flow_tol.clone());
     let prec = ctx.prec();
     let budget = -(prec as i32 - p.width_slack_bits as i32);
     let mut dtab = Table::new(
@@ -224,7 +247,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         &["instance", "integrator", "precision", "gap", "error estimate", "gap ≤ 10 × estimate"],
     );
     let mut worst_width: f64 = 0.0;
-    for inst in &insts {
+    for inst in insts {
         out.checks.set_part(Some("(D) discrete map"));
         let n = inst.n;
         let d = inst.sys.d;

@@ -24,8 +24,9 @@
 //! `(layer-max-sqnorm Xi r k)`, and ‖V‖_F, ‖QᵀK‖_F enclosed by `(sqrt …)` of the exact
 //! entries. One datum carries both runs, so they share Q, K, V and Δt by construction.
 
-use super::common::{build_all, decided, layer_datum, InstanceSpec};
+use super::common::{build_all, decided, layer_datum, Instance, InstanceSpec};
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::dynamics::model::{random_dyadic, Mat};
@@ -36,12 +37,23 @@ use crate::spec::{ensure, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
-/// Parameters of clusters/stability.
+/// Parameters of clusters/stability as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The witnesses (x(0) = the instance's tokens).
     pub instances: Vec<InstanceSpec>,
+    /// y(0) = x(0) + 2^{−perturbation_bits} · noise, noise uniform dyadic in [−1, 1].
+    pub perturbation_bits: u32,
+    /// Seed of the noise (instance i uses seed + i).
+    pub noise_seed: u64,
+}
+
+/// Parameters of clusters/stability, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The witnesses (x(0) = the instance's tokens), exact.
+    pub instances: Vec<Instance>,
     /// y(0) = x(0) + 2^{−perturbation_bits} · noise, noise uniform dyadic in [−1, 1].
     pub perturbation_bits: u32,
     /// Seed of the noise (instance i uses seed + i).
@@ -67,27 +79,35 @@ fn check_name(inst: &str) -> String {
     format!("{inst}: δ_(k+1) ≤ (1 + Δt‖V‖_F(1 + 4‖QᵀK‖_F R_k²)) δ_k on every step")
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        build_all(&self.instances, "instances", MAX_STEPS)?;
+/// clusters/stability.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        let instances = build_all(&r.instances, "instances", MAX_STEPS)?;
         ensure(
-            (1..=200).contains(&self.perturbation_bits),
+            (1..=200).contains(&r.perturbation_bits),
             "perturbation_bits",
             "must be between 1 and 200",
-        )
+        )?;
+        Ok(Params {
+            instances,
+            perturbation_bits: r.perturbation_bits,
+            noise_seed: r.noise_seed,
+        })
     }
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
         Some((|| {
-            let insts = build_all(&self.instances, "instances", MAX_STEPS)
-                .map_err(|e| format!("{}: {}", e.field, e.reason))?;
             let mut st = Statement::new(claim);
-            for (i, inst) in insts.iter().enumerate() {
+            for (i, inst) in p.instances.iter().enumerate() {
                 let x = format!("X{i}");
-                let y0 = perturbed(
-                    &inst.tokens,
-                    self.perturbation_bits,
-                    self.noise_seed + i as u64,
-                );
+                let y0 = perturbed(&inst.tokens, p.perturbation_bits, p.noise_seed + i as u64);
                 st.datum(&x, layer_datum(inst, vec![inst.tokens.clone(), y0])?);
                 st.assert(
                     check_name(&inst.name),
@@ -103,6 +123,9 @@ impl crate::spec::Params for Params {
             Ok(st)
         })())
     }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
+    }
 }
 
 /// y(0) = x(0) + 2^{−b} · noise (exact).
@@ -116,13 +139,14 @@ fn perturbed(x: &Mat, bits: u32, seed: u64) -> Mat {
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut out = Outcome::new();
     let checked = ctx.prove(&mut out, Hints::new());
-    let insts = build_all(&p.instances, "instances", MAX_STEPS).expect("validated");
+    let insts = &p.instances;
     let prec = ctx.prec();
     // Presentation: the same sub-terms, evaluated over the statement's data.
-    let data = match crate::spec::Params::statement(p, &ctx.spec.id, &Hints::new()) {
-        Some(Ok(st)) => st.data,
-        _ => return out,
-    };
+    let data =
+        match <Claim as crate::claims::shape::Claim>::statement(p, &ctx.spec.id, &Hints::new()) {
+            Some(Ok(st)) => st.data,
+            _ => return out,
+        };
     let ev = |t: &str| eval_with(t, prec, &data).expect("a term of the statement");
     let mut table = Table::new(
         "δ_k = max_i ‖x_i^k − y_i^k‖ against the per-step bound δ_(k+1) ≤ (1 + Δt L_k) δ_k",

@@ -10,6 +10,7 @@
 
 use super::common::{slope_exponents, slope_interval, SlopeRule};
 use crate::certificate::Hints;
+use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval, Statement};
 use crate::outcome::{Outcome, Table};
@@ -31,10 +32,10 @@ pub struct Reference {
     pub exponents: Vec<String>,
 }
 
-/// Parameters of positional/alibi-slopes.
+/// Parameters of positional/alibi-slopes as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// Head counts to check (powers of two and others).
     pub heads: Vec<usize>,
     /// Relative tolerance for the official f64 formula vs 2^{−q} (exact literal).
@@ -43,19 +44,50 @@ pub struct Params {
     pub reference: Vec<Reference>,
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.heads, "heads", |&h| {
+/// A reference exponent list, resolved.
+#[derive(Debug, Clone)]
+pub struct ExactReference {
+    /// H.
+    pub heads: usize,
+    /// Which rule.
+    pub rule: SlopeRule,
+    /// The exponents q_1..q_H.
+    pub exponents: Vec<Rational>,
+    /// The exponents as written.
+    pub exponents_text: Vec<String>,
+}
+
+/// Parameters of positional/alibi-slopes, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// Head counts to check.
+    pub heads: Vec<usize>,
+    /// Relative tolerance for the official f64 formula vs 2^{−q}, positive.
+    pub f64_rel_tol: Exact,
+    /// Reference exponent lists to reproduce exactly.
+    pub reference: Vec<ExactReference>,
+}
+
+/// positional/alibi-slopes.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        let r0 = &raw;
+        ensure_each(&r0.heads, "heads", |&h| {
             if (1..=4096).contains(&h) {
                 Ok(())
             } else {
                 Err(format!("{h} heads is out of range: use 1 to 4096"))
             }
         })?;
-        let tol = parse_rational(&self.f64_rel_tol)
+        let tol = parse_rational(&r0.f64_rel_tol)
             .map_err(|e| FieldError::new("f64_rel_tol", e.to_string()))?;
         ensure(tol > 0, "f64_rel_tol", "must be positive")?;
-        for (i, r) in self.reference.iter().enumerate() {
+        let mut reference = Vec::with_capacity(r0.reference.len());
+        for (i, r) in r0.reference.iter().enumerate() {
             ensure(
                 (1..=4096).contains(&r.heads),
                 format!("reference[{i}].heads"),
@@ -66,16 +98,37 @@ impl crate::spec::Params for Params {
                 format!("reference[{i}].exponents"),
                 format!("has {} entries for {} heads", r.exponents.len(), r.heads),
             )?;
+            let mut exponents = Vec::with_capacity(r.exponents.len());
             for (j, e) in r.exponents.iter().enumerate() {
-                parse_rational(e).map_err(|err| {
+                exponents.push(parse_rational(e).map_err(|err| {
                     FieldError::new(format!("reference[{i}].exponents[{j}]"), err.to_string())
-                })?;
+                })?);
             }
+            reference.push(ExactReference {
+                heads: r.heads,
+                rule: r.rule,
+                exponents,
+                exponents_text: r.exponents.clone(),
+            });
         }
-        Ok(())
+        Ok(Params {
+            heads: raw.heads,
+            f64_rel_tol: Exact {
+                value: tol,
+                text: raw.f64_rel_tol,
+            },
+            reference,
+        })
     }
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(Ok(self.build_statement(claim)))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(Ok(p.build_statement(claim)))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -121,7 +174,7 @@ impl Params {
     /// references.
     fn build_statement(&self, claim: &str) -> Statement {
         let mut st = Statement::new(claim);
-        let tol = parse_rational(&self.f64_rel_tol).expect("validated");
+        let tol = &self.f64_rel_tol.value;
         for &h in &self.heads {
             // the official doubles (MPFR emulation of the Python code, re-derived here)
             // against 2^{−q} of the code rule
@@ -191,7 +244,7 @@ impl Params {
                         SlopeRule::Paper => paper_q(&k, h),
                         SlopeRule::Code => code_q(&k, h, i >= p),
                     };
-                    format!("(= {q} {})", parse_rational(e).expect("validated"))
+                    format!("(= {q} {e})")
                 })
                 .collect();
             st.assert(
@@ -199,7 +252,7 @@ impl Params {
                     "reference: H = {}, {} rule = [{}]",
                     r.heads,
                     r.rule.as_str(),
-                    r.exponents.join(", ")
+                    r.exponents_text.join(", ")
                 ),
                 format!("(and {})", parts.join(" ")),
             );

@@ -22,18 +22,19 @@ use super::common::{
     alibi_tail_inf, check_heads, slope_exponents, slope_expr, slope_interval, SlopeRule, SplitMix64,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
 use crate::kernel::{log_sum_exp, parse_rational, Certainty, Interval, Reading, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
 
-/// Parameters of positional/alibi-tail-bound.
+/// Parameters of positional/alibi-tail-bound as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// Head counts whose slope lists the random slopes are drawn from.
     pub heads: Vec<usize>,
     /// Slope rules drawn from.
@@ -57,45 +58,99 @@ pub struct Params {
     pub exact_bits: u32,
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.heads, "heads", |&h| check_heads(h))?;
-        ensure_each(&self.rules, "rules", |_| Ok(()))?;
+/// Parameters of positional/alibi-tail-bound, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// Head counts whose slope lists the random slopes are drawn from.
+    pub heads: Vec<usize>,
+    /// Slope rules drawn from.
+    pub rules: Vec<SlopeRule>,
+    /// Number of interval instances.
+    pub instances: usize,
+    /// The largest query position i.
+    pub max_i: u64,
+    /// The largest content range Δ, in (0, 64].
+    pub max_delta: Exact,
+    /// Seed of the instance generator.
+    pub seed: u64,
+    /// Factor multiplying both upper bounds, positive.
+    pub bound_scale: Exact,
+    /// Number of exact-rational instances.
+    pub exact_instances: usize,
+    /// Every 1 ≤ w ≤ i ≤ exact_max_i is checked in ℚ.
+    pub exact_max_i: u64,
+    /// Fractional bits of x ≈ e^{−m} and E ≈ e^Δ in ℚ.
+    pub exact_bits: u32,
+}
+
+/// positional/alibi-tail-bound.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        check_each(&raw.heads, "heads", |f, &x| check_heads(f, x))?;
+        ensure_each(&raw.rules, "rules", |_| Ok(()))?;
         ensure(
-            (1..=10_000).contains(&self.instances),
+            (1..=10_000).contains(&raw.instances),
             "instances",
             "must lie in 1..=10000",
         )?;
         ensure(
-            (1..=10_000_000).contains(&self.max_i),
+            (1..=10_000_000).contains(&raw.max_i),
             "max_i",
             "must lie in 1..=10000000",
         )?;
-        let d = parse_rational(&self.max_delta)
+        let d = parse_rational(&raw.max_delta)
             .map_err(|e| FieldError::new("max_delta", e.to_string()))?;
         ensure(d > 0 && d <= 64, "max_delta", "Δ_max must lie in (0, 64]")?;
-        let s = parse_rational(&self.bound_scale)
+        let s = parse_rational(&raw.bound_scale)
             .map_err(|e| FieldError::new("bound_scale", e.to_string()))?;
         ensure(s > 0, "bound_scale", "must be positive")?;
         ensure(
-            self.exact_instances <= 1000,
+            raw.exact_instances <= 1000,
             "exact_instances",
             "must lie in 0..=1000",
         )?;
         ensure(
-            (1..=2000).contains(&self.exact_max_i),
+            (1..=2000).contains(&raw.exact_max_i),
             "exact_max_i",
             "must lie in 1..=2000",
         )?;
         ensure(
-            (4..=256).contains(&self.exact_bits),
+            (4..=256).contains(&raw.exact_bits),
             "exact_bits",
             "must lie in 4..=256",
         )?;
-        Ok(())
+        Ok(Params {
+            max_delta: Exact {
+                value: d,
+                text: raw.max_delta,
+            },
+            bound_scale: Exact {
+                value: s,
+                text: raw.bound_scale,
+            },
+            heads: raw.heads,
+            rules: raw.rules,
+            instances: raw.instances,
+            max_i: raw.max_i,
+            seed: raw.seed,
+            exact_instances: raw.exact_instances,
+            exact_max_i: raw.exact_max_i,
+            exact_bits: raw.exact_bits,
+        })
     }
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(Ok(self.build_statement(claim)))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(Ok(p.build_statement(claim)))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -104,7 +159,7 @@ impl Params {
     /// T^max(i) at every seeded interval instance, through the difference identities
     /// (see [`obligations`]); one obligation per link, the conjunction over instances.
     fn build_statement(&self, claim: &str) -> Statement {
-        let s = parse_rational(&self.bound_scale).expect("validated");
+        let s = self.bound_scale.value.clone();
         let insts = instances(self);
         let n = insts.len();
         let mut links: [Vec<String>; 3] = Default::default();
@@ -114,7 +169,10 @@ impl Params {
             }
         }
         let mut st = Statement::new(claim);
-        for (name, fs) in chain_names(&self.bound_scale, n).into_iter().zip(links) {
+        for (name, fs) in chain_names(&self.bound_scale.text, n)
+            .into_iter()
+            .zip(links)
+        {
             st.assert(name, format!("(and {})", fs.join(" ")));
         }
         st
@@ -170,7 +228,7 @@ fn pick_slope(p: &Params, rng: &mut SplitMix64) -> (usize, SlopeRule, usize, Rat
 /// The seeded instances (the first one at i = max_i).
 pub fn instances(p: &Params) -> Vec<Instance> {
     let mut rng = SplitMix64::new(p.seed);
-    let max_delta = parse_rational(&p.max_delta).expect("validated");
+    let max_delta = p.max_delta.value.clone();
     (0..p.instances)
         .map(|n| {
             let (heads, rule, head, q) = pick_slope(p, &mut rng);
@@ -494,7 +552,7 @@ fn obligations(inst: &Instance, s: &Rational) -> [String; 3] {
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
-    let s = parse_rational(&p.bound_scale).expect("validated");
+    let s = p.bound_scale.value.clone();
     let insts = instances(p);
     ctx.progress.message(format!(
         "{}: {} interval instances",
@@ -508,7 +566,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
 
     // exact ℚ instances: x ≈ e^{−m}, E ≈ e^Δ (the first with Δ = 0, E = 1)
     let mut rng = SplitMix64::new(p.seed ^ 0x5151_5151_5151_5151);
-    let max_delta = parse_rational(&p.max_delta).expect("validated");
+    let max_delta = p.max_delta.value.clone();
     let exact_specs: Vec<(Rational, Rational, String, u64)> = (0..p.exact_instances)
         .map(|n| {
             let (heads, rule, head, q) = pick_slope(p, &mut rng);

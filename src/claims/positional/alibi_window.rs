@@ -10,10 +10,11 @@
 //! Σ r e^{−mr} / Σ e^{−mr} = 1/(e^m − 1) against its truncated sum. Tables and the
 //! plot evaluate the same terms with `kernel::expr`.
 
-use super::common::{alibi_tail_inf_expr, and_all, check_printed as printed, printed_expr};
+use super::common::{alibi_tail_inf_expr, and_all, Printed};
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::{expr, parse_rational, Certainty, Interval, Statement};
+use crate::kernel::{expr, Certainty, Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::exact as rational;
 use crate::spec::{ensure, ensure_each, FieldError};
@@ -48,10 +49,10 @@ pub struct PreciseE512 {
     pub rel_tol: String,
 }
 
-/// Parameters of positional/alibi-window.
+/// Parameters of positional/alibi-window as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The tail mass ε (exact literal in (0, 1)).
     pub epsilon: String,
     /// The content ranges Δ (exact literals ≥ 0).
@@ -68,22 +69,53 @@ pub struct Params {
     pub mean_cutoff: u32,
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        let eps = rational("epsilon", &self.epsilon)?;
+/// The printed values of one row of the §3 table, resolved.
+#[derive(Debug, Clone)]
+struct RowPrinted {
+    e512: Printed,
+    mean_distance: Printed,
+    tails: Vec<Printed>,
+}
+
+/// Parameters of positional/alibi-window, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The parameters as written (names and tables quote them).
+    pub raw: Raw,
+    parsed: Parsed,
+    /// The index of `tail_delta` in `deltas`.
+    tail_index: usize,
+    mean_rel_tol: Rational,
+    /// e^{−512m} to many digits: (m, value, relative tolerance).
+    e512_precise: [Rational; 3],
+    printed: Vec<RowPrinted>,
+}
+
+/// positional/alibi-window.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        let eps = rational("epsilon", &raw.epsilon)?;
         ensure(eps > 0 && eps < 1, "epsilon", "must lie in (0, 1)")?;
-        ensure(!self.deltas.is_empty(), "deltas", "must not be empty")?;
+        ensure(!raw.deltas.is_empty(), "deltas", "must not be empty")?;
         let mut ds = Vec::new();
-        for (i, d) in self.deltas.iter().enumerate() {
+        for (i, d) in raw.deltas.iter().enumerate() {
             let f = format!("deltas[{i}]");
             let q = rational(&f, d)?;
             ensure((0..=64).contains(&q), f, "Δ must lie in [0, 64]")?;
             ds.push(q);
         }
-        let td = rational("tail_delta", &self.tail_delta)?;
-        ensure(ds.contains(&td), "tail_delta", "must be one of `deltas`")?;
-        ensure_each(&self.rows, "rows", |_| Ok(()))?;
-        for (i, r) in self.rows.iter().enumerate() {
+        let td = rational("tail_delta", &raw.tail_delta)?;
+        let Some(tail_index) = ds.iter().position(|d| *d == td) else {
+            return Err(FieldError::new("tail_delta", "must be one of `deltas`"));
+        };
+        let mut slopes = Vec::new();
+        let mut printed = Vec::new();
+        ensure_each(&raw.rows, "rows", |_| Ok(()))?;
+        for (i, r) in raw.rows.iter().enumerate() {
             let f = format!("rows[{i}].slope");
             let m = rational(&f, &r.slope)?;
             ensure(
@@ -91,15 +123,17 @@ impl crate::spec::Params for Params {
                 f,
                 "slope must lie in [2^-12, 8] (ALiBi slopes lie in (0, 1))",
             )?;
-            printed(&format!("rows[{i}].e512"), &r.e512)?;
-            printed(&format!("rows[{i}].mean_distance"), &r.mean_distance)?;
+            slopes.push(m);
+            let e512 = Printed::parse(&format!("rows[{i}].e512"), &r.e512)?;
+            let mean_distance =
+                Printed::parse(&format!("rows[{i}].mean_distance"), &r.mean_distance)?;
             ensure(
-                r.windows.len() == self.deltas.len(),
+                r.windows.len() == raw.deltas.len(),
                 format!("rows[{i}].windows"),
                 format!(
                     "has {} entries for {} deltas",
                     r.windows.len(),
-                    self.deltas.len()
+                    raw.deltas.len()
                 ),
             )?;
             for (j, &w) in r.windows.iter().enumerate() {
@@ -114,27 +148,54 @@ impl crate::spec::Params for Params {
                 format!("rows[{i}].tails"),
                 "give T^∞(w_ε) and T^∞(w_ε − 1)",
             )?;
-            for (j, t) in r.tails.iter().enumerate() {
-                printed(&format!("rows[{i}].tails[{j}]"), t)?;
-            }
+            let tails = r
+                .tails
+                .iter()
+                .enumerate()
+                .map(|(j, t)| Printed::parse(&format!("rows[{i}].tails[{j}]"), t))
+                .collect::<Result<Vec<_>, _>>()?;
+            printed.push(RowPrinted {
+                e512,
+                mean_distance,
+                tails,
+            });
         }
-        let m = rational("e512_precise.slope", &self.e512_precise.slope)?;
+        let m = rational("e512_precise.slope", &raw.e512_precise.slope)?;
         ensure(m > 0, "e512_precise.slope", "must be positive")?;
-        let v = rational("e512_precise.value", &self.e512_precise.value)?;
+        let v = rational("e512_precise.value", &raw.e512_precise.value)?;
         ensure(v > 0, "e512_precise.value", "must be positive")?;
-        let t = rational("e512_precise.rel_tol", &self.e512_precise.rel_tol)?;
-        ensure(t > 0, "e512_precise.rel_tol", "must be positive")?;
-        let t = rational("mean_rel_tol", &self.mean_rel_tol)?;
+        let pt = rational("e512_precise.rel_tol", &raw.e512_precise.rel_tol)?;
+        ensure(pt > 0, "e512_precise.rel_tol", "must be positive")?;
+        let t = rational("mean_rel_tol", &raw.mean_rel_tol)?;
         ensure(t > 0, "mean_rel_tol", "must be positive")?;
         ensure(
-            (1..=200).contains(&self.mean_cutoff),
+            (1..=200).contains(&raw.mean_cutoff),
             "mean_cutoff",
             "must lie in 1..=200",
         )?;
-        Ok(())
+        Ok(Params {
+            parsed: Parsed {
+                eps,
+                deltas: ds,
+                tail_delta: td,
+                slopes,
+            },
+            tail_index,
+            mean_rel_tol: t,
+            e512_precise: [m, v, pt],
+            printed,
+            raw,
+        })
     }
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(self.build_statement(claim))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(Ok(p.build_statement(claim)))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -196,6 +257,7 @@ const BEFORE: &str =
 const DIGITS: &str = "§3 printed digits reproduced (e^−512m, 1/(e^m − 1), T^∞ values): |ours − printed| ≤ ½ unit in the last digit";
 
 /// The parsed parameters the statement and the presentation share.
+#[derive(Debug, Clone)]
 struct Parsed {
     eps: Rational,
     deltas: Vec<Rational>,
@@ -205,18 +267,12 @@ struct Parsed {
 
 impl Params {
     fn parsed(&self) -> Parsed {
-        let q = |s: &str| parse_rational(s).expect("validated");
-        Parsed {
-            eps: q(&self.epsilon),
-            deltas: self.deltas.iter().map(|d| q(d)).collect(),
-            tail_delta: q(&self.tail_delta),
-            slopes: self.rows.iter().map(|r| q(&r.slope)).collect(),
-        }
+        self.parsed.clone()
     }
 
     /// The statement: per group of the §3 table one obligation, the conjunction of
     /// that group's formulas over every (m, Δ).
-    fn build_statement(&self, claim: &str) -> Result<Statement, String> {
+    fn build_statement(&self, claim: &str) -> Statement {
         let Parsed {
             eps,
             deltas,
@@ -226,28 +282,24 @@ impl Params {
         let mut st = Statement::new(claim);
         let (mut ceil, mut at, mut before, mut digits, mut mean) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let tol = parse_rational(&self.mean_rel_tol).expect("validated");
-        for (row, m) in self.rows.iter().zip(&slopes) {
-            digits.push(printed_expr(&e512_term(m), &row.e512)?);
-            digits.push(printed_expr(&mean_term(m), &row.mean_distance)?);
+        let tol = &self.mean_rel_tol;
+        for ((row, m), pr) in self.raw.rows.iter().zip(&slopes).zip(&self.printed) {
+            digits.push(pr.e512.formula(&e512_term(m)));
+            digits.push(pr.mean_distance.formula(&mean_term(m)));
             for (d, &w) in deltas.iter().zip(&row.windows) {
                 ceil.push(ceil_formula(m, d, &eps, w));
                 let (a, b) = minimality_formulas(m, d, &eps, w);
                 at.push(a);
                 before.push(b);
             }
-            let j = deltas
-                .iter()
-                .position(|d| *d == tail_delta)
-                .expect("validated: tail_delta is one of deltas");
-            let w = row.windows[j];
-            for (ww, text) in [w, w - 1].into_iter().zip(&row.tails) {
-                digits.push(printed_expr(&tail_term(m, &tail_delta, ww), text)?);
+            let w = row.windows[self.tail_index];
+            for (ww, printed) in [w, w - 1].into_iter().zip(&pr.tails) {
+                digits.push(printed.formula(&tail_term(m, &tail_delta, ww)));
             }
             let c = mean_term(m);
             mean.push(format!(
                 "(<= (abs (- {} {c})) (* {tol} {c}))",
-                summed_mean_term(m, self.mean_cutoff)
+                summed_mean_term(m, self.raw.mean_cutoff)
             ));
         }
         st.assert(CEIL, and_all(&ceil));
@@ -255,27 +307,25 @@ impl Params {
         st.assert(BEFORE, and_all(&before));
         st.assert(DIGITS, and_all(&digits));
         st.assert(self.mean_name(), and_all(&mean));
-        let pm = parse_rational(&self.e512_precise.slope).expect("validated");
-        let pv = parse_rational(&self.e512_precise.value).expect("validated");
-        let pt = parse_rational(&self.e512_precise.rel_tol).expect("validated");
+        let [pm, pv, pt] = &self.e512_precise;
         st.assert(
             self.e512_name(),
-            format!("(<= (abs (- {} {pv})) (* {pv} {pt}))", e512_term(&pm)),
+            format!("(<= (abs (- {} {pv})) (* {pv} {pt}))", e512_term(pm)),
         );
-        Ok(st)
+        st
     }
 
     fn mean_name(&self) -> String {
         format!(
             "mean attended distance at Δ = 0: truncated Σ r e^−mr / Σ e^−mr (r ≤ ⌈{}/m⌉) within relative {} of 1/(e^m − 1)",
-            self.mean_cutoff, self.mean_rel_tol
+            self.raw.mean_cutoff, self.raw.mean_rel_tol
         )
     }
 
     fn e512_name(&self) -> String {
         format!(
             "e^−512m at m = {} equals {} to relative {}",
-            self.e512_precise.slope, self.e512_precise.value, self.e512_precise.rel_tol
+            self.raw.e512_precise.slope, self.raw.e512_precise.value, self.raw.e512_precise.rel_tol
         )
     }
 }
@@ -303,16 +353,16 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "1/(e^m − 1): §3 | ours".into(),
         "summed mean distance".into(),
     ];
-    for d in &p.deltas {
+    for d in &p.raw.deltas {
         cols.push(format!("w_ε, Δ = {d}: §3 | ours"));
     }
-    cols.push(format!("T^∞(w_ε), Δ = {}: §3 | ours", p.tail_delta));
-    cols.push(format!("T^∞(w_ε − 1), Δ = {}: §3 | ours", p.tail_delta));
+    cols.push(format!("T^∞(w_ε), Δ = {}: §3 | ours", p.raw.tail_delta));
+    cols.push(format!("T^∞(w_ε − 1), Δ = {}: §3 | ours", p.raw.tail_delta));
     let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
     let mut table = Table::new(
         format!(
             "ALiBi windows (ε = {}; §3 reference vs certified enclosures)",
-            p.epsilon
+            p.raw.epsilon
         ),
         &col_refs,
     );
@@ -322,7 +372,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     );
     let mut plot = Plot {
         slug: "tail-vs-window".into(),
-        title: format!("T^∞(w) against the window w, with ε = {}", p.epsilon),
+        title: format!("T^∞(w) against the window w, with ε = {}", p.raw.epsilon),
         x_label: "window w".into(),
         y_label: "T^∞(w)".into(),
         x_log: true,
@@ -335,10 +385,10 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         use rayon::prelude::*;
         slopes
             .par_iter()
-            .map(|m| ev(&summed_mean_term(m, p.mean_cutoff), prec))
+            .map(|m| ev(&summed_mean_term(m, p.raw.mean_cutoff), prec))
             .collect()
     };
-    for ((row, m), summed) in p.rows.iter().zip(&slopes).zip(summed) {
+    for ((row, m), summed) in p.raw.rows.iter().zip(&slopes).zip(summed) {
         let mut cells = vec![row.slope.clone()];
         for (term, text) in [
             (e512_term(m), &row.e512),
@@ -393,6 +443,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     }
     let eps_f = Interval::from_rational(64, &eps).mid_f64();
     let wmax = p
+        .raw
         .rows
         .iter()
         .flat_map(|r| r.windows.iter().copied())
@@ -400,22 +451,22 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         .unwrap_or(10) as f64
         * 2.5;
     plot.series.push(Series {
-        name: format!("ε = {}", p.epsilon),
+        name: format!("ε = {}", p.raw.epsilon),
         style: Style::Dashed,
         points: vec![(1.0, eps_f), (wmax, eps_f)],
     });
 
     // key figures: the flattest slope's window first (shown in reports/README.md)
-    if let Some(last) = p.rows.last() {
+    if let Some(last) = p.raw.rows.last() {
         o.figure(
-            format!("w_ε(m = {}, Δ = {})", last.slope, p.deltas[0]),
+            format!("w_ε(m = {}, Δ = {})", last.slope, p.raw.deltas[0]),
             last.windows[0] as f64,
-            format!("{} (ε = {})", last.windows[0], p.epsilon),
+            format!("{} (ε = {})", last.windows[0], p.raw.epsilon),
         );
     }
-    for (i, row) in p.rows.iter().enumerate() {
-        for (j, d) in p.deltas.iter().enumerate() {
-            if i + 1 == p.rows.len() && j == 0 {
+    for (i, row) in p.raw.rows.iter().enumerate() {
+        for (j, d) in p.raw.deltas.iter().enumerate() {
+            if i + 1 == p.raw.rows.len() && j == 0 {
                 continue; // already the first figure
             }
             o.figure(
@@ -425,10 +476,10 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             );
         }
     }
-    let pm = parse_rational(&p.e512_precise.slope).expect("validated");
+    let pm = p.e512_precise[0].clone();
     let pe = ev(&e512_term(&pm), prec);
     o.figure(
-        format!("e^−512m at m = {}", p.e512_precise.slope),
+        format!("e^−512m at m = {}", p.raw.e512_precise.slope),
         pe.mid_f64(),
         pe.fmt_outward(21),
     );

@@ -272,6 +272,45 @@ pub fn printed_half_unit(s: &str) -> Result<Rational, crate::kernel::ParseRation
     Ok(unit / 2)
 }
 
+/// A printed decimal reference value, resolved: the text as printed and half a unit
+/// in its last printed digit ([`printed_half_unit`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Printed {
+    /// The value as printed.
+    pub text: String,
+    /// The value, exact.
+    pub value: Rational,
+    /// Half a unit in the last printed digit.
+    pub half_unit: Rational,
+}
+
+impl Printed {
+    /// Resolves the printed value `s` of the field `field`.
+    pub fn parse(field: &str, s: &str) -> Result<Printed, crate::spec::FieldError> {
+        let error = |e: crate::kernel::ParseRationalError| {
+            crate::spec::FieldError::new(field, e.to_string())
+        };
+        let half_unit = printed_half_unit(s).map_err(error)?;
+        Ok(Printed {
+            text: s.to_string(),
+            value: crate::kernel::parse_rational(s).map_err(error)?,
+            half_unit,
+        })
+    }
+
+    /// The formula |x − v| ≤ ½ unit in the last printed digit: `x` rounds to the
+    /// printed digits.
+    pub fn formula(&self, x: &str) -> String {
+        format!("(<= (abs (- {x} {})) {})", self.text, self.half_unit)
+    }
+}
+
+impl std::fmt::Display for Printed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// Integer abscissae for a plot with a logarithmic x axis: every r up to 64, then
 /// about 60 per decade, always ending at `hi`.
 pub fn log_plot_points(lo: i64, hi: i64) -> Vec<i64> {
@@ -320,31 +359,24 @@ pub fn alibi_tail_inf_expr(m: &str, w: &str, delta: &str) -> String {
     format!("(/ 1 (+ 1 (/ (- (exp (* {m} {w})) 1) (exp {delta}))))")
 }
 
-/// The formula |x − v| ≤ ½ unit in the last printed digit of `printed` (a decimal
-/// literal, validated by [`check_printed`]): `x` rounds to the printed digits.
-pub fn printed_expr(x: &str, printed: &str) -> Result<String, String> {
-    let hu = printed_half_unit(printed).map_err(|e| e.to_string())?;
-    Ok(format!("(<= (abs (- {x} {printed})) {hu})"))
-}
-
 // ----- validation shared by the Sandwich claims -----
 
-/// A head count H must be between 1 and 64.
-pub fn check_heads(h: usize) -> Result<(), String> {
-    if (1..=64).contains(&h) {
-        Ok(())
-    } else {
-        Err(format!("{h} heads is out of range: use 1 to 64"))
-    }
+/// A head count H must be between 1 and 64; an error names `field`.
+pub fn check_heads(field: &str, h: usize) -> Result<(), crate::spec::FieldError> {
+    crate::spec::ensure(
+        (1..=64).contains(&h),
+        field,
+        format!("{h} heads is out of range: use 1 to 64"),
+    )
 }
 
-/// d̄ must be even and between 2 and 4096.
-pub fn check_dbar(d: u32) -> Result<(), String> {
-    if (2..=4096).contains(&d) && d.is_multiple_of(2) {
-        Ok(())
-    } else {
-        Err(format!("d̄ = {d} must be even, between 2 and 4096"))
-    }
+/// d̄ must be even and between 2 and 4096; an error names `field`.
+pub fn check_dbar(field: &str, d: u32) -> Result<(), crate::spec::FieldError> {
+    crate::spec::ensure(
+        (2..=4096).contains(&d) && d.is_multiple_of(2),
+        field,
+        format!("d̄ = {d} must be even, between 2 and 4096"),
+    )
 }
 
 /// A printed decimal reference value must be a decimal literal (see [`printed_half_unit`]).

@@ -15,13 +15,14 @@
 
 use super::alibi_tail_bound::fmt_slope;
 use super::common::{
-    and_all, check_dbar, check_heads, compression_ratio, printed_expr, printed_half_unit,
-    sandwich_centred_expr, sandwich_centred_many, sandwich_freqs, slope_exponents, slope_expr,
-    slope_interval, IndexFrom, SlopeRule,
+    and_all, check_dbar, check_heads, compression_ratio, sandwich_centred_expr,
+    sandwich_centred_many, sandwich_freqs, slope_exponents, slope_expr, slope_interval, IndexFrom,
+    Printed, SlopeRule,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::{parse_rational, Interval, Statement};
+use crate::kernel::{Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::exact as rat;
 use crate::spec::{ensure, ensure_each, FieldError};
@@ -59,10 +60,10 @@ pub struct MassBeyond {
     pub printed: String,
 }
 
-/// Parameters of positional/length-usage.
+/// Parameters of positional/length-usage as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The training length w = L_tr (tail beyond it).
     pub train_length: u64,
     /// Evaluation lengths L (increasing).
@@ -99,64 +100,94 @@ pub struct Params {
     pub mass_beyond: MassBeyond,
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
+/// Parameters of positional/length-usage, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The parameters as written (names and tables quote them).
+    pub raw: Raw,
+    /// The largest length.
+    lmax: u64,
+    /// The index of `flat_from` in `lengths`.
+    flat_index: usize,
+    alibi_flat_tol: Rational,
+    growth_min_ratio: Rational,
+    reference_rel_tol: Rational,
+    /// Per Sandwich reference: the values, one per length.
+    sandwich_values: Vec<Vec<Rational>>,
+    /// Per ALiBi reference: the slope and the values, one per length.
+    alibi_values: Vec<(Rational, Vec<Rational>)>,
+    /// The mass beyond w: the slope and the printed value.
+    mass_slope: Rational,
+    mass_printed: Printed,
+}
+
+/// positional/length-usage.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
         ensure(
-            (1..=1 << 20).contains(&self.train_length),
+            (1..=1 << 20).contains(&raw.train_length),
             "train_length",
             "must lie in 1..=1048576",
         )?;
-        ensure_each(&self.lengths, "lengths", |&l| {
-            if l > self.train_length && l <= 1 << 20 {
+        ensure_each(&raw.lengths, "lengths", |&l| {
+            if l > raw.train_length && l <= 1 << 20 {
                 Ok(())
             } else {
                 Err(format!(
                     "length must exceed train_length ({}) and be ≤ 1048576",
-                    self.train_length
+                    raw.train_length
                 ))
             }
         })?;
-        for k in 1..self.lengths.len() {
+        for k in 1..raw.lengths.len() {
             ensure(
-                self.lengths[k] > self.lengths[k - 1],
+                raw.lengths[k] > raw.lengths[k - 1],
                 format!("lengths[{k}]"),
                 "lengths must be strictly increasing",
             )?;
         }
         ensure(
-            (1..=64).contains(&self.alibi_heads),
+            (1..=64).contains(&raw.alibi_heads),
             "alibi_heads",
             "must lie in 1..=64",
         )?;
-        let t = rat("alibi_flat_tol", &self.alibi_flat_tol)?;
-        ensure(t > 0, "alibi_flat_tol", "must be positive")?;
-        ensure(
-            self.lengths.contains(&self.flat_from),
-            "flat_from",
-            "must be one of `lengths`",
-        )?;
-        check_dbar(self.sandwich_dbar).map_err(|r| FieldError::new("sandwich_dbar", r))?;
-        check_heads(self.sandwich_heads).map_err(|r| FieldError::new("sandwich_heads", r))?;
+        let alibi_flat_tol = rat("alibi_flat_tol", &raw.alibi_flat_tol)?;
+        ensure(alibi_flat_tol > 0, "alibi_flat_tol", "must be positive")?;
+        let Some(flat_index) = raw.lengths.iter().position(|&l| l == raw.flat_from) else {
+            return Err(FieldError::new("flat_from", "must be one of `lengths`"));
+        };
+        check_dbar("sandwich_dbar", raw.sandwich_dbar)?;
+        check_heads("sandwich_heads", raw.sandwich_heads)?;
         let head_ok = |h: usize| {
-            if (1..=self.sandwich_heads).contains(&h) {
+            if (1..=raw.sandwich_heads).contains(&h) {
                 Ok(())
             } else {
-                Err(format!("head must lie in 1..={}", self.sandwich_heads))
+                Err(format!("head must lie in 1..={}", raw.sandwich_heads))
             }
         };
-        ensure_each(&self.increasing_heads, "increasing_heads", |&h| head_ok(h))?;
-        head_ok(self.growth_head).map_err(|r| FieldError::new("growth_head", r))?;
-        let g = rat("growth_min_ratio", &self.growth_min_ratio)?;
-        ensure(g > 0, "growth_min_ratio", "must be positive")?;
+        ensure_each(&raw.increasing_heads, "increasing_heads", |&h| head_ok(h))?;
+        head_ok(raw.growth_head).map_err(|r| FieldError::new("growth_head", r))?;
+        let growth_min_ratio = rat("growth_min_ratio", &raw.growth_min_ratio)?;
+        ensure(growth_min_ratio > 0, "growth_min_ratio", "must be positive")?;
         ensure(
-            self.growth_min_step.is_finite() && self.growth_min_step >= 0.0,
+            raw.growth_min_step.is_finite() && raw.growth_min_step >= 0.0,
             "growth_min_step",
             "must be a finite number ≥ 0",
         )?;
-        let t = rat("reference_rel_tol", &self.reference_rel_tol)?;
-        ensure(t > 0, "reference_rel_tol", "must be positive")?;
-        let n = self.lengths.len();
-        for (i, r) in self.sandwich_reference.iter().enumerate() {
+        let reference_rel_tol = rat("reference_rel_tol", &raw.reference_rel_tol)?;
+        ensure(
+            reference_rel_tol > 0,
+            "reference_rel_tol",
+            "must be positive",
+        )?;
+        let n = raw.lengths.len();
+        let mut sandwich_values = Vec::with_capacity(raw.sandwich_reference.len());
+        let mut alibi_values = Vec::with_capacity(raw.alibi_reference.len());
+        for (i, r) in raw.sandwich_reference.iter().enumerate() {
             head_ok(r.head)
                 .map_err(|e| FieldError::new(format!("sandwich_reference[{i}].head"), e))?;
             ensure(
@@ -164,11 +195,15 @@ impl crate::spec::Params for Params {
                 format!("sandwich_reference[{i}].values"),
                 format!("has {} entries for {n} lengths", r.values.len()),
             )?;
-            for (j, v) in r.values.iter().enumerate() {
-                rat(&format!("sandwich_reference[{i}].values[{j}]"), v)?;
-            }
+            let values = r
+                .values
+                .iter()
+                .enumerate()
+                .map(|(j, v)| rat(&format!("sandwich_reference[{i}].values[{j}]"), v))
+                .collect::<Result<Vec<_>, _>>()?;
+            sandwich_values.push(values);
         }
-        for (i, r) in self.alibi_reference.iter().enumerate() {
+        for (i, r) in raw.alibi_reference.iter().enumerate() {
             let f = format!("alibi_reference[{i}].slope");
             let m = rat(&f, &r.slope)?;
             ensure(m > 0, f, "slope must be positive")?;
@@ -177,18 +212,47 @@ impl crate::spec::Params for Params {
                 format!("alibi_reference[{i}].values"),
                 format!("has {} entries for {n} lengths", r.values.len()),
             )?;
-            for (j, v) in r.values.iter().enumerate() {
-                rat(&format!("alibi_reference[{i}].values[{j}]"), v)?;
-            }
+            let values = r
+                .values
+                .iter()
+                .enumerate()
+                .map(|(j, v)| rat(&format!("alibi_reference[{i}].values[{j}]"), v))
+                .collect::<Result<Vec<_>, _>>()?;
+            alibi_values.push((m, values));
         }
-        let m = rat("mass_beyond.slope", &self.mass_beyond.slope)?;
-        ensure(m > 0, "mass_beyond.slope", "slope must be positive")?;
-        printed_half_unit(&self.mass_beyond.printed)
-            .map_err(|e| FieldError::new("mass_beyond.printed", e.to_string()))?;
-        Ok(())
+        let mass_slope = rat("mass_beyond.slope", &raw.mass_beyond.slope)?;
+        ensure(
+            mass_slope > 0,
+            "mass_beyond.slope",
+            "slope must be positive",
+        )?;
+        let mass_printed = Printed::parse("mass_beyond.printed", &raw.mass_beyond.printed)?;
+        let lmax = *raw
+            .lengths
+            .last()
+            .ok_or_else(|| FieldError::new("lengths", "must not be empty"))?;
+        Ok(Params {
+            raw,
+            lmax,
+            flat_index,
+            alibi_flat_tol,
+            growth_min_ratio,
+            reference_rel_tol,
+            sandwich_values,
+            alibi_values,
+            mass_slope,
+            mass_printed,
+        })
     }
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(self.build_statement(claim))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(Ok(p.build_statement(claim)))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -224,27 +288,27 @@ fn sandwich_bound_term(dbar: u32, c: &Rational, w: u64, len: u64) -> String {
 
 impl Params {
     fn sandwich_tail(&self, h: usize, len: u64) -> String {
-        let c = compression_ratio(h, self.sandwich_heads);
+        let c = compression_ratio(h, self.raw.sandwich_heads);
         sandwich_tail_term(
-            self.sandwich_dbar,
-            self.sandwich_index,
+            self.raw.sandwich_dbar,
+            self.raw.sandwich_index,
             &c,
-            self.train_length,
+            self.raw.train_length,
             len,
         )
     }
 
-    fn build_statement(&self, claim: &str) -> Result<Statement, String> {
+    fn build_statement(&self, claim: &str) -> Statement {
         let mut st = Statement::new(claim);
-        let w = self.train_length;
-        let lens = &self.lengths;
-        let lmax = *lens.last().expect("validated");
-        let tol = parse_rational(&self.alibi_flat_tol).expect("validated");
+        let w = self.raw.train_length;
+        let lens = &self.raw.lengths;
+        let lmax = self.lmax;
+        let tol = &self.alibi_flat_tol;
         let (mut flat, mut limit) = (Vec::new(), Vec::new());
-        for q in slope_exponents(self.alibi_heads, self.alibi_rule) {
+        for q in slope_exponents(self.raw.alibi_heads, self.raw.alibi_rule) {
             let m = slope_expr(&q);
             let t = alibi_tail_term(&m, w, lmax);
-            let tf = alibi_tail_term(&m, w, self.flat_from);
+            let tf = alibi_tail_term(&m, w, self.raw.flat_from);
             flat.push(format!("(<= (abs (- {t} {tf})) {tol})"));
             limit.push(format!(
                 "(<= (abs (- {t} {})) {tol})",
@@ -254,27 +318,27 @@ impl Params {
         st.assert(
             format!(
                 "(i) ALiBi ({} rule, H = {}): |T({lmax}) − T({})| ≤ {} for every head",
-                self.alibi_rule.as_str(),
-                self.alibi_heads,
-                self.flat_from,
-                self.alibi_flat_tol
+                self.raw.alibi_rule.as_str(),
+                self.raw.alibi_heads,
+                self.raw.flat_from,
+                self.raw.alibi_flat_tol
             ),
             and_all(&flat),
         );
         st.assert(
             format!(
                 "(i) ALiBi: T({lmax}) within {} of its limit e^(−{w}m) for every head",
-                self.alibi_flat_tol
+                self.raw.alibi_flat_tol
             ),
             and_all(&limit),
         );
         let mut bound = Vec::new();
-        for h in 1..=self.sandwich_heads {
-            let c = compression_ratio(h, self.sandwich_heads);
+        for h in 1..=self.raw.sandwich_heads {
+            let c = compression_ratio(h, self.raw.sandwich_heads);
             for &l in lens {
                 bound.push(format!(
                     "(<= {} {})",
-                    sandwich_bound_term(self.sandwich_dbar, &c, w, l),
+                    sandwich_bound_term(self.raw.sandwich_dbar, &c, w, l),
                     self.sandwich_tail(h, l)
                 ));
             }
@@ -282,14 +346,14 @@ impl Params {
         st.assert(
             format!(
                 "(ii) Sandwich (d̄ = {}, {}, H = {}): T(L) ≥ (L − w)e^(−d̄/c_h)/(w + (L − w)e^(−d̄/c_h)) for every head and L",
-                self.sandwich_dbar,
-                self.sandwich_index.label(),
-                self.sandwich_heads
+                self.raw.sandwich_dbar,
+                self.raw.sandwich_index.label(),
+                self.raw.sandwich_heads
             ),
             and_all(&bound),
         );
         let mut inc = Vec::new();
-        for &h in &self.increasing_heads {
+        for &h in &self.raw.increasing_heads {
             for pair in lens.windows(2) {
                 inc.push(format!(
                     "(> {} {})",
@@ -301,54 +365,57 @@ impl Params {
         st.assert(
             format!(
                 "Sandwich: T strictly increasing over L ∈ {lens:?} for h ∈ {:?}",
-                self.increasing_heads
+                self.raw.increasing_heads
             ),
             and_all(&inc),
         );
-        let gmin = parse_rational(&self.growth_min_ratio).expect("validated");
+        let gmin = &self.growth_min_ratio;
         st.assert(
             format!(
                 "Sandwich h = {}: T({lmax})/T({}) ≥ {}",
-                self.growth_head, lens[0], self.growth_min_ratio
+                self.raw.growth_head, lens[0], self.raw.growth_min_ratio
             ),
             format!(
                 "(>= (/ {} {}) {gmin})",
-                self.sandwich_tail(self.growth_head, lmax),
-                self.sandwich_tail(self.growth_head, lens[0])
+                self.sandwich_tail(self.raw.growth_head, lmax),
+                self.sandwich_tail(self.raw.growth_head, lens[0])
             ),
         );
-        let mq = parse_rational(&self.mass_beyond.slope).expect("validated");
+        let mq = &self.mass_slope;
         st.assert(
             format!(
                 "(iii) ALiBi m = {}: the mass beyond {w} at L = {lmax} rounds to {} (bias alone does not confine ALiBi to L_tr)",
-                self.mass_beyond.slope, self.mass_beyond.printed
+                self.raw.mass_beyond.slope, self.raw.mass_beyond.printed
             ),
-            printed_expr(&alibi_tail_term(&mq.to_string(), w, lmax), &self.mass_beyond.printed)?,
+            self.mass_printed.formula(&alibi_tail_term(&mq.to_string(), w, lmax)),
         );
-        let rel = parse_rational(&self.reference_rel_tol).expect("validated");
+        let rel = &self.reference_rel_tol;
         let mut refs = Vec::new();
         for (j, &l) in lens.iter().enumerate() {
-            let mut close = |t: String, printed: &str| {
-                let v = parse_rational(printed).expect("validated");
-                let tol = Rational::from(&v * &rel).abs();
+            let mut close = |t: String, v: &Rational| {
+                let tol = Rational::from(v * rel).abs();
                 refs.push(format!("(<= (abs (- {t} {v})) {tol})"));
             };
-            for r in &self.sandwich_reference {
-                close(self.sandwich_tail(r.head, l), &r.values[j]);
+            for (r, values) in self
+                .raw
+                .sandwich_reference
+                .iter()
+                .zip(&self.sandwich_values)
+            {
+                close(self.sandwich_tail(r.head, l), &values[j]);
             }
-            for r in &self.alibi_reference {
-                let m = parse_rational(&r.slope).expect("validated").to_string();
-                close(alibi_tail_term(&m, w, l), &r.values[j]);
+            for (m, values) in &self.alibi_values {
+                close(alibi_tail_term(&m.to_string(), w, l), &values[j]);
             }
         }
         st.assert(
             format!(
                 "§3 table (tail beyond {w} vs L) reproduced to relative {} of the printed digits",
-                self.reference_rel_tol
+                self.raw.reference_rel_tol
             ),
             and_all(&refs),
         );
-        Ok(st)
+        st
     }
 }
 
@@ -401,17 +468,14 @@ pub fn sandwich_lower_bound(dbar: u32, c: &Rational, w: u64, len: u64, prec: u32
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
-    let w = p.train_length;
-    let lens = &p.lengths;
-    let lmax = *lens.last().expect("validated");
-    let flat_tol = parse_rational(&p.alibi_flat_tol).expect("validated");
+    let w = p.raw.train_length;
+    let lens = &p.raw.lengths;
+    let lmax = p.lmax;
+    let flat_tol = p.alibi_flat_tol.clone();
 
     // ----- ALiBi (i) -----
-    let qs = slope_exponents(p.alibi_heads, p.alibi_rule);
-    let kf = lens
-        .iter()
-        .position(|&l| l == p.flat_from)
-        .expect("validated");
+    let qs = slope_exponents(p.raw.alibi_heads, p.raw.alibi_rule);
+    let kf = p.flat_index;
     let alibi_rows: Vec<(Rational, Vec<Interval>, Interval)> = qs
         .iter()
         .map(|q| {
@@ -424,15 +488,15 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     // ----- Sandwich (ii) -----
     ctx.progress
         .message(format!("{}: Sandwich B̃(r), r < {lmax}", ctx.spec.id));
-    let freqs = sandwich_freqs(p.sandwich_dbar, p.sandwich_index, prec);
+    let freqs = sandwich_freqs(p.raw.sandwich_dbar, p.raw.sandwich_index, prec);
     let rs: Vec<i64> = (0..lmax as i64).collect();
     let bt = sandwich_centred_many(&rs, &freqs);
-    let heads: Vec<usize> = (1..=p.sandwich_heads).collect();
+    let heads: Vec<usize> = (1..=p.raw.sandwich_heads).collect();
     // the weights e^{B̃(r)/c_h}, once per head, reused for every L and the plot
     let weights: Vec<Vec<Interval>> = heads
         .par_iter()
         .map(|&h| {
-            let c = Interval::from_rational(prec, &compression_ratio(h, p.sandwich_heads));
+            let c = Interval::from_rational(prec, &compression_ratio(h, p.raw.sandwich_heads));
             bt.iter().map(|b| (b / &c).exp()).collect()
         })
         .collect();
@@ -444,57 +508,57 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 .collect()
         })
         .collect();
-    let plot_heads: Vec<usize> = p.increasing_heads.clone();
+    let plot_heads: Vec<usize> = p.raw.increasing_heads.clone();
     let plot_prefix: Vec<Vec<Interval>> = plot_heads
         .iter()
         .map(|&h| prefix(&weights[h - 1]))
         .collect();
-    let g = &sand[p.growth_head - 1];
+    let g = &sand[p.raw.growth_head - 1];
     let ratio = &g[lens.len() - 1] / &g[0];
 
     // ----- (iii) mass beyond w of the flattest head -----
-    let mq = parse_rational(&p.mass_beyond.slope).expect("validated");
+    let mq = p.mass_slope.clone();
     let mm = Interval::from_rational(prec, &mq);
     let mass = alibi_tail(&mm, w, lmax);
 
     // ----- §3 table -----
     let mut cols = vec!["L".to_string()];
-    for r in &p.sandwich_reference {
+    for r in &p.raw.sandwich_reference {
         cols.push(format!("Sandwich h = {}: §3 | ours", r.head));
     }
-    for r in &p.alibi_reference {
+    for r in &p.raw.alibi_reference {
         cols.push(format!("ALiBi m = {}: §3 | ours", r.slope));
     }
-    cols.push(format!("bound (ii), h = {}", p.sandwich_heads));
+    cols.push(format!("bound (ii), h = {}", p.raw.sandwich_heads));
     let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
     let mut table = Table::new(
         format!(
             "Tail beyond {w} vs L (uniform content, query at L − 1; Sandwich d̄ = {}, H = {}, {})",
-            p.sandwich_dbar,
-            p.sandwich_heads,
-            p.sandwich_index.label()
+            p.raw.sandwich_dbar,
+            p.raw.sandwich_heads,
+            p.raw.sandwich_index.label()
         ),
         &col_refs,
     );
     let alibi_ref_t: Vec<Vec<Interval>> = p
-        .alibi_reference
+        .alibi_values
         .iter()
-        .map(|r| {
-            let m = Interval::from_rational(prec, &parse_rational(&r.slope).expect("validated"));
+        .map(|(slope, _)| {
+            let m = Interval::from_rational(prec, slope);
             lens.iter().map(|&l| alibi_tail(&m, w, l)).collect()
         })
         .collect();
     for (j, &l) in lens.iter().enumerate() {
         let mut row = vec![l.to_string()];
-        for r in &p.sandwich_reference {
+        for r in &p.raw.sandwich_reference {
             let t = &sand[r.head - 1][j];
             row.push(format!("{} | {}", r.values[j], t.fmt_mid(6)));
         }
-        for (r, ts) in p.alibi_reference.iter().zip(&alibi_ref_t) {
+        for (r, ts) in p.raw.alibi_reference.iter().zip(&alibi_ref_t) {
             row.push(format!("{} | {}", r.values[j], ts[j].fmt_mid(6)));
         }
-        let c = compression_ratio(p.sandwich_heads, p.sandwich_heads);
-        row.push(sandwich_lower_bound(p.sandwich_dbar, &c, w, l, prec).fmt_mid(4));
+        let c = compression_ratio(p.raw.sandwich_heads, p.raw.sandwich_heads);
+        row.push(sandwich_lower_bound(p.raw.sandwich_dbar, &c, w, l, prec).fmt_mid(4));
         table.row(row);
     }
 
@@ -518,28 +582,31 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         format!(
             "growth pattern: Sandwich h = {} gains ≥ {} at every step of L (no saturation up to {lmax}) while the \
              flattest ALiBi head has saturated (change < {} beyond {})",
-            p.growth_head, p.growth_min_step, p.alibi_flat_tol, p.flat_from
+            p.raw.growth_head, p.raw.growth_min_step, p.raw.alibi_flat_tol, p.raw.flat_from
         ),
-        min_step >= p.growth_min_step && flat < flat_tol_f,
+        min_step >= p.raw.growth_min_step && flat < flat_tol_f,
         format!("smallest Sandwich step {min_step:.4}; ALiBi change {flat:.2e}"),
     );
 
     // ----- report -----
     o.figure(
-        format!("Sandwich h = {}: T({lmax})/T({})", p.growth_head, lens[0]),
+        format!(
+            "Sandwich h = {}: T({lmax})/T({})",
+            p.raw.growth_head, lens[0]
+        ),
         ratio.mid_f64(),
         ratio.fmt_outward(5),
     );
     o.figure(
         format!(
             "ALiBi m = {}: mass beyond {w} at L = {lmax}",
-            p.mass_beyond.slope
+            p.raw.mass_beyond.slope
         ),
         mass.mid_f64(),
         mass.fmt_outward(6),
     );
     o.figure(
-        format!("Sandwich h = {}: T({lmax})", p.growth_head),
+        format!("Sandwich h = {}: T({lmax})", p.raw.growth_head),
         g[lens.len() - 1].mid_f64(),
         g[lens.len() - 1].fmt_outward(6),
     );
@@ -547,8 +614,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut at = Table::new(
         format!(
             "ALiBi tail beyond {w} ({} rule, H = {}), certified enclosures",
-            p.alibi_rule.as_str(),
-            p.alibi_heads
+            p.raw.alibi_rule.as_str(),
+            p.raw.alibi_heads
         ),
         &{
             let mut c = vec!["m".to_string()];
@@ -595,8 +662,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             points: pts,
         });
     }
-    for r in &p.alibi_reference {
-        let m = Interval::from_rational(prec, &parse_rational(&r.slope).expect("validated"));
+    for (r, (slope, _)) in p.raw.alibi_reference.iter().zip(&p.alibi_values) {
+        let m = Interval::from_rational(prec, slope);
         series.push(Series {
             name: format!("ALiBi m = {}", r.slope),
             style: Style::Dashed,
@@ -606,16 +673,16 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 .collect(),
         });
     }
-    let c = compression_ratio(p.sandwich_heads, p.sandwich_heads);
+    let c = compression_ratio(p.raw.sandwich_heads, p.raw.sandwich_heads);
     series.push(Series {
-        name: format!("bound (ii), h = {}", p.sandwich_heads),
+        name: format!("bound (ii), h = {}", p.raw.sandwich_heads),
         style: Style::Points,
         points: lens
             .iter()
             .map(|&l| {
                 (
                     l as f64,
-                    sandwich_lower_bound(p.sandwich_dbar, &c, w, l, prec).mid_f64(),
+                    sandwich_lower_bound(p.raw.sandwich_dbar, &c, w, l, prec).mid_f64(),
                 )
             })
             .collect(),
@@ -640,11 +707,11 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "positional.md §2 gives T_{}({lmax})/T_{}({}) as \"actual 4.07\"; the certified ratio is {} (4.08 to three \
          figures). 4.07 matches the ratio of the rounded §3 entries (0.5012/0.1230 = 4.0748); the certified check \
          only asserts ≥ {}.",
-        p.growth_head,
-        p.growth_head,
+        p.raw.growth_head,
+        p.raw.growth_head,
         lens[0],
         ratio.fmt_outward(6),
-        p.growth_min_ratio
+        p.raw.growth_min_ratio
     ));
     o.note(
         "With flat content 13.5% of the m = 2^−8 head's mass lies beyond 512, so \"ALiBi uses no tokens beyond \

@@ -11,15 +11,16 @@
 //! growth of dyadic block sums, and the agreement of f64 and 128-bit B̃.
 
 use super::common::{
-    check_dbar, check_printed as printed, compression_ratio, line_fit, log_plot_points,
-    printed_half_unit, sandwich_centred_f64, sandwich_centred_many, sandwich_freqs,
-    sandwich_freqs_f64, slope_exponents, IndexFrom, SlopeRule,
+    check_dbar, compression_ratio, line_fit, log_plot_points, sandwich_centred_f64,
+    sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, slope_exponents, IndexFrom, Printed,
+    SlopeRule,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::{expr, parse_rational, Certainty, Interval, Statement};
+use crate::kernel::{expr, Certainty, Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use serde::{Deserialize, Serialize};
 
 /// Printed exponents α_h for a head count (positional.md §3).
@@ -48,10 +49,10 @@ pub struct ErrorReference {
     pub percent: String,
 }
 
-/// Parameters of positional/sandwich-head-power-law.
+/// Parameters of positional/sandwich-head-power-law as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// d̄ values (I from 0).
     pub dbars: Vec<u32>,
     /// Head counts H.
@@ -76,17 +77,35 @@ pub struct Params {
     pub f64_agreement: f64,
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.dbars, "dbars", |&d| check_dbar(d))?;
-        ensure_each(&self.heads, "heads", |&h| {
+/// Parameters of positional/sandwich-head-power-law, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The parameters as written (names and tables quote them).
+    pub raw: Raw,
+    /// Per alpha reference: the constant and the values, as printed.
+    alpha_printed: Vec<(Printed, Vec<Printed>)>,
+    /// Per error reference: the percent as printed.
+    error_printed: Vec<Printed>,
+}
+
+/// positional/sandwich-head-power-law.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        let mut alpha_printed = Vec::new();
+        let mut error_printed = Vec::new();
+        check_each(&raw.dbars, "dbars", |f, &x| check_dbar(f, x))?;
+        ensure_each(&raw.heads, "heads", |&h| {
             if (1..=256).contains(&h) {
                 Ok(())
             } else {
                 Err(format!("{h} heads is out of range: use 1 to 256"))
             }
         })?;
-        let [lo, hi] = self.fit_range;
+        let [lo, hi] = raw.fit_range;
         ensure(
             1 <= lo && lo < hi && hi <= 1_000_000,
             "fit_range",
@@ -98,73 +117,91 @@ impl crate::spec::Params for Params {
             "both ends must be powers of two (the block sums use dyadic blocks)",
         )?;
         ensure(
-            self.rel_tol > 0.0 && self.rel_tol < 1.0,
+            raw.rel_tol > 0.0 && raw.rel_tol < 1.0,
             "rel_tol",
             "must be in (0, 1)",
         )?;
-        for (i, a) in self.alpha_reference.iter().enumerate() {
-            check_dbar(a.dbar)
-                .map_err(|e| FieldError::new(format!("alpha_reference[{i}].dbar"), e))?;
+        for (i, a) in raw.alpha_reference.iter().enumerate() {
+            check_dbar(&format!("alpha_reference[{i}].dbar"), a.dbar)?;
             ensure(
                 (1..=256).contains(&a.heads),
                 format!("alpha_reference[{i}].heads"),
                 "out of range: use 1 to 256",
             )?;
-            printed(&format!("alpha_reference[{i}].constant"), &a.constant)?;
+            let constant = Printed::parse(&format!("alpha_reference[{i}].constant"), &a.constant)?;
             ensure(
                 a.first_head >= 1 && a.first_head + a.values.len() - 1 <= a.heads,
                 format!("alpha_reference[{i}].first_head"),
                 format!("heads {}.. must stay within 1..={}", a.first_head, a.heads),
             )?;
-            for (j, s) in a.values.iter().enumerate() {
-                printed(&format!("alpha_reference[{i}].values[{j}]"), s)?;
-            }
+            let values = a
+                .values
+                .iter()
+                .enumerate()
+                .map(|(j, s)| Printed::parse(&format!("alpha_reference[{i}].values[{j}]"), s))
+                .collect::<Result<Vec<_>, _>>()?;
+            alpha_printed.push((constant, values));
         }
-        for (i, e) in self.error_reference.iter().enumerate() {
+        for (i, e) in raw.error_reference.iter().enumerate() {
             ensure(
-                self.dbars.contains(&e.dbar),
+                raw.dbars.contains(&e.dbar),
                 format!("error_reference[{i}].dbar"),
                 "must be one of dbars",
             )?;
-            printed(&format!("error_reference[{i}].percent"), &e.percent)?;
+            error_printed.push(Printed::parse(
+                &format!("error_reference[{i}].percent"),
+                &e.percent,
+            )?);
         }
         ensure(
-            self.dbars.contains(&(self.detail[0] as u32)),
+            raw.dbars.contains(&(raw.detail[0] as u32)),
             "detail",
             "detail[0] must be one of dbars",
         )?;
         ensure(
-            self.heads.contains(&self.detail[1]),
+            raw.heads.contains(&raw.detail[1]),
             "detail",
             "detail[1] must be one of heads",
         )?;
-        ensure_each(&self.growth_dbars, "growth_dbars", |d| {
-            if self.dbars.contains(d) {
+        ensure_each(&raw.growth_dbars, "growth_dbars", |d| {
+            if raw.dbars.contains(d) {
                 Ok(())
             } else {
                 Err(format!("d̄ = {d} is not one of dbars"))
             }
         })?;
-        ensure_each(&self.plot_heads, "plot_heads", |&h| {
-            if (1..=self.detail[1]).contains(&h) {
+        ensure_each(&raw.plot_heads, "plot_heads", |&h| {
+            if (1..=raw.detail[1]).contains(&h) {
                 Ok(())
             } else {
-                Err(format!("head {h} is not in 1..={}", self.detail[1]))
+                Err(format!("head {h} is not in 1..={}", raw.detail[1]))
             }
         })?;
         ensure(
-            self.two_precision_stride >= 1,
+            raw.two_precision_stride >= 1,
             "two_precision_stride",
             "must be ≥ 1",
         )?;
         ensure(
-            self.f64_agreement > 0.0 && self.f64_agreement.is_finite(),
+            raw.f64_agreement > 0.0 && raw.f64_agreement.is_finite(),
             "f64_agreement",
             "must be positive",
-        )
+        )?;
+        Ok(Params {
+            raw,
+            alpha_printed,
+            error_printed,
+        })
     }
-    fn statement(&self, claim: &str, hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(self.build_statement(claim, hints))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(p.build_statement(claim, hints))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -181,9 +218,8 @@ pub fn alpha(dbar: u32, heads: usize, h: usize, prec: u32) -> Interval {
 }
 
 /// v − ½u ≤ x ≤ v + ½u for a printed v with last-digit unit u (no `abs`, for the Coq translation).
-fn printed_formula(x: &str, v: &str) -> String {
-    let hu = printed_half_unit(v).expect("validated");
-    let v = parse_rational(v).expect("validated");
+fn printed_formula(x: &str, p: &Printed) -> String {
+    let (v, hu) = (&p.value, &p.half_unit);
     format!("(and (<= (- {v} {hu}) {x}) (<= {x} (+ {v} {hu})))")
 }
 
@@ -194,18 +230,17 @@ fn h_star_key(heads: usize, dbar: u32) -> String {
 }
 
 impl Params {
-    fn build_statement(&self, claim: &str, hints: &Hints) -> Result<Statement, String> {
+    fn build_statement(&self, claim: &str, hints: &Hints) -> Result<Statement, StatementError> {
         let mut st = Statement::new(claim);
-        for a in &self.alpha_reference {
+        for (a, (constant, values)) in self.raw.alpha_reference.iter().zip(&self.alpha_printed) {
             st.assert(
                 format!(
                     "H = {}, d̄ = {}: α_h = {}/h (d̄H/(16 ln 10⁴) to the printed digits)",
                     a.heads, a.dbar, a.constant
                 ),
-                printed_formula(&alpha_term(a.dbar, a.heads, 1), &a.constant),
+                printed_formula(&alpha_term(a.dbar, a.heads, 1), constant),
             );
-            let parts: Vec<String> = a
-                .values
+            let parts: Vec<String> = values
                 .iter()
                 .enumerate()
                 .map(|(j, v)| printed_formula(&alpha_term(a.dbar, a.heads, a.first_head + j), v))
@@ -221,19 +256,23 @@ impl Params {
                 format!("(and {})", parts.join(" ")),
             );
         }
-        for &heads in &self.heads {
-            for &d in &self.dbars {
+        for &heads in &self.raw.heads {
+            for &d in &self.raw.dbars {
                 let key = h_star_key(heads, d);
+                let hint_error = |reason: String| StatementError::Hint {
+                    key: key.clone(),
+                    reason,
+                };
                 let h_star: usize = hints
                     .get(&key)
-                    .ok_or_else(|| format!("missing hint `{key}`"))?
+                    .ok_or_else(|| hint_error(format!("missing hint `{key}`")))?
                     .parse()
-                    .map_err(|_| format!("hint `{key}` is not a head index"))?;
+                    .map_err(|_| hint_error(format!("hint `{key}` is not a head index")))?;
                 if !(1..=heads + 1).contains(&h_star) {
-                    return Err(format!(
+                    return Err(hint_error(format!(
                         "hint `{key}` = {h_star} is not in 1..={}",
                         heads + 1
-                    ));
+                    )));
                 }
                 let parts: Vec<String> = (1..=heads)
                     .map(|h| {
@@ -249,7 +288,7 @@ impl Params {
             }
         }
         let mut parts = Vec::new();
-        for &heads in &self.heads {
+        for &heads in &self.raw.heads {
             for rule in [SlopeRule::Paper, SlopeRule::Code] {
                 for q in slope_exponents(heads, rule) {
                     let m = format!("(exp (* -{q} (ln 2)))");
@@ -260,7 +299,7 @@ impl Params {
         st.assert(
             format!(
                 "ALiBi, H ∈ {:?}, both slope rules: Σ_r e^{{−mr}} = 1/(1 − e^{{−m}}) ≤ 1 + 1/m < ∞ (summable)",
-                self.heads
+                self.raw.heads
             ),
             format!("(and {})", parts.join(" ")),
         );
@@ -293,9 +332,9 @@ pub fn block_growth(b: &[f64], lo: i64, hi: i64, c: f64) -> f64 {
     line_fit(&ks, &ds).map(|f| f.slope).unwrap_or(f64::NAN)
 }
 
-fn within_printed(x: f64, s: &str) -> bool {
-    let v = parse_rational(s).expect("validated").to_f64();
-    let h = printed_half_unit(s).expect("validated").to_f64();
+fn within_printed(x: f64, s: &Printed) -> bool {
+    let v = s.value.to_f64();
+    let h = s.half_unit.to_f64();
     (x - v).abs() <= h * (1.0 + 1e-9)
 }
 
@@ -303,14 +342,14 @@ fn within_printed(x: f64, s: &str) -> bool {
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
-    let [lo, hi] = p.fit_range;
+    let [lo, hi] = p.raw.fit_range;
     let one = Interval::one(prec);
 
     // ----- certified (the statement): α_h against the printed tables, which heads have
     // α_h < 1 (the first such head found here, by search, as a hint), ALiBi's bound -----
     let mut hints = Hints::new();
-    for &heads in &p.heads {
-        for &d in &p.dbars {
+    for &heads in &p.raw.heads {
+        for &d in &p.raw.dbars {
             let h_star = (1..=heads)
                 .find(|&h| alpha(d, heads, h, prec).lt(&one) == Certainty::True)
                 .unwrap_or(heads + 1);
@@ -322,12 +361,12 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     // ----- f64 B̃ and the two-precision check -----
     let mut series_b: Vec<(u32, Vec<f64>)> = Vec::new();
     let mut max_dev = 0f64;
-    for &d in &p.dbars {
+    for &d in &p.raw.dbars {
         let f = sandwich_freqs_f64(d, IndexFrom::Zero);
         let b: Vec<f64> = (0..=hi)
             .map(|r| sandwich_centred_f64(r as f64, &f))
             .collect();
-        let rs: Vec<i64> = (lo..=hi).step_by(p.two_precision_stride).collect();
+        let rs: Vec<i64> = (lo..=hi).step_by(p.raw.two_precision_stride).collect();
         let enc = sandwich_centred_many(&rs, &sandwich_freqs(d, IndexFrom::Zero, prec));
         for (r, e) in rs.iter().zip(&enc) {
             max_dev = max_dev.max((b[*r as usize] - e.mid_f64()).abs());
@@ -337,9 +376,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.checks.observe(
         format!(
             "two precisions: f64 B̃(r) within {:e} of 128-bit enclosures (every {}th r of [{lo}, {hi}])",
-            p.f64_agreement, p.two_precision_stride
+            p.raw.f64_agreement, p.raw.two_precision_stride
         ),
-        max_dev <= p.f64_agreement,
+        max_dev <= p.raw.f64_agreement,
         format!("max |f64 − midpoint| = {max_dev:.3e}"),
     );
 
@@ -353,7 +392,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut detail = Table::new(
         format!(
             "Heads for d̄ = {}, H = {} (α_h certified; fits and block sums f64 over [{lo}, {hi}])",
-            p.detail[0], p.detail[1]
+            p.raw.detail[0], p.raw.detail[1]
         ),
         &[
             "h",
@@ -370,7 +409,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         slug: "head-weights".into(),
         title: format!(
             "Sandwich head weights e^{{B_h(r)}} (d̄ = {}, H = {}, I from 0) and C·r^(−α_h) (dashed)",
-            p.detail[0], p.detail[1]
+            p.raw.detail[0], p.raw.detail[1]
         ),
         x_label: "r".into(),
         y_label: "e^{B_h(r)}".into(),
@@ -400,7 +439,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut growth_detail = Vec::new();
     for (d, b) in &series_b {
         let d = *d;
-        for &heads in &p.heads {
+        for &heads in &p.raw.heads {
             let mut worst = 0f64;
             for h in 1..=heads {
                 let c = compression_ratio(h, heads).to_f64();
@@ -412,9 +451,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 let lt1 = a_true.lt(&one) == Certainty::True;
                 let growth = block_growth(b, lo, hi, c);
                 let growth_err = ((1.0 - growth) - at).abs() / at;
-                let asserted = lt1 && p.growth_dbars.contains(&d);
+                let asserted = lt1 && p.raw.growth_dbars.contains(&d);
                 if asserted {
-                    growth_ok &= growth > 0.0 && growth_err <= p.rel_tol;
+                    growth_ok &= growth > 0.0 && growth_err <= p.raw.rel_tol;
                     growth_detail.push(format!(
                         "d̄ = {d}, H = {heads}, h = {h}: exponent {growth:.4} vs 1 − α_h = {:.4}",
                         1.0 - at
@@ -438,8 +477,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                         },
                     ]);
                 }
-                if d as usize == p.detail[0] && heads == p.detail[1] {
+                if d as usize == p.raw.detail[0] && heads == p.raw.detail[1] {
                     let printed = p
+                        .raw
                         .alpha_reference
                         .iter()
                         .find(|a| a.heads == heads && a.dbar == d)
@@ -459,7 +499,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                         format!("{growth:.4}"),
                         format!("{:.4}", 1.0 - at),
                     ]);
-                    if p.plot_heads.contains(&h) {
+                    if p.raw.plot_heads.contains(&h) {
                         plot.series.push(Series {
                             name: format!("h = {h} (α = {at:.3})"),
                             style: Style::Line,
@@ -486,8 +526,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                     }
                 }
             }
-            all_ok &= worst <= p.rel_tol;
+            all_ok &= worst <= p.raw.rel_tol;
             let printed = p
+                .raw
                 .error_reference
                 .iter()
                 .find(|e| e.dbar == d)
@@ -499,15 +540,21 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 format!("{:.2}%", 100.0 * worst),
                 printed,
             ]);
-            if heads == p.detail[1] {
-                if let Some(e) = p.error_reference.iter().find(|e| e.dbar == d) {
+            if heads == p.raw.detail[1] {
+                if let Some((e, percent)) = p
+                    .raw
+                    .error_reference
+                    .iter()
+                    .zip(&p.error_printed)
+                    .find(|(e, _)| e.dbar == d)
+                {
                     o.checks.observe(
                         format!("d̄ = {d}: relative error of the fitted exponent = {}% (to the printed digits)", e.percent),
-                        within_printed(100.0 * worst, &e.percent),
+                        within_printed(100.0 * worst, percent),
                         format!("{:.4}%", 100.0 * worst),
                     );
                 }
-                if d as usize == p.detail[0] {
+                if d as usize == p.raw.detail[0] {
                     o.figures.insert(
                         0,
                         crate::outcome::Figure {
@@ -525,7 +572,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.checks.observe(
         format!(
             "every head, d̄ ∈ {:?}, H ∈ {:?}: |α_fit − α_h|/α_h ≤ {} over r ∈ [{lo}, {hi}]",
-            p.dbars, p.heads, p.rel_tol
+            p.raw.dbars, p.raw.heads, p.raw.rel_tol
         ),
         all_ok,
         "see the tables",
@@ -533,7 +580,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.checks.observe(
         format!(
             "d̄ ∈ {:?}, heads with α_h < 1: dyadic block sums of e^{{B_h}} grow, with exponent within {} · α_h of 1 − α_h",
-            p.growth_dbars, p.rel_tol
+            p.raw.growth_dbars, p.raw.rel_tol
         ),
         growth_ok,
         growth_detail.join("; "),

@@ -16,16 +16,16 @@
 //!   reproduced with enclosures compared against the printed decimals.
 
 use super::common::{
-    and_all, check_dbar, printed_expr, printed_half_unit, sandwich_centred, sandwich_centred_expr,
-    sandwich_centred_f64, sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom,
-    SplitMix64,
+    and_all, check_dbar, sandwich_centred, sandwich_centred_expr, sandwich_centred_f64,
+    sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, Printed, SplitMix64,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::{parse_rational, Certainty, Interval, Statement};
+use crate::kernel::{Certainty, Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
 use crate::spec::exact as check_literal;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -76,10 +76,10 @@ pub struct Minimum {
     pub value: String,
 }
 
-/// Parameters of positional/sandwich-identity.
+/// Parameters of positional/sandwich-identity as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The d̄ values (even).
     pub dbars: Vec<u32>,
     /// Index conventions to check.
@@ -104,43 +104,52 @@ pub struct Params {
     pub minimum: Minimum,
 }
 
-fn check_printed(field: &str, s: &str) -> Result<(), FieldError> {
-    printed_half_unit(s)
-        .map(|_| ())
-        .map_err(|e| FieldError::new(field, e.to_string()))
+/// Parameters of positional/sandwich-identity, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The parameters as written (names and tables quote them).
+    pub raw: Raw,
+    identity_tol: Rational,
+    f64_rel_tol: Rational,
+    /// The §3 table's tolerance and its values (index from 0, from 1).
+    table_tol: Rational,
+    table_values: [Vec<Rational>; 2],
+    /// The values printed with more digits.
+    more_digits: Vec<Printed>,
+    /// The printed minimum.
+    minimum: Printed,
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.dbars, "dbars", |&d| check_dbar(d))?;
+/// positional/sandwich-identity.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        check_each(&raw.dbars, "dbars", |f, &x| check_dbar(f, x))?;
         ensure(
-            !self.conventions.is_empty(),
+            !raw.conventions.is_empty(),
             "conventions",
             "must not be empty",
         )?;
         ensure(
-            (1..=1 << 24).contains(&self.max_position),
+            (1..=1 << 24).contains(&raw.max_position),
             "max_position",
             "must be between 1 and 2^24",
         )?;
-        ensure(self.pairs <= 100_000, "pairs", "at most 100000")?;
+        ensure(raw.pairs <= 100_000, "pairs", "at most 100000")?;
+        let identity_tol = check_literal("identity_tol", &raw.identity_tol)?;
+        ensure(identity_tol > 0, "identity_tol", "must be positive")?;
+        let f64_rel_tol = check_literal("f64_rel_tol", &raw.f64_rel_tol)?;
+        ensure(f64_rel_tol > 0, "f64_rel_tol", "must be positive")?;
         ensure(
-            check_literal("identity_tol", &self.identity_tol)? > 0,
-            "identity_tol",
-            "must be positive",
-        )?;
-        ensure(
-            check_literal("f64_rel_tol", &self.f64_rel_tol)? > 0,
-            "f64_rel_tol",
-            "must be positive",
-        )?;
-        ensure(
-            (1..=10_000_000).contains(&self.negative_up_to),
+            (1..=10_000_000).contains(&raw.negative_up_to),
             "negative_up_to",
             "must be between 1 and 10^7",
         )?;
-        let t = &self.table;
-        check_dbar(t.dbar).map_err(|e| FieldError::new("table.dbar", e))?;
+        let t = &raw.table;
+        check_dbar("table.dbar", t.dbar)?;
         ensure_each(&t.r, "table.r", |&r| {
             if (0..=10_000_000).contains(&r) {
                 Ok(())
@@ -148,23 +157,24 @@ impl crate::spec::Params for Params {
                 Err("r must be between 0 and 10^7".into())
             }
         })?;
-        for (name, v) in [("zero", &t.zero), ("one", &t.one)] {
+        let mut table_values: [Vec<Rational>; 2] = Default::default();
+        for ((name, v), values) in [("zero", &t.zero), ("one", &t.one)]
+            .into_iter()
+            .zip(&mut table_values)
+        {
             ensure(
                 v.len() == t.r.len(),
                 format!("table.{name}"),
                 format!("has {} values for {} distances", v.len(), t.r.len()),
             )?;
             for (i, s) in v.iter().enumerate() {
-                check_literal(&format!("table.{name}[{i}]"), s)?;
+                values.push(check_literal(&format!("table.{name}[{i}]"), s)?);
             }
         }
-        ensure(
-            check_literal("table.tolerance", &t.tolerance)? > 0,
-            "table.tolerance",
-            "must be positive",
-        )?;
-        let m = &self.more_digits;
-        check_dbar(m.dbar).map_err(|e| FieldError::new("more_digits.dbar", e))?;
+        let table_tol = check_literal("table.tolerance", &t.tolerance)?;
+        ensure(table_tol > 0, "table.tolerance", "must be positive")?;
+        let m = &raw.more_digits;
+        check_dbar("more_digits.dbar", m.dbar)?;
         ensure(
             m.values.len() == m.r.len(),
             "more_digits.values",
@@ -177,11 +187,14 @@ impl crate::spec::Params for Params {
                 "r must be between 0 and 10^7",
             )?;
         }
-        for (i, s) in m.values.iter().enumerate() {
-            check_printed(&format!("more_digits.values[{i}]"), s)?;
-        }
-        let mn = &self.minimum;
-        check_dbar(mn.dbar).map_err(|e| FieldError::new("minimum.dbar", e))?;
+        let more_digits = m
+            .values
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Printed::parse(&format!("more_digits.values[{i}]"), s))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mn = &raw.minimum;
+        check_dbar("minimum.dbar", mn.dbar)?;
         ensure(
             (1..=1_000_000).contains(&mn.below),
             "minimum.below",
@@ -192,10 +205,26 @@ impl crate::spec::Params for Params {
             "minimum.r",
             format!("must lie in 0..{}", mn.below),
         )?;
-        check_printed("minimum.value", &mn.value)
+        let minimum = Printed::parse("minimum.value", &mn.value)?;
+        Ok(Params {
+            raw,
+            identity_tol,
+            f64_rel_tol,
+            table_tol,
+            table_values,
+            more_digits,
+            minimum,
+        })
     }
-    fn statement(&self, claim: &str, hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(self.build_statement(claim, hints))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(p.build_statement(claim, hints))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -256,8 +285,11 @@ fn parse_runs(
     text: &str,
     n: i64,
     index: std::ops::RangeInclusive<u32>,
-) -> Result<Vec<(i64, i64, u32)>, String> {
-    let bad = || format!("hint `{key}` must be runs `lo-hi:i` covering 1..={n} in order, i in I");
+) -> Result<Vec<(i64, i64, u32)>, StatementError> {
+    let bad = || StatementError::Hint {
+        key: key.to_string(),
+        reason: format!("hint `{key}` must be runs `lo-hi:i` covering 1..={n} in order, i in I"),
+    };
     let mut runs = Vec::new();
     let mut next = 1i64;
     for part in text.split(',') {
@@ -282,23 +314,27 @@ impl Params {
     /// The negativity jobs: with I from 0, ω_0 = 1 for every d̄, so one job covers them all.
     fn negativity_jobs(&self) -> Vec<(Vec<u32>, IndexFrom)> {
         let mut jobs = Vec::new();
-        for &from in &self.conventions {
+        for &from in &self.raw.conventions {
             match from {
-                IndexFrom::Zero => jobs.push((self.dbars.clone(), from)),
-                IndexFrom::One => jobs.extend(self.dbars.iter().map(|&d| (vec![d], from))),
+                IndexFrom::Zero => jobs.push((self.raw.dbars.clone(), from)),
+                IndexFrom::One => jobs.extend(self.raw.dbars.iter().map(|&d| (vec![d], from))),
             }
         }
         jobs
     }
 
     fn minimum_label(&self) -> String {
-        format!("d̄ = {}, {}", self.minimum.dbar, self.minimum.from.label())
+        format!(
+            "d̄ = {}, {}",
+            self.raw.minimum.dbar,
+            self.raw.minimum.from.label()
+        )
     }
 
-    fn build_statement(&self, claim: &str, hints: &Hints) -> Result<Statement, String> {
+    fn build_statement(&self, claim: &str, hints: &Hints) -> Result<Statement, StatementError> {
         let mut st = Statement::new(claim);
         // the minimum over 0 ≤ r < below
-        let mn = &self.minimum;
+        let mn = &self.raw.minimum;
         let label = self.minimum_label();
         let b = |r: &str| sandwich_centred_expr(r, mn.dbar, mn.from);
         let last = mn.below - 1;
@@ -339,15 +375,13 @@ impl Params {
                 "{label}: B̃({}) = {} (to the printed digits)",
                 mn.r, mn.value
             ),
-            printed_expr(&star, &mn.value)?,
+            self.minimum.formula(&star),
         );
         // the identity, Toeplitz and evenness on the sampled pairs
-        let pairs = sample_pairs(self.max_position, self.pairs, self.seed);
-        let tol = parse_rational(&self.identity_tol)
-            .expect("validated")
-            .to_string();
-        for &dbar in &self.dbars {
-            for &from in &self.conventions {
+        let pairs = sample_pairs(self.raw.max_position, self.raw.pairs, self.raw.seed);
+        let tol = self.identity_tol.to_string();
+        for &dbar in &self.raw.dbars {
+            for &from in &self.raw.conventions {
                 let label = format!("d̄ = {dbar}, {}", from.label());
                 let (mut id, mut toe, mut even) = (Vec::new(), Vec::new(), Vec::new());
                 for &(m, n, k) in &pairs {
@@ -364,33 +398,34 @@ impl Params {
                     format!(
                         "{label}: p_mᵀp_n = Σ_i cos((m − n)ω_i) on {} pairs (|difference| ≤ {})",
                         pairs.len(),
-                        self.identity_tol
+                        self.raw.identity_tol
                     ),
                     and_all(&id),
                 );
                 st.assert(
                     format!(
                         "{label}: Toeplitz, p_mᵀp_n = p_(m+k)ᵀp_(n+k) (|difference| ≤ {})",
-                        self.identity_tol
+                        self.raw.identity_tol
                     ),
                     and_all(&toe),
                 );
                 st.assert(
                     format!(
                         "{label}: even, Σ cos(rω_i) = Σ cos(−rω_i) (|difference| ≤ {})",
-                        self.identity_tol
+                        self.raw.identity_tol
                     ),
                     and_all(&even),
                 );
             }
         }
         // B̃(r) < 0 for 1 ≤ r ≤ N: a term cos(rω_i) < 1 (the runs are a hint), every other ≤ 0
-        let n = self.negative_up_to;
+        let n = self.raw.negative_up_to;
         for (dbars, from) in self.negativity_jobs() {
             let key = runs_key(from, &dbars);
-            let text = hints
-                .get(&key)
-                .ok_or_else(|| format!("missing hint `{key}`"))?;
+            let text = hints.get(&key).ok_or_else(|| StatementError::Hint {
+                key: key.clone(),
+                reason: format!("missing hint `{key}`"),
+            })?;
             // the index must lie in I for every d̄ of the job
             let common = dbars
                 .iter()
@@ -412,9 +447,10 @@ impl Params {
                 parts.push(format!("(forall r {lo} {hi} (< (cos {arg}) 1))"));
             }
             if dbars.len() > 1 && runs.iter().any(|r| r.2 != 0) {
-                return Err(format!(
-                    "hint `{key}`: a job over several d̄ must use the term i = 0"
-                ));
+                return Err(StatementError::Hint {
+                    key: key.clone(),
+                    reason: format!("hint `{key}`: a job over several d̄ must use the term i = 0"),
+                });
             }
             st.assert(
                 format!(
@@ -426,14 +462,17 @@ impl Params {
             );
         }
         // the §3 table and the values with more digits
-        let t = &self.table;
-        let ttol = parse_rational(&t.tolerance).expect("validated").to_string();
-        for (from, refs) in [(IndexFrom::Zero, &t.zero), (IndexFrom::One, &t.one)] {
+        let t = &self.raw.table;
+        let ttol = self.table_tol.to_string();
+        for (from, refs) in [IndexFrom::Zero, IndexFrom::One]
+            .into_iter()
+            .zip(&self.table_values)
+        {
             let parts: Vec<String> =
                 t.r.iter()
                     .zip(refs)
                     .map(|(&r, v)| {
-                        let q = parse_rational(v).expect("validated").to_string();
+                        let q = v.to_string();
                         within(
                             &sandwich_centred_expr(&r.to_string(), t.dbar, from),
                             &q,
@@ -452,15 +491,15 @@ impl Params {
                 and_all(&parts),
             );
         }
-        let md = &self.more_digits;
-        for (&r, v) in md.r.iter().zip(&md.values) {
+        let md = &self.raw.more_digits;
+        for ((&r, v), printed) in md.r.iter().zip(&md.values).zip(&self.more_digits) {
             st.assert(
                 format!(
                     "d̄ = {}, {}: B̃({r}) = {v} to the printed digits",
                     md.dbar,
                     md.from.label()
                 ),
-                printed_expr(&sandwich_centred_expr(&r.to_string(), md.dbar, md.from), v)?,
+                printed.formula(&sandwich_centred_expr(&r.to_string(), md.dbar, md.from)),
             );
         }
         Ok(st)
@@ -645,10 +684,6 @@ fn centred_at(rs: &[i64], dbar: u32, from: IndexFrom, prec: u32) -> Vec<Interval
     sandwich_centred_many(rs, &sandwich_freqs(dbar, from, prec))
 }
 
-fn rat_interval(prec: u32, s: &str) -> Interval {
-    Interval::from_rational(prec, &parse_rational(s).expect("validated"))
-}
-
 /// Runs the claim.
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
@@ -658,9 +693,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     // ----- the minimum over 0 ≤ r < below (the headline figure) -----
     ctx.progress.message(format!(
         "{}: B̃(r) for 0 ≤ r < {}",
-        ctx.spec.id, p.minimum.below
+        ctx.spec.id, p.raw.minimum.below
     ));
-    let mn = &p.minimum;
+    let mn = &p.raw.minimum;
     let sweep_rs: Vec<i64> = (0..mn.below).collect();
     let sweep = centred_at(&sweep_rs, mn.dbar, mn.from, prec);
     minimum_figures(p, &sweep, &mut o);
@@ -742,7 +777,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
 }
 
 fn minimum_figures(p: &Params, sweep: &[Interval], o: &mut Outcome) {
-    let mn = &p.minimum;
+    let mn = &p.raw.minimum;
     // the true argmin (by midpoints; display only: the statement decides the claimed one)
     let (amin, bmin) = sweep
         .iter()
@@ -758,14 +793,14 @@ fn minimum_figures(p: &Params, sweep: &[Interval], o: &mut Outcome) {
 
 fn identity_table(p: &Params, ctx: &Ctx, o: &mut Outcome) {
     let prec = ctx.prec();
-    let tol = rat_interval(prec, &p.identity_tol);
-    let rel = rat_interval(prec, &p.f64_rel_tol);
-    let pairs = sample_pairs(p.max_position, p.pairs, p.seed);
+    let tol = Interval::from_rational(prec, &p.identity_tol);
+    let rel = Interval::from_rational(prec, &p.f64_rel_tol);
+    let pairs = sample_pairs(p.raw.max_position, p.raw.pairs, p.raw.seed);
     let mut table = Table::new(
         format!(
             "Identity p_mᵀp_n = Σ cos((m − n)ω_i) on {} pairs, 0 ≤ m, n ≤ {} (enclosures; the statement decides)",
             pairs.len(),
-            p.max_position
+            p.raw.max_position
         ),
         &[
             "d̄",
@@ -777,8 +812,8 @@ fn identity_table(p: &Params, ctx: &Ctx, o: &mut Outcome) {
         ],
     );
     let mut f64_off: Vec<String> = Vec::new();
-    for &dbar in &p.dbars {
-        for &from in &p.conventions {
+    for &dbar in &p.raw.dbars {
+        for &from in &p.raw.conventions {
             ctx.progress.message(format!(
                 "{}: identity, d̄ = {dbar}, {}",
                 ctx.spec.id,
@@ -820,13 +855,13 @@ fn identity_table(p: &Params, ctx: &Ctx, o: &mut Outcome) {
         format!(
             "The f64 helpers used for plots agree with the enclosures within {} · d̄/2 on every pair (the last \
              column; this is about our floating-point code and decides nothing about the claim).",
-            p.f64_rel_tol
+            p.raw.f64_rel_tol
         )
     } else {
         format!(
             "The f64 helpers used for plots are NOT within {} · d̄/2 of the enclosures for {} (the last column; \
              plots may be off; the claim's obligations do not use f64).",
-            p.f64_rel_tol,
+            p.raw.f64_rel_tol,
             f64_off.join("; ")
         )
     });
@@ -834,7 +869,7 @@ fn identity_table(p: &Params, ctx: &Ctx, o: &mut Outcome) {
 
 fn negativity_search(p: &Params, ctx: &Ctx, o: &mut Outcome, hints: &mut Hints) {
     let prec = ctx.prec();
-    let n = p.negative_up_to;
+    let n = p.raw.negative_up_to;
     let mut table = Table::new(
         format!("B̃(r) < 0 for 1 ≤ r ≤ {n}: the term certified negative (found by search; the statement decides)"),
         &[
@@ -888,7 +923,7 @@ fn negativity_search(p: &Params, ctx: &Ctx, o: &mut Outcome, hints: &mut Hints) 
 }
 
 fn value_tables(p: &Params, prec: u32, sweep: &[Interval], mn: &Minimum, o: &mut Outcome) {
-    let t = &p.table;
+    let t = &p.raw.table;
     let lookup = |from: IndexFrom| -> Vec<Interval> {
         if from == mn.from && t.dbar == mn.dbar && t.r.iter().all(|&r| r < mn.below) {
             t.r.iter().map(|&r| sweep[r as usize].clone()).collect()
@@ -931,7 +966,7 @@ fn value_tables(p: &Params, prec: u32, sweep: &[Interval], mn: &Minimum, o: &mut
     }
     o.tables.push(table);
 
-    let md = &p.more_digits;
+    let md = &p.raw.more_digits;
     let vals = centred_at(&md.r, md.dbar, md.from, prec);
     let mut mt = Table::new(
         format!(
@@ -946,12 +981,12 @@ fn value_tables(p: &Params, prec: u32, sweep: &[Interval], mn: &Minimum, o: &mut
             "tolerance (half a printed unit)",
         ],
     );
-    for ((&r, s), b) in md.r.iter().zip(&md.values).zip(&vals) {
+    for ((&r, s), b) in md.r.iter().zip(&p.more_digits).zip(&vals) {
         mt.row(vec![
             r.to_string(),
-            s.clone(),
+            s.text.clone(),
             b.fmt_outward(18),
-            format!("{:e}", printed_half_unit(s).expect("validated").to_f64()),
+            format!("{:e}", s.half_unit.to_f64()),
         ]);
     }
     o.tables.push(mt);

@@ -12,15 +12,15 @@
 //! observations, and the claim is `supported` at most.
 
 use super::common::{
-    check_dbar, check_printed as printed, line_fit, log_plot_points, printed_half_unit,
-    sandwich_centred_expr, sandwich_centred_f64, sandwich_centred_many, sandwich_freqs,
-    sandwich_freqs_f64, IndexFrom, LineFit,
+    check_dbar, line_fit, log_plot_points, sandwich_centred_expr, sandwich_centred_f64,
+    sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, LineFit, Printed,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use serde::{Deserialize, Serialize};
 
 /// The non-monotonicity reference for one (d̄, convention).
@@ -89,10 +89,10 @@ pub struct Kerple {
     pub nearby_r2: String,
 }
 
-/// Parameters of positional/sandwich-log-decay.
+/// Parameters of positional/sandwich-log-decay as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// Steps r − 1 → r are decided for r = 1..=steps_to.
     pub steps_to: i64,
     /// The non-monotonicity references.
@@ -119,34 +119,58 @@ pub struct Params {
     pub f64_agreement: f64,
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
+/// Parameters of positional/sandwich-log-decay, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The parameters as written (names and tables quote them).
+    pub raw: Raw,
+    /// Per `increases` entry: the printed smallest step, when given.
+    min_step: Vec<Option<Printed>>,
+    /// The printed gap.
+    gap_value: Printed,
+    /// Per fit reference: a_pred and, per fit range, the printed (a, c, R²).
+    fit_printed: Vec<(Printed, Vec<[Printed; 3]>)>,
+    /// KERPLE's printed R² (the whole range, from 1, at the nearby point).
+    kerple_r2: [Printed; 3],
+    /// KERPLE's nearby point.
+    kerple_nearby: [f64; 2],
+}
+
+/// positional/sandwich-log-decay.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
         ensure(
-            (1..=1_000_000).contains(&self.steps_to),
+            (1..=1_000_000).contains(&raw.steps_to),
             "steps_to",
             "must be between 1 and 10^6",
         )?;
-        ensure(!self.increases.is_empty(), "increases", "must not be empty")?;
-        for (i, inc) in self.increases.iter().enumerate() {
-            check_dbar(inc.dbar).map_err(|e| FieldError::new(format!("increases[{i}].dbar"), e))?;
+        ensure(!raw.increases.is_empty(), "increases", "must not be empty")?;
+        let mut min_step = Vec::with_capacity(raw.increases.len());
+        for (i, inc) in raw.increases.iter().enumerate() {
+            check_dbar(&format!("increases[{i}].dbar"), inc.dbar)?;
             ensure(
-                (1..=self.steps_to).contains(&inc.first),
+                (1..=raw.steps_to).contains(&inc.first),
                 format!("increases[{i}].first"),
-                format!("must lie in 1..={}", self.steps_to),
+                format!("must lie in 1..={}", raw.steps_to),
             )?;
-            if let Some(s) = &inc.min_step {
-                printed(&format!("increases[{i}].min_step"), s)?;
-            }
+            min_step.push(match &inc.min_step {
+                Some(s) => Some(printed(&format!("increases[{i}].min_step"), s)?),
+                None => None,
+            });
         }
-        check_dbar(self.gap.dbar).map_err(|e| FieldError::new("gap.dbar", e))?;
+        check_dbar("gap.dbar", raw.gap.dbar)?;
         ensure(
-            (1..=1_000_000).contains(&self.gap.r),
+            (1..=1_000_000).contains(&raw.gap.r),
             "gap.r",
             "must be between 1 and 10^6",
         )?;
-        printed("gap.value", &self.gap.value)?;
-        ensure_each(&self.fit_dbars, "fit_dbars", |&d| check_dbar(d))?;
-        ensure_each(&self.fit_ranges, "fit_ranges", |r| {
+        let gap_value = printed("gap.value", &raw.gap.value)?;
+        check_each(&raw.fit_dbars, "fit_dbars", |f, &x| check_dbar(f, x))?;
+        ensure_each(&raw.fit_ranges, "fit_ranges", |r| {
             if 1 <= r[0] && r[0] < r[1] && r[1] <= 1_000_000 {
                 Ok(())
             } else {
@@ -154,49 +178,51 @@ impl crate::spec::Params for Params {
             }
         })?;
         ensure(
-            self.slope_rel_tol > 0.0 && self.slope_rel_tol < 1.0,
+            raw.slope_rel_tol > 0.0 && raw.slope_rel_tol < 1.0,
             "slope_rel_tol",
             "must be in (0, 1)",
         )?;
         ensure(
-            (0.0..=1.0).contains(&self.r2_min),
+            (0.0..=1.0).contains(&raw.r2_min),
             "r2_min",
             "must be in [0, 1]",
         )?;
         ensure(
-            self.fit_dbars.contains(&self.r2_dbar),
+            raw.fit_dbars.contains(&raw.r2_dbar),
             "r2_dbar",
             "must be one of fit_dbars",
         )?;
         ensure(
-            self.fit_ranges.contains(&self.r2_range),
+            raw.fit_ranges.contains(&raw.r2_range),
             "r2_range",
             "must be one of fit_ranges",
         )?;
-        for (i, f) in self.fit_reference.iter().enumerate() {
+        let mut fit_printed = Vec::with_capacity(raw.fit_reference.len());
+        for (i, f) in raw.fit_reference.iter().enumerate() {
             ensure(
-                self.fit_dbars.contains(&f.dbar),
+                raw.fit_dbars.contains(&f.dbar),
                 format!("fit_reference[{i}].dbar"),
                 "must be one of fit_dbars",
             )?;
-            printed(&format!("fit_reference[{i}].a_pred"), &f.a_pred)?;
+            let a_pred = printed(&format!("fit_reference[{i}].a_pred"), &f.a_pred)?;
             ensure(
-                f.fits.len() == self.fit_ranges.len(),
+                f.fits.len() == raw.fit_ranges.len(),
                 format!("fit_reference[{i}].fits"),
                 format!(
                     "has {} triples for {} fit ranges",
                     f.fits.len(),
-                    self.fit_ranges.len()
+                    raw.fit_ranges.len()
                 ),
             )?;
+            let mut fits = Vec::with_capacity(f.fits.len());
             for (j, t) in f.fits.iter().enumerate() {
-                for (k, s) in t.iter().enumerate() {
-                    printed(&format!("fit_reference[{i}].fits[{j}][{k}]"), s)?;
-                }
+                let one = |k: usize| printed(&format!("fit_reference[{i}].fits[{j}][{k}]"), &t[k]);
+                fits.push([one(0)?, one(1)?, one(2)?]);
             }
+            fit_printed.push((a_pred, fits));
         }
-        let k = &self.kerple;
-        check_dbar(k.dbar).map_err(|e| FieldError::new("kerple.dbar", e))?;
+        let k = &raw.kerple;
+        check_dbar("kerple.dbar", k.dbar)?;
         ensure(
             0 <= k.range[0] && k.range[0] < k.range[1] && k.range[1] <= 1_000_000,
             "kerple.range",
@@ -207,29 +233,51 @@ impl crate::spec::Params for Params {
             "kerple.r2_min",
             "must be in [0, 1]",
         )?;
-        printed("kerple.r2", &k.r2)?;
+        let r2 = printed("kerple.r2", &k.r2)?;
         for (j, s) in k.optimum.iter().enumerate() {
             printed(&format!("kerple.optimum[{j}]"), s)?;
         }
-        printed("kerple.r2_from_one", &k.r2_from_one)?;
-        printed("kerple.nearby_r2", &k.nearby_r2)?;
-        for (j, s) in k.nearby.iter().enumerate() {
+        let r2_from_one = printed("kerple.r2_from_one", &k.r2_from_one)?;
+        let nearby_r2 = printed("kerple.nearby_r2", &k.nearby_r2)?;
+        let mut kerple_nearby = [0.0; 2];
+        for ((j, s), x) in k.nearby.iter().enumerate().zip(&mut kerple_nearby) {
             let q = parse_rational(s)
                 .map_err(|e| FieldError::new(format!("kerple.nearby[{j}]"), e.to_string()))?;
             ensure(q > 0, format!("kerple.nearby[{j}]"), "must be positive")?;
+            *x = q.to_f64();
         }
         ensure(
-            self.f64_agreement > 0.0 && self.f64_agreement.is_finite(),
+            raw.f64_agreement > 0.0 && raw.f64_agreement.is_finite(),
             "f64_agreement",
             "must be positive",
-        )
+        )?;
+        Ok(Params {
+            raw,
+            min_step,
+            gap_value,
+            fit_printed,
+            kerple_r2: [r2, r2_from_one, nearby_r2],
+            kerple_nearby,
+        })
     }
-    fn statement(&self, claim: &str, hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(self.build_statement(claim, hints))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(p.build_statement(claim, hints))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
 /// Enclosures of B̃(r) for r = 0..=n (witness search and presentation; the statement decides).
+/// A printed reference value of the field `field`, resolved.
+fn printed(field: &str, s: &str) -> Result<Printed, FieldError> {
+    Printed::parse(field, s)
+}
+
 fn enclosures(dbar: u32, from: IndexFrom, n: i64, prec: u32) -> Vec<Interval> {
     let rs: Vec<i64> = (0..=n).collect();
     sandwich_centred_many(&rs, &sandwich_freqs(dbar, from, prec))
@@ -366,9 +414,9 @@ pub fn kerple_r2(rs: &[f64], y: &[f64], r1: f64, r2: f64) -> f64 {
     r_squared(y, sse)
 }
 
-fn within_printed(x: f64, s: &str) -> bool {
-    let v = parse_rational(s).expect("validated").to_f64();
-    let h = printed_half_unit(s).expect("validated").to_f64();
+fn within_printed(x: f64, s: &Printed) -> bool {
+    let v = s.value.to_f64();
+    let h = s.half_unit.to_f64();
     (x - v).abs() <= h * (1.0 + 1e-9)
 }
 
@@ -391,29 +439,33 @@ fn min_step_key(dbar: u32, from: IndexFrom) -> String {
 }
 
 /// |x − v| ≤ ½ unit in the last printed digit of `v`.
-fn printed_formula(x: &str, v: &str) -> String {
-    let hu = printed_half_unit(v).expect("validated");
-    let q = parse_rational(v).expect("validated");
+fn printed_formula(x: &str, v: &Printed) -> String {
+    let (hu, q) = (&v.half_unit, &v.value);
     format!("(<= (abs (- {x} {q})) {hu})")
 }
 
 impl Params {
     /// The largest r any part of the run uses.
     fn horizon(&self) -> i64 {
-        let fit_max = self.fit_ranges.iter().map(|r| r[1]).max().unwrap_or(1);
-        self.steps_to
+        let fit_max = self.raw.fit_ranges.iter().map(|r| r[1]).max().unwrap_or(1);
+        self.raw
+            .steps_to
             .max(fit_max)
-            .max(self.gap.r)
-            .max(self.kerple.range[1])
+            .max(self.raw.gap.r)
+            .max(self.raw.kerple.range[1])
     }
 
     /// Every (d̄, convention) the run needs, in order, once each.
     fn keys(&self) -> Vec<(u32, IndexFrom)> {
-        let mut keys: Vec<(u32, IndexFrom)> =
-            self.increases.iter().map(|i| (i.dbar, i.from)).collect();
-        keys.extend(self.fit_dbars.iter().map(|&d| (d, IndexFrom::Zero)));
-        keys.push((self.gap.dbar, self.gap.from));
-        keys.push((self.kerple.dbar, IndexFrom::Zero));
+        let mut keys: Vec<(u32, IndexFrom)> = self
+            .raw
+            .increases
+            .iter()
+            .map(|i| (i.dbar, i.from))
+            .collect();
+        keys.extend(self.raw.fit_dbars.iter().map(|&d| (d, IndexFrom::Zero)));
+        keys.push((self.raw.gap.dbar, self.raw.gap.from));
+        keys.push((self.raw.kerple.dbar, IndexFrom::Zero));
         let mut uniq: Vec<(u32, IndexFrom)> = Vec::new();
         for k in keys {
             if !uniq.contains(&k) {
@@ -423,13 +475,13 @@ impl Params {
         uniq
     }
 
-    fn build_statement(&self, claim: &str, hints: &Hints) -> Result<Statement, String> {
+    fn build_statement(&self, claim: &str, hints: &Hints) -> Result<Statement, StatementError> {
         let mut st = Statement::new(claim);
         let n = self.horizon();
         let hint = |key: &str| {
             hints
                 .get(key)
-                .ok_or_else(|| format!("missing hint `{key}`"))
+                .ok_or_else(|| StatementError::hint(key, format!("missing hint `{key}`")))
         };
         for (d, f) in self.keys() {
             let b = sandwich_centred_expr("r", d, f);
@@ -438,7 +490,7 @@ impl Params {
                 format!("(forall r 0 {n} (and (<= -{d} {b}) (<= {b} 0)))"),
             );
         }
-        for inc in &self.increases {
+        for (inc, min_step) in self.raw.increases.iter().zip(&self.min_step) {
             let label = format!("d̄ = {}, {}", inc.dbar, inc.from.label());
             let b_at = |r: &str| sandwich_centred_expr(r, inc.dbar, inc.from);
             let down = |lo: i64, hi: i64| {
@@ -477,13 +529,20 @@ impl Params {
                     .filter(|t| !t.is_empty())
                     .map(|t| t.trim().parse::<i64>())
                     .collect::<Result<_, _>>()
-                    .map_err(|_| format!("hint `{key}` is not a list of steps"))?;
+                    .map_err(|_| {
+                        StatementError::hint(&key, format!("hint `{key}` is not a list of steps"))
+                    })?;
                 if listed.windows(2).any(|w| w[0] >= w[1])
-                    || listed.iter().any(|&r| !(1..=self.steps_to).contains(&r))
+                    || listed
+                        .iter()
+                        .any(|&r| !(1..=self.raw.steps_to).contains(&r))
                 {
-                    return Err(format!(
-                        "hint `{key}` must be increasing steps in 1..={}",
-                        self.steps_to
+                    return Err(StatementError::hint(
+                        &key,
+                        format!(
+                            "hint `{key}` must be increasing steps in 1..={}",
+                            self.raw.steps_to
+                        ),
                     ));
                 }
                 let mut parts = vec![format!("(= {} {want})", listed.len())];
@@ -495,43 +554,45 @@ impl Params {
                     parts.push(up(r));
                     next = r + 1;
                 }
-                if next <= self.steps_to {
-                    parts.push(down(next, self.steps_to));
+                if next <= self.raw.steps_to {
+                    parts.push(down(next, self.raw.steps_to));
                 }
                 st.assert(
                     format!(
                         "{label}: {want} increases among the steps r = 1..{}",
-                        self.steps_to
+                        self.raw.steps_to
                     ),
                     format!("(and {})", parts.join(" ")),
                 );
             }
-            if let Some(v) = &inc.min_step {
+            if let Some(v) = min_step {
                 let key = min_step_key(inc.dbar, inc.from);
-                let r_star: i64 = hint(&key)?
-                    .parse()
-                    .map_err(|_| format!("hint `{key}` is not a step"))?;
-                if !(1..=self.steps_to).contains(&r_star) {
-                    return Err(format!("hint `{key}` must lie in 1..={}", self.steps_to));
+                let r_star: i64 = hint(&key)?.parse().map_err(|_| {
+                    StatementError::hint(&key, format!("hint `{key}` is not a step"))
+                })?;
+                if !(1..=self.raw.steps_to).contains(&r_star) {
+                    return Err(StatementError::hint(
+                        &key,
+                        format!("hint `{key}` must lie in 1..={}", self.raw.steps_to),
+                    ));
                 }
-                let hu = printed_half_unit(v).expect("validated");
-                let q = parse_rational(v).expect("validated");
+                let (hu, q) = (&v.half_unit, &v.value);
                 let step = |r: &str, r1: &str| format!("(abs (- {} {}))", b_at(r), b_at(r1));
                 st.assert(
                     format!(
                         "{label}: smallest |B̃(r) − B̃(r − 1)| over r = 1..{} is {v} (to the printed digits)",
-                        self.steps_to
+                        self.raw.steps_to
                     ),
                     format!(
                         "(and (forall r 1 {} (>= {} (- {q} {hu}))) (<= {} (+ {q} {hu})))",
-                        self.steps_to,
+                        self.raw.steps_to,
                         step("r", "(- r 1)"),
                         step(&r_star.to_string(), &(r_star - 1).to_string())
                     ),
                 );
             }
         }
-        let g = &self.gap;
+        let g = &self.raw.gap;
         st.assert(
             format!(
                 "d̄ = {}, {}: B̃({}) − B̃({}) = {} (to the printed digits)",
@@ -541,12 +602,12 @@ impl Params {
                 g.r - 1,
                 g.value
             ),
-            printed_formula(&gap_term(g), &g.value),
+            printed_formula(&gap_term(g), &self.gap_value),
         );
-        for fr in &self.fit_reference {
+        for (fr, (a_pred, _)) in self.raw.fit_reference.iter().zip(&self.fit_printed) {
             st.assert(
                 format!("d̄ = {}: a_pred = −d̄/(2 ln 10⁴) = {}", fr.dbar, fr.a_pred),
-                printed_formula(&a_pred_term(fr.dbar), &fr.a_pred),
+                printed_formula(&a_pred_term(fr.dbar), a_pred),
             );
         }
         Ok(st)
@@ -572,7 +633,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
     let n = p.horizon();
-    let fit_max = p.fit_ranges.iter().map(|r| r[1]).max().unwrap_or(1);
+    let fit_max = p.raw.fit_ranges.iter().map(|r| r[1]).max().unwrap_or(1);
     let uniq = p.keys();
     let mut encl: Vec<((u32, IndexFrom), Vec<Interval>)> = Vec::new();
     for &(d, f) in &uniq {
@@ -591,7 +652,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut steps_table = Table::new(
         format!(
             "Non-monotonicity: steps r − 1 → r with B̃(r) > B̃(r − 1), r = 1..{} (certified)",
-            p.steps_to
+            p.raw.steps_to
         ),
         &[
             "d̄",
@@ -607,8 +668,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     );
     let mut hints = Hints::new();
     let mut headline: Option<(u64, String)> = None;
-    for inc in &p.increases {
-        let b = &get(inc.dbar, inc.from)[..=p.steps_to as usize];
+    for inc in &p.raw.increases {
+        let b = &get(inc.dbar, inc.from)[..=p.raw.steps_to as usize];
         let steps = decide_steps(b, inc.dbar, inc.from);
         let label = format!("d̄ = {}, {}", inc.dbar, inc.from.label());
         let first = steps.first_increase();
@@ -622,7 +683,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 .map(|(k, _)| (k + 1).to_string())
                 .collect();
             hints.insert(increases_key(inc.dbar, inc.from), list.join(","));
-            if inc.dbar == p.gap.dbar && inc.from == p.gap.from {
+            if inc.dbar == p.raw.gap.dbar && inc.from == p.raw.gap.from {
                 headline = Some((count.unwrap_or(0), label.clone()));
             }
         }
@@ -655,14 +716,14 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         o.figures.insert(
             0,
             crate::outcome::Figure {
-                name: format!("increases of B̃ over r = 1..{} ({label})", p.steps_to),
+                name: format!("increases of B̃ over r = 1..{} ({label})", p.raw.steps_to),
                 value: c as f64,
                 text: c.to_string(),
             },
         );
     }
     {
-        let g = &p.gap;
+        let g = &p.raw.gap;
         let b = get(g.dbar, g.from);
         let d = &b[g.r as usize] - &b[g.r as usize - 1];
         o.figure(
@@ -688,9 +749,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.checks.observe(
         format!(
             "two precisions: f64 B̃(r) within {:e} of the 128-bit enclosures (r ≤ {n})",
-            p.f64_agreement
+            p.raw.f64_agreement
         ),
-        max_dev <= p.f64_agreement,
+        max_dev <= p.raw.f64_agreement,
         format!("max |f64 − midpoint| = {max_dev:.3e}"),
     );
 
@@ -702,7 +763,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut plot_series: Vec<Series> = Vec::new();
     let mut all_slopes_ok = true;
     let mut slope_detail = Vec::new();
-    for &d in &p.fit_dbars {
+    for &d in &p.raw.fit_dbars {
         let b: Vec<f64> = get(d, IndexFrom::Zero)
             .iter()
             .map(Interval::mid_f64)
@@ -710,20 +771,25 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let ap = crate::kernel::expr::eval(&a_pred_term(d), prec)
             .expect("a closed term")
             .mid_f64();
-        let reference = p.fit_reference.iter().find(|f| f.dbar == d);
+        let reference = p
+            .raw
+            .fit_reference
+            .iter()
+            .zip(&p.fit_printed)
+            .find(|(f, _)| f.dbar == d);
         let mut printed_ok = true;
         let mut printed_detail = Vec::new();
-        for (j, range) in p.fit_ranges.iter().enumerate() {
+        for (j, range) in p.raw.fit_ranges.iter().enumerate() {
             let fit = fit_on(&b, range[0], range[1]);
             let rel = (fit.slope - ap).abs() / ap.abs();
-            all_slopes_ok &= rel <= p.slope_rel_tol;
+            all_slopes_ok &= rel <= p.raw.slope_rel_tol;
             slope_detail.push(format!(
                 "d̄ = {d} [{}, {}]: {:.2}%",
                 range[0],
                 range[1],
                 100.0 * rel
             ));
-            let refs = reference.map(|f| &f.fits[j]);
+            let refs = reference.map(|(_, (_, fits))| &fits[j]);
             let cellf = |x: f64, digits: usize, k: usize| match refs {
                 Some(t) => format!("{x:.digits$} ({})", t[k]),
                 None => format!("{x:.digits$}"),
@@ -751,13 +817,13 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 cellf(fit.r2, 4, 2),
                 format!("{:.2}%", 100.0 * rel),
             ]);
-            if d == p.r2_dbar && *range == p.r2_range {
+            if d == p.raw.r2_dbar && *range == p.raw.r2_range {
                 o.checks.observe(
                     format!(
                         "d̄ = {d}: R² ≥ {} for a·ln r + c on [{}, {}]",
-                        p.r2_min, range[0], range[1]
+                        p.raw.r2_min, range[0], range[1]
                     ),
-                    fit.r2 >= p.r2_min,
+                    fit.r2 >= p.raw.r2_min,
                     format!("R² = {:.4}", fit.r2),
                 );
                 o.figure(
@@ -803,7 +869,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.checks.observe(
         format!(
             "|a − a_pred|/|a_pred| ≤ {} for every d̄ and fit range",
-            p.slope_rel_tol
+            p.raw.slope_rel_tol
         ),
         all_slopes_ok,
         slope_detail.join(", "),
@@ -811,7 +877,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.tables.push(fit_table);
 
     // ----- KERPLE-log fit -----
-    let k = &p.kerple;
+    let k = &p.raw.kerple;
     let b: Vec<f64> = get(k.dbar, IndexFrom::Zero)
         .iter()
         .map(Interval::mid_f64)
@@ -823,11 +889,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let rs1: Vec<f64> = from_one.iter().map(|&i| rs[i]).collect();
     let ys1: Vec<f64> = from_one.iter().map(|&i| ys[i]).collect();
     let r2_one = kerple_r2(&rs1, &ys1, r1, r2);
-    let nb: Vec<f64> = k
-        .nearby
-        .iter()
-        .map(|s| parse_rational(s).expect("validated").to_f64())
-        .collect();
+    let nb = p.kerple_nearby;
     let r2_near = kerple_r2(&rs, &ys, nb[0], nb[1]);
     o.checks.observe(
         format!(
@@ -837,9 +899,10 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         r2sq >= k.r2_min,
         format!("R² = {r2sq:.4} at r1 = {r1:.3}, r2 = {r2:.3}"),
     );
-    let kerple_ok = within_printed(r2sq, &k.r2)
-        && within_printed(r2_one, &k.r2_from_one)
-        && within_printed(r2_near, &k.nearby_r2);
+    let [k_r2, k_r2_one, k_r2_near] = &p.kerple_r2;
+    let kerple_ok = within_printed(r2sq, k_r2)
+        && within_printed(r2_one, k_r2_one)
+        && within_printed(r2_near, k_r2_near);
     o.checks.observe(
         "KERPLE-log R² values reproduce §3 to their printed digits".to_string(),
         kerple_ok,

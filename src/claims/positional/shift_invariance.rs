@@ -24,18 +24,19 @@ use super::common::{
     SplitMix64,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, softmax, Certainty, Interval, Reading, Statement};
 use crate::outcome::{Outcome, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
-/// Parameters of positional/shift-invariance.
+/// Parameters of positional/shift-invariance as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// ALiBi head counts (every slope of each is checked).
     pub heads: Vec<usize>,
     /// Slope rules.
@@ -61,11 +62,44 @@ pub struct Params {
     pub max_width: String,
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.heads, "heads", |&h| check_heads(h))?;
-        ensure_each(&self.rules, "rules", |_| Ok(()))?;
-        ensure_each(&self.lengths, "lengths", |&l| {
+/// Parameters of positional/shift-invariance, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// ALiBi head counts.
+    pub heads: Vec<usize>,
+    /// Slope rules.
+    pub rules: Vec<SlopeRule>,
+    /// Sequence lengths L.
+    pub lengths: Vec<u64>,
+    /// Query rows per length.
+    pub rows: Vec<u64>,
+    /// Content logits are k/2^content_bits ∈ [−8, 8].
+    pub content_bits: u32,
+    /// Seed of the content and of the rows.
+    pub seed: u64,
+    /// Tolerance of the f64 log-sum-exp rows, positive.
+    pub f64_tol: Exact,
+    /// Sandwich d̄.
+    pub sandwich_dbar: u32,
+    /// Sandwich heads H.
+    pub sandwich_heads: usize,
+    /// Sandwich index convention.
+    pub sandwich_index: IndexFrom,
+    /// Certified bound on every enclosure's width, positive.
+    pub max_width: Exact,
+}
+
+/// positional/shift-invariance.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        let this = &raw;
+        check_each(&this.heads, "heads", |f, &x| check_heads(f, x))?;
+        ensure_each(&this.rules, "rules", |_| Ok(()))?;
+        ensure_each(&this.lengths, "lengths", |&l| {
             if (1..=65_536).contains(&l) {
                 Ok(())
             } else {
@@ -73,15 +107,15 @@ impl crate::spec::Params for Params {
             }
         })?;
         ensure(
-            self.rows.len() == self.lengths.len(),
+            this.rows.len() == this.lengths.len(),
             "rows",
             format!(
                 "give one row count per length ({} lengths, {} counts)",
-                self.lengths.len(),
-                self.rows.len()
+                this.lengths.len(),
+                this.rows.len()
             ),
         )?;
-        for (k, (&r, &l)) in self.rows.iter().zip(&self.lengths).enumerate() {
+        for (k, (&r, &l)) in this.rows.iter().zip(&this.lengths).enumerate() {
             ensure(
                 r >= 1 && r <= l,
                 format!("rows[{k}]"),
@@ -89,25 +123,47 @@ impl crate::spec::Params for Params {
             )?;
         }
         ensure(
-            (0..=40).contains(&self.content_bits),
+            (0..=40).contains(&this.content_bits),
             "content_bits",
             "must lie in 0..=40",
         )?;
-        let t =
-            parse_rational(&self.f64_tol).map_err(|e| FieldError::new("f64_tol", e.to_string()))?;
-        ensure(t > 0, "f64_tol", "must be positive")?;
-        let t = parse_rational(&self.max_width)
+        let f64_tol =
+            parse_rational(&this.f64_tol).map_err(|e| FieldError::new("f64_tol", e.to_string()))?;
+        ensure(f64_tol > 0, "f64_tol", "must be positive")?;
+        let max_width = parse_rational(&this.max_width)
             .map_err(|e| FieldError::new("max_width", e.to_string()))?;
-        ensure(t > 0, "max_width", "must be positive")?;
-        check_dbar(self.sandwich_dbar).map_err(|r| FieldError::new("sandwich_dbar", r))?;
-        check_heads(self.sandwich_heads).map_err(|r| FieldError::new("sandwich_heads", r))?;
-        Ok(())
+        ensure(max_width > 0, "max_width", "must be positive")?;
+        check_dbar("sandwich_dbar", this.sandwich_dbar)?;
+        check_heads("sandwich_heads", this.sandwich_heads)?;
+        Ok(Params {
+            f64_tol: Exact {
+                value: f64_tol,
+                text: raw.f64_tol,
+            },
+            max_width: Exact {
+                value: max_width,
+                text: raw.max_width,
+            },
+            heads: raw.heads,
+            rules: raw.rules,
+            lengths: raw.lengths,
+            rows: raw.rows,
+            content_bits: raw.content_bits,
+            seed: raw.seed,
+            sandwich_dbar: raw.sandwich_dbar,
+            sandwich_heads: raw.sandwich_heads,
+            sandwich_index: raw.sandwich_index,
+        })
     }
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
         let mut st = Statement::new(claim);
-        let rows: Vec<u64> = self.query_rows().into_iter().map(|(_, i)| i).collect();
+        let rows: Vec<u64> = p.query_rows().into_iter().map(|(_, i)| i).collect();
         let mut parts = Vec::new();
-        for (_, q) in self.slopes() {
+        for (_, q) in p.slopes() {
             if let Some(m) = dyadic_slope(&q) {
                 parts.extend(rows.iter().map(|&i| shift_formula(&m, i)));
             }
@@ -117,6 +173,9 @@ impl crate::spec::Params for Params {
         }
         st.assert(EXACT_SHIFT, format!("(and {})", parts.join(" ")));
         Some(Ok(st))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -311,9 +370,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
     ctx.prove(&mut o, Hints::new());
-    let tol = Interval::from_rational(prec, &parse_rational(&p.f64_tol).expect("validated"));
-    let max_width =
-        Interval::from_rational(prec, &parse_rational(&p.max_width).expect("validated"));
+    let tol = Interval::from_rational(prec, &p.f64_tol);
+    let max_width = Interval::from_rational(prec, &p.max_width);
     let lmax = p.lengths.iter().copied().max().unwrap_or(1) as usize;
     // content logits k/2^bits ∈ [−8, 8], one vector shared by every row and head
     let (content_k, rows) = p.draw();

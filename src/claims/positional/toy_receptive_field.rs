@@ -115,10 +115,10 @@ pub struct Growth {
     pub min_ratio: f64,
 }
 
-/// Parameters of positional/toy-receptive-field.
+/// Parameters of positional/toy-receptive-field as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// H.
     pub heads: usize,
     /// ℓ.
@@ -152,20 +152,38 @@ pub struct Params {
 const MAX_LEN: usize = 1 << 16;
 const MAX_DENSE: usize = 8192;
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
+/// Parameters of positional/toy-receptive-field, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The parameters as written (names and tables quote them).
+    pub raw: Raw,
+    /// The attention-mass threshold, in (0, 1).
+    threshold: rug::Rational,
+    /// Per saturation check, the index of its model in `models`.
+    saturation_model: Vec<usize>,
+    /// Per growth check, the index of its model in `models`.
+    growth_model: Vec<usize>,
+}
+
+/// positional/toy-receptive-field.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
         ensure(
-            (1..=64).contains(&self.heads),
+            (1..=64).contains(&raw.heads),
             "heads",
             "must be between 1 and 64",
         )?;
         ensure(
-            (1..=64).contains(&self.layers),
+            (1..=64).contains(&raw.layers),
             "layers",
             "must be between 1 and 64",
         )?;
         ensure(
-            self.dbar >= 2 && self.dbar.is_multiple_of(2) && self.dbar <= 4096,
+            raw.dbar >= 2 && raw.dbar.is_multiple_of(2) && raw.dbar <= 4096,
             "dbar",
             "must be even, between 2 and 4096",
         )?;
@@ -176,15 +194,16 @@ impl crate::spec::Params for Params {
                 Err(format!("length {l} is out of range: use 2 to {MAX_LEN}"))
             }
         };
-        ensure_each(&self.lengths, "lengths", len_ok)?;
-        for (i, l) in self.extra_lengths.iter().enumerate() {
+        ensure_each(&raw.lengths, "lengths", len_ok)?;
+        for (i, l) in raw.extra_lengths.iter().enumerate() {
             len_ok(l).map_err(|e| FieldError::new(format!("extra_lengths[{i}]"), e))?;
         }
-        let t = parse_rational(&self.threshold)
+        let t = parse_rational(&raw.threshold)
             .map_err(|e| FieldError::new("threshold", e.to_string()))?;
         ensure(t > 0 && t < 1, "threshold", "must lie in (0, 1)")?;
-        ensure(!self.models.is_empty(), "models", "must not be empty")?;
-        for (i, m) in self.models.iter().enumerate() {
+        let (mut saturation_model, mut growth_model) = (Vec::new(), Vec::new());
+        ensure(!raw.models.is_empty(), "models", "must not be empty")?;
+        for (i, m) in raw.models.iter().enumerate() {
             let f = |s: &str| format!("models[{i}].{s}");
             match m.kind {
                 Kind::Window => {
@@ -216,7 +235,7 @@ impl crate::spec::Params for Params {
                     )?;
                 }
             }
-            let lens = m.lengths.as_ref().unwrap_or(&self.lengths);
+            let lens = m.lengths.as_ref().unwrap_or(&raw.lengths);
             if let Some(l) = &m.lengths {
                 ensure_each(l, &f("lengths"), len_ok)?;
             }
@@ -235,18 +254,20 @@ impl crate::spec::Params for Params {
                 )?;
             }
             ensure(
-                !self.models[..i].iter().any(|o| o.name == m.name),
+                !raw.models[..i].iter().any(|o| o.name == m.name),
                 f("name"),
                 format!("duplicate model name `{}`", m.name),
             )?;
         }
-        let known = |n: &str| self.models.iter().any(|m| m.name == n);
-        for (i, s) in self.saturation.iter().enumerate() {
-            ensure(
-                known(&s.model),
-                format!("saturation[{i}].model"),
-                format!("no model named `{}`", s.model),
-            )?;
+        let known = |n: &str| raw.models.iter().position(|m| m.name == n);
+        for (i, s) in raw.saturation.iter().enumerate() {
+            let Some(mi) = known(&s.model) else {
+                return Err(FieldError::new(
+                    format!("saturation[{i}].model"),
+                    format!("no model named `{}`", s.model),
+                ));
+            };
+            saturation_model.push(mi);
             ensure(
                 s.lengths.iter().all(|l| len_ok(l).is_ok()),
                 format!("saturation[{i}].lengths"),
@@ -258,12 +279,14 @@ impl crate::spec::Params for Params {
                 "must be ≥ 0",
             )?;
         }
-        for (i, g) in self.growth.iter().enumerate() {
-            ensure(
-                known(&g.model),
-                format!("growth[{i}].model"),
-                format!("no model named `{}`", g.model),
-            )?;
+        for (i, g) in raw.growth.iter().enumerate() {
+            let Some(mi) = known(&g.model) else {
+                return Err(FieldError::new(
+                    format!("growth[{i}].model"),
+                    format!("no model named `{}`", g.model),
+                ));
+            };
+            growth_model.push(mi);
             ensure(
                 !g.variants.is_empty(),
                 format!("growth[{i}].variants"),
@@ -281,12 +304,21 @@ impl crate::spec::Params for Params {
             )?;
         }
         ensure(
-            (2..=2048).contains(&self.interval_length),
+            (2..=2048).contains(&raw.interval_length),
             "interval_length",
             "must be between 2 and 2048",
         )?;
-        ensure(self.agreement > 0.0, "agreement", "must be positive")?;
-        ensure(self.min_margin >= 0.0, "min_margin", "must be ≥ 0")
+        ensure(raw.agreement > 0.0, "agreement", "must be positive")?;
+        ensure(raw.min_margin >= 0.0, "min_margin", "must be ≥ 0")?;
+        Ok(Params {
+            raw,
+            threshold: t,
+            saturation_model,
+            growth_model,
+        })
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -308,11 +340,11 @@ fn tri(i: usize) -> usize {
 
 /// Head h's Sandwich weights W_h(r) = exp(B̃(r)/c_h), r < n, from f64 B̃.
 fn sandwich_weights_f64(p: &Params, n: usize) -> Vec<Vec<f64>> {
-    let f = sandwich_freqs_f64(p.dbar, p.from);
+    let f = sandwich_freqs_f64(p.raw.dbar, p.raw.from);
     let b: Vec<f64> = (0..n).map(|r| sandwich_centred_f64(r as f64, &f)).collect();
-    (1..=p.heads)
+    (1..=p.raw.heads)
         .map(|h| {
-            let c = compression_ratio(h, p.heads).to_f64();
+            let c = compression_ratio(h, p.raw.heads).to_f64();
             b.iter().map(|v| (v / c).exp()).collect()
         })
         .collect()
@@ -325,11 +357,11 @@ fn max_distance(m: &Model) -> usize {
 }
 
 fn prepare_f64(p: &Params, m: &Model, n: usize) -> Attn {
-    let hh = p.heads as f64;
+    let hh = p.raw.heads as f64;
     match m.kind {
         Kind::Window => Attn::Window { d: max_distance(m) },
         Kind::Alibi => {
-            let qs = slope_exponents(p.heads, m.rule.unwrap_or(SlopeRule::Code));
+            let qs = slope_exponents(p.raw.heads, m.rule.unwrap_or(SlopeRule::Code));
             let ms: Vec<f64> = qs
                 .iter()
                 .map(|q| slope_interval(q, 128).mid_f64())
@@ -470,7 +502,7 @@ enum AttnI {
 }
 
 fn prepare_interval(p: &Params, m: &Model, n: usize, prec: u32) -> AttnI {
-    let hh = Interval::from_i64(prec, p.heads as i64);
+    let hh = Interval::from_i64(prec, p.raw.heads as i64);
     let one = Interval::one(prec);
     let normalise = |w: &[Interval]| -> Vec<Interval> {
         let mut z = Interval::zero(prec);
@@ -484,7 +516,7 @@ fn prepare_interval(p: &Params, m: &Model, n: usize, prec: u32) -> AttnI {
     match m.kind {
         Kind::Window => AttnI::Window { d: max_distance(m) },
         Kind::Alibi => {
-            let qs = slope_exponents(p.heads, m.rule.unwrap_or(SlopeRule::Code));
+            let qs = slope_exponents(p.raw.heads, m.rule.unwrap_or(SlopeRule::Code));
             let x: Vec<Interval> = qs
                 .iter()
                 .map(|q| slope_interval(q, prec).neg_exp())
@@ -507,10 +539,10 @@ fn prepare_interval(p: &Params, m: &Model, n: usize, prec: u32) -> AttnI {
         }
         Kind::Sandwich => {
             let rs: Vec<i64> = (0..n as i64).collect();
-            let b = sandwich_centred_many(&rs, &sandwich_freqs(p.dbar, p.from, prec));
-            let w: Vec<Vec<Interval>> = (1..=p.heads)
+            let b = sandwich_centred_many(&rs, &sandwich_freqs(p.raw.dbar, p.raw.from, prec));
+            let w: Vec<Vec<Interval>> = (1..=p.raw.heads)
                 .map(|h| {
-                    let c = Interval::from_rational(prec, &compression_ratio(h, p.heads));
+                    let c = Interval::from_rational(prec, &compression_ratio(h, p.raw.heads));
                     b.iter().map(|v| (v / &c).exp()).collect()
                 })
                 .collect();
@@ -647,15 +679,15 @@ const VARIANTS: [Variant; 2] = [Variant::Residual, Variant::Plain];
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
-    let t_rat = parse_rational(&p.threshold).expect("validated");
+    let t_rat = p.threshold.clone();
     let t = t_rat.to_f64();
-    let mut all_lengths: Vec<usize> = p.lengths.clone();
-    for m in &p.models {
+    let mut all_lengths: Vec<usize> = p.raw.lengths.clone();
+    for m in &p.raw.models {
         if let Some(l) = &m.lengths {
             all_lengths.extend(l);
         }
     }
-    all_lengths.extend(&p.extra_lengths);
+    all_lengths.extend(&p.raw.extra_lengths);
     all_lengths.sort_unstable();
     all_lengths.dedup();
     let top = *all_lengths.last().expect("non-empty");
@@ -666,7 +698,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         rf: Vec::new(),
         min_margin: (f64::INFINITY, String::new()),
     };
-    for m in &p.models {
+    for m in &p.raw.models {
         ctx.progress
             .message(format!("{}: {} (f64)", ctx.spec.id, m.name));
         let lens: Vec<usize> = if m.kind == Kind::Sandwich {
@@ -682,7 +714,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let mut per: [Vec<usize>; 2] = [vec![0; all_lengths.len()], vec![0; all_lengths.len()]];
         for (vi, &variant) in VARIANTS.iter().enumerate() {
             for &l in &lens {
-                let g = gradient_f64(&a, l, p.layers, variant);
+                let g = gradient_f64(&a, l, p.raw.layers, variant);
                 let (k, above, below) = rf_f64(&g, t);
                 per[vi][idx(l)] = k;
                 let margin = above.min(below);
@@ -698,14 +730,14 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut table = Table::new(
         format!(
             "Toy RF99 (threshold {}, {} layers, H = {}; windows W1 unless stated): ours vs positional.md §3, residual / no residual",
-            p.threshold, p.layers, p.heads
+            p.raw.threshold, p.raw.layers, p.raw.heads
         ),
         &["model", "L", "ours", "§3", "match"],
     );
     let mut exact = 0usize;
     let mut total = 0usize;
-    for (mi, m) in p.models.iter().enumerate() {
-        let lens = m.lengths.as_ref().unwrap_or(&p.lengths);
+    for (mi, m) in p.raw.models.iter().enumerate() {
+        let lens = m.lengths.as_ref().unwrap_or(&p.raw.lengths);
         let mut ok = true;
         let mut off = Vec::new();
         for (li, &l) in lens.iter().enumerate() {
@@ -725,7 +757,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                         refs[k]
                     ));
                 }
-                ok &= d <= p.rf_tolerance;
+                ok &= d <= p.raw.rf_tolerance;
                 cells.push(d == 0);
             }
             table.row(vec![
@@ -735,14 +767,14 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 format!("{} / {}", refs[0], refs[1]),
                 match (cells[0], cells[1]) {
                     (true, true) => "exact".into(),
-                    _ => "±".to_string() + &p.rf_tolerance.to_string(),
+                    _ => "±".to_string() + &p.raw.rf_tolerance.to_string(),
                 },
             ]);
         }
         o.checks.observe(
             format!(
                 "{}: RF99 reproduces §3 (±{}) at L ∈ {:?}, residual and not",
-                m.name, p.rf_tolerance, lens
+                m.name, p.raw.rf_tolerance, lens
             ),
             ok,
             if off.is_empty() {
@@ -759,18 +791,13 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     });
     o.tables.push(table);
 
-    let get = |name: &str, v: Variant, l: usize| -> usize {
-        let mi = p
-            .models
-            .iter()
-            .position(|m| m.name == name)
-            .expect("validated");
+    let get = |mi: usize, v: Variant, l: usize| -> usize {
         res.rf[mi][if v == Variant::Residual { 0 } else { 1 }][idx(l)]
     };
-    for s in &p.saturation {
+    for (s, &mi) in p.raw.saturation.iter().zip(&p.saturation_model) {
         let (a, b) = (
-            get(&s.model, s.variant, s.lengths[0]),
-            get(&s.model, s.variant, s.lengths[1]),
+            get(mi, s.variant, s.lengths[0]),
+            get(mi, s.variant, s.lengths[1]),
         );
         let rel = (b as f64 - a as f64).abs() / a as f64;
         o.checks.observe(
@@ -797,12 +824,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             format!("{a} → {b} ({:.2}%)", 100.0 * rel),
         );
     }
-    for g in &p.growth {
+    for (g, &mi) in p.raw.growth.iter().zip(&p.growth_model) {
         for &v in &g.variants {
-            let (a, b) = (
-                get(&g.model, v, g.lengths[0]),
-                get(&g.model, v, g.lengths[1]),
-            );
+            let (a, b) = (get(mi, v, g.lengths[0]), get(mi, v, g.lengths[1]));
             let ratio = b as f64 / a as f64;
             o.checks.observe(
                 format!(
@@ -830,7 +854,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         }
     }
     // windows: identical for every L ≥ layers·w
-    for (mi, m) in p.models.iter().enumerate() {
+    for (mi, m) in p.raw.models.iter().enumerate() {
         if m.kind != Kind::Window {
             continue;
         }
@@ -838,7 +862,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let lens: Vec<usize> = all_lengths
             .iter()
             .copied()
-            .filter(|&l| l >= p.layers * w)
+            .filter(|&l| l >= p.raw.layers * w)
             .collect();
         let vals: Vec<[usize; 2]> = lens
             .iter()
@@ -849,8 +873,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             format!(
                 "{}: RF99 identical for every L ≥ {}·w = {} (L ∈ {:?})",
                 m.name,
-                p.layers,
-                p.layers * w,
+                p.raw.layers,
+                p.raw.layers * w,
                 lens
             ),
             !lens.is_empty() && same,
@@ -862,9 +886,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.checks.observe(
         format!(
             "f64 RF99 decisions are robust: |C(k) − {}| ≥ {:e} at k = RF99 and RF99 − 1",
-            p.threshold, p.min_margin
+            p.raw.threshold, p.raw.min_margin
         ),
-        res.min_margin.0 >= p.min_margin,
+        res.min_margin.0 >= p.raw.min_margin,
         format!(
             "smallest margin {:.3e} ({})",
             res.min_margin.0, res.min_margin.1
@@ -872,7 +896,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     );
 
     // ----- two precisions: 128-bit intervals at one length -----
-    let n = p.interval_length;
+    let n = p.raw.interval_length;
     let t_int = Interval::from_rational(prec, &t_rat);
     let mut it = Table::new(
         format!(
@@ -883,7 +907,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut worst_dev = 0f64;
     let mut c_all = Certainty::True;
     let mut rf_detail = Vec::new();
-    for m in &p.models {
+    for m in &p.raw.models {
         ctx.progress.message(format!(
             "{}: {} ({prec}-bit intervals, L = {n})",
             ctx.spec.id, m.name
@@ -891,8 +915,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let ai = prepare_interval(p, m, n, prec);
         let af = prepare_f64(p, m, n);
         for &variant in &VARIANTS {
-            let gi = gradient_interval(&ai, n, p.layers, variant, prec);
-            let gf = gradient_f64(&af, n, p.layers, variant);
+            let gi = gradient_interval(&ai, n, p.raw.layers, variant, prec);
+            let gf = gradient_f64(&af, n, p.raw.layers, variant);
             let dev = gi
                 .iter()
                 .zip(&gf)
@@ -935,9 +959,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     o.checks.observe(
         format!(
             "two precisions at L = {n}: f64 gradient within {:e} of the enclosure midpoints",
-            p.agreement
+            p.raw.agreement
         ),
-        worst_dev <= p.agreement,
+        worst_dev <= p.raw.agreement,
         format!("max |g_f64 − midpoint| = {worst_dev:.3e}"),
     );
     o.tables.push(it);
@@ -945,6 +969,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     // ----- plots: RF99 against L -----
     for (vi, &variant) in VARIANTS.iter().enumerate() {
         let mut series: Vec<Series> = p
+            .raw
             .models
             .iter()
             .enumerate()
@@ -975,8 +1000,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             title: format!(
                 "Toy RF99 against L, {} ({} layers, H = {})",
                 variant.label(),
-                p.layers,
-                p.heads
+                p.raw.layers,
+                p.raw.heads
             ),
             x_label: "L".into(),
             y_label: "RF99".into(),

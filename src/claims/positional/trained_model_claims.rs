@@ -385,8 +385,45 @@ fn validate_plan(p: &Params, plan: &Plan, at: &str) -> Result<(), FieldError> {
     Ok(())
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
+/// Parameters of positional/trained-model-claims, resolved: the configuration and
+/// the scan's prediction ε, exact.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The configuration (checked).
+    pub params: Params,
+    /// The scan's prediction ε, when there is a scan.
+    pub scan_epsilon: Option<rug::Rational>,
+}
+
+impl Resolved {
+    /// The scan and its prediction ε, when there is a scan.
+    pub fn scan(&self) -> Option<(&Scan, &rug::Rational)> {
+        self.params.scan.as_ref().zip(self.scan_epsilon.as_ref())
+    }
+}
+
+/// positional/trained-model-claims.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Params;
+    type Params = Resolved;
+    fn resolve(raw: Params) -> Result<Resolved, FieldError> {
+        let scan_epsilon = raw.check()?;
+        Ok(Resolved {
+            params: raw,
+            scan_epsilon,
+        })
+    }
+    fn run(p: &Resolved, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
+    }
+}
+
+impl Params {
+    /// Range and consistency checks; the scan's prediction ε, exact.
+    fn check(&self) -> Result<Option<rug::Rational>, FieldError> {
+        let mut scan_epsilon = None;
         ensure_each(&self.corpus, "corpus", |c| {
             if c.name.is_empty()
                 || c.version.is_empty()
@@ -461,6 +498,7 @@ impl crate::spec::Params for Params {
                     "scan.criteria.prediction_epsilon",
                     "must lie in (0, 1)",
                 )?;
+                scan_epsilon = Some(eps);
             }
         }
         for (i, plan) in self.plans().iter().enumerate() {
@@ -482,7 +520,7 @@ impl crate::spec::Params for Params {
             "hidden",
             "must be a multiple of 2·heads (even head dimension for RoPE)",
         )?;
-        super::common::check_dbar(self.dbar).map_err(|e| FieldError::new("dbar", e))?;
+        super::common::check_dbar("dbar", self.dbar)?;
         ensure(
             self.rope_base > 1.0 && self.rope_base.is_finite(),
             "rope_base",
@@ -552,7 +590,7 @@ impl crate::spec::Params for Params {
                 "must be > 0",
             )?;
         }
-        Ok(())
+        Ok(scan_epsilon)
     }
 }
 
@@ -785,8 +823,26 @@ mod exec {
         }
     }
 
+    /// Why the corpus is not available.
+    #[derive(Debug, thiserror::Error)]
+    pub enum CorpusError {
+        /// The packages could not be read.
+        #[error("{0}")]
+        Load(#[from] attncheck_lm::Error),
+        /// The content differs from the spec's hash.
+        #[error(
+            "corpus content hash {found} differs from the spec's {expected} (a package's files changed)"
+        )]
+        Hash {
+            /// The corpus's hash.
+            found: String,
+            /// The spec's.
+            expected: String,
+        },
+    }
+
     /// Loads the corpus named by `p` and checks its hash.
-    pub fn corpus(p: &Params) -> Result<attncheck_lm::corpus::Corpus, String> {
+    pub fn corpus(p: &Params) -> Result<attncheck_lm::corpus::Corpus, CorpusError> {
         let pk: Vec<attncheck_lm::corpus::Package> = p
             .corpus
             .iter()
@@ -796,13 +852,12 @@ mod exec {
             })
             .collect();
         let c =
-            attncheck_lm::corpus::load(&pk, p.val_every, &attncheck_lm::corpus::registry_dirs())
-                .map_err(|e| e.to_string())?;
+            attncheck_lm::corpus::load(&pk, p.val_every, &attncheck_lm::corpus::registry_dirs())?;
         if c.hash != p.corpus_hash {
-            return Err(format!(
-                "corpus content hash {} differs from the spec's {} (a package's files changed)",
-                c.hash, p.corpus_hash
-            ));
+            return Err(CorpusError::Hash {
+                found: c.hash.clone(),
+                expected: p.corpus_hash.clone(),
+            });
         }
         Ok(c)
     }
@@ -862,8 +917,8 @@ mod exec {
         job: Job,
         p: &Params,
         c: &attncheck_lm::corpus::Corpus,
-    ) -> Result<JobResult, String> {
-        attncheck_lm::job::run(&lm_job(&job, p), c).map_err(|e| e.to_string())
+    ) -> Result<JobResult, attncheck_lm::Error> {
+        attncheck_lm::job::run(&lm_job(&job, p), c)
     }
 
     /// One job's unit of work as [`Ctx::unit`] stores it: the result, or why the job failed.
@@ -878,7 +933,8 @@ mod exec {
 
     /// Runs every job of `p` (each a unit of work, side by side on rayon's pool) and
     /// presents the results.
-    pub fn run(p: &Params, ctx: &Ctx, o: &mut Outcome) {
+    pub fn run(r: &Resolved, ctx: &Ctx, o: &mut Outcome) {
+        let p = &r.params;
         attncheck_lm::configure();
         let c = match corpus(p) {
             Ok(c) => c,
@@ -903,7 +959,7 @@ mod exec {
                     },
                     Err(e) => JobUnit {
                         result: None,
-                        error: Some(e),
+                        error: Some(e.to_string()),
                     },
                 });
                 if u != JobUnit::default() {
@@ -930,15 +986,15 @@ mod exec {
                 }
             }
         }
-        match &p.scan {
+        match r.scan() {
             None => super::present::present(p, &p.plans()[0], ctx, &c, &results, o),
-            Some(s) => super::scan::present(p, s, ctx, &c, &results, o),
+            Some((s, eps)) => super::scan::present(p, s, eps, ctx, &c, &results, o),
         }
     }
 }
 
 #[cfg(feature = "lm")]
-pub use exec::{corpus, lm_job, model_config, run_job, JobUnit};
+pub use exec::{corpus, lm_job, model_config, run_job, CorpusError, JobUnit};
 
 #[cfg(feature = "lm")]
 mod present;
@@ -946,7 +1002,7 @@ mod present;
 mod scan;
 
 /// Runs the reproduction.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+pub fn run(p: &Resolved, ctx: &Ctx) -> Outcome {
     let mut o = Outcome::new();
     #[cfg(not(feature = "lm"))]
     {

@@ -13,6 +13,7 @@
 
 use super::common::{SplitMix64, Window};
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{expr, softmax, Interval, Statement};
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
@@ -72,9 +73,16 @@ pub struct Params {
     pub seed: u64,
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.windows, "windows", |&w| {
+/// positional/windowed-receptive-field.
+pub struct Claim;
+
+/// The parameters need no resolution beyond their types: `resolve` checks the ranges
+/// and passes them on.
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Params;
+    type Params = Params;
+    fn resolve(raw: Params) -> Result<Params, FieldError> {
+        ensure_each(&raw.windows, "windows", |&w| {
             if (1..=100_000).contains(&w) {
                 Ok(())
             } else {
@@ -82,46 +90,46 @@ impl crate::spec::Params for Params {
             }
         })?;
         ensure(
-            (1..=256).contains(&self.max_layers),
+            (1..=256).contains(&raw.max_layers),
             "max_layers",
             "must lie in 1..=256",
         )?;
-        ensure_each(&self.lengths, "lengths", |&l| {
+        ensure_each(&raw.lengths, "lengths", |&l| {
             if (2..=65_536).contains(&l) {
                 Ok(())
             } else {
                 Err("length must lie in 2..=65536".into())
             }
         })?;
-        ensure_each(&self.conventions, "conventions", |_| Ok(()))?;
+        ensure_each(&raw.conventions, "conventions", |_| Ok(()))?;
         ensure(
-            (2..=65_536).contains(&self.train_length),
+            (2..=65_536).contains(&raw.train_length),
             "train_length",
             "must lie in 2..=65536",
         )?;
         ensure(
-            (1..=256).contains(&self.fit_layers),
+            (1..=256).contains(&raw.fit_layers),
             "fit_layers",
             "must lie in 1..=256",
         )?;
         ensure(
-            (1..=2048).contains(&self.fit_sweep_max),
+            (1..=2048).contains(&raw.fit_sweep_max),
             "fit_sweep_max",
             "must lie in 1..=2048",
         )?;
         ensure(
-            (1..=1000).contains(&self.fig2_window),
+            (1..=1000).contains(&raw.fig2_window),
             "fig2_window",
             "window must lie in 1..=1000",
         )?;
-        for (i, f) in self.fig2.iter().enumerate() {
+        for (i, f) in raw.fig2.iter().enumerate() {
             ensure(
                 !f.distances.is_empty(),
                 format!("fig2[{i}].distances"),
                 "must not be empty",
             )?;
         }
-        for (i, c) in self.claimed_max_fit.iter().enumerate() {
+        for (i, c) in raw.claimed_max_fit.iter().enumerate() {
             ensure(
                 c.window >= 1,
                 format!("claimed_max_fit[{i}].window"),
@@ -129,14 +137,21 @@ impl crate::spec::Params for Params {
             )?;
         }
         ensure(
-            (2..=65_536).contains(&self.tail_length),
+            (2..=65_536).contains(&raw.tail_length),
             "tail_length",
             "must lie in 2..=65536",
         )?;
-        Ok(())
+        Ok(raw)
     }
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(Ok(self.build_statement(claim)))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(Ok(p.build_statement(claim)))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 

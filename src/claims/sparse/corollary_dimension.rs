@@ -14,6 +14,7 @@
 //! and (iv) are decided in the run, shown, and make it inconclusive if they fail.
 
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{expr, parse_rational, Certainty, Interval, Statement};
 use crate::outcome::{Outcome, Table};
@@ -87,10 +88,10 @@ pub struct Grid {
     pub delta: String,
 }
 
-/// Parameters of sparse/corollary-dimension.
+/// Parameters of sparse/corollary-dimension as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// Settings for the identity η = ε/2.
     pub identities: Vec<Setting>,
     /// The §5 table.
@@ -160,18 +161,43 @@ fn printed_ok(f: &str, s: &str) -> Result<(), FieldError> {
     })
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.identities, "identities", |_| Ok(()))?;
-        for (i, s) in self.identities.iter().enumerate() {
+/// A printed t that must be given.
+fn printed_t(f: &str, s: &str) -> Result<PrintedDecimal, FieldError> {
+    PrintedDecimal::parse(s).ok_or_else(|| {
+        FieldError::new(f, format!("`{s}` is not a plain decimal such as 0.0892034"))
+    })
+}
+
+/// Parameters of sparse/corollary-dimension, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The parameters as written (the settings are terms of the statement).
+    pub raw: Raw,
+    /// The printed t of each table row, when given.
+    table_t: Vec<Option<PrintedDecimal>>,
+    /// The printed t of the end-to-end instance.
+    instance_t: PrintedDecimal,
+    /// The printed t of the certificate instance.
+    certificate_t: PrintedDecimal,
+}
+
+/// sparse/corollary-dimension.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        ensure_each(&raw.identities, "identities", |_| Ok(()))?;
+        for (i, s) in raw.identities.iter().enumerate() {
             setting_ok(&format!("identities[{i}]"), s)?;
         }
-        ensure_each(&self.table, "table", |r| {
+        ensure_each(&raw.table, "table", |r| {
             (!r.d.is_empty())
                 .then_some(())
                 .ok_or("give at least one (n, d) pair".into())
         })?;
-        for (i, r) in self.table.iter().enumerate() {
+        for (i, r) in raw.table.iter().enumerate() {
             setting_ok(&format!("table[{i}].setting"), &r.setting)?;
             printed_ok(&format!("table[{i}].t"), &r.t)?;
             for (q, &(n, d)) in r.d.iter().enumerate() {
@@ -182,7 +208,7 @@ impl crate::spec::Params for Params {
                 )?;
             }
         }
-        let g = &self.grid;
+        let g = &raw.grid;
         ensure_each(&g.ns, "grid.ns", |&n| {
             (2..=1024)
                 .contains(&n)
@@ -221,18 +247,30 @@ impl crate::spec::Params for Params {
             )?;
         }
         positive_term("grid.delta", &g.delta)?;
-        instance_ok("instance", &self.instance, 4096, 20_000)?;
-        instance_ok(
-            "certificate_instance",
-            &self.certificate_instance,
-            256,
-            4096,
-        )?;
-        Ok(())
+        instance_ok("instance", &raw.instance, 4096, 20_000)?;
+        instance_ok("certificate_instance", &raw.certificate_instance, 256, 4096)?;
+        let table_t = raw
+            .table
+            .iter()
+            .map(|r| PrintedDecimal::parse(&r.t))
+            .collect();
+        Ok(Params {
+            table_t,
+            instance_t: printed_t("instance.t", &raw.instance.t)?,
+            certificate_t: printed_t("certificate_instance.t", &raw.certificate_instance.t)?,
+            raw,
+        })
     }
 
-    fn statement(&self, claim: &str, hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(self.build(claim, hints))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(p.build(claim, hints))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -256,9 +294,25 @@ pub fn half_unit(s: &str) -> Option<(Rational, Rational)> {
 
 /// The formula |x − printed| ≤ ½ unit in the last printed digit (x an
 /// S-expression term; `printed` validated by [`half_unit`]).
-pub fn printed_formula(term: &str, printed: &str) -> String {
-    let (v, h) = half_unit(printed).expect("validated printed decimal");
-    format!("(<= (abs (- {term} {v})) {h})")
+/// A printed decimal, resolved: its value and half a unit in its last digit ([`half_unit`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrintedDecimal {
+    /// The value.
+    pub value: Rational,
+    /// Half a unit in the last printed digit.
+    pub half: Rational,
+}
+
+impl PrintedDecimal {
+    /// `s` as a printed decimal, or `None` when it is not a plain decimal.
+    pub fn parse(s: &str) -> Option<PrintedDecimal> {
+        half_unit(s).map(|(value, half)| PrintedDecimal { value, half })
+    }
+
+    /// |term − value| ≤ half: `term` prints as this decimal.
+    pub fn formula(&self, term: &str) -> String {
+        format!("(<= (abs (- {term} {})) {})", self.value, self.half)
+    }
 }
 
 fn eta_identity(s: &Setting) -> (String, bool) {
@@ -333,7 +387,7 @@ pub fn instance_obligations(i: &Instance) -> Vec<(String, String)> {
 /// C(t), hence d_min(t) ≤ d_min(t_lo).
 fn grid(p: &Params, prec: u32, o: &mut Outcome) -> bool {
     use crate::sparse::dimension::min_dimension;
-    let g = &p.grid;
+    let g = &p.raw.grid;
     let mut table = Table::new(
         "Grid consistency: exact d_min(n, t) (worst seed) against d_formula",
         &[
@@ -424,21 +478,21 @@ impl Params {
     /// The statement: (i) the identities η = ε/2, (ii) the §5 ceilings and printed
     /// t, and the certificate instance (S redrawn from its seed, t* from the hint
     /// `t_star`): its shape, d = d_formula, and t* ≤ t.
-    fn build(&self, claim: &str, hints: &Hints) -> Result<Statement, String> {
+    fn build(&self, claim: &str, hints: &Hints) -> Result<Statement, StatementError> {
         let mut st = Statement::new(claim);
-        for s in &self.identities {
+        for s in &self.raw.identities {
             st.assert(
                 format!("η = t·k·(Δ + ρ) = ε/2 at {}", describe(s)),
                 eta_identity(s).0,
             );
         }
-        for r in &self.table {
+        for (r, printed) in self.raw.table.iter().zip(&self.table_t) {
             let s = &r.setting;
-            if !r.t.is_empty() {
+            if let Some(printed) = printed {
                 let t = t_expr(s.k, &s.eps, &s.gamma, &s.rho);
                 st.assert(
                     format!("t = {} at {}", r.t, describe(s)),
-                    printed_formula(&t, &r.t),
+                    printed.formula(&t),
                 );
             }
             for &(n, d) in &r.d {
@@ -448,7 +502,7 @@ impl Params {
                 );
             }
         }
-        let ci = &self.certificate_instance;
+        let ci = &self.raw.certificate_instance;
         let t_star = super::hint_rational(hints, "t_star")?;
         st.datum(
             "S",
@@ -469,7 +523,7 @@ impl Params {
         );
         st.assert(
             format!("certificate instance: t = {} printed", ci.t),
-            printed_formula(&t, &ci.t),
+            self.certificate_t.formula(&t),
         );
         Ok(st)
     }
@@ -482,7 +536,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut o = Outcome::new();
     let prec = ctx.prec();
     o.note("Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3–§5, provenance: derived); d_formula and t are the reconstruction's constants, not the paper's.");
-    let ci = &p.certificate_instance;
+    let ci = &p.raw.certificate_instance;
     let cs = draw_signs(ci.n as usize, ci.d as usize, ci.seed);
     let hints = Hints::from([("t_star".to_string(), t_star(&cs).to_string())]);
     drop(cs);
@@ -498,7 +552,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "d_formula = ⌈8k²(γ + ε + ρ)² ln(n²/δ)/ε²⌉ (certified ceilings) against sparse.md §5",
         &["setting", "t", "n", "§5", "certified"],
     );
-    for r in &p.table {
+    for r in &p.raw.table {
         let s = &r.setting;
         let t = t_expr(s.k, &s.eps, &s.gamma, &s.rho);
         let tv = expr::eval(&t, prec)
@@ -520,7 +574,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         failed.push("(iii) a grid cell has no d_min ≤ d_formula".into());
     }
     // (iv) the end-to-end instance, decided in the run with the same obligations
-    let i = &p.instance;
+    let i = &p.raw.instance;
     let s = draw_signs(i.n as usize, i.d as usize, i.seed);
     let ts = t_star(&s);
     let mut st = Statement::new(&ctx.spec.id);
@@ -534,7 +588,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         &i.setting.gamma,
         &i.setting.rho,
     );
-    st.assert(format!("t = {} printed", i.t), printed_formula(&t, &i.t));
+    st.assert(format!("t = {} printed", i.t), p.instance_t.formula(&t));
     match crate::kernel::check(&st, prec) {
         Ok(c) if c.as_expected() => {}
         Ok(c) => failed.extend(c.failures().iter().map(|n| format!("end to end: {n}"))),

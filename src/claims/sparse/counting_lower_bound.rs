@@ -14,6 +14,7 @@
 //! beyond it) in outward-rounded intervals.
 
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{Interval, Statement};
 use crate::outcome::{Outcome, Table};
@@ -50,10 +51,10 @@ pub struct Instance {
     pub bits: u64,
 }
 
-/// Parameters of sparse/counting-lower-bound.
+/// Parameters of sparse/counting-lower-bound as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// §5 reference rows.
     pub reference: Vec<Reference>,
     /// Stirling tolerance in bits for log₂(n!)/n − (log₂ n − 1/ln 2), n ≥ 16 (exact literal).
@@ -66,9 +67,42 @@ pub struct Params {
 
 const MAX_N: u32 = 1 << 20;
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.reference, "reference", |r| {
+/// A printed decimal reference, resolved: its value and half a unit in its last digit.
+#[derive(Debug, Clone)]
+struct Decimal {
+    value: Rational,
+    half: Rational,
+}
+
+impl Decimal {
+    /// `s` as a plain decimal, or `None`.
+    fn parse(s: &str) -> Option<Decimal> {
+        let k = decimal_places(s)?;
+        let value = crate::kernel::parse_rational(s).ok()?;
+        let half = Rational::from((1, 2 * Integer::from(10).pow(k)));
+        Some(Decimal { value, half })
+    }
+}
+
+/// Parameters of sparse/counting-lower-bound, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The parameters as written (names and tables quote them).
+    pub raw: Raw,
+    /// The Stirling tolerance in bits, positive.
+    tol: Rational,
+    /// Per reference row: log₂(n!)/n and log₂ n − 1/ln 2 as printed.
+    printed: Vec<[Decimal; 2]>,
+}
+
+/// sparse/counting-lower-bound.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        ensure_each(&raw.reference, "reference", |r| {
             if !(3..=MAX_N).contains(&r.n) {
                 return Err(format!("n = {} is out of range: use 3 to {MAX_N}", r.n));
             }
@@ -85,14 +119,14 @@ impl crate::spec::Params for Params {
             }
             Ok(())
         })?;
-        let tol = exact("stirling_tol_bits", &self.stirling_tol_bits)?;
+        let tol = exact("stirling_tol_bits", &raw.stirling_tol_bits)?;
         ensure(tol > 0, "stirling_tol_bits", "must be positive")?;
         ensure(
-            (16..=1 << 16).contains(&self.sweep_max),
+            (16..=1 << 16).contains(&raw.sweep_max),
             "sweep_max",
             "out of range: use 16 to 65536",
         )?;
-        ensure_each(&self.instances, "instances", |i| {
+        ensure_each(&raw.instances, "instances", |i| {
             if !(3..=MAX_N).contains(&i.n) {
                 return Err(format!("n = {} is out of range: use 3 to {MAX_N}", i.n));
             }
@@ -100,11 +134,34 @@ impl crate::spec::Params for Params {
                 return Err("d and bits must be positive".into());
             }
             Ok(())
-        })
+        })?;
+        let mut printed = Vec::with_capacity(raw.reference.len());
+        for (i, r) in raw.reference.iter().enumerate() {
+            let parse = |f: &str, s: &str| {
+                Decimal::parse(s).ok_or_else(|| {
+                    FieldError::new(
+                        format!("reference[{i}]"),
+                        format!("{f}: `{s}` is not a plain decimal"),
+                    )
+                })
+            };
+            printed.push([
+                parse("log2_factorial_per_n", &r.log2_factorial_per_n)?,
+                parse("leading_term", &r.leading_term)?,
+            ]);
+        }
+        Ok(Params { raw, tol, printed })
     }
 
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(Ok(self.build(claim)))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(Ok(p.build(claim)))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -153,10 +210,8 @@ fn leading_term(n: u32) -> String {
 }
 
 /// "x prints as the decimal s": |x − s| ≤ ½·10^−k (k decimals of s).
-fn prints_as(term: &str, s: &str) -> String {
-    let k = decimal_places(s).expect("validated");
-    let p = exact("", s).expect("validated");
-    let half = Rational::from((1, 2 * Integer::from(10).pow(k)));
+fn prints_as(term: &str, s: &Decimal) -> String {
+    let (p, half) = (&s.value, &s.half);
     format!("(<= (abs (- {term} {p})) {half})")
 }
 
@@ -195,8 +250,8 @@ impl Params {
     /// interval formulas over ln n! = Σ ln i (see the module doc).
     fn build(&self, claim: &str) -> Statement {
         let mut st = Statement::new(claim);
-        let tol = exact("", &self.stirling_tol_bits).expect("validated");
-        for r in &self.reference {
+        let tol = self.tol.clone();
+        for (r, [per_n, lead]) in self.raw.reference.iter().zip(&self.printed) {
             let n = r.n;
             st.assert(
                 ceil_log2_name(n, r.ceil_log2_factorial),
@@ -204,11 +259,11 @@ impl Params {
             );
             st.assert(
                 format!("n = {n}: log₂(n!)/n prints as {}", r.log2_factorial_per_n),
-                prints_as(&per_n_term(n), &r.log2_factorial_per_n),
+                prints_as(&per_n_term(n), per_n),
             );
             st.assert(
                 format!("n = {n}: log₂ n − 1/ln 2 prints as {}", r.leading_term),
-                prints_as(&leading_term(n), &r.leading_term),
+                prints_as(&leading_term(n), lead),
             );
             st.assert(
                 format!(
@@ -240,24 +295,24 @@ impl Params {
         st.assert(
             format!(
                 "for every n in 16..={}: log₂(n!)/n − (log₂ n − 1/ln 2) ≤ g(n) ≤ {} bits (Robbins)",
-                self.sweep_max, self.stirling_tol_bits
+                self.raw.sweep_max, self.raw.stirling_tol_bits
             ),
             format!(
                 "(forall n 16 {} (<= {} {tol}))",
-                self.sweep_max,
+                self.raw.sweep_max,
                 robbins_gap_term_var()
             ),
         );
         st.assert(
             format!(
                 "for every n ≥ {m}: gap ≤ g(n) ≤ g({m}) ≤ {} bits (Robbins; g decreasing)",
-                self.stirling_tol_bits,
-                m = self.sweep_max
+                self.raw.stirling_tol_bits,
+                m = self.raw.sweep_max
             ),
-            format!("(<= {} {tol})", robbins_gap_term(self.sweep_max)),
+            format!("(<= {} {tol})", robbins_gap_term(self.raw.sweep_max)),
         );
-        let mut bracketed: Vec<u32> = self.reference.iter().map(|r| r.n).collect();
-        for i in &self.instances {
+        let mut bracketed: Vec<u32> = self.raw.reference.iter().map(|r| r.n).collect();
+        for i in &self.raw.instances {
             let c = ceil_log2_factorial(i.n);
             if !bracketed.contains(&i.n) {
                 bracketed.push(i.n);
@@ -306,7 +361,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             "gap log₂(n!)/n − (log₂ n − 1/ln 2)",
         ],
     );
-    for r in &p.reference {
+    for r in &p.raw.reference {
         let n = r.n;
         let f = Integer::from(Integer::factorial(n));
         let ln2 = Interval::ln2(prec);
@@ -324,7 +379,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     // the largest gap over the sweep, for the key figure (presentation)
     let mut f = Integer::from(Integer::factorial(15));
     let mut worst = (Interval::zero(prec), 16u32);
-    for n in 16..=p.sweep_max {
+    for n in 16..=p.raw.sweep_max {
         f *= n;
         let gap = gap_of(&f, n, prec);
         if gap.hi() > worst.0.hi() {
@@ -335,7 +390,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "The reconstruction's width against the bound (D = 2d)",
         &["n", "d", "bits p", "D·p", "least integer D·p", "satisfied"],
     );
-    for i in &p.instances {
+    for i in &p.raw.instances {
         let need = least_dp(i.n);
         let have = Integer::from(i.d) * 2u32 * i.bits;
         inst.row(vec![
@@ -351,7 +406,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             },
         ]);
     }
-    if let Some(r) = p.reference.iter().max_by_key(|r| r.n) {
+    if let Some(r) = p.raw.reference.iter().max_by_key(|r| r.n) {
         let c = ceil_log2_factorial(r.n);
         o.figure(format!("⌈log₂ n!⌉ at n = {}", r.n), c as f64, c.to_string());
     }

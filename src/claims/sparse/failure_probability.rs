@@ -9,20 +9,21 @@
 //! is statistical (observed), and the Clopper–Pearson interval of F/R is
 //! reported beside p_bound.
 
+use crate::claims::shape::Exact;
 use crate::claims::Ctx;
 use crate::kernel::{Certainty, Interval};
 use crate::outcome::{Outcome, Table};
 use crate::sparse::sample::draw_signs;
-use crate::spec::{ensure, exact, FieldError};
+use crate::spec::{ensure, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF};
 
-/// Parameters of sparse/failure-probability.
+/// Parameters of sparse/failure-probability as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// Sequence length n.
     pub n: usize,
     /// Dimension d.
@@ -37,35 +38,68 @@ pub struct Params {
     pub confidence: f64,
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
+/// Parameters of sparse/failure-probability, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// Sequence length n.
+    pub n: usize,
+    /// Dimension d.
+    pub d: usize,
+    /// Threshold t ∈ (0, 1).
+    pub t: Exact,
+    /// Number of seeds R.
+    pub seeds: u64,
+    /// Seeds are seed_base + i, i = 0..R.
+    pub seed_base: u64,
+    /// Confidence level of the Clopper–Pearson interval (e.g. 0.95).
+    pub confidence: f64,
+}
+
+/// sparse/failure-probability.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
         ensure(
-            (2..=1 << 14).contains(&self.n),
+            (2..=1 << 14).contains(&r.n),
             "n",
             "out of range: use 2 to 16384",
         )?;
         ensure(
-            (1..=1 << 16).contains(&self.d),
+            (1..=1 << 16).contains(&r.d),
             "d",
             "out of range: use 1 to 65536",
         )?;
-        let t = exact("t", &self.t)?;
-        ensure(t > 0 && t < 1, "t", "must lie in (0, 1)")?;
+        let t = Exact::parse("t", &r.t)?;
+        ensure(*t > 0 && *t < 1, "t", "must lie in (0, 1)")?;
         ensure(
-            (1..=100_000).contains(&self.seeds),
+            (1..=100_000).contains(&r.seeds),
             "seeds",
             "out of range: use 1 to 100000",
         )?;
         ensure(
-            self.seed_base.checked_add(self.seeds).is_some(),
+            r.seed_base.checked_add(r.seeds).is_some(),
             "seed_base",
             "seed_base + seeds overflows u64",
         )?;
         ensure(
-            self.confidence > 0.0 && self.confidence < 1.0,
+            r.confidence > 0.0 && r.confidence < 1.0,
             "confidence",
             "must lie in (0, 1)",
-        )
+        )?;
+        Ok(Params {
+            n: r.n,
+            d: r.d,
+            t,
+            seeds: r.seeds,
+            seed_base: r.seed_base,
+            confidence: r.confidence,
+        })
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -106,8 +140,8 @@ pub fn clopper_pearson(f: u64, r: u64, confidence: f64) -> (f64, f64) {
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let prec = ctx.prec();
     let mut o = Outcome::new();
-    let t = exact("t", &p.t).expect("validated");
-    let pb = union_bound(p.n, p.d, &t, prec);
+    let t = &p.t.value;
+    let pb = union_bound(p.n, p.d, t, prec);
     let mut failures = 0u64;
     let mut worst = (0i64, p.seed_base);
     let mut hist: Vec<(i64, u64)> = Vec::new();
@@ -116,7 +150,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         .into_par_iter()
         .map(|i| {
             let seed = p.seed_base + i;
-            ctx.unit(&format!("seed {seed}"), || seed_fails(p.n, p.d, &t, seed))
+            ctx.unit(&format!("seed {seed}"), || seed_fails(p.n, p.d, t, seed))
         })
         .collect();
     for (i, &(fails, m)) in (0..p.seeds).zip(&per_seed) {
@@ -157,7 +191,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         lo <= pb.hi_f64(),
         format!("[{lo:.4}, {hi:.4}] against p_bound ∈ {}", pb.fmt_outward(6)),
     );
-    let td = Rational::from(&t * p.d as u64);
+    let td = Rational::from(t * p.d as u64);
     let mut table = Table::new(
         "Seeds' failure fraction against the union bound (each seed exact)",
         &[
@@ -175,7 +209,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     table.row(vec![
         p.n.to_string(),
         p.d.to_string(),
-        p.t.clone(),
+        p.t.to_string(),
         td.to_string(),
         r.to_string(),
         failures.to_string(),

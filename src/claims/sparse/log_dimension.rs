@@ -10,6 +10,7 @@
 //! is an exact integer comparison.
 
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::Statement;
 use crate::outcome::{Outcome, Plot, Series, Style, Table};
@@ -32,10 +33,10 @@ pub struct UbReference {
     pub d_ub: u64,
 }
 
-/// Parameters of sparse/log-dimension.
+/// Parameters of sparse/log-dimension as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// log₂ n for each n of the sweep (n = 2^e), increasing; must include e_max/2.
     pub log2_n: Vec<u32>,
     /// Thresholds t (exact literals).
@@ -84,7 +85,7 @@ fn default_min_seeds() -> u64 {
     16
 }
 
-impl Params {
+impl Raw {
     /// The number of seeds used at n (see `pair_budget`).
     pub fn seeds_at(&self, n: usize) -> u64 {
         match self.pair_budget {
@@ -97,19 +98,140 @@ impl Params {
     }
 }
 
-impl crate::spec::Params for Params {
+/// Parameters of sparse/log-dimension, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The parameters as written (names and tables quote them).
+    pub raw: Raw,
+    /// The thresholds t, one per `t`.
+    t: Vec<Rational>,
+    /// The quantile q.
+    quantile: Rational,
+    /// δ.
+    delta: Rational,
+    /// The resolve fraction.
+    resolve: Rational,
+    /// The t of each reference row.
+    reference_t: Vec<Rational>,
+    /// The largest exponent of `log2_n`.
+    emax: u32,
+}
+
+/// sparse/log-dimension.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        ensure_each(&raw.log2_n, "log2_n", |&e| {
+            if (2..=20).contains(&e) {
+                Ok(())
+            } else {
+                Err(format!("2^{e} is out of range: use exponents 2 to 20"))
+            }
+        })?;
+        ensure(
+            raw.log2_n.windows(2).all(|w| w[0] < w[1]),
+            "log2_n",
+            "must be strictly increasing",
+        )?;
+        ensure(
+            raw.log2_n.len() >= 3,
+            "log2_n",
+            "needs at least three sizes for the fits",
+        )?;
+        let emax = *raw.log2_n.last().expect("nonempty");
+        ensure(
+            emax.is_multiple_of(2) && raw.log2_n.contains(&(emax / 2)),
+            "log2_n",
+            format!(
+                "must contain n_mid = √n_max, i.e. exponent {} (the largest, {emax}, must be even)",
+                emax / 2
+            ),
+        )?;
+        ensure_each(&raw.t, "t", |s| match crate::kernel::parse_rational(s) {
+            Ok(t) if t > 0 && t < 1 => Ok(()),
+            Ok(_) => Err("must lie in (0, 1)".into()),
+            Err(e) => Err(e.to_string()),
+        })?;
+        ensure(
+            (1..=10_000).contains(&raw.seeds),
+            "seeds",
+            "out of range: use 1 to 10000",
+        )?;
+        ensure(
+            raw.seed_base.checked_add(raw.seeds).is_some(),
+            "seed_base",
+            "seed_base + seeds overflows u64",
+        )?;
+        ensure(
+            (1..=raw.seeds).contains(&raw.min_seeds),
+            "min_seeds",
+            "must lie in 1..=seeds",
+        )?;
+        ensure(
+            raw.pair_budget != Some(0),
+            "pair_budget",
+            "must be positive",
+        )?;
+        let q = exact("quantile", &raw.quantile)?;
+        ensure(q > 0 && q <= 1, "quantile", "must lie in (0, 1]")?;
+        let d = exact("delta", &raw.delta)?;
+        ensure(d > 0 && d < 1, "delta", "must lie in (0, 1)")?;
+        let r = exact("resolve", &raw.resolve)?;
+        ensure(r > 0 && r <= 1, "resolve", "must lie in (0, 1]")?;
+        ensure(
+            raw.bootstrap <= 100_000,
+            "bootstrap",
+            "out of range: use 0 to 100000 resamples",
+        )?;
+        ensure(
+            (1..=8).contains(&raw.scan_factor),
+            "scan_factor",
+            "out of range: use 1 to 8",
+        )?;
+        let mut reference_t = Vec::with_capacity(raw.reference.len());
+        for (i, r) in raw.reference.iter().enumerate() {
+            let t = exact(&format!("reference[{i}].t"), &r.t)?;
+            ensure(
+                t > 0 && t < 1,
+                format!("reference[{i}].t"),
+                "must lie in (0, 1)",
+            )?;
+            ensure(r.n >= 2, format!("reference[{i}].n"), "must be at least 2")?;
+            reference_t.push(t);
+        }
+        let t = raw
+            .t
+            .iter()
+            .map(|s| exact("t", s))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Params {
+            t,
+            quantile: q,
+            delta: d,
+            resolve: r,
+            reference_t,
+            emax,
+            raw,
+        })
+    }
     /// The §5 union-bound table: d_ub = ⌈(2/t²)·ln(n²/δ)⌉ (certified ceilings).
     /// The sweep's d_min ≤ d_ub are observations: the seeds' scans are not part of
     /// any statement.
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
         let mut st = Statement::new(claim);
-        for r in &self.reference {
-            let t = exact("t", &r.t).expect("validated");
-            let dl = exact("delta", &self.delta).expect("validated");
+        for (r, t) in p.raw.reference.iter().zip(&p.reference_t) {
+            let dl = &p.delta;
             st.assert(
                 format!(
                     "d_ub(n = {}, t = {}, δ = {}) = {}",
-                    r.n, r.t, self.delta, r.d_ub
+                    r.n, r.t, p.raw.delta, r.d_ub
                 ),
                 format!(
                     "(= {} {})",
@@ -121,84 +243,8 @@ impl crate::spec::Params for Params {
         Some(Ok(st))
     }
 
-    fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.log2_n, "log2_n", |&e| {
-            if (2..=20).contains(&e) {
-                Ok(())
-            } else {
-                Err(format!("2^{e} is out of range: use exponents 2 to 20"))
-            }
-        })?;
-        ensure(
-            self.log2_n.windows(2).all(|w| w[0] < w[1]),
-            "log2_n",
-            "must be strictly increasing",
-        )?;
-        ensure(
-            self.log2_n.len() >= 3,
-            "log2_n",
-            "needs at least three sizes for the fits",
-        )?;
-        let emax = *self.log2_n.last().expect("nonempty");
-        ensure(
-            emax.is_multiple_of(2) && self.log2_n.contains(&(emax / 2)),
-            "log2_n",
-            format!(
-                "must contain n_mid = √n_max, i.e. exponent {} (the largest, {emax}, must be even)",
-                emax / 2
-            ),
-        )?;
-        ensure_each(&self.t, "t", |s| match crate::kernel::parse_rational(s) {
-            Ok(t) if t > 0 && t < 1 => Ok(()),
-            Ok(_) => Err("must lie in (0, 1)".into()),
-            Err(e) => Err(e.to_string()),
-        })?;
-        ensure(
-            (1..=10_000).contains(&self.seeds),
-            "seeds",
-            "out of range: use 1 to 10000",
-        )?;
-        ensure(
-            self.seed_base.checked_add(self.seeds).is_some(),
-            "seed_base",
-            "seed_base + seeds overflows u64",
-        )?;
-        ensure(
-            (1..=self.seeds).contains(&self.min_seeds),
-            "min_seeds",
-            "must lie in 1..=seeds",
-        )?;
-        ensure(
-            self.pair_budget != Some(0),
-            "pair_budget",
-            "must be positive",
-        )?;
-        let q = exact("quantile", &self.quantile)?;
-        ensure(q > 0 && q <= 1, "quantile", "must lie in (0, 1]")?;
-        let d = exact("delta", &self.delta)?;
-        ensure(d > 0 && d < 1, "delta", "must lie in (0, 1)")?;
-        let r = exact("resolve", &self.resolve)?;
-        ensure(r > 0 && r <= 1, "resolve", "must lie in (0, 1]")?;
-        ensure(
-            self.bootstrap <= 100_000,
-            "bootstrap",
-            "out of range: use 0 to 100000 resamples",
-        )?;
-        ensure(
-            (1..=8).contains(&self.scan_factor),
-            "scan_factor",
-            "out of range: use 1 to 8",
-        )?;
-        for (i, r) in self.reference.iter().enumerate() {
-            let t = exact(&format!("reference[{i}].t"), &r.t)?;
-            ensure(
-                t > 0 && t < 1,
-                format!("reference[{i}].t"),
-                "must lie in (0, 1)",
-            )?;
-            ensure(r.n >= 2, format!("reference[{i}].n"), "must be at least 2")?;
-        }
-        Ok(())
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -300,10 +346,10 @@ pub fn bootstrap(
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut o = Outcome::new();
     ctx.prove(&mut o, Hints::new());
-    let q = exact("quantile", &p.quantile).expect("validated");
-    let delta = exact("delta", &p.delta).expect("validated");
-    let resolve = exact("resolve", &p.resolve).expect("validated");
-    let emax = *p.log2_n.last().expect("validated");
+    let q = p.quantile.clone();
+    let delta = p.delta.clone();
+    let resolve = p.resolve.clone();
+    let emax = p.emax;
     let mut plot = Plot {
         slug: "dmin".into(),
         title: "d_min(n) (q-quantile over seeds), its fit a·ln n + b, and the union bound d_ub"
@@ -344,7 +390,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut spread_table = Table::new(
         format!(
             "Sampling noise: bootstrap over seeds ({} resamples with replacement of the seeds at every n, fits redone; 5% / 50% / 95%)",
-            p.bootstrap
+            p.raw.bootstrap
         ),
         &[
             "t",
@@ -357,8 +403,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             "ratio ≤ 1.25 holds",
         ],
     );
-    for ts in &p.t {
-        let t = exact("t", ts).expect("validated");
+    for (ts, t) in p.raw.t.iter().zip(&p.t) {
+        let t = t.clone();
         let t_f = t.to_f64();
         let mut pts: Vec<(f64, f64)> = Vec::new();
         let mut ub_pts: Vec<(f64, f64)> = Vec::new();
@@ -366,11 +412,11 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let mut missing = false;
         let mut dmins: Vec<(u32, usize)> = Vec::new();
         let mut samples: Vec<Vec<usize>> = Vec::new();
-        for &e in &p.log2_n {
+        for &e in &p.raw.log2_n {
             let n = 1usize << e;
             let d_ub = union_bound_dimension(n as u64, &t, &delta);
-            let d_max = p.scan_factor * d_ub as usize;
-            let seeds = p.seeds_at(n);
+            let d_max = p.raw.scan_factor * d_ub as usize;
+            let seeds = p.raw.seeds_at(n);
             // progress per finished seed (a full-profile n = 2^16 step takes half an hour)
             let done = AtomicU64::new(0);
             let tick = |k: u64| {
@@ -384,8 +430,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 .into_par_iter()
                 .map(|i| {
                     // one seed's exact d_min: an independent unit (run --shard i/N)
-                    let key = format!("t = {ts}, n = 2^{e}, seed {}", p.seed_base + i);
-                    let r = ctx.unit(&key, || min_dimension(n, &t, p.seed_base + i, d_max));
+                    let key = format!("t = {ts}, n = 2^{e}, seed {}", p.raw.seed_base + i);
+                    let r = ctx.unit(&key, || min_dimension(n, &t, p.raw.seed_base + i, d_max));
                     tick(done.fetch_add(1, Ordering::Relaxed) + 1);
                     r
                 })
@@ -405,7 +451,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                     false,
                     format!(
                         "{censored} of {seeds} seeds need d > {d_max}: the {} quantile exceeds d_ub",
-                        p.quantile
+                        p.raw.quantile
                     ),
                 );
                 continue;
@@ -441,17 +487,24 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             all_le,
             format!(
                 "q = {}, up to {} seeds per n (see the table), δ = {}",
-                p.quantile, p.seeds, p.delta
+                p.raw.quantile, p.raw.seeds, p.raw.delta
             ),
         );
         let mid = dmins
             .iter()
             .position(|&(e, _)| e == emax / 2)
-            .expect("validated: n_mid in the sweep");
+            .expect("n_mid is in the sweep (resolution checks that log2_n holds it)");
         let f = fit(&pts, mid);
         let (a, b) = (f.a, f.b);
         let lns: Vec<f64> = pts.iter().map(|&(x, _)| x).collect();
-        let boot = bootstrap(&lns, &samples, &q, mid, p.bootstrap, p.bootstrap_seed);
+        let boot = bootstrap(
+            &lns,
+            &samples,
+            &q,
+            mid,
+            p.raw.bootstrap,
+            p.raw.bootstrap_seed,
+        );
         // 5%, 50%, 95% of a bootstrap quantity, and how many resamples satisfy `holds`
         let spread = |get: fn(&Fit) -> f64, holds: &dyn Fn(f64) -> bool| {
             let mut v: Vec<f64> = boot.iter().map(get).collect();
@@ -487,7 +540,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                     } else {
                         format!(
                             " (< {}: not resolved by the seeds)",
-                            p.resolve
+                            p.raw.resolve
                         )
                     }
                 )
@@ -568,20 +621,20 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "Union-bound dimension d_ub = ⌈(2/t²)·ln(n²/δ)⌉ (sparse.md §5)",
         &["n", "t", "δ", "d_ub", "reference"],
     );
-    for r in &p.reference {
-        let t = exact("t", &r.t).expect("validated");
+    for (r, t) in p.raw.reference.iter().zip(&p.reference_t) {
+        let t = t.clone();
         let d = union_bound_dimension(r.n as u64, &t, &delta);
         refs.row(vec![
             r.n.to_string(),
             r.t.clone(),
-            p.delta.clone(),
+            p.raw.delta.clone(),
             d.to_string(),
             r.d_ub.to_string(),
         ]);
     }
     o.tables.push(table);
     o.tables.push(fits);
-    if p.bootstrap > 0 {
+    if p.raw.bootstrap > 0 {
         o.tables.push(spread_table);
     }
     o.tables.push(refs);

@@ -12,12 +12,17 @@ pub mod ratio_lemma;
 pub mod row_mass;
 
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use rug::Rational;
 
 /// The exact rational hint `key` (a witness value found by search), or why not.
-pub(crate) fn hint_rational(hints: &Hints, key: &str) -> Result<Rational, String> {
+pub(crate) fn hint_rational(hints: &Hints, key: &str) -> Result<Rational, StatementError> {
+    let error = |reason: String| StatementError::Hint {
+        key: key.to_string(),
+        reason,
+    };
     let v = hints
         .get(key)
-        .ok_or_else(|| format!("the hint `{key}` is missing"))?;
-    crate::kernel::parse_rational(v).map_err(|e| format!("hint `{key}`: {e}"))
+        .ok_or_else(|| error(format!("the hint `{key}` is missing")))?;
+    crate::kernel::parse_rational(v).map_err(|e| error(format!("hint `{key}`: {e}")))
 }

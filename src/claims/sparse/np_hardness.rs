@@ -16,6 +16,7 @@
 //!   circle (Pythagorean parametrisation) and a_i = c·b_{σ(i)}.
 
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::Statement;
 use crate::outcome::{Outcome, Table};
@@ -35,22 +36,40 @@ pub struct Count {
     pub total: u64,
 }
 
-/// Parameters of sparse/np-hardness.
+/// Parameters of sparse/np-hardness as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// The margin γ > 0 (exact literal).
     pub gamma: String,
     /// The counts to reproduce; every σ : [n] → [n] is enumerated for each n.
     pub counts: Vec<Count>,
 }
 
-impl crate::spec::Params for Params {
+/// Parameters of sparse/np-hardness, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The margin γ > 0.
+    pub gamma: Rational,
+    /// The counts to reproduce; every σ : [n] → [n] is enumerated for each n.
+    pub counts: Vec<Count>,
+}
+
+/// sparse/np-hardness.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
     /// The exact counts: n^n maps, and the reference count of d = 1 realisable
     /// maps equals n + C(n,2)(2^n − 2) (the enumeration itself is an observation).
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
         let mut st = Statement::new(claim);
-        for c in &self.counts {
+        for c in &p.counts {
             let n = c.n;
             st.assert(
                 format!("n = {n}: n^n = {} maps", c.total),
@@ -70,10 +89,10 @@ impl crate::spec::Params for Params {
         Some(Ok(st))
     }
 
-    fn validate(&self) -> Result<(), FieldError> {
-        let g = exact("gamma", &self.gamma)?;
-        ensure(g > 0, "gamma", "must be positive")?;
-        ensure_each(&self.counts, "counts", |c| {
+    fn resolve(r: Raw) -> Result<Params, FieldError> {
+        let gamma = exact("gamma", &r.gamma)?;
+        ensure(gamma > 0, "gamma", "must be positive")?;
+        ensure_each(&r.counts, "counts", |c| {
             if (2..=6).contains(&c.n) {
                 Ok(())
             } else {
@@ -82,7 +101,14 @@ impl crate::spec::Params for Params {
                     c.n
                 ))
             }
+        })?;
+        Ok(Params {
+            gamma,
+            counts: r.counts,
         })
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -158,7 +184,7 @@ pub fn circle_point(j: usize) -> (Rational, Rational) {
 pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut o = Outcome::new();
     ctx.prove(&mut o, Hints::new());
-    let gamma = exact("gamma", &p.gamma).expect("validated");
+    let gamma = p.gamma.clone();
     let mut table = Table::new(
         "Argmax patterns σ : [n] → [n] with margin γ (exact rationals)",
         &[

@@ -15,6 +15,7 @@
 //! rejected.
 
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::expr::{Data, SparseRows};
 use crate::kernel::{Certainty, Interval, SignMatrix, Statement};
@@ -27,10 +28,10 @@ use crate::spec::{ensure, ensure_each, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
-/// Parameters of sparse/ratio-lemma.
+/// Parameters of sparse/ratio-lemma as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// Seed of S (each (n, d) uses seed + n·100003 + d).
     pub seed: u64,
     /// Sequence lengths n.
@@ -53,64 +54,87 @@ pub struct Params {
     pub certificate: [usize; 3],
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.ns, "ns", |&n| {
+/// Parameters of sparse/ratio-lemma, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The parameters as written (names and tables quote them).
+    pub raw: Raw,
+    /// Δ.
+    delta: Rational,
+    /// ρ.
+    rho: Rational,
+}
+
+/// sparse/ratio-lemma.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        ensure_each(&raw.ns, "ns", |&n| {
             (2..=1 << 14)
                 .contains(&n)
                 .then_some(())
                 .ok_or("n must lie in 2..=16384".into())
         })?;
-        ensure_each(&self.ds, "ds", |&d| {
+        ensure_each(&raw.ds, "ds", |&d| {
             (1..=1 << 16)
                 .contains(&d)
                 .then_some(())
                 .ok_or("d must lie in 1..=65536".into())
         })?;
-        ensure_each(&self.ks, "ks", |&k| {
+        ensure_each(&raw.ks, "ks", |&k| {
             (1..=64)
                 .contains(&k)
                 .then_some(())
                 .ok_or("k must lie in 1..=64".into())
         })?;
-        let max_n = *self.ns.iter().max().expect("nonempty");
-        for (i, &k) in self.ks.iter().enumerate() {
+        let max_n = *raw.ns.iter().max().expect("nonempty");
+        for (i, &k) in raw.ks.iter().enumerate() {
             ensure(
-                k < self.ns.iter().copied().min().expect("nonempty"),
+                k < raw.ns.iter().copied().min().expect("nonempty"),
                 format!("ks[{i}]"),
                 "k must be below every n",
             )?;
         }
-        let delta = rational("delta", &self.delta)?;
+        let delta = rational("delta", &raw.delta)?;
         ensure(
             delta > 0 && delta <= 1000,
             "delta",
             "Δ must lie in (0, 1000]",
         )?;
-        let rho = rational("rho", &self.rho)?;
+        let rho = rational("rho", &raw.rho)?;
         ensure((0..=1000).contains(&rho), "rho", "ρ must lie in [0, 1000]")?;
         ensure(
-            (1..=1 << 20).contains(&self.denominator),
+            (1..=1 << 20).contains(&raw.denominator),
             "denominator",
             "must lie in 1..=2^20",
         )?;
         ensure(
-            self.end_to_end_max_n <= 1024,
+            raw.end_to_end_max_n <= 1024,
             "end_to_end_max_n",
             "the softmax check runs for n ≤ 1024 at most",
         )?;
-        let [n, d, k] = self.certificate;
+        let [n, d, k] = raw.certificate;
         ensure(
             (2..=256).contains(&n) && (1..=512).contains(&d) && k >= 1 && k < n,
             "certificate",
             "the certified witness must have 2 ≤ n ≤ 256, 1 ≤ d ≤ 512, 1 ≤ k < n (file size)",
         )?;
         let _ = max_n;
-        Ok(())
+        Ok(Params { raw, delta, rho })
     }
 
-    fn statement(&self, claim: &str, hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(self.build(claim, hints))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(p.build(claim, hints))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -274,22 +298,22 @@ fn exact_of(op: &str, prec: u32, data: &Data) -> Rational {
 impl Params {
     /// The certified witness: S from its seed, the adversarial B from S.
     fn witness(&self) -> (SignMatrix, SparseRows) {
-        let [n, d, k] = self.certificate;
+        let [n, d, k] = self.raw.certificate;
         let top = Rational::from(&self.delta() + &self.rho());
-        let s = draw_signs(n, d, seed_for(self.seed, n, d));
+        let s = draw_signs(n, d, seed_for(self.raw.seed, n, d));
         let b = adversarial_logits(&s, k, &top);
         (s, b)
     }
     fn delta(&self) -> Rational {
-        rational("delta", &self.delta).expect("validated")
+        self.delta.clone()
     }
     fn rho(&self) -> Rational {
-        rational("rho", &self.rho).expect("validated")
+        self.rho.clone()
     }
     /// The statement: the lemma's obligations for the certified witness, with S
     /// redrawn from its seed and B rebuilt from S (so the certificate's data must
     /// be exactly these), and t* from the hint `t_star`.
-    fn build(&self, claim: &str, hints: &Hints) -> Result<Statement, String> {
+    fn build(&self, claim: &str, hints: &Hints) -> Result<Statement, StatementError> {
         let t = super::hint_rational(hints, "t_star")?;
         let (s, b) = self.witness();
         let mut st = Statement::new(claim);
@@ -300,7 +324,7 @@ impl Params {
             &t,
             &self.delta(),
             &self.rho(),
-            self.certificate[2],
+            self.raw.certificate[2],
         );
         Ok(st)
     }
@@ -339,12 +363,12 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     );
     let mut best_frac = Rational::new();
     let mut failed: Vec<String> = Vec::new();
-    for &n in &p.ns {
-        for &d in &p.ds {
-            let s = draw_signs(n, d, seed_for(p.seed, n, d));
-            for &k in &p.ks {
+    for &n in &p.raw.ns {
+        for &d in &p.raw.ds {
+            let s = draw_signs(n, d, seed_for(p.raw.seed, n, d));
+            for &k in &p.raw.ks {
                 for kind in TARGET_KINDS {
-                    let b = target_logits(kind, &s, k, &delta, &rho, p.denominator, p.seed);
+                    let b = target_logits(kind, &s, k, &delta, &rho, p.raw.denominator, p.raw.seed);
                     let w = Witness::new(s.clone(), b);
                     let id = format!("n = {n}, d = {d}, k = {k}, {kind}");
                     let mut st = Statement::new(&ctx.spec.id);
@@ -386,8 +410,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                             best_frac = f;
                         }
                     }
-                    let e2e = if n <= p.end_to_end_max_n {
-                        let c = end_to_end(&w.s, &w.b, &eta, &delta, p.end_to_end_rows, prec);
+                    let e2e = if n <= p.raw.end_to_end_max_n {
+                        let c = end_to_end(&w.s, &w.b, &eta, &delta, p.raw.end_to_end_rows, prec);
                         if c == Certainty::False {
                             failed.push(format!(
                                 "{id}: the softmax enclosures of M violate (a) or (b)"
@@ -427,15 +451,15 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         ),
     );
     o.tables.push(table);
-    let [n, d, k] = p.certificate;
+    let [n, d, k] = p.raw.certificate;
     o.note(format!("The statement (and certificate) is the lemma for one witness (n = {n}, d = {d}, k = {k}, adversarial target), with S redrawn from its seed and B rebuilt from S by `attncheck verify`; the other instances of the table are decided by the kernel with the same obligations during the run, but are not part of the certificate (their data would make it megabytes); a failure there makes the run inconclusive."));
     o.note(format!(
         "End to end on M (certified softmax enclosures, n ≤ {}): {} per instance. Since ln(M_ij/M_ij') = Λ_ij − Λ_ij' exactly, (a) and (b) on M are the exact Λ obligations; the enclosure check is shown as a cross-check of the softmax kernel, not counted as evidence.",
-        p.end_to_end_max_n,
-        if p.end_to_end_rows == 0 {
+        p.raw.end_to_end_max_n,
+        if p.raw.end_to_end_rows == 0 {
             "every row".to_string()
         } else {
-            format!("the first {} rows", p.end_to_end_rows)
+            format!("the first {} rows", p.raw.end_to_end_rows)
         }
     ));
     let refuted = o.check_list().iter().any(|c| c.result == Certainty::False);

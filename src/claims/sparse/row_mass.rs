@@ -11,9 +11,10 @@
 //! by certified ceilings; d_formula/ln³ n is reported separately as this
 //! construction's log³ n growth (never fitted together with sparse/log-dimension).
 
-use super::corollary_dimension::{d_formula_expr, printed_formula, Setting};
+use super::corollary_dimension::{d_formula_expr, PrintedDecimal, Setting};
 use super::ratio_lemma::{seed_for, target_logits, TARGET_KINDS};
 use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::expr::{Datum, SparseRows};
 use crate::kernel::{expr, Certainty, Interval, SignMatrix, Statement};
@@ -39,10 +40,10 @@ pub struct MassRow {
     pub ratio: String,
 }
 
-/// Parameters of sparse/row-mass.
+/// Parameters of sparse/row-mass as written in the spec.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Params {
+pub struct Raw {
     /// Seed of S (as in sparse/ratio-lemma).
     pub seed: u64,
     /// Instances (n, d, k).
@@ -63,55 +64,85 @@ pub struct Params {
     pub table: Vec<MassRow>,
 }
 
-impl crate::spec::Params for Params {
-    fn validate(&self) -> Result<(), FieldError> {
-        ensure_each(&self.instances, "instances", |&[n, d, k]| {
+/// Parameters of sparse/row-mass, resolved.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// The parameters as written (names and tables quote them).
+    pub raw: Raw,
+    /// τ, ε and ρ.
+    exacts: (Rational, Rational, Rational),
+    /// Per row of the table: γ and the ratio as printed.
+    printed: Vec<[PrintedDecimal; 2]>,
+}
+
+/// sparse/row-mass.
+pub struct Claim;
+
+impl crate::claims::shape::Claim for Claim {
+    type Raw = Raw;
+    type Params = Params;
+    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        ensure_each(&raw.instances, "instances", |&[n, d, k]| {
             ((2..=4096).contains(&n) && (1..=1 << 17).contains(&d) && k >= 1 && k < n)
                 .then_some(())
                 .ok_or("need 2 ≤ n ≤ 4096, 1 ≤ d ≤ 131072, 1 ≤ k < n".into())
         })?;
-        let tau = rational("tau", &self.tau)?;
+        let tau = rational("tau", &raw.tau)?;
         ensure(tau > 0 && tau < 1, "tau", "τ must lie in (0, 1)")?;
-        let eps = rational("eps", &self.eps)?;
+        let eps = rational("eps", &raw.eps)?;
         ensure(eps > 0 && eps <= 10, "eps", "ε must lie in (0, 10]")?;
-        let rho = rational("rho", &self.rho)?;
+        let rho = rational("rho", &raw.rho)?;
         ensure((0..=100).contains(&rho), "rho", "ρ must lie in [0, 100]")?;
         ensure(
-            (1..=1 << 20).contains(&self.denominator),
+            (1..=1 << 20).contains(&raw.denominator),
             "denominator",
             "must lie in 1..=2^20",
         )?;
         ensure(
-            (1..=64).contains(&self.table_k),
+            (1..=64).contains(&raw.table_k),
             "table_k",
             "must lie in 1..=64",
         )?;
-        let dl = expr::eval(&self.table_delta, 64)
+        let dl = expr::eval(&raw.table_delta, 64)
             .map_err(|e| FieldError::new("table_delta", e.to_string()))?;
         ensure(
             dl.lo_f64() > 0.0 && dl.hi_f64() < 1.0,
             "table_delta",
             "δ must lie in (0, 1)",
         )?;
-        for (i, r) in self.table.iter().enumerate() {
+        let mut printed = Vec::with_capacity(raw.table.len());
+        for (i, r) in raw.table.iter().enumerate() {
             ensure(
                 r.n >= 2 && r.n <= 1 << 40,
                 format!("table[{i}].n"),
                 "n must lie in 2..=2^40",
             )?;
-            for (f, s) in [("gamma", &r.gamma), ("ratio", &r.ratio)] {
-                ensure(
-                    super::corollary_dimension::half_unit(s).is_some(),
-                    format!("table[{i}].{f}"),
-                    format!("`{s}` is not a plain decimal"),
-                )?;
-            }
+            let decimal = |f: &str, s: &str| {
+                PrintedDecimal::parse(s).ok_or_else(|| {
+                    FieldError::new(
+                        format!("table[{i}].{f}"),
+                        format!("`{s}` is not a plain decimal"),
+                    )
+                })
+            };
+            printed.push([decimal("gamma", &r.gamma)?, decimal("ratio", &r.ratio)?]);
         }
-        Ok(())
+        Ok(Params {
+            raw,
+            exacts: (tau, eps, rho),
+            printed,
+        })
     }
 
-    fn statement(&self, claim: &str, _hints: &Hints) -> Option<Result<Statement, String>> {
-        Some(Ok(self.build(claim)))
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some(Ok(p.build(claim)))
+    }
+    fn run(p: &Params, ctx: &Ctx) -> Outcome {
+        run(p, ctx)
     }
 }
 
@@ -137,11 +168,7 @@ const MARGIN_PREC: u32 = 128;
 
 impl Params {
     fn exacts(&self) -> (Rational, Rational, Rational) {
-        (
-            rational("tau", &self.tau).expect("validated"),
-            rational("eps", &self.eps).expect("validated"),
-            rational("rho", &self.rho).expect("validated"),
-        )
+        self.exacts.clone()
     }
 
     /// The obligations of one instance over the data `S{q}`, `B{q}{kind}`: Δ ≥
@@ -152,7 +179,7 @@ impl Params {
     fn instance(&self, st: &mut Statement, q: usize, [n, d, k]: [usize; 3]) {
         let (tau, eps, rho) = self.exacts();
         let delta = margin(n, &tau, &eps, MARGIN_PREC);
-        let s = draw_signs(n, d, seed_for(self.seed, n, d));
+        let s = draw_signs(n, d, seed_for(self.raw.seed, n, d));
         let ts = t_star(&s);
         let top = Rational::from(&delta + &rho);
         let two_eta = (2 * Rational::from(&ts * k as u64)) * &top;
@@ -163,7 +190,15 @@ impl Params {
         );
         let eta = format!("(* (/ (gram-max-abs {sname}) (cols {sname})) {k} {top})");
         for kind in TARGET_KINDS {
-            let b = target_logits(kind, &s, k, &delta, &rho, self.denominator, self.seed);
+            let b = target_logits(
+                kind,
+                &s,
+                k,
+                &delta,
+                &rho,
+                self.raw.denominator,
+                self.raw.seed,
+            );
             let bname = format!("B{q}{kind}");
             let id = format!("n = {n}, d = {d}, k = {k}, {kind}");
             st.assert(
@@ -195,24 +230,21 @@ impl Params {
     /// and the §5 mass-corollary table (printed γ, certified d_formula, printed ratio).
     fn build(&self, claim: &str) -> Statement {
         let mut st = Statement::new(claim);
-        for (q, &inst) in self.instances.iter().enumerate() {
+        for (q, &inst) in self.raw.instances.iter().enumerate() {
             if inst[0] * inst[1] <= MAX_STATEMENT_ENTRIES {
                 self.instance(&mut st, q, inst);
             }
         }
         let (tau, eps, rho) = self.exacts();
-        for r in &self.table {
+        for (r, [gamma, ratio]) in self.raw.table.iter().zip(&self.printed) {
             let g = format!("(ln (/ (- {} 1) {}))", r.n, tau);
-            st.assert(
-                format!("γ(n = {}) = {}", r.n, r.gamma),
-                printed_formula(&g, &r.gamma),
-            );
+            st.assert(format!("γ(n = {}) = {}", r.n, r.gamma), gamma.formula(&g));
             let s = Setting {
-                k: self.table_k,
+                k: self.raw.table_k,
                 eps: eps.to_string(),
                 gamma: g,
                 rho: rho.to_string(),
-                delta: self.table_delta.clone(),
+                delta: self.raw.table_delta.clone(),
             };
             st.assert(
                 format!("mass d_formula(n = {}) = {}", r.n, r.d),
@@ -220,7 +252,7 @@ impl Params {
             );
             st.assert(
                 format!("d_formula/ln³ n (n = {}) = {}", r.n, r.ratio),
-                printed_formula(&ratio_term(r), &r.ratio),
+                ratio.formula(&ratio_term(r)),
             );
         }
         st
@@ -269,7 +301,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let (tau, eps, rho) = p.exacts();
     ctx.prove(&mut o, Hints::new());
     let mut failed: Vec<String> = Vec::new();
-    for (q, &inst) in p.instances.iter().enumerate() {
+    for (q, &inst) in p.raw.instances.iter().enumerate() {
         if inst[0] * inst[1] > MAX_STATEMENT_ENTRIES {
             let mut st = Statement::new(&ctx.spec.id);
             p.instance(&mut st, q, inst);
@@ -296,15 +328,15 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             "in the certificate",
         ],
     );
-    for &[n, d, k] in &p.instances {
+    for &[n, d, k] in &p.raw.instances {
         let delta = margin(n, &tau, &eps, MARGIN_PREC);
-        let s = draw_signs(n, d, seed_for(p.seed, n, d));
+        let s = draw_signs(n, d, seed_for(p.raw.seed, n, d));
         let ts = t_star(&s);
         let top = Rational::from(&delta + &rho);
         let eta = Rational::from(&ts * k as u64) * &top;
         let two_eta = Rational::from(2 * &eta);
         for kind in TARGET_KINDS {
-            let b = target_logits(kind, &s, k, &delta, &rho, p.denominator, p.seed);
+            let b = target_logits(kind, &s, k, &delta, &rho, p.raw.denominator, p.raw.seed);
             let mass = max_row_mass(&s, &b, prec);
             let bound = &Interval::from_i64(prec, (n - 1) as i64)
                 * &Interval::from_rational(prec, &Rational::from(&two_eta - &delta)).exp();
@@ -337,7 +369,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         &["n", "γ", "d_formula", "d_formula / ln³ n"],
     );
     let mut last_ratio = 0.0;
-    for r in &p.table {
+    for r in &p.raw.table {
         let rv = expr::eval(&ratio_term(r), prec)
             .map(|x| x.mid_f64())
             .unwrap_or(f64::NAN);

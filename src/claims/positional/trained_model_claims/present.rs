@@ -20,7 +20,7 @@ pub(super) fn present(
         plan.eval_multiples
             .iter()
             .position(|&x| x == m)
-            .expect("validated")
+            .expect("m is one of the plan's eval_multiples (checked by validate_plan)")
     };
     let ppl = |r: &JobResult, m: usize| r.nll[idx(m)].exp();
     let ratio = |r: &JobResult, m: usize| ppl(r, m) / ppl(r, 1);

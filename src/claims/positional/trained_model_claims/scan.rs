@@ -9,7 +9,7 @@
 use super::{bias_enclosure, bias_fn, sig, Job, Params, Plan, Scan, Scheme};
 use crate::claims::positional::common::{slope_exponents, slope_expr, SlopeRule};
 use crate::claims::Ctx;
-use crate::kernel::{expr, parse_rational, Interval};
+use crate::kernel::{expr, Interval};
 use crate::outcome::{round_sig, Outcome, Plot, Series, Style, Table};
 use attncheck_lm::eval::cumulative;
 use attncheck_lm::job::JobResult;
@@ -55,7 +55,7 @@ impl<'a> At<'a> {
             .eval_multiples
             .iter()
             .position(|&x| x == m)
-            .expect("validated")
+            .expect("m is one of the plan's eval_multiples (checked by validate_plan)")
     }
     fn ppl(&self, r: &JobResult, m: usize) -> f64 {
         r.nll[self.idx(m)].exp()
@@ -113,9 +113,11 @@ fn tail_at(q: &Rational, l: usize, prec: u32) -> Interval {
     expr::eval(&format!("(exp (neg (* {} {l})))", slope_expr(q)), prec).expect("a closed term")
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(super) fn present(
     p: &Params,
     s: &Scan,
+    eps: &Rational,
     ctx: &Ctx,
     c: &attncheck_lm::corpus::Corpus,
     results: &[(Job, JobResult)],
@@ -527,7 +529,7 @@ pub(super) fn present(
     o.tables.push(t);
 
     // theory: the bias-alone windows and tails
-    let eps = parse_rational(&sc.prediction_epsilon).expect("validated");
+    let eps = eps.clone();
     let qs = slope_exponents(p.heads, SlopeRule::Paper);
     let mut cols: Vec<String> = vec![
         "head".into(),
