@@ -4,6 +4,7 @@
 //! intervals). Checks of the project's reconstruction of the
 //! Likhosherstov–Choromanski–Weller construction (provenance "derived").
 
+use crate::escalate::Ladder;
 use crate::kernel::{Interval, SignMatrix};
 use crate::sparse::sample::draw_signs;
 use rayon::prelude::*;
@@ -346,35 +347,34 @@ fn block(
 /// The union-bound dimension d_ub = ⌈(2/t²)·ln(n²/δ)⌉ (sparse.md §4; §5 table),
 /// certified: the value is enclosed by kernel intervals and the ceiling is read
 /// off only when both endpoints have the same ceiling; otherwise the precision
-/// is doubled. Needs t > 0, δ > 0. If n²/δ = 1 the value is exactly 0; else
-/// ln(n²/δ) is transcendental (Lindemann), so (2/t²)·ln(n²/δ) is not an integer
-/// and the enclosure eventually separates it from every integer.
-pub fn union_bound_dimension(n: u64, t: &Rational, delta: &Rational) -> u64 {
-    assert!(
-        *t > 0 && *delta > 0,
-        "union_bound_dimension needs t > 0, δ > 0"
-    );
+/// is doubled (from 128 bits, at most 8 times: `crate::escalate`). If n²/δ = 1 the
+/// value is exactly 0; else ln(n²/δ) is transcendental (Lindemann), so
+/// (2/t²)·ln(n²/δ) is not an integer and the enclosure separates it from every
+/// integer at some finite precision. `None` for t ≤ 0 or δ ≤ 0, when the ladder
+/// runs out, or when d_ub does not fit in a u64 (a tiny t): never a panic.
+pub fn union_bound_dimension(n: u64, t: &Rational, delta: &Rational) -> Option<u64> {
+    if *t <= 0 || *delta <= 0 {
+        return None;
+    }
     let r = Rational::from(Integer::from(n) * Integer::from(n)) / delta;
     if r == 1 {
-        return 0;
+        return Some(0);
     }
     let c = Rational::from(2) / Rational::from(t * t);
-    let mut prec = 128;
-    loop {
+    // the ceiling of the enclosure, once both endpoints agree on it
+    let ceiling = |prec: u32| {
         let v = &Interval::from_rational(prec, &c) * &Interval::from_rational(prec, &r).ln();
         let (lo, hi) = (v.lo().clone().ceil(), v.hi().clone().ceil());
-        if lo == hi && lo.is_finite() {
-            let z = lo.to_integer().expect("finite");
-            return if z < 0 {
-                0
-            } else {
-                z.to_u64().expect("d_ub fits in u64")
-            };
-        }
-        assert!(
-            prec < 1 << 20,
-            "union_bound_dimension: enclosure does not separate"
-        );
-        prec *= 2;
+        (lo == hi && lo.is_finite())
+            .then(|| lo.to_integer())
+            .flatten()
+    };
+    let (z, _) =
+        crate::escalate::escalate(Ladder::new(128, 8), ceiling, Option::is_some).settled()?;
+    let z = z?;
+    if z < 0 {
+        Some(0)
+    } else {
+        z.to_u64()
     }
 }

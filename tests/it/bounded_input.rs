@@ -871,3 +871,39 @@ fn a_closed_stdout_alone_never_panics_and_keeps_the_exit_code() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// Regression: `t = "1/10^30"` in sparse/log-dimension made the run panic in
+/// `union_bound_dimension` ("d_ub fits in u64", exit 101); a t that is merely small
+/// would have drawn sign matrices of terabytes. Both are refused when the spec is
+/// read: exit 2, naming the file, the line and `t`, and nothing is written.
+#[test]
+fn a_tiny_t_in_log_dimension_is_refused_with_exit_2_not_a_panic() {
+    let d = crate::util::project(&["sparse/log-dimension"]);
+    let spec = d.path().join("theorems/sparse/log-dimension.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let from = "t = [\"1/4\", \"1/8\"]";
+    assert_eq!(text.matches(from).count(), 1);
+    for (t, says) in [
+        (
+            "1/1000000000000000000000000000000",
+            "does not fit in 64 bits",
+        ),
+        ("1/100000", "more than the 4294967296 allowed"),
+    ] {
+        std::fs::write(
+            &spec,
+            text.replacen(from, &format!("t = [\"1/4\", \"{t}\"]"), 1),
+        )
+        .unwrap();
+        let line = line_in(&spec, t);
+        let (code, out) = verify(d.path(), &["run", "sparse/log-dimension"]);
+        assert_eq!(code, Some(2), "{t}: {out}");
+        assert!(
+            out.contains(&format!("log-dimension.toml:{line}: params.t: ")),
+            "{t}: {out}"
+        );
+        assert!(out.contains(says), "{t}: {out}");
+        assert!(!out.contains("panicked"), "{t}: {out}");
+        assert!(!d.path().join("reports").exists(), "nothing is written");
+    }
+}

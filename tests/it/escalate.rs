@@ -63,3 +63,61 @@ proptest! {
         }
     }
 }
+
+/// Whether `line` doubles a precision in place: `<name with prec or bits> *= 2` or
+/// `<<= 1` (`prec *= 2`, `spec.precision <<= 1`, …).
+fn doubles_a_precision(line: &str) -> bool {
+    ["*= 2", "<<= 1"].iter().any(|op| {
+        line.find(op).is_some_and(|at| {
+            let lhs = line[..at].trim_end();
+            let name = lhs
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                .next()
+                .unwrap_or("");
+            name.contains("prec") || name.contains("bits")
+        })
+    })
+}
+
+/// The lines of `text`, comments left out, that escalate a precision by hand.
+fn hand_escalations(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .filter(|l| doubles_a_precision(l))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Issue #24: "one precision-escalation helper with an explicit trigger and an explicit
+/// bound". No code but `escalate` doubles a precision by hand.
+#[test]
+fn no_module_escalates_precision_by_hand() {
+    let root = crate::util::root();
+    let mut found = Vec::new();
+    for dir in [
+        "src",
+        "crates/attncheck-kernel/src",
+        "crates/attncheck-lm/src",
+    ] {
+        for f in crate::util::files_under(&root.join(dir), ".rs") {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for l in hand_escalations(&text) {
+                found.push(format!("{}: {l}", f.display()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "escalate through attncheck::escalate:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The scan above is not vacuous: it finds a planted hand-written escalation.
+#[test]
+fn the_escalation_scan_finds_a_planted_one() {
+    let planted = "fn f() {\n    let mut prec = 64;\n    loop {\n        prec *= 2;\n    }\n}\n";
+    assert_eq!(hand_escalations(planted).len(), 1);
+    assert!(hand_escalations("    // prec *= 2 in a comment\n    x *= 2;\n").is_empty());
+    assert_eq!(hand_escalations("        spec.precision <<= 1;\n").len(), 1);
+}

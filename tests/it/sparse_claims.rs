@@ -599,11 +599,11 @@ fn log_dimension_reproduces_the_union_bound_table() {
     ] {
         assert_eq!(
             union_bound_dimension(n, &Rational::from((1, 4)), &delta),
-            d4
+            Some(d4)
         );
         assert_eq!(
             union_bound_dimension(n, &Rational::from((1, 8)), &delta),
-            d8
+            Some(d8)
         );
     }
     // a wrong reference value is refuted

@@ -12,7 +12,8 @@ use attncheck::sparse::dimension::{
 };
 use attncheck::sparse::sample::draw_signs;
 use proptest::prelude::*;
-use rug::Rational;
+use rug::ops::Pow;
+use rug::{Integer, Rational};
 
 fn naive_gram(s: &SignMatrix, d: usize) -> Vec<Vec<i64>> {
     (0..s.n())
@@ -207,20 +208,38 @@ fn union_bound_dimension_reproduces_section_5() {
     for (n, quarter, eighth) in table {
         assert_eq!(
             union_bound_dimension(n, &Rational::from((1, 4)), &delta),
-            quarter,
+            Some(quarter),
             "n = {n}"
         );
         assert_eq!(
             union_bound_dimension(n, &Rational::from((1, 8)), &delta),
-            eighth,
+            Some(eighth),
             "n = {n}"
         );
     }
     // n²/δ = 1: exactly 0.
     assert_eq!(
         union_bound_dimension(1, &Rational::from((1, 4)), &Rational::from(1)),
-        0
+        Some(0)
     );
+}
+
+/// Regression: a tiny t made `union_bound_dimension` panic ("d_ub fits in u64") and
+/// `run sparse/log-dimension` abort. It is `None` now, never a panic, and so are t ≤ 0
+/// and δ ≤ 0.
+#[test]
+fn union_bound_dimension_of_a_tiny_t_is_none_not_a_panic() {
+    let tiny = Rational::from((1, Integer::from(10).pow(30u32)));
+    let delta = Rational::from((1, 100));
+    assert_eq!(union_bound_dimension(16, &tiny, &delta), None);
+    assert_eq!(union_bound_dimension(16, &Rational::from(0), &delta), None);
+    assert_eq!(
+        union_bound_dimension(16, &Rational::from((1, 4)), &Rational::from(0)),
+        None
+    );
+    // t = 2^-20: d_ub = 2^41·ln(25600) ≈ 2.2·10^13 fits in a u64, so it is computed
+    let small = Rational::from((1, 1u64 << 20));
+    assert!(union_bound_dimension(16, &small, &delta).is_some());
 }
 
 #[test]

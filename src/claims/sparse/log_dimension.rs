@@ -115,6 +115,44 @@ pub struct Params {
     reference_t: Vec<Rational>,
     /// The largest exponent of `log2_n`.
     emax: u32,
+    /// d_ub(n, t) for each t (outer) and each n of `log2_n` (inner).
+    d_ub: Vec<Vec<u64>>,
+    /// d_ub of each reference row.
+    reference_d_ub: Vec<u64>,
+}
+
+/// The largest sign matrix a seed's scan may draw, n · d_max bits (512 MiB): a t so
+/// small that d_ub explodes is refused when the spec is read, not by running out of
+/// memory hours later.
+pub const MAX_SIGN_BITS: u64 = 1 << 32;
+
+/// d_ub(n, t) for the spec's δ, or the error naming `field`: it must exist and, with
+/// `scan_factor`, keep a seed's sign matrix within [`MAX_SIGN_BITS`].
+fn checked_d_ub(
+    field: &str,
+    n: u64,
+    t: &Rational,
+    delta: &Rational,
+    scan_factor: usize,
+) -> Result<u64, FieldError> {
+    let too_big = |what: String| {
+        FieldError {
+        field: field.to_string(),
+        reason: format!(
+            "{what}: the scan would draw n·d_max bits per seed for n = {n}, more than the {MAX_SIGN_BITS} allowed; \
+             use a larger t"
+        ),
+    }
+    };
+    let d = union_bound_dimension(n, t, delta)
+        .ok_or_else(|| too_big("d_ub = ⌈(2/t²)·ln(n²/δ)⌉ does not fit in 64 bits".into()))?;
+    match (scan_factor as u64)
+        .checked_mul(d)
+        .and_then(|m| m.checked_mul(n))
+    {
+        Some(bits) if bits <= MAX_SIGN_BITS => Ok(d),
+        _ => Err(too_big(format!("d_ub = {d}, d_max = {scan_factor}·d_ub"))),
+    }
 }
 
 /// sparse/log-dimension.
@@ -207,7 +245,31 @@ impl crate::claims::shape::Claim for Claim {
             .iter()
             .map(|s| exact("t", s))
             .collect::<Result<Vec<_>, _>>()?;
+        let d_ub = t
+            .iter()
+            .map(|t| {
+                raw.log2_n
+                    .iter()
+                    .map(|&e| checked_d_ub("t", 1u64 << e, t, &d, raw.scan_factor))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let reference_d_ub = raw
+            .reference
+            .iter()
+            .zip(&reference_t)
+            .enumerate()
+            .map(|(i, (r, t))| {
+                union_bound_dimension(r.n as u64, t, &d).ok_or_else(|| FieldError {
+                    field: format!("reference[{i}].t"),
+                    reason: "d_ub = ⌈(2/t²)·ln(n²/δ)⌉ does not fit in 64 bits: use a larger t"
+                        .into(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Params {
+            d_ub,
+            reference_d_ub,
             t,
             quantile: q,
             delta: d,
@@ -347,7 +409,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut o = Outcome::new();
     ctx.prove(&mut o, Hints::new());
     let q = p.quantile.clone();
-    let delta = p.delta.clone();
     let resolve = p.resolve.clone();
     let emax = p.emax;
     let mut plot = Plot {
@@ -403,7 +464,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             "ratio ≤ 1.25 holds",
         ],
     );
-    for (ts, t) in p.raw.t.iter().zip(&p.t) {
+    for ((ts, t), d_ubs) in p.raw.t.iter().zip(&p.t).zip(&p.d_ub) {
         let t = t.clone();
         let t_f = t.to_f64();
         let mut pts: Vec<(f64, f64)> = Vec::new();
@@ -412,9 +473,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         let mut missing = false;
         let mut dmins: Vec<(u32, usize)> = Vec::new();
         let mut samples: Vec<Vec<usize>> = Vec::new();
-        for &e in &p.raw.log2_n {
+        for (&e, &d_ub) in p.raw.log2_n.iter().zip(d_ubs) {
             let n = 1usize << e;
-            let d_ub = union_bound_dimension(n as u64, &t, &delta);
             let d_max = p.raw.scan_factor * d_ub as usize;
             let seeds = p.raw.seeds_at(n);
             // progress per finished seed (a full-profile n = 2^16 step takes half an hour)
@@ -621,9 +681,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "Union-bound dimension d_ub = ⌈(2/t²)·ln(n²/δ)⌉ (sparse.md §5)",
         &["n", "t", "δ", "d_ub", "reference"],
     );
-    for (r, t) in p.raw.reference.iter().zip(&p.reference_t) {
-        let t = t.clone();
-        let d = union_bound_dimension(r.n as u64, &t, &delta);
+    for (r, &d) in p.raw.reference.iter().zip(&p.reference_d_ub) {
         refs.row(vec![
             r.n.to_string(),
             r.t.clone(),
