@@ -26,7 +26,7 @@ use super::common::{
 use crate::certificate::Hints;
 use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
-use crate::kernel::{parse_rational, softmax, Certainty, Interval, Reading, Statement};
+use crate::kernel::{softmax, Certainty, Interval, Reading, Statement};
 use crate::outcome::{Outcome, Table};
 use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use rayon::prelude::*;
@@ -62,29 +62,14 @@ pub struct Raw {
     pub max_width: String,
 }
 
-/// Parameters of positional/shift-invariance, resolved.
+/// Parameters of positional/shift-invariance, resolved: the raw ones (every other field
+/// needs no resolution beyond its type and range) and the two exact literals.
 #[derive(Debug, Clone)]
 pub struct Params {
-    /// ALiBi head counts.
-    pub heads: Vec<usize>,
-    /// Slope rules.
-    pub rules: Vec<SlopeRule>,
-    /// Sequence lengths L.
-    pub lengths: Vec<u64>,
-    /// Query rows per length.
-    pub rows: Vec<u64>,
-    /// Content logits are k/2^content_bits ∈ [−8, 8].
-    pub content_bits: u32,
-    /// Seed of the content and of the rows.
-    pub seed: u64,
+    /// The parameters as written.
+    pub raw: Raw,
     /// Tolerance of the f64 log-sum-exp rows, positive.
     pub f64_tol: Exact,
-    /// Sandwich d̄.
-    pub sandwich_dbar: u32,
-    /// Sandwich heads H.
-    pub sandwich_heads: usize,
-    /// Sandwich index convention.
-    pub sandwich_index: IndexFrom,
     /// Certified bound on every enclosure's width, positive.
     pub max_width: Exact,
 }
@@ -127,32 +112,16 @@ impl crate::claims::shape::Claim for Claim {
             "content_bits",
             "must lie in 0..=40",
         )?;
-        let f64_tol =
-            parse_rational(&this.f64_tol).map_err(|e| FieldError::new("f64_tol", e.to_string()))?;
-        ensure(f64_tol > 0, "f64_tol", "must be positive")?;
-        let max_width = parse_rational(&this.max_width)
-            .map_err(|e| FieldError::new("max_width", e.to_string()))?;
-        ensure(max_width > 0, "max_width", "must be positive")?;
+        let f64_tol = Exact::parse("f64_tol", &this.f64_tol)?;
+        ensure(*f64_tol > 0, "f64_tol", "must be positive")?;
+        let max_width = Exact::parse("max_width", &this.max_width)?;
+        ensure(*max_width > 0, "max_width", "must be positive")?;
         check_dbar("sandwich_dbar", this.sandwich_dbar)?;
         check_heads("sandwich_heads", this.sandwich_heads)?;
         Ok(Params {
-            f64_tol: Exact {
-                value: f64_tol,
-                text: raw.f64_tol,
-            },
-            max_width: Exact {
-                value: max_width,
-                text: raw.max_width,
-            },
-            heads: raw.heads,
-            rules: raw.rules,
-            lengths: raw.lengths,
-            rows: raw.rows,
-            content_bits: raw.content_bits,
-            seed: raw.seed,
-            sandwich_dbar: raw.sandwich_dbar,
-            sandwich_heads: raw.sandwich_heads,
-            sandwich_index: raw.sandwich_index,
+            raw,
+            f64_tol,
+            max_width,
         })
     }
     fn statement(
@@ -207,8 +176,8 @@ impl Params {
     /// Every ALiBi slope checked: (label, exponent q of m = 2^{−q}).
     fn slopes(&self) -> Vec<(String, Rational)> {
         let mut slopes = Vec::new();
-        for &h in &self.heads {
-            for &rule in &self.rules {
+        for &h in &self.raw.heads {
+            for &rule in &self.raw.rules {
                 for (k, q) in slope_exponents(h, rule).into_iter().enumerate() {
                     slopes.push((format!("H = {h} {}, head {}", rule.as_str(), k + 1), q));
                 }
@@ -220,16 +189,17 @@ impl Params {
     /// The content exponents k_j (content k_j/2^bits ∈ [−8, 8]) and the query rows
     /// (L, i), both drawn from the seed in this order.
     fn draw(&self) -> (Vec<i64>, Vec<(u64, u64)>) {
-        let mut rng = SplitMix64::new(self.seed);
-        let lmax = self.lengths.iter().copied().max().unwrap_or(1) as usize;
-        let span = 16u64 << self.content_bits;
+        let mut rng = SplitMix64::new(self.raw.seed);
+        let lmax = self.raw.lengths.iter().copied().max().unwrap_or(1) as usize;
+        let span = 16u64 << self.raw.content_bits;
         let content_k: Vec<i64> = (0..lmax)
-            .map(|_| rng.range(0, span) as i64 - (8i64 << self.content_bits))
+            .map(|_| rng.range(0, span) as i64 - (8i64 << self.raw.content_bits))
             .collect();
         let rows = self
+            .raw
             .lengths
             .iter()
-            .zip(&self.rows)
+            .zip(&self.raw.rows)
             .flat_map(|(&l, &n)| query_rows(l, n, &mut rng).into_iter().map(move |i| (l, i)))
             .collect();
         (content_k, rows)
@@ -372,17 +342,17 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     ctx.prove(&mut o, Hints::new());
     let tol = Interval::from_rational(prec, &p.f64_tol);
     let max_width = Interval::from_rational(prec, &p.max_width);
-    let lmax = p.lengths.iter().copied().max().unwrap_or(1) as usize;
+    let lmax = p.raw.lengths.iter().copied().max().unwrap_or(1) as usize;
     // content logits k/2^bits ∈ [−8, 8], one vector shared by every row and head
     let (content_k, rows) = p.draw();
-    let cbits = p.content_bits as i32;
+    let cbits = p.raw.content_bits as i32;
     let content: Vec<Interval> = content_k
         .iter()
         .map(|&k| Interval::from_i64(prec, k).mul_2exp(-cbits))
         .collect();
     let content_f: Vec<f64> = content_k
         .iter()
-        .map(|&k| k as f64 / (1u64 << p.content_bits) as f64)
+        .map(|&k| k as f64 / (1u64 << p.raw.content_bits) as f64)
         .collect();
     ctx.progress.message(format!("{}: ALiBi rows", ctx.spec.id));
 
@@ -422,19 +392,19 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     // ----- Sandwich: centred vs uncentred -----
     ctx.progress
         .message(format!("{}: Sandwich rows", ctx.spec.id));
-    let freqs = sandwich_freqs(p.sandwich_dbar, p.sandwich_index, prec);
-    let freqs_f = sandwich_freqs_f64(p.sandwich_dbar, p.sandwich_index);
+    let freqs = sandwich_freqs(p.raw.sandwich_dbar, p.raw.sandwich_index, prec);
+    let freqs_f = sandwich_freqs_f64(p.raw.sandwich_dbar, p.raw.sandwich_index);
     let rs_all: Vec<i64> = (0..lmax as i64).collect();
     let bt = sandwich_centred_many(&rs_all, &freqs);
     let bt_f: Vec<f64> = rs_all
         .iter()
         .map(|&r| sandwich_centred_f64(r as f64, &freqs_f))
         .collect();
-    let half = i64::from(p.sandwich_dbar / 2); // |I| = d̄/2 terms
-    let sandwich: Vec<Group> = (1..=p.sandwich_heads)
+    let half = i64::from(p.raw.sandwich_dbar / 2); // |I| = d̄/2 terms
+    let sandwich: Vec<Group> = (1..=p.raw.sandwich_heads)
         .into_par_iter()
         .map(|h| {
-            let c = Interval::from_rational(prec, &compression_ratio(h, p.sandwich_heads));
+            let c = Interval::from_rational(prec, &compression_ratio(h, p.raw.sandwich_heads));
             let cf = c.mid_f64();
             let rs: Vec<(usize, RowResult)> = rows
                 .iter()
@@ -458,7 +428,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             summarise(
                 format!(
                     "Sandwich h = {h}: c_h = {}",
-                    compression_ratio(h, p.sandwich_heads)
+                    compression_ratio(h, p.raw.sandwich_heads)
                 ),
                 false,
                 &rs,
@@ -468,7 +438,10 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
 
     // ----- checks -----
     let n_rows = rows.len();
-    let lengths_txt = format!("L ∈ {:?}, {n_rows} query rows (incl. i = L − 1)", p.lengths);
+    let lengths_txt = format!(
+        "L ∈ {:?}, {n_rows} query rows (incl. i = L − 1)",
+        p.raw.lengths
+    );
     let groups = |v: &[Group], f: &dyn Fn(&Group) -> bool| -> String {
         let bad: Vec<&str> = v
             .iter()
@@ -517,9 +490,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         format!(
             "Sandwich (d̄ = {}, {}, H = {}): centred and uncentred (B̃ + d̄/2) rows have overlapping softmax enclosures \
              for every head (consistency)",
-            p.sandwich_dbar,
-            p.sandwich_index.label(),
-            p.sandwich_heads
+            p.raw.sandwich_dbar,
+            p.raw.sandwich_index.label(),
+            p.raw.sandwich_heads
         ),
         all(&sandwich),
         format!(
@@ -594,7 +567,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     }
     o.tables.push(t);
     let mut rt = Table::new("Query rows", &["L", "rows i"]);
-    for &l in &p.lengths {
+    for &l in &p.raw.lengths {
         let is: Vec<String> = rows
             .iter()
             .filter(|(ll, _)| *ll == l)
