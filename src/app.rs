@@ -48,7 +48,7 @@ impl From<crate::sparse::Error> for Error {
     fn from(e: crate::sparse::Error) -> Error {
         match e {
             crate::sparse::Error::Spec(e) => Error::Spec(e),
-            crate::sparse::Error::Usage(s) => Error::Usage(s),
+            crate::sparse::Error::Usage(s) | crate::sparse::Error::Rebuild(s) => Error::Usage(s),
         }
     }
 }
@@ -539,66 +539,60 @@ pub fn verify_with(
     };
     let (st, source) = match theorems {
         None => (cert.statement(path)?, StatementSource::Unchecked),
-        Some(_) if cert.claim == crate::sparse::target::CONSTRUCT_CLAIM => {
-            let rebuilt =
-                crate::sparse::target::rebuild_statement(&cert, target).map_err(reject)?;
-            let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
-            let logit_precision = cert
-                .hints
-                .get("logit_precision")
-                .and_then(|p| p.parse().ok());
-            if let Some(d) = cert
-                .statement_difference(&expected)
-                .or_else(|| precision_difference(cert.precision, logit_precision.as_slice()))
-            {
-                return Err(reject(format!(
-                    "its statement is not the one its target and hints give: {d}"
-                )));
-            }
-            let from = match target {
-                Some(t) => t.to_path_buf(),
-                None => PathBuf::from(
-                    "the target A it pins (pass --target FILE to bind it to your file)",
-                ),
-            };
-            (rebuilt, StatementSource::Spec(from))
-        }
-        Some(source) => {
-            if claims::find(&cert.claim).is_none() {
+        Some(source) => match claims::rebuild::rebuild_of(&cert.claim) {
+            None => {
                 return Err(reject(format!(
                     "`{}` is not a claim of this tool (known: {})",
                     cert.claim,
-                    claims::known_ids()
-                )));
+                    claims::rebuild::known_ids()
+                )))
             }
-            let spec = find_spec(source, &cert.claim)?.ok_or_else(|| {
-                Error::Usage(format!(
-                    "no spec for `{}` in {source:?}: pass --theorems DIR, or --no-spec to evaluate the \
-                     certificate's formulas without checking what they state",
-                    cert.claim
-                ))
-            })?;
-            let spec_path = spec.path.clone();
-            let rebuilt = claims::statement_of(&spec, cert.profile, &cert.hints)
-                .map_err(|e| reject(e.to_string()))?
-                .ok_or_else(|| {
-                    reject(format!(
-                        "{} has no statement: it certifies nothing by certificate",
+            Some(claims::rebuild::Rebuild::Input(def)) => {
+                let rebuilt = (def.rebuild)(&cert, target).map_err(|e| reject(e.to_string()))?;
+                let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
+                if let Some(d) = cert
+                    .statement_difference(&expected)
+                    .or_else(|| precision_difference(cert.precision, &(def.precisions)(&cert)))
+                {
+                    return Err(reject(format!(
+                        "its statement is not the one its target and hints give: {d}"
+                    )));
+                }
+                let from = match target {
+                    Some(t) => t.to_path_buf(),
+                    None => PathBuf::from(def.pinned),
+                };
+                (rebuilt, StatementSource::Spec(from))
+            }
+            Some(claims::rebuild::Rebuild::Spec(_)) => {
+                let spec = find_spec(source, &cert.claim)?.ok_or_else(|| {
+                    Error::Usage(format!(
+                        "no spec for `{}` in {source:?}: pass --theorems DIR, or --no-spec to evaluate the \
+                         certificate's formulas without checking what they state",
                         cert.claim
                     ))
                 })?;
-            let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
-            if let Some(d) = cert
-                .statement_difference(&expected)
-                .or_else(|| precision_difference(cert.precision, &run_precisions(spec.precision)))
-            {
-                return Err(reject(format!(
-                    "its statement is not the one {} gives: {d}",
-                    spec_path.display()
-                )));
+                let spec_path = spec.path.clone();
+                let rebuilt = claims::statement_of(&spec, cert.profile, &cert.hints)
+                    .map_err(|e| reject(e.to_string()))?
+                    .ok_or_else(|| {
+                        reject(format!(
+                            "{} has no statement: it certifies nothing by certificate",
+                            cert.claim
+                        ))
+                    })?;
+                let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
+                if let Some(d) = cert.statement_difference(&expected).or_else(|| {
+                    precision_difference(cert.precision, &run_precisions(spec.precision))
+                }) {
+                    return Err(reject(format!(
+                        "its statement is not the one {} gives: {d}",
+                        spec_path.display()
+                    )));
+                }
+                (rebuilt, StatementSource::Spec(spec_path))
             }
-            (rebuilt, StatementSource::Spec(spec_path))
-        }
+        },
     };
     let checked = crate::kernel::check(&st, cert.precision).map_err(|e| {
         let field = format!("obligations[{}].formula", e.index);

@@ -11,6 +11,7 @@ use shape::{Claim, StatementError};
 
 pub mod clusters;
 pub mod positional;
+pub mod rebuild;
 pub mod shape;
 pub mod sparse;
 

@@ -155,24 +155,80 @@ pub fn tool() -> String {
     format!("attncheck {}", env!("CARGO_PKG_VERSION"))
 }
 
-/// Whether a run came out as its spec expects, and if not, why: the verdict
-/// must be the expected one and, for a claim that asserts anything (certified,
-/// supported, refuted), every check must come out as expected — the checks the
-/// spec names in `refutes` disproven, every other one holding.
-pub fn expectation(expected: Verdict, verdict: Verdict, checks: &[Check]) -> Result<(), String> {
-    let first_unexpected = checks.iter().find(|c| !c.as_expected());
-    if verdict != expected {
-        return Err(match first_unexpected {
-            Some(c) => format!(
+/// Why a run is not as its spec expects (see [`expectation`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unexpected {
+    /// The verdict is not the expected one; the first check not as expected, if any.
+    Verdict {
+        /// The run's verdict.
+        verdict: Verdict,
+        /// The spec's.
+        expected: Verdict,
+        /// The first check not as expected.
+        first: Option<Check>,
+    },
+    /// The verdict is as expected, but this check is not.
+    Check(Check),
+}
+
+impl std::fmt::Display for Unexpected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::kernel::{Certainty, Expect};
+        match self {
+            Unexpected::Verdict {
+                verdict,
+                expected,
+                first: Some(c),
+            } => write!(
+                f,
                 "verdict {verdict}, expected {expected}; first check not as expected: `{}` is {:?}{}",
                 c.name,
                 c.result,
                 match c.expect {
-                    crate::kernel::Expect::Holds => "",
-                    crate::kernel::Expect::Fails => " (expected to fail)",
+                    Expect::Holds => "",
+                    Expect::Fails => " (expected to fail)",
                 }
             ),
-            None => format!("verdict {verdict}, expected {expected}"),
+            Unexpected::Verdict {
+                verdict,
+                expected,
+                first: None,
+            } => write!(f, "verdict {verdict}, expected {expected}"),
+            Unexpected::Check(c) => write!(
+                f,
+                "check `{}` {} (expected to {})",
+                c.name,
+                match c.result {
+                    Certainty::True => "holds",
+                    Certainty::False => "fails",
+                    Certainty::Unknown => "is undecided",
+                },
+                match c.expect {
+                    Expect::Holds => "hold",
+                    Expect::Fails => "fail",
+                }
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Unexpected {}
+
+/// Whether a run came out as its spec expects, and if not, why: the verdict
+/// must be the expected one and, for a claim that asserts anything (certified,
+/// supported, refuted), every check must come out as expected — the checks the
+/// spec names in `refutes` disproven, every other one holding.
+pub fn expectation(
+    expected: Verdict,
+    verdict: Verdict,
+    checks: &[Check],
+) -> Result<(), Unexpected> {
+    let first_unexpected = checks.iter().find(|c| !c.as_expected());
+    if verdict != expected {
+        return Err(Unexpected::Verdict {
+            verdict,
+            expected,
+            first: first_unexpected.cloned(),
         });
     }
     if matches!(
@@ -180,19 +236,7 @@ pub fn expectation(expected: Verdict, verdict: Verdict, checks: &[Check]) -> Res
         Verdict::Certified | Verdict::Supported | Verdict::Refuted
     ) {
         if let Some(c) = first_unexpected {
-            let word = match c.result {
-                crate::kernel::Certainty::True => "holds",
-                crate::kernel::Certainty::False => "fails",
-                crate::kernel::Certainty::Unknown => "is undecided",
-            };
-            return Err(format!(
-                "check `{}` {word} (expected to {})",
-                c.name,
-                match c.expect {
-                    crate::kernel::Expect::Holds => "hold",
-                    crate::kernel::Expect::Fails => "fail",
-                }
-            ));
+            return Err(Unexpected::Check(c.clone()));
         }
     }
     Ok(())
@@ -274,7 +318,9 @@ impl Report {
 
     /// Why the run is not as expected (`None` when it is).
     pub fn unexpected(&self) -> Option<String> {
-        expectation(self.expected, self.verdict, &self.checks).err()
+        expectation(self.expected, self.verdict, &self.checks)
+            .err()
+            .map(|e| e.to_string())
     }
 
     /// The JSON text (pretty, trailing newline).

@@ -20,4 +20,8 @@ pub enum Error {
     /// A malformed target file or option: the message names the file and line, or the option.
     #[error("{0}")]
     Usage(String),
+    /// A `sparse construct` certificate whose statement cannot be rebuilt from its
+    /// hints and target (a missing or malformed hint, a target that does not match).
+    #[error("{0}")]
+    Rebuild(String),
 }

@@ -602,7 +602,8 @@ fn construct_hints(
 fn construct_statement(
     a: &Target,
     hints: &crate::certificate::Hints,
-) -> Result<crate::kernel::Statement, String> {
+) -> Result<crate::kernel::Statement, super::Error> {
+    use super::Error::Rebuild;
     use crate::kernel::expr::{Datum, SparseRows};
     use crate::sparse::construct::{assert_lemma, d_expr};
     use crate::sparse::sample::draw_signs;
@@ -610,14 +611,15 @@ fn construct_statement(
         hints
             .get(k)
             .map(String::as_str)
-            .ok_or_else(|| format!("the hint `{k}` is missing"))
+            .ok_or_else(|| Rebuild(format!("the hint `{k}` is missing")))
     };
-    let int = |k: &str| -> Result<u64, String> {
+    let int = |k: &str| {
         get(k)?
             .parse::<u64>()
-            .map_err(|_| format!("hint `{k}` is not a nonnegative integer"))
+            .map_err(|_| Rebuild(format!("hint `{k}` is not a nonnegative integer")))
     };
-    let k = usize::try_from(int("k")?).map_err(|e| e.to_string())?;
+    let small = |k: &str| usize::try_from(int(k)?).map_err(|e| Rebuild(format!("hint `{k}`: {e}")));
+    let k = small("k")?;
     let p = ConstructParams::parse(
         k,
         get("epsilon")?,
@@ -625,22 +627,29 @@ fn construct_statement(
         get("rho")?,
         get("delta")?,
     )
-    .map_err(|e| format!("hints: {e}"))?;
+    .map_err(|e| Rebuild(format!("hints: {e}")))?;
     let seed = int("seed")?;
-    let n = usize::try_from(int("n")?).map_err(|e| e.to_string())?;
+    let n = small("n")?;
     let d = int("d")?;
-    let prec = u32::try_from(int("logit_precision")?).map_err(|e| e.to_string())?;
+    let prec = int("logit_precision")?;
     if !(24..=4096).contains(&prec) {
-        return Err("hint `logit_precision` must lie in 24..=4096".into());
+        return Err(Rebuild(
+            "hint `logit_precision` must lie in 24..=4096".into(),
+        ));
     }
+    let prec = prec as u32; // in 24..=4096
     if !(1..=1 << 24).contains(&d) {
-        return Err("hint `d` must lie in 1..=2^24".into());
+        return Err(Rebuild("hint `d` must lie in 1..=2^24".into()));
     }
-    let t_star =
-        crate::kernel::parse_rational(get("t_star")?).map_err(|e| format!("hint `t_star`: {e}"))?;
-    a.validate(p.k).map_err(|e| format!("the target A: {e}"))?;
+    let t_star = crate::kernel::parse_rational(get("t_star")?)
+        .map_err(|e| Rebuild(format!("hint `t_star`: {e}")))?;
+    a.validate(p.k)
+        .map_err(|e| Rebuild(format!("the target A: {e}")))?;
     if a.n != n {
-        return Err(format!("the target A is {0} × {0}, the hint n = {n}", a.n));
+        return Err(Rebuild(format!(
+            "the target A is {0} × {0}, the hint n = {n}",
+            a.n
+        )));
     }
     let delta_m = p.margin();
     let b = rational_logits(a, &delta_m, &p.rho, prec);
@@ -721,35 +730,36 @@ fn construct_statement(
 pub fn rebuild_statement(
     cert: &crate::certificate::Certificate,
     target: Option<&std::path::Path>,
-) -> Result<crate::kernel::Statement, String> {
+) -> Result<crate::kernel::Statement, super::Error> {
+    use super::Error::Rebuild;
     use crate::kernel::expr::Datum;
     if cert.claim != CONSTRUCT_CLAIM {
-        return Err(format!(
+        return Err(Rebuild(format!(
             "`{}` is not a `{CONSTRUCT_CLAIM}` certificate",
             cert.claim
-        ));
+        )));
     }
     let k = cert
         .hints
         .get("k")
         .and_then(|k| k.parse::<usize>().ok())
-        .ok_or("the hint `k` is missing or not an integer")?;
+        .ok_or_else(|| Rebuild("the hint `k` is missing or not an integer".into()))?;
     let a = match target {
-        Some(path) => load(path, k).map_err(|e| e.to_string())?,
+        Some(path) => load(path, k)?,
         None => {
             let entry = cert
                 .data
                 .get("A")
-                .ok_or("the datum `A` (the target) is missing")?;
+                .ok_or_else(|| Rebuild("the datum `A` (the target) is missing".into()))?;
             match entry
                 .to_datum()
-                .map_err(|(f, r)| format!("data.A.{f}: {r}"))?
+                .map_err(|(f, r)| Rebuild(format!("data.A.{f}: {r}")))?
             {
                 Datum::Sparse(b) => Target {
                     n: b.n,
                     rows: b.rows,
                 },
-                _ => return Err("the datum `A` must be a sparse matrix".into()),
+                _ => return Err(Rebuild("the datum `A` must be a sparse matrix".into())),
             }
         }
     };
@@ -809,7 +819,7 @@ pub fn construct(
     };
     let eta_star = Rational::from(&w.t_star * p.k as u64) * Rational::from(&delta_m + &p.rho);
     let hints = construct_hints(p, a.n, d, used, prec, &w.t_star);
-    let st = construct_statement(a, &hints).map_err(usage)?;
+    let st = construct_statement(a, &hints).map_err(|e| usage(e.to_string()))?;
     let checked = crate::kernel::check(&st, prec).map_err(|e| usage(e.to_string()))?;
     if let Some(bad) = checked.decisions().iter().find(|d| !d.as_expected()) {
         return Err(usage(format!(

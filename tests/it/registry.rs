@@ -294,3 +294,29 @@ fn the_reparse_scan_finds_a_planted_expect() {
                    let t = exact(\"t\", &p.t).expect(\"validated\");\n}\n";
     assert_eq!(reparses(planted), vec![3]);
 }
+
+/// Regression (issue #24): `verify` special-cased `sparse/construct` by comparing
+/// the certificate's claim ID in app.rs. Every certificate kind is now rebuilt
+/// through the one registry: a spec claim from its spec, `sparse/construct` from its
+/// input, an unknown ID not at all.
+#[test]
+fn verify_rebuilds_every_certificate_kind_through_the_registry() {
+    use attncheck::claims::rebuild::{rebuild_of, Rebuild};
+    for id in registered() {
+        assert!(
+            matches!(rebuild_of(&id), Some(Rebuild::Spec(d)) if d.id == id),
+            "{id}"
+        );
+    }
+    match rebuild_of("sparse/construct") {
+        Some(Rebuild::Input(d)) => assert_eq!(d.id, "sparse/construct"),
+        _ => panic!("sparse/construct is not registered as an input certificate"),
+    }
+    assert!(rebuild_of("sparse/Construct").is_none());
+    assert!(rebuild_of("").is_none());
+    let app = std::fs::read_to_string(root().join("src/app.rs")).unwrap();
+    assert!(
+        !app.contains("CONSTRUCT_CLAIM") && !app.contains("\"sparse/construct\""),
+        "src/app.rs names a certificate kind instead of asking the registry"
+    );
+}

@@ -583,7 +583,7 @@ mod construct_certificates {
 
     /// What `verify` does with a construct certificate: rebuild, compare, decide.
     fn verify(cert: &Certificate, target_file: Option<&Path>) -> Result<bool, String> {
-        let st = target::rebuild_statement(cert, target_file)?;
+        let st = target::rebuild_statement(cert, target_file).map_err(|e| e.to_string())?;
         let expected = Certificate::of(&st, cert.profile, cert.precision, &cert.hints);
         if let Some(d) = cert.statement_difference(&expected) {
             return Err(d);

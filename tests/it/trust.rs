@@ -292,7 +292,9 @@ fn an_expected_refutation_no_longer_hides_another_failure() {
     ];
     let (v, _) = Verdict::from_checks(&checks);
     assert_eq!(v, Verdict::Refuted);
-    let e = report::expectation(Verdict::Refuted, v, &checks).unwrap_err();
+    let e = report::expectation(Verdict::Refuted, v, &checks)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("expected to hold"), "{e}");
     // exactly the named one disproven: as expected
     let checks = [
