@@ -26,10 +26,10 @@
 //! One driver, [`drive`], composes them for every claim: the witness, then the
 //! kernel's decision of the statement (with the witness's hints) as the certified
 //! checks and the certificate, then the observations, then the presentation, into
-//! the [`Outcome`]. So a report lists the certified checks first (last for a claim
-//! with [`Claim::CERTIFIED_LAST`]), then the observed ones in the order `observe`
-//! records them; tables, figures, plots and notes keep the order `present` adds
-//! them in.
+//! the [`Outcome`]. So a report lists the certified checks, then the observed ones
+//! in the order `observe` records them (the other way round for a claim with
+//! [`Claim::CERTIFIED_LAST`]); tables, figures, plots and notes keep the order
+//! `present` adds them in.
 //!
 //! Transitional: a claim not yet split overrides [`Claim::run`] (its old
 //! all-in-one run) and has `type Witness = ()`; `tests/it/registry.rs`

@@ -570,7 +570,7 @@ pub struct Limit {
     a: Run,
     bits: u32,
     tau: Interval,
-    structure: Result<(Structure, Structure), String>,
+    structure: Result<(Structure, Structure), hull::HullError>,
 }
 
 /// Every instance's run at two precisions and its structure at T.
@@ -589,7 +589,7 @@ pub fn witness(p: &Params, ctx: &Ctx) -> Vec<Limit> {
                 analyse(inst, &b.last.u, &tau.with_prec(2 * bits)),
             ) {
                 (Ok(x), Ok(y)) => Ok((x, y)),
-                (Err(e), _) | (_, Err(e)) => Err(e.to_string()),
+                (Err(e), _) | (_, Err(e)) => Err(e),
             };
             Limit {
                 a,
@@ -639,7 +639,7 @@ pub fn observe(p: &Params, w: &[Limit], _: Option<&Checked>, _: &Ctx, out: &mut 
         let (sa, sb) = match &l.structure {
             Ok((x, y)) => (x, y),
             Err(e) => {
-                out.observe(format!("{name}: hull of z(T)"), false, e.clone());
+                out.observe(format!("{name}: hull of z(T)"), false, e.to_string());
                 continue;
             }
         };

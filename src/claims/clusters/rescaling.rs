@@ -252,7 +252,7 @@ pub struct Rescaled {
     disjoint_at: Option<usize>,
     width: f64,
     /// Per precision: the adaptive pair, or why it failed.
-    adaptive: Vec<(u32, Result<FlowPair, String>)>,
+    adaptive: Vec<(u32, Result<FlowPair, flow::FlowError>)>,
     /// RK4 at h and h/2: the gap and Richardson's estimate, when every run succeeded.
     rk4: Option<(Float, Float)>,
 }
@@ -295,12 +295,7 @@ pub fn witness(p: &Params, ctx: &Ctx) -> Vec<Rescaled> {
             let t = Rational::from(&inst.dt * inst.steps as u64);
             let adaptive = [prec, 2 * prec]
                 .into_iter()
-                .map(|pr| {
-                    (
-                        pr,
-                        adaptive_pair(inst, &t, &tol, pr).map_err(|e| e.to_string()),
-                    )
-                })
+                .map(|pr| (pr, adaptive_pair(inst, &t, &tol, pr)))
                 .collect();
             // RK4 at two step sizes: Richardson's estimate |u_h − u_{h/2}|·16/15 for each variable.
             let h = inst.dt.clone();
@@ -396,7 +391,7 @@ pub fn observe(p: &Params, w: &[Rescaled], _: Option<&Checked>, ctx: &Ctx, out: 
                     out.observe(
                         format!("{}: (F) adaptive run at {pr} bits", inst.name),
                         false,
-                        e.clone(),
+                        e.to_string(),
                     );
                 }
             }

@@ -11,7 +11,7 @@ pub struct Found {
     /// The hints: the printed exponent X(ε, T) at each ε of the limit table.
     hints: Vec<(String, String)>,
     /// The flow runs (main, h/2, 2× precision, low-precision demonstration).
-    runs: Vec<Result<Trajectory, String>>,
+    runs: Vec<Result<Trajectory, flow::FlowError>>,
     /// (C, ΔI, tail) per ε of the limit table.
     quads: Vec<(Float, Float, Float)>,
     /// The reduced ODE: e^{−t}b at the reference times, and at T.
@@ -69,10 +69,7 @@ pub(super) fn witness(p: &Params, ctx: &Ctx) -> Found {
         .collect();
     Found {
         hints,
-        runs: runs
-            .into_iter()
-            .map(|r| r.map_err(|e| e.to_string()))
-            .collect(),
+        runs,
         quads,
         red,
     }
@@ -143,7 +140,7 @@ pub(super) fn observe(
                     if *cen { "" } else { " (uncentered)" }
                 ),
                 false,
-                e.clone(),
+                e.to_string(),
             );
         }
     }
