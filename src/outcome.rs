@@ -15,6 +15,18 @@ pub struct Figure {
     pub text: String,
 }
 
+impl Figure {
+    /// A key figure; the value is stored to 12 significant digits (see
+    /// [`Outcome::figure`]).
+    pub fn new(name: impl Into<String>, value: f64, text: impl Into<String>) -> Figure {
+        Figure {
+            name: name.into(),
+            value: round_sig(value, 12),
+            text: text.into(),
+        }
+    }
+}
+
 /// `x` rounded to `digits` significant decimal digits (non-finite values unchanged).
 pub fn round_sig(x: f64, digits: usize) -> f64 {
     if !x.is_finite() || x == 0.0 {
@@ -185,11 +197,31 @@ impl Outcome {
     /// through the platform's libm (cos, ln, pow) may differ between machines, which
     /// must not change a committed report.
     pub fn figure(&mut self, name: impl Into<String>, value: f64, text: impl Into<String>) {
-        self.figures.push(Figure {
-            name: name.into(),
-            value: round_sig(value, 12),
-            text: text.into(),
-        });
+        self.figures.push(Figure::new(name, value, text));
+    }
+    /// Appends `other` to this outcome: its checks after these, its presentation
+    /// after this one; its certificate and its declared verdict, when it has them,
+    /// replace these (so a later declaration wins, as if recorded here).
+    pub fn append(&mut self, other: Outcome) {
+        self.checks.extend(other.checks);
+        if other.certificate.is_some() {
+            self.certificate = other.certificate;
+        }
+        if other.declared.is_some() {
+            self.declared = other.declared;
+        }
+        self.figures.extend(other.figures);
+        self.tables.extend(other.tables);
+        self.plots.extend(other.plots);
+        self.notes.extend(other.notes);
+    }
+    /// Appends a claim's presentation (its tables, plots, figures and notes, in
+    /// order) to what the outcome already holds.
+    pub fn present(&mut self, pr: Presentation) {
+        self.figures.extend(pr.figures);
+        self.tables.extend(pr.tables);
+        self.plots.extend(pr.plots);
+        self.notes.extend(pr.notes);
     }
     /// Adds a note.
     pub fn note(&mut self, text: impl Into<String>) {
@@ -255,5 +287,104 @@ impl Outcome {
     /// The checks as a slice.
     pub fn check_list(&self) -> &[Check] {
         self.checks.as_slice()
+    }
+}
+
+/// What a claim's `observe` may record (`claims::shape::Claim::observe`): observed
+/// and consistency checks, the part they belong to, and a declared verdict with its
+/// reason. It cannot record a certified check (those come from the kernel's
+/// decision of the statement alone) nor add a table, plot, figure or note.
+pub struct Observations<'a> {
+    out: &'a mut Outcome,
+}
+
+impl<'a> Observations<'a> {
+    /// Observations recorded into `out` (after its certified checks).
+    pub fn new(out: &'a mut Outcome) -> Self {
+        Observations { out }
+    }
+    /// Records an observation (finite-time, f64, or within a tolerance); see
+    /// [`Checks::observe`].
+    pub fn observe(
+        &mut self,
+        name: impl Into<String>,
+        ok: bool,
+        detail: impl Into<String>,
+    ) -> bool {
+        self.out.checks.observe(name, ok, detail)
+    }
+    /// Records a three-valued comparison outside the statement as an observation;
+    /// see [`Checks::observe_interval`].
+    pub fn observe_interval(
+        &mut self,
+        name: impl Into<String>,
+        result: crate::kernel::Certainty,
+        detail: impl Into<String>,
+    ) -> crate::kernel::Certainty {
+        self.out.checks.observe_interval(name, result, detail)
+    }
+    /// Records a per-step invariant as an observation; see [`Checks::observe_tally`].
+    pub fn observe_tally(
+        &mut self,
+        name: impl Into<String>,
+        t: &crate::kernel::StepTally,
+    ) -> crate::kernel::Certainty {
+        self.out.checks.observe_tally(name, t)
+    }
+    /// Records a consistency reading; see [`Checks::consistency`].
+    pub fn consistency(
+        &mut self,
+        name: impl Into<String>,
+        reading: crate::kernel::Reading,
+        detail: impl Into<String>,
+    ) -> bool {
+        self.out.checks.consistency(name, reading, detail)
+    }
+    /// Tags the checks recorded from now on with a part label; see
+    /// [`Checks::set_part`].
+    pub fn set_part(&mut self, part: Option<&str>) {
+        self.out.checks.set_part(part);
+    }
+    /// Every check recorded so far, the certified ones first (read only).
+    pub fn checks(&self) -> &[Check] {
+        self.out.checks.as_slice()
+    }
+    /// Declares the run inconclusive, with the reason.
+    pub fn declare_inconclusive(&mut self, reason: impl Into<String>) {
+        self.out.declare_inconclusive(reason);
+    }
+    /// Declares the claim not checkable by a finite computation, with the reason.
+    pub fn declare_not_checkable(&mut self, reason: impl Into<String>) {
+        self.out.declare_not_checkable(reason);
+    }
+    /// Declares the run exploratory, with the reason.
+    pub fn declare_report_only(&mut self, reason: impl Into<String>) {
+        self.out.declare_report_only(reason);
+    }
+}
+
+/// What a claim's `present` produces (`claims::shape::Claim::present`): tables,
+/// plots, key figures and notes, in report order, and nothing else. No check and
+/// no verdict can be recorded or changed through it, so a presentation never decides.
+#[derive(Clone, Debug, Default)]
+pub struct Presentation {
+    /// Key figures; the first one appears in `reports/README.md`.
+    pub figures: Vec<Figure>,
+    /// Tables.
+    pub tables: Vec<Table>,
+    /// Plots.
+    pub plots: Vec<Plot>,
+    /// Remarks.
+    pub notes: Vec<String>,
+}
+
+impl Presentation {
+    /// Adds a key figure (12 significant digits, as [`Outcome::figure`]).
+    pub fn figure(&mut self, name: impl Into<String>, value: f64, text: impl Into<String>) {
+        self.figures.push(Figure::new(name, value, text));
+    }
+    /// Adds a note.
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.notes.push(text.into());
     }
 }

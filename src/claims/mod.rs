@@ -1,7 +1,8 @@
 //! One module per claim, grouped by paper. Each module is a [`shape::Claim`]: raw
 //! parameters (deserialised from its spec, unknown keys denied) resolved once into
-//! typed `Params`, a statement built from them, and a `run` that builds the
-//! witnesses and records checks. The registry ([`REGISTRY`]) names them all.
+//! typed `Params`, a statement built from them, a witness (the untrusted search),
+//! its observations and its presentation, composed by one driver
+//! ([`shape::drive`]). The registry ([`REGISTRY`]) names them all.
 
 use crate::certificate::{Certificate, Hints};
 use crate::kernel::{Checked, Statement};
@@ -134,10 +135,22 @@ impl Ctx<'_> {
     /// `None` (with the outcome declared inconclusive and the reason) when the
     /// statement cannot be built or evaluated.
     pub fn prove(&self, out: &mut Outcome, hints: Hints) -> Option<Checked> {
+        self.prove_if(out, hints, true)
+    }
+
+    /// [`Ctx::prove`] for a claim that may have no statement: then nothing is
+    /// recorded and the result is `None` (the driver, [`shape::drive`], calls this).
+    pub fn prove_stated(&self, out: &mut Outcome, hints: Hints) -> Option<Checked> {
+        self.prove_if(out, hints, false)
+    }
+
+    fn prove_if(&self, out: &mut Outcome, hints: Hints, required: bool) -> Option<Checked> {
         let st = match statement_of(self.spec, self.profile, &hints) {
             Ok(Some(st)) => st,
             Ok(None) => {
-                out.declare_inconclusive(format!("{} has no statement builder", self.spec.id));
+                if required {
+                    out.declare_inconclusive(format!("{} has no statement builder", self.spec.id));
+                }
                 return None;
             }
             Err(e) => {

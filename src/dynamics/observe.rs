@@ -17,6 +17,7 @@
 
 use super::discrete::State;
 use crate::kernel::Interval;
+use crate::outcome::Observations;
 use crate::verdict::Checks;
 
 /// What an invariant sees on one step: the state before and after.
@@ -65,6 +66,41 @@ impl<'f> Invariant<'f> {
     /// "no step certifiably violates it"), which can refute and never certify.
     pub fn consistency_into(&self, checks: &mut Checks) {
         checks.consistency(
+            format!(
+                "{} (a theorem of the map; consistency: no step certifiably violates it)",
+                self.name
+            ),
+            self.tally.consistency(),
+            self.tally.consistency_summary(),
+        );
+    }
+    /// What the invariant recorded, without its margin function (a claim's witness
+    /// keeps it for `observe`).
+    pub fn record(&self) -> Record {
+        Record {
+            name: self.name.clone(),
+            tally: self.tally.clone(),
+        }
+    }
+}
+
+/// An invariant's name and tally, after the run.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// The statement, in words.
+    pub name: String,
+    /// The record of every step.
+    pub tally: Tally,
+}
+
+impl Record {
+    /// Records it as an observation (see [`Invariant::observe_into`]).
+    pub fn observe_into(&self, obs: &mut Observations) {
+        obs.observe_tally(self.name.clone(), &self.tally);
+    }
+    /// Records it as a consistency reading (see [`Invariant::consistency_into`]).
+    pub fn consistency_into(&self, obs: &mut Observations) {
+        obs.consistency(
             format!(
                 "{} (a theorem of the map; consistency: no step certifiably violates it)",
                 self.name

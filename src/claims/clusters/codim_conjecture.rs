@@ -21,8 +21,9 @@ use crate::dynamics::flow::{rk4, FlowOptions, Vars};
 use crate::dynamics::model::Mat;
 use crate::dynamics::model::{DyadicRange, MatrixSpec, System};
 use crate::dynamics::plots::trajectories;
-use crate::dynamics::variants::{diameter, max_norm, positive_duals, project, tau_clusters};
-use crate::outcome::{Outcome, Table};
+use crate::dynamics::variants::{diameter, max_norm, positive_duals, project, tau_clusters, Duals};
+use crate::kernel::Checked;
+use crate::outcome::{Observations, Presentation, Table};
 use crate::spec::{exact, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
@@ -150,8 +151,27 @@ impl crate::claims::shape::Claim for Claim {
             cases,
         })
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Vec<CaseRun>;
+    fn witness(p: &Params, ctx: &Ctx) -> Vec<CaseRun> {
+        witness(p, ctx)
+    }
+    fn observe(
+        p: &Params,
+        w: &Vec<CaseRun>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        obs: &mut Observations,
+    ) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(
+        p: &Params,
+        w: &Vec<CaseRun>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        pr: &mut Presentation,
+    ) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -166,91 +186,26 @@ struct SeedRun {
     states: Vec<Vec<f64>>,
 }
 
-/// Runs the exploration.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut out = Outcome::new();
+/// One value matrix: its positive-real-part duals and every seed's run.
+pub struct CaseRun {
+    /// The eigenvalues with positive real part and the functionals.
+    duals: Duals,
+    /// Every seed's run, in seed order.
+    runs: Vec<SeedRun>,
+}
+
+/// Every (V, seed) flow (an independent unit: run --shard i/N; seeds run in parallel).
+pub fn witness(p: &Params, ctx: &Ctx) -> Vec<CaseRun> {
     let r = p;
     let prec = ctx.prec();
-    let mut cols: Vec<String> = vec![
-        "V".into(),
-        "seed".into(),
-        "k".into(),
-        "diam φ(z(0))".into(),
-        "diam φ(z(T))".into(),
-    ];
-    for t in &r.taus {
-        cols.push(format!("τ-clusters, τ = {}·diam₀", fmt_q(t)));
-    }
-    cols.push("max‖z(T)‖".into());
-    let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
-    let mut table = Table::new(
-        format!(
-            "τ-clusters of (φ_1*(z_i), …, φ_k*(z_i)) at T = {} (n = {}, Q = K = I, RK4 h = {})",
-            fmt_q(&r.t_end),
-            p.n,
-            fmt_q(&r.h)
-        ),
-        &col_refs,
-    );
-    let mut spectra = Table::new(
-        "Value matrices: eigenvalues with positive real part and the functionals used",
-        &[
-            "V",
-            "d",
-            "k",
-            "eigenvalues (Re > 0)",
-            "e^(−T·min Re λ), Re λ > 0",
-            "functionals",
-        ],
-    );
-    let t_f = r.t_end.to_f64();
-    let mut max_count = 0usize;
-    let mut over_three = 0usize;
-    let mut runs = 0usize;
     let opts = FlowOptions::new(prec, Vars::Z);
     let sample_every = (r.steps / 120).max(1);
     let h_f = r.h.to_f64();
-    for (ci, (name, v)) in r.cases.iter().enumerate() {
+    let mut cases = Vec::new();
+    for (name, v) in &r.cases {
         let d = v.rows;
         let duals = positive_duals(v, prec)
             .expect("positive duals at the run precision (found at 64 bits when resolved)");
-        let k = duals.functionals.len();
-        spectra.row(vec![
-            name.clone(),
-            d.to_string(),
-            k.to_string(),
-            duals
-                .eigenvalues
-                .iter()
-                .map(|(re, im)| {
-                    if *im == 0.0 {
-                        format!("{re:.9}")
-                    } else {
-                        format!(
-                            "{re:.9} {} {:.9}i",
-                            if *im < 0.0 { "−" } else { "+" },
-                            im.abs()
-                        )
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-            format!(
-                "{:.3e}",
-                (-t_f
-                    * duals
-                        .eigenvalues
-                        .iter()
-                        .map(|e| e.0)
-                        .fold(f64::INFINITY, f64::min))
-                .exp()
-            ),
-            if duals.left_eigenvectors {
-                "left eigenvectors φ_l* (unit norm)".into()
-            } else {
-                "coordinates (k = d: the subspaces are points)".into()
-            },
-        ]);
         let sys = System::new(Mat::identity(d), Mat::identity(d), v.clone());
         // one (V, seed) flow is an independent unit (run --shard i/N); seeds run in parallel
         let seed_runs: Vec<SeedRun> = p
@@ -298,9 +253,104 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 })
             })
             .collect();
-        for (si, (&seed, run)) in p.seeds.iter().zip(seed_runs).enumerate() {
+        cases.push(CaseRun {
+            duals,
+            runs: seed_runs,
+        });
+    }
+    cases
+}
+
+/// Nothing is asserted: the run is report-only.
+pub fn observe(_: &Params, _: &[CaseRun], _: Option<&Checked>, _: &Ctx, out: &mut Observations) {
+    out.declare_report_only(
+        "open conjecture (c:codim): observations of the projected cluster structure at finite T, nothing asserted",
+    );
+}
+
+/// The cluster counts, the spectra, the trajectories of the first seed, the
+/// figures and the notes.
+pub fn present(p: &Params, w: &[CaseRun], _: Option<&Checked>, _: &Ctx, out: &mut Presentation) {
+    let r = p;
+    let mut cols: Vec<String> = vec![
+        "V".into(),
+        "seed".into(),
+        "k".into(),
+        "diam φ(z(0))".into(),
+        "diam φ(z(T))".into(),
+    ];
+    for t in &r.taus {
+        cols.push(format!("τ-clusters, τ = {}·diam₀", fmt_q(t)));
+    }
+    cols.push("max‖z(T)‖".into());
+    let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
+    let mut table = Table::new(
+        format!(
+            "τ-clusters of (φ_1*(z_i), …, φ_k*(z_i)) at T = {} (n = {}, Q = K = I, RK4 h = {})",
+            fmt_q(&r.t_end),
+            p.n,
+            fmt_q(&r.h)
+        ),
+        &col_refs,
+    );
+    let mut spectra = Table::new(
+        "Value matrices: eigenvalues with positive real part and the functionals used",
+        &[
+            "V",
+            "d",
+            "k",
+            "eigenvalues (Re > 0)",
+            "e^(−T·min Re λ), Re λ > 0",
+            "functionals",
+        ],
+    );
+    let t_f = r.t_end.to_f64();
+    let mut max_count = 0usize;
+    let mut over_three = 0usize;
+    let mut runs = 0usize;
+    for (ci, ((name, v), case)) in r.cases.iter().zip(w).enumerate() {
+        let d = v.rows;
+        let duals = &case.duals;
+        let k = duals.functionals.len();
+        spectra.row(vec![
+            name.clone(),
+            d.to_string(),
+            k.to_string(),
+            duals
+                .eigenvalues
+                .iter()
+                .map(|(re, im)| {
+                    if *im == 0.0 {
+                        format!("{re:.9}")
+                    } else {
+                        format!(
+                            "{re:.9} {} {:.9}i",
+                            if *im < 0.0 { "−" } else { "+" },
+                            im.abs()
+                        )
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            format!(
+                "{:.3e}",
+                (-t_f
+                    * duals
+                        .eigenvalues
+                        .iter()
+                        .map(|e| e.0)
+                        .fold(f64::INFINITY, f64::min))
+                .exp()
+            ),
+            if duals.left_eigenvectors {
+                "left eigenvectors φ_l* (unit norm)".into()
+            } else {
+                "coordinates (k = d: the subspaces are points)".into()
+            },
+        ]);
+        for (si, (&seed, run)) in p.seeds.iter().zip(&case.runs).enumerate() {
             let mut row = vec![name.clone(), seed.to_string(), k.to_string()];
-            row.extend(run.cells);
+            row.extend(run.cells.iter().cloned());
             while row.len() < cols.len() {
                 row.push("—".into());
             }
@@ -357,8 +407,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          eigenvalue (column e^(−T·min Re λ) of the spectra table): where that factor is not small, counts at the \
          finer τ mostly measure clusters that are still merging, not the limit.",
     );
-    out.declare_report_only(
-        "open conjecture (c:codim): observations of the projected cluster structure at finite T, nothing asserted",
-    );
-    out
 }

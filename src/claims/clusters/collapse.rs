@@ -23,8 +23,8 @@ use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form, State};
 use crate::dynamics::model::Mat;
 use crate::dynamics::observe::{max_all, sq_norms, Tally};
-use crate::kernel::Interval;
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{Checked, Interval};
+use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::{ensure, exact, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -113,8 +113,15 @@ impl crate::claims::shape::Claim for Claim {
             ratio_bound,
         })
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Runs;
+    fn witness(p: &Params, ctx: &Ctx) -> Runs {
+        witness(p, ctx)
+    }
+    fn observe(p: &Params, w: &Runs, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(p: &Params, w: &Runs, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -223,10 +230,86 @@ fn simulate(
     run
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut out = Outcome::new();
-    let (insts, t_first, bound) = (&p.instances, &p.t_first, &p.ratio_bound);
+/// Each instance's run at the working precision and at twice it.
+pub struct Runs(Vec<(Run, Run)>);
+
+/// Simulates every instance at two precisions.
+pub fn witness(p: &Params, ctx: &Ctx) -> Runs {
+    let prec = ctx.prec();
+    Runs(
+        p.instances
+            .iter()
+            .zip(&p.steps)
+            .map(|(inst, &steps)| {
+                let k_first = steps / 4;
+                (
+                    simulate(inst, steps, k_first, prec, true),
+                    simulate(inst, steps, k_first, 2 * prec, false),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The ratio of max‖x‖ at 4T and T at two precisions, and its bound.
+fn ratios(p: &Params, a: &Run, b: &Run, prec: u32) -> (Interval, Interval, bool, bool) {
+    let bound = &p.ratio_bound;
+    let ratio = &a.at_4t / &a.at_t;
+    let ratio2 = &b.at_4t / &b.at_t;
+    let bq = Interval::from_rational(prec, bound);
+    let ok = ratio.le(&bq).is_true();
+    let ok2 = ratio2.le(&bq.with_prec(2 * prec)).is_true();
+    (ratio, ratio2, ok, ok2)
+}
+
+/// Per instance: the per-step invariants, the rate guide at two precisions and
+/// the decrease of 𝓛 (observations).
+pub fn observe(p: &Params, w: &Runs, _: Option<&Checked>, ctx: &Ctx, out: &mut Observations) {
+    let (t_first, bound) = (&p.t_first, &p.ratio_bound);
+    let prec = ctx.prec();
+    for (inst, (a, b)) in p.instances.iter().zip(&w.0) {
+        for (what, t) in [
+            ("𝓛 nonincreasing", &a.lyap),
+            ("ball bound max{max‖x(0)‖, √(2n)}", &a.ball),
+        ] {
+            // Each step's margin must be proven ≥ 0 by the enclosures; this code
+            // computed them and no certificate carries them, so it is an observation.
+            out.observe_tally(format!("{}: {what} on every step of (D)", inst.name), t);
+        }
+        let (ratio, ratio2, ok, ok2) = ratios(p, a, b, prec);
+        out.observe(
+            format!(
+                "{}: max‖x(4T)‖ ≤ {}·max‖x(T)‖ at T = {} (rate guide), at {prec} and {} bits",
+                inst.name,
+                fmt_q(bound),
+                fmt_q(t_first),
+                2 * prec
+            ),
+            ok && ok2,
+            format!(
+                "ratio ∈ {} ({prec} bits), {} ({} bits)",
+                ratio.fmt_outward(6),
+                ratio2.fmt_outward(6),
+                2 * prec
+            ),
+        );
+        let decreasing = a.samples.windows(2).all(|w| w[1].3.lt(&w[0].3).is_true());
+        out.observe(
+            format!("{}: 𝓛 − n² decreasing over the sampled times", inst.name),
+            decreasing,
+            format!(
+                "𝓛 − n² from {} to {}",
+                a.samples[0].3.fmt_outward(6),
+                a.samples.last().unwrap().3.fmt_outward(6)
+            ),
+        );
+    }
+}
+
+/// The summary and sample tables, the pictures of the first instance, the plot of
+/// the decay, the figure and the note.
+pub fn present(p: &Params, w: &Runs, _: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
+    let bound = &p.ratio_bound;
     let prec = ctx.prec();
     let mut summary = Table::new(
         "Collapse: max_i ‖x_i‖ at T and 4T (enclosures), at two precisions",
@@ -253,55 +336,20 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         paths: false,
     };
     let mut worst_ratio: f64 = 0.0;
-    for (idx, (inst, &steps)) in insts.iter().zip(&p.steps).enumerate() {
-        let k_first = steps / 4;
-        let a = simulate(inst, steps, k_first, prec, true);
-        let b = simulate(inst, steps, k_first, 2 * prec, false);
-        for (what, t) in [
-            ("𝓛 nonincreasing", &a.lyap),
-            ("ball bound max{max‖x(0)‖, √(2n)}", &a.ball),
-        ] {
-            // Each step's margin must be proven ≥ 0 by the enclosures; this code
-            // computed them and no certificate carries them, so it is an observation.
-            out.checks
-                .observe_tally(format!("{}: {what} on every step of (D)", inst.name), t);
-        }
-        let ratio = &a.at_4t / &a.at_t;
-        let ratio2 = &b.at_4t / &b.at_t;
-        let bq = Interval::from_rational(prec, bound);
-        let ok = ratio.le(&bq).is_true();
-        let ok2 = ratio2.le(&bq.with_prec(2 * prec)).is_true();
-        out.checks.observe(
-            format!(
-                "{}: max‖x(4T)‖ ≤ {}·max‖x(T)‖ at T = {} (rate guide), at {prec} and {} bits",
-                inst.name,
-                fmt_q(bound),
-                fmt_q(t_first),
-                2 * prec
-            ),
-            ok && ok2,
-            format!(
-                "ratio ∈ {} ({prec} bits), {} ({} bits)",
-                ratio.fmt_outward(6),
-                ratio2.fmt_outward(6),
-                2 * prec
-            ),
-        );
-        let decreasing = a.samples.windows(2).all(|w| w[1].3.lt(&w[0].3).is_true());
-        out.checks.observe(
-            format!("{}: 𝓛 − n² decreasing over the sampled times", inst.name),
-            decreasing,
-            format!(
-                "𝓛 − n² from {} to {}",
-                a.samples[0].3.fmt_outward(6),
-                a.samples.last().unwrap().3.fmt_outward(6)
-            ),
-        );
+    for (idx, (inst, (a, b))) in p.instances.iter().zip(&w.0).enumerate() {
+        let (ratio, ratio2, ok, _) = ratios(p, a, b, prec);
         worst_ratio = worst_ratio.max(ratio.hi_f64());
         if idx == 0 {
             let (times, states): (Vec<f64>, Vec<Vec<f64>>) = a.states.iter().cloned().unzip();
             super::common::add_visuals(
-                &mut out, "run", &inst.name, &times, &states, inst.n, inst.sys.d, &a.p_final,
+                &mut out.plots,
+                "run",
+                &inst.name,
+                &times,
+                &states,
+                inst.n,
+                inst.sys.d,
+                &a.p_final,
             );
         }
         summary.row(vec![
@@ -360,5 +408,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          from the mean obey ẏ ≈ −Cy with Ċ ≈ −2C², so ‖y‖ ~ t^{−1/2} and the ratio over a ×4 time step tends to \
          1/2) is a derived heuristic; 0.6 is its asserted bound for T ≥ 10.",
     );
-    out
 }

@@ -163,12 +163,12 @@ pub fn log10_mid(x: &Interval) -> f64 {
     m.log10().to_f64()
 }
 
-/// Adds the two standard pictures of a run: the token trajectories (sampled
+/// Adds the two standard pictures of a run to `into`: the token trajectories (sampled
 /// states, midpoints of the enclosures) and the final attention matrix as a
 /// log-scale heat map.
 #[allow(clippy::too_many_arguments)]
 pub fn add_visuals(
-    out: &mut crate::outcome::Outcome,
+    into: &mut Vec<crate::outcome::Plot>,
     slug: &str,
     name: &str,
     times: &[f64],
@@ -178,7 +178,7 @@ pub fn add_visuals(
     p_final: &[Interval],
 ) {
     use crate::dynamics::plots;
-    out.plots.push(plots::trajectories(
+    into.push(plots::trajectories(
         &format!("{slug}-tokens"),
         &format!("{name}: token trajectories"),
         times,
@@ -187,7 +187,7 @@ pub fn add_visuals(
         d,
     ));
     let logp: Vec<f64> = p_final.iter().map(log10_mid).collect();
-    out.plots.push(plots::attention_heatmap_log10(
+    into.push(plots::attention_heatmap_log10(
         &format!("{slug}-attention"),
         &format!("{name}: attention matrix P at the final step (log10)"),
         &logp,

@@ -23,8 +23,8 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::kernel::expr::eval_with;
-use crate::kernel::Statement;
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{Checked, Statement};
+use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::FieldError;
 use serde::{Deserialize, Serialize};
 
@@ -107,22 +107,23 @@ impl crate::claims::shape::Claim for Claim {
             Ok(st)
         })())
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = ();
+    fn witness(_: &Params, _: &Ctx) {}
+    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, proof, ctx, pr);
     }
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut out = Outcome::new();
-    let checked = ctx.prove(&mut out, Hints::new());
+/// The presentation: the statement decides the claim; tables, plots and notes
+/// show its terms.
+pub fn present(p: &Params, checked: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
     let insts = &p.instances;
     let prec = ctx.prec();
     // Presentation: the same sub-terms, evaluated over the statement's data.
     let data =
         match <Claim as crate::claims::shape::Claim>::statement(p, &ctx.spec.id, &Hints::new()) {
             Some(Ok(st)) => st.data,
-            _ => return out,
+            _ => return,
         };
     let ev = |t: &str| eval_with(t, prec, &data).expect("a term of the statement");
     let mut table = Table::new(
@@ -191,7 +192,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 states.push(crate::dynamics::discrete::mids(&s.u));
             });
             super::common::add_visuals(
-                &mut out,
+                &mut out.plots,
                 "last",
                 &format!("{}, {what}", inst.name),
                 &times,
@@ -210,8 +211,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             format!("{:.6}", ev(&format!("(sqrt (layer-v-frob2 {x}))")).hi_f64()),
             format!("{last_r:.6e}"),
             format!("{last_b:.6e}"),
-            decided(checked.as_ref(), &per_step_name(&inst.name)),
-            decided(checked.as_ref(), &cumulative_name(&inst.name)),
+            decided(checked, &per_step_name(&inst.name)),
+            decided(checked, &cumulative_name(&inst.name)),
         ]);
         plot.series.push(Series {
             name: format!("{} (observed)", inst.name),
@@ -242,5 +243,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          steps and initial tokens, and the kernel iterates the map in outward-rounded intervals when it checks \
          them (`attncheck verify` re-derives the tokens from the spec's seeds).",
     );
-    out
 }

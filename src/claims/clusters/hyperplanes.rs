@@ -24,10 +24,10 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{mids, DiscreteMap, Form, State};
 use crate::dynamics::model::Mat;
-use crate::dynamics::observe::{functional, max_all, min_all, Invariant};
+use crate::dynamics::observe::{functional, max_all, min_all, Invariant, Record};
 use crate::dynamics::spectrum::{self, Leading, Other};
-use crate::kernel::{Interval, Reading, Statement};
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{Checked, Interval, Reading, Statement};
+use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::FieldError;
 use serde::{Deserialize, Serialize};
 
@@ -115,8 +115,18 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(statement_of(&p.instances, claim, hints))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Found;
+    fn witness(p: &Params, ctx: &Ctx) -> Found {
+        witness(p, ctx)
+    }
+    fn hints(p: &Params, w: &Found) -> Hints {
+        hints(p, w)
+    }
+    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -433,83 +443,57 @@ fn analyse(inst: &Instance, prec: u32, phi: &[Interval], tau: f64) -> Analysed {
 }
 
 /// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut out = Outcome::new();
+/// One instance's run: its leading eigenvalue, the invariants' records, the
+/// sampled run and the structure at T at two precisions.
+pub struct Structure {
+    /// The leading eigenvalue and ⟨Qφ1, Kφ1⟩.
+    lead: Leading,
+    g: Interval,
+    /// The invariants, in order (the first two are theorems of the map).
+    records: Vec<Record>,
+    /// The sampled run.
+    data: RunData,
+    /// The tolerance τ at T.
+    tau: f64,
+    /// The levels a_T, b_T, each token's label and the largest distance.
+    levels: (f64, f64, Vec<&'static str>, f64),
+    /// The same at twice the precision.
+    hi: Analysed,
+}
+
+/// What the search found: the leading eigenvalue of each V (its isolating
+/// interval is a hint), and each instance's run (`None` when V has no good triple).
+pub struct Found {
+    /// The isolating interval of λ1 per instance, when found.
+    brackets: Vec<Option<(String, String)>>,
+    /// Per instance.
+    runs: Vec<Option<Structure>>,
+}
+
+/// The leading eigenvalues, and each instance's run with its invariants.
+pub fn witness(p: &Params, ctx: &Ctx) -> Found {
     let insts = &p.instances;
     let prec = ctx.prec();
-    let mut spectra = Table::new(
-        "Certified spectra of the value matrices (good-triple hypotheses)",
-        &[
-            "instance",
-            "λ1",
-            "other eigenvalues",
-            "φ1* (sum 1)",
-            "⟨Qφ1, Kφ1⟩",
-            "‖V‖_op",
-        ],
-    );
-    let mut planes = Table::new(
-        "The three hyperplanes at T: φ1*(z_i(T)) ∈ {0, a_T, b_T} (tokens numbered from 1)",
-        &[
-            "instance",
-            "T",
-            "τ",
-            "a_T",
-            "b_T",
-            "max dist to {0,a,b}",
-            "tokens on φ1* = a",
-            "tokens on φ1* = b",
-            "tokens on φ1* = 0",
-            "off all three",
-        ],
-    );
     // witness search: the leading eigenvalue of each V (its isolating interval is a hint)
     let leads: Vec<_> = insts
         .iter()
         .map(|inst| spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec))
         .collect();
-    let mut hints = Hints::new();
-    for (idx, l) in leads.iter().enumerate() {
-        if let Ok((lead, _)) = l {
-            hints.insert(bracket_hint(idx), format!("{} {}", lead.lo, lead.hi));
-        }
-    }
-    // the good-triple hypotheses: the statement, decided by the kernel
-    if ctx.prove(&mut out, hints).is_none() {
-        return out;
-    }
-    let mut first_worst = None;
-    for (idx, inst) in insts.iter().enumerate() {
+    let brackets = leads
+        .iter()
+        .map(|l| {
+            l.as_ref()
+                .ok()
+                .map(|(lead, _)| (lead.lo.to_string(), lead.hi.to_string()))
+        })
+        .collect();
+    let mut runs = Vec::new();
+    for (inst, l) in insts.iter().zip(leads) {
         let (n, d) = (inst.n, inst.sys.d);
-        let Ok((lead, g)) = leads[idx].clone() else {
+        let Ok((lead, g)) = l else {
+            runs.push(None);
             continue;
         };
-        out.checks.consistency(
-            format!(
-                "{}: the eigenvector enclosures are consistent: (V − λ1 I)φ1 and φ1*(V − λ1 I) contain 0",
-                inst.name
-            ),
-            residual_reading(&inst.sys.v, &lead),
-            describe_lead(&lead, &g),
-        );
-        spectra.row(vec![
-            inst.name.clone(),
-            lead.lambda.fmt_outward(10),
-            lead.others
-                .iter()
-                .map(|o| o.describe(10))
-                .collect::<Vec<_>>()
-                .join("; "),
-            lead.left
-                .iter()
-                .map(|x| format!("{:.10}", x.mid_f64()))
-                .collect::<Vec<_>>()
-                .join(", "),
-            g.fmt_outward(6),
-            spectrum::op_norm(&inst.sys.v, prec)
-                .map(|x| x.fmt_outward(10))
-                .unwrap_or_else(|e| format!("— ({e})")),
-        ]);
         // Dual functionals of the real eigenvalues for the Grönwall bound.
         let mut duals: Vec<(String, Interval, Vec<Interval>)> =
             vec![("φ1*".into(), lead.lambda.clone(), lead.left.clone())];
@@ -554,23 +538,71 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         }
         let every = (inst.steps / 60).max(1);
         let data = run_map(inst, prec, &mut invs, every);
-        for (j, inv) in invs.iter().enumerate() {
-            if j < 2 {
-                inv.consistency_into(&mut out.checks);
-            } else {
-                inv.observe_into(&mut out.checks);
-            }
-        }
+        let records = invs.iter().map(Invariant::record).collect();
         drop(invs);
         // The structure at T, at two precisions.
         let t_end = inst.steps as f64 * inst.dt.to_f64();
         let lam1 = lead.lambda.mid_f64();
         let tau = p.tau_factor * diameter(inst) * (-lam1 * t_end).exp();
         let vals = final_values(&data.last, n, d, &phi);
-        let (a, b, labels, worst) = levels(&vals, tau);
+        let levels = levels(&vals, tau);
         let hi = analyse(inst, 2 * prec, &phi, tau);
+        runs.push(Some(Structure {
+            lead,
+            g,
+            records,
+            data,
+            tau,
+            levels,
+            hi,
+        }));
+    }
+    Found { brackets, runs }
+}
+
+/// The isolating interval of each λ1 found.
+pub fn hints(_: &Params, w: &Found) -> Hints {
+    let mut hints = Hints::new();
+    for (idx, b) in w.brackets.iter().enumerate() {
+        if let Some((lo, hi)) = b {
+            hints.insert(bracket_hint(idx), format!("{lo} {hi}"));
+        }
+    }
+    hints
+}
+
+/// The eigenvector enclosures (consistency), the invariants, and the structure at
+/// T at two precisions (observed). Nothing when the statement was not decided.
+pub fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, out: &mut Observations) {
+    if proof.is_none() {
+        return;
+    }
+    let prec = ctx.prec();
+    for (inst, r) in p.instances.iter().zip(&w.runs) {
+        let Some(r) = r else {
+            continue;
+        };
+        let (lead, g) = (&r.lead, &r.g);
+        out.consistency(
+            format!(
+                "{}: the eigenvector enclosures are consistent: (V − λ1 I)φ1 and φ1*(V − λ1 I) contain 0",
+                inst.name
+            ),
+            residual_reading(&inst.sys.v, lead),
+            describe_lead(lead, g),
+        );
+        for (j, rec) in r.records.iter().enumerate() {
+            if j < 2 {
+                rec.consistency_into(out);
+            } else {
+                rec.observe_into(out);
+            }
+        }
+        let tau = r.tau;
+        let (a, b, ref labels, worst) = r.levels;
+        let hi = &r.hi;
         let on_all = labels.iter().all(|l| *l != "none");
-        out.checks.observe(
+        out.observe(
             format!(
                 "{}: every φ1*(z_i(T)) within τ = 10·diam·e^(−λ1 T) of {{0, a_T, b_T}}",
                 inst.name
@@ -582,8 +614,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 horizon(inst)
             ),
         );
-        let same = hi.labels == labels && (hi.a - a).abs() <= tau && (hi.b - b).abs() <= tau;
-        out.checks.observe(
+        let same = hi.labels == *labels && (hi.a - a).abs() <= tau && (hi.b - b).abs() <= tau;
+        out.observe(
             format!(
                 "{}: same three-level structure at {} and {} bits",
                 inst.name,
@@ -597,9 +629,75 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 hi.a,
                 hi.b,
                 hi.worst,
-                hi.labels == labels
+                hi.labels == *labels
             ),
         );
+    }
+}
+
+/// The spectra and the three hyperplanes, the plots, the first witness's figure,
+/// the ablations and the note. Nothing when the statement was not decided.
+pub fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
+    if proof.is_none() {
+        return;
+    }
+    let insts = &p.instances;
+    let prec = ctx.prec();
+    let mut spectra = Table::new(
+        "Certified spectra of the value matrices (good-triple hypotheses)",
+        &[
+            "instance",
+            "λ1",
+            "other eigenvalues",
+            "φ1* (sum 1)",
+            "⟨Qφ1, Kφ1⟩",
+            "‖V‖_op",
+        ],
+    );
+    let mut planes = Table::new(
+        "The three hyperplanes at T: φ1*(z_i(T)) ∈ {0, a_T, b_T} (tokens numbered from 1)",
+        &[
+            "instance",
+            "T",
+            "τ",
+            "a_T",
+            "b_T",
+            "max dist to {0,a,b}",
+            "tokens on φ1* = a",
+            "tokens on φ1* = b",
+            "tokens on φ1* = 0",
+            "off all three",
+        ],
+    );
+    let mut first_worst = None;
+    for (idx, (inst, r)) in insts.iter().zip(&w.runs).enumerate() {
+        let (n, d) = (inst.n, inst.sys.d);
+        let Some(r) = r else {
+            continue;
+        };
+        let (lead, g) = (&r.lead, &r.g);
+        spectra.row(vec![
+            inst.name.clone(),
+            lead.lambda.fmt_outward(10),
+            lead.others
+                .iter()
+                .map(|o| o.describe(10))
+                .collect::<Vec<_>>()
+                .join("; "),
+            lead.left
+                .iter()
+                .map(|x| format!("{:.10}", x.mid_f64()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            g.fmt_outward(6),
+            spectrum::op_norm(&inst.sys.v, prec)
+                .map(|x| x.fmt_outward(10))
+                .unwrap_or_else(|e| format!("— ({e})")),
+        ]);
+        let phi = lead.left.clone();
+        let data = &r.data;
+        let tau = r.tau;
+        let (a, b, ref labels, worst) = r.levels;
         first_worst.get_or_insert((worst, tau));
         planes.row(vec![
             inst.name.clone(),
@@ -608,22 +706,22 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             format!("{a:.8}"),
             format!("{b:.8}"),
             format!("{worst:.2e}"),
-            members(&labels, "a"),
-            members(&labels, "b"),
-            members(&labels, "0"),
-            members(&labels, "none"),
+            members(labels, "a"),
+            members(labels, "b"),
+            members(labels, "0"),
+            members(labels, "none"),
         ]);
         let slug = format!("w{}", idx + 1);
         let phi_f: Vec<f64> = phi.iter().map(Interval::mid_f64).collect();
         out.plots
-            .push(phi_plot(&slug, &inst.name, &data, n, d, &phi_f, a, b));
+            .push(phi_plot(&slug, &inst.name, data, n, d, &phi_f, a, b));
         if d == 2 {
             out.plots
-                .push(plane_plot(&slug, &inst.name, &data, &phi_f, "φ1*", a, b));
+                .push(plane_plot(&slug, &inst.name, data, &phi_f, "φ1*", a, b));
         }
         if idx == 0 {
             super::common::add_visuals(
-                &mut out,
+                &mut out.plots,
                 &slug,
                 &inst.name,
                 &data.times,
@@ -648,7 +746,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     }
     out.tables.push(spectra);
     out.tables.push(planes);
-    ablations(p, prec, &mut out);
+    ablations(p, prec, out);
     out.note(
         "All dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k, \
          R = I + ΔtV. The good-triple hypotheses are the claim's statement (exact rational obligations over V, \
@@ -656,7 +754,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          of the map (F2), recorded as a consistency reading (it can refute, never certify); the discrete Grönwall \
          bound is observed on every step of the claim's own enclosures (not in the certificate, so not certified); the limit structure at T is an observation with the tolerance guide of clusters.md.",
     );
-    out
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -767,7 +864,7 @@ pub fn count_levels(vals: &[f64], tau: f64) -> usize {
     1 + v.windows(2).filter(|w| w[1] - w[0] > tau).count()
 }
 
-fn ablations(p: &Params, prec: u32, out: &mut Outcome) {
+fn ablations(p: &Params, prec: u32, out: &mut Presentation) {
     if p.ablations.is_empty() {
         return;
     }

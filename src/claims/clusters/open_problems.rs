@@ -28,7 +28,8 @@ use crate::dynamics::variants::{
     diameter, eigenvalues_f64, mat_mul_sq, mat_vec, max_norm, mlp_rk4, multi_head, positive_duals,
     project, rows_f64, tau_clusters, to_floats, Activation, Head,
 };
-use crate::outcome::{Outcome, Table};
+use crate::kernel::Checked;
+use crate::outcome::{Observations, Presentation, Table};
 use crate::spec::{exact, FieldError};
 use rug::{Float, Rational};
 use serde::{Deserialize, Serialize};
@@ -263,8 +264,27 @@ impl crate::claims::shape::Claim for Claim {
             mh_rinv,
         })
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Vec<RunRow>;
+    fn witness(p: &Params, ctx: &Ctx) -> Vec<RunRow> {
+        witness(p, ctx)
+    }
+    fn observe(
+        p: &Params,
+        w: &Vec<RunRow>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        obs: &mut Observations,
+    ) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(
+        p: &Params,
+        w: &Vec<RunRow>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        pr: &mut Presentation,
+    ) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -279,7 +299,7 @@ fn multi_head_r(heads: &[Head], dt: &Rational, d: usize) -> Mat {
 
 /// What one run produced: sampled states (z, flat f64) and the final z.
 #[derive(Default)]
-struct RunData {
+pub struct RunData {
     times: Vec<f64>,
     states: Vec<Vec<f64>>,
     z_final: Option<Vec<Float>>,
@@ -288,7 +308,7 @@ struct RunData {
 
 /// One run for the tables: label, model, plot slug, V (for φ1*), horizon text,
 /// the paper's expectation, the data.
-type RunRow = (String, String, String, Option<Mat>, String, String, RunData);
+pub type RunRow = (String, String, String, Option<Mat>, String, String, RunData);
 
 /// An RK4 run of the flow sampled about every [`every`] steps (midpoints for the
 /// pictures), with the final z or the error.
@@ -341,15 +361,12 @@ fn spectrum(v: &Mat) -> String {
         .join(", ")
 }
 
-/// Runs the exploration.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut out = Outcome::new();
+/// Every open problem's run (MPFR point arithmetic): label, model, slug, V for
+/// φ1*, horizon, the paper's expectation and the sampled data.
+pub fn witness(p: &Params, ctx: &Ctx) -> Vec<RunRow> {
     let r = p;
     let prec = ctx.prec();
-    let (n, d) = (p.n, p.d);
-    let z0f = to_floats(&r.z0, prec);
-    let z0_rows = rows_f64(&z0f, d);
-    let diam0 = diameter(&z0_rows);
+    let d = p.d;
     let opts = FlowOptions::new(prec, Vars::Z);
 
     // (label, model, slug, V for φ1*, horizon text, paper's expectation, data)
@@ -478,6 +495,30 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         ));
     }
 
+    runs
+}
+
+/// Nothing is asserted: the run is report-only.
+pub fn observe(_: &Params, _: &[RunRow], _: Option<&Checked>, _: &Ctx, out: &mut Observations) {
+    out.declare_report_only(
+        "open problems of §12: observations of variants at a finite horizon, nothing asserted",
+    );
+}
+
+/// The cluster counts, the models, the trajectories, the figures and the notes.
+pub fn present(
+    p: &Params,
+    runs: &[RunRow],
+    _: Option<&Checked>,
+    ctx: &Ctx,
+    out: &mut Presentation,
+) {
+    let r = p;
+    let prec = ctx.prec();
+    let (n, d) = (p.n, p.d);
+    let z0f = to_floats(&r.z0, prec);
+    let z0_rows = rows_f64(&z0f, d);
+    let diam0 = diameter(&z0_rows);
     let mut cols: Vec<String> = vec!["run".into(), "horizon".into()];
     for t in &r.taus {
         cols.push(format!("τ-clusters of z, τ = {}·diam₀", fmt_q(t)));
@@ -499,7 +540,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     );
     let mut models = Table::new("Open problems: the models run", &["run", "model"]);
     let mut total_mid = Vec::new();
-    for (label, model, slug, v, horizon, paper, data) in &runs {
+    for (label, model, slug, v, horizon, paper, data) in runs {
         models.row(vec![label.clone(), model.clone()]);
         let mut row = vec![label.clone(), horizon.clone()];
         match (&data.z_final, &data.error) {
@@ -575,8 +616,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          The φ1* column projects on the left eigenvector of the leading eigenvalue of V (Σ_h V_h for multi-head), \
          i.e. counts the parallel hyperplanes {φ1* = c} the tokens sit on.",
     );
-    out.declare_report_only(
-        "open problems of §12: observations of variants at a finite horizon, nothing asserted",
-    );
-    out
 }

@@ -18,15 +18,16 @@
 
 use super::common::{build_all, Instance, InstanceSpec};
 use super::hyperplanes::{
-    count_levels, diameter, horizon, hull_invariants, levels, members, plane_plot, run_map,
+    count_levels, diameter, horizon, hull_invariants, levels, members, plane_plot, run_map, RunData,
 };
 use super::hyperplanes::{mat_lits, qk_terms, spd_formula};
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
+use crate::dynamics::observe::{Invariant, Record};
 use crate::dynamics::spectrum::{self, Paranormal};
-use crate::kernel::{Interval, Statement};
-use crate::outcome::{Outcome, Table};
+use crate::kernel::{Checked, Interval, Statement};
+use crate::outcome::{Observations, Presentation, Table};
 use crate::spec::FieldError;
 use serde::{Deserialize, Serialize};
 
@@ -106,8 +107,27 @@ impl crate::claims::shape::Claim for Claim {
             claim,
         )))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Vec<Levels>;
+    fn witness(p: &Params, ctx: &Ctx) -> Vec<Levels> {
+        witness(p, ctx)
+    }
+    fn observe(
+        p: &Params,
+        w: &Vec<Levels>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        obs: &mut Observations,
+    ) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(
+        p: &Params,
+        w: &Vec<Levels>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        pr: &mut Presentation,
+    ) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -182,8 +202,101 @@ fn spread(v: &[f64]) -> f64 {
 }
 
 /// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut out = Outcome::new();
+/// One instance's run: the invariants' records, the sampled run, τ, the ℱ-levels
+/// at T, and the same at twice the precision.
+pub struct Levels {
+    records: Vec<Record>,
+    data: RunData,
+    tau: f64,
+    levels: (f64, f64, Vec<&'static str>, f64),
+    hi: (f64, f64, Vec<&'static str>, f64),
+}
+
+/// Every instance's run at two precisions.
+pub fn witness(p: &Params, ctx: &Ctx) -> Vec<Levels> {
+    let prec = ctx.prec();
+    p.instances
+        .iter()
+        .map(|(inst, par)| {
+            let (n, d) = (inst.n, inst.sys.d);
+            let fc = par.f_axes[0];
+            let w = axis(d, fc, prec);
+            let mut invs: Vec<_> = hull_invariants(&inst.name, "π_ℱ", &w).into_iter().collect();
+            let every = (inst.steps / 60).max(1);
+            let data = run_map(inst, prec, &mut invs, every);
+            let records = invs.iter().map(Invariant::record).collect();
+            drop(invs);
+            let lam = par.lambda.to_f64();
+            let t_end = inst.steps as f64 * inst.dt.to_f64();
+            let tau = p.tau_factor * diameter(inst) * (-lam * t_end).exp();
+            let z = data.states.last().expect("final");
+            let levels = levels(&coord(z, n, d, fc), tau);
+            let hi = run_map(inst, 2 * prec, &mut [], inst.steps);
+            let zh: Vec<f64> = hi.last.u.iter().map(Interval::mid_f64).collect();
+            let hi = super::hyperplanes::levels(&coord(&zh, n, d, fc), tau);
+            Levels {
+                records,
+                data,
+                tau,
+                levels,
+                hi,
+            }
+        })
+        .collect()
+}
+
+/// The hull monotonicity (consistency) and the ℱ-structure at T at two precisions
+/// (observed). Nothing when the statement was not decided.
+pub fn observe(
+    p: &Params,
+    w: &[Levels],
+    proof: Option<&Checked>,
+    ctx: &Ctx,
+    out: &mut Observations,
+) {
+    if proof.is_none() {
+        return;
+    }
+    let prec = ctx.prec();
+    for ((inst, _), r) in p.instances.iter().zip(w) {
+        for rec in &r.records {
+            rec.consistency_into(out);
+        }
+        let tau = r.tau;
+        let (a, b, ref labels, worst) = r.levels;
+        let (ah, bh, ref lh, wh) = r.hi;
+        out.observe(
+            format!("{}: every ℱ-part π_ℱ(z_i(T)) within τ of {{a_T, b_T, 0}}", inst.name),
+            labels.iter().all(|l| *l != "none"),
+            format!(
+                "T = {}, τ = 10·diam·e^(−λT) = {tau:.3e}, a_T = {a:.10}, b_T = {b:.10}, largest distance {worst:.3e}",
+                horizon(inst)
+            ),
+        );
+        out.observe(
+            format!("{}: same ℱ-structure at {} and {} bits", inst.name, prec, 2 * prec),
+            lh == labels && (ah - a).abs() <= tau && (bh - b).abs() <= tau,
+            format!(
+                "at {} bits: a_T = {ah:.10}, b_T = {bh:.10}, largest distance {wh:.3e}; labels equal: {}",
+                2 * prec,
+                lh == labels
+            ),
+        );
+    }
+}
+
+/// The ℱ-parts table, the plots, the first witness's figure, the gap cases and
+/// the note. Nothing when the statement was not decided.
+pub fn present(
+    p: &Params,
+    w: &[Levels],
+    proof: Option<&Checked>,
+    ctx: &Ctx,
+    out: &mut Presentation,
+) {
+    if proof.is_none() {
+        return;
+    }
     let prec = ctx.prec();
     let mut table = Table::new(
         "ℱ-parts at T: π_ℱ(z_i(T)) ∈ {a_T, b_T, 0}; the 𝒢-part is free (tokens numbered from 1)",
@@ -202,48 +315,14 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             "𝒢-spread at 0 → T",
         ],
     );
-    // the hypotheses of d:goodmulti: the statement, decided by the kernel
-    if ctx.prove(&mut out, Hints::new()).is_none() {
-        return out;
-    }
     let mut first = None;
-    for (idx, (inst, par)) in p.instances.iter().enumerate() {
+    for (idx, ((inst, par), r)) in p.instances.iter().zip(w).enumerate() {
         let (n, d) = (inst.n, inst.sys.d);
         let fc = par.f_axes[0];
-        let w = axis(d, fc, prec);
-        let mut invs: Vec<_> = hull_invariants(&inst.name, "π_ℱ", &w).into_iter().collect();
-        let every = (inst.steps / 60).max(1);
-        let data = run_map(inst, prec, &mut invs, every);
-        for inv in &invs {
-            inv.consistency_into(&mut out.checks);
-        }
-        drop(invs);
-        let lam = par.lambda.to_f64();
-        let t_end = inst.steps as f64 * inst.dt.to_f64();
-        let tau = p.tau_factor * diameter(inst) * (-lam * t_end).exp();
+        let data = &r.data;
         let z = data.states.last().expect("final");
-        let f = coord(z, n, d, fc);
-        let (a, b, labels, worst) = levels(&f, tau);
-        out.checks.observe(
-            format!("{}: every ℱ-part π_ℱ(z_i(T)) within τ of {{a_T, b_T, 0}}", inst.name),
-            labels.iter().all(|l| *l != "none"),
-            format!(
-                "T = {}, τ = 10·diam·e^(−λT) = {tau:.3e}, a_T = {a:.10}, b_T = {b:.10}, largest distance {worst:.3e}",
-                horizon(inst)
-            ),
-        );
-        let hi = run_map(inst, 2 * prec, &mut [], inst.steps);
-        let zh: Vec<f64> = hi.last.u.iter().map(Interval::mid_f64).collect();
-        let (ah, bh, lh, wh) = levels(&coord(&zh, n, d, fc), tau);
-        out.checks.observe(
-            format!("{}: same ℱ-structure at {} and {} bits", inst.name, prec, 2 * prec),
-            lh == labels && (ah - a).abs() <= tau && (bh - b).abs() <= tau,
-            format!(
-                "at {} bits: a_T = {ah:.10}, b_T = {bh:.10}, largest distance {wh:.3e}; labels equal: {}",
-                2 * prec,
-                lh == labels
-            ),
-        );
+        let tau = r.tau;
+        let (a, b, ref labels, worst) = r.levels;
         let g_spread0: f64 = par
             .g_axes
             .iter()
@@ -269,10 +348,10 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             format!("{a:.8}"),
             format!("{b:.8}"),
             format!("{worst:.2e}"),
-            members(&labels, "a"),
-            members(&labels, "b"),
-            members(&labels, "0"),
-            members(&labels, "none"),
+            members(labels, "a"),
+            members(labels, "b"),
+            members(labels, "0"),
+            members(labels, "none"),
             format!("{g_spread0:.4} → {g_spread:.4}"),
         ]);
         let slug = format!("w{}", idx + 1);
@@ -280,10 +359,10 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             let mut e_fc = [0.0; 2];
             e_fc[fc] = 1.0;
             out.plots
-                .push(plane_plot(&slug, &inst.name, &data, &e_fc, "π_ℱ", a, b));
+                .push(plane_plot(&slug, &inst.name, data, &e_fc, "π_ℱ", a, b));
         }
         super::common::add_visuals(
-            &mut out,
+            &mut out.plots,
             &slug,
             &inst.name,
             &data.times,
@@ -306,17 +385,16 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         );
     }
     out.tables.push(table);
-    gap_cases(p, prec, &mut out);
+    gap_cases(p, prec, out);
     out.note(
         "The dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k. \
          The monotonicity of the ℱ-coordinates' max and min is a theorem of the map (F2 with π_ℱ), recorded as a \
          consistency reading (it can refute, never certify); the hypotheses of d:goodmulti are the claim's \
          statement, decided exactly by the kernel; the limit structure at T is an observation with the tolerance guide of clusters.md.",
     );
-    out
 }
 
-fn gap_cases(p: &Params, prec: u32, out: &mut Outcome) {
+fn gap_cases(p: &Params, prec: u32, out: &mut Presentation) {
     if p.gap_cases.is_empty() {
         return;
     }

@@ -28,8 +28,8 @@ use crate::certificate::Hints;
 use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
 use crate::dynamics::model::{Mat, MatrixSpec};
-use crate::kernel::{expr, Certainty, Statement};
-use crate::outcome::{Outcome, Table};
+use crate::kernel::{expr, Certainty, Checked, Statement};
+use crate::outcome::{Presentation, Table};
 use crate::spec::{ensure, ensure_each, exact, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -213,8 +213,10 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(Ok(statement_of(p, &p.instance, claim)))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = ();
+    fn witness(_: &Params, _: &Ctx) {}
+    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, proof, ctx, pr);
     }
 }
 
@@ -414,13 +416,13 @@ fn statement_of(p: &Params, inst: &Instance, claim: &str) -> Statement {
     st
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut o = Outcome::new();
+/// The presentation: the statement decides the claim; tables, plots and notes
+/// show its terms.
+pub fn present(p: &Params, checked: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
     let inst = &p.instance;
     let (l1, l2) = (inst.lambda1, inst.lambda2);
-    let Some(checked) = ctx.prove(&mut o, Hints::new()) else {
-        return o;
+    let Some(checked) = checked else {
+        return;
     };
 
     // presentation: the hypotheses with their exact values
@@ -533,5 +535,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          every obligation is an exact rational identity or inequality over the spec's literals, no exponential is \
          evaluated: t = ln s enters only through e^t = s."
     ));
-    o
 }

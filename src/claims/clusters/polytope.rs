@@ -32,8 +32,8 @@ use crate::dynamics::discrete::{mids, DiscreteMap, Form, State};
 use crate::dynamics::hull::{self, Hull, PointSet};
 use crate::dynamics::model::Mat;
 use crate::dynamics::observe::{functional, max_all, sq_norms, Tally};
-use crate::kernel::Interval;
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{Checked, Interval};
+use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::{ensure, exact, FieldError};
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
@@ -167,8 +167,27 @@ impl crate::claims::shape::Claim for Claim {
             tau_factor: c,
         })
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Vec<Limit>;
+    fn witness(p: &Params, ctx: &Ctx) -> Vec<Limit> {
+        witness(p, ctx)
+    }
+    fn observe(
+        p: &Params,
+        w: &Vec<Limit>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        obs: &mut Observations,
+    ) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(
+        p: &Params,
+        w: &Vec<Limit>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        pr: &mut Presentation,
+    ) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -545,9 +564,139 @@ fn slugify(i: usize, prefix: &str) -> String {
 }
 
 /// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut out = Outcome::new();
-    let (w, c) = (p, &p.tau_factor);
+/// One instance's limit: its run (at the resolved precision and at twice it), τ,
+/// and the structure at T at both (or why the hull could not be formed).
+pub struct Limit {
+    a: Run,
+    bits: u32,
+    tau: Interval,
+    structure: Result<(Structure, Structure), hull::HullError>,
+}
+
+/// Every instance's run at two precisions and its structure at T.
+pub fn witness(p: &Params, ctx: &Ctx) -> Vec<Limit> {
+    let c = &p.tau_factor;
+    let prec = ctx.prec();
+    p.main
+        .iter()
+        .map(|inst| {
+            let dirs = directions(inst.sys.d, p.directions);
+            let (a, bits) = simulate_resolved(inst, &dirs, prec);
+            let b = simulate(inst, &dirs, 2 * bits, false);
+            let tau = tau_for(inst, c, bits);
+            let structure = match (
+                analyse(inst, &a.last.u, &tau),
+                analyse(inst, &b.last.u, &tau.with_prec(2 * bits)),
+            ) {
+                (Ok(x), Ok(y)) => Ok((x, y)),
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            };
+            Limit {
+                a,
+                bits,
+                tau,
+                structure,
+            }
+        })
+        .collect()
+}
+
+/// The speeds over the last time unit: strictly decreasing, first, last.
+fn speeds(a: &Run) -> (bool, Interval, Interval) {
+    let dec = a.speeds.windows(2).all(|x| x[1].1.lt(&x[0].1).is_true());
+    (
+        dec,
+        a.speeds.first().expect("speeds").1.clone(),
+        a.speeds.last().expect("speeds").1.clone(),
+    )
+}
+
+/// The same structure at both precisions.
+fn same(sa: &Structure, sb: &Structure) -> bool {
+    sa.hull.vertices == sb.hull.vertices
+        && sa.limit_points == sb.limit_points
+        && sa.roles == sb.roles
+}
+
+/// The hull monotonicity (consistency), and the structure at T, the speeds and the
+/// two precisions (observed).
+pub fn observe(p: &Params, w: &[Limit], _: Option<&Checked>, _: &Ctx, out: &mut Observations) {
+    let c = &p.tau_factor;
+    for (inst, l) in p.main.iter().zip(w) {
+        let n = inst.n;
+        let (a, bits, tau) = (&l.a, l.bits, &l.tau);
+        let name = &inst.name;
+        out.consistency(
+            format!(
+                "{name}: support function h(u) = max_i ⟨u, z_i⟩ nonincreasing on every step of (D) \
+                 for {} fixed directions (F1; a theorem of the map, no step certifiably violates it)",
+                p.directions
+            ),
+            a.support.consistency(),
+            a.support.consistency_summary(),
+        );
+        let t_end = Rational::from(&inst.dt * inst.steps as u32);
+        let (sa, sb) = match &l.structure {
+            Ok((x, y)) => (x, y),
+            Err(e) => {
+                out.observe(format!("{name}: hull of z(T)"), false, e.to_string());
+                continue;
+            }
+        };
+        let open: Vec<usize> = (0..n).filter(|&i| sa.roles[i] == Role::Open).collect();
+        out.observe(
+            format!(
+                "{name}: at T = {}, every z_i has ‖z_i‖ ≤ τ, or is within τ of ∂Cx with \
+                 |‖Az_i‖² − max_j ⟨Az_i, Av_j⟩| ≤ L·τ (τ = {}·diam(z(0))·e^{{−T}}, L = 3‖QᵀK‖_F·max‖z(0)‖)",
+                fmt_q(&t_end),
+                fmt_q(c)
+            ),
+            open.is_empty(),
+            format!(
+                "τ ∈ {}; L·τ ∈ {}; worst residual ÷ tolerance ≤ {:.3e}; max_i |‖Az_i‖² − max_j ⟨Az_i, Av_j⟩| / τ \
+                 ≤ {:.3e} (the literal reading, which compares a quadratic quantity with a length); tokens not \
+                 within tolerance of 𝒮: {:?}; enclosure width ≤ {:.1e}",
+                tau.fmt_outward(6),
+                sa.tau_gap.fmt_outward(6),
+                sa.worst,
+                sa.gap_over_tau,
+                open,
+                a.width
+            ),
+        );
+        let (dec, first_speed, last_speed) = speeds(a);
+        out.observe(
+            format!("{name}: max_i ‖ż_i‖ (as ‖z^{{k+1}} − z^k‖/Δt) strictly decreasing over the last time unit"),
+            dec,
+            format!(
+                "from {} to {} over {} steps",
+                first_speed.fmt_outward(4),
+                last_speed.fmt_outward(4),
+                a.speeds.len()
+            ),
+        );
+        let same = same(sa, sb);
+        out.observe(
+            format!(
+                "{name}: the same leaders, limit-point count and token roles at the run's precision and at twice it"
+            ),
+            same,
+            format!(
+                "{bits} vs {} bits: leaders {{{}}} vs {{{}}}; limit points {} vs {}",
+                2 * bits,
+                leaders(sa),
+                leaders(sb),
+                sa.limit_points,
+                sb.limit_points
+            ),
+        );
+    }
+}
+
+/// The summary and token tables, the snapshots, the pictures of the first
+/// instance, the figures, the ablations and the notes.
+pub fn present(p: &Params, w: &[Limit], _: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
+    let c = &p.tau_factor;
     let prec = ctx.prec();
     let mut summary = Table::new(
         "Polytope limit at T: hull vertices (leaders), limit points and residuals",
@@ -570,87 +719,16 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mut worst_all: f64 = 0.0;
     let mut first_limit_points = 0usize;
     let mut lp_figs = Vec::new();
-    for (idx, inst) in w.main.iter().enumerate() {
+    for (idx, (inst, l)) in p.main.iter().zip(w).enumerate() {
         let (n, d) = (inst.n, inst.sys.d);
-        let dirs = directions(d, p.directions);
-        let (a, bits) = simulate_resolved(inst, &dirs, prec);
-        let b = simulate(inst, &dirs, 2 * bits, false);
+        let (a, bits, tau) = (&l.a, l.bits, &l.tau);
         let name = &inst.name;
-        out.checks.consistency(
-            format!(
-                "{name}: support function h(u) = max_i ⟨u, z_i⟩ nonincreasing on every step of (D) \
-                 for {} fixed directions (F1; a theorem of the map, no step certifiably violates it)",
-                p.directions
-            ),
-            a.support.consistency(),
-            a.support.consistency_summary(),
-        );
-        let tau = tau_for(inst, c, bits);
         let t_end = Rational::from(&inst.dt * inst.steps as u32);
-        let (sa, sb) = match (
-            analyse(inst, &a.last.u, &tau),
-            analyse(inst, &b.last.u, &tau.with_prec(2 * bits)),
-        ) {
-            (Ok(x), Ok(y)) => (x, y),
-            (Err(e), _) | (_, Err(e)) => {
-                out.checks
-                    .observe(format!("{name}: hull of z(T)"), false, e.to_string());
-                continue;
-            }
+        let Ok((sa, sb)) = &l.structure else {
+            continue;
         };
-        let open: Vec<usize> = (0..n).filter(|&i| sa.roles[i] == Role::Open).collect();
-        out.checks.observe(
-            format!(
-                "{name}: at T = {}, every z_i has ‖z_i‖ ≤ τ, or is within τ of ∂Cx with \
-                 |‖Az_i‖² − max_j ⟨Az_i, Av_j⟩| ≤ L·τ (τ = {}·diam(z(0))·e^{{−T}}, L = 3‖QᵀK‖_F·max‖z(0)‖)",
-                fmt_q(&t_end),
-                fmt_q(c)
-            ),
-            open.is_empty(),
-            format!(
-                "τ ∈ {}; L·τ ∈ {}; worst residual ÷ tolerance ≤ {:.3e}; max_i |‖Az_i‖² − max_j ⟨Az_i, Av_j⟩| / τ \
-                 ≤ {:.3e} (the literal reading, which compares a quadratic quantity with a length); tokens not \
-                 within tolerance of 𝒮: {:?}; enclosure width ≤ {:.1e}",
-                tau.fmt_outward(6),
-                sa.tau_gap.fmt_outward(6),
-                sa.worst,
-                sa.gap_over_tau,
-                open,
-                a.width
-            ),
-        );
-        let dec = a.speeds.windows(2).all(|x| x[1].1.lt(&x[0].1).is_true());
-        let (first_speed, last_speed) = (
-            a.speeds.first().expect("speeds").1.clone(),
-            a.speeds.last().expect("speeds").1.clone(),
-        );
-        out.checks.observe(
-            format!("{name}: max_i ‖ż_i‖ (as ‖z^{{k+1}} − z^k‖/Δt) strictly decreasing over the last time unit"),
-            dec,
-            format!(
-                "from {} to {} over {} steps",
-                first_speed.fmt_outward(4),
-                last_speed.fmt_outward(4),
-                a.speeds.len()
-            ),
-        );
-        let same = sa.hull.vertices == sb.hull.vertices
-            && sa.limit_points == sb.limit_points
-            && sa.roles == sb.roles;
-        out.checks.observe(
-            format!(
-                "{name}: the same leaders, limit-point count and token roles at the run's precision and at twice it"
-            ),
-            same,
-            format!(
-                "{bits} vs {} bits: leaders {{{}}} vs {{{}}}; limit points {} vs {}",
-                2 * bits,
-                leaders(&sa),
-                leaders(&sb),
-                sa.limit_points,
-                sb.limit_points
-            ),
-        );
+        let (_, first_speed, last_speed) = speeds(a);
+        let same = same(sa, sb);
         let haus = match PointSet::from_midpoints(d, &a.unit_before) {
             Ok(prev) => {
                 let hp = hull::hull(&prev);
@@ -683,7 +761,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             fmt_q(&t_end),
             bits.to_string(),
             tau.fmt_outward(4),
-            leaders(&sa),
+            leaders(sa),
             sa.limit_points.to_string(),
             sa.roles
                 .iter()
@@ -724,10 +802,19 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             out.tables.push(t);
         }
         out.plots
-            .push(snapshot_plot(&slugify(idx, "snapshots-"), inst, &a));
+            .push(snapshot_plot(&slugify(idx, "snapshots-"), inst, a));
         if idx == 0 {
             let (times, states): (Vec<f64>, Vec<Vec<f64>>) = a.samples.iter().cloned().unzip();
-            super::common::add_visuals(&mut out, "run", name, &times, &states, n, d, &a.last.p);
+            super::common::add_visuals(
+                &mut out.plots,
+                "run",
+                name,
+                &times,
+                &states,
+                n,
+                d,
+                &a.last.p,
+            );
         }
     }
     out.tables.insert(0, summary);
@@ -743,7 +830,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     for (name, v, text) in lp_figs {
         out.figure(name, v, text);
     }
-    ablations(&mut out, p, &w.ablations, c, prec);
+    ablations(out, p, &p.ablations, c, prec);
     out.note(
         "No convergence rate is stated in the paper; τ = 10·diam(z(0))·e^{−T} is the derived tolerance guide of \
          clusters.md (after P reaches hardmax, max_i ‖ż_i‖ decays like e^{−t}). The hull of z(T) is the exact hull \
@@ -760,12 +847,11 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "Δt = 1/10 matches the authors' step (their \"RK4\" is forward Euler on z with Δt = 0.1, clusters.md §6); \
          on (D) the hull is nonincreasing for every Δt > 0 (F1).",
     );
-    out
 }
 
 /// The hypothesis ablations: same tokens, one hypothesis dropped; a table and a
 /// picture, nothing asserted.
-fn ablations(out: &mut Outcome, p: &Params, list: &[Instance], c: &Rational, prec: u32) {
+fn ablations(out: &mut Presentation, p: &Params, list: &[Instance], c: &Rational, prec: u32) {
     if list.is_empty() {
         return;
     }

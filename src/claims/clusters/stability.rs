@@ -31,8 +31,8 @@ use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::dynamics::model::{random_dyadic, Mat};
 use crate::kernel::expr::eval_with;
-use crate::kernel::Statement;
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{Checked, Statement};
+use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::{ensure, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -123,8 +123,10 @@ impl crate::claims::shape::Claim for Claim {
             Ok(st)
         })())
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = ();
+    fn witness(_: &Params, _: &Ctx) {}
+    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, proof, ctx, pr);
     }
 }
 
@@ -135,17 +137,16 @@ fn perturbed(x: &Mat, bits: u32, seed: u64) -> Mat {
     x.add(&noise.scale(&scale))
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut out = Outcome::new();
-    let checked = ctx.prove(&mut out, Hints::new());
+/// The presentation: the statement decides the claim; tables, plots and notes
+/// show its terms.
+pub fn present(p: &Params, checked: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
     let insts = &p.instances;
     let prec = ctx.prec();
     // Presentation: the same sub-terms, evaluated over the statement's data.
     let data =
         match <Claim as crate::claims::shape::Claim>::statement(p, &ctx.spec.id, &Hints::new()) {
             Some(Ok(st)) => st.data,
-            _ => return out,
+            _ => return,
         };
     let ev = |t: &str| eval_with(t, prec, &data).expect("a term of the statement");
     let mut table = Table::new(
@@ -196,7 +197,16 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 times.push(s.k as f64 * dt_f);
                 states.push(crate::dynamics::discrete::mids(&s.x));
             });
-            super::common::add_visuals(&mut out, "x", &inst.name, &times, &states, n, d, &last.p);
+            super::common::add_visuals(
+                &mut out.plots,
+                "x",
+                &inst.name,
+                &times,
+                &states,
+                n,
+                d,
+                &last.p,
+            );
         }
         let dk = delta(inst.steps);
         let slack = cum.ln() - (dk / d0_f).ln();
@@ -209,7 +219,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             format!("{d0_f:.4e}"),
             format!("{dk:.4e}"),
             format!("{cum:.4e}"),
-            decided(checked.as_ref(), &check_name(&inst.name)),
+            decided(checked, &check_name(&inst.name)),
         ]);
         plot.series.push(Series {
             name: format!("{} observed", inst.name),
@@ -242,5 +252,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          initial configurations x(0), y(0); the kernel iterates both in outward-rounded intervals when it checks \
          it (`attncheck verify` re-derives y(0) from noise_seed).",
     );
-    out
 }

@@ -12,8 +12,8 @@ use super::common::{slope_exponents, slope_interval, SlopeRule};
 use crate::certificate::Hints;
 use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
-use crate::kernel::{parse_rational, Certainty, Interval, Statement};
-use crate::outcome::{Outcome, Table};
+use crate::kernel::{parse_rational, Certainty, Checked, Interval, Statement};
+use crate::outcome::{Presentation, Table};
 use crate::spec::{ensure, ensure_each, FieldError};
 use rug::float::Round;
 use rug::ops::Pow;
@@ -127,8 +127,10 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(Ok(p.build_statement(claim)))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = ();
+    fn witness(_: &Params, _: &Ctx) {}
+    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, proof, ctx, pr);
     }
 }
 
@@ -306,11 +308,10 @@ fn fmt_q(v: &[Rational]) -> String {
         .join(", ")
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+/// The presentation: the statement decides the claim; tables, plots and notes
+/// show its terms.
+pub fn present(p: &Params, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
     let prec = ctx.prec();
-    let mut o = Outcome::new();
-    ctx.prove(&mut o, Hints::new());
     let mut table = Table::new(
         "Slopes by head count (−log2 m, exact)",
         &["H", "paper rule", "code rule", "rules agree"],
@@ -405,5 +406,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "The official f64 slopes are reproduced with MPFR at 53 bits, round-to-nearest (a correctly rounded pow); a \
          platform libm that is not correctly rounded may differ by an ulp.",
     );
-    o
 }

@@ -24,8 +24,10 @@ use super::common::{
 use crate::certificate::Hints;
 use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
-use crate::kernel::{log_sum_exp, parse_rational, Certainty, Interval, Reading, Statement};
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{
+    log_sum_exp, parse_rational, Certainty, Checked, Interval, Reading, Statement,
+};
+use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
@@ -149,8 +151,16 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(Ok(p.build_statement(claim)))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Found;
+    const CERTIFIED_LAST: bool = true;
+    fn witness(p: &Params, ctx: &Ctx) -> Found {
+        witness(p, ctx)
+    }
+    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -548,10 +558,20 @@ fn obligations(inst: &Instance, s: &Rational) -> [String; 3] {
     ]
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+/// What the run computed: the interval instances and their enclosures, and the
+/// exact-rational instances.
+pub struct Found {
+    /// The interval instances.
+    pub insts: Vec<Instance>,
+    /// Their results, in order.
+    pub results: Vec<RealResult>,
+    /// The exact-rational instances' results.
+    pub exact: Vec<ExactResult>,
+}
+
+/// The interval instances (random content, enclosures) and the exact-rational ones.
+pub fn witness(p: &Params, ctx: &Ctx) -> Found {
     let prec = ctx.prec();
-    let mut o = Outcome::new();
     let s = p.bound_scale.value.clone();
     let insts = instances(p);
     ctx.progress.message(format!(
@@ -603,31 +623,63 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         })
         .collect();
 
-    // ----- checks -----
-    let fmt_inst = |k: usize| {
-        let i = &insts[k];
-        format!(
-            "#{} (H = {} {}, m = {}, i = {}, w = {}, Δ = {})",
-            k + 1,
-            i.heads,
-            i.rule.as_str(),
-            fmt_slope(&i.q),
-            i.i,
-            i.w,
-            i.delta
-        )
-    };
-    let agg = |f: &dyn Fn(&RealResult) -> Certainty| {
-        let c = Certainty::all(results.iter().map(f));
-        let bad: Vec<String> = results
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| f(r) != Certainty::True)
-            .map(|(k, r)| format!("{}: {:?}", fmt_inst(k), f(r)))
-            .take(5)
-            .collect();
-        (c, bad)
-    };
+    ctx.progress
+        .message(format!("{}: the statement", ctx.spec.id));
+    Found {
+        insts,
+        results,
+        exact,
+    }
+}
+
+/// The aggregate of an interval check over the instances, and the first five
+/// instances where it is not `True`.
+fn aggregate(
+    insts: &[Instance],
+    results: &[RealResult],
+    f: &dyn Fn(&RealResult) -> Certainty,
+) -> (Certainty, Vec<String>) {
+    let c = Certainty::all(results.iter().map(f));
+    let bad: Vec<String> = results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| f(r) != Certainty::True)
+        .map(|(k, r)| format!("{}: {:?}", fmt_inst(insts, k), f(r)))
+        .take(5)
+        .collect();
+    (c, bad)
+}
+
+/// One interval instance, as the checks' details name it.
+fn fmt_inst(insts: &[Instance], k: usize) -> String {
+    let i = &insts[k];
+    format!(
+        "#{} (H = {} {}, m = {}, i = {}, w = {}, Δ = {})",
+        k + 1,
+        i.heads,
+        i.rule.as_str(),
+        fmt_slope(&i.q),
+        i.i,
+        i.w,
+        i.delta
+    )
+}
+
+/// The largest T_w/T^max(i) over the random-content instances.
+fn worst_ratio(results: &[RealResult]) -> f64 {
+    results
+        .iter()
+        .map(|r| (&r.t_w / &r.closed.t_max).hi_f64())
+        .fold(0f64, f64::max)
+}
+
+/// T_w ≤ T^max(i) on the interval instances (observed: the claim's own
+/// enclosures), the extremal content's consistency, and the exact-rational checks.
+pub fn observe(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Observations) {
+    let prec = ctx.prec();
+    let (insts, results, exact) = (&w.insts, &w.results, &w.exact);
+    let fmt_inst = |k: usize| fmt_inst(insts, k);
+    let agg = |f: &dyn Fn(&RealResult) -> Certainty| aggregate(insts, results, f);
     let n = results.len();
     let retried = results.iter().filter(|r| r.prec > prec).count();
     let detail = |bad: Vec<String>, ok: String| {
@@ -638,11 +690,8 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         }
     };
     let (c, bad) = agg(&|r| r.below_max);
-    let worst_ratio = results
-        .iter()
-        .map(|r| (&r.t_w / &r.closed.t_max).hi_f64())
-        .fold(0f64, f64::max);
-    o.checks.observe_interval(
+    let worst_ratio = worst_ratio(results);
+    o.observe_interval(
         format!("T_w ≤ T^max(i) for random content a_r ∈ [0, Δ) ({n} interval instances)"),
         c,
         detail(
@@ -656,7 +705,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         .filter(|(_, r)| r.t_extremal.agreement(&r.closed.t_max).violated())
         .map(|(k, _)| k)
         .collect();
-    o.checks.consistency(
+    o.consistency(
         "extremal content (a_r = Δ for r ≥ w, 0 below): summed T_w and closed-form T^max(i) enclosures overlap \
          (consistency; disjoint enclosures would disprove attainment — the identity itself is checked in ℚ below)",
         Reading::all(results.iter().map(|r| r.t_extremal.agreement(&r.closed.t_max))),
@@ -696,20 +745,22 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             } else {
                 name.to_string()
             };
-            o.checks.observe_interval(
+            o.observe_interval(
                 name,
                 Certainty::exact(exact.iter().all(|r| r.first_failure[k].is_none())),
                 ex_detail(k),
             );
         }
     }
+}
 
-    // ----- the statement decides the closed-form chain at every instance -----
-    ctx.progress
-        .message(format!("{}: the statement", ctx.spec.id));
-    ctx.prove(&mut o, Hints::new());
-
-    // ----- report -----
+/// The figures, the tables of instances, the plot of T^max and the notes.
+pub fn present(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+    let prec = ctx.prec();
+    let (insts, results, exact) = (&w.insts, &w.results, &w.exact);
+    let n = results.len();
+    let pairs: u64 = exact.iter().map(|r| r.pairs).sum();
+    let worst_ratio = worst_ratio(results);
     o.figure(
         "interval instances",
         n as f64,
@@ -731,7 +782,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             "naive f64 T_w",
         ],
     );
-    for (k, (inst, r)) in insts.iter().zip(&results).enumerate().take(20) {
+    for (k, (inst, r)) in insts.iter().zip(results).enumerate().take(20) {
         t.row(vec![
             (k + 1).to_string(),
             format!(
@@ -756,7 +807,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "Exact-rational instances (x ≈ e^−m, E ≈ e^Δ as dyadic rationals)",
         &["slope and Δ", "x", "E", "(w, i) pairs", "all exact checks"],
     );
-    for r in &exact {
+    for r in exact {
         et.row(vec![
             r.label.clone(),
             format!("{:.12}", r.x.to_f64()),
@@ -796,7 +847,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "T^max(i) and T^∞ agree to e^{−m(i+1−w)} relative, far below 2^−128 for large i; the inequalities are \
          therefore decided through exact difference identities (verified in ℚ) whose every factor is positive.",
     );
-    o
 }
 
 /// T^max(i) against i for the flattest paper slope at a few (w, Δ), with T^∞.

@@ -14,8 +14,8 @@ use super::common::{alibi_tail_inf_expr, and_all, Printed};
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::{expr, Certainty, Interval, Statement};
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{expr, Certainty, Checked, Interval, Statement};
+use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as rational;
 use crate::spec::{ensure, ensure_each, FieldError};
 use rug::Rational;
@@ -194,8 +194,10 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(Ok(p.build_statement(claim)))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = ();
+    fn witness(_: &Params, _: &Ctx) {}
+    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, proof, ctx, pr);
     }
 }
 
@@ -335,17 +337,16 @@ fn ev(term: &str, prec: u32) -> Interval {
     expr::eval(term, prec).expect("the statement's own term")
 }
 
-/// Runs the claim: the statement decides; tables and the plot show its terms.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+/// The presentation: the statement decides the claim; tables, plots and notes
+/// show its terms.
+pub fn present(p: &Params, checked: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
     let prec = ctx.prec();
-    let mut o = Outcome::new();
     let Parsed {
         eps,
         deltas,
         tail_delta,
         slopes,
     } = p.parsed();
-    let checked = ctx.prove(&mut o, Hints::new());
 
     let mut cols: Vec<String> = vec![
         "m".into(),
@@ -502,5 +503,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             c.prec()
         ));
     }
-    o
 }

@@ -22,8 +22,8 @@ use super::common::{
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::{Interval, Statement};
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{Checked, Interval, Statement};
+use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as rat;
 use crate::spec::{ensure, ensure_each, FieldError};
 use rayon::prelude::*;
@@ -251,8 +251,15 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(Ok(p.build_statement(claim)))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Found;
+    fn witness(p: &Params, ctx: &Ctx) -> Found {
+        witness(p, ctx)
+    }
+    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -464,18 +471,28 @@ pub fn sandwich_lower_bound(dbar: u32, c: &Rational, w: u64, len: u64, prec: u32
     &lw / &(&Interval::from_integer(prec, &Integer::from(w)) + &lw)
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+/// What the run computed: the ALiBi tails, the Sandwich tails per head, the
+/// prefix sums of the plotted heads, and the flattest head's mass beyond w
+/// (certified enclosures; the statement decides).
+pub struct Found {
+    /// Per ALiBi slope: the slope exponent, T(L) per length, the limit e^{−mw}.
+    pub alibi_rows: Vec<(Rational, Vec<Interval>, Interval)>,
+    /// Per Sandwich head: T(L) per length.
+    pub sand: Vec<Vec<Interval>>,
+    /// The prefix sums of the weights of the plotted heads.
+    pub plot_prefix: Vec<Vec<Interval>>,
+    /// The mass beyond w of the flattest head at L = L_max.
+    pub mass: Interval,
+}
+
+/// The tails of both encodings at every length.
+pub fn witness(p: &Params, ctx: &Ctx) -> Found {
     let prec = ctx.prec();
-    let mut o = Outcome::new();
     let w = p.raw.train_length;
     let lens = &p.raw.lengths;
     let lmax = p.lmax;
-    let flat_tol = p.alibi_flat_tol.clone();
-
     // ----- ALiBi (i) -----
     let qs = slope_exponents(p.raw.alibi_heads, p.raw.alibi_rule);
-    let kf = p.flat_index;
     let alibi_rows: Vec<(Rational, Vec<Interval>, Interval)> = qs
         .iter()
         .map(|q| {
@@ -513,14 +530,66 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         .iter()
         .map(|&h| prefix(&weights[h - 1]))
         .collect();
-    let g = &sand[p.raw.growth_head - 1];
-    let ratio = &g[lens.len() - 1] / &g[0];
 
     // ----- (iii) mass beyond w of the flattest head -----
     let mq = p.mass_slope.clone();
     let mm = Interval::from_rational(prec, &mq);
     let mass = alibi_tail(&mm, w, lmax);
 
+    ctx.progress
+        .message(format!("{}: the statement", ctx.spec.id));
+    Found {
+        alibi_rows,
+        sand,
+        plot_prefix,
+        mass,
+    }
+}
+
+/// The growth pattern (an observation).
+pub fn observe(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+    let lmax = p.lmax;
+    let kf = p.flat_index;
+    let flat_tol = p.alibi_flat_tol.clone();
+    let alibi_rows = &w.alibi_rows;
+    let g = &w.sand[p.raw.growth_head - 1];
+    // ----- the growth pattern (observation) -----
+    let gm: Vec<f64> = g.iter().map(Interval::mid_f64).collect();
+    let min_step = gm
+        .windows(2)
+        .map(|v| v[1] - v[0])
+        .fold(f64::INFINITY, f64::min);
+    let flat = alibi_rows
+        .last()
+        .map(|(_, ts, _)| (ts[ts.len() - 1].mid_f64() - ts[kf].mid_f64()).abs())
+        .unwrap_or(0.0);
+    let flat_tol_f = Interval::from_rational(53, &flat_tol).mid_f64();
+    o.observe(
+        format!(
+            "growth pattern: Sandwich h = {} gains ≥ {} at every step of L (no saturation up to {lmax}) while the \
+             flattest ALiBi head has saturated (change < {} beyond {})",
+            p.raw.growth_head, p.raw.growth_min_step, p.raw.alibi_flat_tol, p.raw.flat_from
+        ),
+        min_step >= p.raw.growth_min_step && flat < flat_tol_f,
+        format!("smallest Sandwich step {min_step:.4}; ALiBi change {flat:.2e}"),
+    );
+}
+
+/// The §3 table, the figures, the ALiBi table, the plot and the notes.
+pub fn present(p: &Params, found: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+    let prec = ctx.prec();
+    let w = p.raw.train_length;
+    let lens = &p.raw.lengths;
+    let lmax = p.lmax;
+    let (alibi_rows, sand, plot_prefix, mass) = (
+        &found.alibi_rows,
+        &found.sand,
+        &found.plot_prefix,
+        &found.mass,
+    );
+    let plot_heads: Vec<usize> = p.raw.increasing_heads.clone();
+    let g = &sand[p.raw.growth_head - 1];
+    let ratio = &g[lens.len() - 1] / &g[0];
     // ----- §3 table -----
     let mut cols = vec!["L".to_string()];
     for r in &p.raw.sandwich_reference {
@@ -562,32 +631,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         table.row(row);
     }
 
-    // ----- the statement decides (i), (ii), (iii), the growth factor and the §3 table -----
-    ctx.progress
-        .message(format!("{}: the statement", ctx.spec.id));
-    ctx.prove(&mut o, Hints::new());
-
-    // ----- the growth pattern (observation) -----
-    let gm: Vec<f64> = g.iter().map(Interval::mid_f64).collect();
-    let min_step = gm
-        .windows(2)
-        .map(|v| v[1] - v[0])
-        .fold(f64::INFINITY, f64::min);
-    let flat = alibi_rows
-        .last()
-        .map(|(_, ts, _)| (ts[ts.len() - 1].mid_f64() - ts[kf].mid_f64()).abs())
-        .unwrap_or(0.0);
-    let flat_tol_f = Interval::from_rational(53, &flat_tol).mid_f64();
-    o.checks.observe(
-        format!(
-            "growth pattern: Sandwich h = {} gains ≥ {} at every step of L (no saturation up to {lmax}) while the \
-             flattest ALiBi head has saturated (change < {} beyond {})",
-            p.raw.growth_head, p.raw.growth_min_step, p.raw.alibi_flat_tol, p.raw.flat_from
-        ),
-        min_step >= p.raw.growth_min_step && flat < flat_tol_f,
-        format!("smallest Sandwich step {min_step:.4}; ALiBi change {flat:.2e}"),
-    );
-
     // ----- report -----
     o.figure(
         format!(
@@ -627,7 +670,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         .map(String::as_str)
         .collect::<Vec<_>>(),
     );
-    for (q, ts, lim) in &alibi_rows {
+    for (q, ts, lim) in alibi_rows {
         let mut row = vec![fmt_slope(q)];
         row.extend(ts.iter().map(|t| t.fmt_outward(5)));
         row.push(lim.fmt_outward(5));
@@ -647,7 +690,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         v
     };
     let mut series = Vec::new();
-    for (h, pre) in plot_heads.iter().zip(&plot_prefix) {
+    for (h, pre) in plot_heads.iter().zip(plot_prefix) {
         let pts = grid
             .iter()
             .map(|&l| {
@@ -717,5 +760,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "With flat content 13.5% of the m = 2^−8 head's mass lies beyond 512, so \"ALiBi uses no tokens beyond \
          L_tr\" is a property of trained content logits (positional/trained-model-claims), not of the bias alone.",
     );
-    o
 }

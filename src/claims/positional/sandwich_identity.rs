@@ -22,8 +22,8 @@ use super::common::{
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::{Certainty, Interval, Statement};
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{Certainty, Checked, Interval, Statement};
+use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as check_literal;
 use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use rayon::prelude::*;
@@ -223,8 +223,15 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(p.build_statement(claim, hints))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Found;
+    fn witness(p: &Params, ctx: &Ctx) -> Found {
+        witness(p, ctx)
+    }
+    fn hints(_: &Params, w: &Found) -> Hints {
+        w.negativity.iter().filter_map(|n| n.hint.clone()).collect()
+    }
+    fn present(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, w, ctx, pr);
     }
 }
 
@@ -684,13 +691,29 @@ fn centred_at(rs: &[i64], dbar: u32, from: IndexFrom, prec: u32) -> Vec<Interval
     sandwich_centred_many(rs, &sandwich_freqs(dbar, from, prec))
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let prec = ctx.prec();
-    let mut o = Outcome::new();
-    let mut hints = Hints::new();
+/// What the search found: B̃(r) for 0 ≤ r < below (the headline minimum), and
+/// for every negativity job the certified-negative term of each r (the hints).
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// B̃(r), 0 ≤ r < below, at the minimum's d̄ and convention.
+    pub sweep: Vec<Interval>,
+    /// The negativity searches, in job order.
+    pub negativity: Vec<NegativeSearch>,
+}
 
-    // ----- the minimum over 0 ≤ r < below (the headline figure) -----
+/// One negativity search (a job of d̄s sharing their terms).
+#[derive(Debug, Clone)]
+pub struct NegativeSearch {
+    /// Its row of the search table.
+    pub row: Vec<String>,
+    /// Its hint, when every r has a term (an incomplete search leaves it out: the
+    /// statement then cannot be built and the claim is inconclusive with that reason).
+    pub hint: Option<(String, String)>,
+}
+
+/// The sweep of B̃ and the negativity searches.
+pub fn witness(p: &Params, ctx: &Ctx) -> Found {
+    let prec = ctx.prec();
     ctx.progress.message(format!(
         "{}: B̃(r) for 0 ≤ r < {}",
         ctx.spec.id, p.raw.minimum.below
@@ -698,21 +721,28 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     let mn = &p.raw.minimum;
     let sweep_rs: Vec<i64> = (0..mn.below).collect();
     let sweep = centred_at(&sweep_rs, mn.dbar, mn.from, prec);
-    minimum_figures(p, &sweep, &mut o);
-
-    // ----- identity, Toeplitz, evenness (presentation), f64 on sampled pairs -----
-    identity_table(p, ctx, &mut o);
-
-    // ----- B̃(r) < 0 for 1 ≤ r ≤ N: the search for the terms (a hint) -----
-    negativity_search(p, ctx, &mut o, &mut hints);
-
-    // ----- the statement decides -----
+    let negativity = negativity_search(p, ctx);
     ctx.progress
         .message(format!("{}: the statement", ctx.spec.id));
-    ctx.prove(&mut o, hints);
+    Found { sweep, negativity }
+}
+
+/// The presentation: the minimum's figures, the identity tables, the negativity
+/// search, the §3 table, the plot and the notes (the statement decides).
+pub fn present(p: &Params, w: &Found, ctx: &Ctx, o: &mut Presentation) {
+    let prec = ctx.prec();
+    let mn = &p.raw.minimum;
+    let sweep = &w.sweep;
+    minimum_figures(p, sweep, o);
+
+    // ----- identity, Toeplitz, evenness (presentation), f64 on sampled pairs -----
+    identity_table(p, ctx, o);
+
+    // ----- B̃(r) < 0 for 1 ≤ r ≤ N: the search for the terms (a hint) -----
+    negativity_table(p, &w.negativity, o);
 
     // ----- the §3 table and the values with more digits (presentation) -----
-    value_tables(p, prec, &sweep, mn, &mut o);
+    value_tables(p, prec, sweep, mn, o);
 
     // plot: the range of B̃ over consecutive blocks of r (a line through every
     // 10th value would alias the oscillations), and the minimum
@@ -773,10 +803,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          B̃(r) ≤ cos(rω_j) − 1 for any j, and one term certified < 0 proves B̃(r) < 0. With I from 0, ω_0 = 1 for \
          every d̄, so the term cos r − 1 covers all d̄ at once.",
     );
-    o
 }
 
-fn minimum_figures(p: &Params, sweep: &[Interval], o: &mut Outcome) {
+fn minimum_figures(p: &Params, sweep: &[Interval], o: &mut Presentation) {
     let mn = &p.raw.minimum;
     // the true argmin (by midpoints; display only: the statement decides the claimed one)
     let (amin, bmin) = sweep
@@ -791,7 +820,7 @@ fn minimum_figures(p: &Params, sweep: &[Interval], o: &mut Outcome) {
     );
 }
 
-fn identity_table(p: &Params, ctx: &Ctx, o: &mut Outcome) {
+fn identity_table(p: &Params, ctx: &Ctx, o: &mut Presentation) {
     let prec = ctx.prec();
     let tol = Interval::from_rational(prec, &p.identity_tol);
     let rel = Interval::from_rational(prec, &p.f64_rel_tol);
@@ -867,19 +896,10 @@ fn identity_table(p: &Params, ctx: &Ctx, o: &mut Outcome) {
     });
 }
 
-fn negativity_search(p: &Params, ctx: &Ctx, o: &mut Outcome, hints: &mut Hints) {
+fn negativity_search(p: &Params, ctx: &Ctx) -> Vec<NegativeSearch> {
     let prec = ctx.prec();
     let n = p.raw.negative_up_to;
-    let mut table = Table::new(
-        format!("B̃(r) < 0 for 1 ≤ r ≤ {n}: the term certified negative (found by search; the statement decides)"),
-        &[
-            "d̄",
-            "convention",
-            "term(s) used",
-            "r needing 2× precision",
-            "search result",
-        ],
-    );
+    let mut found = Vec::new();
     for (dbars, from) in p.negativity_jobs() {
         ctx.progress.message(format!(
             "{}: B̃ < 0, {} d̄ = {dbars:?}",
@@ -903,7 +923,7 @@ fn negativity_search(p: &Params, ctx: &Ctx, o: &mut Outcome, hints: &mut Hints) 
         terms.sort_unstable();
         terms.dedup();
         let terms: Vec<String> = terms.iter().map(|i| format!("i = {i}")).collect();
-        table.row(vec![
+        let row = vec![
             dlist.clone(),
             from.label().into(),
             terms.join(", "),
@@ -912,17 +932,38 @@ fn negativity_search(p: &Params, ctx: &Ctx, o: &mut Outcome, hints: &mut Hints) 
                 Certainty::True => "a term for every r".into(),
                 _ => format!("{} r without a term", neg.undecided.len()),
             },
-        ]);
+        ];
         // an incomplete search leaves the hint out: the statement then cannot be
         // built and the claim is inconclusive with that reason
-        if neg.undecided.is_empty() {
-            hints.insert(runs_key(from, &dbars), runs_hint(&runs));
-        }
+        let hint = neg
+            .undecided
+            .is_empty()
+            .then(|| (runs_key(from, &dbars), runs_hint(&runs)));
+        found.push(NegativeSearch { row, hint });
+    }
+    found
+}
+
+/// The table of the negativity searches.
+fn negativity_table(p: &Params, found: &[NegativeSearch], o: &mut Presentation) {
+    let n = p.raw.negative_up_to;
+    let mut table = Table::new(
+        format!("B̃(r) < 0 for 1 ≤ r ≤ {n}: the term certified negative (found by search; the statement decides)"),
+        &[
+            "d̄",
+            "convention",
+            "term(s) used",
+            "r needing 2× precision",
+            "search result",
+        ],
+    );
+    for f in found {
+        table.row(f.row.clone());
     }
     o.tables.push(table);
 }
 
-fn value_tables(p: &Params, prec: u32, sweep: &[Interval], mn: &Minimum, o: &mut Outcome) {
+fn value_tables(p: &Params, prec: u32, sweep: &[Interval], mn: &Minimum, o: &mut Presentation) {
     let t = &p.raw.table;
     let lookup = |from: IndexFrom| -> Vec<Interval> {
         if from == mn.from && t.dbar == mn.dbar && t.r.iter().all(|&r| r < mn.below) {

@@ -26,8 +26,8 @@ use super::common::{
 use crate::certificate::Hints;
 use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
-use crate::kernel::{softmax, Certainty, Interval, Reading, Statement};
-use crate::outcome::{Outcome, Table};
+use crate::kernel::{softmax, Certainty, Checked, Interval, Reading, Statement};
+use crate::outcome::{Observations, Presentation, Table};
 use crate::spec::{check_each, ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
@@ -143,8 +143,15 @@ impl crate::claims::shape::Claim for Claim {
         st.assert(EXACT_SHIFT, format!("(and {})", parts.join(" ")));
         Some(Ok(st))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Found;
+    fn witness(p: &Params, ctx: &Ctx) -> Found {
+        witness(p, ctx)
+    }
+    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -335,11 +342,19 @@ fn summarise(label: String, dyadic: bool, rs: &[(usize, RowResult)]) -> Group {
     }
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+/// The rows computed both ways, per ALiBi slope and per Sandwich head.
+pub struct Found {
+    /// The query rows (L, i).
+    rows: Vec<(u64, u64)>,
+    /// Per ALiBi slope.
+    alibi: Vec<Group>,
+    /// Per Sandwich head.
+    sandwich: Vec<Group>,
+}
+
+/// Both ways of every row, in enclosures and in f64.
+pub fn witness(p: &Params, ctx: &Ctx) -> Found {
     let prec = ctx.prec();
-    let mut o = Outcome::new();
-    ctx.prove(&mut o, Hints::new());
     let tol = Interval::from_rational(prec, &p.f64_tol);
     let max_width = Interval::from_rational(prec, &p.max_width);
     let lmax = p.raw.lengths.iter().copied().max().unwrap_or(1) as usize;
@@ -436,40 +451,51 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         })
         .collect();
 
-    // ----- checks -----
+    Found {
+        rows,
+        alibi,
+        sandwich,
+    }
+}
+
+/// The rows of a group that are not `f`, or "none".
+fn groups(v: &[Group], f: &dyn Fn(&Group) -> bool) -> String {
+    let bad: Vec<&str> = v
+        .iter()
+        .filter(|g| !f(g))
+        .map(|g| g.label.as_str())
+        .collect();
+    if bad.is_empty() {
+        "none".into()
+    } else {
+        bad.join(", ")
+    }
+}
+
+/// The overlap readings (consistency), the widths and the f64 agreement (observed).
+pub fn observe(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+    let (rows, alibi, sandwich) = (&w.rows, &w.alibi, &w.sandwich);
     let n_rows = rows.len();
     let lengths_txt = format!(
         "L ∈ {:?}, {n_rows} query rows (incl. i = L − 1)",
         p.raw.lengths
     );
-    let groups = |v: &[Group], f: &dyn Fn(&Group) -> bool| -> String {
-        let bad: Vec<&str> = v
-            .iter()
-            .filter(|g| !f(g))
-            .map(|g| g.label.as_str())
-            .collect();
-        if bad.is_empty() {
-            "none".into()
-        } else {
-            bad.join(", ")
-        }
-    };
     let dyadic = alibi.iter().filter(|g| g.dyadic).count();
     let irr = alibi.len() - dyadic;
     let all = |v: &[Group]| first_violated(v.iter().map(|g| g.overlap)).expect("a group");
-    o.checks.consistency(
+    o.consistency(
         "ALiBi, every slope: the softmax enclosures of the two rows overlap entrywise (consistency with the \
          identity: disjoint enclosures would refute it; overlap proves nothing)",
-        all(&alibi),
+        all(alibi),
         format!(
             "consistency reading over {} slopes ({dyadic} dyadic, proven exactly above; {irr} irrational, enclosed) \
              × {lengths_txt}; non-overlapping: {}",
             alibi.len(),
-            groups(&alibi, &|g| !g.overlap.violated())
+            groups(alibi, &|g| !g.overlap.violated())
         ),
     );
     let w_alibi = alibi.iter().map(|g| g.width).fold(0.0, f64::max);
-    o.checks.observe(
+    o.observe(
         format!(
             "ALiBi: every probability enclosure is narrower than {} (the overlap reading is sharp)",
             p.max_width
@@ -478,7 +504,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         format!("largest width ≤ {w_alibi:.3e}"),
     );
     let d_alibi = alibi.iter().map(|g| g.f64_dev).fold(0.0, f64::max);
-    o.checks.observe(
+    o.observe(
         format!(
             "ALiBi: an f64 log-sum-exp softmax, both ways, lies within {} of the enclosures and of itself",
             p.f64_tol
@@ -486,7 +512,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         alibi.iter().all(|g| g.f64_ok),
         format!("largest |p_f64 − mid| ≈ {d_alibi:.3e}"),
     );
-    o.checks.consistency(
+    o.consistency(
         format!(
             "Sandwich (d̄ = {}, {}, H = {}): centred and uncentred (B̃ + d̄/2) rows have overlapping softmax enclosures \
              for every head (consistency)",
@@ -494,15 +520,15 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             p.raw.sandwich_index.label(),
             p.raw.sandwich_heads
         ),
-        all(&sandwich),
+        all(sandwich),
         format!(
             "consistency reading over {} heads × {lengths_txt}; non-overlapping: {}",
             sandwich.len(),
-            groups(&sandwich, &|g| !g.overlap.violated())
+            groups(sandwich, &|g| !g.overlap.violated())
         ),
     );
     let w_s = sandwich.iter().map(|g| g.width).fold(0.0, f64::max);
-    o.checks.observe(
+    o.observe(
         format!(
             "Sandwich: every probability enclosure is narrower than {}",
             p.max_width
@@ -511,7 +537,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         format!("largest width ≤ {w_s:.3e}"),
     );
     let d_s = sandwich.iter().map(|g| g.f64_dev).fold(0.0, f64::max);
-    o.checks.observe(
+    o.observe(
         format!(
             "Sandwich: an f64 log-sum-exp softmax, both ways, lies within {} of the enclosures and of itself",
             p.f64_tol
@@ -519,9 +545,16 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         sandwich.iter().all(|g| g.f64_ok),
         format!("largest |p_f64 − mid| ≈ {d_s:.3e}"),
     );
+}
 
-    // ----- report -----
-    let entries: usize = alibi.iter().chain(&sandwich).map(|g| g.entries).sum();
+/// The figures, the tables of rows and the notes.
+pub fn present(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+    let (rows, alibi, sandwich) = (&w.rows, &w.alibi, &w.sandwich);
+    let n_rows = rows.len();
+    let lmax = p.raw.lengths.iter().copied().max().unwrap_or(1) as usize;
+    let w_alibi = alibi.iter().map(|g| g.width).fold(0.0, f64::max);
+    let w_s = sandwich.iter().map(|g| g.width).fold(0.0, f64::max);
+    let entries: usize = alibi.iter().chain(sandwich).map(|g| g.entries).sum();
     o.figure(
         "softmax entries compared both ways",
         entries as f64,
@@ -548,7 +581,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             "max |p_f64 − mid|",
         ],
     );
-    for g in alibi.iter().chain(&sandwich) {
+    for g in alibi.iter().chain(sandwich) {
         t.row(vec![
             g.label.clone(),
             g.rows.to_string(),
@@ -587,5 +620,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "Sandwich's uncentred bias is formed as B̃(r) + d̄/2 (= Σ_i cos(r ω_i), since |I| = d̄/2) from the certified \
          centred values; each row is divided by c_h before the content is added.",
     );
-    o
 }

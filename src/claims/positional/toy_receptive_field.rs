@@ -21,8 +21,8 @@ use super::common::{
     sandwich_freqs_f64, slope_exponents, slope_interval, IndexFrom, SlopeRule, Window,
 };
 use crate::claims::Ctx;
-use crate::kernel::{parse_rational, Certainty, Interval};
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{parse_rational, Certainty, Checked, Interval};
+use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::{ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -317,8 +317,15 @@ impl crate::claims::shape::Claim for Claim {
             growth_model,
         })
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Found;
+    fn witness(p: &Params, ctx: &Ctx) -> Found {
+        witness(p, ctx)
+    }
+    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -675,10 +682,50 @@ struct Results {
 
 const VARIANTS: [Variant; 2] = [Variant::Residual, Variant::Plain];
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+/// One model and variant at the interval length: RF99 from the enclosures (and
+/// whether it is decided), from f64, and the largest |g_f64 − midpoint|.
+#[derive(Debug, Clone)]
+pub struct TwoPrecisions {
+    /// The model's name.
+    name: String,
+    /// The variant.
+    variant: Variant,
+    /// RF99 from the enclosures and its certainty.
+    ki: (Option<usize>, Certainty),
+    /// RF99 from f64.
+    kf: usize,
+    /// max |g_f64 − midpoint|.
+    dev: f64,
+}
+
+/// What the run computed: RF99 of every model, variant and length (f64), and the
+/// two-precision runs at one length.
+pub struct Found {
+    /// Every length, sorted.
+    all_lengths: Vec<usize>,
+    /// The f64 runs.
+    res: Results,
+    /// The two-precision runs, per model and variant.
+    two: Vec<TwoPrecisions>,
+}
+
+impl Found {
+    /// The index of length `l` in `all_lengths`.
+    fn idx(&self, l: usize) -> usize {
+        self.all_lengths
+            .iter()
+            .position(|&x| x == l)
+            .expect("listed")
+    }
+    /// RF99 of model `mi`, variant `v`, at length `l`.
+    fn get(&self, mi: usize, v: Variant, l: usize) -> usize {
+        self.res.rf[mi][if v == Variant::Residual { 0 } else { 1 }][self.idx(l)]
+    }
+}
+
+/// The f64 runs at every length, and the two-precision runs at one length.
+pub fn witness(p: &Params, ctx: &Ctx) -> Found {
     let prec = ctx.prec();
-    let mut o = Outcome::new();
     let t_rat = p.threshold.clone();
     let t = t_rat.to_f64();
     let mut all_lengths: Vec<usize> = p.raw.lengths.clone();
@@ -726,16 +773,51 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         res.rf.push(per);
     }
 
-    // ----- the RF table against the printed values -----
-    let mut table = Table::new(
-        format!(
-            "Toy RF99 (threshold {}, {} layers, H = {}; windows W1 unless stated): ours vs positional.md §3, residual / no residual",
-            p.raw.threshold, p.raw.layers, p.raw.heads
-        ),
-        &["model", "L", "ours", "§3", "match"],
-    );
-    let mut exact = 0usize;
-    let mut total = 0usize;
+    // ----- two precisions: 128-bit intervals at one length -----
+    let t_rat = p.threshold.clone();
+    let n = p.raw.interval_length;
+    let t_int = Interval::from_rational(prec, &t_rat);
+    let mut two = Vec::new();
+    for m in &p.raw.models {
+        ctx.progress.message(format!(
+            "{}: {} ({prec}-bit intervals, L = {n})",
+            ctx.spec.id, m.name
+        ));
+        let ai = prepare_interval(p, m, n, prec);
+        let af = prepare_f64(p, m, n);
+        for &variant in &VARIANTS {
+            let gi = gradient_interval(&ai, n, p.raw.layers, variant, prec);
+            let gf = gradient_f64(&af, n, p.raw.layers, variant);
+            let dev = gi
+                .iter()
+                .zip(&gf)
+                .map(|(a, b)| (a.mid_f64() - b).abs())
+                .fold(0.0, f64::max);
+            let ki = rf_interval(&gi, &t_int);
+            let (kf, _, _) = rf_f64(&gf, t);
+            two.push(TwoPrecisions {
+                name: m.name.clone(),
+                variant,
+                ki,
+                kf,
+                dev,
+            });
+        }
+    }
+    Found {
+        all_lengths,
+        res,
+        two,
+    }
+}
+
+/// RF99 against §3, saturation, growth, windows, the f64 margins and the two
+/// precisions (observations: f64 runs and this claim's own interval code).
+pub fn observe(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Observations) {
+    let prec = ctx.prec();
+    let (all_lengths, res) = (&w.all_lengths, &w.res);
+    let idx = |l: usize| w.idx(l);
+    let get = |mi: usize, v: Variant, l: usize| w.get(mi, v, l);
     for (mi, m) in p.raw.models.iter().enumerate() {
         let lens = m.lengths.as_ref().unwrap_or(&p.raw.lengths);
         let mut ok = true;
@@ -743,13 +825,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         for (li, &l) in lens.iter().enumerate() {
             let ours = [res.rf[mi][0][idx(l)], res.rf[mi][1][idx(l)]];
             let refs = [m.residual[li], m.plain[li]];
-            let mut cells = Vec::new();
             for k in 0..2 {
-                total += 1;
                 let d = ours[k].abs_diff(refs[k]);
-                if d == 0 {
-                    exact += 1;
-                } else {
+                if d != 0 {
                     off.push(format!(
                         "L = {l} {}: {} vs {}",
                         VARIANTS[k].label(),
@@ -758,20 +836,9 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                     ));
                 }
                 ok &= d <= p.raw.rf_tolerance;
-                cells.push(d == 0);
             }
-            table.row(vec![
-                m.name.clone(),
-                l.to_string(),
-                format!("{} / {}", ours[0], ours[1]),
-                format!("{} / {}", refs[0], refs[1]),
-                match (cells[0], cells[1]) {
-                    (true, true) => "exact".into(),
-                    _ => "±".to_string() + &p.raw.rf_tolerance.to_string(),
-                },
-            ]);
         }
-        o.checks.observe(
+        o.observe(
             format!(
                 "{}: RF99 reproduces §3 (±{}) at L ∈ {:?}, residual and not",
                 m.name, p.raw.rf_tolerance, lens
@@ -784,23 +851,13 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             },
         );
     }
-    o.figures.push(crate::outcome::Figure {
-        name: "RF99 values matching §3 exactly".into(),
-        value: exact as f64,
-        text: format!("{exact} of {total}"),
-    });
-    o.tables.push(table);
-
-    let get = |mi: usize, v: Variant, l: usize| -> usize {
-        res.rf[mi][if v == Variant::Residual { 0 } else { 1 }][idx(l)]
-    };
     for (s, &mi) in p.raw.saturation.iter().zip(&p.saturation_model) {
         let (a, b) = (
             get(mi, s.variant, s.lengths[0]),
             get(mi, s.variant, s.lengths[1]),
         );
         let rel = (b as f64 - a as f64).abs() / a as f64;
-        o.checks.observe(
+        o.observe(
             format!(
                 "{} ({}): RF99 changes by ≤ {}% from L = {} to {} (saturates)",
                 s.model,
@@ -812,23 +869,12 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             rel <= s.max_rel_change,
             format!("{a} → {b}: {:.2}%", 100.0 * rel),
         );
-        o.figure(
-            format!(
-                "RF99 change {} ({}), L = {} → {}",
-                s.model,
-                s.variant.label(),
-                s.lengths[0],
-                s.lengths[1]
-            ),
-            rel,
-            format!("{a} → {b} ({:.2}%)", 100.0 * rel),
-        );
     }
     for (g, &mi) in p.raw.growth.iter().zip(&p.growth_model) {
         for &v in &g.variants {
             let (a, b) = (get(mi, v, g.lengths[0]), get(mi, v, g.lengths[1]));
             let ratio = b as f64 / a as f64;
-            o.checks.observe(
+            o.observe(
                 format!(
                     "{} ({}): RF99(L = {}) ≥ {}·RF99(L = {}) (grows with L)",
                     g.model,
@@ -839,17 +885,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 ),
                 ratio >= g.min_ratio,
                 format!("{b} / {a} = {ratio:.3}"),
-            );
-            o.figure(
-                format!(
-                    "RF99 ratio {} ({}), L = {} / {}",
-                    g.model,
-                    v.label(),
-                    g.lengths[1],
-                    g.lengths[0]
-                ),
-                ratio,
-                format!("{ratio:.3}"),
             );
         }
     }
@@ -869,7 +904,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             .map(|&l| [res.rf[mi][0][idx(l)], res.rf[mi][1][idx(l)]])
             .collect();
         let same = vals.windows(2).all(|x| x[0] == x[1]);
-        o.checks.observe(
+        o.observe(
             format!(
                 "{}: RF99 identical for every L ≥ {}·w = {} (L ∈ {:?})",
                 m.name,
@@ -883,7 +918,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 .unwrap_or_else(|| "no length ≥ layers·w".into()),
         );
     }
-    o.checks.observe(
+    o.observe(
         format!(
             "f64 RF99 decisions are robust: |C(k) − {}| ≥ {:e} at k = RF99 and RF99 − 1",
             p.raw.threshold, p.raw.min_margin
@@ -895,57 +930,28 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         ),
     );
 
-    // ----- two precisions: 128-bit intervals at one length -----
     let n = p.raw.interval_length;
-    let t_int = Interval::from_rational(prec, &t_rat);
-    let mut it = Table::new(
-        format!(
-            "Two precisions at L = {n}: RF99 from {prec}-bit enclosures vs f64, and max |g_f64 − g| (Σg = 1)"
-        ),
-        &["model", "variant", "RF99 (enclosures)", "RF99 (f64)", "max |g_f64 − midpoint|"],
-    );
     let mut worst_dev = 0f64;
     let mut c_all = Certainty::True;
     let mut rf_detail = Vec::new();
-    for m in &p.raw.models {
-        ctx.progress.message(format!(
-            "{}: {} ({prec}-bit intervals, L = {n})",
-            ctx.spec.id, m.name
-        ));
-        let ai = prepare_interval(p, m, n, prec);
-        let af = prepare_f64(p, m, n);
-        for &variant in &VARIANTS {
-            let gi = gradient_interval(&ai, n, p.raw.layers, variant, prec);
-            let gf = gradient_f64(&af, n, p.raw.layers, variant);
-            let dev = gi
-                .iter()
-                .zip(&gf)
-                .map(|(a, b)| (a.mid_f64() - b).abs())
-                .fold(0.0, f64::max);
-            worst_dev = worst_dev.max(dev);
-            let (ki, ci) = rf_interval(&gi, &t_int);
-            let (kf, _, _) = rf_f64(&gf, t);
-            let c = ci.and(Certainty::exact(ki == Some(kf)));
-            if c != Certainty::True {
-                rf_detail.push(format!("{} {}: {:?} vs {kf}", m.name, variant.label(), ki));
-            }
-            c_all = c_all.and(c);
-            it.row(vec![
-                m.name.clone(),
-                variant.label().into(),
-                match (ki, ci) {
-                    (Some(k), Certainty::True) => k.to_string(),
-                    (Some(k), _) => format!("undecided at {k}"),
-                    (None, _) => "undecided".into(),
-                },
-                kf.to_string(),
-                format!("{dev:.2e}"),
-            ]);
+    for r in &w.two {
+        worst_dev = worst_dev.max(r.dev);
+        let (ki, ci) = r.ki;
+        let kf = r.kf;
+        let c = ci.and(Certainty::exact(ki == Some(kf)));
+        if c != Certainty::True {
+            rf_detail.push(format!(
+                "{} {}: {:?} vs {kf}",
+                r.name,
+                r.variant.label(),
+                ki
+            ));
         }
+        c_all = c_all.and(c);
     }
     // observed: the enclosures come from this module's interval model, not from a
     // statement decided by the kernel, so they support the f64 values and prove nothing
-    o.checks.observe(
+    o.observe(
         format!("L = {n}: RF99 of every model and variant decided by {prec}-bit enclosures, equal to the f64 value"),
         c_all == Certainty::True,
         if rf_detail.is_empty() {
@@ -956,7 +962,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             rf_detail.join("; ")
         },
     );
-    o.checks.observe(
+    o.observe(
         format!(
             "two precisions at L = {n}: f64 gradient within {:e} of the enclosure midpoints",
             p.raw.agreement
@@ -964,6 +970,113 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         worst_dev <= p.raw.agreement,
         format!("max |g_f64 − midpoint| = {worst_dev:.3e}"),
     );
+}
+
+/// The RF table, the figures, the two-precision table, the plots and the notes.
+pub fn present(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+    let prec = ctx.prec();
+    let (all_lengths, res) = (&w.all_lengths, &w.res);
+    let top = *all_lengths.last().expect("non-empty");
+    let idx = |l: usize| w.idx(l);
+    let get = |mi: usize, v: Variant, l: usize| w.get(mi, v, l);
+    let mut table = Table::new(
+        format!(
+            "Toy RF99 (threshold {}, {} layers, H = {}; windows W1 unless stated): ours vs positional.md §3, residual / no residual",
+            p.raw.threshold, p.raw.layers, p.raw.heads
+        ),
+        &["model", "L", "ours", "§3", "match"],
+    );
+    let mut exact = 0usize;
+    let mut total = 0usize;
+    for (mi, m) in p.raw.models.iter().enumerate() {
+        let lens = m.lengths.as_ref().unwrap_or(&p.raw.lengths);
+        for (li, &l) in lens.iter().enumerate() {
+            let ours = [res.rf[mi][0][idx(l)], res.rf[mi][1][idx(l)]];
+            let refs = [m.residual[li], m.plain[li]];
+            let mut cells = Vec::new();
+            for k in 0..2 {
+                total += 1;
+                let d = ours[k].abs_diff(refs[k]);
+                if d == 0 {
+                    exact += 1;
+                }
+                cells.push(d == 0);
+            }
+            table.row(vec![
+                m.name.clone(),
+                l.to_string(),
+                format!("{} / {}", ours[0], ours[1]),
+                format!("{} / {}", refs[0], refs[1]),
+                match (cells[0], cells[1]) {
+                    (true, true) => "exact".into(),
+                    _ => "±".to_string() + &p.raw.rf_tolerance.to_string(),
+                },
+            ]);
+        }
+    }
+    o.figures.push(crate::outcome::Figure {
+        name: "RF99 values matching §3 exactly".into(),
+        value: exact as f64,
+        text: format!("{exact} of {total}"),
+    });
+    o.tables.push(table);
+
+    for (s, &mi) in p.raw.saturation.iter().zip(&p.saturation_model) {
+        let (a, b) = (
+            get(mi, s.variant, s.lengths[0]),
+            get(mi, s.variant, s.lengths[1]),
+        );
+        let rel = (b as f64 - a as f64).abs() / a as f64;
+        o.figure(
+            format!(
+                "RF99 change {} ({}), L = {} → {}",
+                s.model,
+                s.variant.label(),
+                s.lengths[0],
+                s.lengths[1]
+            ),
+            rel,
+            format!("{a} → {b} ({:.2}%)", 100.0 * rel),
+        );
+    }
+    for (g, &mi) in p.raw.growth.iter().zip(&p.growth_model) {
+        for &v in &g.variants {
+            let (a, b) = (get(mi, v, g.lengths[0]), get(mi, v, g.lengths[1]));
+            let ratio = b as f64 / a as f64;
+            o.figure(
+                format!(
+                    "RF99 ratio {} ({}), L = {} / {}",
+                    g.model,
+                    v.label(),
+                    g.lengths[1],
+                    g.lengths[0]
+                ),
+                ratio,
+                format!("{ratio:.3}"),
+            );
+        }
+    }
+    let n = p.raw.interval_length;
+    let mut it = Table::new(
+        format!(
+            "Two precisions at L = {n}: RF99 from {prec}-bit enclosures vs f64, and max |g_f64 − g| (Σg = 1)"
+        ),
+        &["model", "variant", "RF99 (enclosures)", "RF99 (f64)", "max |g_f64 − midpoint|"],
+    );
+    for r in &w.two {
+        let (ki, ci) = r.ki;
+        it.row(vec![
+            r.name.clone(),
+            r.variant.label().into(),
+            match (ki, ci) {
+                (Some(k), Certainty::True) => k.to_string(),
+                (Some(k), _) => format!("undecided at {k}"),
+                (None, _) => "undecided".into(),
+            },
+            r.kf.to_string(),
+            format!("{:.2e}", r.dev),
+        ]);
+    }
     o.tables.push(it);
 
     // ----- plots: RF99 against L -----
@@ -1023,5 +1136,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          windows (w-term sums); Sandwich's A is stored once as a packed lower triangle for the largest L (rows do \
          not depend on L). Σ_j g_j = 1 because every J is row-stochastic.",
     );
-    o
 }

@@ -15,8 +15,8 @@ use super::common::{SplitMix64, Window};
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::{expr, softmax, Interval, Statement};
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{expr, softmax, Checked, Interval, Statement};
+use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::{ensure, ensure_each, FieldError};
 use rayon::prelude::*;
 use rug::float::{Round, Special};
@@ -150,8 +150,10 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(Ok(p.build_statement(claim)))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = ();
+    fn witness(_: &Params, _: &Ctx) {}
+    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, proof, ctx, pr);
     }
 }
 
@@ -292,11 +294,10 @@ impl Params {
     }
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
+/// The presentation: the statement decides the claim; tables, plots and notes
+/// show its terms.
+pub fn present(p: &Params, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
     let prec = ctx.prec();
-    let mut o = Outcome::new();
-    ctx.prove(&mut o, Hints::new());
 
     // ----- supports by reachability (the kernel's band-reach; presentation) -----
     let cases: Vec<(u64, Window, u64)> = p
@@ -418,7 +419,6 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
          empirical claim (windowed attention extrapolates only when its multi-layer receptive field is covered by \
          L_tr) is about trained models and is not checked here; its grid of w values could not be confirmed.",
     );
-    o
 }
 
 /// e^{−∞} = +0 exactly in MPFR (both directions, exact ternary), so a windowed row's

@@ -16,8 +16,8 @@
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::{expr, parse_rational, Certainty, Interval, Statement};
-use crate::outcome::{Outcome, Table};
+use crate::kernel::{expr, parse_rational, Certainty, Checked, Interval, Statement};
+use crate::outcome::{Observations, Presentation, Table};
 use crate::sparse::construct::{d_expr, t_expr, t_star};
 use crate::sparse::sample::draw_signs;
 use crate::spec::{ensure, ensure_each, FieldError};
@@ -269,8 +269,24 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(p.build(claim, hints))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Witness;
+    fn witness(p: &Params, ctx: &Ctx) -> Witness {
+        witness(p, ctx)
+    }
+    fn hints(p: &Params, w: &Witness) -> Hints {
+        hints(p, w)
+    }
+    fn observe(
+        p: &Params,
+        w: &Witness,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        obs: &mut Observations,
+    ) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(p: &Params, w: &Witness, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -385,22 +401,10 @@ pub fn instance_obligations(i: &Instance) -> Vec<(String, String)> {
 /// one S with d_max = d_formula) ≤ d_formula. t is irrational when γ is, so the
 /// scan uses a rational t_lo ≤ t (the enclosure's lower end): C(t_lo) implies
 /// C(t), hence d_min(t) ≤ d_min(t_lo).
-fn grid(p: &Params, prec: u32, o: &mut Outcome) -> bool {
+fn grid(p: &Params, prec: u32) -> GridScan {
     use crate::sparse::dimension::min_dimension;
     let g = &p.raw.grid;
-    let mut table = Table::new(
-        "Grid consistency: exact d_min(n, t) (worst seed) against d_formula",
-        &[
-            "k",
-            "ε",
-            "γ",
-            "ρ",
-            "n",
-            "t_lo",
-            "d_min (max over seeds)",
-            "d_formula",
-        ],
-    );
+    let mut rows: Vec<Vec<String>> = Vec::new();
     let mut all = Certainty::True;
     let mut count = 0usize;
     let mut worst = 0.0f64;
@@ -449,7 +453,7 @@ fn grid(p: &Params, prec: u32, o: &mut Outcome) -> bool {
                         if let Some(dm) = dmax {
                             worst = worst.max(dm as f64 / df as f64);
                         }
-                        table.row(vec![
+                        rows.push(vec![
                             k.to_string(),
                             e.clone(),
                             gm.clone(),
@@ -464,6 +468,47 @@ fn grid(p: &Params, prec: u32, o: &mut Outcome) -> bool {
             }
         }
     }
+    GridScan {
+        rows,
+        all: all.is_true(),
+        count,
+        worst,
+    }
+}
+
+/// The grid's cells, for the table, its figure and its note.
+#[derive(Debug, Clone)]
+pub struct GridScan {
+    /// The table's rows.
+    pub rows: Vec<Vec<String>>,
+    /// Every cell has d_min ≤ d_formula.
+    pub all: bool,
+    /// (setting, n) cells.
+    pub count: usize,
+    /// The largest d_min / d_formula.
+    pub worst: f64,
+}
+
+/// The grid's table, figure and note.
+fn present_grid(p: &Params, w: &GridScan, o: &mut Presentation) {
+    let g = &p.raw.grid;
+    let mut table = Table::new(
+        "Grid consistency: exact d_min(n, t) (worst seed) against d_formula",
+        &[
+            "k",
+            "ε",
+            "γ",
+            "ρ",
+            "n",
+            "t_lo",
+            "d_min (max over seeds)",
+            "d_formula",
+        ],
+    );
+    for row in &w.rows {
+        table.row(row.clone());
+    }
+    let (count, worst) = (w.count, w.worst);
     o.figure(
         "max d_min / d_formula over the grid",
         worst,
@@ -471,7 +516,6 @@ fn grid(p: &Params, prec: u32, o: &mut Outcome) -> bool {
     );
     o.note(format!("(iii) is a consistency check for the committed seeds ({count} (setting, n) cells × {} seeds, exact integer scans): each seed's d_min is exact, but d_formula only promises C(t) with probability ≥ 1 − δ, so a failing seed would not refute the corollary. It is shown, not counted as evidence; a cell without d_min ≤ d_formula makes the run inconclusive.", g.seeds.len()));
     o.tables.push(table);
-    all.is_true()
 }
 
 impl Params {
@@ -529,21 +573,92 @@ impl Params {
     }
 }
 
-/// Runs the claim: the kernel decides the statement; the end-to-end instance
-/// (whose S would make the certificate megabytes) and the grid are decided in the
-/// run and shown; a failure there makes the run inconclusive.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut o = Outcome::new();
+/// What the run found: t* of the certificate instance (the hint), the grid, and the
+/// end-to-end instance decided by the kernel with the same obligations.
+#[derive(Debug, Clone)]
+pub struct Witness {
+    /// t* of the certificate instance's S.
+    pub cert_t_star: Rational,
+    /// (iii), the grid.
+    pub grid: GridScan,
+    /// t* of the end-to-end instance.
+    pub t_star: Rational,
+    /// What was not proven outside the certificate.
+    pub failed: Vec<String>,
+}
+
+/// The hint `t_star`: t* of the certificate instance.
+pub fn hints(_: &Params, w: &Witness) -> Hints {
+    Hints::from([("t_star".to_string(), w.cert_t_star.to_string())])
+}
+
+/// (iii) the grid, and (iv) the end-to-end instance, decided in the run with the
+/// statement's obligations (its S would make the certificate megabytes).
+pub fn witness(p: &Params, ctx: &Ctx) -> Witness {
+    let prec = ctx.prec();
+    let ci = &p.raw.certificate_instance;
+    let cs = draw_signs(ci.n as usize, ci.d as usize, ci.seed);
+    let cert_t_star = t_star(&cs);
+    drop(cs);
+    let mut failed: Vec<String> = Vec::new();
+    let grid = grid(p, prec);
+    if !grid.all {
+        failed.push("(iii) a grid cell has no d_min ≤ d_formula".into());
+    }
+    // (iv) the end-to-end instance, decided in the run with the same obligations
+    let i = &p.raw.instance;
+    let s = draw_signs(i.n as usize, i.d as usize, i.seed);
+    let ts = t_star(&s);
+    let mut st = Statement::new(&ctx.spec.id);
+    st.datum("S", expr::Datum::Signs(s));
+    for (name, f) in instance_obligations(i) {
+        st.assert(name, f);
+    }
+    let t = t_expr(
+        i.setting.k,
+        &i.setting.eps,
+        &i.setting.gamma,
+        &i.setting.rho,
+    );
+    st.assert(format!("t = {} printed", i.t), p.instance_t.formula(&t));
+    match crate::kernel::check(&st, prec) {
+        Ok(c) if c.as_expected() => {}
+        Ok(c) => failed.extend(c.failures().iter().map(|n| format!("end to end: {n}"))),
+        Err(e) => failed.push(format!("end to end: {e}")),
+    }
+    Witness {
+        cert_t_star,
+        grid,
+        t_star: ts,
+        failed,
+    }
+}
+
+/// A failure outside the certificate makes the run inconclusive (unless the
+/// statement is already refuted).
+pub fn observe(_: &Params, w: &Witness, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+    let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
+    if !w.failed.is_empty() && !refuted {
+        o.declare_inconclusive(format!(
+            "not proven outside the certificate: {}",
+            w.failed.join(" | ")
+        ));
+    }
+}
+
+/// (ii) with the kernel's decisions, the grid, the end-to-end figure and the notes.
+pub fn present(
+    p: &Params,
+    w: &Witness,
+    checked: Option<&Checked>,
+    ctx: &Ctx,
+    o: &mut Presentation,
+) {
     let prec = ctx.prec();
     o.note("Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3–§5, provenance: derived); d_formula and t are the reconstruction's constants, not the paper's.");
     let ci = &p.raw.certificate_instance;
-    let cs = draw_signs(ci.n as usize, ci.d as usize, ci.seed);
-    let hints = Hints::from([("t_star".to_string(), t_star(&cs).to_string())]);
-    drop(cs);
-    let checked = ctx.prove(&mut o, hints);
     let result = |name: &str| {
         checked
-            .as_ref()
             .and_then(|c| c.decisions().iter().find(|d| d.name() == name))
             .map_or("—".to_string(), |d| format!("{:?}", d.result()))
     };
@@ -569,31 +684,16 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         }
     }
     o.tables.push(table);
-    let mut failed: Vec<String> = Vec::new();
-    if !grid(p, prec, &mut o) {
-        failed.push("(iii) a grid cell has no d_min ≤ d_formula".into());
-    }
-    // (iv) the end-to-end instance, decided in the run with the same obligations
+    present_grid(p, &w.grid, o);
+    let failed = &w.failed;
     let i = &p.raw.instance;
-    let s = draw_signs(i.n as usize, i.d as usize, i.seed);
-    let ts = t_star(&s);
-    let mut st = Statement::new(&ctx.spec.id);
-    st.datum("S", expr::Datum::Signs(s));
-    for (name, f) in instance_obligations(i) {
-        st.assert(name, f);
-    }
+    let ts = &w.t_star;
     let t = t_expr(
         i.setting.k,
         &i.setting.eps,
         &i.setting.gamma,
         &i.setting.rho,
     );
-    st.assert(format!("t = {} printed", i.t), p.instance_t.formula(&t));
-    match crate::kernel::check(&st, prec) {
-        Ok(c) if c.as_expected() => {}
-        Ok(c) => failed.extend(c.failures().iter().map(|n| format!("end to end: {n}"))),
-        Err(e) => failed.push(format!("end to end: {e}")),
-    }
     let tv = expr::eval(&t, prec).unwrap_or_else(|_| Interval::entire(prec));
     o.figure(
         "t*/t (end-to-end instance)",
@@ -608,12 +708,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         ci.n, ci.d, i.n, i.n, i.d, i.seed,
         if failed.iter().any(|f| f.starts_with("end to end")) { " and FAILED" } else { "" }
     ));
-    let refuted = o.check_list().iter().any(|c| c.result == Certainty::False);
-    if !failed.is_empty() && !refuted {
-        o.declare_inconclusive(format!(
-            "not proven outside the certificate: {}",
-            failed.join(" | ")
-        ));
-    }
-    o
 }

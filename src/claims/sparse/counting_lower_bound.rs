@@ -16,8 +16,8 @@
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::{Interval, Statement};
-use crate::outcome::{Outcome, Table};
+use crate::kernel::{Checked, Interval, Statement};
+use crate::outcome::{Presentation, Table};
 use crate::spec::{ensure, ensure_each, exact, FieldError};
 use rug::ops::Pow;
 use rug::{Integer, Rational};
@@ -160,8 +160,10 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(Ok(p.build(claim)))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = ();
+    fn witness(_: &Params, _: &Ctx) {}
+    fn present(p: &Params, _: &(), _: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, ctx.prec(), pr);
     }
 }
 
@@ -339,12 +341,9 @@ fn gap_of(f: &Integer, n: u32, prec: u32) -> Interval {
     &per_n - &lead
 }
 
-/// Runs the claim: the kernel decides the statement; the tables are presentation
-/// (from the exact n!, untrusted).
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let prec = ctx.prec();
-    let mut o = Outcome::new();
-    ctx.prove(&mut o, Hints::new());
+/// The tables (from the exact n!, untrusted), the figures and the note; the
+/// statement is the whole claim.
+pub fn present(p: &Params, prec: u32, o: &mut Presentation) {
     let ev = |t: &str| crate::kernel::expr::eval(t, prec).ok();
     let mid = |x: &Option<Interval>, digits: usize| {
         x.as_ref()
@@ -421,5 +420,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "The bound concerns finite-precision inputs only: with unbounded real inputs no Ω(log n) bound holds for \
          support patterns (sparse.md §6, moment-curve remark).",
     );
-    o
 }

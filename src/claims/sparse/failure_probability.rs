@@ -11,8 +11,8 @@
 
 use crate::claims::shape::Exact;
 use crate::claims::Ctx;
-use crate::kernel::{Certainty, Interval};
-use crate::outcome::{Outcome, Table};
+use crate::kernel::{Certainty, Checked, Interval};
+use crate::outcome::{Observations, Presentation, Table};
 use crate::sparse::sample::draw_signs;
 use crate::spec::{ensure, FieldError};
 use rayon::prelude::*;
@@ -98,8 +98,15 @@ impl crate::claims::shape::Claim for Claim {
             confidence: r.confidence,
         })
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Witness;
+    fn witness(p: &Params, ctx: &Ctx) -> Witness {
+        witness(p, ctx)
+    }
+    fn observe(p: &Params, w: &Witness, _: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
+        observe(p, w, ctx.prec(), obs);
+    }
+    fn present(p: &Params, w: &Witness, _: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, w, ctx.prec(), pr);
     }
 }
 
@@ -136,16 +143,25 @@ pub fn clopper_pearson(f: u64, r: u64, confidence: f64) -> (f64, f64) {
     (lo, hi)
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let prec = ctx.prec();
-    let mut o = Outcome::new();
+/// What the seeds show: the failure count, the worst seed and the histogram of
+/// max_{l≠j} |⟨s_l, s_j⟩|.
+#[derive(Debug, Clone)]
+pub struct Witness {
+    /// Seeds whose C(t) fails.
+    pub failures: u64,
+    /// The largest max |⟨s_l, s_j⟩| and its seed.
+    pub worst: (i64, u64),
+    /// (max |⟨s_l, s_j⟩|, seeds), by increasing value.
+    pub hist: Vec<(i64, u64)>,
+}
+
+/// Every seed's C(t), exact (one seed is an independent unit: `run --shard i/N`;
+/// seeds run in parallel).
+pub fn witness(p: &Params, ctx: &Ctx) -> Witness {
     let t = &p.t.value;
-    let pb = union_bound(p.n, p.d, t, prec);
     let mut failures = 0u64;
     let mut worst = (0i64, p.seed_base);
     let mut hist: Vec<(i64, u64)> = Vec::new();
-    // one seed is an independent unit (run --shard i/N); seeds run in parallel
     let per_seed: Vec<(bool, i64)> = (0..p.seeds)
         .into_par_iter()
         .map(|i| {
@@ -165,12 +181,24 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         }
     }
     hist.sort();
+    Witness {
+        failures,
+        worst,
+        hist,
+    }
+}
+
+/// The failure count against the union bound, and the Clopper–Pearson interval
+/// against p_bound (observed).
+pub fn observe(p: &Params, w: &Witness, prec: u32, o: &mut Observations) {
+    let pb = union_bound(p.n, p.d, &p.t.value, prec);
+    let failures = w.failures;
     let r = p.seeds;
     let rp = pb.mul_i64(r as i64);
     let allowed = &rp + &rp.sqrt().mul_i64(3);
     let fr = Interval::from_i64(prec, failures as i64);
     let within = fr.le(&allowed);
-    o.checks.observe(
+    o.observe(
         format!(
             "F ≤ R·p_bound + 3·√(R·p_bound) (R = {r} seeds, n = {}, d = {}, t = {})",
             p.n, p.d, p.t
@@ -182,8 +210,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         ),
     );
     let (lo, hi) = clopper_pearson(failures, r, p.confidence);
-    let frac = failures as f64 / r as f64;
-    o.checks.observe(
+    o.observe(
         format!(
             "Clopper–Pearson {}% lower end of F/R ≤ p_bound",
             p.confidence * 100.0
@@ -191,6 +218,18 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         lo <= pb.hi_f64(),
         format!("[{lo:.4}, {hi:.4}] against p_bound ∈ {}", pb.fmt_outward(6)),
     );
+}
+
+/// The tables, figures and notes.
+pub fn present(p: &Params, w: &Witness, prec: u32, o: &mut Presentation) {
+    let t = &p.t.value;
+    let pb = union_bound(p.n, p.d, t, prec);
+    let failures = w.failures;
+    let r = p.seeds;
+    let (lo, hi) = clopper_pearson(failures, r, p.confidence);
+    let frac = failures as f64 / r as f64;
+    let worst = w.worst;
+    let hist = &w.hist;
     let td = Rational::from(t * p.d as u64);
     let mut table = Table::new(
         "Seeds' failure fraction against the union bound (each seed exact)",
@@ -221,7 +260,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "Distribution of max_{l≠j} |⟨s_l, s_j⟩| over the seeds",
         &["max |⟨s_l, s_j⟩|", "t* = max/d", "seeds", "C(t) holds"],
     );
-    for (m, c) in &hist {
+    for (m, c) in hist {
         dist.row(vec![
             m.to_string(),
             format!("{:.6}", *m as f64 / p.d as f64),
@@ -251,5 +290,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "Largest max |⟨s_l, s_j⟩| over the seeds: {} (seed {}), against t·d = {td}.",
         worst.0, worst.1
     ));
-    o
 }

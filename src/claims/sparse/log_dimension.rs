@@ -12,8 +12,8 @@
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::Statement;
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::kernel::{Checked, Statement};
+use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::sparse::dimension::{min_dimension, union_bound_dimension};
 use crate::spec::{ensure, ensure_each, exact, FieldError};
 use rayon::prelude::*;
@@ -305,8 +305,27 @@ impl crate::claims::shape::Claim for Claim {
         Some(Ok(st))
     }
 
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Vec<Sweep>;
+    fn witness(p: &Params, ctx: &Ctx) -> Vec<Sweep> {
+        witness(p, ctx)
+    }
+    fn observe(
+        p: &Params,
+        w: &Vec<Sweep>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        obs: &mut Observations,
+    ) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(
+        p: &Params,
+        w: &Vec<Sweep>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        pr: &mut Presentation,
+    ) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -404,13 +423,273 @@ pub fn bootstrap(
         .collect()
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut o = Outcome::new();
-    ctx.prove(&mut o, Hints::new());
+/// One n of one t's sweep: the per-seed exact d_min, sorted (a seed whose scan
+/// ends without C(t) counts as d > d_max, `usize::MAX`).
+#[derive(Debug, Clone)]
+pub struct Cell {
+    /// log₂ n.
+    pub e: u32,
+    /// d_ub(n).
+    pub d_ub: u64,
+    /// The scans' end, scan_factor · d_ub.
+    pub d_max: usize,
+    /// The seeds at this n.
+    pub seeds: u64,
+    /// Seeds that need d > d_max.
+    pub censored: usize,
+    /// The per-seed d_min, sorted.
+    pub ds: Vec<usize>,
+}
+
+impl Cell {
+    /// n = 2^e.
+    fn n(&self) -> usize {
+        1usize << self.e
+    }
+}
+
+/// The fits of one t's sweep (f64), when every n has a quantile.
+#[derive(Debug, Clone)]
+pub struct Fitted {
+    /// The points (ln n, d_min(n)).
+    pub pts: Vec<(f64, f64)>,
+    /// The points (ln n, d_ub(n)).
+    pub ub_pts: Vec<(f64, f64)>,
+    /// The fit.
+    pub fit: Fit,
+    /// The bootstrap fits over the seeds.
+    pub boot: Vec<Fit>,
+    /// The fewest seeds at any n.
+    pub min_seeds: usize,
+}
+
+/// One t's sweep.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    /// Every n, in order.
+    pub cells: Vec<Cell>,
+    /// The fits (`None` when an n's quantile exceeds d_max).
+    pub fitted: Option<Fitted>,
+}
+
+/// Every t's sweep: per seed the exact d_min (one seed is an independent unit:
+/// `run --shard i/N`), the fits and the bootstrap over the seeds.
+pub fn witness(p: &Params, ctx: &Ctx) -> Vec<Sweep> {
     let q = p.quantile.clone();
-    let resolve = p.resolve.clone();
     let emax = p.emax;
+    let mut sweeps = Vec::new();
+    for ((ts, t), d_ubs) in p.raw.t.iter().zip(&p.t).zip(&p.d_ub) {
+        let t = t.clone();
+        let mut cells = Vec::new();
+        for (&e, &d_ub) in p.raw.log2_n.iter().zip(d_ubs) {
+            let n = 1usize << e;
+            let d_max = p.raw.scan_factor * d_ub as usize;
+            let seeds = p.raw.seeds_at(n);
+            // progress per finished seed (a full-profile n = 2^16 step takes half an hour)
+            let done = AtomicU64::new(0);
+            let tick = |k: u64| {
+                // the changing part first: a narrow terminal cuts the message's end
+                ctx.progress.message_with(|| {
+                    format!("{k}/{seeds} seeds, n = 2^{e}, t = {ts} ({})", ctx.spec.id)
+                })
+            };
+            tick(0);
+            let per_seed: Vec<Option<usize>> = (0..seeds)
+                .into_par_iter()
+                .map(|i| {
+                    // one seed's exact d_min: an independent unit (run --shard i/N)
+                    let key = format!("t = {ts}, n = 2^{e}, seed {}", p.raw.seed_base + i);
+                    let r = ctx.unit(&key, || min_dimension(n, &t, p.raw.seed_base + i, d_max));
+                    tick(done.fetch_add(1, Ordering::Relaxed) + 1);
+                    r
+                })
+                .collect();
+            // a seed whose scan ends without C(t) counts as d > d_max (censored)
+            let censored = per_seed.iter().filter(|x| x.is_none()).count();
+            let mut ds: Vec<usize> = per_seed
+                .into_iter()
+                .map(|x| x.unwrap_or(usize::MAX))
+                .collect();
+            ds.sort_unstable();
+            cells.push(Cell {
+                e,
+                d_ub,
+                d_max,
+                seeds,
+                censored,
+                ds,
+            });
+        }
+        let missing = cells.iter().any(|c| quantile(&c.ds, &q) == usize::MAX);
+        let fitted = if missing {
+            None
+        } else {
+            let pts: Vec<(f64, f64)> = cells
+                .iter()
+                .map(|c| ((c.n() as f64).ln(), quantile(&c.ds, &q) as f64))
+                .collect();
+            let ub_pts: Vec<(f64, f64)> = cells
+                .iter()
+                .map(|c| ((c.n() as f64).ln(), c.d_ub as f64))
+                .collect();
+            let mid = cells
+                .iter()
+                .position(|c| c.e == emax / 2)
+                .expect("n_mid is in the sweep (resolution checks that log2_n holds it)");
+            let fit = fit(&pts, mid);
+            let lns: Vec<f64> = pts.iter().map(|&(x, _)| x).collect();
+            let samples: Vec<Vec<usize>> = cells.iter().map(|c| c.ds.clone()).collect();
+            let boot = bootstrap(
+                &lns,
+                &samples,
+                &q,
+                mid,
+                p.raw.bootstrap,
+                p.raw.bootstrap_seed,
+            );
+            let min_seeds = samples.iter().map(Vec::len).min().unwrap_or(0);
+            Some(Fitted {
+                pts,
+                ub_pts,
+                fit,
+                boot,
+                min_seeds,
+            })
+        };
+        sweeps.push(Sweep { cells, fitted });
+    }
+    sweeps
+}
+
+/// The bootstrap of one quantity: its 5%, 50% and 95% points, and how many
+/// resamples satisfy `holds`.
+fn spread(boot: &[Fit], get: fn(&Fit) -> f64, holds: &dyn Fn(f64) -> bool) -> ([f64; 3], u64) {
+    let mut v: Vec<f64> = boot.iter().map(get).collect();
+    v.sort_by(f64::total_cmp);
+    let count = v.iter().filter(|&&x| holds(x)).count() as u64;
+    let pct = if v.is_empty() {
+        [f64::NAN; 3]
+    } else {
+        [(1, 20), (1, 2), (19, 20)].map(|p| quantile(&v, &Rational::from(p)))
+    };
+    (pct, count)
+}
+
+/// The bootstrap spreads of a sweep's fits: (slope, signed share, ratio), each as
+/// (5/50/95%, resamples that hold).
+type Spreads = [([f64; 3], u64); 3];
+
+fn spreads(f: &Fitted, t_f: f64) -> Spreads {
+    let bound = 1.1 * 4.0 / (t_f * t_f);
+    [
+        spread(&f.boot, |f| f.a, &|a| a > 0.0 && a <= bound),
+        spread(&f.boot, |f| f.share, &|s| s.abs() < 0.1),
+        spread(&f.boot, |f| f.ratio, &|r| r <= 1.25),
+    ]
+}
+
+/// d_min(n) ≤ d_ub(n) (exact integers) and the fits' assertions with their
+/// bootstrap (f64 observations).
+pub fn observe(p: &Params, w: &[Sweep], _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+    let q = &p.quantile;
+    let resolve = &p.resolve;
+    let emax = p.emax;
+    for ((ts, t), sweep) in p.raw.t.iter().zip(&p.t).zip(w) {
+        let t_f = t.to_f64();
+        let mut all_le = true;
+        for c in &sweep.cells {
+            let (e, d_ub) = (c.e, c.d_ub);
+            let dq = quantile(&c.ds, q);
+            if dq == usize::MAX {
+                o.observe(
+                    format!("t = {ts}, n = 2^{e}: d_min(n) ≤ d_ub(n) = {d_ub}"),
+                    false,
+                    format!(
+                        "{} of {} seeds need d > {}: the {} quantile exceeds d_ub",
+                        c.censored, c.seeds, c.d_max, p.raw.quantile
+                    ),
+                );
+                continue;
+            }
+            all_le &= dq as u64 <= d_ub;
+        }
+        let Some(fd) = &sweep.fitted else {
+            continue;
+        };
+        o.observe(
+            format!("t = {ts}: d_min(n) ≤ d_ub(n) for every n (exact integers)"),
+            all_le,
+            format!(
+                "q = {}, up to {} seeds per n (see the table), δ = {}",
+                p.raw.quantile, p.raw.seeds, p.raw.delta
+            ),
+        );
+        let f = fd.fit;
+        let (a, b) = (f.a, f.b);
+        let boot = &fd.boot;
+        // resolved: at least ⌈resolve·B⌉ of the B resamples agree (exact integers)
+        let need = ceil_mul(resolve, boot.len() as u64);
+        let resolved = |count: u64| boot.is_empty() || count >= need;
+        let pct_of = |count: u64| 100.0 * count as f64 / boot.len().max(1) as f64;
+        let bound = 1.1 * 4.0 / (t_f * t_f);
+        let [(a_pct, a_n), (s_pct, s_n), (r_pct, r_n)] = spreads(fd, t_f);
+        let interval = |what: &str, pct: [f64; 3], count: u64, digits: usize| {
+            if boot.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; bootstrap over seeds ({} resamples): 90% interval of {what} [{:.digits$}, {:.digits$}], holds in {:.1}% of resamples{}",
+                    boot.len(),
+                    pct[0],
+                    pct[2],
+                    pct_of(count),
+                    if resolved(count) {
+                        String::new()
+                    } else {
+                        format!(
+                            " (< {}: not resolved by the seeds)",
+                            p.raw.resolve
+                        )
+                    }
+                )
+            }
+        };
+        o.observe(
+            format!("t = {ts}: fitted slope 0 < a ≤ 1.1·4/t² = {bound:.1}"),
+            a > 0.0 && a <= bound && resolved(a_n),
+            format!(
+                "d_min ≈ {a:.2}·ln n + {b:.1} (union-bound slope 4/t² = {:.1}){}",
+                4.0 / (t_f * t_f),
+                interval("a", a_pct, a_n, 2)
+            ),
+        );
+        let share = f.share.abs();
+        o.observe(
+            format!("t = {ts}: a fitted c·(ln n)² term is < 10% of d_min at n = 2^{emax}"),
+            share < 0.1 && resolved(s_n),
+            format!(
+                "d_min ≈ {:.3}·(ln n)² + {:.2}·ln n + {:.1}; |c|·(ln n_max)²/d_min(n_max) = {share:.4}{}",
+                f.quad[0],
+                f.quad[1],
+                f.quad[2],
+                interval("the signed share", s_pct, s_n, 3)
+            ),
+        );
+        let ratio = f.ratio;
+        o.observe(
+            format!(
+                "t = {ts}: d_min(n_max)/ln n_max ≤ 1.25·d_min(n_mid)/ln n_mid (n_max = 2^{emax})"
+            ),
+            ratio <= 1.25 && resolved(r_n),
+            format!("ratio {ratio:.4}{}", interval("the ratio", r_pct, r_n, 4)),
+        );
+    }
+}
+
+/// The tables of d_min(n), the fits and their bootstrap, the union-bound
+/// references, the plot, the figures and the notes.
+pub fn present(p: &Params, w: &[Sweep], _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+    let q = &p.quantile;
     let mut plot = Plot {
         slug: "dmin".into(),
         title: "d_min(n) (q-quantile over seeds), its fit a·ln n + b, and the union bound d_ub"
@@ -464,66 +743,19 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             "ratio ≤ 1.25 holds",
         ],
     );
-    for ((ts, t), d_ubs) in p.raw.t.iter().zip(&p.t).zip(&p.d_ub) {
-        let t = t.clone();
+    for ((ts, t), sweep) in p.raw.t.iter().zip(&p.t).zip(w) {
         let t_f = t.to_f64();
-        let mut pts: Vec<(f64, f64)> = Vec::new();
-        let mut ub_pts: Vec<(f64, f64)> = Vec::new();
-        let mut all_le = true;
-        let mut missing = false;
-        let mut dmins: Vec<(u32, usize)> = Vec::new();
-        let mut samples: Vec<Vec<usize>> = Vec::new();
-        for (&e, &d_ub) in p.raw.log2_n.iter().zip(d_ubs) {
-            let n = 1usize << e;
-            let d_max = p.raw.scan_factor * d_ub as usize;
-            let seeds = p.raw.seeds_at(n);
-            // progress per finished seed (a full-profile n = 2^16 step takes half an hour)
-            let done = AtomicU64::new(0);
-            let tick = |k: u64| {
-                // the changing part first: a narrow terminal cuts the message's end
-                ctx.progress.message_with(|| {
-                    format!("{k}/{seeds} seeds, n = 2^{e}, t = {ts} ({})", ctx.spec.id)
-                })
-            };
-            tick(0);
-            let per_seed: Vec<Option<usize>> = (0..seeds)
-                .into_par_iter()
-                .map(|i| {
-                    // one seed's exact d_min: an independent unit (run --shard i/N)
-                    let key = format!("t = {ts}, n = 2^{e}, seed {}", p.raw.seed_base + i);
-                    let r = ctx.unit(&key, || min_dimension(n, &t, p.raw.seed_base + i, d_max));
-                    tick(done.fetch_add(1, Ordering::Relaxed) + 1);
-                    r
-                })
-                .collect();
-            // a seed whose scan ends without C(t) counts as d > d_max (censored)
-            let censored = per_seed.iter().filter(|x| x.is_none()).count();
-            let mut ds: Vec<usize> = per_seed
-                .into_iter()
-                .map(|x| x.unwrap_or(usize::MAX))
-                .collect();
-            ds.sort_unstable();
-            let dq = quantile(&ds, &q);
+        for c in &sweep.cells {
+            let (e, d_ub, d_max, seeds) = (c.e, c.d_ub, c.d_max, c.seeds);
+            let n = c.n();
+            let ds = &c.ds;
+            let dq = quantile(ds, q);
             if dq == usize::MAX {
-                missing = true;
-                o.checks.observe(
-                    format!("t = {ts}, n = 2^{e}: d_min(n) ≤ d_ub(n) = {d_ub}"),
-                    false,
-                    format!(
-                        "{censored} of {seeds} seeds need d > {d_max}: the {} quantile exceeds d_ub",
-                        p.raw.quantile
-                    ),
-                );
                 continue;
             }
-            let med = quantile(&ds, &Rational::from((1, 2)));
+            let med = quantile(ds, &Rational::from((1, 2)));
             let le = dq as u64 <= d_ub;
-            all_le &= le;
             let ln_n = (n as f64).ln();
-            pts.push((ln_n, dq as f64));
-            ub_pts.push((ln_n, d_ub as f64));
-            dmins.push((e, dq));
-            samples.push(ds);
             table.row(vec![
                 ts.clone(),
                 format!("2^{e}"),
@@ -539,106 +771,22 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 if le { "yes".into() } else { "no".into() },
             ]);
         }
-        if missing {
+        let Some(fd) = &sweep.fitted else {
             continue;
-        }
-        o.checks.observe(
-            format!("t = {ts}: d_min(n) ≤ d_ub(n) for every n (exact integers)"),
-            all_le,
-            format!(
-                "q = {}, up to {} seeds per n (see the table), δ = {}",
-                p.raw.quantile, p.raw.seeds, p.raw.delta
-            ),
-        );
-        let mid = dmins
-            .iter()
-            .position(|&(e, _)| e == emax / 2)
-            .expect("n_mid is in the sweep (resolution checks that log2_n holds it)");
-        let f = fit(&pts, mid);
+        };
+        let f = fd.fit;
         let (a, b) = (f.a, f.b);
-        let lns: Vec<f64> = pts.iter().map(|&(x, _)| x).collect();
-        let boot = bootstrap(
-            &lns,
-            &samples,
-            &q,
-            mid,
-            p.raw.bootstrap,
-            p.raw.bootstrap_seed,
-        );
-        // 5%, 50%, 95% of a bootstrap quantity, and how many resamples satisfy `holds`
-        let spread = |get: fn(&Fit) -> f64, holds: &dyn Fn(f64) -> bool| {
-            let mut v: Vec<f64> = boot.iter().map(get).collect();
-            v.sort_by(f64::total_cmp);
-            let count = v.iter().filter(|&&x| holds(x)).count() as u64;
-            let pct = if v.is_empty() {
-                [f64::NAN; 3]
-            } else {
-                [(1, 20), (1, 2), (19, 20)].map(|p| quantile(&v, &Rational::from(p)))
-            };
-            (pct, count)
-        };
-        // resolved: at least ⌈resolve·B⌉ of the B resamples agree (exact integers)
-        let need = ceil_mul(&resolve, boot.len() as u64);
-        let resolved = |count: u64| boot.is_empty() || count >= need;
-        let pct_of = |count: u64| 100.0 * count as f64 / boot.len().max(1) as f64;
+        let (share, ratio) = (f.share.abs(), f.ratio);
         let bound = 1.1 * 4.0 / (t_f * t_f);
-        let (a_pct, a_n) = spread(|f| f.a, &|a| a > 0.0 && a <= bound);
-        let (s_pct, s_n) = spread(|f| f.share, &|s| s.abs() < 0.1);
-        let (r_pct, r_n) = spread(|f| f.ratio, &|r| r <= 1.25);
-        let interval = |what: &str, pct: [f64; 3], count: u64, digits: usize| {
-            if boot.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; bootstrap over seeds ({} resamples): 90% interval of {what} [{:.digits$}, {:.digits$}], holds in {:.1}% of resamples{}",
-                    boot.len(),
-                    pct[0],
-                    pct[2],
-                    pct_of(count),
-                    if resolved(count) {
-                        String::new()
-                    } else {
-                        format!(
-                            " (< {}: not resolved by the seeds)",
-                            p.raw.resolve
-                        )
-                    }
-                )
-            }
-        };
-        o.checks.observe(
-            format!("t = {ts}: fitted slope 0 < a ≤ 1.1·4/t² = {bound:.1}"),
-            a > 0.0 && a <= bound && resolved(a_n),
-            format!(
-                "d_min ≈ {a:.2}·ln n + {b:.1} (union-bound slope 4/t² = {:.1}){}",
-                4.0 / (t_f * t_f),
-                interval("a", a_pct, a_n, 2)
-            ),
-        );
-        let share = f.share.abs();
-        o.checks.observe(
-            format!("t = {ts}: a fitted c·(ln n)² term is < 10% of d_min at n = 2^{emax}"),
-            share < 0.1 && resolved(s_n),
-            format!(
-                "d_min ≈ {:.3}·(ln n)² + {:.2}·ln n + {:.1}; |c|·(ln n_max)²/d_min(n_max) = {share:.4}{}",
-                f.quad[0],
-                f.quad[1],
-                f.quad[2],
-                interval("the signed share", s_pct, s_n, 3)
-            ),
-        );
-        let ratio = f.ratio;
-        o.checks.observe(
-            format!(
-                "t = {ts}: d_min(n_max)/ln n_max ≤ 1.25·d_min(n_mid)/ln n_mid (n_max = 2^{emax})"
-            ),
-            ratio <= 1.25 && resolved(r_n),
-            format!("ratio {ratio:.4}{}", interval("the ratio", r_pct, r_n, 4)),
-        );
+        let boot = &fd.boot;
+        let pct_of = |count: u64| 100.0 * count as f64 / boot.len().max(1) as f64;
+        let [(a_pct, a_n), (s_pct, s_n), (r_pct, r_n)] = spreads(fd, t_f);
+        let pts = &fd.pts;
+        let ub_pts = fd.ub_pts.clone();
         if !boot.is_empty() {
             spread_table.row(vec![
                 ts.clone(),
-                samples.iter().map(Vec::len).min().unwrap_or(0).to_string(),
+                fd.min_seeds.to_string(),
                 format!("{:.2} / {:.2} / {:.2}", a_pct[0], a_pct[1], a_pct[2]),
                 format!("{:.1}%", pct_of(a_n)),
                 format!("{:.3} / {:.3} / {:.3}", s_pct[0], s_pct[1], s_pct[2]),
@@ -706,5 +854,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "Both the union bound and the extreme value of ~n²/2 near-Gaussian inner products give the leading slope \
          4/t², so the empirical slope approaches it from below; the fit is an observation, not a proof.",
     );
-    o
 }

@@ -18,8 +18,8 @@
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
-use crate::kernel::Statement;
-use crate::outcome::{Outcome, Table};
+use crate::kernel::{Checked, Statement};
+use crate::outcome::{Observations, Presentation, Table};
 use crate::spec::{ensure, ensure_each, exact, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -107,8 +107,27 @@ impl crate::claims::shape::Claim for Claim {
             counts: r.counts,
         })
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Vec<NCount>;
+    fn witness(p: &Params, ctx: &Ctx) -> Vec<NCount> {
+        witness(p, ctx)
+    }
+    fn observe(
+        p: &Params,
+        w: &Vec<NCount>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        obs: &mut Observations,
+    ) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(
+        p: &Params,
+        w: &Vec<NCount>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        pr: &mut Presentation,
+    ) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -180,24 +199,35 @@ pub fn circle_point(j: usize) -> (Rational, Rational) {
     (Rational::from(1 - &m2) / &den, (2 * m) / den)
 }
 
-/// Runs the claim.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut o = Outcome::new();
-    ctx.prove(&mut o, Hints::new());
+/// One n's enumeration (exact rationals).
+#[derive(Debug, Clone)]
+pub struct NCount {
+    /// n.
+    pub n: usize,
+    /// n^n.
+    pub total: u64,
+    /// n + C(n,2)(2^n − 2).
+    pub formula: u64,
+    /// Maps with a d = 1 witness.
+    pub realisable: u64,
+    /// Every d = 1 witness has margin ≥ γ.
+    pub witnesses_ok: bool,
+    /// Maps without one.
+    pub unrealisable: u64,
+    /// Every map without one has three rows with distinct images.
+    pub unrealisable_ok: bool,
+    /// The scale c of the d = 2 witnesses.
+    pub scale: Rational,
+    /// Every map is realised with d = 2 and margin ≥ γ.
+    pub d2_ok: bool,
+    /// The smallest d = 2 margin.
+    pub d2_min: Rational,
+}
+
+/// The enumeration of every σ : [n] → [n] for each n of the spec.
+pub fn witness(p: &Params, _: &Ctx) -> Vec<NCount> {
     let gamma = p.gamma.clone();
-    let mut table = Table::new(
-        "Argmax patterns σ : [n] → [n] with margin γ (exact rationals)",
-        &[
-            "n",
-            "maps n^n",
-            "d = 1 realisable (enumerated)",
-            "n + C(n,2)(2^n − 2)",
-            "d = 1 witnesses verified",
-            "d = 1 unrealisable (three distinct images)",
-            "d = 2 realisable (verified)",
-            "smallest d = 2 margin",
-        ],
-    );
+    let mut counts = Vec::new();
     for c in &p.counts {
         let n = c.n;
         let total = n.pow(n as u32) as u64;
@@ -260,7 +290,40 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                 d2_min = Some(m);
             }
         }
-        o.checks.observe(
+        counts.push(NCount {
+            n,
+            total,
+            formula,
+            realisable,
+            witnesses_ok,
+            unrealisable,
+            unrealisable_ok,
+            scale,
+            d2_ok,
+            d2_min: d2_min.unwrap_or_default(),
+        });
+    }
+    counts
+}
+
+/// The enumerations against the reference counts (observed), and the declared
+/// verdict: NP-hardness is not checkable by a finite computation.
+pub fn observe(p: &Params, w: &[NCount], _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+    let gamma = &p.gamma;
+    for (c, r) in p.counts.iter().zip(w) {
+        let NCount {
+            n,
+            total,
+            formula,
+            realisable,
+            witnesses_ok,
+            unrealisable,
+            unrealisable_ok,
+            ref scale,
+            d2_ok,
+            ref d2_min,
+        } = *r;
+        o.observe(
             format!(
                 "n = {n}: {realisable} of {total} maps realisable with d = 1 (reference {} of {}; count formula {formula})",
                 c.realisable, c.total
@@ -268,26 +331,59 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             realisable == c.realisable && total == c.total && formula == realisable,
             format!("enumerated all {total} maps (exact, untrusted enumeration); criterion |σ([n])| ≤ 2"),
         );
-        o.checks.observe(
+        o.observe(
             format!("n = {n}: every d = 1 witness (u, v) has margin ≥ γ = {gamma}"),
             witnesses_ok,
             "Λ_ij = u_i·v_j in exact rationals",
         );
-        o.checks.observe(
+        o.observe(
             format!(
                 "n = {n}: every other map has three rows with distinct images (no rank-1 witness)"
             ),
             unrealisable_ok && unrealisable + realisable == total,
             "a strict row argmax of u_i·v_j is the unique argmax or the unique argmin of v",
         );
-        let d2_min = d2_min.unwrap_or_default();
-        o.checks.observe(
+        o.observe(
             format!("n = {n}: all {total} maps realisable with d = 2, margin ≥ γ"),
             d2_ok,
             format!(
                 "b_j rational points on the unit circle, a_i = c·b_σ(i), c = {scale}; smallest margin {d2_min}"
             ),
         );
+    }
+    o.declare_not_checkable(
+        "NP-hardness of deciding approximability for fixed d > 1 is a statement about all instances and a reduction; \
+         no finite computation decides it. The d = 1 and d = 2 sanity instances above are verified in exact rationals.",
+    );
+}
+
+/// The table, the figure and the notes.
+pub fn present(p: &Params, w: &[NCount], _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+    let mut table = Table::new(
+        "Argmax patterns σ : [n] → [n] with margin γ (exact rationals)",
+        &[
+            "n",
+            "maps n^n",
+            "d = 1 realisable (enumerated)",
+            "n + C(n,2)(2^n − 2)",
+            "d = 1 witnesses verified",
+            "d = 1 unrealisable (three distinct images)",
+            "d = 2 realisable (verified)",
+            "smallest d = 2 margin",
+        ],
+    );
+    for r in w {
+        let NCount {
+            n,
+            total,
+            formula,
+            realisable,
+            witnesses_ok,
+            unrealisable,
+            d2_ok,
+            ref d2_min,
+            ..
+        } = *r;
         table.row(vec![
             n.to_string(),
             total.to_string(),
@@ -331,9 +427,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
         "d = 2: query vectors a_i = W_Qᵀx_i and key vectors b_i = W_Kᵀx_i can be set independently when D ≥ 2d and \
          [W_Q W_K] has full rank (as in the reconstruction's W_Q = (1/d)[I; 0], W_K = [0; I]).",
     );
-    o.declare_not_checkable(
-        "NP-hardness of deciding approximability for fixed d > 1 is a statement about all instances and a reduction; \
-         no finite computation decides it. The d = 1 and d = 2 sanity instances above are verified in exact rationals.",
-    );
-    o
 }

@@ -18,8 +18,8 @@ use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::expr::{Data, SparseRows};
-use crate::kernel::{Certainty, Interval, SignMatrix, Statement};
-use crate::outcome::{Outcome, Table};
+use crate::kernel::{Certainty, Checked, Interval, SignMatrix, Statement};
+use crate::outcome::{Observations, Presentation, Table};
 use crate::rng::SplitMix64;
 use crate::sparse::construct::{assert_lemma, attention_row, t_star, Witness};
 use crate::sparse::sample::draw_signs;
@@ -133,8 +133,18 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(p.build(claim, hints))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Found;
+    fn witness(p: &Params, ctx: &Ctx) -> Found {
+        witness(p, ctx)
+    }
+    fn hints(p: &Params, w: &Found) -> Hints {
+        hints(p, w)
+    }
+    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -330,37 +340,37 @@ impl Params {
     }
 }
 
-/// Runs the claim: the kernel decides the certified witness's statement; every
-/// other instance is evaluated with the same obligations in the run (shown in
-/// the table, not part of the certificate), and a failure there makes the run
-/// inconclusive.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut o = Outcome::new();
+/// What the run found: t* of the certified witness (the certificate's hint), and
+/// every other instance decided by the kernel with the lemma's obligations.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// t* of the certificate's S.
+    pub t_star: Rational,
+    /// The table's rows, one per instance.
+    pub rows: Vec<Vec<String>>,
+    /// The best max |E_ij| / η.
+    pub best_frac: Rational,
+    /// The instances (and what) the kernel did not prove.
+    pub failed: Vec<String>,
+}
+
+/// The hint `t_star`: t* of the certified witness's S.
+pub fn hints(_: &Params, w: &Found) -> Hints {
+    Hints::from([("t_star".to_string(), w.t_star.to_string())])
+}
+
+/// Every instance of the sweep: S drawn, B built, the lemma's obligations decided
+/// by the kernel in the run (not part of the certificate), and the enclosures of M
+/// end to end.
+pub fn witness(p: &Params, ctx: &Ctx) -> Found {
     let prec = ctx.prec();
     let delta = p.delta();
     let rho = p.rho();
     let top = Rational::from(&delta + &rho);
     let (cs, _) = p.witness();
-    let hints = Hints::from([("t_star".to_string(), t_star(&cs).to_string())]);
+    let cert_t_star = t_star(&cs);
     drop(cs);
-    ctx.prove(&mut o, hints);
-    o.note("Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3, provenance: derived); the constants are the reconstruction's, not the paper's.");
-    let mut table = Table::new(
-        "Deterministic lemma per witness (exact rationals; fractions of the bounds)",
-        &[
-            "n",
-            "d",
-            "k",
-            "B",
-            "t*",
-            "η",
-            "max|E|/η",
-            "(a)/2η",
-            "(b) + Δ − 2η",
-            "lemma obligations (kernel, in the run)",
-            "M end to end",
-        ],
-    );
+    let mut rows: Vec<Vec<String>> = Vec::new();
     let mut best_frac = Rational::new();
     let mut failed: Vec<String> = Vec::new();
     for &n in &p.raw.ns {
@@ -421,7 +431,7 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
                     } else {
                         "—".into()
                     };
-                    table.row(vec![
+                    rows.push(vec![
                         n.to_string(),
                         d.to_string(),
                         k.to_string(),
@@ -441,13 +451,56 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             }
         }
     }
+    Found {
+        t_star: cert_t_star,
+        rows,
+        best_frac,
+        failed,
+    }
+}
+
+/// A failure outside the certificate makes the run inconclusive (unless the
+/// statement is already refuted).
+pub fn observe(_: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+    let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
+    if !w.failed.is_empty() && !refuted {
+        o.declare_inconclusive(format!(
+            "the lemma was not proven on instance(s) outside the certificate: {}",
+            w.failed.join(" | ")
+        ));
+    }
+}
+
+/// The table, the figure and the notes.
+pub fn present(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+    o.note("Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3, provenance: derived); the constants are the reconstruction's, not the paper's.");
+    let mut table = Table::new(
+        "Deterministic lemma per witness (exact rationals; fractions of the bounds)",
+        &[
+            "n",
+            "d",
+            "k",
+            "B",
+            "t*",
+            "η",
+            "max|E|/η",
+            "(a)/2η",
+            "(b) + Δ − 2η",
+            "lemma obligations (kernel, in the run)",
+            "M end to end",
+        ],
+    );
+    for row in &w.rows {
+        table.row(row.clone());
+    }
+    let best_frac = &w.best_frac;
     o.figure(
         "max |E_ij| / η (best witness)",
         best_frac.to_f64(),
         format!(
             "{}{} (fraction of the per-term bound η = t*·k·(Δ + ρ) achieved; 1 = attained exactly)",
             best_frac,
-            if best_frac == 1 { ", attained" } else { "" }
+            if *best_frac == 1 { ", attained" } else { "" }
         ),
     );
     o.tables.push(table);
@@ -462,12 +515,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             format!("the first {} rows", p.raw.end_to_end_rows)
         }
     ));
-    let refuted = o.check_list().iter().any(|c| c.result == Certainty::False);
-    if !failed.is_empty() && !refuted {
-        o.declare_inconclusive(format!(
-            "the lemma was not proven on instance(s) outside the certificate: {}",
-            failed.join(" | ")
-        ));
-    }
-    o
 }

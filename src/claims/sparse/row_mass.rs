@@ -17,8 +17,8 @@ use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::expr::{Datum, SparseRows};
-use crate::kernel::{expr, Certainty, Interval, SignMatrix, Statement};
-use crate::outcome::{Outcome, Table};
+use crate::kernel::{expr, Certainty, Checked, Interval, SignMatrix, Statement};
+use crate::outcome::{Observations, Presentation, Table};
 use crate::sparse::construct::{logits_row, t_star};
 use crate::sparse::sample::draw_signs;
 use crate::spec::exact as rational;
@@ -141,8 +141,27 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(Ok(p.build(claim)))
     }
-    fn run(p: &Params, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    type Witness = Vec<String>;
+    fn witness(p: &Params, ctx: &Ctx) -> Vec<String> {
+        witness(p, ctx)
+    }
+    fn observe(
+        p: &Params,
+        w: &Vec<String>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        obs: &mut Observations,
+    ) {
+        observe(p, w, proof, ctx, obs);
+    }
+    fn present(
+        p: &Params,
+        w: &Vec<String>,
+        proof: Option<&Checked>,
+        ctx: &Ctx,
+        pr: &mut Presentation,
+    ) {
+        present(p, w, proof, ctx, pr);
     }
 }
 
@@ -292,14 +311,11 @@ pub fn max_row_mass(s: &SignMatrix, b: &SparseRows, prec: u32) -> Interval {
         .unwrap_or_else(|| Interval::zero(prec))
 }
 
-/// Runs the claim: the kernel decides the statement; instances too large for the
-/// certificate are decided in the run with the same obligations (a failure makes
-/// the run inconclusive); the tables are presentation.
-pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
-    let mut o = Outcome::new();
+/// The instances too large for the certificate, decided by the kernel with the
+/// statement's obligations during the run: the obligations (or errors) that were
+/// not proven.
+pub fn witness(p: &Params, ctx: &Ctx) -> Vec<String> {
     let prec = ctx.prec();
-    let (tau, eps, rho) = p.exacts();
-    ctx.prove(&mut o, Hints::new());
     let mut failed: Vec<String> = Vec::new();
     for (q, &inst) in p.raw.instances.iter().enumerate() {
         if inst[0] * inst[1] > MAX_STATEMENT_ENTRIES {
@@ -312,6 +328,26 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
             }
         }
     }
+    failed
+}
+
+/// A failure outside the certificate makes the run inconclusive (unless the
+/// statement is already refuted).
+pub fn observe(_: &Params, failed: &[String], _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+    let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
+    if !failed.is_empty() && !refuted {
+        o.declare_inconclusive(format!(
+            "not proven outside the certificate: {}",
+            failed.join(" | ")
+        ));
+    }
+}
+
+/// The tables (directed-rounding row masses, shown, not counted), the figure and
+/// the notes.
+pub fn present(p: &Params, _: &[String], _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+    let prec = ctx.prec();
+    let (tau, eps, rho) = p.exacts();
     let mut inst = Table::new(
         "Off-support row mass, upper bounds with directed rounding",
         &[
@@ -391,12 +427,4 @@ pub fn run(p: &Params, ctx: &Ctx) -> Outcome {
     );
     o.note("Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3–§5, provenance: derived); whether the paper uses the row-mass notion is unconfirmed.");
     o.note(format!("The mass bounds are proven through the exact lemma (b): M_ij ≤ M_ij/M_ij' = e^{{Λ_ij − Λ_ij'}} for j ∉ supp_i, j' ∈ supp_i, so Σ_{{j∉supp_i}} M_ij ≤ (n − 1)·e^{{max (b)}}. Instances with n·d ≤ {MAX_STATEMENT_ENTRIES} carry S and B in the certificate; larger ones are decided by the kernel with the same obligations during the run, not in the certificate. The column \"max mass ≤\" (directed-rounding softmax sums) is shown, not counted."));
-    let refuted = o.check_list().iter().any(|c| c.result == Certainty::False);
-    if !failed.is_empty() && !refuted {
-        o.declare_inconclusive(format!(
-            "not proven outside the certificate: {}",
-            failed.join(" | ")
-        ));
-    }
-    o
 }

@@ -1,0 +1,83 @@
+//! (a) The statement of clusters/higher-dim-remark: L(ε), the bound exponent X(ε, T),
+//! and the obligations (the literal claim, expected to fail; L(ε) to its printed
+//! digits; the closed-form bound on P₁₂).
+
+use super::*;
+
+/// L(ε) = ε e^{−1/(2ε²)} as a term of the obligation language (the one source of
+/// the formula: the statement asserts it, tables and figures evaluate it).
+pub fn lower_term(eps: &Rational) -> String {
+    let e = eps.to_string();
+    format!("(* {e} (exp (/ -1 (* 2 (* {e} {e})))))")
+}
+
+/// X(ε, T) = 2L(ε)² e^{2T} / ln 10, so that P₁₂(T) ≤ exp(−2L²e^{2T}) = 10^{−X}, as a term.
+pub fn exponent10_term(eps: &Rational, t: &Rational) -> String {
+    let l = lower_term(eps);
+    format!("(/ (* 2 (* {l} {l}) (exp (* 2 {t}))) (ln 10))")
+}
+
+/// L(ε) = ε e^{−1/(2ε²)}, an outward-rounded enclosure (evaluates [`lower_term`]).
+pub fn lower_bound(eps: &Rational, prec: u32) -> Interval {
+    expr::eval(&lower_term(eps), prec).expect("a well-formed term")
+}
+
+/// X(ε, T), an outward-rounded enclosure (evaluates [`exponent10_term`]).
+pub fn bound_exponent10(eps: &Rational, t: &Rational, prec: u32) -> Interval {
+    expr::eval(&exponent10_term(eps, t), prec).expect("a well-formed term")
+}
+
+/// The name of the obligation "single cluster" at ε (the spec's `refutes` lists them).
+pub fn single_cluster_name(eps: &Rational) -> String {
+    format!(
+        "single cluster at ε = {}: lim z₁ = lim z₂ (the remark's literal claim)",
+        fmt_q(eps)
+    )
+}
+
+/// The hint key of the printed exponent at ε.
+pub(super) fn exponent_hint(eps: &Rational) -> String {
+    format!("bound exponent at ε = {eps}")
+}
+
+/// The statement. For each ε of the limit table: the remark's literal claim
+/// lim z₁ = lim z₂, which implies 2L(ε) ≤ 0 since the limits are 2C(ε) ≥ 2L(ε) apart
+/// (module docs) — expected to fail; L(ε) to the printed digits of clusters.md §4;
+/// and the closed-form bound P₁₂(T) ≤ 10^{−k} with k the printed exponent (a hint
+/// from the run: any k gives a sound obligation X ≥ k).
+pub(super) fn statement_of(
+    p: &Params,
+    claim: &str,
+    hints: &Hints,
+) -> Result<Statement, StatementError> {
+    let mut st = Statement::new(claim);
+    for ((eps, _, l_txt), (l_ref, hu)) in p.limits.iter().zip(&p.lower) {
+        let l = lower_term(eps);
+        st.assert(single_cluster_name(eps), format!("(<= (* 2 {l}) 0)"));
+        st.assert(
+            format!(
+                "L({}) = {l_txt} to the printed digits (clusters.md §4)",
+                fmt_q(eps)
+            ),
+            format!("(<= (abs (- {l} {l_ref})) {hu})"),
+        );
+        let key = exponent_hint(eps);
+        let k_txt = hints.get(&key).ok_or_else(|| StatementError::Hint {
+            key: key.clone(),
+            reason: format!("hint `{key}` is missing"),
+        })?;
+        let k = parse_rational(k_txt).map_err(|e| StatementError::Hint {
+            key: key.clone(),
+            reason: format!("hint `{key}`: {e}"),
+        })?;
+        st.assert(
+            format!(
+                "closed-form bound at ε = {}: P₁₂({}) ≤ exp(−2L²e^{{2T}}) ≤ 10^−{k_txt}",
+                fmt_q(eps),
+                fmt_q(&p.bound_t),
+            ),
+            format!("(>= {} {k})", exponent10_term(eps, &p.bound_t)),
+        );
+    }
+    Ok(st)
+}
