@@ -144,7 +144,7 @@ fn brute_min_dimension(s: &SignMatrix, t: &Rational) -> Option<usize> {
             }
         }
         // C(t) at d: every |G_d(l, j)| ≤ t·d (vacuous without pairs)
-        if n < 2 || Rational::from(max) <= Rational::from(t * d as u64) {
+        if n < 2 || Rational::from(t * d as u64) >= max {
             return Some(d);
         }
     }
