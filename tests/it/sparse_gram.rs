@@ -131,6 +131,92 @@ proptest! {
     }
 }
 
+/// The brute-force answer of `min_dimension_of`: G_d grown column by column.
+fn brute_min_dimension(s: &SignMatrix, t: &Rational) -> Option<usize> {
+    let n = s.n();
+    let mut g = vec![vec![0i64; n]; n];
+    for d in 1..=s.d() {
+        let mut max = 0i64;
+        for l in 0..n {
+            for j in l + 1..n {
+                g[l][j] += s.sign(l, d - 1) * s.sign(j, d - 1);
+                max = max.max(g[l][j].abs());
+            }
+        }
+        // C(t) at d: every |G_d(l, j)| ≤ t·d (vacuous without pairs)
+        if n < 2 || Rational::from(t * d as u64) >= max {
+            return Some(d);
+        }
+    }
+    None
+}
+
+/// Rows identical on their first `c` columns (every Gram entry c there), random
+/// after: the answer falls late, often in the scan's second stage of words.
+fn late(n: usize, d: usize, c: usize, seed: u64) -> SignMatrix {
+    let r = draw_signs(n, d, seed);
+    SignMatrix::from_fn(n, d, |l, col| col >= c && r.sign(l, col) < 0)
+}
+
+proptest! {
+    /// The staged, chunked, shared-bitmap scan against brute force: any t = p/q
+    /// (t ≤ 0, t ≥ 1, t·d an exact integer at many d), n < 2, d not a multiple of
+    /// 64, d up to 7 words (two stages from 4 words on), matrices with ties and
+    /// with late answers.
+    #[test]
+    fn min_dimension_equals_brute_force_any_t(
+        n in prop::sample::select(vec![0usize, 1, 2, 3, 5, 31, 32, 33, 63, 64, 65, 97]),
+        d in 1usize..=448,
+        p in -3i64..=40,
+        q in 1i64..=40,
+        seed in any::<u64>(),
+        kind in 0u8..3,
+        c_frac in 0usize..=100,
+    ) {
+        let t = Rational::from((p, q));
+        let s = match kind {
+            0 => draw_signs(n, d, seed),
+            1 => tied(n, d, seed),
+            _ => late(n, d, d * c_frac / 100, seed),
+        };
+        let want = brute_min_dimension(&s, &t);
+        prop_assert_eq!(min_dimension_of(&s, &t), want);
+        prop_assert_eq!(min_dimension_of_scalar(&s, &t), want);
+    }
+}
+
+/// The shared bitmap of full blocks changes only how much work is skipped, never
+/// the answer: 1 and 3 threads agree (and agree with brute force), on sizes with
+/// many row tiles, a ragged tail and answers in either stage.
+#[test]
+fn min_dimension_is_the_same_at_1_and_3_threads() {
+    for (n, d, seed, t, c) in [
+        (700usize, 450usize, 3u64, (1i64, 4i64), 0usize),
+        (513, 700, 4, (1, 4), 0),
+        (300, 400, 5, (1, 2), 170),
+        (130, 900, 6, (1, 3), 300),
+    ] {
+        let t = Rational::from(t);
+        let s = late(n, d, c, seed);
+        let want = brute_min_dimension(&s, &t);
+        assert_eq!(
+            with_threads(1, || min_dimension_of(&s, &t)),
+            want,
+            "n = {n}"
+        );
+        assert_eq!(
+            with_threads(3, || min_dimension_of(&s, &t)),
+            want,
+            "n = {n}"
+        );
+        assert_eq!(
+            with_threads(3, || min_dimension_of_scalar(&s, &t)),
+            want,
+            "n = {n}"
+        );
+    }
+}
+
 #[test]
 fn thread_count_does_not_change_results() {
     for (n, d, seed) in [(200, 131, 7), (300, 65, 8), (257, 1000, 9)] {
