@@ -1,8 +1,9 @@
 //! From certificate formulas to Coq: statements in real-number syntax and the
 //! proof scripts that make Coq re-prove them.
 //!
-//! A formula is parsed and validated by the kernel ([`crate::kernel::expr::parse_valid`]), and the
-//! typed tree the kernel's validation builds ([`crate::kernel::expr::read`]: one grammar) is read into
+//! A formula is parsed and validated by the kernel
+//! ([`crate::kernel::expr::parse_valid`]), and the typed tree the kernel's validation
+//! builds ([`crate::kernel::expr::read`]: one grammar, no second parser) is read into
 //! the translator's own tree ([`ast::T`], [`ast::F`]) in negation normal form (an
 //! obligation with `expect: "fails"` is translated as the negation of its formula). Its
 //! statement is then printed in Coq's real-number syntax, each comparison with the
