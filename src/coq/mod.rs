@@ -349,6 +349,52 @@ pub enum CoqError {
     NotDecided(String),
 }
 
+/// Why a directory or file is not used as private to this user (a run directory, the
+/// Coq cache or one of its entries), or why the cache could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    /// Reading, copying or writing failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// Not a directory (or a link to one).
+    #[error("not a directory")]
+    NotDirectory,
+    /// A directory others may read, write or enter: its mode.
+    #[error("mode {0:o}: others may use it")]
+    OpenMode(u32),
+    /// Not a regular file (or a link to one).
+    #[error("not a regular file")]
+    NotFile,
+    /// A file others may write.
+    #[error("writable by others")]
+    WritableByOthers,
+    /// Owned by another user.
+    #[error("owned by another user")]
+    OtherOwner,
+    /// A cache entry whose source or `coqc` version is not this library's or this
+    /// `coqc`'s.
+    #[error("not this library or not this coqc")]
+    Stale,
+    /// One of the above, at this path.
+    #[error("{path}: {source}")]
+    At {
+        /// The directory or file, as displayed.
+        path: String,
+        /// What is wrong with it.
+        source: Box<CacheError>,
+    },
+}
+
+impl CacheError {
+    /// This error at `path`.
+    fn at(self, path: impl std::fmt::Display) -> CacheError {
+        CacheError::At {
+            path: path.to_string(),
+            source: Box::new(self),
+        }
+    }
+}
+
 /// Reads a certificate file with the one certificate reader
 /// ([`crate::certificate::parse`]).
 pub fn load(path: &Path) -> Result<Certificate, CoqError> {
@@ -396,7 +442,7 @@ pub fn translate(cert: &Certificate) -> CoqFile {
         kernel_only: t
             .kernel_only
             .iter()
-            .map(|(i, r)| (cert.obligations[*i].name.clone(), r.clone()))
+            .map(|(i, r)| (cert.obligations[*i].name.clone(), r.to_string()))
             .collect(),
     }
 }
@@ -708,19 +754,16 @@ pub fn owner_of(path: &Path) -> Option<u32> {
 
 /// `path` is a directory (not a link to one) that nobody but its owner can
 /// read, write or enter.
-fn check_private(path: &Path) -> Result<(), String> {
-    let m = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+fn check_private(path: &Path) -> Result<(), CacheError> {
+    let m = std::fs::symlink_metadata(path)?;
     if !m.is_dir() {
-        return Err("not a directory".into());
+        return Err(CacheError::NotDirectory);
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         if m.permissions().mode() & 0o077 != 0 {
-            return Err(format!(
-                "mode {:o}: others may use it",
-                m.permissions().mode() & 0o777
-            ));
+            return Err(CacheError::OpenMode(m.permissions().mode() & 0o777));
         }
     }
     Ok(())
@@ -770,11 +813,11 @@ pub fn library_cache_entry_name() -> Option<String> {
 ///
 /// Public for the tests (tests/it/coq_helpers.rs) only: not API.
 #[doc(hidden)]
-pub fn owned_private_dir(path: &Path, uid: Option<u32>) -> Result<(), String> {
+pub fn owned_private_dir(path: &Path, uid: Option<u32>) -> Result<(), CacheError> {
     check_private(path)?;
     #[cfg(unix)]
     if owner_of(path) != uid {
-        return Err("owned by another user".into());
+        return Err(CacheError::OtherOwner);
     }
     #[cfg(not(unix))]
     let _ = uid;
@@ -785,19 +828,19 @@ pub fn owned_private_dir(path: &Path, uid: Option<u32>) -> Result<(), String> {
 ///
 /// Public for the tests (tests/it/coq_helpers.rs) only: not API.
 #[doc(hidden)]
-pub fn owned_file(path: &Path, uid: Option<u32>) -> Result<(), String> {
-    let m = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+pub fn owned_file(path: &Path, uid: Option<u32>) -> Result<(), CacheError> {
+    let m = std::fs::symlink_metadata(path)?;
     if !m.is_file() {
-        return Err("not a regular file".into());
+        return Err(CacheError::NotFile);
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         if m.permissions().mode() & 0o022 != 0 {
-            return Err("writable by others".into());
+            return Err(CacheError::WritableByOthers);
         }
         if owner_of(path) != uid {
-            return Err("owned by another user".into());
+            return Err(CacheError::OtherOwner);
         }
     }
     #[cfg(not(unix))]
@@ -810,7 +853,7 @@ pub fn owned_file(path: &Path, uid: Option<u32>) -> Result<(), String> {
 /// private directories of the user who owns `run` and the entry's source and
 /// `coqc` version are exactly this library's and this `coqc`'s. `Err` says why
 /// the cache is not used (a missing entry is `Ok(false)`).
-fn from_cache(root: &Path, run: &Path, version: &str) -> Result<bool, String> {
+fn from_cache(root: &Path, run: &Path, version: &str) -> Result<bool, CacheError> {
     #[cfg(unix)]
     let uid = owner_of(run);
     #[cfg(not(unix))]
@@ -819,44 +862,38 @@ fn from_cache(root: &Path, run: &Path, version: &str) -> Result<bool, String> {
     if std::fs::symlink_metadata(&entry).is_err() {
         return Ok(false);
     }
-    owned_private_dir(root, uid).map_err(|e| format!("{}: {e}", root.display()))?;
-    owned_private_dir(&entry, uid).map_err(|e| format!("{}: {e}", entry.display()))?;
+    owned_private_dir(root, uid).map_err(|e| e.at(root.display()))?;
+    owned_private_dir(&entry, uid).map_err(|e| e.at(entry.display()))?;
     for f in ["Attncheck.v", "Attncheck.vo", "coqc-version"] {
-        owned_file(&entry.join(f), uid).map_err(|e| format!("{}/{f}: {e}", entry.display()))?;
+        owned_file(&entry.join(f), uid)
+            .map_err(|e| e.at(format_args!("{}/{f}", entry.display())))?;
     }
     let same =
         |f: &str, want: &str| std::fs::read(entry.join(f)).is_ok_and(|t| t == want.as_bytes());
     if !same("Attncheck.v", LIBRARY) || !same("coqc-version", version) {
-        return Err(format!(
-            "{}: not this library or not this coqc",
-            entry.display()
-        ));
+        return Err(CacheError::Stale.at(entry.display()));
     }
     std::fs::copy(entry.join("Attncheck.vo"), run.join("Attncheck.vo"))
-        .map_err(|e| format!("{}: {e}", entry.display()))?;
+        .map_err(|e| CacheError::from(e).at(entry.display()))?;
     Ok(true)
 }
 
 /// Stores the library compiled in `run` in the cache (best effort: a private
 /// temporary directory inside the cache, renamed into place in one step, so a
 /// concurrent run sees the whole entry or none).
-fn to_cache(root: &Path, run: &Path, version: &str) -> Result<(), String> {
-    let e = |e: std::io::Error| e.to_string();
+fn to_cache(root: &Path, run: &Path, version: &str) -> Result<(), CacheError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::DirBuilderExt;
         if std::fs::symlink_metadata(root).is_err() {
             if let Some(parent) = root.parent() {
-                std::fs::create_dir_all(parent).map_err(e)?;
+                std::fs::create_dir_all(parent)?;
             }
-            std::fs::DirBuilder::new()
-                .mode(0o700)
-                .create(root)
-                .map_err(e)?;
+            std::fs::DirBuilder::new().mode(0o700).create(root)?;
         }
     }
     #[cfg(not(unix))]
-    std::fs::create_dir_all(root).map_err(e)?;
+    std::fs::create_dir_all(root)?;
     #[cfg(unix)]
     owned_private_dir(root, owner_of(run))?;
     let mut b = tempfile::Builder::new();
@@ -866,10 +903,10 @@ fn to_cache(root: &Path, run: &Path, version: &str) -> Result<(), String> {
         use std::os::unix::fs::PermissionsExt;
         b.permissions(std::fs::Permissions::from_mode(0o700));
     }
-    let tmp = b.tempdir_in(root).map_err(e)?;
-    std::fs::copy(run.join("Attncheck.vo"), tmp.path().join("Attncheck.vo")).map_err(e)?;
-    std::fs::write(tmp.path().join("Attncheck.v"), LIBRARY).map_err(e)?;
-    std::fs::write(tmp.path().join("coqc-version"), version).map_err(e)?;
+    let tmp = b.tempdir_in(root)?;
+    std::fs::copy(run.join("Attncheck.vo"), tmp.path().join("Attncheck.vo"))?;
+    std::fs::write(tmp.path().join("Attncheck.v"), LIBRARY)?;
+    std::fs::write(tmp.path().join("coqc-version"), version)?;
     let entry = root.join(format!("lib-{}", library_key(version)));
     let tmp = tmp.keep();
     if std::fs::rename(&tmp, &entry).is_err() {
@@ -1062,7 +1099,7 @@ pub fn check(cert: &Certificate, kernel: &Checked, limits: &Limits) -> Result<Co
         axioms: Vec::new(),
     };
     for (i, r) in &run.t.kernel_only {
-        run.verdicts[*i] = Some(CoqVerdict::KernelOnly(r.clone()));
+        run.verdicts[*i] = Some(CoqVerdict::KernelOnly(r.to_string()));
     }
     let mut support = lib;
     if let (Support::Compiled, Some(d)) = (&support, &run.t.data) {

@@ -296,6 +296,62 @@ fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
         .contains("X: a datum of kind layer, not translated"));
 }
 
+/// The translator has no reader of the S-expressions of its own: it reads the typed
+/// tree the kernel's validation builds (`expr::read`), which accepts and rejects
+/// exactly what `expr::validate` does, so a formula the kernel rejects never reaches
+/// Coq and every binder, range and literal is the one the kernel read.
+#[test]
+fn coq_reads_the_tree_the_kernels_validation_builds() {
+    use attncheck::kernel::expr::{self, tree};
+    let data = expr::Data::new();
+    let e = expr::parse("(forall x 1 3 (not (<= (sum i 0 4 (* i x 1/2)) (neg pi))))").unwrap();
+    let f = expr::read(&e, &data).unwrap();
+    let tree::Formula::Forall(b, body) = &f else {
+        panic!("{f:?}")
+    };
+    assert_eq!((b.var, b.lo, b.hi), ("x", 1, 3));
+    let tree::Formula::Not(cmp) = &**body else {
+        panic!("{body:?}")
+    };
+    let tree::Formula::Cmp(tree::Cmp::Le, tree::Term::Sum(s, t), tree::Term::Neg(p)) = &**cmp
+    else {
+        panic!("{cmp:?}")
+    };
+    assert_eq!((s.var, s.lo, s.hi), ("i", 0, 4));
+    assert!(matches!(&**p, tree::Term::Pi));
+    assert!(matches!(&**t, tree::Term::Mul(ts)
+        if matches!(ts[..], [tree::Term::Var("i"), tree::Term::Var("x"), tree::Term::Lit("1/2")])));
+    // what validation rejects, the tree reader rejects with the same error
+    for bad in [
+        "(forall x 3 2 (< x 1))",
+        "(< (tanh 1) 2)",
+        "(< y 1)",
+        "(< (sum i 0 1) 1)",
+        "(< (pow 2 99999999999) 1)",
+        "(< (sandwich-centred 3 0 1) 1)",
+    ] {
+        let e = expr::parse(bad).unwrap();
+        let want = expr::validate(&e, &data).unwrap_err();
+        assert_eq!(expr::read(&e, &data).unwrap_err(), want, "{bad}");
+        let c = hand_built(&[("a", bad)], BTreeMap::new());
+        let (_, _, ko) = coq::coverage(&c);
+        assert_eq!(
+            ko[0].1,
+            format!("the kernel rejects the formula: {want}"),
+            "{bad}"
+        );
+    }
+    // a layer operation with no Coq definition is named, never dropped
+    let layer = cert("clusters/growth-bound").data["X0"].clone();
+    let c = hand_built(
+        &[("a", "(<= (layer-dt X) 1)")],
+        BTreeMap::from([("X".to_string(), layer)]),
+    );
+    let (k, _, ko) = coq::coverage(&c);
+    assert_eq!(k, 0);
+    assert_eq!(ko[0].1, "operator `layer-dt` has no Coq translation");
+}
+
 #[test]
 fn large_exact_sums_are_computed() {
     // (reversed ranges, which the kernel rejects, are never translated:

@@ -48,6 +48,8 @@ use super::{parse_rational, Certainty, Interval, SignMatrix};
 use rug::{Integer, Rational};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+pub mod tree;
+
 /// A parse or evaluation error, with the byte offset in the source text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("at offset {offset}: {reason}")]
@@ -712,29 +714,48 @@ fn range(items: &[Sexp], o: usize) -> Result<(i64, i64), ExprError> {
     Ok((lo, hi))
 }
 
-/// The datum named by `e` (evaluation and [`validate`] read data through these three).
-fn datum<'a>(e: &Sexp, data: &'a Data) -> Result<&'a Datum, ExprError> {
+/// The datum named by `e`, with its name (evaluation and [`validate`] read data
+/// through these).
+fn named<'s, 'a>(e: &'s Sexp, data: &'a Data) -> Result<(&'s str, &'a Datum), ExprError> {
     match e {
-        Sexp::Atom(a, o) => data.get(a).ok_or_else(|| ExprError {
-            offset: *o,
-            reason: format!("no datum named `{a}` in the certificate"),
-        }),
+        Sexp::Atom(a, o) => match data.get(a) {
+            Some(d) => Ok((a, d)),
+            None => err(*o, format!("no datum named `{a}` in the certificate")),
+        },
         Sexp::List(_, o) => err(*o, "expected the name of a datum"),
     }
 }
 
-fn signs<'a>(e: &Sexp, data: &'a Data) -> Result<&'a SignMatrix, ExprError> {
-    match datum(e, data)? {
-        Datum::Signs(s) => Ok(s),
+fn datum<'a>(e: &Sexp, data: &'a Data) -> Result<&'a Datum, ExprError> {
+    named(e, data).map(|(_, d)| d)
+}
+
+fn signs_named<'s, 'a>(
+    e: &'s Sexp,
+    data: &'a Data,
+) -> Result<(&'s str, &'a SignMatrix), ExprError> {
+    match named(e, data)? {
+        (a, Datum::Signs(s)) => Ok((a, s)),
         _ => err(e.offset(), "expected a sign matrix"),
     }
 }
 
-fn sparse<'a>(e: &Sexp, data: &'a Data) -> Result<&'a SparseRows, ExprError> {
-    match datum(e, data)? {
-        Datum::Sparse(b) => Ok(b),
+fn signs<'a>(e: &Sexp, data: &'a Data) -> Result<&'a SignMatrix, ExprError> {
+    signs_named(e, data).map(|(_, s)| s)
+}
+
+fn sparse_named<'s, 'a>(
+    e: &'s Sexp,
+    data: &'a Data,
+) -> Result<(&'s str, &'a SparseRows), ExprError> {
+    match named(e, data)? {
+        (a, Datum::Sparse(b)) => Ok((a, b)),
         _ => err(e.offset(), "expected a row-sparse rational matrix"),
     }
+}
+
+fn sparse<'a>(e: &Sexp, data: &'a Data) -> Result<&'a SparseRows, ExprError> {
+    sparse_named(e, data).map(|(_, b)| b)
 }
 
 fn max_opt(acc: &mut Option<Rational>, v: Rational) {
@@ -1543,10 +1564,17 @@ fn formula<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Certainty, ExprError> {
 /// the data alone decide it, not empty). Both branches of an `and` and every body are
 /// checked, so a formula the evaluator would reject is rejected whatever the values
 /// (the evaluator stops a conjunction at its first false part). The kernel's entry
-/// points run it before evaluating, and the Coq translation before translating, so
-/// the two read one grammar. What depends on values (an exact integer argument, a
-/// non-empty maximum of the lemma quantities) is left to evaluation.
+/// points run it before evaluating, and the Coq translation reads the tree it builds
+/// ([`read`]), so the two read one grammar. What depends on values (an exact integer
+/// argument, a non-empty maximum of the lemma quantities) is left to evaluation.
 pub fn validate(e: &Sexp, data: &Data) -> Result<(), ExprError> {
+    read(e, data).map(|_| ())
+}
+
+/// [`validate`], returning what it accepted as a typed tree ([`tree::Formula`]):
+/// the formula as the grammar reads it, for the Coq translation. Read-only: the tree
+/// decides nothing.
+pub fn read<'a>(e: &'a Sexp, data: &'a Data) -> Result<tree::Formula<'a>, ExprError> {
     Validator {
         data,
         scope: Vec::new(),
@@ -1563,6 +1591,7 @@ pub fn validate_term(e: &Sexp, data: &Data) -> Result<(), ExprError> {
         literals: None,
     }
     .term(e)
+    .map(|_| ())
 }
 
 /// Parses `text` (depth, literal size and the work budget over `data` at 128 bits, as
@@ -1586,13 +1615,14 @@ struct Validator<'a> {
 }
 
 impl<'a> Validator<'a> {
-    fn bound(&mut self, items: &'a [Sexp], o: usize) -> Result<&'a str, ExprError> {
-        let v = var_name(&items[1])?;
-        range(items, o)?;
-        Ok(v)
+    fn bound(&mut self, items: &'a [Sexp], o: usize) -> Result<tree::Binder<'a>, ExprError> {
+        let var = var_name(&items[1])?;
+        let (lo, hi) = range(items, o)?;
+        Ok(tree::Binder { var, lo, hi })
     }
 
-    fn formula(&mut self, e: &'a Sexp) -> Result<(), ExprError> {
+    fn formula(&mut self, e: &'a Sexp) -> Result<tree::Formula<'a>, ExprError> {
+        use tree::{Cmp, Formula};
         let Sexp::List(items, o) = e else {
             return err(e.offset(), "expected a formula such as (<= a b)");
         };
@@ -1605,15 +1635,27 @@ impl<'a> Validator<'a> {
                 if args.len() != 2 {
                     return err(*o, format!("`{op}` takes 2 arguments"));
                 }
-                self.term(&args[0])?;
-                self.term(&args[1])
+                let c = match op.as_str() {
+                    "<" => Cmp::Lt,
+                    "<=" => Cmp::Le,
+                    ">" => Cmp::Gt,
+                    ">=" => Cmp::Ge,
+                    _ => Cmp::Eq,
+                };
+                let a = self.term(&args[0])?;
+                let b = self.term(&args[1])?;
+                Ok(Formula::Cmp(c, a, b))
             }
-            "and" => args.iter().try_for_each(|a| self.formula(a)),
+            "and" => args
+                .iter()
+                .map(|a| self.formula(a))
+                .collect::<Result<_, _>>()
+                .map(Formula::And),
             "not" => {
                 if args.len() != 1 {
                     return err(*o, "`not` takes 1 argument");
                 }
-                self.formula(&args[0])
+                Ok(Formula::Not(Box::new(self.formula(&args[0])?)))
             }
             "forall" => {
                 if args.len() != 4 {
@@ -1622,25 +1664,42 @@ impl<'a> Validator<'a> {
                         "`forall` takes a variable, two integer bounds and a formula",
                     );
                 }
-                let v = self.bound(items, *o)?;
-                self.scope.push(v);
+                let b = self.bound(items, *o)?;
+                self.scope.push(b.var);
                 let r = self.formula(&args[3]);
                 self.scope.pop();
-                r
+                Ok(Formula::Forall(b, Box::new(r?)))
             }
             _ => err(*o, format!("unknown operator `{op}` in a formula")),
         }
     }
 
-    fn term(&mut self, e: &'a Sexp) -> Result<(), ExprError> {
+    fn terms(&mut self, es: &'a [Sexp]) -> Result<Vec<tree::Term<'a>>, ExprError> {
+        es.iter().map(|a| self.term(a)).collect()
+    }
+
+    fn boxed(&mut self, e: &'a Sexp) -> Result<Box<tree::Term<'a>>, ExprError> {
+        self.term(e).map(Box::new)
+    }
+
+    fn term(&mut self, e: &'a Sexp) -> Result<tree::Term<'a>, ExprError> {
+        use tree::{DataOp, Elem, Named, Term};
         let (items, o) = match e {
             Sexp::Atom(a, o) => {
                 let literal = match self.literals {
                     Some(read) => read.contains_key(o),
                     None => parse_rational(a).is_ok(),
                 };
-                if a == "pi" || self.scope.iter().any(|v| v == a) || literal {
-                    return Ok(());
+                // read as the evaluator reads an atom: `pi`, then a bound variable, then
+                // a literal
+                if a == "pi" {
+                    return Ok(Term::Pi);
+                }
+                if self.scope.iter().any(|v| v == a) {
+                    return Ok(Term::Var(a));
+                }
+                if literal {
+                    return Ok(Term::Lit(a));
                 }
                 return err(
                     *o,
@@ -1663,81 +1722,102 @@ impl<'a> Validator<'a> {
                 )
             }
         };
-        match op.as_str() {
+        let data = |d: DataOp<'a>| -> Result<Term<'a>, ExprError> { Ok(Term::Data(d)) };
+        if let Some(lop) = tree::LayerOp::of(op) {
             // data operations (data_op, layer_op)
-            "layer-max-sqnorm" | "layer-max-sqdist" | "layer-v-frob2" | "layer-qk-frob2"
-            | "layer-dt" => {
-                arity(match op.as_str() {
-                    "layer-max-sqnorm" => 3,
-                    "layer-max-sqdist" => 4,
-                    _ => 1,
-                })?;
-                if !matches!(datum(&args[0], self.data)?, Datum::Layer(_)) {
-                    return err(args[0].offset(), "expected a layer datum");
-                }
-                args[1..].iter().try_for_each(|a| self.term(a))
+            arity(lop.arity())?;
+            let (name, d) = named(&args[0], self.data)?;
+            let Datum::Layer(x) = d else {
+                return err(args[0].offset(), "expected a layer datum");
+            };
+            let index = self.terms(&args[1..])?;
+            return data(DataOp::Layer(lop, Named { name, datum: x }, index));
+        }
+        if let Some(sop) = tree::SparseOp::of(op) {
+            arity(1)?;
+            let (name, b) = sparse_named(&args[0], self.data)?;
+            let empty = match sop {
+                tree::SparseOp::EntrySum => false,
+                tree::SparseOp::RowSumMax | tree::SparseOp::RowNnzMax => b.rows.is_empty(),
+                _ => b.rows.iter().all(|r| r.is_empty()),
+            };
+            if empty {
+                return err(o, format!("`{op}` of a matrix with no entry"));
             }
+            return data(DataOp::Sparse(sop, Named { name, datum: b }));
+        }
+        if let Some(lop) = tree::LemmaOp::of(op) {
+            let with_t = op.ends_with("-row");
+            arity(if with_t { 3 } else { 2 })?;
+            let (sn, s) = signs_named(&args[0], self.data)?;
+            let (bn, b) = sparse_named(&args[1], self.data)?;
+            if s.n() != b.n {
+                return err(
+                    o,
+                    format!("`{op}`: S has {} rows but B has n = {}", s.n(), b.n),
+                );
+            }
+            let t = if with_t {
+                Some(self.boxed(&args[2])?)
+            } else {
+                None
+            };
+            return data(DataOp::Lemma {
+                op: lop,
+                s: Named { name: sn, datum: s },
+                b: Named { name: bn, datum: b },
+                t,
+            });
+        }
+        match op.as_str() {
             "rows" => {
                 arity(1)?;
-                match datum(&args[0], self.data)? {
-                    Datum::Layer(_) => err(o, "`rows` of a layer datum: use its operations"),
-                    _ => Ok(()),
+                match named(&args[0], self.data)? {
+                    (_, Datum::Layer(_)) => err(o, "`rows` of a layer datum: use its operations"),
+                    (name, datum) => data(DataOp::Rows(Named { name, datum })),
                 }
             }
             "cols" | "gram-max-abs" => {
                 arity(1)?;
-                signs(&args[0], self.data).map(|_| ())
-            }
-            "row-sum-max" | "row-nnz-max" | "entry-min" | "entry-max" | "entry-sum" => {
-                arity(1)?;
-                let b = sparse(&args[0], self.data)?;
-                let empty = match op.as_str() {
-                    "entry-sum" => false,
-                    "row-sum-max" | "row-nnz-max" => b.rows.is_empty(),
-                    _ => b.rows.iter().all(|r| r.is_empty()),
-                };
-                if empty {
-                    return err(o, format!("`{op}` of a matrix with no entry"));
-                }
-                Ok(())
-            }
-            "err-max" | "lemma-a" | "lemma-b" | "lemma-a-row" | "lemma-b-row" => {
-                let with_t = op.ends_with("-row");
-                arity(if with_t { 3 } else { 2 })?;
-                let s = signs(&args[0], self.data)?;
-                let b = sparse(&args[1], self.data)?;
-                if s.n() != b.n {
-                    return err(
-                        o,
-                        format!("`{op}`: S has {} rows but B has n = {}", s.n(), b.n),
-                    );
-                }
-                if with_t {
-                    self.term(&args[2])?;
-                }
-                Ok(())
+                let (name, datum) = signs_named(&args[0], self.data)?;
+                let s = Named { name, datum };
+                data(if op == "cols" {
+                    DataOp::Cols(s)
+                } else {
+                    DataOp::GramMaxAbs(s)
+                })
             }
             "sandwich-centred" => {
                 arity(3)?;
                 let dbar = int_atom(&args[0])?;
                 let first = int_atom(&args[1])?;
-                self.term(&args[2])?;
-                sandwich::check_args(dbar, first).map_err(|reason| ExprError {
-                    offset: o,
-                    reason: format!("`sandwich-centred`: {reason}"),
-                })?;
-                Ok(())
+                let r = self.boxed(&args[2])?;
+                let (dbar, first) =
+                    sandwich::check_args(dbar, first).map_err(|reason| ExprError {
+                        offset: o,
+                        reason: format!("`sandwich-centred`: {reason}"),
+                    })?;
+                data(DataOp::SandwichCentred { dbar, first, r })
             }
             "band-reach" | "band-reach-count" => {
                 arity(3)?;
-                args.iter().try_for_each(|a| self.term(a))
+                let args = self.terms(args)?;
+                data(DataOp::BandReach {
+                    count: op == "band-reach-count",
+                    args,
+                })
             }
             // arithmetic (term)
             "+" | "*" => {
                 if args.is_empty() {
                     return err(o, format!("`{op}` needs arguments"));
                 }
-                args.iter().try_for_each(|a| self.term(a))
+                let ts = self.terms(args)?;
+                Ok(if op == "+" {
+                    Term::Add(ts)
+                } else {
+                    Term::Mul(ts)
+                })
             }
             "-" | "neg" => {
                 if args.len() != 1 {
@@ -1746,29 +1826,50 @@ impl<'a> Validator<'a> {
                     }
                     arity(2)?;
                 }
-                args.iter().try_for_each(|a| self.term(a))
+                let a = self.boxed(&args[0])?;
+                if args.len() == 1 {
+                    return Ok(Term::Neg(a));
+                }
+                Ok(Term::Sub(a, self.boxed(&args[1])?))
             }
             "/" | "min" | "max" => {
                 arity(2)?;
-                args.iter().try_for_each(|a| self.term(a))
+                let a = self.boxed(&args[0])?;
+                let b = self.boxed(&args[1])?;
+                Ok(match op.as_str() {
+                    "/" => Term::Div(a, b),
+                    "min" => Term::Min(a, b),
+                    _ => Term::Max(a, b),
+                })
             }
             "exp" | "ln" | "sqrt" | "sin" | "cos" | "abs" | "ceil" | "floor" => {
                 arity(1)?;
-                self.term(&args[0])
+                let a = self.boxed(&args[0])?;
+                Ok(match op.as_str() {
+                    "exp" => Term::Fun(Elem::Exp, a),
+                    "ln" => Term::Fun(Elem::Ln, a),
+                    "sqrt" => Term::Fun(Elem::Sqrt, a),
+                    "sin" => Term::Fun(Elem::Sin, a),
+                    "cos" => Term::Fun(Elem::Cos, a),
+                    "abs" => Term::Abs(a),
+                    "ceil" => Term::Ceil(a),
+                    _ => Term::Floor(a),
+                })
             }
             "pow" => {
                 arity(2)?;
                 let n = int_atom(&args[1])?;
-                i32::try_from(n).or_else(|_| err(args[1].offset(), "exponent too large"))?;
-                self.term(&args[0])
+                let n =
+                    i32::try_from(n).or_else(|_| err(args[1].offset(), "exponent too large"))?;
+                Ok(Term::Pow(self.boxed(&args[0])?, n))
             }
             "sum" => {
                 arity(4)?;
-                let v = self.bound(items, o)?;
-                self.scope.push(v);
+                let b = self.bound(items, o)?;
+                self.scope.push(b.var);
                 let r = self.term(&args[3]);
                 self.scope.pop();
-                r
+                Ok(Term::Sum(b, Box::new(r?)))
             }
             _ => err(o, format!("unknown operator `{op}` in a term")),
         }
@@ -1866,8 +1967,8 @@ fn prepare_as<'a>(
         literals: Some(&literals),
     };
     match grammar {
-        Grammar::Formula => v.formula(&sexp)?,
-        Grammar::Term => v.term(&sexp)?,
+        Grammar::Formula => drop(v.formula(&sexp)?),
+        Grammar::Term => drop(v.term(&sexp)?),
     }
     Ok(Prepared {
         sexp,
