@@ -281,6 +281,8 @@ impl std::fmt::Display for SpectrumError {
     }
 }
 
+impl std::error::Error for SpectrumError {}
+
 fn dyadic(x: f64) -> Rational {
     Rational::from_f64(x).unwrap_or_default()
 }
@@ -633,21 +635,40 @@ pub fn quad_form(qk: &Mat, phi: &[Interval]) -> Interval {
     s
 }
 
+/// Why (QᵀK, V) is not certified a good triple (`d:good`).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum GoodTripleError {
+    /// A spectral hypothesis on V fails or is undecided.
+    #[error("{0}")]
+    Spectrum(#[from] SpectrumError),
+    /// ⟨Qφ1, Kφ1⟩ > 0 fails; the enclosure of ⟨Qφ1, Kφ1⟩.
+    #[error("good triple: ⟨Qφ1, Kφ1⟩ > 0 fails (⟨Qφ1, Kφ1⟩ = {0})")]
+    NotPositive(String),
+    /// ⟨Qφ1, Kφ1⟩ > 0 is undecided at this precision; the enclosure.
+    #[error("good triple: could not certify ⟨Qφ1, Kφ1⟩ > 0 (enclosure {0})")]
+    Undecided(String),
+}
+
+impl GoodTripleError {
+    /// The spec field of the failing hypothesis: `v` for a spectral one, `q` for
+    /// ⟨Qφ1, Kφ1⟩ > 0.
+    pub fn field(&self) -> &'static str {
+        match self {
+            GoodTripleError::Spectrum(_) => "v",
+            GoodTripleError::NotPositive(_) | GoodTripleError::Undecided(_) => "q",
+        }
+    }
+}
+
 /// Certifies the good-triple hypotheses (`d:good`) for (QᵀK, V): the spectral ones
 /// via [`leading`], and ⟨Qφ1, Kφ1⟩ > 0. Error texts name the failing hypothesis.
-pub fn good_triple(qk: &Mat, v: &Mat, prec: u32) -> Result<(Leading, Interval), String> {
-    let lead = leading(v, prec).map_err(|e| e.to_string())?;
+pub fn good_triple(qk: &Mat, v: &Mat, prec: u32) -> Result<(Leading, Interval), GoodTripleError> {
+    let lead = leading(v, prec)?;
     let g = quad_form(qk, &lead.right);
     match g.gt(&Interval::zero(prec)) {
         Certainty::True => Ok((lead, g)),
-        Certainty::False => Err(format!(
-            "good triple: ⟨Qφ1, Kφ1⟩ > 0 fails (⟨Qφ1, Kφ1⟩ = {})",
-            g.fmt_outward(6)
-        )),
-        Certainty::Unknown => Err(format!(
-            "good triple: could not certify ⟨Qφ1, Kφ1⟩ > 0 (enclosure {})",
-            g.fmt_outward(6)
-        )),
+        Certainty::False => Err(GoodTripleError::NotPositive(g.fmt_outward(6))),
+        Certainty::Unknown => Err(GoodTripleError::Undecided(g.fmt_outward(6))),
     }
 }
 

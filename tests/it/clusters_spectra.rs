@@ -195,7 +195,8 @@ fn hypotheses_are_rejected_by_name() {
         128,
     )
     .unwrap_err();
-    assert!(err.contains("⟨Qφ1, Kφ1⟩ > 0 fails"), "{err}");
+    assert!(err.to_string().contains("⟨Qφ1, Kφ1⟩ > 0 fails"), "{err}");
+    assert_eq!(err.field(), "q");
     // Paranormal.
     let v = mat(&[&["1", "0"], &["0", "-1/2"]]);
     let p = spectrum::paranormal(&Mat::identity(2), &v).unwrap();

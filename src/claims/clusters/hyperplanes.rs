@@ -71,14 +71,10 @@ const VALIDATION_PREC: u32 = 128;
 pub fn check_good(inst: &Instance, prefix: &str) -> Result<(), FieldError> {
     match spectrum::good_triple(&inst.sys.qk, &inst.sys.v, VALIDATION_PREC) {
         Ok(_) => Ok(()),
-        Err(e) => {
-            let field = if e.contains("⟨Qφ1, Kφ1⟩") {
-                "q"
-            } else {
-                "v"
-            };
-            Err(FieldError::new(format!("{prefix}.{field}"), e))
-        }
+        Err(e) => Err(FieldError::new(
+            format!("{prefix}.{}", e.field()),
+            e.to_string(),
+        )),
     }
 }
 
@@ -884,7 +880,7 @@ fn ablations(p: &Params, prec: u32, out: &mut Presentation) {
         let (n, d) = (inst.n, inst.sys.d);
         let why = match spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec) {
             Ok(_) => "none (a good triple)".to_string(),
-            Err(e) => e,
+            Err(e) => e.to_string(),
         };
         let eig: Vec<String> = spectrum::roots_f64(&spectrum::char_poly(&inst.sys.v))
             .iter()
