@@ -539,60 +539,63 @@ pub fn verify_with(
     };
     let (st, source) = match theorems {
         None => (cert.statement(path)?, StatementSource::Unchecked),
-        Some(source) => match claims::rebuild::rebuild_of(&cert.claim) {
-            None => {
-                return Err(reject(format!(
-                    "`{}` is not a claim of this tool (known: {})",
-                    cert.claim,
-                    claims::rebuild::known_ids()
-                )))
-            }
-            Some(claims::rebuild::Rebuild::Input(def)) => {
-                let rebuilt = (def.rebuild)(&cert, target).map_err(|e| reject(e.to_string()))?;
-                let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
-                if let Some(d) = cert
-                    .statement_difference(&expected)
-                    .or_else(|| precision_difference(cert.precision, &(def.precisions)(&cert)))
-                {
+        Some(source) => {
+            // the statement rebuilt, the precisions it is decided at, what it was
+            // rebuilt from, and that source as the subject of "… give(s)"
+            let (rebuilt, allowed, from, against) = match claims::rebuild::rebuild_of(&cert.claim) {
+                None => {
                     return Err(reject(format!(
-                        "its statement is not the one its target and hints give: {d}"
-                    )));
+                        "`{}` is not a claim of this tool (known: {})",
+                        cert.claim,
+                        claims::rebuild::known_ids()
+                    )))
                 }
-                let from = match target {
-                    Some(t) => t.to_path_buf(),
-                    None => PathBuf::from(def.pinned),
-                };
-                (rebuilt, StatementSource::Spec(from))
-            }
-            Some(claims::rebuild::Rebuild::Spec(_)) => {
-                let spec = find_spec(source, &cert.claim)?.ok_or_else(|| {
-                    Error::Usage(format!(
-                        "no spec for `{}` in {source:?}: pass --theorems DIR, or --no-spec to evaluate the \
-                         certificate's formulas without checking what they state",
-                        cert.claim
-                    ))
-                })?;
-                let spec_path = spec.path.clone();
-                let rebuilt = claims::statement_of(&spec, cert.profile, &cert.hints)
-                    .map_err(|e| reject(e.to_string()))?
-                    .ok_or_else(|| {
-                        reject(format!(
-                            "{} has no statement: it certifies nothing by certificate",
+                Some(claims::rebuild::Rebuild::Input(def)) => {
+                    let rebuilt =
+                        (def.rebuild)(&cert, target).map_err(|e| reject(e.to_string()))?;
+                    let from = match target {
+                        Some(t) => t.to_path_buf(),
+                        None => PathBuf::from(def.pinned),
+                    };
+                    let allowed = (def.precisions)(&cert);
+                    (
+                        rebuilt,
+                        allowed,
+                        from,
+                        "its target and hints give".to_string(),
+                    )
+                }
+                Some(claims::rebuild::Rebuild::Spec(_)) => {
+                    let spec = find_spec(source, &cert.claim)?.ok_or_else(|| {
+                        Error::Usage(format!(
+                            "no spec for `{}` in {source:?}: pass --theorems DIR, or --no-spec to evaluate the \
+                             certificate's formulas without checking what they state",
                             cert.claim
                         ))
                     })?;
-                let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
-                if let Some(d) = cert.statement_difference(&expected).or_else(|| {
-                    precision_difference(cert.precision, &run_precisions(spec.precision))
-                }) {
-                    return Err(reject(format!(
-                        "its statement is not the one {} gives: {d}",
-                        spec_path.display()
-                    )));
+                    let rebuilt = claims::statement_of(&spec, cert.profile, &cert.hints)
+                        .map_err(|e| reject(e.to_string()))?
+                        .ok_or_else(|| {
+                            reject(format!(
+                                "{} has no statement: it certifies nothing by certificate",
+                                cert.claim
+                            ))
+                        })?;
+                    let against = format!("{} gives", spec.path.display());
+                    (rebuilt, run_precisions(spec.precision), spec.path, against)
                 }
-                (rebuilt, StatementSource::Spec(spec_path))
+            };
+            let expected = Certificate::of(&rebuilt, cert.profile, cert.precision, &cert.hints);
+            if let Some(d) = cert
+                .statement_difference(&expected)
+                .or_else(|| precision_difference(cert.precision, &allowed))
+            {
+                return Err(reject(format!(
+                    "its statement is not the one {against}: {d}"
+                )));
             }
-        },
+            (rebuilt, StatementSource::Spec(from))
+        }
     };
     let checked = crate::kernel::check(&st, cert.precision).map_err(|e| {
         let field = format!("obligations[{}].formula", e.index);

@@ -51,10 +51,8 @@ pub fn rebuild_of(id: &str) -> Option<Rebuild> {
 
 /// Every ID a certificate may carry, comma-separated (for error messages).
 pub fn known_ids() -> String {
-    super::REGISTRY
-        .iter()
-        .map(|c| c.id)
-        .chain(INPUTS.iter().map(|d| d.id))
+    std::iter::once(super::known_ids())
+        .chain(INPUTS.iter().map(|d| d.id.to_string()))
         .collect::<Vec<_>>()
         .join(", ")
 }

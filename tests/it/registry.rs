@@ -330,17 +330,16 @@ fn present_bodies(text: &str) -> Vec<(usize, Vec<&str>)> {
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         let code = l.split("//").next().unwrap_or("");
-        let Some(at) = code.find("fn present") else {
+        if !code.contains("fn present") {
             continue;
-        };
+        }
         let indent = l.len() - l.trim_start().len();
         let closing = format!("{}}}", " ".repeat(indent));
         let end = lines[i..]
             .iter()
             .position(|x| *x == closing)
             .map_or(lines.len(), |k| i + k);
-        let _ = at;
-        out.push((i + 1, lines[i..end.min(lines.len())].to_vec()));
+        out.push((i + 1, lines[i..end].to_vec()));
     }
     out
 }
