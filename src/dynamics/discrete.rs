@@ -32,7 +32,7 @@
 
 use super::model::{Mat, System};
 use super::observe::{Invariant, StepView};
-use crate::kernel::layer_map::{attention, mat_vec_into, residual_step};
+use crate::kernel::layer_map::{attention, attention_stochastic, mat_vec_into, residual_step};
 use crate::kernel::Interval;
 use rug::Rational;
 
@@ -90,6 +90,8 @@ pub struct DiscreteMap {
     /// R^{−1} (layer-rescaled form), and R^{−k}.
     r_inv: Vec<Interval>,
     r_inv_k: Vec<Interval>,
+    /// Rows of P tightened by Σ_j P_ij = 1 ([`DiscreteMap::with_stochastic_rows`]).
+    stochastic_rows: bool,
 }
 
 /// Why a discrete map cannot be built.
@@ -164,6 +166,7 @@ impl DiscreteMap {
             rk: mat_intervals(&Mat::identity(d), prec),
             r_inv,
             r_inv_k: mat_intervals(&Mat::identity(d), prec),
+            stochastic_rows: false,
         })
     }
 
@@ -173,7 +176,19 @@ impl DiscreteMap {
     /// 23 it used a_i = M x_i, i.e. x_jᵀ M x_i: the transposed attention whenever M
     /// is not symmetric.
     pub fn attention(&self, x: &[Interval]) -> Vec<Interval> {
-        attention(&self.qk_t, x, self.n, self.d, self.prec)
+        if self.stochastic_rows {
+            attention_stochastic(&self.qk_t, x, self.n, self.d, self.prec)
+        } else {
+            attention(&self.qk_t, x, self.n, self.d, self.prec)
+        }
+    }
+
+    /// The same map with every row of P tightened by the kernel's
+    /// [`attention_stochastic`] (each entry intersected with 1 − the sum of the
+    /// others: exact rows sum to 1). Costs O(n²) per row.
+    pub fn with_stochastic_rows(mut self) -> DiscreteMap {
+        self.stochastic_rows = true;
+        self
     }
 
     /// The initial state from exact tokens (x^0 = z^0).

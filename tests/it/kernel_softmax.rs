@@ -44,7 +44,7 @@ fn exp_both(q: &Rational, rp: u32) -> (Float, Float) {
 /// Reference for `p_i = 1 / (1 + Σ_{j≠i} e^{z_j − z_i})` at `prec + 64` bits: the
 /// differences are exact rationals, every sum and quotient is rounded in the
 /// direction of its bound.
-fn softmax_reference(z: &[Rational], i: usize, prec: u32) -> (Float, Float) {
+pub(crate) fn softmax_reference(z: &[Rational], i: usize, prec: u32) -> (Float, Float) {
     let rp = prec + 64;
     let mut s_dn = Float::with_val(rp, 1);
     let mut s_up = Float::with_val(rp, 1);

@@ -20,6 +20,7 @@ mod kernel_arith;
 mod kernel_compare;
 mod kernel_domain;
 mod kernel_elementary;
+mod kernel_layer_reductions;
 mod kernel_softmax;
 mod positional_alibi;
 mod positional_sandwich;

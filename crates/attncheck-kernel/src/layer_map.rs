@@ -19,6 +19,7 @@
 //! rescaled forms of the map) are built from the same two operations.
 
 use crate::{softmax_into, Interval};
+use rug::Rational;
 
 /// `y = A x` for a d × d interval matrix (row-major) and a d-vector.
 pub fn mat_vec_into(a: &[Interval], x: &[Interval], d: usize, y: &mut [Interval]) {
@@ -65,6 +66,58 @@ pub fn attention(
         p.append(&mut row);
     }
     p
+}
+
+/// [`attention`] with every row tightened by the identity that makes it a softmax row:
+/// Σ_l P_il = 1 exactly, so P_il = 1 − Σ_{m≠l} P_im (see [`tighten_stochastic_row`]).
+pub fn attention_stochastic(
+    qk_t: &[Interval],
+    x: &[Interval],
+    n: usize,
+    d: usize,
+    prec: u32,
+) -> Vec<Interval> {
+    let mut p = attention(qk_t, x, n, d, prec);
+    for row in p.chunks_mut(n.max(1)) {
+        tighten_stochastic_row(row, prec);
+    }
+    p
+}
+
+/// An enclosure of Σ_{l≠t} P_l = 1 − P_t for a row P of an attention matrix made by
+/// [`attention`] or [`attention_stochastic`] (a softmax row: its exact entries sum to
+/// 1): the intersection of the interval sum of the other entries with 1 − P_t. Both
+/// contain the exact value, so the intersection does; it is never empty for true
+/// enclosures (should rounding ever make it so, the sum alone is returned). The sum is
+/// tight (relative to the entries) when they are tiny, the complement when P_t → 1.
+pub fn rest_mass(row: &[Interval], t: usize, prec: u32) -> Interval {
+    let mut rest = Interval::zero(prec);
+    for (l, p) in row.iter().enumerate() {
+        if l != t {
+            rest.add_assign(p);
+        }
+    }
+    let comp = &Interval::one(prec) - &row[t];
+    rest.intersect(&comp).unwrap_or(rest)
+}
+
+/// Tightens one softmax row in place: entry l (in order) is intersected with
+/// 1 − [`rest_mass`] of the others (which reads the entries tightened before it).
+///
+/// Proof sketch. The exact row sums to 1, so P_l = 1 − Σ_{m≠l} P_m, and every
+/// interval in the row contains its exact entry (induction over l: each replacement
+/// is the intersection of two enclosures of P_l). Why: the softmax bounds a saturated
+/// entry from below by a⁻/(a⁻ + R⁺), with R⁺ at least one ulp of the row sum, so with
+/// logits of width W its enclosure is about [1 − ulp·e^W, 1], while the complement of
+/// the tiny entries is as tight as they are. Cost: O(n²) per row (each entry sums the
+/// others in order, the same rounding sequence as an explicit sum).
+fn tighten_stochastic_row(row: &mut [Interval], prec: u32) {
+    for l in 0..row.len() {
+        let comp = &Interval::one(prec) - &rest_mass(row, l, prec);
+        if let Some(x) = row[l].intersect(&comp) {
+            row[l] = x;
+        }
+    }
 }
 
 /// One residual step u_i + A w_i of the n × d state `u` with attention `p` (n × n)
@@ -131,4 +184,113 @@ pub fn sq_norms(u: &[Interval], n: usize, d: usize) -> Vec<Interval> {
             s
         })
         .collect()
+}
+
+/// The layer map (D) for d = 1 and Q = K = V = 1 (logits y_i y_j), step h, run from
+/// exact mirror-symmetric tokens, with the symmetry of the exact iterates used to keep
+/// the enclosures narrow. Rows of P are tightened as in [`attention_stochastic`].
+///
+/// Proof sketch. Let σ(y)_i = −y_{n−1−i} and F(y)_i = y_i + h Σ_j P_ij(y) y_j with
+/// P_ij(y) = e^{y_i y_j} / Σ_l e^{y_i y_l}. The logits of σ(y) are
+/// σ(y)_i σ(y)_j = y_{n−1−i} y_{n−1−j}, so P(σ(y))_ij = P(y)_{n−1−i, n−1−j} and
+/// F(σ(y))_i = −y_{n−1−i} + h Σ_j P(y)_{n−1−i, n−1−j}·(−y_{n−1−j}) = −F(y)_{n−1−i}
+/// = σ(F(y))_i: F commutes with σ. [`MirrorRun::start`] checks y^0 = σ(y^0) exactly
+/// (and n odd), so by induction y^k = σ(y^k) for every k: y_i^k = −y_{n−1−i}^k, and the
+/// middle token y_c^k (c = (n − 1)/2) equals −y_c^k = 0. Each [`MirrorRun::step`]
+/// therefore intersects the enclosure of y_i^{k+1} with the negated enclosure of
+/// y_{n−1−i}^{k+1} (both contain the exact value; the negated enclosures are taken
+/// before any intersection) and sets y_c to [0, 0]. Without this the width of y_c grows
+/// like y_n² per step (the products P_cj·y_j do not cancel in intervals). The states
+/// are opaque: only the run makes them, so the symmetry the step relies on is that of
+/// the exact data the run was started from.
+#[derive(Clone, Debug)]
+pub struct MirrorRun {
+    /// [1] = (QᵀK)ᵀ.
+    qk_t: Vec<Interval>,
+    /// [h] = Δt V.
+    step: Vec<Interval>,
+    n: usize,
+    prec: u32,
+}
+
+/// A state of a [`MirrorRun`]: enclosures of the iterate y^k and of P(y^k).
+#[derive(Clone, Debug)]
+pub struct MirrorState {
+    k: usize,
+    y: Vec<Interval>,
+    p: Vec<Interval>,
+}
+
+impl MirrorState {
+    /// The step index k.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+    /// Enclosures of y^k (n values).
+    pub fn y(&self) -> &[Interval] {
+        &self.y
+    }
+    /// Enclosures of P(y^k) (n × n, row-major).
+    pub fn p(&self) -> &[Interval] {
+        &self.p
+    }
+}
+
+/// Why a [`MirrorRun`] cannot start.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MirrorError {
+    /// The symmetry argument needs an odd number n ≥ 3 of tokens.
+    #[error("a mirror run needs an odd number of tokens, at least 3 (got {0})")]
+    Count(usize),
+    /// y_i ≠ −y_{n−1−i}.
+    #[error("the tokens are not mirror-symmetric: y[{0}] ≠ −y[{1}]")]
+    NotSymmetric(usize, usize),
+}
+
+impl MirrorRun {
+    /// Starts the run from exact tokens `y0` (checked: n odd, n ≥ 3, y0 = σ(y0)) with
+    /// step h, at `prec` bits; returns the run and the state at k = 0.
+    pub fn start(
+        y0: &[Rational],
+        h: &Rational,
+        prec: u32,
+    ) -> Result<(MirrorRun, MirrorState), MirrorError> {
+        let n = y0.len();
+        if n < 3 || n.is_multiple_of(2) {
+            return Err(MirrorError::Count(n));
+        }
+        if let Some(i) = (0..n).find(|&i| y0[i] != Rational::from(-&y0[n - 1 - i])) {
+            return Err(MirrorError::NotSymmetric(i, n - 1 - i));
+        }
+        let run = MirrorRun {
+            qk_t: vec![Interval::from_rational(prec, &Rational::from(1))],
+            step: vec![Interval::from_rational(prec, h)],
+            n,
+            prec,
+        };
+        let y: Vec<Interval> = y0
+            .iter()
+            .map(|q| Interval::from_rational(prec, q))
+            .collect();
+        let p = attention_stochastic(&run.qk_t, &y, n, 1, prec);
+        Ok((run, MirrorState { k: 0, y, p }))
+    }
+
+    /// One step: the residual step of the layer map on `s`, whose direct result is
+    /// returned first (for readings: it is an enclosure of y^{k+1} before the
+    /// symmetry is used), then the state at k + 1 (intersected with its mirror image,
+    /// the middle token set to 0, P recomputed and tightened).
+    pub fn step(&self, s: &MirrorState) -> (Vec<Interval>, MirrorState) {
+        let (n, prec) = (self.n, self.prec);
+        let raw = residual_step(&self.step, &s.y, &s.p, (n, 1), prec, true);
+        let mut y = raw.clone();
+        for (i, yi) in y.iter_mut().enumerate() {
+            if let Some(t) = yi.intersect(&-&raw[n - 1 - i]) {
+                *yi = t;
+            }
+        }
+        y[n / 2] = Interval::zero(prec);
+        let p = attention_stochastic(&self.qk_t, &y, n, 1, prec);
+        (raw, MirrorState { k: s.k + 1, y, p })
+    }
 }

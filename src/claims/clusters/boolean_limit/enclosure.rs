@@ -1,6 +1,7 @@
 //! Enclosure reasoning of clusters/boolean-limit: decided margins, the threshold
-//! A_n by certified bisection, and the row tightenings that keep the enclosures of
-//! saturated rows narrow (see the module documentation of `boolean_limit`).
+//! A_n by certified bisection, and row distances. The row tightening (Σ_j P_ij = 1)
+//! and the mirror symmetry of (S) are the kernel's (`kernel::layer_map`:
+//! `attention_stochastic`, `rest_mass`, `MirrorRun`), each beside its proof.
 
 use super::*;
 
@@ -48,37 +49,6 @@ pub fn threshold_a(n: u32, prec: u32) -> Interval {
         }
     }
     Interval::from_endpoints(lo, hi).sqrt()
-}
-
-/// max_j |P_ij − δ_tj| = Σ_{l≠t} P_il (row sums are exactly 1), enclosed by the
-/// intersection of the sum of the other entries and 1 − P_it.
-pub(super) fn rest_mass(row: &[Interval], t: usize, prec: u32) -> Interval {
-    let mut rest = Interval::zero(prec);
-    for (l, p) in row.iter().enumerate() {
-        if l != t {
-            rest.add_assign(p);
-        }
-    }
-    let comp = &Interval::one(prec) - &row[t];
-    rest.intersect(&comp).unwrap_or(rest)
-}
-
-/// Tightens every row of an attention enclosure with the exact identity
-/// P_il = 1 − Σ_{m≠l} P_im (rows of the exact P sum to 1): each entry is intersected
-/// with 1 minus the sum of the others. The kernel's softmax bounds the dominant entry
-/// of a saturated row from below by a⁻/(a⁻ + R⁺) with R⁺ ≥ one ulp of the row sum,
-/// so with logits of width W its enclosure is [≈ 1 − ulp·e^W, 1]; the complement of
-/// the tiny entries is as tight as they are. Both sides contain the exact value.
-pub(super) fn tighten_rows(p: &mut [Interval], n: usize, prec: u32) {
-    for row in p.chunks_mut(n) {
-        for l in 0..n {
-            let t = rest_mass(row, l, prec);
-            let comp = &Interval::one(prec) - &t;
-            if let Some(x) = row[l].intersect(&comp) {
-                row[l] = x;
-            }
-        }
-    }
 }
 
 /// Upper end of max_l |P_rl − P_sl| over two rows.

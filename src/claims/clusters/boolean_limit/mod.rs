@@ -19,10 +19,12 @@
 //!
 //! **Per-step invariants** (step tallies of kernel intervals, "proven on every step",
 //! pooled over the seeds of a system). They are *observations*: this module computes
-//! the margins (with the reductions below: row sums intersected with 1 − Σ, the mirror
-//! image), and no certificate carries them, so they can make the claim inconclusive and
-//! never certify or refute it (issue #24; moving them into the certificate as kernel
-//! operations over the layer datum is that issue's open work):
+//! the margins from the enclosures of the runs, and no certificate carries them, so
+//! they can make the claim inconclusive and never certify or refute it (issue #24). The
+//! enclosures come from the kernel's layer map with its two reductions, each proven
+//! beside its code in `kernel::layer_map`: rows of P tightened by Σ_j P_ij = 1
+//! (`attention_stochastic`, `rest_mass`) and, for (S), the mirror symmetry of the exact
+//! iterates (`MirrorRun`, which checks the symmetry of the exact start itself):
 //! - F3, gaps nondecreasing: y_{i+1}^{k+1} − y_i^{k+1} ≥ y_{i+1}^k − y_i^k. Proof: the
 //!   increment is h(F(y_{i+1}) − F(y_i)) with F(s) = Σ_l y_l e^{s y_l} / Σ_l e^{s y_l} = f'(s),
 //!   f(s) = log Σ_l e^{s y_l}, and F'(s) = Var_{p(s)}(y) ∈ [0, max_l y_l²]; by the mean value
@@ -53,16 +55,18 @@
 //! a run whose enclosures grew too wide is retried at a higher precision rather than
 //! reported as not converged.
 //!
-//! **Enclosure hygiene** (each step keeps an enclosure of the exact iterate):
+//! **Enclosure hygiene** (each step keeps an enclosure of the exact iterate; both
+//! reductions are the kernel's, `kernel::layer_map`):
 //! - every row of P is intersected with 1 − (the sum of its other entries), since
 //!   exact rows sum to 1 (the softmax's lower bound of a saturated entry is otherwise
 //!   limited by one ulp of the row sum divided by e^{−logit width});
 //! - (S): the map commutes with σ(y) = −reverse(y) (logits y_i y_j are invariant and
 //!   rows are permuted accordingly), and σ(y^0) = y^0, so the exact iterates satisfy
-//!   σ(y^k) = y^k: y_m^k = 0 and row m is uniform. After each step the enclosures are
-//!   read against this (a disjoint pair is a certified inconsistency),
-//!   intersected with their mirror images, and y_m is set to [0, 0]; without this the
-//!   width of y_m grows like y_n² per step (the products P_mj·y_j do not cancel).
+//!   σ(y^k) = y^k: y_m^k = 0 and row m is uniform. The kernel's `MirrorRun` intersects
+//!   each step's enclosures with their mirror images and sets y_m to [0, 0]; this module
+//!   reads the step's direct result against the symmetry (a disjoint pair is a
+//!   certified inconsistency). Without it the width of y_m grows like y_n² per step (the
+//!   products P_mj·y_j do not cancel).
 //!
 //! **A_n** (`l:auxiliary`): A² = n² e^{−A²} ⟺ u e^u = n² with u = A², i.e. u = W(n²).
 //! φ(u) = u e^u − n² is strictly increasing on u ≥ 0 (φ' = (1 + u)e^u > 0), φ(0) < 0; a

@@ -2,8 +2,8 @@
 //! per-step invariants, the (S) symmetry record, and the x-layer cross-check of the
 //! rescaling.
 
-use super::enclosure::{rest_mass, tighten_rows};
 use super::*;
+use crate::kernel::layer_map::{rest_mass, MirrorRun};
 
 /// The (S) per-step record: the middle token and its row.
 #[derive(Default)]
@@ -59,8 +59,9 @@ pub(super) fn simulate(
     let n = y0.len();
     let one = Mat::identity(1);
     let unit = System::new(one.clone(), one.clone(), one);
-    let mut map =
-        DiscreteMap::new(&unit, n, h, Form::Layer, prec).expect("the layer form needs no inverse");
+    let mut map = DiscreteMap::new(&unit, n, h, Form::Layer, prec)
+        .expect("the layer form needs no inverse")
+        .with_stochastic_rows();
     let y0m = Mat::from_rows(y0.iter().map(|y| vec![y.clone()]).collect());
     let g = (0..n - 1)
         .map(|i| Rational::from(&y0[i + 1] - &y0[i]))
@@ -173,8 +174,25 @@ pub(super) fn simulate(
         }
         md.width = md.width.max(max_width(row));
     };
-    let mut s = map.start(&y0m);
-    tighten_rows(&mut s.p, n, prec);
+    // (S): the kernel's mirror run (its proof uses σ(y^0) = y^0, checked there); (G): the
+    // map with the kernel's row tightening. Both keep enclosures of the exact iterates.
+    let mut mirror = if sym {
+        let (run, s0) =
+            MirrorRun::start(y0, h, prec).expect("(S) is validated symmetric with odd n");
+        Some((run, s0))
+    } else {
+        None
+    };
+    let state_of = |m: &crate::kernel::layer_map::MirrorState| State {
+        k: m.k(),
+        u: m.y().to_vec(),
+        x: m.y().to_vec(),
+        p: m.p().to_vec(),
+    };
+    let mut s = match &mirror {
+        Some((_, s0)) => state_of(s0),
+        None => map.start(&y0m),
+    };
     if keep {
         traj.push(mids(&s.u));
     }
@@ -182,27 +200,24 @@ pub(super) fn simulate(
         check_row(md, &s);
     }
     for _ in 0..steps {
-        let mut next = map.step(&s);
-        tighten_rows(&mut next.p, n, prec);
-        if let Some(md) = middle.as_mut() {
-            // The exact iterates are symmetric (y = −reverse(y), see the module docs), so
-            // the enclosures may be intersected with their mirror images and y_c with 0;
-            // an empty intersection would be an inconsistency, recorded as such.
-            md.note(next.u[c].agreement(&zero));
-            md.width = md.width.max(max_width(std::slice::from_ref(&next.u[c])));
-            let mirrored: Vec<Interval> = next.u.iter().rev().map(|y| -y).collect();
-            for (y, m) in next.u.iter_mut().zip(&mirrored) {
-                md.note(y.agreement(m));
-                if let Some(t) = y.intersect(m) {
-                    *y = t;
+        let next = match (mirror.as_mut(), middle.as_mut()) {
+            (Some((run, ms)), Some(md)) => {
+                let (raw, m_next) = run.step(ms);
+                // Readings of the direct result against the symmetry the exact iterates
+                // have (see the module docs): a disjoint pair would be a certified
+                // inconsistency, recorded as such.
+                md.note(raw[c].agreement(&zero));
+                md.width = md.width.max(max_width(std::slice::from_ref(&raw[c])));
+                for (i, y) in raw.iter().enumerate() {
+                    md.note(y.agreement(&-&raw[n - 1 - i]));
                 }
+                *ms = m_next;
+                let next = state_of(ms);
+                check_row(md, &next);
+                next
             }
-            next.u[c] = Interval::zero(prec);
-            next.x.clone_from(&next.u);
-            next.p = map.attention(&next.u);
-            tighten_rows(&mut next.p, n, prec);
-            check_row(md, &next);
-        }
+            _ => map.step(&s),
+        };
         let view = StepView {
             n,
             d: 1,
@@ -249,14 +264,16 @@ pub(super) fn rescaling_consistent(
     let dt = Rational::from(h / &s.v);
     let one = Mat::identity(1);
     let unit = System::new(one.clone(), one.clone(), one);
-    let mut xm = DiscreteMap::new(&s.sys, n, &dt, Form::Layer, prec).expect("layer form");
-    let mut ym = DiscreteMap::new(&unit, n, h, Form::Layer, prec).expect("layer form");
+    let mut xm = DiscreteMap::new(&s.sys, n, &dt, Form::Layer, prec)
+        .expect("layer form")
+        .with_stochastic_rows();
+    let mut ym = DiscreteMap::new(&unit, n, h, Form::Layer, prec)
+        .expect("layer form")
+        .with_stochastic_rows();
     let x0m = Mat::from_rows(x0.iter().map(|x| vec![x.clone()]).collect());
     let y0m = x0m.scale(&s.a);
     let a = Interval::from_rational(prec, &s.a);
     let (mut xs, mut ys) = (xm.start(&x0m), ym.start(&y0m));
-    tighten_rows(&mut xs.p, n, prec);
-    tighten_rows(&mut ys.p, n, prec);
     let mut reading: Option<Reading> = None;
     let mut width = 0.0f64;
     for _ in 0..=steps {
@@ -273,8 +290,6 @@ pub(super) fn rescaling_consistent(
         }
         xs = xm.step(&xs);
         ys = ym.step(&ys);
-        tighten_rows(&mut xs.p, n, prec);
-        tighten_rows(&mut ys.p, n, prec);
     }
     (reading.expect("n ≥ 1 tokens"), width)
 }

@@ -2,8 +2,9 @@
 //! against e_1 and e_n, the bounded tokens, the distinct rows and the leaders, every
 //! comparison recorded as a decided margin.
 
-use super::enclosure::{decided, rest_mass, row_distance};
+use super::enclosure::{decided, row_distance};
 use super::*;
+use crate::kernel::layer_map::rest_mass;
 
 /// How a row of P(T) is classified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
