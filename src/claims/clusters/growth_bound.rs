@@ -114,10 +114,7 @@ impl crate::claims::shape::Claim for Claim {
     /// `None` when the statement cannot be built or a term not evaluated.
     fn witness(p: &Params, ctx: &Ctx) -> Option<Growth> {
         let prec = ctx.prec();
-        let data = match Self::statement(p, &ctx.spec.id, &Hints::new()) {
-            Some(Ok(st)) => st.data,
-            _ => return None,
-        };
+        let data = Self::statement(p, &ctx.spec.id, &Hints::new())?.ok()?.data;
         let ev = |t: &str| eval_with(t, prec, &data).ok();
         let mut rows = Vec::with_capacity(p.instances.len());
         for (i, inst) in p.instances.iter().enumerate() {
@@ -194,17 +191,10 @@ impl crate::claims::shape::Claim for Claim {
                 "cumulative obligation",
             ],
         );
-        let mut plot = Plot {
-            slug: "growth".into(),
-            title: "max_i ‖x_i^k‖ / max_i ‖x_i^0‖ and the bound (1 + Δt‖V‖_F)^k".into(),
-            x_label: "step k".into(),
-            y_label: "ratio".into(),
-            x_log: false,
-            y_log: true,
-            series: Vec::new(),
-            heatmap: None,
-            paths: false,
-        };
+        let mut plot = ratio_plot(
+            "growth",
+            "max_i ‖x_i^k‖ / max_i ‖x_i^0‖ and the bound (1 + Δt‖V‖_F)^k",
+        );
         for (inst, r) in p.instances.iter().zip(&w.rows) {
             let (last_r, last_b) = r.horizon();
             table.row(vec![
@@ -252,6 +242,22 @@ impl crate::claims::shape::Claim for Claim {
              steps and initial tokens, and the kernel iterates the map in outward-rounded intervals when it checks \
              them (`attncheck verify` re-derives the tokens from the spec's seeds).",
         );
+    }
+}
+
+/// An empty plot of ratios (log scale) against the step k, for observed growth
+/// and its bound (shared with stability).
+pub(super) fn ratio_plot(slug: &str, title: &str) -> Plot {
+    Plot {
+        slug: slug.into(),
+        title: title.into(),
+        x_label: "step k".into(),
+        y_label: "ratio".into(),
+        x_log: false,
+        y_log: true,
+        series: Vec::new(),
+        heatmap: None,
+        paths: false,
     }
 }
 

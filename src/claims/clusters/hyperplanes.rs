@@ -342,20 +342,11 @@ impl crate::claims::shape::Claim for Claim {
             let phi = lead.left.clone();
             let data = &r.data;
             let tau = r.tau;
-            let (a, b, ref labels, worst) = r.levels;
+            let (a, b, _, worst) = r.levels;
             first_worst.get_or_insert((worst, tau));
-            planes.row(vec![
-                inst.name.clone(),
-                horizon(inst),
-                format!("{tau:.2e}"),
-                format!("{a:.8}"),
-                format!("{b:.8}"),
-                format!("{worst:.2e}"),
-                members(labels, "a"),
-                members(labels, "b"),
-                members(labels, "0"),
-                members(labels, "none"),
-            ]);
+            let mut row = vec![inst.name.clone(), horizon(inst)];
+            row.extend(level_cells(tau, &r.levels));
+            planes.row(row);
             let slug = format!("w{}", idx + 1);
             let phi_f: Vec<f64> = phi.iter().map(Interval::mid_f64).collect();
             out.plots
@@ -368,18 +359,12 @@ impl crate::claims::shape::Claim for Claim {
                 data.visuals(&mut out.plots, &slug, &inst.name, n, d);
             }
         }
-        if let Some((w, tau)) = first_worst {
-            out.figures.insert(
-                0,
-                crate::outcome::Figure {
-                    name: "max_dist_to_hyperplanes".into(),
-                    value: w,
-                    text: format!(
-                        "first witness: largest distance of φ1*(z_i(T)) to {{0, a_T, b_T}} = {w:.3e} (τ = {tau:.3e})"
-                    ),
-                },
-            );
-        }
+        first_figure(
+            out,
+            "max_dist_to_hyperplanes",
+            "φ1*(z_i(T)) to {0, a_T, b_T}",
+            first_worst,
+        );
         out.tables.push(spectra);
         out.tables.push(planes);
         ablations(p, &w.ablations, out);
@@ -666,6 +651,44 @@ pub fn levels(vals: &[f64], tau: f64) -> (f64, f64, Vec<&'static str>, f64) {
         })
         .collect();
     (a, b, labels, worst)
+}
+
+/// The table cells of a structure at T (τ, a_T, b_T, the largest distance, and the
+/// tokens at a_T, b_T, 0 and off all three), shared with paranormal.
+pub(super) fn level_cells(tau: f64, levels: &(f64, f64, Vec<&'static str>, f64)) -> Vec<String> {
+    let (a, b, ref labels, worst) = *levels;
+    vec![
+        format!("{tau:.2e}"),
+        format!("{a:.8}"),
+        format!("{b:.8}"),
+        format!("{worst:.2e}"),
+        members(labels, "a"),
+        members(labels, "b"),
+        members(labels, "0"),
+        members(labels, "none"),
+    ]
+}
+
+/// The first witness's largest distance to its levels (`what`: of what, to which
+/// levels) and its τ, as the report's first figure `name` (shared with paranormal).
+pub(super) fn first_figure(
+    out: &mut Presentation,
+    name: &str,
+    what: &str,
+    first: Option<(f64, f64)>,
+) {
+    if let Some((w, tau)) = first {
+        out.figures.insert(
+            0,
+            crate::outcome::Figure {
+                name: name.into(),
+                value: w,
+                text: format!(
+                    "first witness: largest distance of {what} = {w:.3e} (τ = {tau:.3e})"
+                ),
+            },
+        );
+    }
 }
 
 /// Tokens (1-based) carrying each label, as text.

@@ -18,7 +18,8 @@
 
 use super::common::{build_all, Instance, InstanceSpec};
 use super::hyperplanes::{
-    count_levels, diameter, horizon, hull_invariants, levels, members, plane_plot, run_map, RunData,
+    count_levels, diameter, first_figure, horizon, hull_invariants, level_cells, levels,
+    plane_plot, run_map, RunData,
 };
 use super::hyperplanes::{mat_lits, qk_terms, spd_formula};
 use crate::certificate::Hints;
@@ -212,10 +213,10 @@ impl crate::claims::shape::Claim for Claim {
             let fc = par.f_axes[0];
             let data = &r.data;
             let tau = r.tau;
-            let (a, b, ref labels, worst) = r.levels;
+            let (a, b, _, worst) = r.levels;
             let (g_spread0, g_spread) = r.g_spread;
             first.get_or_insert((worst, tau));
-            table.row(vec![
+            let mut row = vec![
                 inst.name.clone(),
                 format!(
                     "{}, {} (ℱ = axes {:?}, 𝒢 = axes {:?})",
@@ -225,16 +226,10 @@ impl crate::claims::shape::Claim for Claim {
                     par.g_axes.iter().map(|c| c + 1).collect::<Vec<_>>()
                 ),
                 horizon(inst),
-                format!("{tau:.2e}"),
-                format!("{a:.8}"),
-                format!("{b:.8}"),
-                format!("{worst:.2e}"),
-                members(labels, "a"),
-                members(labels, "b"),
-                members(labels, "0"),
-                members(labels, "none"),
-                format!("{g_spread0:.4} → {g_spread:.4}"),
-            ]);
+            ];
+            row.extend(level_cells(tau, &r.levels));
+            row.push(format!("{g_spread0:.4} → {g_spread:.4}"));
+            table.row(row);
             let slug = format!("w{}", idx + 1);
             if d == 2 {
                 let mut e_fc = [0.0; 2];
@@ -244,18 +239,12 @@ impl crate::claims::shape::Claim for Claim {
             }
             data.visuals(&mut out.plots, &slug, &inst.name, n, d);
         }
-        if let Some((w, tau)) = first {
-            out.figures.insert(
-                0,
-                crate::outcome::Figure {
-                    name: "max_dist_to_levels".into(),
-                    value: w,
-                    text: format!(
-                        "first witness: largest distance of the ℱ-parts to {{a_T, b_T, 0}} = {w:.3e} (τ = {tau:.3e})"
-                    ),
-                },
-            );
-        }
+        first_figure(
+            out,
+            "max_dist_to_levels",
+            "the ℱ-parts to {a_T, b_T, 0}",
+            first,
+        );
         out.tables.push(table);
         gap_cases(p, &w.gaps, out);
         out.note(

@@ -25,6 +25,7 @@
 //! entries. One datum carries both runs, so they share Q, K, V and Δt by construction.
 
 use super::common::{build_all, decided, layer_datum, Instance, InstanceSpec};
+use super::growth_bound::ratio_plot;
 use super::hyperplanes::{sample, RunData};
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
@@ -33,7 +34,7 @@ use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::dynamics::model::{random_dyadic, Mat};
 use crate::kernel::expr::eval_with;
 use crate::kernel::{Checked, Statement};
-use crate::outcome::{Plot, Presentation, Series, Style, Table};
+use crate::outcome::{Presentation, Series, Style, Table};
 use crate::spec::{ensure, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -130,10 +131,7 @@ impl crate::claims::shape::Claim for Claim {
     /// `None` when the statement cannot be built or a term not evaluated.
     fn witness(p: &Params, ctx: &Ctx) -> Option<Deltas> {
         let prec = ctx.prec();
-        let data = match Self::statement(p, &ctx.spec.id, &Hints::new()) {
-            Some(Ok(st)) => st.data,
-            _ => return None,
-        };
+        let data = Self::statement(p, &ctx.spec.id, &Hints::new())?.ok()?.data;
         let ev = |t: &str| eval_with(t, prec, &data).ok().map(|x| x.mid_f64());
         let mut rows = Vec::with_capacity(p.instances.len());
         for (idx, inst) in p.instances.iter().enumerate() {
@@ -199,17 +197,10 @@ impl crate::claims::shape::Claim for Claim {
                 "per-step obligation",
             ],
         );
-        let mut plot = Plot {
-            slug: "delta".into(),
-            title: "δ_k / δ_0 observed and the cumulative F4 bound Π(1 + Δt L_k)".into(),
-            x_label: "step k".into(),
-            y_label: "ratio".into(),
-            x_log: false,
-            y_log: true,
-            series: Vec::new(),
-            heatmap: None,
-            paths: false,
-        };
+        let mut plot = ratio_plot(
+            "delta",
+            "δ_k / δ_0 observed and the cumulative F4 bound Π(1 + Δt L_k)",
+        );
         if let (Some(inst), Some(data)) = (p.instances.first(), &w.first) {
             data.visuals(&mut out.plots, "x", &inst.name, inst.n, inst.sys.d);
         }
