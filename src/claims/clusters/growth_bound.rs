@@ -18,6 +18,7 @@
 //!   M_k² ≤ g^{2k} M_0² (the exponent is a bound variable, so gᵏ is written e^{k ln g}).
 
 use super::common::{build_all, decided, layer_datum, Instance, InstanceSpec};
+use super::hyperplanes::{sample, RunData};
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
@@ -107,43 +108,149 @@ impl crate::claims::shape::Claim for Claim {
             Ok(st)
         })())
     }
-    type Witness = ();
-    fn witness(_: &Params, _: &Ctx) {}
-    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, proof, ctx, pr);
+    type Witness = Option<Growth>;
+    /// The statement's terms evaluated over its own data (presentation only: the
+    /// kernel decides the obligations), and the last instance's trajectories.
+    /// `None` when the statement cannot be built or a term not evaluated.
+    fn witness(p: &Params, ctx: &Ctx) -> Option<Growth> {
+        let prec = ctx.prec();
+        let data = Self::statement(p, &ctx.spec.id, &Hints::new())?.ok()?.data;
+        let ev = |t: &str| eval_with(t, prec, &data).ok();
+        let mut rows = Vec::with_capacity(p.instances.len());
+        for (i, inst) in p.instances.iter().enumerate() {
+            let x = format!("X{i}");
+            let g = ev(&growth(&x))?.mid_f64();
+            let m0 = ev(&m2(&x, "0"))?.mid_f64();
+            let ratios = (0..=inst.steps)
+                .map(|k| {
+                    Some((
+                        k as f64,
+                        (ev(&m2(&x, &k.to_string()))?.mid_f64() / m0).sqrt(),
+                    ))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let bounds = (0..=inst.steps)
+                .map(|k| (k as f64, g.powi(k as i32)))
+                .collect();
+            rows.push(Row {
+                v_frob: ev(&format!("(sqrt (layer-v-frob2 {x}))"))?.hi_f64(),
+                ratios,
+                bounds,
+            });
+        }
+        let worst_slack = rows
+            .iter()
+            .map(|r| r.horizon().1 / r.horizon().0)
+            .fold(f64::INFINITY, f64::min);
+        // Token trajectories and the final attention matrix of the last instance: the
+        // rescaled tokens z^k = R^{−k} x^k, whose clusters are visible (x^k itself
+        // grows like ‖R^k‖ and squeezes every early step into the plot's centre); the
+        // layer form is the fallback when R = I + ΔtV is singular.
+        let last = p.instances.last().and_then(|inst| {
+            let map = |form| DiscreteMap::new(&inst.sys, inst.n, &inst.dt, form, prec);
+            let (mut map, what) = match map(Form::LayerRescaled) {
+                Ok(m) => (m, "rescaled tokens z = R^−k x"),
+                Err(_) => (
+                    map(Form::Layer).ok()?,
+                    "tokens x (R singular: no rescaling)",
+                ),
+            };
+            let data = sample(&mut map, inst, &mut [], 1, |s| &s.u);
+            Some((data, format!("{}, {what}", inst.name)))
+        });
+        Some(Growth {
+            rows,
+            worst_slack,
+            last,
+        })
+    }
+    /// The table, the plots and the figure of the witness, and the notes. Nothing
+    /// when the witness could not evaluate the statement's terms.
+    fn present(
+        p: &Params,
+        w: &Option<Growth>,
+        checked: Option<&Checked>,
+        _: &Ctx,
+        out: &mut Presentation,
+    ) {
+        let Some(w) = w else {
+            return;
+        };
+        let mut table = Table::new(
+            "Growth of max_i ‖x_i^k‖ against (1 + Δt‖V‖_F)^k max_i ‖x_i^0‖",
+            &[
+                "instance",
+                "n",
+                "d",
+                "Δt",
+                "steps",
+                "‖V‖_F",
+                "M_K / M_0",
+                "bound (1+Δt‖V‖_F)^K",
+                "per-step obligation",
+                "cumulative obligation",
+            ],
+        );
+        let mut plot = ratio_plot(
+            "growth",
+            "max_i ‖x_i^k‖ / max_i ‖x_i^0‖ and the bound (1 + Δt‖V‖_F)^k",
+        );
+        for (inst, r) in p.instances.iter().zip(&w.rows) {
+            let (last_r, last_b) = r.horizon();
+            table.row(vec![
+                inst.name.clone(),
+                inst.n.to_string(),
+                inst.sys.d.to_string(),
+                super::common::fmt_q(&inst.dt),
+                inst.steps.to_string(),
+                format!("{:.6}", r.v_frob),
+                format!("{last_r:.6e}"),
+                format!("{last_b:.6e}"),
+                decided(checked, &per_step_name(&inst.name)),
+                decided(checked, &cumulative_name(&inst.name)),
+            ]);
+            plot.series.push(Series {
+                name: format!("{} (observed)", inst.name),
+                style: Style::Line,
+                points: r.ratios.clone(),
+            });
+            plot.series.push(Series {
+                name: format!("{} (bound)", inst.name),
+                style: Style::Dashed,
+                points: r.bounds.clone(),
+            });
+        }
+        if let (Some(inst), Some((data, title))) = (p.instances.last(), &w.last) {
+            data.visuals(&mut out.plots, "last", title, inst.n, inst.sys.d);
+        }
+        let worst_slack = w.worst_slack;
+        out.figure(
+            "min_slack_factor",
+            worst_slack,
+            format!(
+                "smallest bound/observed ratio at the horizon over all instances: {worst_slack:.6}"
+            ),
+        );
+        out.tables.push(table);
+        out.plots.push(plot);
+        out.note(
+            "The bound uses the Frobenius norm ‖V‖_F ≥ ‖V‖_op (exact rational, enclosed), so it is a theorem for \
+             every instance; the flow version max‖x(t)‖ ≤ max‖x(0)‖ e^{‖V‖t} follows by letting Δt → 0.",
+        );
+        out.note(
+            "The obligations are stated over `layer` data: the certificate carries each instance's exact Q, K, V, Δt, \
+             steps and initial tokens, and the kernel iterates the map in outward-rounded intervals when it checks \
+             them (`attncheck verify` re-derives the tokens from the spec's seeds).",
+        );
     }
 }
 
-/// The presentation: the statement decides the claim; tables, plots and notes
-/// show its terms.
-pub fn present(p: &Params, checked: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
-    let insts = &p.instances;
-    let prec = ctx.prec();
-    // Presentation: the same sub-terms, evaluated over the statement's data.
-    let data =
-        match <Claim as crate::claims::shape::Claim>::statement(p, &ctx.spec.id, &Hints::new()) {
-            Some(Ok(st)) => st.data,
-            _ => return,
-        };
-    let ev = |t: &str| eval_with(t, prec, &data).expect("a term of the statement");
-    let mut table = Table::new(
-        "Growth of max_i ‖x_i^k‖ against (1 + Δt‖V‖_F)^k max_i ‖x_i^0‖",
-        &[
-            "instance",
-            "n",
-            "d",
-            "Δt",
-            "steps",
-            "‖V‖_F",
-            "M_K / M_0",
-            "bound (1+Δt‖V‖_F)^K",
-            "per-step obligation",
-            "cumulative obligation",
-        ],
-    );
-    let mut plot = Plot {
-        slug: "growth".into(),
-        title: "max_i ‖x_i^k‖ / max_i ‖x_i^0‖ and the bound (1 + Δt‖V‖_F)^k".into(),
+/// An empty plot of ratios (log scale) against the step k, for observed growth
+/// and its bound (shared with stability).
+pub(super) fn ratio_plot(slug: &str, title: &str) -> Plot {
+    Plot {
+        slug: slug.into(),
+        title: title.into(),
         x_label: "step k".into(),
         y_label: "ratio".into(),
         x_log: false,
@@ -151,96 +258,34 @@ pub fn present(p: &Params, checked: Option<&Checked>, ctx: &Ctx, out: &mut Prese
         series: Vec::new(),
         heatmap: None,
         paths: false,
-    };
-    let mut worst_slack = f64::INFINITY;
-    for (i, inst) in insts.iter().enumerate() {
-        let x = format!("X{i}");
-        let (n, d) = (inst.n, inst.sys.d);
-        let g = ev(&growth(&x)).mid_f64();
-        let m0 = ev(&m2(&x, "0")).mid_f64();
-        let ratios: Vec<(f64, f64)> = (0..=inst.steps)
-            .map(|k| {
-                (
-                    k as f64,
-                    (ev(&m2(&x, &k.to_string())).mid_f64() / m0).sqrt(),
-                )
-            })
-            .collect();
-        let bounds: Vec<(f64, f64)> = (0..=inst.steps)
-            .map(|k| (k as f64, g.powi(k as i32)))
-            .collect();
-        let (last_r, last_b) = (ratios.last().unwrap().1, bounds.last().unwrap().1);
-        worst_slack = worst_slack.min(last_b / last_r);
-        if i + 1 == insts.len() {
-            // Token trajectories and the final attention matrix (presentation only): the
-            // rescaled tokens z^k = R^{−k} x^k, whose clusters are visible (x^k itself
-            // grows like ‖R^k‖ and squeezes every early step into the plot's centre);
-            // the layer form is the fallback when R = I + ΔtV is singular.
-            let rescaled = DiscreteMap::new(&inst.sys, n, &inst.dt, Form::LayerRescaled, prec);
-            let (mut map, what) = match rescaled {
-                Ok(m) => (m, "rescaled tokens z = R^−k x"),
-                Err(_) => (
-                    DiscreteMap::new(&inst.sys, n, &inst.dt, Form::Layer, prec)
-                        .expect("the layer form needs no inverse"),
-                    "tokens x (R singular: no rescaling)",
-                ),
-            };
-            let dt_f = inst.dt.to_f64();
-            let (mut times, mut states) = (Vec::new(), Vec::new());
-            let last = map.run(&inst.tokens, inst.steps, &mut [], |s| {
-                times.push(s.k as f64 * dt_f);
-                states.push(crate::dynamics::discrete::mids(&s.u));
-            });
-            super::common::add_visuals(
-                &mut out.plots,
-                "last",
-                &format!("{}, {what}", inst.name),
-                &times,
-                &states,
-                n,
-                d,
-                &last.p,
-            );
-        }
-        table.row(vec![
-            inst.name.clone(),
-            n.to_string(),
-            d.to_string(),
-            super::common::fmt_q(&inst.dt),
-            inst.steps.to_string(),
-            format!("{:.6}", ev(&format!("(sqrt (layer-v-frob2 {x}))")).hi_f64()),
-            format!("{last_r:.6e}"),
-            format!("{last_b:.6e}"),
-            decided(checked, &per_step_name(&inst.name)),
-            decided(checked, &cumulative_name(&inst.name)),
-        ]);
-        plot.series.push(Series {
-            name: format!("{} (observed)", inst.name),
-            style: Style::Line,
-            points: ratios,
-        });
-        plot.series.push(Series {
-            name: format!("{} (bound)", inst.name),
-            style: Style::Dashed,
-            points: bounds,
-        });
     }
-    out.figure(
-        "min_slack_factor",
-        worst_slack,
-        format!(
-            "smallest bound/observed ratio at the horizon over all instances: {worst_slack:.6}"
-        ),
-    );
-    out.tables.push(table);
-    out.plots.push(plot);
-    out.note(
-        "The bound uses the Frobenius norm ‖V‖_F ≥ ‖V‖_op (exact rational, enclosed), so it is a theorem for \
-         every instance; the flow version max‖x(t)‖ ≤ max‖x(0)‖ e^{‖V‖t} follows by letting Δt → 0.",
-    );
-    out.note(
-        "The obligations are stated over `layer` data: the certificate carries each instance's exact Q, K, V, Δt, \
-         steps and initial tokens, and the kernel iterates the map in outward-rounded intervals when it checks \
-         them (`attncheck verify` re-derives the tokens from the spec's seeds).",
-    );
+}
+
+/// What the witness computed for the presentation: per instance the statement's
+/// terms, the smallest slack at the horizon, and the last instance's run.
+pub struct Growth {
+    /// Per instance.
+    rows: Vec<Row>,
+    /// The smallest bound/observed ratio at the horizon.
+    worst_slack: f64,
+    /// The last instance's sampled run and its plots' title.
+    last: Option<(RunData, String)>,
+}
+
+/// One instance's terms.
+struct Row {
+    /// ‖V‖_F, the enclosure's upper end.
+    v_frob: f64,
+    /// (k, M_k / M_0) for every step.
+    ratios: Vec<(f64, f64)>,
+    /// (k, (1 + Δt‖V‖_F)^k) for every step.
+    bounds: Vec<(f64, f64)>,
+}
+
+impl Row {
+    /// M_K / M_0 and the bound at the horizon K.
+    fn horizon(&self) -> (f64, f64) {
+        let last = |v: &[(f64, f64)]| v.last().map_or(f64::NAN, |x| x.1);
+        (last(&self.ratios), last(&self.bounds))
+    }
 }

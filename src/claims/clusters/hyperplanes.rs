@@ -112,17 +112,269 @@ impl crate::claims::shape::Claim for Claim {
         Some(statement_of(&p.instances, claim, hints))
     }
     type Witness = Found;
+    /// The leading eigenvalues, and each instance's run with its invariants.
     fn witness(p: &Params, ctx: &Ctx) -> Found {
-        witness(p, ctx)
+        let insts = &p.instances;
+        let prec = ctx.prec();
+        // witness search: the leading eigenvalue of each V (its isolating interval is a hint)
+        let leads: Vec<_> = insts
+            .iter()
+            .map(|inst| spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec))
+            .collect();
+        let brackets = leads
+            .iter()
+            .map(|l| {
+                l.as_ref()
+                    .ok()
+                    .map(|(lead, _)| (lead.lo.to_string(), lead.hi.to_string()))
+            })
+            .collect();
+        let mut runs = Vec::new();
+        for (inst, l) in insts.iter().zip(leads) {
+            let (n, d) = (inst.n, inst.sys.d);
+            let Ok((lead, g)) = l else {
+                runs.push(None);
+                continue;
+            };
+            // Dual functionals of the real eigenvalues for the Grönwall bound.
+            let mut duals: Vec<(String, Interval, Vec<Interval>)> =
+                vec![("φ1*".into(), lead.lambda.clone(), lead.left.clone())];
+            for (k, o) in lead.others.iter().enumerate() {
+                if let Other::Real(mu) = o {
+                    if let Some((_, left)) = spectrum::eigvecs(&inst.sys.v, mu, prec) {
+                        duals.push((format!("φ{}*", k + 2), mu.clone(), left));
+                    }
+                }
+            }
+            let dt = Interval::from_rational(prec, &inst.dt);
+            let x0 = inst.tokens.to_intervals(prec);
+            let gron_data: Vec<(Interval, Interval)> = duals
+                .iter()
+                .map(|(_, lam, w)| {
+                    let m0 = max_all(
+                        &functional(&x0, n, d, w)
+                            .iter()
+                            .map(Interval::abs)
+                            .collect::<Vec<_>>(),
+                    );
+                    (m0, &Interval::one(prec) + &(&dt * &lam.abs()))
+                })
+                .collect();
+            let phi = lead.left.clone();
+            let mut invs: Vec<Invariant> = hull_invariants(&inst.name, "φ1*", &phi)
+                .into_iter()
+                .collect();
+            for ((label, _, w), (m0, g)) in duals.iter().zip(&gron_data) {
+                invs.push(Invariant::new(
+                    format!(
+                        "{}: max_j |{label}(x_j^k)| ≤ max_j |{label}(x_j^0)|·(1 + Δt|λ|)^k (discrete Grönwall)",
+                        inst.name
+                    ),
+                    move |v| {
+                        let bound = m0 * &g.powi(v.after.k as i32);
+                        let vals: Vec<Interval> =
+                            functional(&v.after.x, v.n, v.d, w).iter().map(Interval::abs).collect();
+                        &bound - &max_all(&vals)
+                    },
+                ));
+            }
+            let every = (inst.steps / 60).max(1);
+            let data = run_map(inst, prec, &mut invs, every);
+            let records = invs.iter().map(Invariant::record).collect();
+            drop(invs);
+            // The structure at T, at two precisions.
+            let t_end = inst.steps as f64 * inst.dt.to_f64();
+            let lam1 = lead.lambda.mid_f64();
+            let tau = p.tau_factor * diameter(inst) * (-lam1 * t_end).exp();
+            let vals = final_values(&data.last, n, d, &phi);
+            let levels = levels(&vals, tau);
+            let hi = analyse(inst, 2 * prec, &phi, tau);
+            runs.push(Some(Structure {
+                op_norm: spectrum::op_norm(&inst.sys.v, prec),
+                lead,
+                g,
+                records,
+                data,
+                tau,
+                levels,
+                hi,
+            }));
+        }
+        let ablations = p.ablations.iter().map(|a| ablation(a, p, prec)).collect();
+        Found {
+            brackets,
+            runs,
+            ablations,
+        }
     }
-    fn hints(p: &Params, w: &Found) -> Hints {
-        hints(p, w)
+    /// The isolating interval of each λ1 found.
+    fn hints(_: &Params, w: &Found) -> Hints {
+        let mut hints = Hints::new();
+        for (idx, b) in w.brackets.iter().enumerate() {
+            if let Some((lo, hi)) = b {
+                hints.insert(bracket_hint(idx), format!("{lo} {hi}"));
+            }
+        }
+        hints
     }
-    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
-        observe(p, w, proof, ctx, obs);
+    /// The eigenvector enclosures (consistency), the invariants, and the structure at
+    /// T at two precisions (observed). Nothing when the statement was not decided.
+    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, out: &mut Observations) {
+        if proof.is_none() {
+            return;
+        }
+        let prec = ctx.prec();
+        for (inst, r) in p.instances.iter().zip(&w.runs) {
+            let Some(r) = r else {
+                continue;
+            };
+            let (lead, g) = (&r.lead, &r.g);
+            out.consistency(
+                format!(
+                    "{}: the eigenvector enclosures are consistent: (V − λ1 I)φ1 and φ1*(V − λ1 I) contain 0",
+                    inst.name
+                ),
+                residual_reading(&inst.sys.v, lead),
+                describe_lead(lead, g),
+            );
+            for (j, rec) in r.records.iter().enumerate() {
+                if j < 2 {
+                    rec.consistency_into(out);
+                } else {
+                    rec.observe_into(out);
+                }
+            }
+            let tau = r.tau;
+            let (a, b, ref labels, worst) = r.levels;
+            let hi = &r.hi;
+            let on_all = labels.iter().all(|l| *l != "none");
+            out.observe(
+                format!(
+                    "{}: every φ1*(z_i(T)) within τ = 10·diam·e^(−λ1 T) of {{0, a_T, b_T}}",
+                    inst.name
+                ),
+                on_all,
+                format!(
+                    "T = {}, τ = {tau:.3e}, a_T = {a:.10}, b_T = {b:.10}, largest distance to the nearest \
+                     level {worst:.3e}",
+                    horizon(inst)
+                ),
+            );
+            let same = hi.labels == *labels && (hi.a - a).abs() <= tau && (hi.b - b).abs() <= tau;
+            out.observe(
+                format!(
+                    "{}: same three-level structure at {} and {} bits",
+                    inst.name,
+                    prec,
+                    2 * prec
+                ),
+                same,
+                format!(
+                    "at {} bits: a_T = {:.10}, b_T = {:.10}, largest distance {:.3e}; labels equal: {}",
+                    2 * prec,
+                    hi.a,
+                    hi.b,
+                    hi.worst,
+                    hi.labels == *labels
+                ),
+            );
+        }
     }
-    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, w, proof, ctx, pr);
+    /// The spectra and the three hyperplanes, the plots, the first witness's figure,
+    /// the ablations and the note. Nothing when the statement was not decided.
+    fn present(p: &Params, w: &Found, proof: Option<&Checked>, _: &Ctx, out: &mut Presentation) {
+        if proof.is_none() {
+            return;
+        }
+        let insts = &p.instances;
+        let mut spectra = Table::new(
+            "Certified spectra of the value matrices (good-triple hypotheses)",
+            &[
+                "instance",
+                "λ1",
+                "other eigenvalues",
+                "φ1* (sum 1)",
+                "⟨Qφ1, Kφ1⟩",
+                "‖V‖_op",
+            ],
+        );
+        let mut planes = Table::new(
+            "The three hyperplanes at T: φ1*(z_i(T)) ∈ {0, a_T, b_T} (tokens numbered from 1)",
+            &[
+                "instance",
+                "T",
+                "τ",
+                "a_T",
+                "b_T",
+                "max dist to {0,a,b}",
+                "tokens on φ1* = a",
+                "tokens on φ1* = b",
+                "tokens on φ1* = 0",
+                "off all three",
+            ],
+        );
+        let mut first_worst = None;
+        for (idx, (inst, r)) in insts.iter().zip(&w.runs).enumerate() {
+            let (n, d) = (inst.n, inst.sys.d);
+            let Some(r) = r else {
+                continue;
+            };
+            let (lead, g) = (&r.lead, &r.g);
+            spectra.row(vec![
+                inst.name.clone(),
+                lead.lambda.fmt_outward(10),
+                lead.others
+                    .iter()
+                    .map(|o| o.describe(10))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                lead.left
+                    .iter()
+                    .map(|x| format!("{:.10}", x.mid_f64()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                g.fmt_outward(6),
+                r.op_norm
+                    .as_ref()
+                    .map(|x| x.fmt_outward(10))
+                    .unwrap_or_else(|e| format!("— ({e})")),
+            ]);
+            let phi = lead.left.clone();
+            let data = &r.data;
+            let tau = r.tau;
+            let (a, b, _, worst) = r.levels;
+            first_worst.get_or_insert((worst, tau));
+            let mut row = vec![inst.name.clone(), horizon(inst)];
+            row.extend(level_cells(tau, &r.levels));
+            planes.row(row);
+            let slug = format!("w{}", idx + 1);
+            let phi_f: Vec<f64> = phi.iter().map(Interval::mid_f64).collect();
+            out.plots
+                .push(phi_plot(&slug, &inst.name, data, n, d, &phi_f, a, b));
+            if d == 2 {
+                out.plots
+                    .push(plane_plot(&slug, &inst.name, data, &phi_f, "φ1*", a, b));
+            }
+            if idx == 0 {
+                data.visuals(&mut out.plots, &slug, &inst.name, n, d);
+            }
+        }
+        first_figure(
+            out,
+            "max_dist_to_hyperplanes",
+            "φ1*(z_i(T)) to {0, a_T, b_T}",
+            first_worst,
+        );
+        out.tables.push(spectra);
+        out.tables.push(planes);
+        ablations(p, &w.ablations, out);
+        out.note(
+            "All dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k, \
+             R = I + ΔtV. The good-triple hypotheses are the claim's statement (exact rational obligations over V, \
+             Q, K and the isolating interval of λ1), decided by the kernel. The hull monotonicity of φ1* is a theorem \
+             of the map (F2), recorded as a consistency reading (it can refute, never certify); the discrete Grönwall \
+             bound is observed on every step of the claim's own enclosures (not in the certificate, so not certified); the limit structure at T is an observation with the tolerance guide of clusters.md.",
+        );
     }
 }
 
@@ -308,19 +560,48 @@ pub fn hull_invariants<'a>(who: &str, label: &str, w: &'a [Interval]) -> [Invari
 pub fn run_map(inst: &Instance, prec: u32, invs: &mut [Invariant<'_>], every: usize) -> RunData {
     let mut map = DiscreteMap::new(&inst.sys, inst.n, &inst.dt, Form::LayerRescaled, prec)
         .expect("R = I + ΔtV invertible (λ1 > 0 dominant, Δt > 0)");
+    sample(&mut map, inst, invs, every, |s| &s.u)
+}
+
+/// Runs `map` from the instance's tokens over its steps, checking `invs` on every
+/// step and sampling `pick` of the state (z or x) every `every` steps and at the last.
+pub fn sample(
+    map: &mut DiscreteMap,
+    inst: &Instance,
+    invs: &mut [Invariant<'_>],
+    every: usize,
+    pick: fn(&State) -> &[Interval],
+) -> RunData {
     let dt = inst.dt.to_f64();
     let mut times = Vec::new();
     let mut states = Vec::new();
     let last = map.run(&inst.tokens, inst.steps, invs, |s| {
         if s.k % every.max(1) == 0 || s.k == inst.steps {
             times.push(s.k as f64 * dt);
-            states.push(mids(&s.u));
+            states.push(mids(pick(s)));
         }
     });
     RunData {
         times,
         states,
         last,
+    }
+}
+
+impl RunData {
+    /// The run's token trajectories and its final attention matrix, as plots
+    /// `{slug}-tokens` and `{slug}-attention` (see [`super::common::add_visuals`]).
+    pub fn visuals(&self, into: &mut Vec<Plot>, slug: &str, name: &str, n: usize, d: usize) {
+        super::common::add_visuals(
+            into,
+            slug,
+            name,
+            &self.times,
+            &self.states,
+            n,
+            d,
+            &self.last.p,
+        );
     }
 }
 
@@ -370,6 +651,44 @@ pub fn levels(vals: &[f64], tau: f64) -> (f64, f64, Vec<&'static str>, f64) {
         })
         .collect();
     (a, b, labels, worst)
+}
+
+/// The table cells of a structure at T (τ, a_T, b_T, the largest distance, and the
+/// tokens at a_T, b_T, 0 and off all three), shared with paranormal.
+pub(super) fn level_cells(tau: f64, levels: &(f64, f64, Vec<&'static str>, f64)) -> Vec<String> {
+    let (a, b, ref labels, worst) = *levels;
+    vec![
+        format!("{tau:.2e}"),
+        format!("{a:.8}"),
+        format!("{b:.8}"),
+        format!("{worst:.2e}"),
+        members(labels, "a"),
+        members(labels, "b"),
+        members(labels, "0"),
+        members(labels, "none"),
+    ]
+}
+
+/// The first witness's largest distance to its levels (`what`: of what, to which
+/// levels) and its τ, as the report's first figure `name` (shared with paranormal).
+pub(super) fn first_figure(
+    out: &mut Presentation,
+    name: &str,
+    what: &str,
+    first: Option<(f64, f64)>,
+) {
+    if let Some((w, tau)) = first {
+        out.figures.insert(
+            0,
+            crate::outcome::Figure {
+                name: name.into(),
+                value: w,
+                text: format!(
+                    "first witness: largest distance of {what} = {w:.3e} (τ = {tau:.3e})"
+                ),
+            },
+        );
+    }
 }
 
 /// Tokens (1-based) carrying each label, as text.
@@ -445,6 +764,8 @@ pub struct Structure {
     /// The leading eigenvalue and ⟨Qφ1, Kφ1⟩.
     lead: Leading,
     g: Interval,
+    /// ‖V‖_op (for the spectra table).
+    op_norm: Result<Interval, spectrum::SpectrumError>,
     /// The invariants, in order (the first two are theorems of the map).
     records: Vec<Record>,
     /// The sampled run.
@@ -464,292 +785,8 @@ pub struct Found {
     brackets: Vec<Option<(String, String)>>,
     /// Per instance.
     runs: Vec<Option<Structure>>,
-}
-
-/// The leading eigenvalues, and each instance's run with its invariants.
-pub fn witness(p: &Params, ctx: &Ctx) -> Found {
-    let insts = &p.instances;
-    let prec = ctx.prec();
-    // witness search: the leading eigenvalue of each V (its isolating interval is a hint)
-    let leads: Vec<_> = insts
-        .iter()
-        .map(|inst| spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec))
-        .collect();
-    let brackets = leads
-        .iter()
-        .map(|l| {
-            l.as_ref()
-                .ok()
-                .map(|(lead, _)| (lead.lo.to_string(), lead.hi.to_string()))
-        })
-        .collect();
-    let mut runs = Vec::new();
-    for (inst, l) in insts.iter().zip(leads) {
-        let (n, d) = (inst.n, inst.sys.d);
-        let Ok((lead, g)) = l else {
-            runs.push(None);
-            continue;
-        };
-        // Dual functionals of the real eigenvalues for the Grönwall bound.
-        let mut duals: Vec<(String, Interval, Vec<Interval>)> =
-            vec![("φ1*".into(), lead.lambda.clone(), lead.left.clone())];
-        for (k, o) in lead.others.iter().enumerate() {
-            if let Other::Real(mu) = o {
-                if let Some((_, left)) = spectrum::eigvecs(&inst.sys.v, mu, prec) {
-                    duals.push((format!("φ{}*", k + 2), mu.clone(), left));
-                }
-            }
-        }
-        let dt = Interval::from_rational(prec, &inst.dt);
-        let x0 = inst.tokens.to_intervals(prec);
-        let gron_data: Vec<(Interval, Interval)> = duals
-            .iter()
-            .map(|(_, lam, w)| {
-                let m0 = max_all(
-                    &functional(&x0, n, d, w)
-                        .iter()
-                        .map(Interval::abs)
-                        .collect::<Vec<_>>(),
-                );
-                (m0, &Interval::one(prec) + &(&dt * &lam.abs()))
-            })
-            .collect();
-        let phi = lead.left.clone();
-        let mut invs: Vec<Invariant> = hull_invariants(&inst.name, "φ1*", &phi)
-            .into_iter()
-            .collect();
-        for ((label, _, w), (m0, g)) in duals.iter().zip(&gron_data) {
-            invs.push(Invariant::new(
-                format!(
-                    "{}: max_j |{label}(x_j^k)| ≤ max_j |{label}(x_j^0)|·(1 + Δt|λ|)^k (discrete Grönwall)",
-                    inst.name
-                ),
-                move |v| {
-                    let bound = m0 * &g.powi(v.after.k as i32);
-                    let vals: Vec<Interval> =
-                        functional(&v.after.x, v.n, v.d, w).iter().map(Interval::abs).collect();
-                    &bound - &max_all(&vals)
-                },
-            ));
-        }
-        let every = (inst.steps / 60).max(1);
-        let data = run_map(inst, prec, &mut invs, every);
-        let records = invs.iter().map(Invariant::record).collect();
-        drop(invs);
-        // The structure at T, at two precisions.
-        let t_end = inst.steps as f64 * inst.dt.to_f64();
-        let lam1 = lead.lambda.mid_f64();
-        let tau = p.tau_factor * diameter(inst) * (-lam1 * t_end).exp();
-        let vals = final_values(&data.last, n, d, &phi);
-        let levels = levels(&vals, tau);
-        let hi = analyse(inst, 2 * prec, &phi, tau);
-        runs.push(Some(Structure {
-            lead,
-            g,
-            records,
-            data,
-            tau,
-            levels,
-            hi,
-        }));
-    }
-    Found { brackets, runs }
-}
-
-/// The isolating interval of each λ1 found.
-pub fn hints(_: &Params, w: &Found) -> Hints {
-    let mut hints = Hints::new();
-    for (idx, b) in w.brackets.iter().enumerate() {
-        if let Some((lo, hi)) = b {
-            hints.insert(bracket_hint(idx), format!("{lo} {hi}"));
-        }
-    }
-    hints
-}
-
-/// The eigenvector enclosures (consistency), the invariants, and the structure at
-/// T at two precisions (observed). Nothing when the statement was not decided.
-pub fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, out: &mut Observations) {
-    if proof.is_none() {
-        return;
-    }
-    let prec = ctx.prec();
-    for (inst, r) in p.instances.iter().zip(&w.runs) {
-        let Some(r) = r else {
-            continue;
-        };
-        let (lead, g) = (&r.lead, &r.g);
-        out.consistency(
-            format!(
-                "{}: the eigenvector enclosures are consistent: (V − λ1 I)φ1 and φ1*(V − λ1 I) contain 0",
-                inst.name
-            ),
-            residual_reading(&inst.sys.v, lead),
-            describe_lead(lead, g),
-        );
-        for (j, rec) in r.records.iter().enumerate() {
-            if j < 2 {
-                rec.consistency_into(out);
-            } else {
-                rec.observe_into(out);
-            }
-        }
-        let tau = r.tau;
-        let (a, b, ref labels, worst) = r.levels;
-        let hi = &r.hi;
-        let on_all = labels.iter().all(|l| *l != "none");
-        out.observe(
-            format!(
-                "{}: every φ1*(z_i(T)) within τ = 10·diam·e^(−λ1 T) of {{0, a_T, b_T}}",
-                inst.name
-            ),
-            on_all,
-            format!(
-                "T = {}, τ = {tau:.3e}, a_T = {a:.10}, b_T = {b:.10}, largest distance to the nearest \
-                 level {worst:.3e}",
-                horizon(inst)
-            ),
-        );
-        let same = hi.labels == *labels && (hi.a - a).abs() <= tau && (hi.b - b).abs() <= tau;
-        out.observe(
-            format!(
-                "{}: same three-level structure at {} and {} bits",
-                inst.name,
-                prec,
-                2 * prec
-            ),
-            same,
-            format!(
-                "at {} bits: a_T = {:.10}, b_T = {:.10}, largest distance {:.3e}; labels equal: {}",
-                2 * prec,
-                hi.a,
-                hi.b,
-                hi.worst,
-                hi.labels == *labels
-            ),
-        );
-    }
-}
-
-/// The spectra and the three hyperplanes, the plots, the first witness's figure,
-/// the ablations and the note. Nothing when the statement was not decided.
-pub fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
-    if proof.is_none() {
-        return;
-    }
-    let insts = &p.instances;
-    let prec = ctx.prec();
-    let mut spectra = Table::new(
-        "Certified spectra of the value matrices (good-triple hypotheses)",
-        &[
-            "instance",
-            "λ1",
-            "other eigenvalues",
-            "φ1* (sum 1)",
-            "⟨Qφ1, Kφ1⟩",
-            "‖V‖_op",
-        ],
-    );
-    let mut planes = Table::new(
-        "The three hyperplanes at T: φ1*(z_i(T)) ∈ {0, a_T, b_T} (tokens numbered from 1)",
-        &[
-            "instance",
-            "T",
-            "τ",
-            "a_T",
-            "b_T",
-            "max dist to {0,a,b}",
-            "tokens on φ1* = a",
-            "tokens on φ1* = b",
-            "tokens on φ1* = 0",
-            "off all three",
-        ],
-    );
-    let mut first_worst = None;
-    for (idx, (inst, r)) in insts.iter().zip(&w.runs).enumerate() {
-        let (n, d) = (inst.n, inst.sys.d);
-        let Some(r) = r else {
-            continue;
-        };
-        let (lead, g) = (&r.lead, &r.g);
-        spectra.row(vec![
-            inst.name.clone(),
-            lead.lambda.fmt_outward(10),
-            lead.others
-                .iter()
-                .map(|o| o.describe(10))
-                .collect::<Vec<_>>()
-                .join("; "),
-            lead.left
-                .iter()
-                .map(|x| format!("{:.10}", x.mid_f64()))
-                .collect::<Vec<_>>()
-                .join(", "),
-            g.fmt_outward(6),
-            spectrum::op_norm(&inst.sys.v, prec)
-                .map(|x| x.fmt_outward(10))
-                .unwrap_or_else(|e| format!("— ({e})")),
-        ]);
-        let phi = lead.left.clone();
-        let data = &r.data;
-        let tau = r.tau;
-        let (a, b, ref labels, worst) = r.levels;
-        first_worst.get_or_insert((worst, tau));
-        planes.row(vec![
-            inst.name.clone(),
-            horizon(inst),
-            format!("{tau:.2e}"),
-            format!("{a:.8}"),
-            format!("{b:.8}"),
-            format!("{worst:.2e}"),
-            members(labels, "a"),
-            members(labels, "b"),
-            members(labels, "0"),
-            members(labels, "none"),
-        ]);
-        let slug = format!("w{}", idx + 1);
-        let phi_f: Vec<f64> = phi.iter().map(Interval::mid_f64).collect();
-        out.plots
-            .push(phi_plot(&slug, &inst.name, data, n, d, &phi_f, a, b));
-        if d == 2 {
-            out.plots
-                .push(plane_plot(&slug, &inst.name, data, &phi_f, "φ1*", a, b));
-        }
-        if idx == 0 {
-            super::common::add_visuals(
-                &mut out.plots,
-                &slug,
-                &inst.name,
-                &data.times,
-                &data.states,
-                n,
-                d,
-                &data.last.p,
-            );
-        }
-    }
-    if let Some((w, tau)) = first_worst {
-        out.figures.insert(
-            0,
-            crate::outcome::Figure {
-                name: "max_dist_to_hyperplanes".into(),
-                value: w,
-                text: format!(
-                    "first witness: largest distance of φ1*(z_i(T)) to {{0, a_T, b_T}} = {w:.3e} (τ = {tau:.3e})"
-                ),
-            },
-        );
-    }
-    out.tables.push(spectra);
-    out.tables.push(planes);
-    ablations(p, prec, out);
-    out.note(
-        "All dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k, \
-         R = I + ΔtV. The good-triple hypotheses are the claim's statement (exact rational obligations over V, \
-         Q, K and the isolating interval of λ1), decided by the kernel. The hull monotonicity of φ1* is a theorem \
-         of the map (F2), recorded as a consistency reading (it can refute, never certify); the discrete Grönwall \
-         bound is observed on every step of the claim's own enclosures (not in the certificate, so not certified); the limit structure at T is an observation with the tolerance guide of clusters.md.",
-    );
+    /// The ablations' runs, in order.
+    ablations: Vec<Ablation>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -860,8 +897,62 @@ pub fn count_levels(vals: &[f64], tau: f64) -> usize {
     1 + v.windows(2).filter(|w| w[1] - w[0] > tau).count()
 }
 
-fn ablations(p: &Params, prec: u32, out: &mut Presentation) {
-    if p.ablations.is_empty() {
+/// One ablation's run (report only): why it is not a good triple, its eigenvalues,
+/// its sampled run, and the structure at T.
+struct Ablation {
+    /// The hypothesis dropped, in the certifier's words.
+    why: String,
+    /// The eigenvalues of V (f64).
+    eig: Vec<spectrum::C64>,
+    /// The run, sampled once per time unit.
+    data: RunData,
+    /// τ-levels of z·e1 at T.
+    levels: usize,
+    /// τ-distinct points z_i(T).
+    points: usize,
+    /// max_i |z_i(T) − z_i(T − 1)|.
+    moving: f64,
+}
+
+/// Runs ablation `inst`: the same dynamics, no hypothesis required; τ is
+/// 10·diam·e^(−T) (there is no λ1 to use).
+fn ablation(inst: &Instance, p: &Params, prec: u32) -> Ablation {
+    let (n, d) = (inst.n, inst.sys.d);
+    let why = match spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec) {
+        Ok(_) => "none (a good triple)".to_string(),
+        Err(e) => e.to_string(),
+    };
+    let eig = spectrum::roots_f64(&spectrum::char_poly(&inst.sys.v));
+    let every = (1.0 / inst.dt.to_f64()).round().max(1.0) as usize;
+    let data = run_map(inst, prec, &mut [], every);
+    let t_end = inst.steps as f64 * inst.dt.to_f64();
+    let tau = p.tau_factor * diameter(inst) * (-t_end).exp();
+    let z = data.states.last().expect("final");
+    let zprev = &data.states[data.states.len().saturating_sub(2)];
+    let e1: Vec<f64> = (0..n).map(|j| z[j * d]).collect();
+    let dist = |a: &[f64], i: usize, b: &[f64], j: usize| {
+        (0..d)
+            .map(|c| (a[i * d + c] - b[j * d + c]).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    let points = (0..n)
+        .filter(|&j| !(0..j).any(|l| dist(z, j, z, l) <= tau))
+        .count();
+    let moving = (0..n).map(|j| dist(z, j, zprev, j)).fold(0.0f64, f64::max);
+    Ablation {
+        why,
+        eig,
+        levels: count_levels(&e1, tau),
+        points,
+        moving,
+        data,
+    }
+}
+
+/// The ablations' table, plots and note (nothing when there are none).
+fn ablations(p: &Params, runs: &[Ablation], out: &mut Presentation) {
+    if runs.is_empty() {
         return;
     }
     let mut t = Table::new(
@@ -876,13 +967,9 @@ fn ablations(p: &Params, prec: u32, out: &mut Presentation) {
             "max_i |z_i(T) − z_i(T − 1)|",
         ],
     );
-    for (i, inst) in p.ablations.iter().enumerate() {
-        let (n, d) = (inst.n, inst.sys.d);
-        let why = match spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec) {
-            Ok(_) => "none (a good triple)".to_string(),
-            Err(e) => e.to_string(),
-        };
-        let eig: Vec<String> = spectrum::roots_f64(&spectrum::char_poly(&inst.sys.v))
+    for (i, (inst, a)) in p.ablations.iter().zip(runs).enumerate() {
+        let eig: Vec<String> = a
+            .eig
             .iter()
             .map(|z| {
                 if z.im == 0.0 {
@@ -892,50 +979,22 @@ fn ablations(p: &Params, prec: u32, out: &mut Presentation) {
                 }
             })
             .collect();
-        let every = (1.0 / inst.dt.to_f64()).round().max(1.0) as usize;
-        let data = run_map(inst, prec, &mut [], every);
-        let t_end = inst.steps as f64 * inst.dt.to_f64();
-        let tau = p.tau_factor * diameter(inst) * (-t_end).exp();
-        let z = data.states.last().expect("final");
-        let zprev = &data.states[data.states.len().saturating_sub(2)];
-        let e1: Vec<f64> = (0..n).map(|j| z[j * d]).collect();
-        let mut pts = 0;
-        for j in 0..n {
-            let dup = (0..j).any(|l| {
-                (0..d)
-                    .map(|c| (z[j * d + c] - z[l * d + c]).powi(2))
-                    .sum::<f64>()
-                    .sqrt()
-                    <= tau
-            });
-            if !dup {
-                pts += 1;
-            }
-        }
-        let moving = (0..n)
-            .map(|j| {
-                (0..d)
-                    .map(|c| (z[j * d + c] - zprev[j * d + c]).powi(2))
-                    .sum::<f64>()
-                    .sqrt()
-            })
-            .fold(0.0f64, f64::max);
         t.row(vec![
             inst.name.clone(),
-            why,
+            a.why.clone(),
             eig.join(", "),
             horizon(inst),
-            count_levels(&e1, tau).to_string(),
-            pts.to_string(),
-            format!("{moving:.3e}"),
+            a.levels.to_string(),
+            a.points.to_string(),
+            format!("{:.3e}", a.moving),
         ]);
         out.plots.push(crate::dynamics::plots::trajectories(
             &format!("ablation{}-tokens", i + 1),
             &format!("ablation {}: token trajectories (z)", inst.name),
-            &data.times,
-            &data.states,
-            n,
-            d,
+            &a.data.times,
+            &a.data.states,
+            inst.n,
+            inst.sys.d,
         ));
     }
     out.tables.push(t);

@@ -18,7 +18,8 @@
 
 use super::common::{build_all, Instance, InstanceSpec};
 use super::hyperplanes::{
-    count_levels, diameter, horizon, hull_invariants, levels, members, plane_plot, run_map, RunData,
+    count_levels, diameter, first_figure, horizon, hull_invariants, level_cells, levels,
+    plane_plot, run_map, RunData,
 };
 use super::hyperplanes::{mat_lits, qk_terms, spd_formula};
 use crate::certificate::Hints;
@@ -107,27 +108,151 @@ impl crate::claims::shape::Claim for Claim {
             claim,
         )))
     }
-    type Witness = Vec<Levels>;
-    fn witness(p: &Params, ctx: &Ctx) -> Vec<Levels> {
-        witness(p, ctx)
+    type Witness = Found;
+    /// Every instance's run at two precisions, and the gap cases' runs.
+    fn witness(p: &Params, ctx: &Ctx) -> Found {
+        let prec = ctx.prec();
+        let levels = p
+            .instances
+            .iter()
+            .map(|(inst, par)| {
+                let (n, d) = (inst.n, inst.sys.d);
+                let fc = par.f_axes[0];
+                let w = axis(d, fc, prec);
+                let mut invs: Vec<_> = hull_invariants(&inst.name, "π_ℱ", &w).into_iter().collect();
+                let every = (inst.steps / 60).max(1);
+                let data = run_map(inst, prec, &mut invs, every);
+                let records = invs.iter().map(Invariant::record).collect();
+                drop(invs);
+                let lam = par.lambda.to_f64();
+                let t_end = inst.steps as f64 * inst.dt.to_f64();
+                let tau = p.tau_factor * diameter(inst) * (-lam * t_end).exp();
+                let z = data.states.last().expect("final");
+                let levels = levels(&coord(z, n, d, fc), tau);
+                let hi = run_map(inst, 2 * prec, &mut [], inst.steps);
+                let zh: Vec<f64> = hi.last.u.iter().map(Interval::mid_f64).collect();
+                let hi = super::hyperplanes::levels(&coord(&zh, n, d, fc), tau);
+                let g_spread = |z: &[f64]| {
+                    par.g_axes
+                        .iter()
+                        .map(|&c| spread(&coord(z, n, d, c)))
+                        .fold(0.0, f64::max)
+                };
+                Levels {
+                    g_spread: (g_spread(&data.states[0]), g_spread(z)),
+                    records,
+                    data,
+                    tau,
+                    levels,
+                    hi,
+                }
+            })
+            .collect();
+        let gaps = p.gap_cases.iter().map(|g| gap_case(g, p, prec)).collect();
+        Found { levels, gaps }
     }
-    fn observe(
-        p: &Params,
-        w: &Vec<Levels>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        obs: &mut Observations,
-    ) {
-        observe(p, w, proof, ctx, obs);
+    /// The hull monotonicity (consistency) and the ℱ-structure at T at two precisions
+    /// (observed). Nothing when the statement was not decided.
+    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, out: &mut Observations) {
+        if proof.is_none() {
+            return;
+        }
+        let prec = ctx.prec();
+        for ((inst, _), r) in p.instances.iter().zip(&w.levels) {
+            for rec in &r.records {
+                rec.consistency_into(out);
+            }
+            let tau = r.tau;
+            let (a, b, ref labels, worst) = r.levels;
+            let (ah, bh, ref lh, wh) = r.hi;
+            out.observe(
+                format!("{}: every ℱ-part π_ℱ(z_i(T)) within τ of {{a_T, b_T, 0}}", inst.name),
+                labels.iter().all(|l| *l != "none"),
+                format!(
+                    "T = {}, τ = 10·diam·e^(−λT) = {tau:.3e}, a_T = {a:.10}, b_T = {b:.10}, largest distance {worst:.3e}",
+                    horizon(inst)
+                ),
+            );
+            out.observe(
+                format!("{}: same ℱ-structure at {} and {} bits", inst.name, prec, 2 * prec),
+                lh == labels && (ah - a).abs() <= tau && (bh - b).abs() <= tau,
+                format!(
+                    "at {} bits: a_T = {ah:.10}, b_T = {bh:.10}, largest distance {wh:.3e}; labels equal: {}",
+                    2 * prec,
+                    lh == labels
+                ),
+            );
+        }
     }
-    fn present(
-        p: &Params,
-        w: &Vec<Levels>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        pr: &mut Presentation,
-    ) {
-        present(p, w, proof, ctx, pr);
+    /// The ℱ-parts table, the plots, the first witness's figure, the gap cases and
+    /// the note. Nothing when the statement was not decided.
+    fn present(p: &Params, w: &Found, proof: Option<&Checked>, _: &Ctx, out: &mut Presentation) {
+        if proof.is_none() {
+            return;
+        }
+        let mut table = Table::new(
+            "ℱ-parts at T: π_ℱ(z_i(T)) ∈ {a_T, b_T, 0}; the 𝒢-part is free (tokens numbered from 1)",
+            &[
+                "instance",
+                "λ, ρ(V|_𝒢)",
+                "T",
+                "τ",
+                "a_T",
+                "b_T",
+                "max dist",
+                "tokens at a_T",
+                "tokens at b_T",
+                "tokens at 0",
+                "off all three",
+                "𝒢-spread at 0 → T",
+            ],
+        );
+        let mut first = None;
+        for (idx, ((inst, par), r)) in p.instances.iter().zip(&w.levels).enumerate() {
+            let (n, d) = (inst.n, inst.sys.d);
+            let fc = par.f_axes[0];
+            let data = &r.data;
+            let tau = r.tau;
+            let (a, b, _, worst) = r.levels;
+            let (g_spread0, g_spread) = r.g_spread;
+            first.get_or_insert((worst, tau));
+            let mut row = vec![
+                inst.name.clone(),
+                format!(
+                    "{}, {} (ℱ = axes {:?}, 𝒢 = axes {:?})",
+                    par.lambda,
+                    par.rho_g,
+                    par.f_axes.iter().map(|c| c + 1).collect::<Vec<_>>(),
+                    par.g_axes.iter().map(|c| c + 1).collect::<Vec<_>>()
+                ),
+                horizon(inst),
+            ];
+            row.extend(level_cells(tau, &r.levels));
+            row.push(format!("{g_spread0:.4} → {g_spread:.4}"));
+            table.row(row);
+            let slug = format!("w{}", idx + 1);
+            if d == 2 {
+                let mut e_fc = [0.0; 2];
+                e_fc[fc] = 1.0;
+                out.plots
+                    .push(plane_plot(&slug, &inst.name, data, &e_fc, "π_ℱ", a, b));
+            }
+            data.visuals(&mut out.plots, &slug, &inst.name, n, d);
+        }
+        first_figure(
+            out,
+            "max_dist_to_levels",
+            "the ℱ-parts to {a_T, b_T, 0}",
+            first,
+        );
+        out.tables.push(table);
+        gap_cases(p, &w.gaps, out);
+        out.note(
+            "The dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k. \
+             The monotonicity of the ℱ-coordinates' max and min is a theorem of the map (F2 with π_ℱ), recorded as a \
+             consistency reading (it can refute, never certify); the hypotheses of d:goodmulti are the claim's \
+             statement, decided exactly by the kernel; the limit structure at T is an observation with the tolerance guide of clusters.md.",
+        );
     }
 }
 
@@ -201,7 +326,14 @@ fn spread(v: &[f64]) -> f64 {
     hi - lo
 }
 
-/// Runs the claim.
+/// What the search found: every instance's run, and the gap cases' runs.
+pub struct Found {
+    /// Per instance.
+    levels: Vec<Levels>,
+    /// Per gap case.
+    gaps: Vec<GapCase>,
+}
+
 /// One instance's run: the invariants' records, the sampled run, τ, the ℱ-levels
 /// at T, and the same at twice the precision.
 pub struct Levels {
@@ -210,192 +342,55 @@ pub struct Levels {
     tau: f64,
     levels: (f64, f64, Vec<&'static str>, f64),
     hi: (f64, f64, Vec<&'static str>, f64),
+    /// The largest 𝒢-spread at 0 and at T.
+    g_spread: (f64, f64),
 }
 
-/// Every instance's run at two precisions.
-pub fn witness(p: &Params, ctx: &Ctx) -> Vec<Levels> {
-    let prec = ctx.prec();
-    p.instances
-        .iter()
-        .map(|(inst, par)| {
-            let (n, d) = (inst.n, inst.sys.d);
-            let fc = par.f_axes[0];
-            let w = axis(d, fc, prec);
-            let mut invs: Vec<_> = hull_invariants(&inst.name, "π_ℱ", &w).into_iter().collect();
-            let every = (inst.steps / 60).max(1);
-            let data = run_map(inst, prec, &mut invs, every);
-            let records = invs.iter().map(Invariant::record).collect();
-            drop(invs);
-            let lam = par.lambda.to_f64();
-            let t_end = inst.steps as f64 * inst.dt.to_f64();
-            let tau = p.tau_factor * diameter(inst) * (-lam * t_end).exp();
-            let z = data.states.last().expect("final");
-            let levels = levels(&coord(z, n, d, fc), tau);
-            let hi = run_map(inst, 2 * prec, &mut [], inst.steps);
-            let zh: Vec<f64> = hi.last.u.iter().map(Interval::mid_f64).collect();
-            let hi = super::hyperplanes::levels(&coord(&zh, n, d, fc), tau);
-            Levels {
-                records,
-                data,
-                tau,
-                levels,
-                hi,
-            }
-        })
-        .collect()
+/// One gap case's run (report only): whether the hypotheses hold, the sampled
+/// run, and the structure of the ℱ-part at T.
+struct GapCase {
+    /// The hypotheses of d:goodmulti, decided exactly (or why they fail).
+    hyp: String,
+    /// The run, sampled 60 times.
+    data: RunData,
+    /// τ-levels of the ℱ-part at T.
+    levels: usize,
+    /// Tokens whose ℱ-part is within τ of {a_T, b_T, 0}.
+    near: usize,
+    /// The largest distance to {a_T, b_T, 0}.
+    worst: f64,
+    /// The 𝒢-spread at 0 and at T.
+    g_spread: (f64, f64),
 }
 
-/// The hull monotonicity (consistency) and the ℱ-structure at T at two precisions
-/// (observed). Nothing when the statement was not decided.
-pub fn observe(
-    p: &Params,
-    w: &[Levels],
-    proof: Option<&Checked>,
-    ctx: &Ctx,
-    out: &mut Observations,
-) {
-    if proof.is_none() {
-        return;
-    }
-    let prec = ctx.prec();
-    for ((inst, _), r) in p.instances.iter().zip(w) {
-        for rec in &r.records {
-            rec.consistency_into(out);
-        }
-        let tau = r.tau;
-        let (a, b, ref labels, worst) = r.levels;
-        let (ah, bh, ref lh, wh) = r.hi;
-        out.observe(
-            format!("{}: every ℱ-part π_ℱ(z_i(T)) within τ of {{a_T, b_T, 0}}", inst.name),
-            labels.iter().all(|l| *l != "none"),
-            format!(
-                "T = {}, τ = 10·diam·e^(−λT) = {tau:.3e}, a_T = {a:.10}, b_T = {b:.10}, largest distance {worst:.3e}",
-                horizon(inst)
-            ),
-        );
-        out.observe(
-            format!("{}: same ℱ-structure at {} and {} bits", inst.name, prec, 2 * prec),
-            lh == labels && (ah - a).abs() <= tau && (bh - b).abs() <= tau,
-            format!(
-                "at {} bits: a_T = {ah:.10}, b_T = {bh:.10}, largest distance {wh:.3e}; labels equal: {}",
-                2 * prec,
-                lh == labels
-            ),
-        );
+/// Runs gap case `inst` (ℱ = axis 1, 𝒢 = axis 2; τ = c·diam·e^(−T), λ = 1).
+fn gap_case(inst: &Instance, p: &Params, prec: u32) -> GapCase {
+    let (n, d) = (inst.n, inst.sys.d);
+    let hyp = match spectrum::paranormal(&inst.sys.qk, &inst.sys.v) {
+        Ok(s) => format!("hold (λ = {}, ρ(V|_𝒢) = {})", s.lambda, s.rho_g),
+        Err((_, e)) => e,
+    };
+    let data = run_map(inst, prec, &mut [], (inst.steps / 60).max(1));
+    let z = data.states.last().expect("final");
+    let f = coord(z, n, d, 0);
+    let tau = p.tau_factor * diameter(inst) * (-(inst.steps as f64) * inst.dt.to_f64()).exp();
+    let (_, _, labels, worst) = levels(&f, tau);
+    GapCase {
+        hyp,
+        levels: count_levels(&f, tau),
+        near: labels.iter().filter(|l| **l != "none").count(),
+        worst,
+        g_spread: (
+            spread(&coord(&data.states[0], n, d, 1)),
+            spread(&coord(z, n, d, 1)),
+        ),
+        data,
     }
 }
 
-/// The ℱ-parts table, the plots, the first witness's figure, the gap cases and
-/// the note. Nothing when the statement was not decided.
-pub fn present(
-    p: &Params,
-    w: &[Levels],
-    proof: Option<&Checked>,
-    ctx: &Ctx,
-    out: &mut Presentation,
-) {
-    if proof.is_none() {
-        return;
-    }
-    let prec = ctx.prec();
-    let mut table = Table::new(
-        "ℱ-parts at T: π_ℱ(z_i(T)) ∈ {a_T, b_T, 0}; the 𝒢-part is free (tokens numbered from 1)",
-        &[
-            "instance",
-            "λ, ρ(V|_𝒢)",
-            "T",
-            "τ",
-            "a_T",
-            "b_T",
-            "max dist",
-            "tokens at a_T",
-            "tokens at b_T",
-            "tokens at 0",
-            "off all three",
-            "𝒢-spread at 0 → T",
-        ],
-    );
-    let mut first = None;
-    for (idx, ((inst, par), r)) in p.instances.iter().zip(w).enumerate() {
-        let (n, d) = (inst.n, inst.sys.d);
-        let fc = par.f_axes[0];
-        let data = &r.data;
-        let z = data.states.last().expect("final");
-        let tau = r.tau;
-        let (a, b, ref labels, worst) = r.levels;
-        let g_spread0: f64 = par
-            .g_axes
-            .iter()
-            .map(|&c| spread(&coord(&data.states[0], n, d, c)))
-            .fold(0.0, f64::max);
-        let g_spread: f64 = par
-            .g_axes
-            .iter()
-            .map(|&c| spread(&coord(z, n, d, c)))
-            .fold(0.0, f64::max);
-        first.get_or_insert((worst, tau));
-        table.row(vec![
-            inst.name.clone(),
-            format!(
-                "{}, {} (ℱ = axes {:?}, 𝒢 = axes {:?})",
-                par.lambda,
-                par.rho_g,
-                par.f_axes.iter().map(|c| c + 1).collect::<Vec<_>>(),
-                par.g_axes.iter().map(|c| c + 1).collect::<Vec<_>>()
-            ),
-            horizon(inst),
-            format!("{tau:.2e}"),
-            format!("{a:.8}"),
-            format!("{b:.8}"),
-            format!("{worst:.2e}"),
-            members(labels, "a"),
-            members(labels, "b"),
-            members(labels, "0"),
-            members(labels, "none"),
-            format!("{g_spread0:.4} → {g_spread:.4}"),
-        ]);
-        let slug = format!("w{}", idx + 1);
-        if d == 2 {
-            let mut e_fc = [0.0; 2];
-            e_fc[fc] = 1.0;
-            out.plots
-                .push(plane_plot(&slug, &inst.name, data, &e_fc, "π_ℱ", a, b));
-        }
-        super::common::add_visuals(
-            &mut out.plots,
-            &slug,
-            &inst.name,
-            &data.times,
-            &data.states,
-            n,
-            d,
-            &data.last.p,
-        );
-    }
-    if let Some((w, tau)) = first {
-        out.figures.insert(
-            0,
-            crate::outcome::Figure {
-                name: "max_dist_to_levels".into(),
-                value: w,
-                text: format!(
-                    "first witness: largest distance of the ℱ-parts to {{a_T, b_T, 0}} = {w:.3e} (τ = {tau:.3e})"
-                ),
-            },
-        );
-    }
-    out.tables.push(table);
-    gap_cases(p, prec, out);
-    out.note(
-        "The dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k. \
-         The monotonicity of the ℱ-coordinates' max and min is a theorem of the map (F2 with π_ℱ), recorded as a \
-         consistency reading (it can refute, never certify); the hypotheses of d:goodmulti are the claim's \
-         statement, decided exactly by the kernel; the limit structure at T is an observation with the tolerance guide of clusters.md.",
-    );
-}
-
-fn gap_cases(p: &Params, prec: u32, out: &mut Presentation) {
-    if p.gap_cases.is_empty() {
+/// The gap cases' table, plots and note (nothing when there are none).
+fn gap_cases(p: &Params, runs: &[GapCase], out: &mut Presentation) {
+    if runs.is_empty() {
         return;
     }
     let mut t = Table::new(
@@ -411,35 +406,24 @@ fn gap_cases(p: &Params, prec: u32, out: &mut Presentation) {
             "𝒢-spread at 0 → T",
         ],
     );
-    for (i, inst) in p.gap_cases.iter().enumerate() {
-        let (n, d) = (inst.n, inst.sys.d);
-        let hyp = match spectrum::paranormal(&inst.sys.qk, &inst.sys.v) {
-            Ok(s) => format!("hold (λ = {}, ρ(V|_𝒢) = {})", s.lambda, s.rho_g),
-            Err((_, e)) => e,
-        };
-        let data = run_map(inst, prec, &mut [], (inst.steps / 60).max(1));
-        let z = data.states.last().expect("final");
-        let f = coord(z, n, d, 0);
-        let tau = p.tau_factor * diameter(inst) * (-(inst.steps as f64) * inst.dt.to_f64()).exp();
-        let (_, _, labels, worst) = levels(&f, tau);
-        let g0 = spread(&coord(&data.states[0], n, d, 1));
-        let gt = spread(&coord(z, n, d, 1));
+    for (i, (inst, g)) in p.gap_cases.iter().zip(runs).enumerate() {
+        let (g0, gt) = g.g_spread;
         t.row(vec![
             inst.name.clone(),
-            hyp,
+            g.hyp.clone(),
             horizon(inst),
-            count_levels(&f, tau).to_string(),
-            format!("{}/{}", labels.iter().filter(|l| **l != "none").count(), n),
-            format!("{worst:.2e}"),
+            g.levels.to_string(),
+            format!("{}/{}", g.near, inst.n),
+            format!("{:.2e}", g.worst),
             format!("{g0:.4} → {gt:.4}"),
         ]);
         out.plots.push(crate::dynamics::plots::trajectories(
             &format!("gap{}-tokens", i + 1),
             &format!("gap case {}: token trajectories (z)", inst.name),
-            &data.times,
-            &data.states,
-            n,
-            d,
+            &g.data.times,
+            &g.data.states,
+            inst.n,
+            inst.sys.d,
         ));
     }
     out.tables.push(t);

@@ -167,27 +167,299 @@ impl crate::claims::shape::Claim for Claim {
             tau_factor: c,
         })
     }
-    type Witness = Vec<Limit>;
-    fn witness(p: &Params, ctx: &Ctx) -> Vec<Limit> {
-        witness(p, ctx)
+    type Witness = Found;
+    /// Every instance's run at two precisions and its structure at T.
+    fn witness(p: &Params, ctx: &Ctx) -> Found {
+        let c = &p.tau_factor;
+        let prec = ctx.prec();
+        let limits = p
+            .main
+            .iter()
+            .map(|inst| {
+                let dirs = directions(inst.sys.d, p.directions);
+                let (a, bits) = simulate_resolved(inst, &dirs, prec);
+                let b = simulate(inst, &dirs, 2 * bits, false);
+                let tau = tau_for(inst, c, bits);
+                let structure = match (
+                    analyse(inst, &a.last.u, &tau),
+                    analyse(inst, &b.last.u, &tau.with_prec(2 * bits)),
+                ) {
+                    (Ok(x), Ok(y)) => Ok((x, y)),
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                };
+                // the Hausdorff distance of the hull vertices one time unit apart
+                let haus = structure.as_ref().ok().map(|(sa, _)| {
+                    let prev = PointSet::from_midpoints(inst.sys.d, &a.unit_before)?;
+                    let hp = hull::hull(&prev);
+                    Ok(hull::hausdorff(
+                        &prev.subset(&hp.vertices),
+                        &sa.ps.subset(&sa.hull.vertices),
+                        prec,
+                    ))
+                });
+                Limit {
+                    speeds: speeds(&a),
+                    outline: outline(inst, &a),
+                    a,
+                    bits,
+                    tau,
+                    structure,
+                    haus,
+                }
+            })
+            .collect();
+        let ablations = p
+            .ablations
+            .iter()
+            .map(|inst| {
+                let dirs = directions(inst.sys.d, p.directions);
+                let (a, bits) = simulate_resolved(inst, &dirs, prec);
+                let structure = analyse(inst, &a.last.u, &tau_for(inst, c, bits));
+                let (n, d) = (inst.n, inst.sys.d);
+                let m = mids(&a.last.u);
+                let max_norm = (0..n)
+                    .map(|i| {
+                        m[i * d..(i + 1) * d]
+                            .iter()
+                            .map(|x| x * x)
+                            .sum::<f64>()
+                            .sqrt()
+                    })
+                    .fold(0.0, f64::max);
+                Ablation {
+                    max_norm,
+                    outline: outline(inst, &a),
+                    a,
+                    bits,
+                    structure,
+                }
+            })
+            .collect();
+        Found { limits, ablations }
     }
-    fn observe(
-        p: &Params,
-        w: &Vec<Limit>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        obs: &mut Observations,
-    ) {
-        observe(p, w, proof, ctx, obs);
+    /// The hull monotonicity (consistency), and the structure at T, the speeds and the
+    /// two precisions (observed).
+    fn observe(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, out: &mut Observations) {
+        let c = &p.tau_factor;
+        for (inst, l) in p.main.iter().zip(&w.limits) {
+            let n = inst.n;
+            let (a, bits, tau) = (&l.a, l.bits, &l.tau);
+            let name = &inst.name;
+            out.consistency(
+                format!(
+                    "{name}: support function h(u) = max_i ⟨u, z_i⟩ nonincreasing on every step of (D) \
+                     for {} fixed directions (F1; a theorem of the map, no step certifiably violates it)",
+                    p.directions
+                ),
+                a.support.consistency(),
+                a.support.consistency_summary(),
+            );
+            let t_end = Rational::from(&inst.dt * inst.steps as u32);
+            let (sa, sb) = match &l.structure {
+                Ok((x, y)) => (x, y),
+                Err(e) => {
+                    out.observe(format!("{name}: hull of z(T)"), false, e.to_string());
+                    continue;
+                }
+            };
+            let open: Vec<usize> = (0..n).filter(|&i| sa.roles[i] == Role::Open).collect();
+            out.observe(
+                format!(
+                    "{name}: at T = {}, every z_i has ‖z_i‖ ≤ τ, or is within τ of ∂Cx with \
+                     |‖Az_i‖² − max_j ⟨Az_i, Av_j⟩| ≤ L·τ (τ = {}·diam(z(0))·e^{{−T}}, L = 3‖QᵀK‖_F·max‖z(0)‖)",
+                    fmt_q(&t_end),
+                    fmt_q(c)
+                ),
+                open.is_empty(),
+                format!(
+                    "τ ∈ {}; L·τ ∈ {}; worst residual ÷ tolerance ≤ {:.3e}; max_i |‖Az_i‖² − max_j ⟨Az_i, Av_j⟩| / τ \
+                     ≤ {:.3e} (the literal reading, which compares a quadratic quantity with a length); tokens not \
+                     within tolerance of 𝒮: {:?}; enclosure width ≤ {:.1e}",
+                    tau.fmt_outward(6),
+                    sa.tau_gap.fmt_outward(6),
+                    sa.worst,
+                    sa.gap_over_tau,
+                    open,
+                    a.width
+                ),
+            );
+            let (dec, first_speed, last_speed) = &l.speeds;
+            out.observe(
+                format!("{name}: max_i ‖ż_i‖ (as ‖z^{{k+1}} − z^k‖/Δt) strictly decreasing over the last time unit"),
+                *dec,
+                format!(
+                    "from {} to {} over {} steps",
+                    first_speed.fmt_outward(4),
+                    last_speed.fmt_outward(4),
+                    a.speeds.len()
+                ),
+            );
+            let same = same(sa, sb);
+            out.observe(
+                format!(
+                    "{name}: the same leaders, limit-point count and token roles at the run's precision and at twice it"
+                ),
+                same,
+                format!(
+                    "{bits} vs {} bits: leaders {{{}}} vs {{{}}}; limit points {} vs {}",
+                    2 * bits,
+                    leaders(sa),
+                    leaders(sb),
+                    sa.limit_points,
+                    sb.limit_points
+                ),
+            );
+        }
     }
-    fn present(
-        p: &Params,
-        w: &Vec<Limit>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        pr: &mut Presentation,
-    ) {
-        present(p, w, proof, ctx, pr);
+    /// The summary and token tables, the snapshots, the pictures of the first
+    /// instance, the figures, the ablations and the notes.
+    fn present(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, out: &mut Presentation) {
+        let mut summary = Table::new(
+            "Polytope limit at T: hull vertices (leaders), limit points and residuals",
+            &[
+                "instance",
+                "n, d",
+                "QᵀK",
+                "T",
+                "precision (bits)",
+                "τ",
+                "leaders (hull vertices)",
+                "τ-distinct limit points",
+                "near 0",
+                "worst residual ÷ tolerance",
+                "max‖ż‖ at T−1 → T",
+                "Hausdorff(vertices T−1, T)",
+                "same at 2× precision",
+            ],
+        );
+        let mut worst_all: f64 = 0.0;
+        let mut first_limit_points = 0usize;
+        let mut lp_figs = Vec::new();
+        for (idx, (inst, l)) in p.main.iter().zip(&w.limits).enumerate() {
+            let (n, d) = (inst.n, inst.sys.d);
+            let (a, bits, tau) = (&l.a, l.bits, &l.tau);
+            let name = &inst.name;
+            let t_end = Rational::from(&inst.dt * inst.steps as u32);
+            let Ok((sa, sb)) = &l.structure else {
+                continue;
+            };
+            let (_, first_speed, last_speed) = &l.speeds;
+            let same = same(sa, sb);
+            let haus = match &l.haus {
+                Some(Ok(h)) => h.fmt_hi(3),
+                Some(Err(e)) => e.to_string(),
+                None => String::new(),
+            };
+            worst_all = worst_all.max(sa.worst);
+            if idx == 0 {
+                first_limit_points = sa.limit_points;
+            }
+            lp_figs.push((
+                format!("limit_points_{idx}"),
+                sa.limit_points as f64,
+                format!(
+                    "{name}: {} τ-distinct limit points, {} leaders",
+                    sa.limit_points,
+                    sa.hull.vertices.len()
+                ),
+            ));
+            summary.row(vec![
+                name.clone(),
+                format!("{n}, {d}"),
+                qk_text(&inst.sys.qk),
+                fmt_q(&t_end),
+                bits.to_string(),
+                tau.fmt_outward(4),
+                leaders(sa),
+                sa.limit_points.to_string(),
+                sa.roles
+                    .iter()
+                    .filter(|r| **r == Role::Zero)
+                    .count()
+                    .to_string(),
+                format!("{:.3e}", sa.worst),
+                format!("{} → {}", first_speed.fmt_hi(3), last_speed.fmt_hi(3)),
+                haus,
+                if same { "yes".into() } else { "no".into() },
+            ]);
+            if n <= 32 {
+                let mut t = Table::new(
+                    format!("{name}: tokens at T (roles relative to the hull of z(T))"),
+                    &[
+                        "i",
+                        "z_i(T)",
+                        "‖z_i‖",
+                        "distance to ∂Cx",
+                        "‖Az_i‖² − max_j ⟨Az_i, Av_j⟩",
+                        "role",
+                    ],
+                );
+                for i in 0..n {
+                    let z: Vec<String> = a.last.u[i * d..(i + 1) * d]
+                        .iter()
+                        .map(|x| x.fmt_mid(6))
+                        .collect();
+                    t.row(vec![
+                        (i + 1).to_string(),
+                        format!("({})", z.join(", ")),
+                        sa.norms[i].fmt_hi(3),
+                        sa.bdist[i].fmt_outward(3),
+                        sa.gaps[i].fmt_outward(3),
+                        sa.roles[i].as_str().into(),
+                    ]);
+                }
+                out.tables.push(t);
+            }
+            out.plots.push(snapshot_plot(
+                &slugify(idx, "snapshots-"),
+                inst,
+                a,
+                l.outline.as_deref(),
+            ));
+            if idx == 0 {
+                let (times, states): (Vec<f64>, Vec<Vec<f64>>) = a.samples.iter().cloned().unzip();
+                super::common::add_visuals(
+                    &mut out.plots,
+                    "run",
+                    name,
+                    &times,
+                    &states,
+                    n,
+                    d,
+                    &a.last.p,
+                );
+            }
+        }
+        out.tables.insert(0, summary);
+        out.figure(
+            "worst_residual_over_tau",
+            worst_all,
+            format!(
+                "largest max_i min(‖z_i‖/τ, max(dist(z_i, ∂Cx)/τ, |‖Az_i‖² − max_j⟨Az_i, Av_j⟩|/(Lτ))) over the \
+                 witnesses at T: {worst_all:.3e} (≤ 1 is the asserted structure); first witness: \
+                 {first_limit_points} limit points"
+            ),
+        );
+        for (name, v, text) in lp_figs {
+            out.figure(name, v, text);
+        }
+        ablations(out, p, &w.ablations);
+        out.note(
+            "No convergence rate is stated in the paper; τ = 10·diam(z(0))·e^{−T} is the derived tolerance guide of \
+             clusters.md (after P reaches hardmax, max_i ‖ż_i‖ decays like e^{−t}). The hull of z(T) is the exact hull \
+             of the enclosure midpoints; the distances and residuals are interval enclosures; the structure at T is \
+             an observation, so the verdict is at most supported.",
+        );
+        out.note(
+            "The residual g(z_i) = ‖Az_i‖² − max_j ⟨Az_i, Av_j⟩ is quadratic in z, so its tolerance is L·τ with \
+             L = 3‖QᵀK‖_F·max_i ‖z_i(0)‖, the Lipschitz constant of g on Cx z(0) ⊂ B(0, R0) [derived]: z_i within τ \
+             of a point s of 𝒮 (g(s) = 0) gives |g(z_i)| ≤ Lτ. clusters.md writes τ itself; that literal ratio \
+             max_i |g(z_i)|/τ is printed in each check's evidence.",
+        );
+        out.note(
+            "Δt = 1/10 matches the authors' step (their \"RK4\" is forward Euler on z with Δt = 0.1, clusters.md §6); \
+             on (D) the hull is nonincreasing for every Δt > 0 (F1).",
+        );
     }
 }
 
@@ -491,8 +763,8 @@ fn leaders(s: &Structure) -> String {
 /// Token snapshots at t = 0, 1/2, 3/2 and T (the tokens reach their limit points
 /// within a few time units, so early times show the motion) and the final hull as a
 /// closed polyline (d = 3: projected to the first two coordinates, with the hull of
-/// the projection).
-fn snapshot_plot(slug: &str, inst: &Instance, run: &Run) -> Plot {
+/// the projection, `outline`).
+fn snapshot_plot(slug: &str, inst: &Instance, run: &Run, outline: Option<&[(f64, f64)]>) -> Plot {
     let (n, d) = (inst.n, inst.sys.d);
     let t_end = run.samples.last().map_or(0.0, |s| s.0);
     let mut series = Vec::new();
@@ -508,24 +780,11 @@ fn snapshot_plot(slug: &str, inst: &Instance, run: &Run) -> Plot {
             points: (0..n).map(|i| (x[i * d], x[i * d + 1])).collect(),
         });
     }
-    let proj: Vec<Interval> = (0..n)
-        .flat_map(|i| run.last.u[i * d..i * d + 2].to_vec())
-        .collect();
-    if let Ok(ps) = PointSet::from_midpoints(2, &proj) {
-        let h = hull::hull(&ps);
-        let x = mids(&proj);
-        let mut pts: Vec<(f64, f64)> = h
-            .polygon
-            .iter()
-            .map(|&i| (x[2 * i], x[2 * i + 1]))
-            .collect();
-        if let Some(first) = pts.first().copied() {
-            pts.push(first);
-        }
+    if let Some(pts) = outline {
         series.push(Series {
             name: format!("hull of z(T){}", if d == 3 { " (projected)" } else { "" }),
             style: Style::Line,
-            points: pts,
+            points: pts.to_vec(),
         });
     }
     Plot {
@@ -549,6 +808,27 @@ fn snapshot_plot(slug: &str, inst: &Instance, run: &Run) -> Plot {
     }
 }
 
+/// The hull of z(T) (d = 3: of its projection to the first two coordinates) as a
+/// closed polyline of midpoints; `None` when the hull cannot be formed.
+fn outline(inst: &Instance, run: &Run) -> Option<Vec<(f64, f64)>> {
+    let (n, d) = (inst.n, inst.sys.d);
+    let proj: Vec<Interval> = (0..n)
+        .flat_map(|i| run.last.u[i * d..i * d + 2].to_vec())
+        .collect();
+    let ps = PointSet::from_midpoints(2, &proj).ok()?;
+    let h = hull::hull(&ps);
+    let x = mids(&proj);
+    let mut pts: Vec<(f64, f64)> = h
+        .polygon
+        .iter()
+        .map(|&i| (x[2 * i], x[2 * i + 1]))
+        .collect();
+    if let Some(first) = pts.first().copied() {
+        pts.push(first);
+    }
+    Some(pts)
+}
+
 fn qk_text(m: &Mat) -> String {
     let rows: Vec<String> = (0..m.rows)
         .map(|i| {
@@ -563,7 +843,14 @@ fn slugify(i: usize, prefix: &str) -> String {
     format!("{prefix}{i}")
 }
 
-/// Runs the claim.
+/// What the search found: every instance's limit, and the ablations' runs.
+pub struct Found {
+    /// Per instance.
+    limits: Vec<Limit>,
+    /// Per ablation.
+    ablations: Vec<Ablation>,
+}
+
 /// One instance's limit: its run (at the resolved precision and at twice it), τ,
 /// and the structure at T at both (or why the hull could not be formed).
 pub struct Limit {
@@ -571,34 +858,25 @@ pub struct Limit {
     bits: u32,
     tau: Interval,
     structure: Result<(Structure, Structure), hull::HullError>,
+    /// The Hausdorff distance of the hull vertices one time unit apart (`None`
+    /// when the structure at T could not be formed).
+    haus: Option<Result<Interval, hull::HullError>>,
+    /// The speeds over the last time unit: strictly decreasing, first, last.
+    speeds: (bool, Interval, Interval),
+    /// The (projected) hull of z(T), for the snapshot plot.
+    outline: Option<Vec<(f64, f64)>>,
 }
 
-/// Every instance's run at two precisions and its structure at T.
-pub fn witness(p: &Params, ctx: &Ctx) -> Vec<Limit> {
-    let c = &p.tau_factor;
-    let prec = ctx.prec();
-    p.main
-        .iter()
-        .map(|inst| {
-            let dirs = directions(inst.sys.d, p.directions);
-            let (a, bits) = simulate_resolved(inst, &dirs, prec);
-            let b = simulate(inst, &dirs, 2 * bits, false);
-            let tau = tau_for(inst, c, bits);
-            let structure = match (
-                analyse(inst, &a.last.u, &tau),
-                analyse(inst, &b.last.u, &tau.with_prec(2 * bits)),
-            ) {
-                (Ok(x), Ok(y)) => Ok((x, y)),
-                (Err(e), _) | (_, Err(e)) => Err(e),
-            };
-            Limit {
-                a,
-                bits,
-                tau,
-                structure,
-            }
-        })
-        .collect()
+/// One ablation's run (report only): its run at the resolved precision, and the
+/// structure at T (or why the hull could not be formed).
+struct Ablation {
+    a: Run,
+    bits: u32,
+    structure: Result<Structure, hull::HullError>,
+    /// max_i ‖z_i(T)‖ of the midpoints.
+    max_norm: f64,
+    /// The (projected) hull of z(T), for the snapshot plot.
+    outline: Option<Vec<(f64, f64)>>,
 }
 
 /// The speeds over the last time unit: strictly decreasing, first, last.
@@ -618,241 +896,10 @@ fn same(sa: &Structure, sb: &Structure) -> bool {
         && sa.roles == sb.roles
 }
 
-/// The hull monotonicity (consistency), and the structure at T, the speeds and the
-/// two precisions (observed).
-pub fn observe(p: &Params, w: &[Limit], _: Option<&Checked>, _: &Ctx, out: &mut Observations) {
-    let c = &p.tau_factor;
-    for (inst, l) in p.main.iter().zip(w) {
-        let n = inst.n;
-        let (a, bits, tau) = (&l.a, l.bits, &l.tau);
-        let name = &inst.name;
-        out.consistency(
-            format!(
-                "{name}: support function h(u) = max_i ⟨u, z_i⟩ nonincreasing on every step of (D) \
-                 for {} fixed directions (F1; a theorem of the map, no step certifiably violates it)",
-                p.directions
-            ),
-            a.support.consistency(),
-            a.support.consistency_summary(),
-        );
-        let t_end = Rational::from(&inst.dt * inst.steps as u32);
-        let (sa, sb) = match &l.structure {
-            Ok((x, y)) => (x, y),
-            Err(e) => {
-                out.observe(format!("{name}: hull of z(T)"), false, e.to_string());
-                continue;
-            }
-        };
-        let open: Vec<usize> = (0..n).filter(|&i| sa.roles[i] == Role::Open).collect();
-        out.observe(
-            format!(
-                "{name}: at T = {}, every z_i has ‖z_i‖ ≤ τ, or is within τ of ∂Cx with \
-                 |‖Az_i‖² − max_j ⟨Az_i, Av_j⟩| ≤ L·τ (τ = {}·diam(z(0))·e^{{−T}}, L = 3‖QᵀK‖_F·max‖z(0)‖)",
-                fmt_q(&t_end),
-                fmt_q(c)
-            ),
-            open.is_empty(),
-            format!(
-                "τ ∈ {}; L·τ ∈ {}; worst residual ÷ tolerance ≤ {:.3e}; max_i |‖Az_i‖² − max_j ⟨Az_i, Av_j⟩| / τ \
-                 ≤ {:.3e} (the literal reading, which compares a quadratic quantity with a length); tokens not \
-                 within tolerance of 𝒮: {:?}; enclosure width ≤ {:.1e}",
-                tau.fmt_outward(6),
-                sa.tau_gap.fmt_outward(6),
-                sa.worst,
-                sa.gap_over_tau,
-                open,
-                a.width
-            ),
-        );
-        let (dec, first_speed, last_speed) = speeds(a);
-        out.observe(
-            format!("{name}: max_i ‖ż_i‖ (as ‖z^{{k+1}} − z^k‖/Δt) strictly decreasing over the last time unit"),
-            dec,
-            format!(
-                "from {} to {} over {} steps",
-                first_speed.fmt_outward(4),
-                last_speed.fmt_outward(4),
-                a.speeds.len()
-            ),
-        );
-        let same = same(sa, sb);
-        out.observe(
-            format!(
-                "{name}: the same leaders, limit-point count and token roles at the run's precision and at twice it"
-            ),
-            same,
-            format!(
-                "{bits} vs {} bits: leaders {{{}}} vs {{{}}}; limit points {} vs {}",
-                2 * bits,
-                leaders(sa),
-                leaders(sb),
-                sa.limit_points,
-                sb.limit_points
-            ),
-        );
-    }
-}
-
-/// The summary and token tables, the snapshots, the pictures of the first
-/// instance, the figures, the ablations and the notes.
-pub fn present(p: &Params, w: &[Limit], _: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
-    let c = &p.tau_factor;
-    let prec = ctx.prec();
-    let mut summary = Table::new(
-        "Polytope limit at T: hull vertices (leaders), limit points and residuals",
-        &[
-            "instance",
-            "n, d",
-            "QᵀK",
-            "T",
-            "precision (bits)",
-            "τ",
-            "leaders (hull vertices)",
-            "τ-distinct limit points",
-            "near 0",
-            "worst residual ÷ tolerance",
-            "max‖ż‖ at T−1 → T",
-            "Hausdorff(vertices T−1, T)",
-            "same at 2× precision",
-        ],
-    );
-    let mut worst_all: f64 = 0.0;
-    let mut first_limit_points = 0usize;
-    let mut lp_figs = Vec::new();
-    for (idx, (inst, l)) in p.main.iter().zip(w).enumerate() {
-        let (n, d) = (inst.n, inst.sys.d);
-        let (a, bits, tau) = (&l.a, l.bits, &l.tau);
-        let name = &inst.name;
-        let t_end = Rational::from(&inst.dt * inst.steps as u32);
-        let Ok((sa, sb)) = &l.structure else {
-            continue;
-        };
-        let (_, first_speed, last_speed) = speeds(a);
-        let same = same(sa, sb);
-        let haus = match PointSet::from_midpoints(d, &a.unit_before) {
-            Ok(prev) => {
-                let hp = hull::hull(&prev);
-                hull::hausdorff(
-                    &prev.subset(&hp.vertices),
-                    &sa.ps.subset(&sa.hull.vertices),
-                    prec,
-                )
-                .fmt_hi(3)
-            }
-            Err(e) => e.to_string(),
-        };
-        worst_all = worst_all.max(sa.worst);
-        if idx == 0 {
-            first_limit_points = sa.limit_points;
-        }
-        lp_figs.push((
-            format!("limit_points_{idx}"),
-            sa.limit_points as f64,
-            format!(
-                "{name}: {} τ-distinct limit points, {} leaders",
-                sa.limit_points,
-                sa.hull.vertices.len()
-            ),
-        ));
-        summary.row(vec![
-            name.clone(),
-            format!("{n}, {d}"),
-            qk_text(&inst.sys.qk),
-            fmt_q(&t_end),
-            bits.to_string(),
-            tau.fmt_outward(4),
-            leaders(sa),
-            sa.limit_points.to_string(),
-            sa.roles
-                .iter()
-                .filter(|r| **r == Role::Zero)
-                .count()
-                .to_string(),
-            format!("{:.3e}", sa.worst),
-            format!("{} → {}", first_speed.fmt_hi(3), last_speed.fmt_hi(3)),
-            haus,
-            if same { "yes".into() } else { "no".into() },
-        ]);
-        if n <= 32 {
-            let mut t = Table::new(
-                format!("{name}: tokens at T (roles relative to the hull of z(T))"),
-                &[
-                    "i",
-                    "z_i(T)",
-                    "‖z_i‖",
-                    "distance to ∂Cx",
-                    "‖Az_i‖² − max_j ⟨Az_i, Av_j⟩",
-                    "role",
-                ],
-            );
-            for i in 0..n {
-                let z: Vec<String> = a.last.u[i * d..(i + 1) * d]
-                    .iter()
-                    .map(|x| x.fmt_mid(6))
-                    .collect();
-                t.row(vec![
-                    (i + 1).to_string(),
-                    format!("({})", z.join(", ")),
-                    sa.norms[i].fmt_hi(3),
-                    sa.bdist[i].fmt_outward(3),
-                    sa.gaps[i].fmt_outward(3),
-                    sa.roles[i].as_str().into(),
-                ]);
-            }
-            out.tables.push(t);
-        }
-        out.plots
-            .push(snapshot_plot(&slugify(idx, "snapshots-"), inst, a));
-        if idx == 0 {
-            let (times, states): (Vec<f64>, Vec<Vec<f64>>) = a.samples.iter().cloned().unzip();
-            super::common::add_visuals(
-                &mut out.plots,
-                "run",
-                name,
-                &times,
-                &states,
-                n,
-                d,
-                &a.last.p,
-            );
-        }
-    }
-    out.tables.insert(0, summary);
-    out.figure(
-        "worst_residual_over_tau",
-        worst_all,
-        format!(
-            "largest max_i min(‖z_i‖/τ, max(dist(z_i, ∂Cx)/τ, |‖Az_i‖² − max_j⟨Az_i, Av_j⟩|/(Lτ))) over the \
-             witnesses at T: {worst_all:.3e} (≤ 1 is the asserted structure); first witness: \
-             {first_limit_points} limit points"
-        ),
-    );
-    for (name, v, text) in lp_figs {
-        out.figure(name, v, text);
-    }
-    ablations(out, p, &p.ablations, c, prec);
-    out.note(
-        "No convergence rate is stated in the paper; τ = 10·diam(z(0))·e^{−T} is the derived tolerance guide of \
-         clusters.md (after P reaches hardmax, max_i ‖ż_i‖ decays like e^{−t}). The hull of z(T) is the exact hull \
-         of the enclosure midpoints; the distances and residuals are interval enclosures; the structure at T is \
-         an observation, so the verdict is at most supported.",
-    );
-    out.note(
-        "The residual g(z_i) = ‖Az_i‖² − max_j ⟨Az_i, Av_j⟩ is quadratic in z, so its tolerance is L·τ with \
-         L = 3‖QᵀK‖_F·max_i ‖z_i(0)‖, the Lipschitz constant of g on Cx z(0) ⊂ B(0, R0) [derived]: z_i within τ \
-         of a point s of 𝒮 (g(s) = 0) gives |g(z_i)| ≤ Lτ. clusters.md writes τ itself; that literal ratio \
-         max_i |g(z_i)|/τ is printed in each check's evidence.",
-    );
-    out.note(
-        "Δt = 1/10 matches the authors' step (their \"RK4\" is forward Euler on z with Δt = 0.1, clusters.md §6); \
-         on (D) the hull is nonincreasing for every Δt > 0 (F1).",
-    );
-}
-
 /// The hypothesis ablations: same tokens, one hypothesis dropped; a table and a
 /// picture, nothing asserted.
-fn ablations(out: &mut Presentation, p: &Params, list: &[Instance], c: &Rational, prec: u32) {
-    if list.is_empty() {
+fn ablations(out: &mut Presentation, p: &Params, runs: &[Ablation]) {
+    if runs.is_empty() {
         return;
     }
     let mut t = Table::new(
@@ -869,12 +916,10 @@ fn ablations(out: &mut Presentation, p: &Params, list: &[Instance], c: &Rational
             "hull nonincreasing (F1 needs only P ≥ 0)",
         ],
     );
-    for (idx, inst) in list.iter().enumerate() {
-        let (n, d) = (inst.n, inst.sys.d);
-        let dirs = directions(d, p.directions);
-        let (a, bits) = simulate_resolved(inst, &dirs, prec);
-        let tau = tau_for(inst, c, bits);
-        let row = match analyse(inst, &a.last.u, &tau) {
+    for (idx, (inst, r)) in p.ablations.iter().zip(runs).enumerate() {
+        let n = inst.n;
+        let (a, bits) = (&r.a, r.bits);
+        let row = match &r.structure {
             Ok(s) => vec![
                 inst.name.clone(),
                 qk_text(&inst.sys.qk),
@@ -889,18 +934,7 @@ fn ablations(out: &mut Presentation, p: &Params, list: &[Instance], c: &Rational
                     "{}/{n}",
                     s.roles.iter().filter(|r| **r != Role::Open).count()
                 ),
-                format!("{:.4}", {
-                    let m = mids(&a.last.u);
-                    (0..n)
-                        .map(|i| {
-                            m[i * d..(i + 1) * d]
-                                .iter()
-                                .map(|x| x * x)
-                                .sum::<f64>()
-                                .sqrt()
-                        })
-                        .fold(0.0, f64::max)
-                }),
+                format!("{:.4}", r.max_norm),
                 format!("{:.1e} ({bits} bits)", a.width),
                 if a.support.violated() == 0 {
                     "yes".into()
@@ -915,8 +949,12 @@ fn ablations(out: &mut Presentation, p: &Params, list: &[Instance], c: &Rational
             }
         };
         t.row(row);
-        out.plots
-            .push(snapshot_plot(&slugify(idx, "ablation-"), inst, &a));
+        out.plots.push(snapshot_plot(
+            &slugify(idx, "ablation-"),
+            inst,
+            a,
+            r.outline.as_deref(),
+        ));
     }
     out.tables.push(t);
     out.note(

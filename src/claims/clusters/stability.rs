@@ -25,6 +25,8 @@
 //! entries. One datum carries both runs, so they share Q, K, V and Δt by construction.
 
 use super::common::{build_all, decided, layer_datum, Instance, InstanceSpec};
+use super::growth_bound::ratio_plot;
+use super::hyperplanes::{sample, RunData};
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
@@ -32,7 +34,7 @@ use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::dynamics::model::{random_dyadic, Mat};
 use crate::kernel::expr::eval_with;
 use crate::kernel::{Checked, Statement};
-use crate::outcome::{Plot, Presentation, Series, Style, Table};
+use crate::outcome::{Presentation, Series, Style, Table};
 use crate::spec::{ensure, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -123,10 +125,128 @@ impl crate::claims::shape::Claim for Claim {
             Ok(st)
         })())
     }
-    type Witness = ();
-    fn witness(_: &Params, _: &Ctx) {}
-    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, proof, ctx, pr);
+    type Witness = Option<Deltas>;
+    /// The statement's terms evaluated over its own data (presentation only: the
+    /// kernel decides the obligation), and the first instance's trajectories of x.
+    /// `None` when the statement cannot be built or a term not evaluated.
+    fn witness(p: &Params, ctx: &Ctx) -> Option<Deltas> {
+        let prec = ctx.prec();
+        let data = Self::statement(p, &ctx.spec.id, &Hints::new())?.ok()?.data;
+        let ev = |t: &str| eval_with(t, prec, &data).ok().map(|x| x.mid_f64());
+        let mut rows = Vec::with_capacity(p.instances.len());
+        for (idx, inst) in p.instances.iter().enumerate() {
+            let x = format!("X{idx}");
+            let delta = |k: usize| ev(&delta2(&x, &k.to_string())).map(f64::sqrt);
+            let d0 = delta(0)?;
+            let mut cum = 1.0f64;
+            let mut obs = vec![(0.0, 1.0)];
+            let mut bnd = vec![(0.0, 1.0)];
+            for k in 0..inst.steps {
+                cum *= ev(&factor(&x, &k.to_string()))?;
+                obs.push(((k + 1) as f64, delta(k + 1)? / d0));
+                bnd.push(((k + 1) as f64, cum));
+            }
+            let dk = delta(inst.steps)?;
+            rows.push(Row {
+                d0,
+                dk,
+                cum,
+                slack: cum.ln() - (dk / d0).ln(),
+                obs,
+                bnd,
+            });
+        }
+        let min_log_slack = rows.iter().map(|r| r.slack).fold(f64::INFINITY, f64::min);
+        // Token trajectories of x and the final attention matrix (presentation only).
+        let first = match p.instances.first() {
+            Some(inst) => {
+                let mut map =
+                    DiscreteMap::new(&inst.sys, inst.n, &inst.dt, Form::Layer, prec).ok()?;
+                Some(sample(&mut map, inst, &mut [], 1, |s| &s.x))
+            }
+            None => None,
+        };
+        Some(Deltas {
+            rows,
+            min_log_slack,
+            first,
+        })
+    }
+    /// The table, the plots and the figure of the witness, and the notes. Nothing
+    /// when the witness could not evaluate the statement's terms.
+    fn present(
+        p: &Params,
+        w: &Option<Deltas>,
+        checked: Option<&Checked>,
+        _: &Ctx,
+        out: &mut Presentation,
+    ) {
+        let Some(w) = w else {
+            return;
+        };
+        let mut table = Table::new(
+            "δ_k = max_i ‖x_i^k − y_i^k‖ against the per-step bound δ_(k+1) ≤ (1 + Δt L_k) δ_k",
+            &[
+                "instance",
+                "n",
+                "d",
+                "steps",
+                "δ_0",
+                "δ_K",
+                "Π(1 + Δt L_k) (the bound's growth factor)",
+                "per-step obligation",
+            ],
+        );
+        let mut plot = ratio_plot(
+            "delta",
+            "δ_k / δ_0 observed and the cumulative F4 bound Π(1 + Δt L_k)",
+        );
+        if let (Some(inst), Some(data)) = (p.instances.first(), &w.first) {
+            data.visuals(&mut out.plots, "x", &inst.name, inst.n, inst.sys.d);
+        }
+        for (inst, r) in p.instances.iter().zip(&w.rows) {
+            table.row(vec![
+                inst.name.clone(),
+                inst.n.to_string(),
+                inst.sys.d.to_string(),
+                inst.steps.to_string(),
+                format!("{:.4e}", r.d0),
+                format!("{:.4e}", r.dk),
+                format!("{:.4e}", r.cum),
+                decided(checked, &check_name(&inst.name)),
+            ]);
+            plot.series.push(Series {
+                name: format!("{} observed", inst.name),
+                style: Style::Line,
+                points: r.obs.clone(),
+            });
+            plot.series.push(Series {
+                name: format!("{} bound", inst.name),
+                style: Style::Dashed,
+                points: r.bnd.clone(),
+            });
+        }
+        let min_log_slack = w.min_log_slack;
+        out.figure(
+            "min_log_slack",
+            min_log_slack,
+            format!(
+                "smallest ln(bound growth / observed growth) at the horizon: {min_log_slack:.4} \
+                 (the F4 bound is far from tight, as Grönwall bounds are)"
+            ),
+        );
+        out.tables.push(table);
+        out.plots.push(plot);
+        out.note(
+            "The paper's constant C in W2(μ_t, ν_t) ≤ e^{Ct} W2(μ_0, ν_0) is [unconfirmed]; the proxy checks the derived \
+             per-step Lipschitz inequality F4 with Frobenius norms, which implies the discrete analogue with \
+             C = L = ‖V‖(1 + 4‖QᵀK‖R²) on the ball of radius R.",
+        );
+        out.note(
+            "The obligation is stated over a `layer` datum per instance carrying the exact Q, K, V, Δt, steps and both \
+             initial configurations x(0), y(0); the kernel iterates both in outward-rounded intervals when it checks \
+             it (`attncheck verify` re-derives y(0) from noise_seed).",
+        );
     }
 }
 
@@ -137,119 +257,27 @@ fn perturbed(x: &Mat, bits: u32, seed: u64) -> Mat {
     x.add(&noise.scale(&scale))
 }
 
-/// The presentation: the statement decides the claim; tables, plots and notes
-/// show its terms.
-pub fn present(p: &Params, checked: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
-    let insts = &p.instances;
-    let prec = ctx.prec();
-    // Presentation: the same sub-terms, evaluated over the statement's data.
-    let data =
-        match <Claim as crate::claims::shape::Claim>::statement(p, &ctx.spec.id, &Hints::new()) {
-            Some(Ok(st)) => st.data,
-            _ => return,
-        };
-    let ev = |t: &str| eval_with(t, prec, &data).expect("a term of the statement");
-    let mut table = Table::new(
-        "δ_k = max_i ‖x_i^k − y_i^k‖ against the per-step bound δ_(k+1) ≤ (1 + Δt L_k) δ_k",
-        &[
-            "instance",
-            "n",
-            "d",
-            "steps",
-            "δ_0",
-            "δ_K",
-            "Π(1 + Δt L_k) (the bound's growth factor)",
-            "per-step obligation",
-        ],
-    );
-    let mut plot = Plot {
-        slug: "delta".into(),
-        title: "δ_k / δ_0 observed and the cumulative F4 bound Π(1 + Δt L_k)".into(),
-        x_label: "step k".into(),
-        y_label: "ratio".into(),
-        x_log: false,
-        y_log: true,
-        series: Vec::new(),
-        heatmap: None,
-        paths: false,
-    };
-    let mut min_log_slack = f64::INFINITY;
-    for (idx, inst) in insts.iter().enumerate() {
-        let x = format!("X{idx}");
-        let (n, d) = (inst.n, inst.sys.d);
-        let delta = |k: usize| ev(&delta2(&x, &k.to_string())).mid_f64().sqrt();
-        let d0_f = delta(0);
-        let mut cum = 1.0f64;
-        let mut obs = vec![(0.0, 1.0)];
-        let mut bnd = vec![(0.0, 1.0)];
-        for k in 0..inst.steps {
-            cum *= ev(&factor(&x, &k.to_string())).mid_f64();
-            obs.push(((k + 1) as f64, delta(k + 1) / d0_f));
-            bnd.push(((k + 1) as f64, cum));
-        }
-        if idx == 0 {
-            // Token trajectories of x and the final attention matrix (presentation only).
-            let mut map =
-                DiscreteMap::new(&inst.sys, n, &inst.dt, Form::Layer, prec).expect("layer");
-            let dt_f = inst.dt.to_f64();
-            let (mut times, mut states) = (Vec::new(), Vec::new());
-            let last = map.run(&inst.tokens, inst.steps, &mut [], |s| {
-                times.push(s.k as f64 * dt_f);
-                states.push(crate::dynamics::discrete::mids(&s.x));
-            });
-            super::common::add_visuals(
-                &mut out.plots,
-                "x",
-                &inst.name,
-                &times,
-                &states,
-                n,
-                d,
-                &last.p,
-            );
-        }
-        let dk = delta(inst.steps);
-        let slack = cum.ln() - (dk / d0_f).ln();
-        min_log_slack = min_log_slack.min(slack);
-        table.row(vec![
-            inst.name.clone(),
-            n.to_string(),
-            d.to_string(),
-            inst.steps.to_string(),
-            format!("{d0_f:.4e}"),
-            format!("{dk:.4e}"),
-            format!("{cum:.4e}"),
-            decided(checked, &check_name(&inst.name)),
-        ]);
-        plot.series.push(Series {
-            name: format!("{} observed", inst.name),
-            style: Style::Line,
-            points: obs,
-        });
-        plot.series.push(Series {
-            name: format!("{} bound", inst.name),
-            style: Style::Dashed,
-            points: bnd,
-        });
-    }
-    out.figure(
-        "min_log_slack",
-        min_log_slack,
-        format!(
-            "smallest ln(bound growth / observed growth) at the horizon: {min_log_slack:.4} \
-             (the F4 bound is far from tight, as Grönwall bounds are)"
-        ),
-    );
-    out.tables.push(table);
-    out.plots.push(plot);
-    out.note(
-        "The paper's constant C in W2(μ_t, ν_t) ≤ e^{Ct} W2(μ_0, ν_0) is [unconfirmed]; the proxy checks the derived \
-         per-step Lipschitz inequality F4 with Frobenius norms, which implies the discrete analogue with \
-         C = L = ‖V‖(1 + 4‖QᵀK‖R²) on the ball of radius R.",
-    );
-    out.note(
-        "The obligation is stated over a `layer` datum per instance carrying the exact Q, K, V, Δt, steps and both \
-         initial configurations x(0), y(0); the kernel iterates both in outward-rounded intervals when it checks \
-         it (`attncheck verify` re-derives y(0) from noise_seed).",
-    );
+/// What the witness computed for the presentation: per instance the statement's
+/// terms, the smallest log-slack at the horizon, and the first instance's run.
+pub struct Deltas {
+    /// Per instance.
+    rows: Vec<Row>,
+    /// The smallest ln(bound growth / observed growth) at the horizon.
+    min_log_slack: f64,
+    /// The first instance's sampled run of x.
+    first: Option<RunData>,
+}
+
+/// One instance's terms.
+struct Row {
+    /// δ_0 and δ_K.
+    d0: f64,
+    dk: f64,
+    /// Π(1 + Δt L_k) over the steps.
+    cum: f64,
+    /// ln(cum) − ln(δ_K / δ_0).
+    slack: f64,
+    /// (k, δ_k / δ_0) and (k, Π_{j<k}(1 + Δt L_j)) for every step.
+    obs: Vec<(f64, f64)>,
+    bnd: Vec<(f64, f64)>,
 }

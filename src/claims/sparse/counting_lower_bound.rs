@@ -4,7 +4,7 @@
 //! of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller
 //! theorem, not the paper's constants).
 //!
-//! Every decision is an obligation of the claim's statement ([`Params::statement`]),
+//! Every decision is an obligation of the claim's statement (`statement` of [`Claim`]),
 //! decided by the kernel: ⌈log₂ n!⌉ = c as the exact integer bracketing
 //! 2^{c−1} < n! ≤ 2^c (n! an exact GMP literal), the least D·p = ⌈c/n⌉ and
 //! D·p = 2·d·p ≥ ⌈c/n⌉ in exact (unbounded) integers, and the real-valued facts
@@ -152,19 +152,229 @@ impl crate::claims::shape::Claim for Claim {
         }
         Ok(Params { raw, tol, printed })
     }
-
+    /// The statement: every decision of the claim, as exact integer facts or
+    /// interval formulas over ln n! = Σ ln i (see the module doc).
     fn statement(
         p: &Params,
         claim: &str,
         _hints: &Hints,
     ) -> Option<Result<Statement, StatementError>> {
-        Some(Ok(p.build(claim)))
+        let mut st = Statement::new(claim);
+        let tol = p.tol.clone();
+        for (r, [per_n, lead]) in p.raw.reference.iter().zip(&p.printed) {
+            let n = r.n;
+            st.assert(
+                ceil_log2_name(n, r.ceil_log2_factorial),
+                ceil_log2_factorial_formula(n, r.ceil_log2_factorial),
+            );
+            st.assert(
+                format!("n = {n}: log₂(n!)/n prints as {}", r.log2_factorial_per_n),
+                prints_as(&per_n_term(n), per_n),
+            );
+            st.assert(
+                format!("n = {n}: log₂ n − 1/ln 2 prints as {}", r.leading_term),
+                prints_as(&leading_term(n), lead),
+            );
+            st.assert(
+                format!(
+                    "n = {n}: least integer D·p = ⌈{}/{n}⌉ = {}",
+                    r.ceil_log2_factorial, r.least_dp
+                ),
+                format!(
+                    "(= (ceil (/ {} {n})) {})",
+                    r.ceil_log2_factorial, r.least_dp
+                ),
+            );
+            // Stirling's series with Robbins' explicit remainder:
+            // ln n! ∈ (s + 1/(12n+1), s + 1/(12n)), s = n ln n − n + ½ ln(2πn),
+            // stated as |ln n! − centre| < half-width (one evaluation of the sum).
+            let lo = Rational::from((1, 12 * u64::from(n) + 1));
+            let hi = Rational::from((1, 12 * u64::from(n)));
+            let centre = Rational::from(&lo + &hi) / 2u32;
+            let half = Rational::from(&hi - &lo) / 2u32;
+            st.assert(
+                format!("n = {n}: Stirling's series with Robbins' remainder encloses ln n!"),
+                format!(
+                    "(< (abs (- {} (+ (* {n} (ln {n})) (neg {n}) (* 1/2 (ln (* 2 pi {n}))) {centre}))) {half})",
+                    ln_factorial_term(n)
+                ),
+            );
+        }
+        // the gap over the sweep, by Robbins' remainder (gap(n) ≤ g(n) for every
+        // n ≥ 1; the reference rows check the enclosure itself against ln n!)
+        st.assert(
+            format!(
+                "for every n in 16..={}: log₂(n!)/n − (log₂ n − 1/ln 2) ≤ g(n) ≤ {} bits (Robbins)",
+                p.raw.sweep_max, p.raw.stirling_tol_bits
+            ),
+            format!(
+                "(forall n 16 {} (<= {} {tol}))",
+                p.raw.sweep_max,
+                robbins_gap_term_var()
+            ),
+        );
+        st.assert(
+            format!(
+                "for every n ≥ {m}: gap ≤ g(n) ≤ g({m}) ≤ {} bits (Robbins; g decreasing)",
+                p.raw.stirling_tol_bits,
+                m = p.raw.sweep_max
+            ),
+            format!("(<= {} {tol})", robbins_gap_term(p.raw.sweep_max)),
+        );
+        let mut bracketed: Vec<u32> = p.raw.reference.iter().map(|r| r.n).collect();
+        for i in &p.raw.instances {
+            let c = ceil_log2_factorial(i.n);
+            if !bracketed.contains(&i.n) {
+                bracketed.push(i.n);
+                st.assert(ceil_log2_name(i.n, c), ceil_log2_factorial_formula(i.n, c));
+            }
+            st.assert(
+                format!(
+                    "n = {}, d = {}, p = {} bits: D·p = 2·d·p ≥ ⌈⌈log₂ n!⌉/n⌉ = ⌈{c}/{}⌉",
+                    i.n, i.d, i.bits, i.n
+                ),
+                format!("(>= (* 2 {} {}) (ceil (/ {c} {})))", i.d, i.bits, i.n),
+            );
+        }
+        Some(Ok(st))
     }
-    type Witness = ();
-    fn witness(_: &Params, _: &Ctx) {}
-    fn present(p: &Params, _: &(), _: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, ctx.prec(), pr);
+    type Witness = Tables;
+    /// The tables' numbers, from the exact n! (untrusted; the statement is the
+    /// whole claim).
+    fn witness(p: &Params, ctx: &Ctx) -> Tables {
+        let prec = ctx.prec();
+        let reference = p
+            .raw
+            .reference
+            .iter()
+            .map(|r| {
+                let n = r.n;
+                let f = Integer::from(Integer::factorial(n));
+                let ln2 = Interval::ln2(prec);
+                let per_n = (&Interval::from_integer(prec, &f).ln() / &ln2).div_i64(i64::from(n));
+                RefRow {
+                    n,
+                    ceil_log2_factorial: ceil_log2_factorial(n),
+                    per_n: per_n.mid_f64(),
+                    lead: crate::kernel::expr::eval(&leading_term(n), prec)
+                        .ok()
+                        .map(|x| x.mid_f64()),
+                    least_dp: least_dp(n),
+                    gap: gap_of(&f, n, prec),
+                }
+            })
+            .collect();
+        // the largest gap over the sweep, for the key figure
+        let mut f = Integer::from(Integer::factorial(15));
+        let mut worst = (Interval::zero(prec), 16u32);
+        for n in 16..=p.raw.sweep_max {
+            f *= n;
+            let gap = gap_of(&f, n, prec);
+            if gap.hi() > worst.0.hi() {
+                worst = (gap, n);
+            }
+        }
+        let instances = p
+            .raw
+            .instances
+            .iter()
+            .map(|i| (Integer::from(i.d) * 2u32 * i.bits, least_dp(i.n)))
+            .collect();
+        let largest = p
+            .raw
+            .reference
+            .iter()
+            .max_by_key(|r| r.n)
+            .map(|r| (r.n, ceil_log2_factorial(r.n)));
+        Tables {
+            reference,
+            worst,
+            instances,
+            largest,
+        }
     }
+    /// The tables, the figures and the note.
+    fn present(p: &Params, w: &Tables, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+        let mut table = Table::new(
+            "Counting bound (exact n!; intervals outward-rounded)",
+            &[
+                "n",
+                "⌈log₂ n!⌉",
+                "log₂(n!)/n",
+                "log₂ n − 1/ln 2",
+                "least integer D·p",
+                "gap log₂(n!)/n − (log₂ n − 1/ln 2)",
+            ],
+        );
+        for r in &w.reference {
+            table.row(vec![
+                r.n.to_string(),
+                r.ceil_log2_factorial.to_string(),
+                format!("{:.7}", r.per_n),
+                r.lead.map_or("—".into(), |x| format!("{x:.6}")),
+                r.least_dp.to_string(),
+                r.gap.fmt_outward(4),
+            ]);
+        }
+        let mut inst = Table::new(
+            "The reconstruction's width against the bound (D = 2d)",
+            &["n", "d", "bits p", "D·p", "least integer D·p", "satisfied"],
+        );
+        for (i, (have, need)) in p.raw.instances.iter().zip(&w.instances) {
+            inst.row(vec![
+                i.n.to_string(),
+                i.d.to_string(),
+                i.bits.to_string(),
+                have.to_string(),
+                need.to_string(),
+                if *have >= *need {
+                    "yes".into()
+                } else {
+                    "no".into()
+                },
+            ]);
+        }
+        if let Some((n, c)) = w.largest {
+            o.figure(format!("⌈log₂ n!⌉ at n = {n}"), c as f64, c.to_string());
+        }
+        let (gap, n) = &w.worst;
+        o.figure(
+            "largest Stirling gap (bits, n ≥ 16)",
+            gap.hi_f64(),
+            format!("{} at n = {n}", gap.fmt_outward(6)),
+        );
+        o.tables.push(table);
+        o.tables.push(inst);
+        o.note(
+            "The bound concerns finite-precision inputs only: with unbounded real inputs no Ω(log n) bound holds for \
+             support patterns (sparse.md §6, moment-curve remark).",
+        );
+    }
+}
+
+/// The numbers of the tables and figures, from the exact n! (untrusted).
+pub struct Tables {
+    /// Per reference row.
+    reference: Vec<RefRow>,
+    /// The largest gap over the sweep, and its n.
+    worst: (Interval, u32),
+    /// Per reconstruction instance: D·p = 2·d·p and the least integer D·p.
+    instances: Vec<(Integer, u64)>,
+    /// The largest reference n and its ⌈log₂ n!⌉.
+    largest: Option<(u32, u64)>,
+}
+
+/// One reference row, computed.
+struct RefRow {
+    n: u32,
+    ceil_log2_factorial: u64,
+    /// log₂(n!)/n (midpoint).
+    per_n: f64,
+    /// log₂ n − 1/ln 2 (midpoint), when evaluated.
+    lead: Option<f64>,
+    least_dp: u64,
+    /// log₂(n!)/n − (log₂ n − 1/ln 2).
+    gap: Interval,
 }
 
 /// The number of digits after the point of a plain decimal like `2.7656338`.
@@ -247,91 +457,6 @@ fn ceil_log2_name(n: u32, c: u64) -> String {
     )
 }
 
-impl Params {
-    /// The statement: every decision of the claim, as exact integer facts or
-    /// interval formulas over ln n! = Σ ln i (see the module doc).
-    fn build(&self, claim: &str) -> Statement {
-        let mut st = Statement::new(claim);
-        let tol = self.tol.clone();
-        for (r, [per_n, lead]) in self.raw.reference.iter().zip(&self.printed) {
-            let n = r.n;
-            st.assert(
-                ceil_log2_name(n, r.ceil_log2_factorial),
-                ceil_log2_factorial_formula(n, r.ceil_log2_factorial),
-            );
-            st.assert(
-                format!("n = {n}: log₂(n!)/n prints as {}", r.log2_factorial_per_n),
-                prints_as(&per_n_term(n), per_n),
-            );
-            st.assert(
-                format!("n = {n}: log₂ n − 1/ln 2 prints as {}", r.leading_term),
-                prints_as(&leading_term(n), lead),
-            );
-            st.assert(
-                format!(
-                    "n = {n}: least integer D·p = ⌈{}/{n}⌉ = {}",
-                    r.ceil_log2_factorial, r.least_dp
-                ),
-                format!(
-                    "(= (ceil (/ {} {n})) {})",
-                    r.ceil_log2_factorial, r.least_dp
-                ),
-            );
-            // Stirling's series with Robbins' explicit remainder:
-            // ln n! ∈ (s + 1/(12n+1), s + 1/(12n)), s = n ln n − n + ½ ln(2πn),
-            // stated as |ln n! − centre| < half-width (one evaluation of the sum).
-            let lo = Rational::from((1, 12 * u64::from(n) + 1));
-            let hi = Rational::from((1, 12 * u64::from(n)));
-            let centre = Rational::from(&lo + &hi) / 2u32;
-            let half = Rational::from(&hi - &lo) / 2u32;
-            st.assert(
-                format!("n = {n}: Stirling's series with Robbins' remainder encloses ln n!"),
-                format!(
-                    "(< (abs (- {} (+ (* {n} (ln {n})) (neg {n}) (* 1/2 (ln (* 2 pi {n}))) {centre}))) {half})",
-                    ln_factorial_term(n)
-                ),
-            );
-        }
-        // the gap over the sweep, by Robbins' remainder (gap(n) ≤ g(n) for every
-        // n ≥ 1; the reference rows check the enclosure itself against ln n!)
-        st.assert(
-            format!(
-                "for every n in 16..={}: log₂(n!)/n − (log₂ n − 1/ln 2) ≤ g(n) ≤ {} bits (Robbins)",
-                self.raw.sweep_max, self.raw.stirling_tol_bits
-            ),
-            format!(
-                "(forall n 16 {} (<= {} {tol}))",
-                self.raw.sweep_max,
-                robbins_gap_term_var()
-            ),
-        );
-        st.assert(
-            format!(
-                "for every n ≥ {m}: gap ≤ g(n) ≤ g({m}) ≤ {} bits (Robbins; g decreasing)",
-                self.raw.stirling_tol_bits,
-                m = self.raw.sweep_max
-            ),
-            format!("(<= {} {tol})", robbins_gap_term(self.raw.sweep_max)),
-        );
-        let mut bracketed: Vec<u32> = self.raw.reference.iter().map(|r| r.n).collect();
-        for i in &self.raw.instances {
-            let c = ceil_log2_factorial(i.n);
-            if !bracketed.contains(&i.n) {
-                bracketed.push(i.n);
-                st.assert(ceil_log2_name(i.n, c), ceil_log2_factorial_formula(i.n, c));
-            }
-            st.assert(
-                format!(
-                    "n = {}, d = {}, p = {} bits: D·p = 2·d·p ≥ ⌈⌈log₂ n!⌉/n⌉ = ⌈{c}/{}⌉",
-                    i.n, i.d, i.bits, i.n
-                ),
-                format!("(>= (* 2 {} {}) (ceil (/ {c} {})))", i.d, i.bits, i.n),
-            );
-        }
-        st
-    }
-}
-
 /// log₂(n!)/n − (log₂ n − 1/ln 2) from the exact n! (presentation only: the
 /// statement decides the sweep).
 fn gap_of(f: &Integer, n: u32, prec: u32) -> Interval {
@@ -339,85 +464,4 @@ fn gap_of(f: &Integer, n: u32, prec: u32) -> Interval {
     let per_n = (&Interval::from_integer(prec, f).ln() / &ln2).div_i64(i64::from(n));
     let lead = &(&Interval::from_i64(prec, i64::from(n)).ln() - &Interval::one(prec)) / &ln2;
     &per_n - &lead
-}
-
-/// The tables (from the exact n!, untrusted), the figures and the note; the
-/// statement is the whole claim.
-pub fn present(p: &Params, prec: u32, o: &mut Presentation) {
-    let ev = |t: &str| crate::kernel::expr::eval(t, prec).ok();
-    let mid = |x: &Option<Interval>, digits: usize| {
-        x.as_ref()
-            .map_or("—".into(), |x| format!("{:.*}", digits, x.mid_f64()))
-    };
-    let mut table = Table::new(
-        "Counting bound (exact n!; intervals outward-rounded)",
-        &[
-            "n",
-            "⌈log₂ n!⌉",
-            "log₂(n!)/n",
-            "log₂ n − 1/ln 2",
-            "least integer D·p",
-            "gap log₂(n!)/n − (log₂ n − 1/ln 2)",
-        ],
-    );
-    for r in &p.raw.reference {
-        let n = r.n;
-        let f = Integer::from(Integer::factorial(n));
-        let ln2 = Interval::ln2(prec);
-        let per_n = (&Interval::from_integer(prec, &f).ln() / &ln2).div_i64(i64::from(n));
-        let lead = ev(&leading_term(n));
-        table.row(vec![
-            n.to_string(),
-            ceil_log2_factorial(n).to_string(),
-            format!("{:.7}", per_n.mid_f64()),
-            mid(&lead, 6),
-            least_dp(n).to_string(),
-            gap_of(&f, n, prec).fmt_outward(4),
-        ]);
-    }
-    // the largest gap over the sweep, for the key figure (presentation)
-    let mut f = Integer::from(Integer::factorial(15));
-    let mut worst = (Interval::zero(prec), 16u32);
-    for n in 16..=p.raw.sweep_max {
-        f *= n;
-        let gap = gap_of(&f, n, prec);
-        if gap.hi() > worst.0.hi() {
-            worst = (gap, n);
-        }
-    }
-    let mut inst = Table::new(
-        "The reconstruction's width against the bound (D = 2d)",
-        &["n", "d", "bits p", "D·p", "least integer D·p", "satisfied"],
-    );
-    for i in &p.raw.instances {
-        let need = least_dp(i.n);
-        let have = Integer::from(i.d) * 2u32 * i.bits;
-        inst.row(vec![
-            i.n.to_string(),
-            i.d.to_string(),
-            i.bits.to_string(),
-            have.to_string(),
-            need.to_string(),
-            if have >= need {
-                "yes".into()
-            } else {
-                "no".into()
-            },
-        ]);
-    }
-    if let Some(r) = p.raw.reference.iter().max_by_key(|r| r.n) {
-        let c = ceil_log2_factorial(r.n);
-        o.figure(format!("⌈log₂ n!⌉ at n = {}", r.n), c as f64, c.to_string());
-    }
-    o.figure(
-        "largest Stirling gap (bits, n ≥ 16)",
-        worst.0.hi_f64(),
-        format!("{} at n = {}", worst.0.fmt_outward(6), worst.1),
-    );
-    o.tables.push(table);
-    o.tables.push(inst);
-    o.note(
-        "The bound concerns finite-precision inputs only: with unbounded real inputs no Ω(log n) bound holds for \
-         support patterns (sparse.md §6, moment-curve remark).",
-    );
 }
