@@ -573,14 +573,18 @@ pub fn verify_with(
                             cert.claim
                         ))
                     })?;
-                    let rebuilt = claims::statement_of(&spec, cert.profile, &cert.hints)
-                        .map_err(|e| reject(e.to_string()))?
-                        .ok_or_else(|| {
-                            reject(format!(
-                                "{} has no statement: it certifies nothing by certificate",
-                                cert.claim
-                            ))
-                        })?;
+                    // the data the statement is built from (attention weights), read and
+                    // validated by the kernel (sizes, finiteness, hash) before any use
+                    let carried = carried_data(path, &cert)?;
+                    let rebuilt =
+                        claims::statement_of_carrying(&spec, cert.profile, &cert.hints, &carried)
+                            .map_err(|e| reject(e.to_string()))?
+                            .ok_or_else(|| {
+                                reject(format!(
+                                    "{} has no statement: it certifies nothing by certificate",
+                                    cert.claim
+                                ))
+                            })?;
                     let against = format!("{} gives", spec.path.display());
                     (rebuilt, run_precisions(spec.precision), spec.path, against)
                 }
@@ -612,6 +616,27 @@ pub fn verify_with(
         checked,
         source,
     })
+}
+
+/// The certificate's data of the kinds a statement is built from (`attn-weights`: the
+/// trained-model claim's windows), each read by the kernel; errors name the field.
+fn carried_data(
+    path: &Path,
+    cert: &Certificate,
+) -> Result<crate::kernel::expr::Data, CertificateError> {
+    let mut data = crate::kernel::expr::Data::new();
+    for (name, e) in &cert.data {
+        if matches!(e, certificate::DataEntry::AttnWeights { .. }) {
+            let d = e.to_datum().map_err(|(f, reason)| CertificateError {
+                file: path.into(),
+                line: None,
+                field: format!("data.{name}.{f}"),
+                reason,
+            })?;
+            data.insert(name.clone(), d);
+        }
+    }
+    Ok(data)
 }
 
 /// One obligation under `verify --coq`: the kernel's decision and Coq's.

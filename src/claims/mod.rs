@@ -144,8 +144,30 @@ impl Ctx<'_> {
         self.prove_if(out, hints, false)
     }
 
+    /// [`Ctx::prove`] with data the certificate carries and the statement is built from
+    /// ([`statement_of_carrying`]); `verify` rebuilds the statement from the same data,
+    /// read back from the certificate.
+    pub fn prove_carrying(
+        &self,
+        out: &mut Outcome,
+        hints: Hints,
+        carried: &crate::kernel::expr::Data,
+    ) -> Option<Checked> {
+        self.prove_with(out, hints, carried, true)
+    }
+
     fn prove_if(&self, out: &mut Outcome, hints: Hints, required: bool) -> Option<Checked> {
-        let st = match statement_of(self.spec, self.profile, &hints) {
+        self.prove_with(out, hints, &crate::kernel::expr::Data::new(), required)
+    }
+
+    fn prove_with(
+        &self,
+        out: &mut Outcome,
+        hints: Hints,
+        carried: &crate::kernel::expr::Data,
+        required: bool,
+    ) -> Option<Checked> {
+        let st = match statement_of_carrying(self.spec, self.profile, &hints, carried) {
             Ok(Some(st)) => st,
             Ok(None) => {
                 if required {
@@ -179,9 +201,20 @@ pub fn statement_of(
     profile: Profile,
     hints: &Hints,
 ) -> Result<Option<Statement>, StatementError> {
+    statement_of_carrying(spec, profile, hints, &crate::kernel::expr::Data::new())
+}
+
+/// [`statement_of`] with the data a certificate carries as input of its statement
+/// ([`shape::Claim::statement_carrying`]; ignored by the claims that take none).
+pub fn statement_of_carrying(
+    spec: &Spec,
+    profile: Profile,
+    hints: &Hints,
+    carried: &crate::kernel::expr::Data,
+) -> Result<Option<Statement>, StatementError> {
     let def = find(&spec.id).ok_or_else(|| StatementError::UnknownClaim(spec.id.clone()))?;
-    let Some(mut st) =
-        (def.statement)(spec, profile, hints).map_err(|e| StatementError::Spec(Box::new(e)))?
+    let Some(mut st) = (def.statement)(spec, profile, hints, carried)
+        .map_err(|e| StatementError::Spec(Box::new(e)))?
     else {
         return Ok(None);
     };
@@ -210,15 +243,21 @@ pub fn statement_with<C: Claim>(
     spec: &Spec,
     profile: Profile,
     hints: &Hints,
+    carried: &crate::kernel::expr::Data,
 ) -> Result<Option<Statement>, SpecError> {
     let p = shape::resolve::<C>(spec, profile)?;
-    C::statement(&p, &spec.id, hints)
+    C::statement_carrying(&p, &spec.id, hints, carried)
         .transpose()
         .map_err(|e| statement_error(spec, e))
 }
 
 /// A claim ready to run: parameters resolved.
 pub type Runner = Box<dyn Fn(&Ctx) -> Outcome + Send + Sync>;
+
+/// A claim's statement builder: the spec, the profile, the hints and the data the
+/// certificate carries as input ([`statement_of_carrying`]).
+pub type StatementFn =
+    fn(&Spec, Profile, &Hints, &crate::kernel::expr::Data) -> Result<Option<Statement>, SpecError>;
 
 /// A registry entry.
 pub struct ClaimDef {
@@ -227,7 +266,7 @@ pub struct ClaimDef {
     /// Resolves the parameters for a profile.
     pub prepare: fn(&Spec, Profile) -> Result<Runner, SpecError>,
     /// Builds the claim's statement from the spec and hints (see [`statement_of`]).
-    pub statement: fn(&Spec, Profile, &Hints) -> Result<Option<Statement>, SpecError>,
+    pub statement: StatementFn,
 }
 
 /// Resolves `C`'s parameters from the spec and binds them to its run.

@@ -117,6 +117,20 @@ pub trait Claim: 'static {
         let _ = (p, claim, hints);
         None
     }
+    /// [`Claim::statement`] for a claim whose certificate carries input data that the
+    /// statement is built from (the attention weights of a trained model): `carried`
+    /// holds the certificate's data of such kinds, validated by the kernel (sizes,
+    /// finiteness, hash). The statement must be sound for every value of them, as for
+    /// hints. By default the carried data are ignored.
+    fn statement_carrying(
+        p: &Self::Params,
+        claim: &str,
+        hints: &Hints,
+        carried: &crate::kernel::expr::Data,
+    ) -> Option<Result<Statement, StatementError>> {
+        let _ = carried;
+        Self::statement(p, claim, hints)
+    }
     /// The untrusted search: everything the claim computes outside the statement
     /// (witnesses, sweeps, enclosures it reads, fits), for [`Claim::hints`],
     /// [`Claim::observe`] and [`Claim::present`]. Records nothing.

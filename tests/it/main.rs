@@ -1,5 +1,6 @@
 //! The one integration-test crate: kernel properties, claims, reports, CLI.
 #![allow(dead_code)]
+mod attn_window;
 mod bounded_input;
 mod cli;
 mod clusters_boolean;

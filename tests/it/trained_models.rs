@@ -715,10 +715,26 @@ fn the_scan_has_one_shard_per_scheme_length_and_seed_and_merges_to_the_unsharded
         );
         compared += 1;
     }
-    // the report: JSON, Markdown, and per L_tr the RF99, perplexity, validation-loss and
-    // cumulative-gradient plots
-    assert_eq!(compared, 2 + 4 * 2, "{compared} files");
+    // the report: JSON, Markdown, the certificate of the ALiBi models' windows, and per L_tr
+    // the RF99, perplexity, validation-loss and cumulative-gradient plots
+    assert_eq!(compared, 3 + 4 * 2, "{compared} files");
     let md = std::fs::read_to_string(whole.join("trained-model-claims.md")).unwrap();
+    // the certified implicit windows: listed beside RF99, and `verify` rebuilds them from the
+    // spec and the weights the (merged) certificate carries
+    assert!(
+        md.contains("Certified implicit window w_h(ε)"),
+        "no window table"
+    );
+    let cert = d
+        .path()
+        .join("merged/positional/trained-model-claims.cert.json");
+    let o = crate::util::run_in(d.path(), &["verify", cert.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", crate::util::output_text(&o));
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cert).unwrap()).unwrap();
+    // one ALiBi model per L_tr (one seed): two obligations and one weights datum each
+    assert_eq!(c["obligations"].as_array().unwrap().len(), 4);
+    assert_eq!(c["data"].as_object().unwrap().len(), 2);
     for part in [
         "ALiBi uses no tokens beyond L_tr (L_tr = 8)",
         "ALiBi uses no tokens beyond L_tr (L_tr = 16)",

@@ -140,6 +140,38 @@ pub enum DataEntry {
         tokens: Vec<Vec<Vec<String>>>,
     },
     // ───── END `layer` datum ─────
+    /// The attention weights of a trained model ([`crate::weights::AttnWeights`]): f32
+    /// bit patterns, exact, with their SHA-256 (checked when read).
+    #[serde(rename = "attn-weights")]
+    AttnWeights {
+        /// Hidden size d.
+        hidden: usize,
+        /// Heads H.
+        heads: usize,
+        /// SHA-256 of the values ([`crate::weights::digest`]).
+        sha256: String,
+        /// One entry per layer.
+        layers: Vec<AttnLayerEntry>,
+    },
+}
+
+/// One layer of an `attn-weights` entry: 8 lower-case hex digits per f32 value,
+/// row-major ([`crate::weights`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttnLayerEntry {
+    /// LayerNorm gain γ (d values).
+    pub ln_gain: String,
+    /// LayerNorm shift β (d values).
+    pub ln_shift: String,
+    /// W_Q (d × d, input × output).
+    pub w_q: String,
+    /// b_Q (d values).
+    pub b_q: String,
+    /// W_K (d × d).
+    pub w_k: String,
+    /// b_K (d values).
+    pub b_k: String,
 }
 
 impl DataEntry {
@@ -212,6 +244,20 @@ impl DataEntry {
                     })
             }
             DataEntry::Layer { .. } => self.layer_to_datum(),
+            DataEntry::AttnWeights {
+                hidden,
+                heads,
+                sha256,
+                layers,
+            } => {
+                let hex = layers
+                    .iter()
+                    .map(|l| {
+                        [&l.ln_gain, &l.ln_shift, &l.w_q, &l.b_q, &l.w_k, &l.b_k].map(String::clone)
+                    })
+                    .collect();
+                crate::weights::AttnWeights::new(*hidden, *heads, sha256, hex).map(Datum::Attn)
+            }
             DataEntry::Sparse { n, rows } => {
                 let mut out = Vec::with_capacity(rows.len());
                 for (i, r) in rows.iter().enumerate() {
@@ -253,6 +299,23 @@ impl DataEntry {
             Datum::Signs(s) => DataEntry::from_signs(s),
             Datum::Sparse(b) => DataEntry::from_sparse(b),
             Datum::Layer(l) => DataEntry::from_layer(l),
+            Datum::Attn(w) => DataEntry::AttnWeights {
+                hidden: w.hidden(),
+                heads: w.heads(),
+                sha256: w.sha256().to_string(),
+                layers: w
+                    .hex()
+                    .iter()
+                    .map(|[g, b, wq, bq, wk, bk]| AttnLayerEntry {
+                        ln_gain: g.clone(),
+                        ln_shift: b.clone(),
+                        w_q: wq.clone(),
+                        b_q: bq.clone(),
+                        w_k: wk.clone(),
+                        b_k: bk.clone(),
+                    })
+                    .collect(),
+            },
         }
     }
 }
@@ -498,7 +561,8 @@ fn first_data_difference(x: &DataEntry, y: &DataEntry) -> String {
             .position(|(p, q)| p != q)
             .map(|i| format!(" (first at row {i})"))
             .unwrap_or_default(),
-        (DataEntry::Layer { .. }, DataEntry::Layer { .. }) => layer_difference(x, y),
+        (DataEntry::Layer { .. }, DataEntry::Layer { .. })
+        | (DataEntry::AttnWeights { .. }, DataEntry::AttnWeights { .. }) => layer_difference(x, y),
         _ => " (another kind)".into(),
     }
 }

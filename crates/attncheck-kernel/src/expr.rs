@@ -383,6 +383,8 @@ impl<'a> Cost<'a> {
                 }
                 1
             }
+            // a few interval operations on sums read with the datum (crate::weights)
+            "attn-ln-bound" | "attn-logit-range" => 16,
             _ => 0,
         }
     }
@@ -583,6 +585,8 @@ pub enum Datum {
     /// The exact initial data of the discrete map (D) in layer form, iterated by the
     /// kernel in outward-rounded intervals (see the `layer` section below).
     Layer(crate::layer_data::LayerData),
+    /// The attention weights of a trained model, exact ([`crate::weights`]).
+    Attn(crate::weights::AttnWeights),
 }
 
 /// Named data.
@@ -864,6 +868,9 @@ fn data_op<'a>(
     if let Some(v) = layer_op(op, args, o, env)? {
         return Ok(Some(v));
     }
+    if let Some(v) = attn_op(op, args, o, env)? {
+        return Ok(Some(v));
+    }
     let v = match op {
         "rows" => {
             arity(1)?;
@@ -871,6 +878,9 @@ fn data_op<'a>(
                 Datum::Signs(s) => s.n(),
                 Datum::Sparse(b) => b.n,
                 Datum::Layer(_) => return err(o, "`rows` of a layer datum: use its operations"),
+                Datum::Attn(_) => {
+                    return err(o, "`rows` of attention weights: use their operations")
+                }
             })
         }
         "cols" => {
@@ -1241,6 +1251,57 @@ fn layer_op<'a>(
 }
 
 // ───── END `layer` data operations ─────
+
+// ───── BEGIN `attn-weights` data operations (trained-model claims; crate::weights) ─────
+
+/// The operations on an `attn-weights` datum W ([`crate::weights::AttnWeights`]); the
+/// arguments l (layer) and h (head) are terms that must evaluate to exact integers in
+/// range, else an evaluation error:
+/// - `(attn-ln-bound W l)`: an outward enclosure of B_l = √d·max|γ| + ‖β‖₂;
+/// - `(attn-logit-range W l h)`: an outward enclosure of
+///   Δ̄_lh = 2·(N(W_Q^h)B_l + ‖b_Q^h‖)(N(W_K^h)B_l + ‖b_K^h‖)/√d_h, an upper bound on the
+///   range of head h's content logits in layer l over all inputs.
+///
+/// `None` when `op` is not one of these.
+fn attn_op<'a>(
+    op: &str,
+    args: &'a [Sexp],
+    o: usize,
+    env: &mut Env<'a>,
+) -> Result<Option<Val>, ExprError> {
+    let Some(aop) = tree::AttnOp::of(op) else {
+        return Ok(None);
+    };
+    if args.len() != aop.arity() {
+        return err(
+            o,
+            format!(
+                "`{op}` takes {} argument(s), got {}",
+                aop.arity(),
+                args.len()
+            ),
+        );
+    }
+    let Datum::Attn(x) = datum(&args[0], env.data)? else {
+        return err(args[0].offset(), "expected an attention-weights datum");
+    };
+    let mut idx = Vec::new();
+    for e in &args[1..] {
+        match term(e, env)? {
+            Val::Q(q) => idx.push(q),
+            _ => return err(e.offset(), "a layer or head index must be an exact integer"),
+        }
+    }
+    let p = env.prec;
+    let v = match aop {
+        tree::AttnOp::LnBound => x.ln_bound(p, &idx[0]),
+        tree::AttnOp::LogitRange => x.logit_range(p, &idx[0], &idx[1]),
+    };
+    v.map(|i| Some(Val::I(i)))
+        .or_else(|reason| err(o, format!("`{op}`: {reason}")))
+}
+
+// ───── END `attn-weights` data operations ─────
 
 /// `⌈x⌉` (or `⌊x⌋`) of an enclosure. Both are monotone, so the images of the two
 /// endpoints enclose the image. Rounding a p-bit float to an integer is exact in p
@@ -1733,6 +1794,15 @@ impl<'a> Validator<'a> {
             let index = self.terms(&args[1..])?;
             return data(DataOp::Layer(lop, Named { name, datum: x }, index));
         }
+        if let Some(aop) = tree::AttnOp::of(op) {
+            arity(aop.arity())?;
+            let (name, d) = named(&args[0], self.data)?;
+            let Datum::Attn(x) = d else {
+                return err(args[0].offset(), "expected an attention-weights datum");
+            };
+            let index = self.terms(&args[1..])?;
+            return data(DataOp::Attn(aop, Named { name, datum: x }, index));
+        }
         if let Some(sop) = tree::SparseOp::of(op) {
             arity(1)?;
             let (name, b) = sparse_named(&args[0], self.data)?;
@@ -1774,6 +1844,9 @@ impl<'a> Validator<'a> {
                 arity(1)?;
                 match named(&args[0], self.data)? {
                     (_, Datum::Layer(_)) => err(o, "`rows` of a layer datum: use its operations"),
+                    (_, Datum::Attn(_)) => {
+                        err(o, "`rows` of attention weights: use their operations")
+                    }
                     (name, datum) => data(DataOp::Rows(Named { name, datum })),
                 }
             }

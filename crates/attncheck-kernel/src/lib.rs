@@ -15,6 +15,7 @@ mod signs;
 mod softmax;
 pub mod statement;
 mod tally;
+pub mod weights;
 
 pub use compare::Certainty;
 pub use exact::{

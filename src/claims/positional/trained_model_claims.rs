@@ -422,6 +422,14 @@ impl crate::claims::shape::Claim for Claim {
     fn run(p: &Resolved, ctx: &Ctx) -> Outcome {
         run(p, ctx)
     }
+    fn statement_carrying(
+        p: &Resolved,
+        claim: &str,
+        hints: &crate::certificate::Hints,
+        carried: &crate::kernel::expr::Data,
+    ) -> Option<Result<crate::kernel::Statement, crate::claims::shape::StatementError>> {
+        window::statement(p, claim, hints, carried)
+    }
 }
 
 impl Params {
@@ -912,7 +920,7 @@ mod exec {
                 points: s.validation_points,
                 sequences: s.validation_bytes / l,
             }),
-            keep_attention_weights: p.scan.is_some() && matches!(job.scheme, Scheme::Alibi(_)),
+            keep_attention_weights: super::window::keeps_weights(p, job),
         }
     }
 
@@ -992,8 +1000,68 @@ mod exec {
         }
         match r.scan() {
             None => super::present::present(p, &p.plans()[0], ctx, &c, &results, o),
-            Some((s, eps)) => super::scan::present(p, s, eps, ctx, &c, &results, o),
+            Some((s, eps)) => {
+                let windows = prove_windows(p, eps, ctx, &results, o);
+                super::scan::present(p, s, eps, ctx, &c, &results, &windows, o)
+            }
         }
+    }
+
+    /// The kernel datum of a job's stored weights (read as a certificate reads it).
+    pub fn weights_datum(
+        w: &attncheck_lm::job::AttentionWeights,
+    ) -> Result<crate::kernel::expr::Datum, String> {
+        let mut v = serde_json::to_value(w).map_err(|e| e.to_string())?;
+        v["kind"] = "attn-weights".into();
+        let e: crate::certificate::DataEntry =
+            serde_json::from_value(v).map_err(|e| e.to_string())?;
+        e.to_datum().map_err(|(f, r)| format!("{f}: {r}"))
+    }
+
+    /// The windows of every ALiBi model, searched, then certified by the statement
+    /// ([`super::window`]) with the models' weights as the certificate's data; by model
+    /// long name. On a missing or malformed datum the outcome is inconclusive with the
+    /// reason and nothing is certified.
+    pub fn prove_windows(
+        p: &Params,
+        eps: &rug::Rational,
+        ctx: &Ctx,
+        results: &[(Job, JobResult)],
+        o: &mut Outcome,
+    ) -> Vec<(Job, Vec<super::window::HeadWindow>)> {
+        let mut data = crate::kernel::expr::Data::new();
+        let mut hints = crate::certificate::Hints::new();
+        let mut out = Vec::new();
+        for j in super::window::window_jobs(p) {
+            let found = results
+                .iter()
+                .find(|(x, _)| *x == j)
+                .and_then(|(_, r)| r.attention_weights.as_ref());
+            let Some(w) = found else {
+                o.declare_inconclusive(format!("{}: no stored attention weights", j.long_name()));
+                return Vec::new();
+            };
+            let d = match weights_datum(w) {
+                Ok(d) => d,
+                Err(e) => {
+                    o.declare_inconclusive(format!("{}: stored weights: {e}", j.long_name()));
+                    return Vec::new();
+                }
+            };
+            data.insert(super::window::datum_name(&j), d);
+            match super::window::search(p, &j, eps, &data, ctx.prec()) {
+                Ok(ws) => {
+                    hints.insert(super::window::hint_key(&j), super::window::hint_of(&ws));
+                    out.push((j, ws));
+                }
+                Err(e) => {
+                    o.declare_inconclusive(format!("{}: window search: {e}", j.long_name()));
+                    return Vec::new();
+                }
+            }
+        }
+        ctx.prove_carrying(o, hints, &data);
+        out
     }
 }
 
@@ -1004,6 +1072,7 @@ pub use exec::{corpus, lm_job, model_config, run_job, CorpusError, JobUnit};
 mod present;
 #[cfg(feature = "lm")]
 mod scan;
+pub mod window;
 
 /// Runs the reproduction.
 pub fn run(p: &Resolved, ctx: &Ctx) -> Outcome {

@@ -296,6 +296,7 @@ impl<'a> Reader<'a> {
                 return Err(TranslateError::LayerMap(layer_cost(x.datum)));
             }
             DataOp::Layer(op, ..) => return Err(TranslateError::NoCoq(op.name())),
+            DataOp::Attn(op, ..) => return Err(TranslateError::NoCoq(op.name())),
         };
         Ok(T::Data(self.ops.add(op_rec)))
     }

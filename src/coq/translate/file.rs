@@ -118,6 +118,12 @@ fn data_file(cert: &Certificate, data: &Data, ops: &Ops) -> Option<String> {
             Some(Datum::Layer(_)) => {
                 let _ = writeln!(s, "(* {name}: a datum of kind layer, not translated. *)\n");
             }
+            Some(Datum::Attn(_)) => {
+                let _ = writeln!(
+                    s,
+                    "(* {name}: a datum of kind attn-weights, not translated (kernel-only). *)\n"
+                );
+            }
             None => {
                 let _ = writeln!(s, "(* {name}: a malformed datum, not translated. *)\n");
             }

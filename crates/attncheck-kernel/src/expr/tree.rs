@@ -12,6 +12,7 @@
 
 use super::{Datum, SparseRows};
 use crate::layer_data::LayerData;
+use crate::weights::AttnWeights;
 use crate::SignMatrix;
 
 /// A formula: `(< a b)`, `(<= a b)`, `(> a b)`, `(>= a b)`, `(= a b)`, `(and f …)`,
@@ -165,6 +166,9 @@ pub enum DataOp<'a> {
     /// `(layer-max-sqnorm X r k)`, `(layer-max-sqdist X r s k)`, `(layer-v-frob2 X)`,
     /// `(layer-qk-frob2 X)`, `(layer-dt X)`: the layer datum and the index terms.
     Layer(LayerOp, Named<'a, LayerData>, Vec<Term<'a>>),
+    /// `(attn-ln-bound W l)`, `(attn-logit-range W l h)`: the attention-weights datum and
+    /// the index terms.
+    Attn(AttnOp, Named<'a, AttnWeights>, Vec<Term<'a>>),
 }
 
 /// The operations on one row-sparse matrix.
@@ -288,6 +292,41 @@ impl LayerOp {
             "layer-v-frob2" => LayerOp::VFrob2,
             "layer-qk-frob2" => LayerOp::QkFrob2,
             "layer-dt" => LayerOp::Dt,
+            _ => return None,
+        })
+    }
+}
+
+/// The operations on an attention-weights datum ([`crate::weights`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttnOp {
+    /// `attn-ln-bound` (index l)
+    LnBound,
+    /// `attn-logit-range` (indices l, h)
+    LogitRange,
+}
+
+impl AttnOp {
+    /// The operator as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            AttnOp::LnBound => "attn-ln-bound",
+            AttnOp::LogitRange => "attn-logit-range",
+        }
+    }
+
+    /// Its number of arguments, the datum included.
+    pub(super) fn arity(self) -> usize {
+        match self {
+            AttnOp::LnBound => 2,
+            AttnOp::LogitRange => 3,
+        }
+    }
+
+    pub(super) fn of(op: &str) -> Option<AttnOp> {
+        Some(match op {
+            "attn-ln-bound" => AttnOp::LnBound,
+            "attn-logit-range" => AttnOp::LogitRange,
             _ => return None,
         })
     }

@@ -1,0 +1,244 @@
+//! The certified implicit window of the trained ALiBi models (issue 25, "beyond every
+//! peer"): the statement (trusted: built from the spec's ε and slopes, the window hints and
+//! the attention weights the certificate carries) and the untrusted search for the hints.
+//!
+//! For head h of layer ℓ of a trained ALiBi model, the kernel's `attn-logit-range` bounds
+//! the range of the content logits over all inputs by Δ̄_ℓh (crates/attncheck-kernel's
+//! `weights.rs`: the LayerNorm bound, spectral-norm bounds of W_Q^h and W_K^h, the biases).
+//! alibi-window's T^∞(w) = 1/(1 + (e^{mw} − 1)/e^Δ) bounds the attention mass a query
+//! puts on keys at distance ≥ w, for any content logits of range ≤ Δ and any sequence
+//! length; it increases in Δ, so T^∞(w) at Δ = Δ̄_ℓh bounds it for every input of the
+//! model. Per model the statement asserts, for every (ℓ, h) and the window w_ℓh of the
+//! hints:
+//! - T^∞(w_ℓh) ≤ ε at Δ̄_ℓh: **every input's attention mass at distances ≥ w_ℓh is ≤ ε**
+//!   (the theorem: a window of the model that was trained, computed in exact arithmetic
+//!   with the certified weights);
+//! - T^∞(w_ℓh − 1) > ε at Δ̄_ℓh: w_ℓh is the smallest window *this bound* certifies
+//!   (T^∞ is decreasing in w). It says nothing about the model's true smallest window,
+//!   which may be much smaller: Δ̄ is a worst case over all inputs.
+//!
+//! A hint only chooses which windows are stated: a wrong one makes an obligation fail,
+//! never a wrong theorem. The weights are the certificate's `attn-weights` data, one per
+//! model, named by the model ([`datum_name`]) and read by the kernel (sizes, finiteness,
+//! SHA-256); that they are the weights the spec's seeded training produces is
+//! reproducible, not certified.
+
+use super::{jobs, Job, Params, Resolved, Scheme};
+use crate::certificate::Hints;
+use crate::claims::positional::common::{
+    alibi_tail_inf_expr, and_all, slope_exponents, slope_expr,
+};
+use crate::claims::shape::StatementError;
+use crate::kernel::expr::{Data, Datum};
+use crate::kernel::Statement;
+use rug::Rational;
+
+/// Whether the run keeps `job`'s attention weights (and certifies its window): every
+/// ALiBi job of the scan.
+pub fn keeps_weights(p: &Params, job: &Job) -> bool {
+    p.scan.is_some() && matches!(job.scheme, Scheme::Alibi(_))
+}
+
+/// The models whose windows the statement certifies, in job order.
+pub fn window_jobs(p: &Params) -> Vec<Job> {
+    jobs(p)
+        .into_iter()
+        .filter(|j| keeps_weights(p, j))
+        .collect()
+}
+
+/// The certificate's name of `job`'s weights, e.g. `W_L128_alibi-paper-s1`.
+pub fn datum_name(job: &Job) -> String {
+    format!("W_L{}_{}", job.train_length, job.name())
+}
+
+/// The hint key of `job`'s windows: w_ℓh layer-major, comma-separated.
+pub fn hint_key(job: &Job) -> String {
+    format!("window.{}", datum_name(job))
+}
+
+/// m_h of `job`'s scheme as an exact term (`2^-q`).
+pub fn slope_term(p: &Params, job: &Job, h: usize) -> String {
+    match job.scheme {
+        Scheme::Alibi(rule) => slope_expr(&slope_exponents(p.heads, rule)[h]),
+        _ => unreachable!("a window job is an ALiBi job"),
+    }
+}
+
+/// The term Δ̄_ℓh of the model's weights.
+pub fn delta_term(job: &Job, l: usize, h: usize) -> String {
+    format!("(attn-logit-range {} {l} {h})", datum_name(job))
+}
+
+/// The windows of a hint: layers·heads integers in 1..=10⁹.
+pub fn parse_windows(text: &str, n: usize) -> Result<Vec<u64>, String> {
+    let ws: Vec<u64> = text
+        .split(',')
+        .map(|t| {
+            t.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|w| (1..=1_000_000_000).contains(w))
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| "must list integers in 1..=1000000000, comma-separated".to_string())?;
+    if ws.len() != n {
+        return Err(format!("lists {} windows; layers·heads = {n}", ws.len()));
+    }
+    Ok(ws)
+}
+
+/// Obligation names (the check names `--check` compares).
+pub fn at_name(job: &Job, eps: &Rational) -> String {
+    format!(
+        "{}: implicit window, every (layer, head): T^∞(w_h) ≤ ε = {eps} at Δ = Δ̄_h (attention mass at distance ≥ w_h is ≤ ε for every input)",
+        job.long_name()
+    )
+}
+
+/// The minimality obligation's name.
+pub fn before_name(job: &Job, eps: &Rational) -> String {
+    format!(
+        "{}: implicit window, every (layer, head): T^∞(w_h − 1) > ε = {eps} at Δ = Δ̄_h (w_h is the smallest window this bound certifies)",
+        job.long_name()
+    )
+}
+
+/// The statement of the windows: per model of [`window_jobs`], the two obligations of the
+/// module documentation, with the model's weights as data. `None` without a scan.
+pub fn statement(
+    r: &Resolved,
+    claim: &str,
+    hints: &Hints,
+    carried: &Data,
+) -> Option<Result<Statement, StatementError>> {
+    let (_, eps) = r.scan()?;
+    let p = &r.params;
+    let js = window_jobs(p);
+    if js.is_empty() {
+        return None;
+    }
+    Some((|| {
+        let mut st = Statement::new(claim);
+        for j in &js {
+            let name = datum_name(j);
+            let Some(Datum::Attn(w)) = carried.get(&name) else {
+                return Err(StatementError::build(format!(
+                    "the certificate carries no attention weights `{name}` (kind attn-weights) for {}",
+                    j.long_name()
+                )));
+            };
+            if (w.hidden(), w.heads(), w.layers()) != (p.hidden, p.heads, p.layers) {
+                return Err(StatementError::build(format!(
+                    "`{name}`: hidden {}, {} heads, {} layers; the spec's model has {}, {}, {}",
+                    w.hidden(),
+                    w.heads(),
+                    w.layers(),
+                    p.hidden,
+                    p.heads,
+                    p.layers
+                )));
+            }
+            let key = hint_key(j);
+            let text = hints
+                .get(&key)
+                .ok_or_else(|| StatementError::hint(&key, "missing"))?;
+            let ws = parse_windows(text, p.layers * p.heads)
+                .map_err(|e| StatementError::hint(&key, e))?;
+            let (mut at, mut before) = (Vec::new(), Vec::new());
+            for l in 0..p.layers {
+                for h in 0..p.heads {
+                    let (m, d, w) = (
+                        slope_term(p, j, h),
+                        delta_term(j, l, h),
+                        ws[l * p.heads + h],
+                    );
+                    at.push(format!(
+                        "(<= {} {eps})",
+                        alibi_tail_inf_expr(&m, &w.to_string(), &d)
+                    ));
+                    before.push(format!(
+                        "(> {} {eps})",
+                        alibi_tail_inf_expr(&m, &(w - 1).to_string(), &d)
+                    ));
+                }
+            }
+            st.assert(at_name(j, eps), and_all(&at));
+            st.assert(before_name(j, eps), and_all(&before));
+            st.data.insert(name, Datum::Attn(w.clone()));
+        }
+        Ok(st)
+    })())
+}
+
+/// One head's window, found by the untrusted search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadWindow {
+    /// Layer.
+    pub layer: usize,
+    /// Head.
+    pub head: usize,
+    /// m_h as written.
+    pub slope: String,
+    /// The upper end of the kernel's enclosure of Δ̄_ℓh.
+    pub delta_hi: f64,
+    /// w_ℓh(ε).
+    pub window: u64,
+}
+
+/// The search: per head, w = ⌈(1/m)·ln((e^Δ̄(1 − ε) + ε)/ε)⌉ (alibi-window's y) from the
+/// kernel's enclosure, moved until the kernel decides T^∞(w) ≤ ε < T^∞(w − 1) (at most a
+/// few steps; left as found when undecided: then the statement fails, nothing is hidden).
+pub fn search(
+    p: &Params,
+    job: &Job,
+    eps: &Rational,
+    data: &Data,
+    prec: u32,
+) -> Result<Vec<HeadWindow>, String> {
+    use crate::kernel::expr::{check_with, eval_with};
+    use crate::kernel::Certainty;
+    let mut out = Vec::new();
+    for l in 0..p.layers {
+        for h in 0..p.heads {
+            let (m, d) = (slope_term(p, job, h), delta_term(job, l, h));
+            let delta = eval_with(&d, prec, data).map_err(|e| e.to_string())?;
+            let y = format!("(/ (ln (/ (+ (* (exp {d}) (- 1 {eps})) {eps}) {eps})) {m})");
+            let yv = eval_with(&y, prec, data).map_err(|e| e.to_string())?;
+            let mut w = yv.hi_f64().ceil().clamp(1.0, 1e9) as u64;
+            let holds = |w: u64, le: bool| -> bool {
+                let f = format!(
+                    "({} {} {eps})",
+                    if le { "<=" } else { ">" },
+                    alibi_tail_inf_expr(&m, &w.to_string(), &d)
+                );
+                check_with(&f, prec, data).is_ok_and(|c| c == Certainty::True)
+            };
+            for _ in 0..4 {
+                if !holds(w, true) {
+                    w += 1;
+                } else if w > 1 && !holds(w - 1, false) {
+                    w -= 1;
+                } else {
+                    break;
+                }
+            }
+            out.push(HeadWindow {
+                layer: l,
+                head: h,
+                slope: m,
+                delta_hi: delta.hi_f64(),
+                window: w,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The hint of a model's windows.
+pub fn hint_of(ws: &[HeadWindow]) -> String {
+    ws.iter()
+        .map(|w| w.window.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}

@@ -1,0 +1,597 @@
+//! The `attn-weights` datum (crates/attncheck-kernel/src/weights.rs) and its operations
+//! `attn-ln-bound` and `attn-logit-range`: a hand-built model whose bound and window are
+//! computed by hand, hostile data, and containment of the f64 forward computation.
+
+use attncheck::certificate::DataEntry;
+use attncheck::kernel::expr::{check_with, eval_with, Data, Datum};
+use attncheck::kernel::weights::{digest, AttnWeights, LayerHex};
+use attncheck::kernel::Certainty;
+use proptest::prelude::*;
+use rug::Rational;
+
+/// One layer's tensors: γ, β (d), W_Q (d × d, input × output, row-major), b_Q, W_K, b_K.
+#[derive(Clone, Debug)]
+pub struct Layer {
+    pub gamma: Vec<f32>,
+    pub beta: Vec<f32>,
+    pub wq: Vec<f32>,
+    pub bq: Vec<f32>,
+    pub wk: Vec<f32>,
+    pub bk: Vec<f32>,
+}
+
+impl Layer {
+    fn parts(&self) -> [&Vec<f32>; 6] {
+        [
+            &self.gamma,
+            &self.beta,
+            &self.wq,
+            &self.bq,
+            &self.wk,
+            &self.bk,
+        ]
+    }
+}
+
+fn hex(v: &[f32]) -> String {
+    v.iter().map(|x| format!("{:08x}", x.to_bits())).collect()
+}
+
+/// The stored form and the SHA-256 of `layers`.
+pub fn stored(layers: &[Layer]) -> (Vec<LayerHex>, String) {
+    let bits: Vec<Vec<u32>> = layers
+        .iter()
+        .flat_map(|l| l.parts().map(|p| p.iter().map(|x| x.to_bits()).collect()))
+        .collect();
+    let hx = layers.iter().map(|l| l.parts().map(|p| hex(p))).collect();
+    (hx, digest(&bits))
+}
+
+fn datum(hidden: usize, heads: usize, layers: &[Layer]) -> AttnWeights {
+    let (hx, sha) = stored(layers);
+    AttnWeights::new(hidden, heads, &sha, hx).expect("a valid datum")
+}
+
+fn data_of(pairs: &[(&str, AttnWeights)]) -> Data {
+    pairs
+        .iter()
+        .map(|(n, w)| (n.to_string(), Datum::Attn(w.clone())))
+        .collect()
+}
+
+/// The hand-built model: d = 4, one head (d_h = 4), one layer.
+/// - γ = (1/2, −1, 1/4, 1), β = (3/4, 1, 0, 0): B = √4·1 + 5/4 = 13/4.
+/// - W_Q = diag(2, 1, 1, 1): ‖·‖_F = √7, ‖·‖₁ = ‖·‖_∞ = 2, so N(W_Q) = min(√7, 2) = 2;
+///   b_Q = (−3/4, 0, 0, 1), ‖b_Q‖ = 5/4: Q̄ = 2·13/4 + 5/4 = 31/4.
+/// - W_K rows (2, 2, 0, 0), (1, 0, 0, 0), 0, 0: ‖·‖_F = 3, ‖·‖₁ = 3, ‖·‖_∞ = 4, so
+///   N(W_K) = min(3, √12) = 3; b_K = (0, 0, 0, 1/2): K̄ = 3·13/4 + 1/2 = 41/4.
+/// - Δ̄ = 2·(31/4)(41/4)/√4 = 1271/16 = 79.4375.
+fn hand_model() -> Layer {
+    let mut wq = vec![0.0f32; 16];
+    for (a, v) in [2.0, 1.0, 1.0, 1.0].into_iter().enumerate() {
+        wq[a * 4 + a] = v;
+    }
+    let mut wk = vec![0.0f32; 16];
+    wk[0] = 2.0;
+    wk[1] = 2.0;
+    wk[4] = 1.0;
+    Layer {
+        gamma: vec![0.5, -1.0, 0.25, 1.0],
+        beta: vec![0.75, 1.0, 0.0, 0.0],
+        wq,
+        bq: vec![-0.75, 0.0, 0.0, 1.0],
+        wk,
+        bk: vec![0.0, 0.0, 0.0, 0.5],
+    }
+}
+
+/// T^∞(w) = 1/(1 + (e^{mw} − 1)/e^Δ) with Δ the certified bound (as alibi-window writes it).
+fn tail(m: &str, w: u64, delta: &str) -> String {
+    format!("(/ 1 (+ 1 (/ (- (exp (* {m} {w})) 1) (exp {delta}))))")
+}
+
+#[test]
+fn hand_built_one_layer_model_has_the_hand_computed_bound_and_window() {
+    let data = data_of(&[("W", datum(4, 1, &[hand_model()]))]);
+    let b = eval_with("(attn-ln-bound W 0)", 128, &data).unwrap();
+    assert!(b.contains_rational(&Rational::from((13, 4))), "{b:?}");
+    assert!(b.width_up() < 1e-30, "{b:?}");
+    let d = eval_with("(attn-logit-range W 0 0)", 128, &data).unwrap();
+    assert!(d.contains_rational(&Rational::from((1271, 16))), "{d:?}");
+    assert!(d.width_up() < 1e-30, "{d:?}");
+    // by hand (ε = 1/100): y = ln((e^Δ(1 − ε) + ε)/ε)/m = 168.065… at m = 1/2, so
+    // w = 169: T^∞(169) = 0.00629 ≤ ε < T^∞(168) = 0.01033; at m = 2^-8, y = 21512.35…
+    let delta = "(attn-logit-range W 0 0)";
+    for (m, w) in [("1/2", 169u64), ("2^-8", 21513)] {
+        let at = format!("(<= {} 1/100)", tail(m, w, delta));
+        let before = format!("(<= {} 1/100)", tail(m, w - 1, delta));
+        assert_eq!(check_with(&at, 128, &data).unwrap(), Certainty::True, "{m}");
+        assert_eq!(
+            check_with(&before, 128, &data).unwrap(),
+            Certainty::False,
+            "{m}"
+        );
+    }
+}
+
+fn entry_of(hidden: usize, heads: usize, layers: &[Layer]) -> serde_json::Value {
+    let (hx, sha) = stored(layers);
+    let names = ["ln_gain", "ln_shift", "w_q", "b_q", "w_k", "b_k"];
+    serde_json::json!({
+        "kind": "attn-weights",
+        "hidden": hidden,
+        "heads": heads,
+        "sha256": sha,
+        "layers": hx.iter().map(|l| {
+            names.iter().zip(l).map(|(n, v)| (n.to_string(), serde_json::Value::from(v.clone())))
+                .collect::<serde_json::Map<_, _>>()
+        }).collect::<Vec<_>>(),
+    })
+}
+
+fn refused(v: &serde_json::Value) -> (String, String) {
+    let e: DataEntry = serde_json::from_value(v.clone()).expect("the entry's shape");
+    match e.to_datum() {
+        Err(fr) => fr,
+        Ok(_) => panic!("accepted: {v}"),
+    }
+}
+
+#[test]
+fn malformed_weights_are_refused_naming_the_field() {
+    let good = entry_of(4, 1, &[hand_model()]);
+    let e: DataEntry = serde_json::from_value(good.clone()).unwrap();
+    let back = DataEntry::from_datum(&e.to_datum().unwrap());
+    assert_eq!(back, e, "the datum round-trips to the same entry");
+    let edit = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = good.clone();
+        f(&mut v);
+        v
+    };
+    let set = |field: &'static str, s: String| {
+        edit(&move |v: &mut serde_json::Value| v["layers"][0][field] = s.clone().into())
+    };
+    let wq = good["layers"][0]["w_q"].as_str().unwrap().to_string();
+    // wrong sizes
+    let (f, r) = refused(&set("w_q", wq[8..].to_string()));
+    assert_eq!(f, "layers[0].w_q", "{r}");
+    assert!(r.contains("16 values need 128"), "{r}");
+    let (f, _) = refused(&set("b_k", "00000000".into()));
+    assert_eq!(f, "layers[0].b_k");
+    // non-finite patterns: NaN, +∞, −∞ (the hash recomputed, so only finiteness refuses)
+    for bad in ["7fc00000", "7f800000", "ff800000", "7f800001"] {
+        let mut l = hand_model();
+        l.wk[5] = f32::from_bits(u32::from_str_radix(bad, 16).unwrap());
+        let (f, r) = refused(&entry_of(4, 1, &[l]));
+        assert_eq!(f, "layers[0].w_k", "{bad}: {r}");
+        assert!(r.contains("not a finite f32"), "{bad}: {r}");
+    }
+    // upper-case or non-hex digits
+    let (f, r) = refused(&set("w_q", wq.to_uppercase().replace('0', "A")));
+    assert_eq!(f, "layers[0].w_q", "{r}");
+    // a value changed, the hash kept: hash mismatch
+    let mut w2 = wq.clone();
+    w2.replace_range(0..8, &format!("{:08x}", 2.5f32.to_bits()));
+    let (f, r) = refused(&set("w_q", w2));
+    assert_eq!(f, "sha256", "{r}");
+    assert!(r.contains("hash to"), "{r}");
+    let (f, _) = refused(&edit(&|v| v["sha256"] = "xyz".into()));
+    assert_eq!(f, "sha256");
+    // shapes: heads not dividing hidden, no head, hidden 0, an empty model
+    let (f, _) = refused(&edit(&|v| v["heads"] = 3.into()));
+    assert_eq!(f, "heads");
+    let (f, _) = refused(&edit(&|v| v["heads"] = 0.into()));
+    assert_eq!(f, "heads");
+    let (f, _) = refused(&edit(&|v| v["hidden"] = 0.into()));
+    assert_eq!(f, "hidden");
+    let (f, r) = refused(&entry_of(4, 1, &[]));
+    assert_eq!(f, "layers", "{r}");
+    // unknown fields are refused by the format
+    let mut extra = good.clone();
+    extra["layers"][0]["w_v"] = "00000000".into();
+    assert!(serde_json::from_value::<DataEntry>(extra).is_err());
+}
+
+#[test]
+fn weight_operations_reject_bad_indices_and_data_without_panicking() {
+    let data = data_of(&[("W", datum(4, 1, &[hand_model()]))]);
+    let mut with_signs = data.clone();
+    with_signs.insert(
+        "S".into(),
+        Datum::Signs(attncheck::kernel::SignMatrix::from_words(1, 1, vec![0]).unwrap()),
+    );
+    for (f, needle) in [
+        ("(<= (attn-logit-range W 1 0) 1)", "layer 1"),
+        ("(<= (attn-logit-range W 0 1) 1)", "head 1"),
+        ("(<= (attn-logit-range W -1 0) 1)", "layer -1"),
+        ("(<= (attn-logit-range W 0 1/2) 1)", "head 1/2"),
+        ("(<= (attn-ln-bound W (sqrt 2)) 1)", "exact integer"),
+        ("(<= (attn-ln-bound W 0 0) 1)", "takes 2 argument"),
+        ("(<= (attn-logit-range W 0) 1)", "takes 3 argument"),
+        ("(<= (attn-logit-range V 0 0) 1)", "no datum named `V`"),
+        (
+            "(<= (attn-logit-range S 0 0) 1)",
+            "expected an attention-weights datum",
+        ),
+        ("(<= (rows W) 1)", "use their operations"),
+        ("(<= (gram-max-abs W) 1)", "expected a sign matrix"),
+    ] {
+        let e = check_with(f, 64, &with_signs).unwrap_err();
+        assert!(e.reason.contains(needle), "{f}: {}", e.reason);
+    }
+}
+
+/// The datum argument always names data, never a variable: a bound variable named like a
+/// datum does not capture it, and each operation reads the datum it names.
+#[test]
+fn data_names_are_not_captured_by_variables_or_each_other() {
+    let mut other = hand_model();
+    other.bk = vec![0.0; 4]; // K̄ = 39/4: Δ̄ = 2·(31/4)(39/4)/2 = 1209/16
+    let data = data_of(&[
+        ("W", datum(4, 1, &[hand_model()])),
+        ("V", datum(4, 1, &[other])),
+    ]);
+    let w = Rational::from((1271, 16));
+    let v = Rational::from((1209, 16));
+    for (f, holds) in [
+        (
+            format!("(forall V 0 0 (>= (attn-logit-range V V 0) {v}))"),
+            true,
+        ),
+        (
+            format!("(forall V 0 0 (< (attn-logit-range V V 0) {w}))"),
+            true,
+        ),
+        (
+            format!("(forall W 0 0 (>= (attn-logit-range W W W) {w}))"),
+            true,
+        ),
+        (format!("(< (attn-logit-range W 0 0) {v})"), false),
+    ] {
+        let want = if holds {
+            Certainty::True
+        } else {
+            Certainty::False
+        };
+        assert_eq!(check_with(&f, 128, &data).unwrap(), want, "{f}");
+    }
+}
+
+// ----- containment: the f64 forward computation of the content logits -----
+
+/// s_ij = q_i·k_j/√d_h for head h of one layer, q = LN(x)·W_Q^h + b_Q^h (ε_LN = 1e-5), in f64.
+fn logits(l: &Layer, d: usize, heads: usize, h: usize, xs: &[Vec<f64>]) -> Vec<f64> {
+    let dh = d / heads;
+    let ln = |x: &[f64]| -> Vec<f64> {
+        let mu = x.iter().sum::<f64>() / d as f64;
+        let var = x.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / d as f64;
+        let inv = 1.0 / (var + 1e-5).sqrt();
+        (0..d)
+            .map(|k| (x[k] - mu) * inv * f64::from(l.gamma[k]) + f64::from(l.beta[k]))
+            .collect()
+    };
+    let proj = |y: &[f64], w: &[f32], b: &[f32]| -> Vec<f64> {
+        (0..dh)
+            .map(|c| {
+                let col = h * dh + c;
+                (0..d)
+                    .map(|a| y[a] * f64::from(w[a * d + col]))
+                    .sum::<f64>()
+                    + f64::from(b[col])
+            })
+            .collect()
+    };
+    let ys: Vec<Vec<f64>> = xs.iter().map(|x| ln(x)).collect();
+    let qs: Vec<Vec<f64>> = ys.iter().map(|y| proj(y, &l.wq, &l.bq)).collect();
+    let ks: Vec<Vec<f64>> = ys.iter().map(|y| proj(y, &l.wk, &l.bk)).collect();
+    let mut out = Vec::new();
+    for q in &qs {
+        for k in &ks {
+            out.push(q.iter().zip(k).map(|(a, b)| a * b).sum::<f64>() / (dh as f64).sqrt());
+        }
+    }
+    out
+}
+
+fn small_f32() -> impl Strategy<Value = f32> {
+    // dyadic values of mixed scales, zeros included
+    (-64i32..=64, -8i32..=2).prop_map(|(m, e)| m as f32 * 2f32.powi(e))
+}
+
+fn layer_strategy(d: usize) -> impl Strategy<Value = Layer> {
+    (
+        prop::collection::vec(small_f32(), d),
+        prop::collection::vec(small_f32(), d),
+        prop::collection::vec(small_f32(), d * d),
+        prop::collection::vec(small_f32(), d),
+        prop::collection::vec(small_f32(), d * d),
+        prop::collection::vec(small_f32(), d),
+    )
+        .prop_map(|(gamma, beta, wq, bq, wk, bk)| Layer {
+            gamma,
+            beta,
+            wq,
+            bq,
+            wk,
+            bk,
+        })
+}
+
+fn model_strategy() -> impl Strategy<Value = (usize, usize, Vec<Layer>)> {
+    prop::sample::select(vec![(4usize, 1usize), (4, 2), (8, 2), (8, 4)]).prop_flat_map(
+        |(d, heads)| {
+            (
+                Just(d),
+                Just(heads),
+                prop::collection::vec(layer_strategy(d), 1..=2),
+            )
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// The certified Δ̄ of every (layer, head) is at least the range of the content logits
+    /// of random inputs (spread over many scales, a constant row included) run through the
+    /// f64 forward computation.
+    #[test]
+    fn certified_logit_range_contains_the_f64_forward_range(
+        (d, heads, layers) in model_strategy(),
+        seed in any::<u64>(),
+        scale in -6i32..=6,
+    ) {
+        let mut rng = attncheck::rng::SplitMix64::new(seed);
+        let data = data_of(&[("W", datum(d, heads, &layers))]);
+        let n = 6;
+        let xs: Vec<Vec<f64>> = (0..n).map(|i| {
+            if i == 0 {
+                vec![1.5; d] // σ = 0: LN gives β
+            } else {
+                (0..d).map(|_| ((rng.next_u64() % 2001) as f64 / 1000.0 - 1.0) * 2f64.powi(scale)).collect()
+            }
+        }).collect();
+        for (li, l) in layers.iter().enumerate() {
+            for h in 0..heads {
+                let s = logits(l, d, heads, h, &xs);
+                let range = s.iter().cloned().fold(f64::MIN, f64::max) - s.iter().cloned().fold(f64::MAX, f64::min);
+                let bound = eval_with(&format!("(attn-logit-range W {li} {h})"), 64, &data).unwrap();
+                // the f64 range has rounding errors of relative size ~1e-15
+                prop_assert!(range <= bound.hi_f64() * (1.0 + 1e-12) + 1e-300,
+                    "layer {li} head {h}: range {range} > bound {}", bound.hi_f64());
+            }
+        }
+    }
+}
+
+// ----- the windows of the trained-model claim: certificate and verify -----
+
+mod scan_certificate {
+    use super::*;
+    use attncheck::app;
+    use attncheck::certificate::{Certificate, Hints, Profile};
+    use attncheck::claims::positional::trained_model_claims::{window, Claim};
+
+    const ID: &str = "positional/trained-model-claims";
+
+    /// Weights of the spec's model shape: small dyadics, γ near 1 (a trained model's scale).
+    fn synthetic(d: usize, seed: u64) -> Layer {
+        let mut rng = attncheck::rng::SplitMix64::new(seed);
+        let mut v = |n: usize, centre: f32, scale: i32| -> Vec<f32> {
+            (0..n)
+                .map(|_| centre + ((rng.next_u64() % 17) as f32 - 8.0) * 2f32.powi(scale))
+                .collect()
+        };
+        Layer {
+            gamma: v(d, 1.0, -6),
+            beta: v(d, 0.0, -7),
+            wq: v(d * d, 0.0, -8),
+            bq: v(d, 0.0, -7),
+            wk: v(d * d, 0.0, -8),
+            bk: v(d, 0.0, -7),
+        }
+    }
+
+    /// A certificate of the full profile's windows for synthetic weights, as the run makes
+    /// it: the search's hints, the statement built with the weights carried, serialised.
+    fn certificate() -> serde_json::Value {
+        let spec = attncheck::claims::load_spec(&crate::util::spec_path(ID)).unwrap();
+        let r = attncheck::claims::shape::resolve::<Claim>(&spec, Profile::Full).unwrap();
+        let (p, eps) = (&r.params, r.scan().unwrap().1);
+        let mut data = Data::new();
+        let mut hints = Hints::new();
+        for (k, j) in window::window_jobs(p).iter().enumerate() {
+            let layers: Vec<Layer> = (0..p.layers)
+                .map(|l| synthetic(p.hidden, (k * 10 + l) as u64))
+                .collect();
+            data.insert(
+                window::datum_name(j),
+                Datum::Attn(datum(p.hidden, p.heads, &layers)),
+            );
+            let ws = window::search(p, j, eps, &data, spec.precision).unwrap();
+            hints.insert(window::hint_key(j), window::hint_of(&ws));
+        }
+        let st = attncheck::claims::statement_of_carrying(&spec, Profile::Full, &hints, &data)
+            .unwrap()
+            .expect("the scan has a statement");
+        serde_json::to_value(Certificate::of(&st, Profile::Full, spec.precision, &hints)).unwrap()
+    }
+
+    fn verify(v: &serde_json::Value) -> Result<app::Verification, app::Error> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.cert.json");
+        std::fs::write(&p, serde_json::to_string(v).unwrap()).unwrap();
+        app::verify_file(&p, Some(&crate::util::root().join("theorems")))
+    }
+
+    fn rejected(v: &serde_json::Value, what: &str) -> String {
+        match verify(v) {
+            Err(e @ app::Error::Rejected { .. }) => {
+                assert_eq!(e.exit_code(), 4, "{what}");
+                e.to_string()
+            }
+            Err(e) => panic!("{what}: expected a rejection, got {e}"),
+            Ok(v) => panic!("{what}: accepted ({:?})", v.checked.as_expected()),
+        }
+    }
+
+    /// The datum the first obligation (the first model's) is about.
+    fn first_datum(v: &serde_json::Value) -> String {
+        let f = v["obligations"][0]["formula"].as_str().unwrap();
+        let at = f.find("(attn-logit-range ").unwrap() + "(attn-logit-range ".len();
+        f[at..].split(' ').next().unwrap().to_string()
+    }
+
+    #[test]
+    fn windows_verify_and_every_tampering_is_rejected() {
+        let cert = certificate();
+        let ok = verify(&cert).unwrap_or_else(|e| panic!("{e}"));
+        assert!(ok.checked.as_expected());
+        // two obligations per ALiBi model: 3 lengths × 3 seeds
+        assert_eq!(ok.checked.decisions().len(), 18);
+        assert!(matches!(ok.source, app::StatementSource::Spec(_)));
+        let name = first_datum(&cert);
+        let edit = |f: &dyn Fn(&mut serde_json::Value)| {
+            let mut v = cert.clone();
+            f(&mut v);
+            v
+        };
+
+        // a weight changed, its hash kept: the kernel refuses the datum (bad input, exit 2)
+        let tampered = edit(&|v| {
+            let s = v["data"][&name]["layers"][0]["w_q"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let t = format!("{:08x}{}", 3.0f32.to_bits(), &s[8..]);
+            v["data"][&name]["layers"][0]["w_q"] = t.into();
+        });
+        let e = verify(&tampered).err().expect("refused");
+        assert_eq!(e.exit_code(), 2, "{e}");
+        assert!(
+            e.to_string().contains(&format!("data.{name}.sha256")),
+            "{e}"
+        );
+
+        // a weight changed and re-hashed: the same statement about other weights, which
+        // the kernel no longer proves (their Δ̄ is larger than the window allows)
+        let rehashed = edit(&|v| {
+            let entry: DataEntry = serde_json::from_value(v["data"][&name].clone()).unwrap();
+            let Datum::Attn(w) = entry.to_datum().unwrap() else {
+                unreachable!()
+            };
+            let mut hx = w.hex().to_vec();
+            hx[0][2] = format!("{:08x}{}", 4.0f32.to_bits(), &hx[0][2][8..]);
+            let bits: Vec<Vec<u32>> = hx
+                .iter()
+                .flat_map(|l| {
+                    l.iter().map(|s| {
+                        (0..s.len() / 8)
+                            .map(|i| u32::from_str_radix(&s[8 * i..8 * i + 8], 16).unwrap())
+                            .collect()
+                    })
+                })
+                .collect();
+            let w2 = AttnWeights::new(w.hidden(), w.heads(), &digest(&bits), hx).unwrap();
+            v["data"][&name] =
+                serde_json::to_value(DataEntry::from_datum(&Datum::Attn(w2))).unwrap();
+        });
+        let v = verify(&rehashed).expect("a well-formed certificate");
+        assert!(
+            !v.checked.as_expected(),
+            "larger weights, same windows: not proven"
+        );
+
+        // an obligation's window or ε changed: not the rebuilt statement
+        let f0 = cert["obligations"][0]["formula"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let w0 = cert["hints"][format!("window.{name}")]
+            .as_str()
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .to_string();
+        let needle = format!(" {w0}))");
+        assert!(f0.contains(&needle), "{f0}");
+        let bigger = (w0.parse::<u64>().unwrap() + 1000).to_string();
+        for (what, g) in [
+            ("window", f0.replacen(&needle, &format!(" {bigger}))"), 1)),
+            ("epsilon", f0.replacen(" 1/100)", " 1/2)", 1)),
+            ("vacuous", "(and)".to_string()),
+        ] {
+            assert_ne!(g, f0, "{what}");
+            let t = edit(&|v| v["obligations"][0]["formula"] = g.clone().into());
+            let r = rejected(&t, what);
+            assert!(r.contains("obligations[0]"), "{what}: {r}");
+        }
+        // an obligation dropped
+        let t = edit(&|v| {
+            v["obligations"].as_array_mut().unwrap().pop();
+        });
+        rejected(&t, "dropped obligation");
+        // the hint changed with the formula: the rebuilt statement is the tampered one, and
+        // the kernel refutes its minimality
+        let t = edit(&|v| {
+            let key = format!("window.{name}");
+            let h = v["hints"][&key].as_str().unwrap().to_string();
+            let rest = h.split_once(',').unwrap().1.to_string();
+            v["hints"][&key] = format!("{bigger},{rest}").into();
+            v["obligations"][1]["formula"] = v["obligations"][1]["formula"]
+                .as_str()
+                .unwrap()
+                .replacen(
+                    &format!(" {}))", w0.parse::<u64>().unwrap() - 1),
+                    &format!(" {}))", bigger.parse::<u64>().unwrap() - 1),
+                    1,
+                )
+                .into();
+            v["obligations"][0]["formula"] =
+                f0.replacen(&needle, &format!(" {bigger}))"), 1).into();
+        });
+        let v = verify(&t).expect("the rebuilt statement of the tampered hint");
+        assert!(
+            !v.checked.as_expected(),
+            "a window larger than the smallest is refuted"
+        );
+        // a hint missing: no statement to compare with
+        let t = edit(&|v| {
+            v["hints"]
+                .as_object_mut()
+                .unwrap()
+                .remove(&format!("window.{name}"));
+        });
+        let r = rejected(&t, "hint missing");
+        assert!(r.contains("missing"), "{r}");
+        // the weights renamed: the statement has no weights for that model
+        let t = edit(&|v| {
+            let d = v["data"].as_object_mut().unwrap();
+            let x = d.remove(&name).unwrap();
+            d.insert("W_renamed".into(), x);
+        });
+        let r = rejected(&t, "renamed");
+        assert!(r.contains("carries no attention weights"), "{r}");
+        // the weights duplicated under another name: not part of the statement
+        let t = edit(&|v| {
+            let x = v["data"][&name].clone();
+            v["data"]["W_copy"] = x;
+        });
+        let r = rejected(&t, "duplicated");
+        assert!(r.contains("W_copy"), "{r}");
+        // one model's weights swapped for another's: the data differ from the rebuilt ones
+        // only in content, so the obligations about the first model now bound the second
+        let names: Vec<String> = cert["data"].as_object().unwrap().keys().cloned().collect();
+        let t = edit(&|v| {
+            let a = v["data"][&names[0]].clone();
+            let b = v["data"][&names[1]].clone();
+            v["data"][&names[0]] = b;
+            v["data"][&names[1]] = a;
+        });
+        let v = verify(&t).expect("well-formed");
+        assert!(
+            !v.checked.as_expected(),
+            "swapped weights: their windows do not match"
+        );
+    }
+}
