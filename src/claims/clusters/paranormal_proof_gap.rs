@@ -30,7 +30,7 @@ use crate::claims::Ctx;
 use crate::dynamics::model::{Mat, MatrixSpec};
 use crate::kernel::{expr, Certainty, Checked, Statement};
 use crate::outcome::{Presentation, Table};
-use crate::spec::{ensure, ensure_each, exact, FieldError};
+use crate::spec::{check_each, ensure, exact, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -166,10 +166,8 @@ impl Raw {
             "tokens",
             "the configuration must be stationary: V(z₂ − z₁) = 0",
         )?;
-        ensure_each(&self.c_values, "c_values", |s| match exact("", s) {
-            Ok(c) if c > 0 => Ok(()),
-            Ok(_) => Err("C must be positive".into()),
-            Err(e) => Err(e.reason),
+        check_each(&self.c_values, "c_values", |f, s| {
+            ensure(exact(f, s)? > 0, f, "C must be positive")
         })?;
         let cs = self
             .c_values

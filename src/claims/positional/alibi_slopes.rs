@@ -14,7 +14,7 @@ use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Presentation, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rug::float::Round;
 use rug::ops::Pow;
 use rug::{Float, Rational};
@@ -76,12 +76,12 @@ impl crate::claims::shape::Claim for Claim {
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
         let r0 = &raw;
-        ensure_each(&r0.heads, "heads", |&h| {
-            if (1..=4096).contains(&h) {
-                Ok(())
-            } else {
-                Err(format!("{h} heads is out of range: use 1 to 4096"))
-            }
+        check_each(&r0.heads, "heads", |f, &h| {
+            ensure(
+                (1..=4096).contains(&h),
+                f,
+                format!("{h} heads is out of range: use 1 to 4096"),
+            )
         })?;
         let tol = parse_rational(&r0.f64_rel_tol)
             .map_err(|e| FieldError::new("f64_rel_tol", e.to_string()))?;

@@ -28,7 +28,7 @@ use crate::kernel::{
     log_sum_exp, parse_rational, Certainty, Checked, Interval, Reading, Statement,
 };
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
-use crate::spec::{check_each, ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
@@ -93,7 +93,7 @@ impl crate::claims::shape::Claim for Claim {
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
         check_each(&raw.heads, "heads", |f, &x| check_heads(f, x))?;
-        ensure_each(&raw.rules, "rules", |_| Ok(()))?;
+        check_each(&raw.rules, "rules", |_, _| Ok(()))?;
         ensure(
             (1..=10_000).contains(&raw.instances),
             "instances",

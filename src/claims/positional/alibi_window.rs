@@ -17,7 +17,7 @@ use crate::claims::Ctx;
 use crate::kernel::{expr, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as rational;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -114,7 +114,7 @@ impl crate::claims::shape::Claim for Claim {
         };
         let mut slopes = Vec::new();
         let mut printed = Vec::new();
-        ensure_each(&raw.rows, "rows", |_| Ok(()))?;
+        check_each(&raw.rows, "rows", |_, _| Ok(()))?;
         for (i, r) in raw.rows.iter().enumerate() {
             let f = format!("rows[{i}].slope");
             let m = rational(&f, &r.slope)?;

@@ -25,7 +25,7 @@ use crate::claims::Ctx;
 use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as rat;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
@@ -133,15 +133,15 @@ impl crate::claims::shape::Claim for Claim {
             "train_length",
             "must lie in 1..=1048576",
         )?;
-        ensure_each(&raw.lengths, "lengths", |&l| {
-            if l > raw.train_length && l <= 1 << 20 {
-                Ok(())
-            } else {
-                Err(format!(
+        check_each(&raw.lengths, "lengths", |f, &l| {
+            ensure(
+                l > raw.train_length && l <= 1 << 20,
+                f,
+                format!(
                     "length must exceed train_length ({}) and be ≤ 1048576",
                     raw.train_length
-                ))
-            }
+                ),
+            )
         })?;
         for k in 1..raw.lengths.len() {
             ensure(
@@ -162,15 +162,17 @@ impl crate::claims::shape::Claim for Claim {
         };
         check_dbar("sandwich_dbar", raw.sandwich_dbar)?;
         check_heads("sandwich_heads", raw.sandwich_heads)?;
-        let head_ok = |h: usize| {
-            if (1..=raw.sandwich_heads).contains(&h) {
-                Ok(())
-            } else {
-                Err(format!("head must lie in 1..={}", raw.sandwich_heads))
-            }
+        let head_ok = |f: &str, h: usize| {
+            ensure(
+                (1..=raw.sandwich_heads).contains(&h),
+                f,
+                format!("head must lie in 1..={}", raw.sandwich_heads),
+            )
         };
-        ensure_each(&raw.increasing_heads, "increasing_heads", |&h| head_ok(h))?;
-        head_ok(raw.growth_head).map_err(|r| FieldError::new("growth_head", r))?;
+        check_each(&raw.increasing_heads, "increasing_heads", |f, &h| {
+            head_ok(f, h)
+        })?;
+        head_ok("growth_head", raw.growth_head)?;
         let growth_min_ratio = rat("growth_min_ratio", &raw.growth_min_ratio)?;
         ensure(growth_min_ratio > 0, "growth_min_ratio", "must be positive")?;
         ensure(
@@ -188,8 +190,7 @@ impl crate::claims::shape::Claim for Claim {
         let mut sandwich_values = Vec::with_capacity(raw.sandwich_reference.len());
         let mut alibi_values = Vec::with_capacity(raw.alibi_reference.len());
         for (i, r) in raw.sandwich_reference.iter().enumerate() {
-            head_ok(r.head)
-                .map_err(|e| FieldError::new(format!("sandwich_reference[{i}].head"), e))?;
+            head_ok(&format!("sandwich_reference[{i}].head"), r.head)?;
             ensure(
                 r.values.len() == n,
                 format!("sandwich_reference[{i}].values"),

@@ -20,7 +20,7 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{expr, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
-use crate::spec::{check_each, ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use serde::{Deserialize, Serialize};
 
 /// Printed exponents α_h for a head count (positional.md §3).
@@ -98,12 +98,12 @@ impl crate::claims::shape::Claim for Claim {
         let mut alpha_printed = Vec::new();
         let mut error_printed = Vec::new();
         check_each(&raw.dbars, "dbars", |f, &x| check_dbar(f, x))?;
-        ensure_each(&raw.heads, "heads", |&h| {
-            if (1..=256).contains(&h) {
-                Ok(())
-            } else {
-                Err(format!("{h} heads is out of range: use 1 to 256"))
-            }
+        check_each(&raw.heads, "heads", |f, &h| {
+            ensure(
+                (1..=256).contains(&h),
+                f,
+                format!("{h} heads is out of range: use 1 to 256"),
+            )
         })?;
         let [lo, hi] = raw.fit_range;
         ensure(
@@ -163,19 +163,19 @@ impl crate::claims::shape::Claim for Claim {
             "detail",
             "detail[1] must be one of heads",
         )?;
-        ensure_each(&raw.growth_dbars, "growth_dbars", |d| {
-            if raw.dbars.contains(d) {
-                Ok(())
-            } else {
-                Err(format!("d̄ = {d} is not one of dbars"))
-            }
+        check_each(&raw.growth_dbars, "growth_dbars", |f, d| {
+            ensure(
+                raw.dbars.contains(d),
+                f,
+                format!("d̄ = {d} is not one of dbars"),
+            )
         })?;
-        ensure_each(&raw.plot_heads, "plot_heads", |&h| {
-            if (1..=raw.detail[1]).contains(&h) {
-                Ok(())
-            } else {
-                Err(format!("head {h} is not in 1..={}", raw.detail[1]))
-            }
+        check_each(&raw.plot_heads, "plot_heads", |f, &h| {
+            ensure(
+                (1..=raw.detail[1]).contains(&h),
+                f,
+                format!("head {h} is not in 1..={}", raw.detail[1]),
+            )
         })?;
         ensure(
             raw.two_precision_stride >= 1,

@@ -25,7 +25,7 @@ use crate::claims::Ctx;
 use crate::kernel::{Certainty, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as check_literal;
-use crate::spec::{check_each, ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -150,12 +150,12 @@ impl crate::claims::shape::Claim for Claim {
         )?;
         let t = &raw.table;
         check_dbar("table.dbar", t.dbar)?;
-        ensure_each(&t.r, "table.r", |&r| {
-            if (0..=10_000_000).contains(&r) {
-                Ok(())
-            } else {
-                Err("r must be between 0 and 10^7".into())
-            }
+        check_each(&t.r, "table.r", |f, &r| {
+            ensure(
+                (0..=10_000_000).contains(&r),
+                f,
+                "r must be between 0 and 10^7",
+            )
         })?;
         let mut table_values: [Vec<Rational>; 2] = Default::default();
         for ((name, v), values) in [("zero", &t.zero), ("one", &t.one)]

@@ -20,7 +20,7 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
-use crate::spec::{check_each, ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use serde::{Deserialize, Serialize};
 
 /// The non-monotonicity reference for one (d̄, convention).
@@ -170,12 +170,12 @@ impl crate::claims::shape::Claim for Claim {
         )?;
         let gap_value = printed("gap.value", &raw.gap.value)?;
         check_each(&raw.fit_dbars, "fit_dbars", |f, &x| check_dbar(f, x))?;
-        ensure_each(&raw.fit_ranges, "fit_ranges", |r| {
-            if 1 <= r[0] && r[0] < r[1] && r[1] <= 1_000_000 {
-                Ok(())
-            } else {
-                Err("need 1 ≤ lo < hi ≤ 10^6".into())
-            }
+        check_each(&raw.fit_ranges, "fit_ranges", |f, r| {
+            ensure(
+                1 <= r[0] && r[0] < r[1] && r[1] <= 1_000_000,
+                f,
+                "need 1 ≤ lo < hi ≤ 10^6",
+            )
         })?;
         ensure(
             raw.slope_rel_tol > 0.0 && raw.slope_rel_tol < 1.0,

@@ -28,7 +28,7 @@ use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
 use crate::kernel::{softmax, Certainty, Checked, Interval, Reading, Statement};
 use crate::outcome::{Observations, Presentation, Table};
-use crate::spec::{check_each, ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -83,13 +83,9 @@ impl crate::claims::shape::Claim for Claim {
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
         let this = &raw;
         check_each(&this.heads, "heads", |f, &x| check_heads(f, x))?;
-        ensure_each(&this.rules, "rules", |_| Ok(()))?;
-        ensure_each(&this.lengths, "lengths", |&l| {
-            if (1..=65_536).contains(&l) {
-                Ok(())
-            } else {
-                Err("length must lie in 1..=65536".into())
-            }
+        check_each(&this.rules, "rules", |_, _| Ok(()))?;
+        check_each(&this.lengths, "lengths", |f, &l| {
+            ensure((1..=65_536).contains(&l), f, "length must lie in 1..=65536")
         })?;
         ensure(
             this.rows.len() == this.lengths.len(),

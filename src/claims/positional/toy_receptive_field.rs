@@ -23,7 +23,7 @@ use super::common::{
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Checked, Interval};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -187,16 +187,16 @@ impl crate::claims::shape::Claim for Claim {
             "dbar",
             "must be even, between 2 and 4096",
         )?;
-        let len_ok = |&l: &usize| {
-            if (2..=MAX_LEN).contains(&l) {
-                Ok(())
-            } else {
-                Err(format!("length {l} is out of range: use 2 to {MAX_LEN}"))
-            }
+        let len_ok = |f: &str, &l: &usize| {
+            ensure(
+                (2..=MAX_LEN).contains(&l),
+                f,
+                format!("length {l} is out of range: use 2 to {MAX_LEN}"),
+            )
         };
-        ensure_each(&raw.lengths, "lengths", len_ok)?;
+        check_each(&raw.lengths, "lengths", len_ok)?;
         for (i, l) in raw.extra_lengths.iter().enumerate() {
-            len_ok(l).map_err(|e| FieldError::new(format!("extra_lengths[{i}]"), e))?;
+            len_ok(&format!("extra_lengths[{i}]"), l)?;
         }
         let t = parse_rational(&raw.threshold)
             .map_err(|e| FieldError::new("threshold", e.to_string()))?;
@@ -237,7 +237,7 @@ impl crate::claims::shape::Claim for Claim {
             }
             let lens = m.lengths.as_ref().unwrap_or(&raw.lengths);
             if let Some(l) = &m.lengths {
-                ensure_each(l, &f("lengths"), len_ok)?;
+                check_each(l, &f("lengths"), len_ok)?;
             }
             for (name, v) in [("residual", &m.residual), ("plain", &m.plain)] {
                 ensure(
@@ -269,7 +269,7 @@ impl crate::claims::shape::Claim for Claim {
             };
             saturation_model.push(mi);
             ensure(
-                s.lengths.iter().all(|l| len_ok(l).is_ok()),
+                s.lengths.iter().all(|l| len_ok("", l).is_ok()),
                 format!("saturation[{i}].lengths"),
                 "out of range",
             )?;
@@ -293,7 +293,7 @@ impl crate::claims::shape::Claim for Claim {
                 "must not be empty",
             )?;
             ensure(
-                g.lengths.iter().all(|l| len_ok(l).is_ok()),
+                g.lengths.iter().all(|l| len_ok("", l).is_ok()),
                 format!("growth[{i}].lengths"),
                 "out of range",
             )?;

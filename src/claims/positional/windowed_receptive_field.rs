@@ -17,7 +17,7 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{expr, softmax, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use rug::float::{Round, Special};
 use rug::Float;
@@ -82,26 +82,22 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Params;
     type Params = Params;
     fn resolve(raw: Params) -> Result<Params, FieldError> {
-        ensure_each(&raw.windows, "windows", |&w| {
-            if (1..=100_000).contains(&w) {
-                Ok(())
-            } else {
-                Err("window must lie in 1..=100000".into())
-            }
+        check_each(&raw.windows, "windows", |f, &w| {
+            ensure(
+                (1..=100_000).contains(&w),
+                f,
+                "window must lie in 1..=100000",
+            )
         })?;
         ensure(
             (1..=256).contains(&raw.max_layers),
             "max_layers",
             "must lie in 1..=256",
         )?;
-        ensure_each(&raw.lengths, "lengths", |&l| {
-            if (2..=65_536).contains(&l) {
-                Ok(())
-            } else {
-                Err("length must lie in 2..=65536".into())
-            }
+        check_each(&raw.lengths, "lengths", |f, &l| {
+            ensure((2..=65_536).contains(&l), f, "length must lie in 2..=65536")
         })?;
-        ensure_each(&raw.conventions, "conventions", |_| Ok(()))?;
+        check_each(&raw.conventions, "conventions", |_, _| Ok(()))?;
         ensure(
             (2..=65_536).contains(&raw.train_length),
             "train_length",

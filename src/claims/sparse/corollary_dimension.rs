@@ -20,7 +20,7 @@ use crate::kernel::{expr, parse_rational, Certainty, Checked, Interval, Statemen
 use crate::outcome::{Observations, Presentation, Table};
 use crate::sparse::construct::{d_expr, t_expr, t_star};
 use crate::sparse::sample::draw_signs;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -188,14 +188,9 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        ensure_each(&raw.identities, "identities", |_| Ok(()))?;
-        for (i, s) in raw.identities.iter().enumerate() {
-            setting_ok(&format!("identities[{i}]"), s)?;
-        }
-        ensure_each(&raw.table, "table", |r| {
-            (!r.d.is_empty())
-                .then_some(())
-                .ok_or("give at least one (n, d) pair".into())
+        check_each(&raw.identities, "identities", setting_ok)?;
+        check_each(&raw.table, "table", |f, r| {
+            ensure(!r.d.is_empty(), f, "give at least one (n, d) pair")
         })?;
         for (i, r) in raw.table.iter().enumerate() {
             setting_ok(&format!("table[{i}].setting"), &r.setting)?;
@@ -209,22 +204,16 @@ impl crate::claims::shape::Claim for Claim {
             }
         }
         let g = &raw.grid;
-        ensure_each(&g.ns, "grid.ns", |&n| {
-            (2..=1024)
-                .contains(&n)
-                .then_some(())
-                .ok_or("n must lie in 2..=1024".into())
+        check_each(&g.ns, "grid.ns", |f, &n| {
+            ensure((2..=1024).contains(&n), f, "n must lie in 2..=1024")
         })?;
-        ensure_each(&g.seeds, "grid.seeds", |_| Ok(()))?;
-        ensure_each(&g.ks, "grid.ks", |&k| {
-            (1..=8)
-                .contains(&k)
-                .then_some(())
-                .ok_or("k must lie in 1..=8".into())
+        check_each(&g.seeds, "grid.seeds", |_, _| Ok(()))?;
+        check_each(&g.ks, "grid.ks", |f, &k| {
+            ensure((1..=8).contains(&k), f, "k must lie in 1..=8")
         })?;
-        ensure_each(&g.eps, "grid.eps", |_| Ok(()))?;
-        ensure_each(&g.gammas, "grid.gammas", |_| Ok(()))?;
-        ensure_each(&g.rhos, "grid.rhos", |_| Ok(()))?;
+        check_each(&g.eps, "grid.eps", |_, _| Ok(()))?;
+        check_each(&g.gammas, "grid.gammas", |_, _| Ok(()))?;
+        check_each(&g.rhos, "grid.rhos", |_, _| Ok(()))?;
         for (ie, e) in g.eps.iter().enumerate() {
             positive_term(&format!("grid.eps[{ie}]"), e)?;
             let v = expr::eval(e, 64).expect("checked");

@@ -15,7 +15,7 @@ use crate::claims::Ctx;
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::sparse::dimension::{min_dimension, union_bound_dimension};
-use crate::spec::{ensure, ensure_each, exact, FieldError};
+use crate::spec::{check_each, ensure, exact, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -162,12 +162,12 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        ensure_each(&raw.log2_n, "log2_n", |&e| {
-            if (2..=20).contains(&e) {
-                Ok(())
-            } else {
-                Err(format!("2^{e} is out of range: use exponents 2 to 20"))
-            }
+        check_each(&raw.log2_n, "log2_n", |f, &e| {
+            ensure(
+                (2..=20).contains(&e),
+                f,
+                format!("2^{e} is out of range: use exponents 2 to 20"),
+            )
         })?;
         ensure(
             raw.log2_n.windows(2).all(|w| w[0] < w[1]),
@@ -188,10 +188,9 @@ impl crate::claims::shape::Claim for Claim {
                 emax / 2
             ),
         )?;
-        ensure_each(&raw.t, "t", |s| match crate::kernel::parse_rational(s) {
-            Ok(t) if t > 0 && t < 1 => Ok(()),
-            Ok(_) => Err("must lie in (0, 1)".into()),
-            Err(e) => Err(e.to_string()),
+        check_each(&raw.t, "t", |f, s| match crate::kernel::parse_rational(s) {
+            Ok(t) => ensure(t > 0 && t < 1, f, "must lie in (0, 1)"),
+            Err(e) => Err(FieldError::new(f, e.to_string())),
         })?;
         ensure(
             (1..=10_000).contains(&raw.seeds),

@@ -20,7 +20,7 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Observations, Presentation, Table};
-use crate::spec::{ensure, ensure_each, exact, FieldError};
+use crate::spec::{check_each, ensure, exact, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -92,15 +92,15 @@ impl crate::claims::shape::Claim for Claim {
     fn resolve(r: Raw) -> Result<Params, FieldError> {
         let gamma = exact("gamma", &r.gamma)?;
         ensure(gamma > 0, "gamma", "must be positive")?;
-        ensure_each(&r.counts, "counts", |c| {
-            if (2..=6).contains(&c.n) {
-                Ok(())
-            } else {
-                Err(format!(
+        check_each(&r.counts, "counts", |f, c| {
+            ensure(
+                (2..=6).contains(&c.n),
+                f,
+                format!(
                     "n = {} is out of range: use 2 to 6 (n^n maps are enumerated)",
                     c.n
-                ))
-            }
+                ),
+            )
         })?;
         Ok(Params {
             gamma,

@@ -24,7 +24,7 @@ use crate::rng::SplitMix64;
 use crate::sparse::construct::{assert_lemma, attention_row, t_star, Witness};
 use crate::sparse::sample::draw_signs;
 use crate::spec::exact as rational;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -72,23 +72,14 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        ensure_each(&raw.ns, "ns", |&n| {
-            (2..=1 << 14)
-                .contains(&n)
-                .then_some(())
-                .ok_or("n must lie in 2..=16384".into())
+        check_each(&raw.ns, "ns", |f, &n| {
+            ensure((2..=1 << 14).contains(&n), f, "n must lie in 2..=16384")
         })?;
-        ensure_each(&raw.ds, "ds", |&d| {
-            (1..=1 << 16)
-                .contains(&d)
-                .then_some(())
-                .ok_or("d must lie in 1..=65536".into())
+        check_each(&raw.ds, "ds", |f, &d| {
+            ensure((1..=1 << 16).contains(&d), f, "d must lie in 1..=65536")
         })?;
-        ensure_each(&raw.ks, "ks", |&k| {
-            (1..=64)
-                .contains(&k)
-                .then_some(())
-                .ok_or("k must lie in 1..=64".into())
+        check_each(&raw.ks, "ks", |f, &k| {
+            ensure((1..=64).contains(&k), f, "k must lie in 1..=64")
         })?;
         let max_n = *raw.ns.iter().max().expect("nonempty");
         for (i, &k) in raw.ks.iter().enumerate() {

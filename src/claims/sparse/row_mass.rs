@@ -22,7 +22,7 @@ use crate::outcome::{Observations, Presentation, Table};
 use crate::sparse::construct::{logits_row, t_star};
 use crate::sparse::sample::draw_signs;
 use crate::spec::exact as rational;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
 
@@ -82,10 +82,12 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        ensure_each(&raw.instances, "instances", |&[n, d, k]| {
-            ((2..=4096).contains(&n) && (1..=1 << 17).contains(&d) && k >= 1 && k < n)
-                .then_some(())
-                .ok_or("need 2 ≤ n ≤ 4096, 1 ≤ d ≤ 131072, 1 ≤ k < n".into())
+        check_each(&raw.instances, "instances", |f, &[n, d, k]| {
+            ensure(
+                (2..=4096).contains(&n) && (1..=1 << 17).contains(&d) && k >= 1 && k < n,
+                f,
+                "need 2 ≤ n ≤ 4096, 1 ≤ d ≤ 131072, 1 ≤ k < n",
+            )
         })?;
         let tau = rational("tau", &raw.tau)?;
         ensure(tau > 0 && tau < 1, "tau", "τ must lie in (0, 1)")?;

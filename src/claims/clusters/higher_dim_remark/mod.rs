@@ -72,7 +72,7 @@ use crate::dynamics::model::{Mat, System};
 use crate::kernel::Checked;
 use crate::kernel::{expr, parse_rational, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, exact, FieldError};
+use crate::spec::{check_each, ensure, exact, FieldError};
 use rayon::prelude::*;
 use rug::float::Constant;
 use rug::ops::Pow;
@@ -193,7 +193,7 @@ fn in_open_unit(field: &str, s: &str) -> Result<Rational, FieldError> {
 impl Raw {
     /// Parses and validates every field; errors name the field.
     fn parsed(&self) -> Result<Params, FieldError> {
-        ensure_each(&self.limits, "limits", |_| Ok(()))?;
+        check_each(&self.limits, "limits", |_, _| Ok(()))?;
         let (mut limits, mut lower) = (Vec::new(), Vec::new());
         for (i, l) in self.limits.iter().enumerate() {
             let f = |k: &str| format!("limits[{i}].{k}");
@@ -284,7 +284,7 @@ impl Raw {
             )?;
         }
         let rel_tol = in_open_unit("rel_tol", &self.rel_tol)?;
-        ensure_each(&self.reference, "reference", |_| Ok(()))?;
+        check_each(&self.reference, "reference", |_, _| Ok(()))?;
         let mut reference: Vec<[Rational; 4]> = Vec::new();
         for (i, r) in self.reference.iter().enumerate() {
             let f = |k: &str| format!("reference[{i}].{k}");
