@@ -176,19 +176,6 @@ fn exponent_beyond_limit(s: &str) -> Option<u32> {
     (all_digits && big).then_some(limit)
 }
 
-/// Checks every element of a list with `f`, naming the index on failure.
-pub fn ensure_each<T>(
-    list: &[T],
-    field: &str,
-    f: impl Fn(&T) -> Result<(), String>,
-) -> Result<(), FieldError> {
-    ensure(!list.is_empty(), field, "must not be empty")?;
-    for (i, x) in list.iter().enumerate() {
-        f(x).map_err(|r| FieldError::new(format!("{field}[{i}]"), r))?;
-    }
-    Ok(())
-}
-
 /// Checks every element of a non-empty list with `f`, which gets the element's field
 /// path (`field[i]`) and returns a typed error.
 pub fn check_each<T>(

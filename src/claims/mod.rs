@@ -219,7 +219,7 @@ pub fn statement_of_carrying(
         return Ok(None);
     };
     st.expect_fails(&spec.refutes)
-        .map_err(StatementError::Names)?;
+        .map_err(|e| StatementError::Names(e.to_string()))?;
     if let Some(n) = st.duplicate_name() {
         return Err(StatementError::Names(format!(
             "two obligations are named `{n}`"

@@ -270,7 +270,7 @@ impl DataEntry {
                     out.push(row);
                 }
                 let b = SparseRows { n: *n, rows: out };
-                b.validate().map_err(|e| ("rows".into(), e))?;
+                b.validate().map_err(|e| ("rows".into(), e.to_string()))?;
                 Ok(Datum::Sparse(b))
             }
         }

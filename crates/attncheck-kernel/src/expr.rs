@@ -555,19 +555,52 @@ pub struct SparseRows {
     pub rows: Vec<Vec<(usize, Rational)>>,
 }
 
+/// Why a [`SparseRows`] is malformed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SparseRowsError {
+    /// The number of rows is not n.
+    #[error("has {rows} rows for n = {n}")]
+    RowCount {
+        /// The number of rows.
+        rows: usize,
+        /// The declared size.
+        n: usize,
+    },
+    /// A stored column is not below n.
+    #[error("row {row}: column {column} is not below n = {n}")]
+    Column {
+        /// The row.
+        row: usize,
+        /// The column.
+        column: usize,
+        /// The declared size.
+        n: usize,
+    },
+    /// A row's columns are not strictly increasing.
+    #[error("row {row}: columns must be strictly increasing")]
+    Order {
+        /// The row.
+        row: usize,
+    },
+}
+
 impl SparseRows {
     /// Checks the shape: n rows, columns < n, strictly increasing in each row.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.rows.len() != self.n {
-            return Err(format!("has {} rows for n = {}", self.rows.len(), self.n));
+    pub fn validate(&self) -> Result<(), SparseRowsError> {
+        let n = self.n;
+        if self.rows.len() != n {
+            return Err(SparseRowsError::RowCount {
+                rows: self.rows.len(),
+                n,
+            });
         }
-        for (i, r) in self.rows.iter().enumerate() {
-            for (q, (c, _)) in r.iter().enumerate() {
-                if *c >= self.n {
-                    return Err(format!("row {i}: column {c} is not below n = {}", self.n));
+        for (row, r) in self.rows.iter().enumerate() {
+            for (q, &(column, _)) in r.iter().enumerate() {
+                if column >= n {
+                    return Err(SparseRowsError::Column { row, column, n });
                 }
-                if q > 0 && r[q - 1].0 >= *c {
-                    return Err(format!("row {i}: columns must be strictly increasing"));
+                if q > 0 && r[q - 1].0 >= column {
+                    return Err(SparseRowsError::Order { row });
                 }
             }
         }
@@ -1051,13 +1084,24 @@ pub mod sandwich {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex};
 
+    /// Why (D, F) of `(sandwich-centred D F r)` is out of range.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+    pub enum ArgsError {
+        /// D is odd or outside 2..=4096.
+        #[error("d̄ must be even with 2 ≤ d̄ ≤ 4096 (got {0})")]
+        Dbar(i64),
+        /// F is neither 0 nor 1.
+        #[error("the index set starts at 0 or 1 (got {0})")]
+        First(i64),
+    }
+
     /// Validates (D, F) of `(sandwich-centred D F r)`.
-    pub fn check_args(dbar: i64, first: i64) -> Result<(u32, u32), String> {
+    pub fn check_args(dbar: i64, first: i64) -> Result<(u32, u32), ArgsError> {
         if !(2..=4096).contains(&dbar) || dbar % 2 != 0 {
-            return Err(format!("d̄ must be even with 2 ≤ d̄ ≤ 4096 (got {dbar})"));
+            return Err(ArgsError::Dbar(dbar));
         }
         if !(0..=1).contains(&first) {
-            return Err(format!("the index set starts at 0 or 1 (got {first})"));
+            return Err(ArgsError::First(first));
         }
         Ok((dbar as u32, first as u32))
     }
@@ -1140,18 +1184,29 @@ pub mod sandwich {
 // Computed exactly on bitsets; no property of the band (such as the closed form
 // min(l·d, L − 1)) is assumed.
 mod positional_band {
+    /// Why (L, d, l) of `band-reach` is out of range.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+    pub(super) enum ReachError {
+        /// L, d or l is outside its domain.
+        #[error(
+            "needs 1 ≤ L ≤ 65536, d ≥ 0 and 1 ≤ l ≤ 256 (got L = {len}, d = {d}, l = {layers})"
+        )]
+        Domain { len: i64, d: i64, layers: i64 },
+        /// The work l·L·min(d + 1, L) is over its bound.
+        #[error("l·L·min(d + 1, L) exceeds 2^32")]
+        Work,
+    }
+
     /// (support, count) of e_{L−1} Aˡ; `Err` with the reason when out of range.
-    pub(super) fn reach(len: i64, d: i64, layers: i64) -> Result<(u64, u64), String> {
+    pub(super) fn reach(len: i64, d: i64, layers: i64) -> Result<(u64, u64), ReachError> {
         if !(1..=65_536).contains(&len) || d < 0 || !(1..=256).contains(&layers) {
-            return Err(format!(
-                "needs 1 ≤ L ≤ 65536, d ≥ 0 and 1 ≤ l ≤ 256 (got L = {len}, d = {d}, l = {layers})"
-            ));
+            return Err(ReachError::Domain { len, d, layers });
         }
         let n = len as usize;
         let words = n.div_ceil(64);
         let width = (d as u128 + 1).min(n as u128);
         if (layers as u128) * (n as u128) * width > 1 << 32 {
-            return Err("l·L·min(d + 1, L) exceeds 2^32".into());
+            return Err(ReachError::Work);
         }
         let get = |v: &[u64], j: usize| v[j / 64] >> (j % 64) & 1 == 1;
         let mut v = vec![0u64; words];
@@ -1232,7 +1287,9 @@ fn layer_op<'a>(
         }
     };
     let p = env.prec;
-    let at = |r: Result<Interval, String>| r.or_else(|reason| err(o, format!("`{op}`: {reason}")));
+    let at = |r: Result<Interval, crate::layer_data::QueryError>| {
+        r.or_else(|reason| err(o, format!("`{op}`: {reason}")))
+    };
     Ok(Some(match op {
         "layer-max-sqnorm" => {
             let (r, k) = (index(&args[1], env)?, index(&args[2], env)?);

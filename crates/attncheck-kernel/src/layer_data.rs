@@ -44,6 +44,51 @@ const MAX_M: usize = 512;
 const MAX_STEPS: usize = 100_000;
 const MAX_STORED_BITS: u128 = 1 << 32;
 
+/// Why a `layer-max-sqnorm` / `layer-max-sqdist` query has no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    /// Iterating at this precision is over the cost budget.
+    #[error(
+        "iterating at {prec} bits would cost {cost} (runs·steps·n²·d·⌈p/128⌉); the limit is {}",
+        4 * MAX_COST
+    )]
+    Cost {
+        /// The precision.
+        prec: u32,
+        /// runs·steps·n²·d·⌈p/128⌉.
+        cost: u128,
+    },
+    /// The per-step enclosures at this precision would take too much memory.
+    #[error(
+        "the per-step enclosures at {prec} bits would take {stored} bits; the limit is {MAX_STORED_BITS}"
+    )]
+    Stored {
+        /// The precision.
+        prec: u32,
+        /// The bits they would take.
+        stored: u128,
+    },
+    /// The step index is not an integer in 0..=K.
+    #[error("step {step} is not an integer in 0..={steps}")]
+    Step {
+        /// The index asked for.
+        step: Rational,
+        /// K.
+        steps: usize,
+    },
+    /// The run index is not an integer below the number of runs.
+    #[error("run {run} is not an integer in 0..{runs}")]
+    Run {
+        /// The index asked for.
+        run: Rational,
+        /// The number of runs.
+        runs: usize,
+    },
+    /// `layer-max-sqdist` was asked for the distance of a run to itself.
+    #[error("runs {0} and {0} must differ")]
+    SameRun(usize),
+}
+
 /// Per-step enclosures at one precision.
 #[derive(Debug)]
 struct Summary {
@@ -200,21 +245,16 @@ impl LayerData {
             .clone()
     }
 
-    fn summary(&self, prec: u32) -> Result<Arc<Summary>, String> {
+    fn summary(&self, prec: u32) -> Result<Arc<Summary>, QueryError> {
         let nr = self.runs.len() as u128;
         let (n, d, k) = (self.n() as u128, self.d() as u128, self.steps as u128);
         let cost = nr * k * n * n * d * u128::from(prec.div_ceil(128));
         if cost > 4 * MAX_COST {
-            return Err(format!(
-                "iterating at {prec} bits would cost {cost} (runs·steps·n²·d·⌈p/128⌉); the limit is {}",
-                4 * MAX_COST
-            ));
+            return Err(QueryError::Cost { prec, cost });
         }
         let stored = (k + 1) * (nr + nr * (nr - 1) / 2) * 2 * u128::from(prec);
         if stored > MAX_STORED_BITS {
-            return Err(format!(
-                "the per-step enclosures at {prec} bits would take {stored} bits; the limit is {MAX_STORED_BITS}"
-            ));
+            return Err(QueryError::Stored { prec, stored });
         }
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, s)) = cache.iter().find(|(p, _)| *p == prec) {
@@ -283,17 +323,26 @@ impl LayerData {
         }
         i.numer().to_usize().filter(|&i| i < bound)
     }
-    fn step_index(&self, k: &Rational) -> Result<usize, String> {
-        Self::index(k, self.steps + 1)
-            .ok_or_else(|| format!("step {k} is not an integer in 0..={}", self.steps))
+    fn step_index(&self, k: &Rational) -> Result<usize, QueryError> {
+        Self::index(k, self.steps + 1).ok_or_else(|| QueryError::Step {
+            step: k.clone(),
+            steps: self.steps,
+        })
     }
-    fn run_index(&self, r: &Rational) -> Result<usize, String> {
-        Self::index(r, self.runs.len())
-            .ok_or_else(|| format!("run {r} is not an integer in 0..{}", self.runs.len()))
+    fn run_index(&self, r: &Rational) -> Result<usize, QueryError> {
+        Self::index(r, self.runs.len()).ok_or_else(|| QueryError::Run {
+            run: r.clone(),
+            runs: self.runs.len(),
+        })
     }
 
     /// An enclosure of max_i ‖x_i^{(r),k}‖² at `prec`.
-    pub fn max_sqnorm(&self, prec: u32, r: &Rational, k: &Rational) -> Result<Interval, String> {
+    pub fn max_sqnorm(
+        &self,
+        prec: u32,
+        r: &Rational,
+        k: &Rational,
+    ) -> Result<Interval, QueryError> {
         let (r, k) = (self.run_index(r)?, self.step_index(k)?);
         Ok(self.summary(prec)?.sqnorm[r][k].clone())
     }
@@ -305,10 +354,10 @@ impl LayerData {
         r: &Rational,
         s: &Rational,
         k: &Rational,
-    ) -> Result<Interval, String> {
+    ) -> Result<Interval, QueryError> {
         let (r, s, k) = (self.run_index(r)?, self.run_index(s)?, self.step_index(k)?);
         if r == s {
-            return Err(format!("runs {r} and {s} must differ"));
+            return Err(QueryError::SameRun(r));
         }
         let (a, b) = (r.min(s), r.max(s));
         let nr = self.runs.len();

@@ -92,13 +92,13 @@ impl Statement {
     }
     /// Marks the named obligations as expected to fail (the spec's `refutes`).
     /// Every name must be an obligation of the statement.
-    pub fn expect_fails(&mut self, names: &[String]) -> Result<(), String> {
+    pub fn expect_fails(&mut self, names: &[String]) -> Result<(), NotAnObligation> {
         for n in names {
             let Some(o) = self.obligations.iter_mut().find(|o| &o.name == n) else {
-                return Err(format!(
-                    "`{n}` is not an obligation of {}'s statement",
-                    self.claim
-                ));
+                return Err(NotAnObligation {
+                    name: n.clone(),
+                    claim: self.claim.clone(),
+                });
             };
             o.expect = Expect::Fails;
         }
@@ -206,6 +206,16 @@ impl Checked {
             .map(Decision::name)
             .collect()
     }
+}
+
+/// A name given to [`Statement::expect_fails`] that no obligation of the statement has.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{name}` is not an obligation of {claim}'s statement")]
+pub struct NotAnObligation {
+    /// The name.
+    pub name: String,
+    /// The statement's claim.
+    pub claim: String,
 }
 
 /// An obligation that could not be evaluated (malformed, over budget, unbound name).

@@ -152,26 +152,219 @@ impl crate::claims::shape::Claim for Claim {
         })
     }
     type Witness = Vec<CaseRun>;
+    /// Every (V, seed) flow (an independent unit: run --shard i/N; seeds run in parallel).
     fn witness(p: &Params, ctx: &Ctx) -> Vec<CaseRun> {
-        witness(p, ctx)
+        let r = p;
+        let prec = ctx.prec();
+        let opts = FlowOptions::new(prec, Vars::Z);
+        let sample_every = (r.steps / 120).max(1);
+        let h_f = r.h.to_f64();
+        let mut cases = Vec::new();
+        for (name, v) in &r.cases {
+            let d = v.rows;
+            let duals = positive_duals(v, prec)
+                .expect("positive duals at the run precision (found at 64 bits when resolved)");
+            let sys = System::new(Mat::identity(d), Mat::identity(d), v.clone());
+            // one (V, seed) flow is an independent unit (run --shard i/N); seeds run in parallel
+            let seed_runs: Vec<SeedRun> = p
+                .seeds
+                .par_iter()
+                .enumerate()
+                .map(|(si, &seed)| {
+                    let key = format!("{name}, seed {seed}");
+                    ctx.unit(&key, || {
+                        let z0 = p.range.draw(p.n, d, seed);
+                        let mut run = SeedRun::default();
+                        let want_plot = si == 0;
+                        let res = rk4(&sys, &z0, &r.t_end, &r.h, &opts, |f| {
+                            if want_plot && (f.step % sample_every == 0) {
+                                run.times.push(f.step as f64 * h_f);
+                                run.states.push(
+                                    project(&duals.functionals, f.state, f.n, f.d)
+                                        .into_iter()
+                                        .flatten()
+                                        .collect(),
+                                );
+                            }
+                        });
+                        match res {
+                            Ok(res) => {
+                                let z0f = crate::dynamics::variants::to_floats(&z0, prec);
+                                let p0 = project(&duals.functionals, &z0f, p.n, d);
+                                let pt = project(&duals.functionals, &res.state, p.n, d);
+                                let zt = crate::dynamics::variants::rows_f64(&res.state, d);
+                                let d0 = diameter(&p0);
+                                run.cells.push(format!("{d0:.4}"));
+                                run.cells.push(format!("{:.4}", diameter(&pt)));
+                                for (ti, t) in r.taus.iter().enumerate() {
+                                    let c = tau_clusters(&pt, t.to_f64() * d0);
+                                    if ti == r.taus.len() / 2 {
+                                        run.mid_count = Some(c);
+                                    }
+                                    run.cells.push(c.to_string());
+                                }
+                                run.cells.push(format!("{:.4}", max_norm(&zt)));
+                            }
+                            Err(e) => run.cells.push(format!("flow failed: {e}")),
+                        }
+                        run
+                    })
+                })
+                .collect();
+            cases.push(CaseRun {
+                duals,
+                runs: seed_runs,
+            });
+        }
+        cases
     }
-    fn observe(
-        p: &Params,
-        w: &Vec<CaseRun>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        obs: &mut Observations,
-    ) {
-        observe(p, w, proof, ctx, obs);
+    /// Nothing is asserted: the run is report-only.
+    fn observe(_: &Params, _: &Vec<CaseRun>, _: Option<&Checked>, _: &Ctx, out: &mut Observations) {
+        out.declare_report_only(
+            "open conjecture (c:codim): observations of the projected cluster structure at finite T, nothing asserted",
+        );
     }
-    fn present(
-        p: &Params,
-        w: &Vec<CaseRun>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        pr: &mut Presentation,
-    ) {
-        present(p, w, proof, ctx, pr);
+    /// The cluster counts, the spectra, the trajectories of the first seed, the
+    /// figures and the notes.
+    fn present(p: &Params, w: &Vec<CaseRun>, _: Option<&Checked>, _: &Ctx, out: &mut Presentation) {
+        let r = p;
+        let mut cols: Vec<String> = vec![
+            "V".into(),
+            "seed".into(),
+            "k".into(),
+            "diam φ(z(0))".into(),
+            "diam φ(z(T))".into(),
+        ];
+        for t in &r.taus {
+            cols.push(format!("τ-clusters, τ = {}·diam₀", fmt_q(t)));
+        }
+        cols.push("max‖z(T)‖".into());
+        let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
+        let mut table = Table::new(
+            format!(
+                "τ-clusters of (φ_1*(z_i), …, φ_k*(z_i)) at T = {} (n = {}, Q = K = I, RK4 h = {})",
+                fmt_q(&r.t_end),
+                p.n,
+                fmt_q(&r.h)
+            ),
+            &col_refs,
+        );
+        let mut spectra = Table::new(
+            "Value matrices: eigenvalues with positive real part and the functionals used",
+            &[
+                "V",
+                "d",
+                "k",
+                "eigenvalues (Re > 0)",
+                "e^(−T·min Re λ), Re λ > 0",
+                "functionals",
+            ],
+        );
+        let t_f = r.t_end.to_f64();
+        let mut max_count = 0usize;
+        let mut over_three = 0usize;
+        let mut runs = 0usize;
+        for (ci, ((name, v), case)) in r.cases.iter().zip(w).enumerate() {
+            let d = v.rows;
+            let duals = &case.duals;
+            let k = duals.functionals.len();
+            spectra.row(vec![
+                name.clone(),
+                d.to_string(),
+                k.to_string(),
+                duals
+                    .eigenvalues
+                    .iter()
+                    .map(|(re, im)| {
+                        if *im == 0.0 {
+                            format!("{re:.9}")
+                        } else {
+                            format!(
+                                "{re:.9} {} {:.9}i",
+                                if *im < 0.0 { "−" } else { "+" },
+                                im.abs()
+                            )
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                format!(
+                    "{:.3e}",
+                    (-t_f
+                        * duals
+                            .eigenvalues
+                            .iter()
+                            .map(|e| e.0)
+                            .fold(f64::INFINITY, f64::min))
+                    .exp()
+                ),
+                if duals.left_eigenvectors {
+                    "left eigenvectors φ_l* (unit norm)".into()
+                } else {
+                    "coordinates (k = d: the subspaces are points)".into()
+                },
+            ]);
+            for (si, (&seed, run)) in p.seeds.iter().zip(&case.runs).enumerate() {
+                let mut row = vec![name.clone(), seed.to_string(), k.to_string()];
+                row.extend(run.cells.iter().cloned());
+                while row.len() < cols.len() {
+                    row.push("—".into());
+                }
+                if let Some(c) = run.mid_count {
+                    max_count = max_count.max(c);
+                    over_three += usize::from(c > 3);
+                    runs += 1;
+                }
+                table.row(row);
+                if si == 0 {
+                    let mut plot = trajectories(
+                        &format!("case{}-phi", ci + 1),
+                        &format!("{name}, seed {seed}: (φ_1*(z_i(t)), …, φ_k*(z_i(t))), k = {k}"),
+                        &run.times,
+                        &run.states,
+                        p.n,
+                        k,
+                    );
+                    if k == 2 {
+                        plot.x_label = "φ_1*(z_i)".into();
+                        plot.y_label = "φ_2*(z_i)".into();
+                    }
+                    out.plots.push(plot);
+                }
+            }
+        }
+        let mid = fmt_q(&r.taus[r.taus.len() / 2]);
+        out.figure(
+            "max_clusters",
+            max_count as f64,
+            format!(
+                "{max_count}: the largest number of τ-clusters of the projected tokens at T (τ = {mid}·diam₀) over all {runs} runs"
+            ),
+        );
+        out.figure(
+            "runs_over_three",
+            over_three as f64,
+            format!(
+                "{over_three} of {runs} runs with more than 3 τ-clusters at T (τ = {mid}·diam₀)"
+            ),
+        );
+        out.tables.push(table);
+        out.tables.push(spectra);
+        out.note(
+            "Exploratory (open conjecture c:codim): nothing is asserted. A count above 3 at a finite T is not a \
+             counterexample (clusters can still merge later); a count of at most 3 is not evidence of a limit. The flow \
+             is MPFR point arithmetic (RK4), not certified; the functionals come from inverse iteration.",
+        );
+        out.note(
+            "τ-clusters are connected components of the graph joining projected tokens at distance ≤ τ, with τ a \
+             fraction of the diameter of the projected initial tokens; the table gives several fractions so that \
+             clusters still in the middle of merging are visible.",
+        );
+        out.note(
+            "The slowest approach to the conjectured subspaces is governed by the smallest positive real part of an \
+             eigenvalue (column e^(−T·min Re λ) of the spectra table): where that factor is not small, counts at the \
+             finer τ mostly measure clusters that are still merging, not the limit.",
+        );
     }
 }
 
@@ -192,219 +385,4 @@ pub struct CaseRun {
     duals: Duals,
     /// Every seed's run, in seed order.
     runs: Vec<SeedRun>,
-}
-
-/// Every (V, seed) flow (an independent unit: run --shard i/N; seeds run in parallel).
-pub fn witness(p: &Params, ctx: &Ctx) -> Vec<CaseRun> {
-    let r = p;
-    let prec = ctx.prec();
-    let opts = FlowOptions::new(prec, Vars::Z);
-    let sample_every = (r.steps / 120).max(1);
-    let h_f = r.h.to_f64();
-    let mut cases = Vec::new();
-    for (name, v) in &r.cases {
-        let d = v.rows;
-        let duals = positive_duals(v, prec)
-            .expect("positive duals at the run precision (found at 64 bits when resolved)");
-        let sys = System::new(Mat::identity(d), Mat::identity(d), v.clone());
-        // one (V, seed) flow is an independent unit (run --shard i/N); seeds run in parallel
-        let seed_runs: Vec<SeedRun> = p
-            .seeds
-            .par_iter()
-            .enumerate()
-            .map(|(si, &seed)| {
-                let key = format!("{name}, seed {seed}");
-                ctx.unit(&key, || {
-                    let z0 = p.range.draw(p.n, d, seed);
-                    let mut run = SeedRun::default();
-                    let want_plot = si == 0;
-                    let res = rk4(&sys, &z0, &r.t_end, &r.h, &opts, |f| {
-                        if want_plot && (f.step % sample_every == 0) {
-                            run.times.push(f.step as f64 * h_f);
-                            run.states.push(
-                                project(&duals.functionals, f.state, f.n, f.d)
-                                    .into_iter()
-                                    .flatten()
-                                    .collect(),
-                            );
-                        }
-                    });
-                    match res {
-                        Ok(res) => {
-                            let z0f = crate::dynamics::variants::to_floats(&z0, prec);
-                            let p0 = project(&duals.functionals, &z0f, p.n, d);
-                            let pt = project(&duals.functionals, &res.state, p.n, d);
-                            let zt = crate::dynamics::variants::rows_f64(&res.state, d);
-                            let d0 = diameter(&p0);
-                            run.cells.push(format!("{d0:.4}"));
-                            run.cells.push(format!("{:.4}", diameter(&pt)));
-                            for (ti, t) in r.taus.iter().enumerate() {
-                                let c = tau_clusters(&pt, t.to_f64() * d0);
-                                if ti == r.taus.len() / 2 {
-                                    run.mid_count = Some(c);
-                                }
-                                run.cells.push(c.to_string());
-                            }
-                            run.cells.push(format!("{:.4}", max_norm(&zt)));
-                        }
-                        Err(e) => run.cells.push(format!("flow failed: {e}")),
-                    }
-                    run
-                })
-            })
-            .collect();
-        cases.push(CaseRun {
-            duals,
-            runs: seed_runs,
-        });
-    }
-    cases
-}
-
-/// Nothing is asserted: the run is report-only.
-pub fn observe(_: &Params, _: &[CaseRun], _: Option<&Checked>, _: &Ctx, out: &mut Observations) {
-    out.declare_report_only(
-        "open conjecture (c:codim): observations of the projected cluster structure at finite T, nothing asserted",
-    );
-}
-
-/// The cluster counts, the spectra, the trajectories of the first seed, the
-/// figures and the notes.
-pub fn present(p: &Params, w: &[CaseRun], _: Option<&Checked>, _: &Ctx, out: &mut Presentation) {
-    let r = p;
-    let mut cols: Vec<String> = vec![
-        "V".into(),
-        "seed".into(),
-        "k".into(),
-        "diam φ(z(0))".into(),
-        "diam φ(z(T))".into(),
-    ];
-    for t in &r.taus {
-        cols.push(format!("τ-clusters, τ = {}·diam₀", fmt_q(t)));
-    }
-    cols.push("max‖z(T)‖".into());
-    let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
-    let mut table = Table::new(
-        format!(
-            "τ-clusters of (φ_1*(z_i), …, φ_k*(z_i)) at T = {} (n = {}, Q = K = I, RK4 h = {})",
-            fmt_q(&r.t_end),
-            p.n,
-            fmt_q(&r.h)
-        ),
-        &col_refs,
-    );
-    let mut spectra = Table::new(
-        "Value matrices: eigenvalues with positive real part and the functionals used",
-        &[
-            "V",
-            "d",
-            "k",
-            "eigenvalues (Re > 0)",
-            "e^(−T·min Re λ), Re λ > 0",
-            "functionals",
-        ],
-    );
-    let t_f = r.t_end.to_f64();
-    let mut max_count = 0usize;
-    let mut over_three = 0usize;
-    let mut runs = 0usize;
-    for (ci, ((name, v), case)) in r.cases.iter().zip(w).enumerate() {
-        let d = v.rows;
-        let duals = &case.duals;
-        let k = duals.functionals.len();
-        spectra.row(vec![
-            name.clone(),
-            d.to_string(),
-            k.to_string(),
-            duals
-                .eigenvalues
-                .iter()
-                .map(|(re, im)| {
-                    if *im == 0.0 {
-                        format!("{re:.9}")
-                    } else {
-                        format!(
-                            "{re:.9} {} {:.9}i",
-                            if *im < 0.0 { "−" } else { "+" },
-                            im.abs()
-                        )
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-            format!(
-                "{:.3e}",
-                (-t_f
-                    * duals
-                        .eigenvalues
-                        .iter()
-                        .map(|e| e.0)
-                        .fold(f64::INFINITY, f64::min))
-                .exp()
-            ),
-            if duals.left_eigenvectors {
-                "left eigenvectors φ_l* (unit norm)".into()
-            } else {
-                "coordinates (k = d: the subspaces are points)".into()
-            },
-        ]);
-        for (si, (&seed, run)) in p.seeds.iter().zip(&case.runs).enumerate() {
-            let mut row = vec![name.clone(), seed.to_string(), k.to_string()];
-            row.extend(run.cells.iter().cloned());
-            while row.len() < cols.len() {
-                row.push("—".into());
-            }
-            if let Some(c) = run.mid_count {
-                max_count = max_count.max(c);
-                over_three += usize::from(c > 3);
-                runs += 1;
-            }
-            table.row(row);
-            if si == 0 {
-                let mut plot = trajectories(
-                    &format!("case{}-phi", ci + 1),
-                    &format!("{name}, seed {seed}: (φ_1*(z_i(t)), …, φ_k*(z_i(t))), k = {k}"),
-                    &run.times,
-                    &run.states,
-                    p.n,
-                    k,
-                );
-                if k == 2 {
-                    plot.x_label = "φ_1*(z_i)".into();
-                    plot.y_label = "φ_2*(z_i)".into();
-                }
-                out.plots.push(plot);
-            }
-        }
-    }
-    let mid = fmt_q(&r.taus[r.taus.len() / 2]);
-    out.figure(
-        "max_clusters",
-        max_count as f64,
-        format!(
-            "{max_count}: the largest number of τ-clusters of the projected tokens at T (τ = {mid}·diam₀) over all {runs} runs"
-        ),
-    );
-    out.figure(
-        "runs_over_three",
-        over_three as f64,
-        format!("{over_three} of {runs} runs with more than 3 τ-clusters at T (τ = {mid}·diam₀)"),
-    );
-    out.tables.push(table);
-    out.tables.push(spectra);
-    out.note(
-        "Exploratory (open conjecture c:codim): nothing is asserted. A count above 3 at a finite T is not a \
-         counterexample (clusters can still merge later); a count of at most 3 is not evidence of a limit. The flow \
-         is MPFR point arithmetic (RK4), not certified; the functionals come from inverse iteration.",
-    );
-    out.note(
-        "τ-clusters are connected components of the graph joining projected tokens at distance ≤ τ, with τ a \
-         fraction of the diameter of the projected initial tokens; the table gives several fractions so that \
-         clusters still in the middle of merging are visible.",
-    );
-    out.note(
-        "The slowest approach to the conjectured subspaces is governed by the smallest positive real part of an \
-         eigenvalue (column e^(−T·min Re λ) of the spectra table): where that factor is not small, counts at the \
-         finer τ mostly measure clusters that are still merging, not the limit.",
-    );
 }

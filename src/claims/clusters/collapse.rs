@@ -114,14 +114,170 @@ impl crate::claims::shape::Claim for Claim {
         })
     }
     type Witness = Runs;
+    /// Simulates every instance at two precisions.
     fn witness(p: &Params, ctx: &Ctx) -> Runs {
-        witness(p, ctx)
+        let prec = ctx.prec();
+        Runs(
+            p.instances
+                .iter()
+                .zip(&p.steps)
+                .map(|(inst, &steps)| {
+                    let k_first = steps / 4;
+                    (
+                        simulate(inst, steps, k_first, prec, true),
+                        simulate(inst, steps, k_first, 2 * prec, false),
+                    )
+                })
+                .collect(),
+        )
     }
-    fn observe(p: &Params, w: &Runs, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
-        observe(p, w, proof, ctx, obs);
+    /// Per instance: the per-step invariants, the rate guide at two precisions and
+    /// the decrease of 𝓛 (observations).
+    fn observe(p: &Params, w: &Runs, _: Option<&Checked>, ctx: &Ctx, out: &mut Observations) {
+        let (t_first, bound) = (&p.t_first, &p.ratio_bound);
+        let prec = ctx.prec();
+        for (inst, (a, b)) in p.instances.iter().zip(&w.0) {
+            for (what, t) in [
+                ("𝓛 nonincreasing", &a.lyap),
+                ("ball bound max{max‖x(0)‖, √(2n)}", &a.ball),
+            ] {
+                // Each step's margin must be proven ≥ 0 by the enclosures; this code
+                // computed them and no certificate carries them, so it is an observation.
+                out.observe_tally(format!("{}: {what} on every step of (D)", inst.name), t);
+            }
+            let (ratio, ratio2, ok, ok2) = ratios(p, a, b, prec);
+            out.observe(
+                format!(
+                    "{}: max‖x(4T)‖ ≤ {}·max‖x(T)‖ at T = {} (rate guide), at {prec} and {} bits",
+                    inst.name,
+                    fmt_q(bound),
+                    fmt_q(t_first),
+                    2 * prec
+                ),
+                ok && ok2,
+                format!(
+                    "ratio ∈ {} ({prec} bits), {} ({} bits)",
+                    ratio.fmt_outward(6),
+                    ratio2.fmt_outward(6),
+                    2 * prec
+                ),
+            );
+            let decreasing = a.samples.windows(2).all(|w| w[1].3.lt(&w[0].3).is_true());
+            out.observe(
+                format!("{}: 𝓛 − n² decreasing over the sampled times", inst.name),
+                decreasing,
+                format!(
+                    "𝓛 − n² from {} to {}",
+                    a.samples[0].3.fmt_outward(6),
+                    a.samples.last().unwrap().3.fmt_outward(6)
+                ),
+            );
+        }
     }
-    fn present(p: &Params, w: &Runs, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, w, proof, ctx, pr);
+    /// The summary and sample tables, the pictures of the first instance, the plot of
+    /// the decay, the figure and the note.
+    fn present(p: &Params, w: &Runs, _: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
+        let bound = &p.ratio_bound;
+        let prec = ctx.prec();
+        let mut summary = Table::new(
+            "Collapse: max_i ‖x_i‖ at T and 4T (enclosures), at two precisions",
+            &[
+                "instance",
+                "Δt",
+                "max‖x(0)‖",
+                "max‖x(T)‖",
+                "max‖x(4T)‖",
+                "ratio",
+                &format!("ratio ≤ {}", fmt_q(bound)),
+                "ratio at 2× precision",
+            ],
+        );
+        let mut plot = Plot {
+            slug: "decay".into(),
+            title: "max_i ‖x_i(t)‖ and 𝓛 − n² on the discrete map (V = −I, QᵀK = I)".into(),
+            x_label: "t".into(),
+            y_label: "value".into(),
+            x_log: true,
+            y_log: true,
+            series: Vec::new(),
+            heatmap: None,
+            paths: false,
+        };
+        let mut worst_ratio: f64 = 0.0;
+        for (idx, (inst, (a, b))) in p.instances.iter().zip(&w.0).enumerate() {
+            let (ratio, ratio2, ok, _) = ratios(p, a, b, prec);
+            worst_ratio = worst_ratio.max(ratio.hi_f64());
+            if idx == 0 {
+                let (times, states): (Vec<f64>, Vec<Vec<f64>>) = a.states.iter().cloned().unzip();
+                super::common::add_visuals(
+                    &mut out.plots,
+                    "run",
+                    &inst.name,
+                    &times,
+                    &states,
+                    inst.n,
+                    inst.sys.d,
+                    &a.p_final,
+                );
+            }
+            summary.row(vec![
+                inst.name.clone(),
+                fmt_q(&inst.dt),
+                a.samples[0].1.fmt_outward(6),
+                a.at_t.fmt_outward(6),
+                a.at_4t.fmt_outward(6),
+                ratio.fmt_outward(6),
+                if ok { "yes".into() } else { "no".into() },
+                ratio2.fmt_outward(6),
+            ]);
+            let mut t = Table::new(
+                format!("{}: samples", inst.name),
+                &["t", "max_i ‖x_i‖", "max_ij |P_ij − 1/n|", "𝓛 − n²"],
+            );
+            let stride = (a.samples.len() / 8).max(1);
+            for (i, (tt, m, pu, l)) in a.samples.iter().enumerate() {
+                if i % stride == 0 || i + 1 == a.samples.len() {
+                    t.row(vec![
+                        format!("{tt:.2}"),
+                        m.fmt_outward(6),
+                        pu.fmt_outward(6),
+                        l.fmt_outward(6),
+                    ]);
+                }
+            }
+            out.tables.push(t);
+            let pos = |f: &dyn Fn(&Sample) -> f64| {
+                a.samples
+                    .iter()
+                    .filter(|s| s.0 > 0.0)
+                    .map(|s| (s.0, f(s)))
+                    .collect::<Vec<_>>()
+            };
+            plot.series.push(Series {
+                name: format!("{}: max‖x‖", inst.name),
+                style: Style::Line,
+                points: pos(&|s| s.1.mid_f64()),
+            });
+            plot.series.push(Series {
+                name: format!("{}: 𝓛 − n²", inst.name),
+                style: Style::Dashed,
+                points: pos(&|s| s.3.mid_f64()),
+            });
+        }
+        out.figure(
+            "worst_ratio",
+            worst_ratio,
+            format!(
+                "largest max‖x(4T)‖ / max‖x(T)‖ over the witnesses (upper end): {worst_ratio:.6}"
+            ),
+        );
+        out.tables.insert(0, summary);
+        out.plots.push(plot);
+        out.note(
+            "No rate is stated in the paper (the proof is by compactness). The rate guide of clusters.md (deviations \
+             from the mean obey ẏ ≈ −Cy with Ċ ≈ −2C², so ‖y‖ ~ t^{−1/2} and the ratio over a ×4 time step tends to \
+             1/2) is a derived heuristic; 0.6 is its asserted bound for T ≥ 10.",
+        );
     }
 }
 
@@ -233,24 +389,6 @@ fn simulate(
 /// Each instance's run at the working precision and at twice it.
 pub struct Runs(Vec<(Run, Run)>);
 
-/// Simulates every instance at two precisions.
-pub fn witness(p: &Params, ctx: &Ctx) -> Runs {
-    let prec = ctx.prec();
-    Runs(
-        p.instances
-            .iter()
-            .zip(&p.steps)
-            .map(|(inst, &steps)| {
-                let k_first = steps / 4;
-                (
-                    simulate(inst, steps, k_first, prec, true),
-                    simulate(inst, steps, k_first, 2 * prec, false),
-                )
-            })
-            .collect(),
-    )
-}
-
 /// The ratio of max‖x‖ at 4T and T at two precisions, and its bound.
 fn ratios(p: &Params, a: &Run, b: &Run, prec: u32) -> (Interval, Interval, bool, bool) {
     let bound = &p.ratio_bound;
@@ -260,152 +398,4 @@ fn ratios(p: &Params, a: &Run, b: &Run, prec: u32) -> (Interval, Interval, bool,
     let ok = ratio.le(&bq).is_true();
     let ok2 = ratio2.le(&bq.with_prec(2 * prec)).is_true();
     (ratio, ratio2, ok, ok2)
-}
-
-/// Per instance: the per-step invariants, the rate guide at two precisions and
-/// the decrease of 𝓛 (observations).
-pub fn observe(p: &Params, w: &Runs, _: Option<&Checked>, ctx: &Ctx, out: &mut Observations) {
-    let (t_first, bound) = (&p.t_first, &p.ratio_bound);
-    let prec = ctx.prec();
-    for (inst, (a, b)) in p.instances.iter().zip(&w.0) {
-        for (what, t) in [
-            ("𝓛 nonincreasing", &a.lyap),
-            ("ball bound max{max‖x(0)‖, √(2n)}", &a.ball),
-        ] {
-            // Each step's margin must be proven ≥ 0 by the enclosures; this code
-            // computed them and no certificate carries them, so it is an observation.
-            out.observe_tally(format!("{}: {what} on every step of (D)", inst.name), t);
-        }
-        let (ratio, ratio2, ok, ok2) = ratios(p, a, b, prec);
-        out.observe(
-            format!(
-                "{}: max‖x(4T)‖ ≤ {}·max‖x(T)‖ at T = {} (rate guide), at {prec} and {} bits",
-                inst.name,
-                fmt_q(bound),
-                fmt_q(t_first),
-                2 * prec
-            ),
-            ok && ok2,
-            format!(
-                "ratio ∈ {} ({prec} bits), {} ({} bits)",
-                ratio.fmt_outward(6),
-                ratio2.fmt_outward(6),
-                2 * prec
-            ),
-        );
-        let decreasing = a.samples.windows(2).all(|w| w[1].3.lt(&w[0].3).is_true());
-        out.observe(
-            format!("{}: 𝓛 − n² decreasing over the sampled times", inst.name),
-            decreasing,
-            format!(
-                "𝓛 − n² from {} to {}",
-                a.samples[0].3.fmt_outward(6),
-                a.samples.last().unwrap().3.fmt_outward(6)
-            ),
-        );
-    }
-}
-
-/// The summary and sample tables, the pictures of the first instance, the plot of
-/// the decay, the figure and the note.
-pub fn present(p: &Params, w: &Runs, _: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
-    let bound = &p.ratio_bound;
-    let prec = ctx.prec();
-    let mut summary = Table::new(
-        "Collapse: max_i ‖x_i‖ at T and 4T (enclosures), at two precisions",
-        &[
-            "instance",
-            "Δt",
-            "max‖x(0)‖",
-            "max‖x(T)‖",
-            "max‖x(4T)‖",
-            "ratio",
-            &format!("ratio ≤ {}", fmt_q(bound)),
-            "ratio at 2× precision",
-        ],
-    );
-    let mut plot = Plot {
-        slug: "decay".into(),
-        title: "max_i ‖x_i(t)‖ and 𝓛 − n² on the discrete map (V = −I, QᵀK = I)".into(),
-        x_label: "t".into(),
-        y_label: "value".into(),
-        x_log: true,
-        y_log: true,
-        series: Vec::new(),
-        heatmap: None,
-        paths: false,
-    };
-    let mut worst_ratio: f64 = 0.0;
-    for (idx, (inst, (a, b))) in p.instances.iter().zip(&w.0).enumerate() {
-        let (ratio, ratio2, ok, _) = ratios(p, a, b, prec);
-        worst_ratio = worst_ratio.max(ratio.hi_f64());
-        if idx == 0 {
-            let (times, states): (Vec<f64>, Vec<Vec<f64>>) = a.states.iter().cloned().unzip();
-            super::common::add_visuals(
-                &mut out.plots,
-                "run",
-                &inst.name,
-                &times,
-                &states,
-                inst.n,
-                inst.sys.d,
-                &a.p_final,
-            );
-        }
-        summary.row(vec![
-            inst.name.clone(),
-            fmt_q(&inst.dt),
-            a.samples[0].1.fmt_outward(6),
-            a.at_t.fmt_outward(6),
-            a.at_4t.fmt_outward(6),
-            ratio.fmt_outward(6),
-            if ok { "yes".into() } else { "no".into() },
-            ratio2.fmt_outward(6),
-        ]);
-        let mut t = Table::new(
-            format!("{}: samples", inst.name),
-            &["t", "max_i ‖x_i‖", "max_ij |P_ij − 1/n|", "𝓛 − n²"],
-        );
-        let stride = (a.samples.len() / 8).max(1);
-        for (i, (tt, m, pu, l)) in a.samples.iter().enumerate() {
-            if i % stride == 0 || i + 1 == a.samples.len() {
-                t.row(vec![
-                    format!("{tt:.2}"),
-                    m.fmt_outward(6),
-                    pu.fmt_outward(6),
-                    l.fmt_outward(6),
-                ]);
-            }
-        }
-        out.tables.push(t);
-        let pos = |f: &dyn Fn(&Sample) -> f64| {
-            a.samples
-                .iter()
-                .filter(|s| s.0 > 0.0)
-                .map(|s| (s.0, f(s)))
-                .collect::<Vec<_>>()
-        };
-        plot.series.push(Series {
-            name: format!("{}: max‖x‖", inst.name),
-            style: Style::Line,
-            points: pos(&|s| s.1.mid_f64()),
-        });
-        plot.series.push(Series {
-            name: format!("{}: 𝓛 − n²", inst.name),
-            style: Style::Dashed,
-            points: pos(&|s| s.3.mid_f64()),
-        });
-    }
-    out.figure(
-        "worst_ratio",
-        worst_ratio,
-        format!("largest max‖x(4T)‖ / max‖x(T)‖ over the witnesses (upper end): {worst_ratio:.6}"),
-    );
-    out.tables.insert(0, summary);
-    out.plots.push(plot);
-    out.note(
-        "No rate is stated in the paper (the proof is by compactness). The rate guide of clusters.md (deviations \
-         from the mean obey ẏ ≈ −Cy with Ċ ≈ −2C², so ‖y‖ ~ t^{−1/2} and the ratio over a ×4 time step tends to \
-         1/2) is a derived heuristic; 0.6 is its asserted bound for T ≥ 10.",
-    );
 }

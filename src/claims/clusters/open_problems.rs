@@ -265,26 +265,259 @@ impl crate::claims::shape::Claim for Claim {
         })
     }
     type Witness = Vec<RunRow>;
+    /// Every open problem's run (MPFR point arithmetic): label, model, slug, V for
+    /// φ1*, horizon, the paper's expectation and the sampled data.
     fn witness(p: &Params, ctx: &Ctx) -> Vec<RunRow> {
-        witness(p, ctx)
+        let r = p;
+        let prec = ctx.prec();
+        let d = p.d;
+        let opts = FlowOptions::new(prec, Vars::Z);
+
+        // (label, model, slug, V for φ1*, horizon text, paper's expectation, data)
+        let mut runs: Vec<RunRow> = Vec::new();
+
+        // 1. indefinite QᵀK
+        {
+            let (sys, t, h, steps) = &r.indef;
+            let data = sampled_rk4(sys, &r.z0, t, h, *steps, &opts, d);
+            let spd = sys.qk.is_symmetric() && sys.qk.is_positive_definite();
+            runs.push((
+                "1. QᵀK random (not SPD)".into(),
+                format!(
+                    "flow, Q i.i.d. U[−1,1] dyadic, K = I (QᵀK {}), V spectrum {}",
+                    if spd { "SPD" } else { "not SPD" },
+                    spectrum(&sys.v)
+                ),
+                "indefinite".into(),
+                Some(sys.v.clone()),
+                format!("T = {}, RK4 h = {}", fmt_q(t), fmt_q(h)),
+                "figures suggest clustering persists".into(),
+                data,
+            ));
+        }
+
+        // 2. multi-head
+        {
+            let rinv = to_floats(&r.mh_rinv, prec + 16);
+            let k = every(r.mh_steps);
+            let dtf = r.mh_dt.to_f64();
+            let mut data = RunData::default();
+            // R^{−k}, advanced every step
+            let mut rpow = to_floats(&Mat::identity(d), prec + 16);
+            let mut last_z = Vec::new();
+            multi_head(&r.heads, &r.z0, &r.mh_dt, r.mh_steps, prec, |step, x| {
+                if step > 0 {
+                    rpow = mat_mul_sq(&rpow, &rinv, d, prec + 16);
+                }
+                if step % k == 0 || step == r.mh_steps {
+                    let z: Vec<Float> = x
+                        .chunks(d)
+                        .flat_map(|xi| mat_vec(&rpow, d, xi, prec))
+                        .collect();
+                    data.times.push(step as f64 * dtf);
+                    data.states.push(rows_f64(&z, d).concat());
+                    last_z = z;
+                }
+            });
+            data.z_final = Some(last_z);
+            let mut vsum = Mat::zeros(d, d);
+            for h in &r.heads {
+                vsum = vsum.add(&h.v);
+            }
+            runs.push((
+                format!("2. multi-head (H = {})", r.heads.len()),
+                format!(
+                    "layer x^(k+1) = x^k + Δt Σ_h Σ_j P^h_ij V_h x_j^k, shown in z = R^(−k)x, R = I + Δt Σ_h V_h; Σ_h V_h spectrum {}",
+                    spectrum(&vsum)
+                ),
+                "multihead".into(),
+                Some(vsum),
+                format!("Δt = {}, {} layers", fmt_q(&r.mh_dt), r.mh_steps),
+                "open; preliminary numerics show clustering".into(),
+                data,
+            ));
+        }
+
+        // 3. MLP variants
+        for (ci, (sigma, w, w_label, paper)) in r.mlp_cases.iter().enumerate() {
+            let (t, h, steps) = &r.mlp;
+            let k = every(*steps);
+            let hf = h.to_f64();
+            let mut data = RunData::default();
+            let z = mlp_rk4(
+                &r.mlp_v,
+                None,
+                w,
+                *sigma,
+                &r.z0,
+                h,
+                *steps,
+                prec,
+                |step, z| {
+                    if step % k == 0 {
+                        data.times.push(step as f64 * hf);
+                        data.states.push(rows_f64(z, d).concat());
+                    }
+                },
+            );
+            if z.iter().all(Float::is_finite) {
+                data.z_final = Some(z);
+            } else {
+                data.error = Some("the state became non-finite".into());
+            }
+            runs.push((
+                format!(
+                    "3{}. MLP σ = {}, W = {}",
+                    (b'a' + ci as u8) as char,
+                    sigma.name(),
+                    w_label
+                ),
+                format!(
+                    "ż_i = W σ(V Σ_j P_ij (z_j − z_i)), Q = K = I, V spectrum {}",
+                    spectrum(&r.mlp_v)
+                ),
+                format!("mlp{}", ci + 1),
+                Some(r.mlp_v.clone()),
+                format!("T = {}, RK4 h = {}", fmt_q(t), fmt_q(h)),
+                paper.clone(),
+                data,
+            ));
+        }
+
+        // 4. complex leading eigenvalue
+        {
+            let (sys, t, h, steps) = &r.complex;
+            let data = sampled_rk4(sys, &r.z0, t, h, *steps, &opts, d);
+            runs.push((
+                "4. complex leading eigenvalue".into(),
+                format!("flow, Q = K = I, V spectrum {}", spectrum(&sys.v)),
+                "complex".into(),
+                Some(sys.v.clone()),
+                format!("T = {}, RK4 h = {}", fmt_q(t), fmt_q(h)),
+                "\"we do not expect any clustering to occur\"".into(),
+                data,
+            ));
+        }
+
+        runs
     }
-    fn observe(
-        p: &Params,
-        w: &Vec<RunRow>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        obs: &mut Observations,
-    ) {
-        observe(p, w, proof, ctx, obs);
+    /// Nothing is asserted: the run is report-only.
+    fn observe(_: &Params, _: &Vec<RunRow>, _: Option<&Checked>, _: &Ctx, out: &mut Observations) {
+        out.declare_report_only(
+            "open problems of §12: observations of variants at a finite horizon, nothing asserted",
+        );
     }
+    /// The cluster counts, the models, the trajectories, the figures and the notes.
     fn present(
         p: &Params,
-        w: &Vec<RunRow>,
-        proof: Option<&Checked>,
+        runs: &Vec<RunRow>,
+        _: Option<&Checked>,
         ctx: &Ctx,
-        pr: &mut Presentation,
+        out: &mut Presentation,
     ) {
-        present(p, w, proof, ctx, pr);
+        let r = p;
+        let prec = ctx.prec();
+        let (n, d) = (p.n, p.d);
+        let z0f = to_floats(&r.z0, prec);
+        let z0_rows = rows_f64(&z0f, d);
+        let diam0 = diameter(&z0_rows);
+        let mut cols: Vec<String> = vec!["run".into(), "horizon".into()];
+        for t in &r.taus {
+            cols.push(format!("τ-clusters of z, τ = {}·diam₀", fmt_q(t)));
+        }
+        cols.push(format!(
+            "τ-clusters of φ1*(z), τ = {}·diam₀",
+            fmt_q(&r.taus[r.taus.len() / 2])
+        ));
+        cols.push("diam z(T)".into());
+        cols.push("max‖z(T)‖".into());
+        cols.push("paper".into());
+        let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
+        let mut table = Table::new(
+            format!(
+                "Open problems (§12): what the dynamics do at the horizon (n = {n}, d = {d}, diam z(0) = {diam0:.4}, max‖z(0)‖ = {:.4})",
+                max_norm(&z0_rows)
+            ),
+            &col_refs,
+        );
+        let mut models = Table::new("Open problems: the models run", &["run", "model"]);
+        let mut total_mid = Vec::new();
+        for (label, model, slug, v, horizon, paper, data) in runs {
+            models.row(vec![label.clone(), model.clone()]);
+            let mut row = vec![label.clone(), horizon.clone()];
+            match (&data.z_final, &data.error) {
+                (Some(z), None) => {
+                    let zr = rows_f64(z, d);
+                    for (ti, t) in r.taus.iter().enumerate() {
+                        let c = tau_clusters(&zr, t.to_f64() * diam0);
+                        if ti == r.taus.len() / 2 {
+                            total_mid.push((label.clone(), c));
+                        }
+                        row.push(c.to_string());
+                    }
+                    // φ1* only when the leading eigenvalue is real and positive
+                    let phi = v.as_ref().and_then(|v| {
+                        let ev = eigenvalues_f64(v);
+                        (ev.first().is_some_and(|e| e.1 == 0.0 && e.0 > 0.0))
+                            .then(|| positive_duals(v, prec))
+                            .flatten()
+                            .filter(|du| du.left_eigenvectors)
+                    });
+                    match phi {
+                        Some(du) => {
+                            let f1 = &du.functionals[..1];
+                            let p0 = project(f1, &z0f, n, d);
+                            let pt = project(f1, z, n, d);
+                            let tau = r.taus[r.taus.len() / 2].to_f64() * diameter(&p0);
+                            row.push(tau_clusters(&pt, tau).to_string());
+                        }
+                        None => row.push("— (λ1 not real)".into()),
+                    }
+                    row.push(format!("{:.4e}", diameter(&zr)));
+                    row.push(format!("{:.4e}", max_norm(&zr)));
+                }
+                (_, err) => {
+                    row.push(format!(
+                        "failed: {}",
+                        err.clone().unwrap_or_else(|| "no state".into())
+                    ));
+                    while row.len() < cols.len() - 1 {
+                        row.push("—".into());
+                    }
+                }
+            }
+            row.push(paper.clone());
+            table.row(row);
+            out.plots.push(trajectories(
+                &format!("{slug}-tokens"),
+                &format!("{label}: token trajectories z_i(t)"),
+                &data.times,
+                &data.states,
+                n,
+                d,
+            ));
+        }
+        let mid = fmt_q(&r.taus[r.taus.len() / 2]);
+        for (label, c) in &total_mid {
+            let key = label.split('.').next().unwrap_or("run").trim().to_string();
+            out.figure(
+                format!("clusters_run_{key}"),
+                *c as f64,
+                format!("{c} τ-clusters of z at the horizon (τ = {mid}·diam₀) in run {label}"),
+            );
+        }
+        out.tables.push(table);
+        out.tables.push(models);
+        out.note(
+            "Exploratory (paper §12, open problems): nothing is asserted. Counts at a finite horizon say what the \
+             dynamics look like then, not what the limit is. All runs are MPFR point arithmetic (RK4 or the layer \
+             map), not certified, from the same seeded dyadic tokens.",
+        );
+        out.note(
+            "τ-clusters are connected components of the graph joining tokens at distance ≤ τ, τ a fraction of diam z(0). \
+             The φ1* column projects on the left eigenvector of the leading eigenvalue of V (Σ_h V_h for multi-head), \
+             i.e. counts the parallel hyperplanes {φ1* = c} the tokens sit on.",
+        );
     }
 }
 
@@ -359,261 +592,4 @@ fn spectrum(v: &Mat) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Every open problem's run (MPFR point arithmetic): label, model, slug, V for
-/// φ1*, horizon, the paper's expectation and the sampled data.
-pub fn witness(p: &Params, ctx: &Ctx) -> Vec<RunRow> {
-    let r = p;
-    let prec = ctx.prec();
-    let d = p.d;
-    let opts = FlowOptions::new(prec, Vars::Z);
-
-    // (label, model, slug, V for φ1*, horizon text, paper's expectation, data)
-    let mut runs: Vec<RunRow> = Vec::new();
-
-    // 1. indefinite QᵀK
-    {
-        let (sys, t, h, steps) = &r.indef;
-        let data = sampled_rk4(sys, &r.z0, t, h, *steps, &opts, d);
-        let spd = sys.qk.is_symmetric() && sys.qk.is_positive_definite();
-        runs.push((
-            "1. QᵀK random (not SPD)".into(),
-            format!(
-                "flow, Q i.i.d. U[−1,1] dyadic, K = I (QᵀK {}), V spectrum {}",
-                if spd { "SPD" } else { "not SPD" },
-                spectrum(&sys.v)
-            ),
-            "indefinite".into(),
-            Some(sys.v.clone()),
-            format!("T = {}, RK4 h = {}", fmt_q(t), fmt_q(h)),
-            "figures suggest clustering persists".into(),
-            data,
-        ));
-    }
-
-    // 2. multi-head
-    {
-        let rinv = to_floats(&r.mh_rinv, prec + 16);
-        let k = every(r.mh_steps);
-        let dtf = r.mh_dt.to_f64();
-        let mut data = RunData::default();
-        // R^{−k}, advanced every step
-        let mut rpow = to_floats(&Mat::identity(d), prec + 16);
-        let mut last_z = Vec::new();
-        multi_head(&r.heads, &r.z0, &r.mh_dt, r.mh_steps, prec, |step, x| {
-            if step > 0 {
-                rpow = mat_mul_sq(&rpow, &rinv, d, prec + 16);
-            }
-            if step % k == 0 || step == r.mh_steps {
-                let z: Vec<Float> = x
-                    .chunks(d)
-                    .flat_map(|xi| mat_vec(&rpow, d, xi, prec))
-                    .collect();
-                data.times.push(step as f64 * dtf);
-                data.states.push(rows_f64(&z, d).concat());
-                last_z = z;
-            }
-        });
-        data.z_final = Some(last_z);
-        let mut vsum = Mat::zeros(d, d);
-        for h in &r.heads {
-            vsum = vsum.add(&h.v);
-        }
-        runs.push((
-            format!("2. multi-head (H = {})", r.heads.len()),
-            format!(
-                "layer x^(k+1) = x^k + Δt Σ_h Σ_j P^h_ij V_h x_j^k, shown in z = R^(−k)x, R = I + Δt Σ_h V_h; Σ_h V_h spectrum {}",
-                spectrum(&vsum)
-            ),
-            "multihead".into(),
-            Some(vsum),
-            format!("Δt = {}, {} layers", fmt_q(&r.mh_dt), r.mh_steps),
-            "open; preliminary numerics show clustering".into(),
-            data,
-        ));
-    }
-
-    // 3. MLP variants
-    for (ci, (sigma, w, w_label, paper)) in r.mlp_cases.iter().enumerate() {
-        let (t, h, steps) = &r.mlp;
-        let k = every(*steps);
-        let hf = h.to_f64();
-        let mut data = RunData::default();
-        let z = mlp_rk4(
-            &r.mlp_v,
-            None,
-            w,
-            *sigma,
-            &r.z0,
-            h,
-            *steps,
-            prec,
-            |step, z| {
-                if step % k == 0 {
-                    data.times.push(step as f64 * hf);
-                    data.states.push(rows_f64(z, d).concat());
-                }
-            },
-        );
-        if z.iter().all(Float::is_finite) {
-            data.z_final = Some(z);
-        } else {
-            data.error = Some("the state became non-finite".into());
-        }
-        runs.push((
-            format!(
-                "3{}. MLP σ = {}, W = {}",
-                (b'a' + ci as u8) as char,
-                sigma.name(),
-                w_label
-            ),
-            format!(
-                "ż_i = W σ(V Σ_j P_ij (z_j − z_i)), Q = K = I, V spectrum {}",
-                spectrum(&r.mlp_v)
-            ),
-            format!("mlp{}", ci + 1),
-            Some(r.mlp_v.clone()),
-            format!("T = {}, RK4 h = {}", fmt_q(t), fmt_q(h)),
-            paper.clone(),
-            data,
-        ));
-    }
-
-    // 4. complex leading eigenvalue
-    {
-        let (sys, t, h, steps) = &r.complex;
-        let data = sampled_rk4(sys, &r.z0, t, h, *steps, &opts, d);
-        runs.push((
-            "4. complex leading eigenvalue".into(),
-            format!("flow, Q = K = I, V spectrum {}", spectrum(&sys.v)),
-            "complex".into(),
-            Some(sys.v.clone()),
-            format!("T = {}, RK4 h = {}", fmt_q(t), fmt_q(h)),
-            "\"we do not expect any clustering to occur\"".into(),
-            data,
-        ));
-    }
-
-    runs
-}
-
-/// Nothing is asserted: the run is report-only.
-pub fn observe(_: &Params, _: &[RunRow], _: Option<&Checked>, _: &Ctx, out: &mut Observations) {
-    out.declare_report_only(
-        "open problems of §12: observations of variants at a finite horizon, nothing asserted",
-    );
-}
-
-/// The cluster counts, the models, the trajectories, the figures and the notes.
-pub fn present(
-    p: &Params,
-    runs: &[RunRow],
-    _: Option<&Checked>,
-    ctx: &Ctx,
-    out: &mut Presentation,
-) {
-    let r = p;
-    let prec = ctx.prec();
-    let (n, d) = (p.n, p.d);
-    let z0f = to_floats(&r.z0, prec);
-    let z0_rows = rows_f64(&z0f, d);
-    let diam0 = diameter(&z0_rows);
-    let mut cols: Vec<String> = vec!["run".into(), "horizon".into()];
-    for t in &r.taus {
-        cols.push(format!("τ-clusters of z, τ = {}·diam₀", fmt_q(t)));
-    }
-    cols.push(format!(
-        "τ-clusters of φ1*(z), τ = {}·diam₀",
-        fmt_q(&r.taus[r.taus.len() / 2])
-    ));
-    cols.push("diam z(T)".into());
-    cols.push("max‖z(T)‖".into());
-    cols.push("paper".into());
-    let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
-    let mut table = Table::new(
-        format!(
-            "Open problems (§12): what the dynamics do at the horizon (n = {n}, d = {d}, diam z(0) = {diam0:.4}, max‖z(0)‖ = {:.4})",
-            max_norm(&z0_rows)
-        ),
-        &col_refs,
-    );
-    let mut models = Table::new("Open problems: the models run", &["run", "model"]);
-    let mut total_mid = Vec::new();
-    for (label, model, slug, v, horizon, paper, data) in runs {
-        models.row(vec![label.clone(), model.clone()]);
-        let mut row = vec![label.clone(), horizon.clone()];
-        match (&data.z_final, &data.error) {
-            (Some(z), None) => {
-                let zr = rows_f64(z, d);
-                for (ti, t) in r.taus.iter().enumerate() {
-                    let c = tau_clusters(&zr, t.to_f64() * diam0);
-                    if ti == r.taus.len() / 2 {
-                        total_mid.push((label.clone(), c));
-                    }
-                    row.push(c.to_string());
-                }
-                // φ1* only when the leading eigenvalue is real and positive
-                let phi = v.as_ref().and_then(|v| {
-                    let ev = eigenvalues_f64(v);
-                    (ev.first().is_some_and(|e| e.1 == 0.0 && e.0 > 0.0))
-                        .then(|| positive_duals(v, prec))
-                        .flatten()
-                        .filter(|du| du.left_eigenvectors)
-                });
-                match phi {
-                    Some(du) => {
-                        let f1 = &du.functionals[..1];
-                        let p0 = project(f1, &z0f, n, d);
-                        let pt = project(f1, z, n, d);
-                        let tau = r.taus[r.taus.len() / 2].to_f64() * diameter(&p0);
-                        row.push(tau_clusters(&pt, tau).to_string());
-                    }
-                    None => row.push("— (λ1 not real)".into()),
-                }
-                row.push(format!("{:.4e}", diameter(&zr)));
-                row.push(format!("{:.4e}", max_norm(&zr)));
-            }
-            (_, err) => {
-                row.push(format!(
-                    "failed: {}",
-                    err.clone().unwrap_or_else(|| "no state".into())
-                ));
-                while row.len() < cols.len() - 1 {
-                    row.push("—".into());
-                }
-            }
-        }
-        row.push(paper.clone());
-        table.row(row);
-        out.plots.push(trajectories(
-            &format!("{slug}-tokens"),
-            &format!("{label}: token trajectories z_i(t)"),
-            &data.times,
-            &data.states,
-            n,
-            d,
-        ));
-    }
-    let mid = fmt_q(&r.taus[r.taus.len() / 2]);
-    for (label, c) in &total_mid {
-        let key = label.split('.').next().unwrap_or("run").trim().to_string();
-        out.figure(
-            format!("clusters_run_{key}"),
-            *c as f64,
-            format!("{c} τ-clusters of z at the horizon (τ = {mid}·diam₀) in run {label}"),
-        );
-    }
-    out.tables.push(table);
-    out.tables.push(models);
-    out.note(
-        "Exploratory (paper §12, open problems): nothing is asserted. Counts at a finite horizon say what the \
-         dynamics look like then, not what the limit is. All runs are MPFR point arithmetic (RK4 or the layer \
-         map), not certified, from the same seeded dyadic tokens.",
-    );
-    out.note(
-        "τ-clusters are connected components of the graph joining tokens at distance ≤ τ, τ a fraction of diam z(0). \
-         The φ1* column projects on the left eigenvector of the leading eigenvalue of V (Σ_h V_h for multi-head), \
-         i.e. counts the parallel hyperplanes {φ1* = c} the tokens sit on.",
-    );
 }

@@ -30,7 +30,7 @@ use crate::claims::Ctx;
 use crate::dynamics::model::{Mat, MatrixSpec};
 use crate::kernel::{expr, Certainty, Checked, Statement};
 use crate::outcome::{Presentation, Table};
-use crate::spec::{ensure, ensure_each, exact, FieldError};
+use crate::spec::{check_each, ensure, exact, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -166,10 +166,8 @@ impl Raw {
             "tokens",
             "the configuration must be stationary: V(z₂ − z₁) = 0",
         )?;
-        ensure_each(&self.c_values, "c_values", |s| match exact("", s) {
-            Ok(c) if c > 0 => Ok(()),
-            Ok(_) => Err("C must be positive".into()),
-            Err(e) => Err(e.reason),
+        check_each(&self.c_values, "c_values", |f, s| {
+            ensure(exact(f, s)? > 0, f, "C must be positive")
         })?;
         let cs = self
             .c_values
@@ -215,8 +213,125 @@ impl crate::claims::shape::Claim for Claim {
     }
     type Witness = ();
     fn witness(_: &Params, _: &Ctx) {}
-    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, proof, ctx, pr);
+    /// The presentation: the statement decides the claim; tables, plots and notes
+    /// show its terms.
+    fn present(p: &Params, _: &(), checked: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+        let inst = &p.instance;
+        let (l1, l2) = (inst.lambda1, inst.lambda2);
+        let Some(checked) = checked else {
+            return;
+        };
+
+        // presentation: the hypotheses with their exact values
+        let qk = inst.q.transpose().mul(&inst.k);
+        let minors: Vec<String> = qk.leading_minors().iter().map(|m| m.to_string()).collect();
+        let one = Rational::from(1);
+        let (e0, a2, _) = split(inst, &one);
+        let dz: Vec<Rational> = (0..2)
+            .map(|c| Rational::from(inst.z.at(1, c) - inst.z.at(0, c)))
+            .collect();
+        let mut hyp = Table::new(
+            "The statement's hypotheses and reference values, with their exact values",
+            &["obligation", "values (exact rationals)"],
+        );
+        let values = [
+            format!(
+                "QᵀK = A² = {}; leading minors {} (Sylvester); A = {}",
+                fmt_mat(&qk),
+                minors.join(", "),
+                fmt_mat(&inst.a)
+            ),
+            format!("V = {}: V e₁ = {l1}·e₁, V e₂ = {l2}·e₂", fmt_mat(&inst.v)),
+            format!("ρ(V|_𝒢) = |{l2}| = {} < {l1} = λ", l2.abs()),
+            format!(
+                "z₁ = {}, z₂ = {}, V(z₂ − z₁) = {}",
+                fmt_vec(inst.z.row(0)),
+                fmt_vec(inst.z.row(1)),
+                fmt_vec(&mat_vec(&inst.v, &dz))
+            ),
+            format!("a₂ = {a2}"),
+            format!("⟨A z₁, A(z₂ − z₁)⟩ = {e0}"),
+        ];
+        for (d, v) in checked.decisions().iter().zip(values) {
+            hyp.row(vec![d.name().to_string(), v]);
+        }
+        o.tables.push(hyp);
+
+        // e:boundrj at s = 4C + 5, from the statement's terms
+        let mut table = Table::new(
+            "e:boundrj at t = ln s, s = 4C + 5 (exact rationals)",
+            &[
+                "C",
+                "s = e^t",
+                "E₂(t) = ⟨A e^{tV}z₁, A e^{tV}(z₂ − z₁)⟩",
+                "a₂ e^{2λ₁t}",
+                "|r₂(t)|",
+                "C e^{t(λ₁+|λ₂|)}",
+                "|r₂| ≤ C e^{t(λ₁+|λ₂|)}",
+            ],
+        );
+        let mut first_excess: Option<Rational> = None;
+        for (c, c_txt) in inst.cs.iter().zip(&p.c_values) {
+            let s = witness_s(c);
+            let t = split_terms(inst, &s_term(c));
+            let abs_r = eval_q(&format!("(abs {})", t.r));
+            let bound = eval_q(&bound_term(inst, c));
+            let name = boundrj_name(c_txt);
+            let result = checked
+                .decisions()
+                .iter()
+                .find(|d| d.name() == name)
+                .map(|d| d.result());
+            if first_excess.is_none() && result == Some(Certainty::False) {
+                first_excess = Some(Rational::from(&abs_r - &bound));
+            }
+            table.row(vec![
+                c_txt.clone(),
+                s.to_string(),
+                eval_q(&t.e).to_string(),
+                eval_q(&t.a_term).to_string(),
+                abs_r.to_string(),
+                bound.to_string(),
+                match result {
+                    Some(Certainty::True) => "holds",
+                    Some(Certainty::False) => "fails",
+                    _ => "undecided",
+                }
+                .into(),
+            ]);
+        }
+        o.tables.push(table);
+
+        if let (Some(c0), Some(c0_txt)) = (inst.cs.first(), p.c_values.first()) {
+            let s0 = witness_s(c0);
+            let t = split_terms(inst, &s_term(c0));
+            let ratio = eval_q(&format!("(/ (abs {}) {})", t.r, bound_term(inst, c0)));
+            o.figure(
+                format!("|r₂| / (C e^{{t(λ₁+|λ₂|)}}) at C = {c0_txt}, t = ln {s0}"),
+                ratio.to_f64(),
+                format!("{ratio} (exact; > 1 means e:boundrj fails)"),
+            );
+        }
+        if let Some(x) = first_excess {
+            o.figure(
+                "excess |r₂| − C e^{t(λ₁+|λ₂|)} at the first failing C",
+                x.to_f64(),
+                x.to_string(),
+            );
+        }
+        o.note(
+            "This is a GAP IN A PROOF STEP, not a refutation of the theorem t:multiplicity. The refuted statement is the \
+             intermediate inequality e:boundrj, |r_j(t)| ≤ C e^{t(λ₁+|λ₂|)}: the cross-term expansion in the proof silently \
+             uses π_ℱ(A e^{tV} z) = e^{λ₁t} π_ℱ(A z), which fails when A does not map ℱ → ℱ and 𝒢 → 𝒢. Here π_ℱ z_i = 0 \
+             ∈ ∂𝒦 ∪ {0}, which the theorem allows; the theorem is unaffected when A respects ℱ ⊕ 𝒢 (e.g. Q = K = I). Its \
+             general-A case rests on a step that needs repair (clusters.md §5).",
+        );
+        o.note(format!(
+            "Why s = 4C + 5 works for the committed instance: r₂(t) = 5/4 − s²/4 with s = e^t, so |r₂| = (s² − 5)/4 = \
+             4C² + 10C + 5 > 4C² + 5C = C·s for every C > 0; e:boundrj fails for every constant C. (λ₁, λ₂) = ({l1}, {l2}); \
+             every obligation is an exact rational identity or inequality over the spec's literals, no exponential is \
+             evaluated: t = ln s enters only through e^t = s."
+        ));
     }
 }
 
@@ -414,125 +529,4 @@ fn statement_of(p: &Params, inst: &Instance, claim: &str) -> Statement {
         );
     }
     st
-}
-
-/// The presentation: the statement decides the claim; tables, plots and notes
-/// show its terms.
-pub fn present(p: &Params, checked: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
-    let inst = &p.instance;
-    let (l1, l2) = (inst.lambda1, inst.lambda2);
-    let Some(checked) = checked else {
-        return;
-    };
-
-    // presentation: the hypotheses with their exact values
-    let qk = inst.q.transpose().mul(&inst.k);
-    let minors: Vec<String> = qk.leading_minors().iter().map(|m| m.to_string()).collect();
-    let one = Rational::from(1);
-    let (e0, a2, _) = split(inst, &one);
-    let dz: Vec<Rational> = (0..2)
-        .map(|c| Rational::from(inst.z.at(1, c) - inst.z.at(0, c)))
-        .collect();
-    let mut hyp = Table::new(
-        "The statement's hypotheses and reference values, with their exact values",
-        &["obligation", "values (exact rationals)"],
-    );
-    let values = [
-        format!(
-            "QᵀK = A² = {}; leading minors {} (Sylvester); A = {}",
-            fmt_mat(&qk),
-            minors.join(", "),
-            fmt_mat(&inst.a)
-        ),
-        format!("V = {}: V e₁ = {l1}·e₁, V e₂ = {l2}·e₂", fmt_mat(&inst.v)),
-        format!("ρ(V|_𝒢) = |{l2}| = {} < {l1} = λ", l2.abs()),
-        format!(
-            "z₁ = {}, z₂ = {}, V(z₂ − z₁) = {}",
-            fmt_vec(inst.z.row(0)),
-            fmt_vec(inst.z.row(1)),
-            fmt_vec(&mat_vec(&inst.v, &dz))
-        ),
-        format!("a₂ = {a2}"),
-        format!("⟨A z₁, A(z₂ − z₁)⟩ = {e0}"),
-    ];
-    for (d, v) in checked.decisions().iter().zip(values) {
-        hyp.row(vec![d.name().to_string(), v]);
-    }
-    o.tables.push(hyp);
-
-    // e:boundrj at s = 4C + 5, from the statement's terms
-    let mut table = Table::new(
-        "e:boundrj at t = ln s, s = 4C + 5 (exact rationals)",
-        &[
-            "C",
-            "s = e^t",
-            "E₂(t) = ⟨A e^{tV}z₁, A e^{tV}(z₂ − z₁)⟩",
-            "a₂ e^{2λ₁t}",
-            "|r₂(t)|",
-            "C e^{t(λ₁+|λ₂|)}",
-            "|r₂| ≤ C e^{t(λ₁+|λ₂|)}",
-        ],
-    );
-    let mut first_excess: Option<Rational> = None;
-    for (c, c_txt) in inst.cs.iter().zip(&p.c_values) {
-        let s = witness_s(c);
-        let t = split_terms(inst, &s_term(c));
-        let abs_r = eval_q(&format!("(abs {})", t.r));
-        let bound = eval_q(&bound_term(inst, c));
-        let name = boundrj_name(c_txt);
-        let result = checked
-            .decisions()
-            .iter()
-            .find(|d| d.name() == name)
-            .map(|d| d.result());
-        if first_excess.is_none() && result == Some(Certainty::False) {
-            first_excess = Some(Rational::from(&abs_r - &bound));
-        }
-        table.row(vec![
-            c_txt.clone(),
-            s.to_string(),
-            eval_q(&t.e).to_string(),
-            eval_q(&t.a_term).to_string(),
-            abs_r.to_string(),
-            bound.to_string(),
-            match result {
-                Some(Certainty::True) => "holds",
-                Some(Certainty::False) => "fails",
-                _ => "undecided",
-            }
-            .into(),
-        ]);
-    }
-    o.tables.push(table);
-
-    if let (Some(c0), Some(c0_txt)) = (inst.cs.first(), p.c_values.first()) {
-        let s0 = witness_s(c0);
-        let t = split_terms(inst, &s_term(c0));
-        let ratio = eval_q(&format!("(/ (abs {}) {})", t.r, bound_term(inst, c0)));
-        o.figure(
-            format!("|r₂| / (C e^{{t(λ₁+|λ₂|)}}) at C = {c0_txt}, t = ln {s0}"),
-            ratio.to_f64(),
-            format!("{ratio} (exact; > 1 means e:boundrj fails)"),
-        );
-    }
-    if let Some(x) = first_excess {
-        o.figure(
-            "excess |r₂| − C e^{t(λ₁+|λ₂|)} at the first failing C",
-            x.to_f64(),
-            x.to_string(),
-        );
-    }
-    o.note(
-        "This is a GAP IN A PROOF STEP, not a refutation of the theorem t:multiplicity. The refuted statement is the \
-         intermediate inequality e:boundrj, |r_j(t)| ≤ C e^{t(λ₁+|λ₂|)}: the cross-term expansion in the proof silently \
-         uses π_ℱ(A e^{tV} z) = e^{λ₁t} π_ℱ(A z), which fails when A does not map ℱ → ℱ and 𝒢 → 𝒢. Here π_ℱ z_i = 0 \
-         ∈ ∂𝒦 ∪ {0}, which the theorem allows; the theorem is unaffected when A respects ℱ ⊕ 𝒢 (e.g. Q = K = I). Its \
-         general-A case rests on a step that needs repair (clusters.md §5).",
-    );
-    o.note(format!(
-        "Why s = 4C + 5 works for the committed instance: r₂(t) = 5/4 − s²/4 with s = e^t, so |r₂| = (s² − 5)/4 = \
-         4C² + 10C + 5 > 4C² + 5C = C·s for every C > 0; e:boundrj fails for every constant C. (λ₁, λ₂) = ({l1}, {l2}); \
-         every obligation is an exact rational identity or inequality over the spec's literals, no exponential is \
-         evaluated: t = ln s enters only through e^t = s."
-    ));
 }

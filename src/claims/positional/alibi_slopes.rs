@@ -14,7 +14,7 @@ use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Presentation, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rug::float::Round;
 use rug::ops::Pow;
 use rug::{Float, Rational};
@@ -76,12 +76,12 @@ impl crate::claims::shape::Claim for Claim {
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
         let r0 = &raw;
-        ensure_each(&r0.heads, "heads", |&h| {
-            if (1..=4096).contains(&h) {
-                Ok(())
-            } else {
-                Err(format!("{h} heads is out of range: use 1 to 4096"))
-            }
+        check_each(&r0.heads, "heads", |f, &h| {
+            ensure(
+                (1..=4096).contains(&h),
+                f,
+                format!("{h} heads is out of range: use 1 to 4096"),
+            )
         })?;
         let tol = parse_rational(&r0.f64_rel_tol)
             .map_err(|e| FieldError::new("f64_rel_tol", e.to_string()))?;
@@ -129,8 +129,105 @@ impl crate::claims::shape::Claim for Claim {
     }
     type Witness = ();
     fn witness(_: &Params, _: &Ctx) {}
-    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, proof, ctx, pr);
+    /// The presentation: the statement decides the claim; tables, plots and notes
+    /// show its terms.
+    fn present(p: &Params, _: &(), _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+        let prec = ctx.prec();
+        let mut table = Table::new(
+            "Slopes by head count (−log2 m, exact)",
+            &["H", "paper rule", "code rule", "rules agree"],
+        );
+        let mut ftab = Table::new(
+            "Official f64 slopes against 2^−q",
+            &[
+                "H",
+                "rule used by the code",
+                "max relative error (upper bound)",
+                "in units of u = 2^−53",
+                "max ulps of the slope",
+                "exact",
+            ],
+        );
+        let mut worst_ulps = 0i64;
+        let mut worst_h = 0usize;
+        let mut worst_u = 0f64;
+        for &h in &p.heads {
+            let paper = slope_exponents(h, SlopeRule::Paper);
+            let code = slope_exponents(h, SlopeRule::Code);
+            let agree = paper == code;
+            table.row(vec![
+                h.to_string(),
+                fmt_q(&paper),
+                fmt_q(&code),
+                if agree {
+                    "yes".into()
+                } else {
+                    "no (documented discrepancy)".into()
+                },
+            ]);
+            // the official f64 values against the exact slopes of the rule the code uses
+            let f = official_f64_slopes(h);
+            let mut max_rel_hi = Interval::zero(prec);
+            let mut max_ulps = 0i64;
+            let mut exact_all = true;
+            for (fv, q) in f.iter().zip(&code) {
+                let m = slope_interval(q, prec);
+                let fi =
+                    Interval::from_endpoints(Float::with_val(prec, fv), Float::with_val(prec, fv));
+                let rel = &(&fi - &m).abs() / &m;
+                max_rel_hi = max_rel_hi.max(&rel);
+                let is_exact = m.eq_exact(&fi);
+                exact_all &= is_exact == Certainty::True;
+                // ulps: distance to the nearest double of 2^{−q}, counted in the double's ulp
+                let near = Float::with_val_round(53, m.mid(), Round::Nearest).0;
+                let ulp = Float::with_val(prec, 1) << (near.get_exp().unwrap_or(0) - 53);
+                let diff = Float::with_val(prec, fv - &near).abs() / &ulp;
+                let u = diff.to_f64().round() as i64;
+                max_ulps = max_ulps.max(u);
+            }
+            if max_ulps > worst_ulps {
+                worst_ulps = max_ulps;
+                worst_h = h;
+            }
+            worst_u = worst_u.max(units_of_u(&max_rel_hi));
+            ftab.row(vec![
+                h.to_string(),
+                if h.is_power_of_two() {
+                    "paper (= code)".into()
+                } else {
+                    "code".into()
+                },
+                max_rel_hi.fmt_hi(3),
+                format!("{:.2}", units_of_u(&max_rel_hi)),
+                max_ulps.to_string(),
+                if exact_all { "yes".into() } else { "no".into() },
+            ]);
+        }
+        o.figure(
+            "max relative error of the official f64 slopes / 2^−53",
+            (worst_u * 100.0).round() / 100.0,
+            format!("{worst_u:.2} (reference: 14 at H = 32); {worst_ulps} ulps of the slope itself (at H = {worst_h})"),
+        );
+        o.figure(
+            "head counts checked",
+            p.heads.len() as f64,
+            p.heads.len().to_string(),
+        );
+        o.tables.push(table);
+        o.tables.push(ftab);
+        o.note(
+            "For H not a power of two (3, 6, 12, 24) the paper's rule 2^{−8k/H} and the official code's interleaved rule give \
+             different slopes. H = 12 is the head count of the authors' own gpt-neox setup; which rule the Sandwich \
+             experiments used is [unconfirmed] (running the authors' code gives the code rule).",
+        );
+        o.note(
+            "The paper rule q_k = 8k/H is geometric with ratio = first term (q_k = k·q_1) and every slope lies in (0, 1) \
+             (q_k > 0) by its form, for every H: these are not checks (a check that cannot fail proves nothing).",
+        );
+        o.note(
+            "The official f64 slopes are reproduced with MPFR at 53 bits, round-to-nearest (a correctly rounded pow); a \
+             platform libm that is not correctly rounded may differ by an ulp.",
+        );
     }
 }
 
@@ -306,104 +403,4 @@ fn fmt_q(v: &[Rational]) -> String {
         .map(|q| q.to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// The presentation: the statement decides the claim; tables, plots and notes
-/// show its terms.
-pub fn present(p: &Params, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
-    let prec = ctx.prec();
-    let mut table = Table::new(
-        "Slopes by head count (−log2 m, exact)",
-        &["H", "paper rule", "code rule", "rules agree"],
-    );
-    let mut ftab = Table::new(
-        "Official f64 slopes against 2^−q",
-        &[
-            "H",
-            "rule used by the code",
-            "max relative error (upper bound)",
-            "in units of u = 2^−53",
-            "max ulps of the slope",
-            "exact",
-        ],
-    );
-    let mut worst_ulps = 0i64;
-    let mut worst_h = 0usize;
-    let mut worst_u = 0f64;
-    for &h in &p.heads {
-        let paper = slope_exponents(h, SlopeRule::Paper);
-        let code = slope_exponents(h, SlopeRule::Code);
-        let agree = paper == code;
-        table.row(vec![
-            h.to_string(),
-            fmt_q(&paper),
-            fmt_q(&code),
-            if agree {
-                "yes".into()
-            } else {
-                "no (documented discrepancy)".into()
-            },
-        ]);
-        // the official f64 values against the exact slopes of the rule the code uses
-        let f = official_f64_slopes(h);
-        let mut max_rel_hi = Interval::zero(prec);
-        let mut max_ulps = 0i64;
-        let mut exact_all = true;
-        for (fv, q) in f.iter().zip(&code) {
-            let m = slope_interval(q, prec);
-            let fi = Interval::from_endpoints(Float::with_val(prec, fv), Float::with_val(prec, fv));
-            let rel = &(&fi - &m).abs() / &m;
-            max_rel_hi = max_rel_hi.max(&rel);
-            let is_exact = m.eq_exact(&fi);
-            exact_all &= is_exact == Certainty::True;
-            // ulps: distance to the nearest double of 2^{−q}, counted in the double's ulp
-            let near = Float::with_val_round(53, m.mid(), Round::Nearest).0;
-            let ulp = Float::with_val(prec, 1) << (near.get_exp().unwrap_or(0) - 53);
-            let diff = Float::with_val(prec, fv - &near).abs() / &ulp;
-            let u = diff.to_f64().round() as i64;
-            max_ulps = max_ulps.max(u);
-        }
-        if max_ulps > worst_ulps {
-            worst_ulps = max_ulps;
-            worst_h = h;
-        }
-        worst_u = worst_u.max(units_of_u(&max_rel_hi));
-        ftab.row(vec![
-            h.to_string(),
-            if h.is_power_of_two() {
-                "paper (= code)".into()
-            } else {
-                "code".into()
-            },
-            max_rel_hi.fmt_hi(3),
-            format!("{:.2}", units_of_u(&max_rel_hi)),
-            max_ulps.to_string(),
-            if exact_all { "yes".into() } else { "no".into() },
-        ]);
-    }
-    o.figure(
-        "max relative error of the official f64 slopes / 2^−53",
-        (worst_u * 100.0).round() / 100.0,
-        format!("{worst_u:.2} (reference: 14 at H = 32); {worst_ulps} ulps of the slope itself (at H = {worst_h})"),
-    );
-    o.figure(
-        "head counts checked",
-        p.heads.len() as f64,
-        p.heads.len().to_string(),
-    );
-    o.tables.push(table);
-    o.tables.push(ftab);
-    o.note(
-        "For H not a power of two (3, 6, 12, 24) the paper's rule 2^{−8k/H} and the official code's interleaved rule give \
-         different slopes. H = 12 is the head count of the authors' own gpt-neox setup; which rule the Sandwich \
-         experiments used is [unconfirmed] (running the authors' code gives the code rule).",
-    );
-    o.note(
-        "The paper rule q_k = 8k/H is geometric with ratio = first term (q_k = k·q_1) and every slope lies in (0, 1) \
-         (q_k > 0) by its form, for every H: these are not checks (a check that cannot fail proves nothing).",
-    );
-    o.note(
-        "The official f64 slopes are reproduced with MPFR at 53 bits, round-to-nearest (a correctly rounded pow); a \
-         platform libm that is not correctly rounded may differ by an ulp.",
-    );
 }

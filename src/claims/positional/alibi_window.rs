@@ -17,7 +17,7 @@ use crate::claims::Ctx;
 use crate::kernel::{expr, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as rational;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -114,7 +114,7 @@ impl crate::claims::shape::Claim for Claim {
         };
         let mut slopes = Vec::new();
         let mut printed = Vec::new();
-        ensure_each(&raw.rows, "rows", |_| Ok(()))?;
+        check_each(&raw.rows, "rows", |_, _| Ok(()))?;
         for (i, r) in raw.rows.iter().enumerate() {
             let f = format!("rows[{i}].slope");
             let m = rational(&f, &r.slope)?;
@@ -196,8 +196,172 @@ impl crate::claims::shape::Claim for Claim {
     }
     type Witness = ();
     fn witness(_: &Params, _: &Ctx) {}
-    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, proof, ctx, pr);
+    /// The presentation: the statement decides the claim; tables, plots and notes
+    /// show its terms.
+    fn present(p: &Params, _: &(), checked: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+        let prec = ctx.prec();
+        let Parsed {
+            eps,
+            deltas,
+            tail_delta,
+            slopes,
+        } = p.parsed();
+
+        let mut cols: Vec<String> = vec![
+            "m".into(),
+            "e^−512m: §3 | ours".into(),
+            "1/(e^m − 1): §3 | ours".into(),
+            "summed mean distance".into(),
+        ];
+        for d in &p.raw.deltas {
+            cols.push(format!("w_ε, Δ = {d}: §3 | ours"));
+        }
+        cols.push(format!("T^∞(w_ε), Δ = {}: §3 | ours", p.raw.tail_delta));
+        cols.push(format!("T^∞(w_ε − 1), Δ = {}: §3 | ours", p.raw.tail_delta));
+        let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
+        let mut table = Table::new(
+            format!(
+                "ALiBi windows (ε = {}; §3 reference vs certified enclosures)",
+                p.raw.epsilon
+            ),
+            &col_refs,
+        );
+        let mut ytab = Table::new(
+            "w_ε = ⌈y⌉, y = (1/m)·ln((e^Δ(1 − ε) + ε)/ε): enclosure of y and of T^∞ at w_ε, w_ε − 1",
+            &["m", "Δ", "y", "w_ε (claimed)", "T^∞(w_ε)", "T^∞(w_ε − 1)"],
+        );
+        let mut plot = Plot {
+            slug: "tail-vs-window".into(),
+            title: format!("T^∞(w) against the window w, with ε = {}", p.raw.epsilon),
+            x_label: "window w".into(),
+            y_label: "T^∞(w)".into(),
+            x_log: true,
+            y_log: true,
+            series: Vec::new(),
+            heatmap: None,
+            paths: false,
+        };
+        let summed: Vec<Interval> = {
+            use rayon::prelude::*;
+            slopes
+                .par_iter()
+                .map(|m| ev(&summed_mean_term(m, p.raw.mean_cutoff), prec))
+                .collect()
+        };
+        for ((row, m), summed) in p.raw.rows.iter().zip(&slopes).zip(summed) {
+            let mut cells = vec![row.slope.clone()];
+            for (term, text) in [
+                (e512_term(m), &row.e512),
+                (mean_term(m), &row.mean_distance),
+            ] {
+                cells.push(format!("{text} | {}", ev(&term, prec).fmt_outward(7)));
+            }
+            cells.push(summed.fmt_outward(12));
+            for (d, &w) in deltas.iter().zip(&row.windows) {
+                let y = ev(&y_term(m, d, &eps), prec);
+                ytab.row(vec![
+                    row.slope.clone(),
+                    d.to_string(),
+                    y.fmt_outward(14),
+                    w.to_string(),
+                    ev(&tail_term(m, d, w), prec).fmt_outward(10),
+                    ev(&tail_term(m, d, w - 1), prec).fmt_outward(10),
+                ]);
+                let is_ceil = expr::check(&ceil_formula(m, d, &eps, w), prec);
+                cells.push(if is_ceil == Ok(Certainty::True) {
+                    format!("{w} | {w}")
+                } else {
+                    format!("{w} | ⌈{}⌉", y.fmt_outward(10))
+                });
+            }
+            if let Some(j) = deltas.iter().position(|d| *d == tail_delta) {
+                let w = row.windows[j];
+                for (ww, text) in [w, w - 1].into_iter().zip(&row.tails) {
+                    let t = ev(&tail_term(m, &tail_delta, ww), prec);
+                    cells.push(format!("{text} | {}", t.fmt_outward(6)));
+                }
+            }
+            table.row(cells);
+            // plot: T^∞(w) on a log grid, per Δ (64-bit enclosures of the same term)
+            for (j, d) in deltas.iter().enumerate() {
+                let top = (row.windows[j] as f64 * 2.5).max(10.0) as u64;
+                let mut pts = Vec::new();
+                let mut w = 1u64;
+                while w <= top {
+                    let t = ev(&tail_term(m, d, w), 64).mid_f64();
+                    if t > 1e-6 {
+                        pts.push((w as f64, t));
+                    }
+                    w = (w + 1).max((w as f64 * 1.15) as u64);
+                }
+                plot.series.push(Series {
+                    name: format!("m = {}, Δ = {d}", row.slope),
+                    style: if j == 0 { Style::Line } else { Style::Dashed },
+                    points: pts,
+                });
+            }
+        }
+        let eps_f = Interval::from_rational(64, &eps).mid_f64();
+        let wmax = p
+            .raw
+            .rows
+            .iter()
+            .flat_map(|r| r.windows.iter().copied())
+            .max()
+            .unwrap_or(10) as f64
+            * 2.5;
+        plot.series.push(Series {
+            name: format!("ε = {}", p.raw.epsilon),
+            style: Style::Dashed,
+            points: vec![(1.0, eps_f), (wmax, eps_f)],
+        });
+
+        // key figures: the flattest slope's window first (shown in reports/README.md)
+        if let Some(last) = p.raw.rows.last() {
+            o.figure(
+                format!("w_ε(m = {}, Δ = {})", last.slope, p.raw.deltas[0]),
+                last.windows[0] as f64,
+                format!("{} (ε = {})", last.windows[0], p.raw.epsilon),
+            );
+        }
+        for (i, row) in p.raw.rows.iter().enumerate() {
+            for (j, d) in p.raw.deltas.iter().enumerate() {
+                if i + 1 == p.raw.rows.len() && j == 0 {
+                    continue; // already the first figure
+                }
+                o.figure(
+                    format!("w_ε(m = {}, Δ = {d})", row.slope),
+                    row.windows[j] as f64,
+                    row.windows[j].to_string(),
+                );
+            }
+        }
+        let pm = p.e512_precise[0].clone();
+        let pe = ev(&e512_term(&pm), prec);
+        o.figure(
+            format!("e^−512m at m = {}", p.raw.e512_precise.slope),
+            pe.mid_f64(),
+            pe.fmt_outward(21),
+        );
+        o.tables.push(table);
+        o.tables.push(ytab);
+        o.plots.push(plot);
+        o.note(
+            "T^∞(w) = 1/(1 + (e^{mw} − 1)/e^Δ) is strictly decreasing in w, so T^∞(w_ε) ≤ ε < T^∞(w_ε − 1) \
+             proves that w_ε is the minimal window; the ceiling of the closed form is a separate obligation.",
+        );
+        o.note(
+            "The mean distance 1/(e^m − 1) is the Δ = 0, i → ∞ limit; the certified comparison is with a truncated \
+             sum whose neglected mass is about e^{−cutoff}.",
+        );
+        if let Some(c) = &checked {
+            o.note(format!(
+                "Every certified check is an obligation of the statement ({} obligations, decided at {} bits); the \
+                 certificate carries the whole statement, and `attncheck verify` rebuilds it from this spec.",
+                c.decisions().len(),
+                c.prec()
+            ));
+        }
     }
 }
 
@@ -335,172 +499,4 @@ impl Params {
 /// Evaluates a term of the statement for presentation (never decides anything).
 fn ev(term: &str, prec: u32) -> Interval {
     expr::eval(term, prec).expect("the statement's own term")
-}
-
-/// The presentation: the statement decides the claim; tables, plots and notes
-/// show its terms.
-pub fn present(p: &Params, checked: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
-    let prec = ctx.prec();
-    let Parsed {
-        eps,
-        deltas,
-        tail_delta,
-        slopes,
-    } = p.parsed();
-
-    let mut cols: Vec<String> = vec![
-        "m".into(),
-        "e^−512m: §3 | ours".into(),
-        "1/(e^m − 1): §3 | ours".into(),
-        "summed mean distance".into(),
-    ];
-    for d in &p.raw.deltas {
-        cols.push(format!("w_ε, Δ = {d}: §3 | ours"));
-    }
-    cols.push(format!("T^∞(w_ε), Δ = {}: §3 | ours", p.raw.tail_delta));
-    cols.push(format!("T^∞(w_ε − 1), Δ = {}: §3 | ours", p.raw.tail_delta));
-    let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
-    let mut table = Table::new(
-        format!(
-            "ALiBi windows (ε = {}; §3 reference vs certified enclosures)",
-            p.raw.epsilon
-        ),
-        &col_refs,
-    );
-    let mut ytab = Table::new(
-        "w_ε = ⌈y⌉, y = (1/m)·ln((e^Δ(1 − ε) + ε)/ε): enclosure of y and of T^∞ at w_ε, w_ε − 1",
-        &["m", "Δ", "y", "w_ε (claimed)", "T^∞(w_ε)", "T^∞(w_ε − 1)"],
-    );
-    let mut plot = Plot {
-        slug: "tail-vs-window".into(),
-        title: format!("T^∞(w) against the window w, with ε = {}", p.raw.epsilon),
-        x_label: "window w".into(),
-        y_label: "T^∞(w)".into(),
-        x_log: true,
-        y_log: true,
-        series: Vec::new(),
-        heatmap: None,
-        paths: false,
-    };
-    let summed: Vec<Interval> = {
-        use rayon::prelude::*;
-        slopes
-            .par_iter()
-            .map(|m| ev(&summed_mean_term(m, p.raw.mean_cutoff), prec))
-            .collect()
-    };
-    for ((row, m), summed) in p.raw.rows.iter().zip(&slopes).zip(summed) {
-        let mut cells = vec![row.slope.clone()];
-        for (term, text) in [
-            (e512_term(m), &row.e512),
-            (mean_term(m), &row.mean_distance),
-        ] {
-            cells.push(format!("{text} | {}", ev(&term, prec).fmt_outward(7)));
-        }
-        cells.push(summed.fmt_outward(12));
-        for (d, &w) in deltas.iter().zip(&row.windows) {
-            let y = ev(&y_term(m, d, &eps), prec);
-            ytab.row(vec![
-                row.slope.clone(),
-                d.to_string(),
-                y.fmt_outward(14),
-                w.to_string(),
-                ev(&tail_term(m, d, w), prec).fmt_outward(10),
-                ev(&tail_term(m, d, w - 1), prec).fmt_outward(10),
-            ]);
-            let is_ceil = expr::check(&ceil_formula(m, d, &eps, w), prec);
-            cells.push(if is_ceil == Ok(Certainty::True) {
-                format!("{w} | {w}")
-            } else {
-                format!("{w} | ⌈{}⌉", y.fmt_outward(10))
-            });
-        }
-        if let Some(j) = deltas.iter().position(|d| *d == tail_delta) {
-            let w = row.windows[j];
-            for (ww, text) in [w, w - 1].into_iter().zip(&row.tails) {
-                let t = ev(&tail_term(m, &tail_delta, ww), prec);
-                cells.push(format!("{text} | {}", t.fmt_outward(6)));
-            }
-        }
-        table.row(cells);
-        // plot: T^∞(w) on a log grid, per Δ (64-bit enclosures of the same term)
-        for (j, d) in deltas.iter().enumerate() {
-            let top = (row.windows[j] as f64 * 2.5).max(10.0) as u64;
-            let mut pts = Vec::new();
-            let mut w = 1u64;
-            while w <= top {
-                let t = ev(&tail_term(m, d, w), 64).mid_f64();
-                if t > 1e-6 {
-                    pts.push((w as f64, t));
-                }
-                w = (w + 1).max((w as f64 * 1.15) as u64);
-            }
-            plot.series.push(Series {
-                name: format!("m = {}, Δ = {d}", row.slope),
-                style: if j == 0 { Style::Line } else { Style::Dashed },
-                points: pts,
-            });
-        }
-    }
-    let eps_f = Interval::from_rational(64, &eps).mid_f64();
-    let wmax = p
-        .raw
-        .rows
-        .iter()
-        .flat_map(|r| r.windows.iter().copied())
-        .max()
-        .unwrap_or(10) as f64
-        * 2.5;
-    plot.series.push(Series {
-        name: format!("ε = {}", p.raw.epsilon),
-        style: Style::Dashed,
-        points: vec![(1.0, eps_f), (wmax, eps_f)],
-    });
-
-    // key figures: the flattest slope's window first (shown in reports/README.md)
-    if let Some(last) = p.raw.rows.last() {
-        o.figure(
-            format!("w_ε(m = {}, Δ = {})", last.slope, p.raw.deltas[0]),
-            last.windows[0] as f64,
-            format!("{} (ε = {})", last.windows[0], p.raw.epsilon),
-        );
-    }
-    for (i, row) in p.raw.rows.iter().enumerate() {
-        for (j, d) in p.raw.deltas.iter().enumerate() {
-            if i + 1 == p.raw.rows.len() && j == 0 {
-                continue; // already the first figure
-            }
-            o.figure(
-                format!("w_ε(m = {}, Δ = {d})", row.slope),
-                row.windows[j] as f64,
-                row.windows[j].to_string(),
-            );
-        }
-    }
-    let pm = p.e512_precise[0].clone();
-    let pe = ev(&e512_term(&pm), prec);
-    o.figure(
-        format!("e^−512m at m = {}", p.raw.e512_precise.slope),
-        pe.mid_f64(),
-        pe.fmt_outward(21),
-    );
-    o.tables.push(table);
-    o.tables.push(ytab);
-    o.plots.push(plot);
-    o.note(
-        "T^∞(w) = 1/(1 + (e^{mw} − 1)/e^Δ) is strictly decreasing in w, so T^∞(w_ε) ≤ ε < T^∞(w_ε − 1) \
-         proves that w_ε is the minimal window; the ceiling of the closed form is a separate obligation.",
-    );
-    o.note(
-        "The mean distance 1/(e^m − 1) is the Δ = 0, i → ∞ limit; the certified comparison is with a truncated \
-         sum whose neglected mass is about e^{−cutoff}.",
-    );
-    if let Some(c) = &checked {
-        o.note(format!(
-            "Every certified check is an obligation of the statement ({} obligations, decided at {} bits); the \
-             certificate carries the whole statement, and `attncheck verify` rebuilds it from this spec.",
-            c.decisions().len(),
-            c.prec()
-        ));
-    }
 }

@@ -25,7 +25,7 @@ use crate::claims::Ctx;
 use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as rat;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
@@ -133,15 +133,15 @@ impl crate::claims::shape::Claim for Claim {
             "train_length",
             "must lie in 1..=1048576",
         )?;
-        ensure_each(&raw.lengths, "lengths", |&l| {
-            if l > raw.train_length && l <= 1 << 20 {
-                Ok(())
-            } else {
-                Err(format!(
+        check_each(&raw.lengths, "lengths", |f, &l| {
+            ensure(
+                l > raw.train_length && l <= 1 << 20,
+                f,
+                format!(
                     "length must exceed train_length ({}) and be ≤ 1048576",
                     raw.train_length
-                ))
-            }
+                ),
+            )
         })?;
         for k in 1..raw.lengths.len() {
             ensure(
@@ -162,15 +162,17 @@ impl crate::claims::shape::Claim for Claim {
         };
         check_dbar("sandwich_dbar", raw.sandwich_dbar)?;
         check_heads("sandwich_heads", raw.sandwich_heads)?;
-        let head_ok = |h: usize| {
-            if (1..=raw.sandwich_heads).contains(&h) {
-                Ok(())
-            } else {
-                Err(format!("head must lie in 1..={}", raw.sandwich_heads))
-            }
+        let head_ok = |f: &str, h: usize| {
+            ensure(
+                (1..=raw.sandwich_heads).contains(&h),
+                f,
+                format!("head must lie in 1..={}", raw.sandwich_heads),
+            )
         };
-        ensure_each(&raw.increasing_heads, "increasing_heads", |&h| head_ok(h))?;
-        head_ok(raw.growth_head).map_err(|r| FieldError::new("growth_head", r))?;
+        check_each(&raw.increasing_heads, "increasing_heads", |f, &h| {
+            head_ok(f, h)
+        })?;
+        head_ok("growth_head", raw.growth_head)?;
         let growth_min_ratio = rat("growth_min_ratio", &raw.growth_min_ratio)?;
         ensure(growth_min_ratio > 0, "growth_min_ratio", "must be positive")?;
         ensure(
@@ -188,8 +190,7 @@ impl crate::claims::shape::Claim for Claim {
         let mut sandwich_values = Vec::with_capacity(raw.sandwich_reference.len());
         let mut alibi_values = Vec::with_capacity(raw.alibi_reference.len());
         for (i, r) in raw.sandwich_reference.iter().enumerate() {
-            head_ok(r.head)
-                .map_err(|e| FieldError::new(format!("sandwich_reference[{i}].head"), e))?;
+            head_ok(&format!("sandwich_reference[{i}].head"), r.head)?;
             ensure(
                 r.values.len() == n,
                 format!("sandwich_reference[{i}].values"),
@@ -252,14 +253,281 @@ impl crate::claims::shape::Claim for Claim {
         Some(Ok(p.build_statement(claim)))
     }
     type Witness = Found;
+    /// The tails of both encodings at every length.
     fn witness(p: &Params, ctx: &Ctx) -> Found {
-        witness(p, ctx)
+        let prec = ctx.prec();
+        let w = p.raw.train_length;
+        let lens = &p.raw.lengths;
+        let lmax = p.lmax;
+        // ----- ALiBi (i) -----
+        let qs = slope_exponents(p.raw.alibi_heads, p.raw.alibi_rule);
+        let alibi_rows: Vec<(Rational, Vec<Interval>, Interval)> = qs
+            .iter()
+            .map(|q| {
+                let m = slope_interval(q, prec);
+                let ts: Vec<Interval> = lens.iter().map(|&l| alibi_tail(&m, w, l)).collect();
+                let lim = (-(&m * &Interval::from_integer(prec, &Integer::from(w)))).exp();
+                (q.clone(), ts, lim)
+            })
+            .collect();
+        // ----- Sandwich (ii) -----
+        ctx.progress
+            .message(format!("{}: Sandwich B̃(r), r < {lmax}", ctx.spec.id));
+        let freqs = sandwich_freqs(p.raw.sandwich_dbar, p.raw.sandwich_index, prec);
+        let rs: Vec<i64> = (0..lmax as i64).collect();
+        let bt = sandwich_centred_many(&rs, &freqs);
+        let heads: Vec<usize> = (1..=p.raw.sandwich_heads).collect();
+        // the weights e^{B̃(r)/c_h}, once per head, reused for every L and the plot
+        let weights: Vec<Vec<Interval>> = heads
+            .par_iter()
+            .map(|&h| {
+                let c = Interval::from_rational(prec, &compression_ratio(h, p.raw.sandwich_heads));
+                bt.iter().map(|b| (b / &c).exp()).collect()
+            })
+            .collect();
+        let sand: Vec<Vec<Interval>> = weights
+            .par_iter()
+            .map(|wt| {
+                lens.iter()
+                    .map(|&l| tail_from_weights(wt, w as usize, l as usize))
+                    .collect()
+            })
+            .collect();
+        let plot_heads: Vec<usize> = p.raw.increasing_heads.clone();
+        let plot_prefix: Vec<Vec<Interval>> = plot_heads
+            .iter()
+            .map(|&h| prefix(&weights[h - 1]))
+            .collect();
+
+        // ----- (iii) mass beyond w of the flattest head -----
+        let mq = p.mass_slope.clone();
+        let mm = Interval::from_rational(prec, &mq);
+        let mass = alibi_tail(&mm, w, lmax);
+
+        ctx.progress
+            .message(format!("{}: the statement", ctx.spec.id));
+        Found {
+            alibi_rows,
+            sand,
+            plot_prefix,
+            mass,
+        }
     }
-    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
-        observe(p, w, proof, ctx, obs);
+    /// The growth pattern (an observation).
+    fn observe(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+        let lmax = p.lmax;
+        let kf = p.flat_index;
+        let flat_tol = p.alibi_flat_tol.clone();
+        let alibi_rows = &w.alibi_rows;
+        let g = &w.sand[p.raw.growth_head - 1];
+        // ----- the growth pattern (observation) -----
+        let gm: Vec<f64> = g.iter().map(Interval::mid_f64).collect();
+        let min_step = gm
+            .windows(2)
+            .map(|v| v[1] - v[0])
+            .fold(f64::INFINITY, f64::min);
+        let flat = alibi_rows
+            .last()
+            .map(|(_, ts, _)| (ts[ts.len() - 1].mid_f64() - ts[kf].mid_f64()).abs())
+            .unwrap_or(0.0);
+        let flat_tol_f = Interval::from_rational(53, &flat_tol).mid_f64();
+        o.observe(
+            format!(
+                "growth pattern: Sandwich h = {} gains ≥ {} at every step of L (no saturation up to {lmax}) while the \
+                 flattest ALiBi head has saturated (change < {} beyond {})",
+                p.raw.growth_head, p.raw.growth_min_step, p.raw.alibi_flat_tol, p.raw.flat_from
+            ),
+            min_step >= p.raw.growth_min_step && flat < flat_tol_f,
+            format!("smallest Sandwich step {min_step:.4}; ALiBi change {flat:.2e}"),
+        );
     }
-    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, w, proof, ctx, pr);
+    /// The §3 table, the figures, the ALiBi table, the plot and the notes.
+    fn present(p: &Params, found: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+        let prec = ctx.prec();
+        let w = p.raw.train_length;
+        let lens = &p.raw.lengths;
+        let lmax = p.lmax;
+        let (alibi_rows, sand, plot_prefix, mass) = (
+            &found.alibi_rows,
+            &found.sand,
+            &found.plot_prefix,
+            &found.mass,
+        );
+        let plot_heads: Vec<usize> = p.raw.increasing_heads.clone();
+        let g = &sand[p.raw.growth_head - 1];
+        let ratio = &g[lens.len() - 1] / &g[0];
+        // ----- §3 table -----
+        let mut cols = vec!["L".to_string()];
+        for r in &p.raw.sandwich_reference {
+            cols.push(format!("Sandwich h = {}: §3 | ours", r.head));
+        }
+        for r in &p.raw.alibi_reference {
+            cols.push(format!("ALiBi m = {}: §3 | ours", r.slope));
+        }
+        cols.push(format!("bound (ii), h = {}", p.raw.sandwich_heads));
+        let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
+        let mut table = Table::new(
+            format!(
+                "Tail beyond {w} vs L (uniform content, query at L − 1; Sandwich d̄ = {}, H = {}, {})",
+                p.raw.sandwich_dbar,
+                p.raw.sandwich_heads,
+                p.raw.sandwich_index.label()
+            ),
+            &col_refs,
+        );
+        let alibi_ref_t: Vec<Vec<Interval>> = p
+            .alibi_values
+            .iter()
+            .map(|(slope, _)| {
+                let m = Interval::from_rational(prec, slope);
+                lens.iter().map(|&l| alibi_tail(&m, w, l)).collect()
+            })
+            .collect();
+        for (j, &l) in lens.iter().enumerate() {
+            let mut row = vec![l.to_string()];
+            for r in &p.raw.sandwich_reference {
+                let t = &sand[r.head - 1][j];
+                row.push(format!("{} | {}", r.values[j], t.fmt_mid(6)));
+            }
+            for (r, ts) in p.raw.alibi_reference.iter().zip(&alibi_ref_t) {
+                row.push(format!("{} | {}", r.values[j], ts[j].fmt_mid(6)));
+            }
+            let c = compression_ratio(p.raw.sandwich_heads, p.raw.sandwich_heads);
+            row.push(sandwich_lower_bound(p.raw.sandwich_dbar, &c, w, l, prec).fmt_mid(4));
+            table.row(row);
+        }
+
+        // ----- report -----
+        o.figure(
+            format!(
+                "Sandwich h = {}: T({lmax})/T({})",
+                p.raw.growth_head, lens[0]
+            ),
+            ratio.mid_f64(),
+            ratio.fmt_outward(5),
+        );
+        o.figure(
+            format!(
+                "ALiBi m = {}: mass beyond {w} at L = {lmax}",
+                p.raw.mass_beyond.slope
+            ),
+            mass.mid_f64(),
+            mass.fmt_outward(6),
+        );
+        o.figure(
+            format!("Sandwich h = {}: T({lmax})", p.raw.growth_head),
+            g[lens.len() - 1].mid_f64(),
+            g[lens.len() - 1].fmt_outward(6),
+        );
+        o.tables.push(table);
+        let mut at = Table::new(
+            format!(
+                "ALiBi tail beyond {w} ({} rule, H = {}), certified enclosures",
+                p.raw.alibi_rule.as_str(),
+                p.raw.alibi_heads
+            ),
+            &{
+                let mut c = vec!["m".to_string()];
+                c.extend(lens.iter().map(|l| format!("L = {l}")));
+                c.push(format!("e^(−{w}m)"));
+                c
+            }
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        );
+        for (q, ts, lim) in alibi_rows {
+            let mut row = vec![fmt_slope(q)];
+            row.extend(ts.iter().map(|t| t.fmt_outward(5)));
+            row.push(lim.fmt_outward(5));
+            at.row(row);
+        }
+        o.tables.push(at);
+        // plot T(L) for the Sandwich heads and the ALiBi reference slopes
+        let grid: Vec<u64> = {
+            let mut v = Vec::new();
+            let mut l = (w + 1) as f64;
+            while (l as u64) < lmax {
+                v.push(l as u64);
+                l *= 1.1;
+            }
+            v.push(lmax);
+            v.dedup();
+            v
+        };
+        let mut series = Vec::new();
+        for (h, pre) in plot_heads.iter().zip(plot_prefix) {
+            let pts = grid
+                .iter()
+                .map(|&l| {
+                    let s_l = &pre[l as usize];
+                    let t = &(s_l - &pre[w as usize]) / s_l;
+                    (l as f64, t.mid_f64())
+                })
+                .collect();
+            series.push(Series {
+                name: format!("Sandwich h = {h}"),
+                style: Style::Line,
+                points: pts,
+            });
+        }
+        for (r, (slope, _)) in p.raw.alibi_reference.iter().zip(&p.alibi_values) {
+            let m = Interval::from_rational(prec, slope);
+            series.push(Series {
+                name: format!("ALiBi m = {}", r.slope),
+                style: Style::Dashed,
+                points: grid
+                    .iter()
+                    .map(|&l| (l as f64, alibi_tail(&m, w, l).mid_f64()))
+                    .collect(),
+            });
+        }
+        let c = compression_ratio(p.raw.sandwich_heads, p.raw.sandwich_heads);
+        series.push(Series {
+            name: format!("bound (ii), h = {}", p.raw.sandwich_heads),
+            style: Style::Points,
+            points: lens
+                .iter()
+                .map(|&l| {
+                    (
+                        l as f64,
+                        sandwich_lower_bound(p.raw.sandwich_dbar, &c, w, l, prec).mid_f64(),
+                    )
+                })
+                .collect(),
+        });
+        o.plots.push(Plot {
+            slug: "tail-vs-length".into(),
+            title: format!(
+                "Attention mass beyond {w} against the evaluation length (uniform content)"
+            ),
+            x_label: "evaluation length L".into(),
+            y_label: format!("tail beyond {w}"),
+            x_log: true,
+            y_log: false,
+            series,
+            heatmap: None,
+            paths: false,
+        });
+        o.note(
+            "Rigour. (i), (ii), the §3 table, the certified growth factor and (iii) are certified finite statements; \
+             the claim's growth pattern (Sandwich keeps using more context as L grows, ALiBi does not) is asymptotic \
+             and is only observed here, so the spec seeks `supported`.",
+        );
+        o.note(format!(
+            "positional.md §2 gives T_{}({lmax})/T_{}({}) as \"actual 4.07\"; the certified ratio is {} (4.08 to three \
+             figures). 4.07 matches the ratio of the rounded §3 entries (0.5012/0.1230 = 4.0748); the certified check \
+             only asserts ≥ {}.",
+            p.raw.growth_head,
+            p.raw.growth_head,
+            lens[0],
+            ratio.fmt_outward(6),
+            p.raw.growth_min_ratio
+        ));
+        o.note(
+            "With flat content 13.5% of the m = 2^−8 head's mass lies beyond 512, so \"ALiBi uses no tokens beyond \
+             L_tr\" is a property of trained content logits (positional/trained-model-claims), not of the bias alone.",
+        );
     }
 }
 
@@ -483,281 +751,4 @@ pub struct Found {
     pub plot_prefix: Vec<Vec<Interval>>,
     /// The mass beyond w of the flattest head at L = L_max.
     pub mass: Interval,
-}
-
-/// The tails of both encodings at every length.
-pub fn witness(p: &Params, ctx: &Ctx) -> Found {
-    let prec = ctx.prec();
-    let w = p.raw.train_length;
-    let lens = &p.raw.lengths;
-    let lmax = p.lmax;
-    // ----- ALiBi (i) -----
-    let qs = slope_exponents(p.raw.alibi_heads, p.raw.alibi_rule);
-    let alibi_rows: Vec<(Rational, Vec<Interval>, Interval)> = qs
-        .iter()
-        .map(|q| {
-            let m = slope_interval(q, prec);
-            let ts: Vec<Interval> = lens.iter().map(|&l| alibi_tail(&m, w, l)).collect();
-            let lim = (-(&m * &Interval::from_integer(prec, &Integer::from(w)))).exp();
-            (q.clone(), ts, lim)
-        })
-        .collect();
-    // ----- Sandwich (ii) -----
-    ctx.progress
-        .message(format!("{}: Sandwich B̃(r), r < {lmax}", ctx.spec.id));
-    let freqs = sandwich_freqs(p.raw.sandwich_dbar, p.raw.sandwich_index, prec);
-    let rs: Vec<i64> = (0..lmax as i64).collect();
-    let bt = sandwich_centred_many(&rs, &freqs);
-    let heads: Vec<usize> = (1..=p.raw.sandwich_heads).collect();
-    // the weights e^{B̃(r)/c_h}, once per head, reused for every L and the plot
-    let weights: Vec<Vec<Interval>> = heads
-        .par_iter()
-        .map(|&h| {
-            let c = Interval::from_rational(prec, &compression_ratio(h, p.raw.sandwich_heads));
-            bt.iter().map(|b| (b / &c).exp()).collect()
-        })
-        .collect();
-    let sand: Vec<Vec<Interval>> = weights
-        .par_iter()
-        .map(|wt| {
-            lens.iter()
-                .map(|&l| tail_from_weights(wt, w as usize, l as usize))
-                .collect()
-        })
-        .collect();
-    let plot_heads: Vec<usize> = p.raw.increasing_heads.clone();
-    let plot_prefix: Vec<Vec<Interval>> = plot_heads
-        .iter()
-        .map(|&h| prefix(&weights[h - 1]))
-        .collect();
-
-    // ----- (iii) mass beyond w of the flattest head -----
-    let mq = p.mass_slope.clone();
-    let mm = Interval::from_rational(prec, &mq);
-    let mass = alibi_tail(&mm, w, lmax);
-
-    ctx.progress
-        .message(format!("{}: the statement", ctx.spec.id));
-    Found {
-        alibi_rows,
-        sand,
-        plot_prefix,
-        mass,
-    }
-}
-
-/// The growth pattern (an observation).
-pub fn observe(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
-    let lmax = p.lmax;
-    let kf = p.flat_index;
-    let flat_tol = p.alibi_flat_tol.clone();
-    let alibi_rows = &w.alibi_rows;
-    let g = &w.sand[p.raw.growth_head - 1];
-    // ----- the growth pattern (observation) -----
-    let gm: Vec<f64> = g.iter().map(Interval::mid_f64).collect();
-    let min_step = gm
-        .windows(2)
-        .map(|v| v[1] - v[0])
-        .fold(f64::INFINITY, f64::min);
-    let flat = alibi_rows
-        .last()
-        .map(|(_, ts, _)| (ts[ts.len() - 1].mid_f64() - ts[kf].mid_f64()).abs())
-        .unwrap_or(0.0);
-    let flat_tol_f = Interval::from_rational(53, &flat_tol).mid_f64();
-    o.observe(
-        format!(
-            "growth pattern: Sandwich h = {} gains ≥ {} at every step of L (no saturation up to {lmax}) while the \
-             flattest ALiBi head has saturated (change < {} beyond {})",
-            p.raw.growth_head, p.raw.growth_min_step, p.raw.alibi_flat_tol, p.raw.flat_from
-        ),
-        min_step >= p.raw.growth_min_step && flat < flat_tol_f,
-        format!("smallest Sandwich step {min_step:.4}; ALiBi change {flat:.2e}"),
-    );
-}
-
-/// The §3 table, the figures, the ALiBi table, the plot and the notes.
-pub fn present(p: &Params, found: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
-    let prec = ctx.prec();
-    let w = p.raw.train_length;
-    let lens = &p.raw.lengths;
-    let lmax = p.lmax;
-    let (alibi_rows, sand, plot_prefix, mass) = (
-        &found.alibi_rows,
-        &found.sand,
-        &found.plot_prefix,
-        &found.mass,
-    );
-    let plot_heads: Vec<usize> = p.raw.increasing_heads.clone();
-    let g = &sand[p.raw.growth_head - 1];
-    let ratio = &g[lens.len() - 1] / &g[0];
-    // ----- §3 table -----
-    let mut cols = vec!["L".to_string()];
-    for r in &p.raw.sandwich_reference {
-        cols.push(format!("Sandwich h = {}: §3 | ours", r.head));
-    }
-    for r in &p.raw.alibi_reference {
-        cols.push(format!("ALiBi m = {}: §3 | ours", r.slope));
-    }
-    cols.push(format!("bound (ii), h = {}", p.raw.sandwich_heads));
-    let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
-    let mut table = Table::new(
-        format!(
-            "Tail beyond {w} vs L (uniform content, query at L − 1; Sandwich d̄ = {}, H = {}, {})",
-            p.raw.sandwich_dbar,
-            p.raw.sandwich_heads,
-            p.raw.sandwich_index.label()
-        ),
-        &col_refs,
-    );
-    let alibi_ref_t: Vec<Vec<Interval>> = p
-        .alibi_values
-        .iter()
-        .map(|(slope, _)| {
-            let m = Interval::from_rational(prec, slope);
-            lens.iter().map(|&l| alibi_tail(&m, w, l)).collect()
-        })
-        .collect();
-    for (j, &l) in lens.iter().enumerate() {
-        let mut row = vec![l.to_string()];
-        for r in &p.raw.sandwich_reference {
-            let t = &sand[r.head - 1][j];
-            row.push(format!("{} | {}", r.values[j], t.fmt_mid(6)));
-        }
-        for (r, ts) in p.raw.alibi_reference.iter().zip(&alibi_ref_t) {
-            row.push(format!("{} | {}", r.values[j], ts[j].fmt_mid(6)));
-        }
-        let c = compression_ratio(p.raw.sandwich_heads, p.raw.sandwich_heads);
-        row.push(sandwich_lower_bound(p.raw.sandwich_dbar, &c, w, l, prec).fmt_mid(4));
-        table.row(row);
-    }
-
-    // ----- report -----
-    o.figure(
-        format!(
-            "Sandwich h = {}: T({lmax})/T({})",
-            p.raw.growth_head, lens[0]
-        ),
-        ratio.mid_f64(),
-        ratio.fmt_outward(5),
-    );
-    o.figure(
-        format!(
-            "ALiBi m = {}: mass beyond {w} at L = {lmax}",
-            p.raw.mass_beyond.slope
-        ),
-        mass.mid_f64(),
-        mass.fmt_outward(6),
-    );
-    o.figure(
-        format!("Sandwich h = {}: T({lmax})", p.raw.growth_head),
-        g[lens.len() - 1].mid_f64(),
-        g[lens.len() - 1].fmt_outward(6),
-    );
-    o.tables.push(table);
-    let mut at = Table::new(
-        format!(
-            "ALiBi tail beyond {w} ({} rule, H = {}), certified enclosures",
-            p.raw.alibi_rule.as_str(),
-            p.raw.alibi_heads
-        ),
-        &{
-            let mut c = vec!["m".to_string()];
-            c.extend(lens.iter().map(|l| format!("L = {l}")));
-            c.push(format!("e^(−{w}m)"));
-            c
-        }
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>(),
-    );
-    for (q, ts, lim) in alibi_rows {
-        let mut row = vec![fmt_slope(q)];
-        row.extend(ts.iter().map(|t| t.fmt_outward(5)));
-        row.push(lim.fmt_outward(5));
-        at.row(row);
-    }
-    o.tables.push(at);
-    // plot T(L) for the Sandwich heads and the ALiBi reference slopes
-    let grid: Vec<u64> = {
-        let mut v = Vec::new();
-        let mut l = (w + 1) as f64;
-        while (l as u64) < lmax {
-            v.push(l as u64);
-            l *= 1.1;
-        }
-        v.push(lmax);
-        v.dedup();
-        v
-    };
-    let mut series = Vec::new();
-    for (h, pre) in plot_heads.iter().zip(plot_prefix) {
-        let pts = grid
-            .iter()
-            .map(|&l| {
-                let s_l = &pre[l as usize];
-                let t = &(s_l - &pre[w as usize]) / s_l;
-                (l as f64, t.mid_f64())
-            })
-            .collect();
-        series.push(Series {
-            name: format!("Sandwich h = {h}"),
-            style: Style::Line,
-            points: pts,
-        });
-    }
-    for (r, (slope, _)) in p.raw.alibi_reference.iter().zip(&p.alibi_values) {
-        let m = Interval::from_rational(prec, slope);
-        series.push(Series {
-            name: format!("ALiBi m = {}", r.slope),
-            style: Style::Dashed,
-            points: grid
-                .iter()
-                .map(|&l| (l as f64, alibi_tail(&m, w, l).mid_f64()))
-                .collect(),
-        });
-    }
-    let c = compression_ratio(p.raw.sandwich_heads, p.raw.sandwich_heads);
-    series.push(Series {
-        name: format!("bound (ii), h = {}", p.raw.sandwich_heads),
-        style: Style::Points,
-        points: lens
-            .iter()
-            .map(|&l| {
-                (
-                    l as f64,
-                    sandwich_lower_bound(p.raw.sandwich_dbar, &c, w, l, prec).mid_f64(),
-                )
-            })
-            .collect(),
-    });
-    o.plots.push(Plot {
-        slug: "tail-vs-length".into(),
-        title: format!("Attention mass beyond {w} against the evaluation length (uniform content)"),
-        x_label: "evaluation length L".into(),
-        y_label: format!("tail beyond {w}"),
-        x_log: true,
-        y_log: false,
-        series,
-        heatmap: None,
-        paths: false,
-    });
-    o.note(
-        "Rigour. (i), (ii), the §3 table, the certified growth factor and (iii) are certified finite statements; \
-         the claim's growth pattern (Sandwich keeps using more context as L grows, ALiBi does not) is asymptotic \
-         and is only observed here, so the spec seeks `supported`.",
-    );
-    o.note(format!(
-        "positional.md §2 gives T_{}({lmax})/T_{}({}) as \"actual 4.07\"; the certified ratio is {} (4.08 to three \
-         figures). 4.07 matches the ratio of the rounded §3 entries (0.5012/0.1230 = 4.0748); the certified check \
-         only asserts ≥ {}.",
-        p.raw.growth_head,
-        p.raw.growth_head,
-        lens[0],
-        ratio.fmt_outward(6),
-        p.raw.growth_min_ratio
-    ));
-    o.note(
-        "With flat content 13.5% of the m = 2^−8 head's mass lies beyond 512, so \"ALiBi uses no tokens beyond \
-         L_tr\" is a property of trained content logits (positional/trained-model-claims), not of the bias alone.",
-    );
 }

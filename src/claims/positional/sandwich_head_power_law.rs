@@ -20,7 +20,7 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{expr, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
-use crate::spec::{check_each, ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use serde::{Deserialize, Serialize};
 
 /// Printed exponents α_h for a head count (positional.md §3).
@@ -98,12 +98,12 @@ impl crate::claims::shape::Claim for Claim {
         let mut alpha_printed = Vec::new();
         let mut error_printed = Vec::new();
         check_each(&raw.dbars, "dbars", |f, &x| check_dbar(f, x))?;
-        ensure_each(&raw.heads, "heads", |&h| {
-            if (1..=256).contains(&h) {
-                Ok(())
-            } else {
-                Err(format!("{h} heads is out of range: use 1 to 256"))
-            }
+        check_each(&raw.heads, "heads", |f, &h| {
+            ensure(
+                (1..=256).contains(&h),
+                f,
+                format!("{h} heads is out of range: use 1 to 256"),
+            )
         })?;
         let [lo, hi] = raw.fit_range;
         ensure(
@@ -163,19 +163,19 @@ impl crate::claims::shape::Claim for Claim {
             "detail",
             "detail[1] must be one of heads",
         )?;
-        ensure_each(&raw.growth_dbars, "growth_dbars", |d| {
-            if raw.dbars.contains(d) {
-                Ok(())
-            } else {
-                Err(format!("d̄ = {d} is not one of dbars"))
-            }
+        check_each(&raw.growth_dbars, "growth_dbars", |f, d| {
+            ensure(
+                raw.dbars.contains(d),
+                f,
+                format!("d̄ = {d} is not one of dbars"),
+            )
         })?;
-        ensure_each(&raw.plot_heads, "plot_heads", |&h| {
-            if (1..=raw.detail[1]).contains(&h) {
-                Ok(())
-            } else {
-                Err(format!("head {h} is not in 1..={}", raw.detail[1]))
-            }
+        check_each(&raw.plot_heads, "plot_heads", |f, &h| {
+            ensure(
+                (1..=raw.detail[1]).contains(&h),
+                f,
+                format!("head {h} is not in 1..={}", raw.detail[1]),
+            )
         })?;
         ensure(
             raw.two_precision_stride >= 1,
@@ -201,17 +201,327 @@ impl crate::claims::shape::Claim for Claim {
         Some(p.build_statement(claim, hints))
     }
     type Witness = Found;
+    /// The first head with α_h < 1 per (H, d̄) (a search; the statement decides), f64
+    /// B̃ with its two-precision sample, and the exponent fits and block growth.
     fn witness(p: &Params, ctx: &Ctx) -> Found {
-        witness(p, ctx)
+        let prec = ctx.prec();
+        let [lo, hi] = p.raw.fit_range;
+        let one = Interval::one(prec);
+        let mut hints = Vec::new();
+        for &heads in &p.raw.heads {
+            for &d in &p.raw.dbars {
+                let h_star = (1..=heads)
+                    .find(|&h| alpha(d, heads, h, prec).lt(&one) == Certainty::True)
+                    .unwrap_or(heads + 1);
+                hints.push((h_star_key(heads, d), h_star.to_string()));
+            }
+        }
+        let mut series_b: Vec<(u32, Vec<f64>)> = Vec::new();
+        let mut max_dev = 0f64;
+        for &d in &p.raw.dbars {
+            let f = sandwich_freqs_f64(d, IndexFrom::Zero);
+            let b: Vec<f64> = (0..=hi)
+                .map(|r| sandwich_centred_f64(r as f64, &f))
+                .collect();
+            let rs: Vec<i64> = (lo..=hi).step_by(p.raw.two_precision_stride).collect();
+            let enc = sandwich_centred_many(&rs, &sandwich_freqs(d, IndexFrom::Zero, prec));
+            for (r, e) in rs.iter().zip(&enc) {
+                max_dev = max_dev.max((b[*r as usize] - e.mid_f64()).abs());
+            }
+            series_b.push((d, b));
+        }
+        let mut groups = Vec::new();
+        for (d, b) in &series_b {
+            let d = *d;
+            for &heads in &p.raw.heads {
+                let mut worst = 0f64;
+                let mut fits = Vec::new();
+                for h in 1..=heads {
+                    let c = compression_ratio(h, heads).to_f64();
+                    let a_true = alpha(d, heads, h, prec);
+                    let at = a_true.mid_f64();
+                    let (af, _intercept) = fitted_alpha(b, lo, hi, c);
+                    let rel = (af - at).abs() / at;
+                    worst = worst.max(rel);
+                    let lt1 = a_true.lt(&one) == Certainty::True;
+                    let growth = block_growth(b, lo, hi, c);
+                    let growth_err = ((1.0 - growth) - at).abs() / at;
+                    fits.push(HeadFit {
+                        h,
+                        c,
+                        a_true,
+                        af,
+                        rel,
+                        lt1,
+                        growth,
+                        growth_err,
+                    });
+                }
+                groups.push(Group {
+                    d,
+                    heads,
+                    worst,
+                    fits,
+                });
+            }
+        }
+        Found {
+            hints,
+            series_b,
+            max_dev,
+            groups,
+        }
     }
-    fn hints(p: &Params, w: &Found) -> Hints {
-        hints(p, w)
+    /// The hints `h_star`.
+    fn hints(_: &Params, w: &Found) -> Hints {
+        w.hints.iter().cloned().collect()
     }
-    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
-        observe(p, w, proof, ctx, obs);
+    /// The two-precision check, the printed relative errors, and the fits and block
+    /// growth against α_h (f64 observations).
+    fn observe(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+        let [lo, hi] = p.raw.fit_range;
+        let max_dev = w.max_dev;
+        o.observe(
+            format!(
+                "two precisions: f64 B̃(r) within {:e} of 128-bit enclosures (every {}th r of [{lo}, {hi}])",
+                p.raw.f64_agreement, p.raw.two_precision_stride
+            ),
+            max_dev <= p.raw.f64_agreement,
+            format!("max |f64 − midpoint| = {max_dev:.3e}"),
+        );
+        let mut all_ok = true;
+        let mut growth_ok = true;
+        let mut growth_detail = Vec::new();
+        for g in &w.groups {
+            let (d, heads, worst) = (g.d, g.heads, g.worst);
+            for f in &g.fits {
+                let (h, growth) = (f.h, f.growth);
+                let at = f.a_true.mid_f64();
+                let asserted = f.lt1 && p.raw.growth_dbars.contains(&d);
+                if asserted {
+                    growth_ok &= growth > 0.0 && f.growth_err <= p.raw.rel_tol;
+                    growth_detail.push(format!(
+                        "d̄ = {d}, H = {heads}, h = {h}: exponent {growth:.4} vs 1 − α_h = {:.4}",
+                        1.0 - at
+                    ));
+                }
+            }
+            all_ok &= worst <= p.raw.rel_tol;
+            if heads == p.raw.detail[1] {
+                if let Some((e, percent)) = p
+                    .raw
+                    .error_reference
+                    .iter()
+                    .zip(&p.error_printed)
+                    .find(|(e, _)| e.dbar == d)
+                {
+                    o.observe(
+                        format!("d̄ = {d}: relative error of the fitted exponent = {}% (to the printed digits)", e.percent),
+                        within_printed(100.0 * worst, percent),
+                        format!("{:.4}%", 100.0 * worst),
+                    );
+                }
+            }
+        }
+        o.observe(
+            format!(
+                "every head, d̄ ∈ {:?}, H ∈ {:?}: |α_fit − α_h|/α_h ≤ {} over r ∈ [{lo}, {hi}]",
+                p.raw.dbars, p.raw.heads, p.raw.rel_tol
+            ),
+            all_ok,
+            "see the tables",
+        );
+        o.observe(
+            format!(
+                "d̄ ∈ {:?}, heads with α_h < 1: dyadic block sums of e^{{B_h}} grow, with exponent within {} · α_h of 1 − α_h",
+                p.raw.growth_dbars, p.raw.rel_tol
+            ),
+            growth_ok,
+            growth_detail.join("; "),
+        );
     }
-    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, w, proof, ctx, pr);
+    /// The tables of the fits and the block growth, the plot of the detail heads, the
+    /// headline figure and the notes.
+    fn present(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+        let [lo, hi] = p.raw.fit_range;
+        let mut summary = Table::new(
+            format!(
+                "Log-log slope of e^{{B_h}} over r ∈ [{lo}, {hi}] vs α_h: worst relative error over heads (f64 fits)"
+            ),
+            &["d̄", "H", "worst |α_fit − α_h|/α_h", "§3"],
+        );
+        let mut detail = Table::new(
+            format!(
+                "Heads for d̄ = {}, H = {} (α_h certified; fits and block sums f64 over [{lo}, {hi}])",
+                p.raw.detail[0], p.raw.detail[1]
+            ),
+            &[
+                "h",
+                "c_h",
+                "α_h (enclosure)",
+                "α_h (§3)",
+                "α_fit",
+                "relative error",
+                "block-sum growth exponent",
+                "1 − α_h",
+            ],
+        );
+        let mut plot = Plot {
+            slug: "head-weights".into(),
+            title: format!(
+                "Sandwich head weights e^{{B_h(r)}} (d̄ = {}, H = {}, I from 0) and C·r^(−α_h) (dashed)",
+                p.raw.detail[0], p.raw.detail[1]
+            ),
+            x_label: "r".into(),
+            y_label: "e^{B_h(r)}".into(),
+            x_log: true,
+            y_log: true,
+            series: Vec::new(),
+            heatmap: None,
+            paths: false,
+        };
+        let mut growth_table = Table::new(
+            format!(
+                "Dyadic block sums D_k = Σ_{{2^k ≤ r < 2^(k+1)}} e^{{B_h(r)}} over [{lo}, {hi}): growth exponent (slope of log2 D_k in k) vs 1 − α_h, heads with α_h < 1.5 (f64)"
+            ),
+            &[
+                "d̄",
+                "H",
+                "h",
+                "α_h",
+                "growth exponent",
+                "1 − α_h",
+                "|(1 − exponent) − α_h|/α_h",
+                "asserted",
+            ],
+        );
+        for g in &w.groups {
+            let (d, heads, worst) = (g.d, g.heads, g.worst);
+            let b: &[f64] = w
+                .series_b
+                .iter()
+                .find(|(x, _)| *x == d)
+                .map_or(&[], |(_, b)| b);
+            for f in &g.fits {
+                let HeadFit {
+                    h,
+                    c,
+                    ref a_true,
+                    af,
+                    rel,
+                    lt1,
+                    growth,
+                    growth_err,
+                } = *f;
+                let at = a_true.mid_f64();
+                let asserted = lt1 && p.raw.growth_dbars.contains(&d);
+                if at < 1.5 {
+                    growth_table.row(vec![
+                        d.to_string(),
+                        heads.to_string(),
+                        h.to_string(),
+                        a_true.fmt_outward(5),
+                        format!("{growth:.4}"),
+                        format!("{:.4}", 1.0 - at),
+                        format!("{:.2}%", 100.0 * growth_err),
+                        if asserted {
+                            "yes".into()
+                        } else if lt1 {
+                            "reported".into()
+                        } else {
+                            "— (α_h > 1)".into()
+                        },
+                    ]);
+                }
+                if d as usize == p.raw.detail[0] && heads == p.raw.detail[1] {
+                    let printed = p
+                        .raw
+                        .alpha_reference
+                        .iter()
+                        .find(|a| a.heads == heads && a.dbar == d)
+                        .and_then(|a| {
+                            h.checked_sub(a.first_head)
+                                .and_then(|j| a.values.get(j))
+                                .cloned()
+                        })
+                        .unwrap_or_else(|| "—".into());
+                    detail.row(vec![
+                        h.to_string(),
+                        compression_ratio(h, heads).to_string(),
+                        a_true.fmt_outward(6),
+                        printed,
+                        format!("{af:.4}"),
+                        format!("{:.2}%", 100.0 * rel),
+                        format!("{growth:.4}"),
+                        format!("{:.4}", 1.0 - at),
+                    ]);
+                    if p.raw.plot_heads.contains(&h) {
+                        plot.series.push(Series {
+                            name: format!("h = {h} (α = {at:.3})"),
+                            style: Style::Line,
+                            points: log_plot_points(1, hi)
+                                .iter()
+                                .map(|&r| (r as f64, (b[r as usize] / c).exp()))
+                                .collect(),
+                        });
+                        // C from the fit at the slope −α_h: mean of y + α_h·x over the range
+                        let n = (hi - lo + 1) as f64;
+                        let logc = (lo..=hi)
+                            .map(|r| b[r as usize] / c + at * (r as f64).ln())
+                            .sum::<f64>()
+                            / n;
+                        plot.series.push(Series {
+                            name: format!("C·r^−{at:.3}"),
+                            style: Style::Dashed,
+                            points: [lo, hi]
+                                .iter()
+                                .map(|&r| (r as f64, (logc - at * (r as f64).ln()).exp()))
+                                .collect(),
+                        });
+                    }
+                }
+            }
+            let printed = p
+                .raw
+                .error_reference
+                .iter()
+                .find(|e| e.dbar == d)
+                .map(|e| format!("{}%", e.percent))
+                .unwrap_or_else(|| "—".into());
+            summary.row(vec![
+                d.to_string(),
+                heads.to_string(),
+                format!("{:.2}%", 100.0 * worst),
+                printed,
+            ]);
+            if heads == p.raw.detail[1] && d as usize == p.raw.detail[0] {
+                o.figures.insert(
+                    0,
+                    crate::outcome::Figure {
+                        name: format!(
+                            "worst relative error of the fitted exponent (d̄ = {d}, H = {heads})"
+                        ),
+                        value: (worst * 1e8).round() / 1e8,
+                        text: format!("{:.2}%", 100.0 * worst),
+                    },
+                );
+            }
+        }
+        o.tables.push(summary);
+        o.tables.push(detail);
+        o.tables.push(growth_table);
+        o.plots.push(plot);
+        o.note(
+            "With c_h, B_h = B̃/c_h, so the log-log slope of e^{B_h} is a/c_h where a is the slope of B̃ against ln r; the \
+             relative error |α_fit − α_h|/α_h = |a − a_pred|/|a_pred| is the same for every head (and for the uncentred \
+             bias, which differs by a constant). The printed 0.60% / 1.5% / 0.14% are those of the [32, 2048] fits of \
+             positional-log-decay (−6.9906 vs −6.9487 at d̄ = 128).",
+        );
+        o.note(
+            "Over all r ≥ 0 no Sandwich head is summable: −d̄ ≤ B̃ gives e^{B_h(r)} ≥ e^{−d̄/c_h} > 0. The α_h < 1 statement \
+             is about the growth over 1 ≪ r ≪ 10⁴ (a heuristic, hence `supported`), the formal counterpart of \"uses \
+             information beyond L_tr\"; ALiBi's weights are summable for every slope (certified bound 1 + 1/m).",
+        );
     }
 }
 
@@ -394,330 +704,4 @@ pub struct Found {
     pub max_dev: f64,
     /// Per (d̄, H), in order.
     pub groups: Vec<Group>,
-}
-
-/// The first head with α_h < 1 per (H, d̄) (a search; the statement decides), f64
-/// B̃ with its two-precision sample, and the exponent fits and block growth.
-pub fn witness(p: &Params, ctx: &Ctx) -> Found {
-    let prec = ctx.prec();
-    let [lo, hi] = p.raw.fit_range;
-    let one = Interval::one(prec);
-    let mut hints = Vec::new();
-    for &heads in &p.raw.heads {
-        for &d in &p.raw.dbars {
-            let h_star = (1..=heads)
-                .find(|&h| alpha(d, heads, h, prec).lt(&one) == Certainty::True)
-                .unwrap_or(heads + 1);
-            hints.push((h_star_key(heads, d), h_star.to_string()));
-        }
-    }
-    let mut series_b: Vec<(u32, Vec<f64>)> = Vec::new();
-    let mut max_dev = 0f64;
-    for &d in &p.raw.dbars {
-        let f = sandwich_freqs_f64(d, IndexFrom::Zero);
-        let b: Vec<f64> = (0..=hi)
-            .map(|r| sandwich_centred_f64(r as f64, &f))
-            .collect();
-        let rs: Vec<i64> = (lo..=hi).step_by(p.raw.two_precision_stride).collect();
-        let enc = sandwich_centred_many(&rs, &sandwich_freqs(d, IndexFrom::Zero, prec));
-        for (r, e) in rs.iter().zip(&enc) {
-            max_dev = max_dev.max((b[*r as usize] - e.mid_f64()).abs());
-        }
-        series_b.push((d, b));
-    }
-    let mut groups = Vec::new();
-    for (d, b) in &series_b {
-        let d = *d;
-        for &heads in &p.raw.heads {
-            let mut worst = 0f64;
-            let mut fits = Vec::new();
-            for h in 1..=heads {
-                let c = compression_ratio(h, heads).to_f64();
-                let a_true = alpha(d, heads, h, prec);
-                let at = a_true.mid_f64();
-                let (af, _intercept) = fitted_alpha(b, lo, hi, c);
-                let rel = (af - at).abs() / at;
-                worst = worst.max(rel);
-                let lt1 = a_true.lt(&one) == Certainty::True;
-                let growth = block_growth(b, lo, hi, c);
-                let growth_err = ((1.0 - growth) - at).abs() / at;
-                fits.push(HeadFit {
-                    h,
-                    c,
-                    a_true,
-                    af,
-                    rel,
-                    lt1,
-                    growth,
-                    growth_err,
-                });
-            }
-            groups.push(Group {
-                d,
-                heads,
-                worst,
-                fits,
-            });
-        }
-    }
-    Found {
-        hints,
-        series_b,
-        max_dev,
-        groups,
-    }
-}
-
-/// The hints `h_star`.
-pub fn hints(_: &Params, w: &Found) -> Hints {
-    w.hints.iter().cloned().collect()
-}
-
-/// The two-precision check, the printed relative errors, and the fits and block
-/// growth against α_h (f64 observations).
-pub fn observe(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
-    let [lo, hi] = p.raw.fit_range;
-    let max_dev = w.max_dev;
-    o.observe(
-        format!(
-            "two precisions: f64 B̃(r) within {:e} of 128-bit enclosures (every {}th r of [{lo}, {hi}])",
-            p.raw.f64_agreement, p.raw.two_precision_stride
-        ),
-        max_dev <= p.raw.f64_agreement,
-        format!("max |f64 − midpoint| = {max_dev:.3e}"),
-    );
-    let mut all_ok = true;
-    let mut growth_ok = true;
-    let mut growth_detail = Vec::new();
-    for g in &w.groups {
-        let (d, heads, worst) = (g.d, g.heads, g.worst);
-        for f in &g.fits {
-            let (h, growth) = (f.h, f.growth);
-            let at = f.a_true.mid_f64();
-            let asserted = f.lt1 && p.raw.growth_dbars.contains(&d);
-            if asserted {
-                growth_ok &= growth > 0.0 && f.growth_err <= p.raw.rel_tol;
-                growth_detail.push(format!(
-                    "d̄ = {d}, H = {heads}, h = {h}: exponent {growth:.4} vs 1 − α_h = {:.4}",
-                    1.0 - at
-                ));
-            }
-        }
-        all_ok &= worst <= p.raw.rel_tol;
-        if heads == p.raw.detail[1] {
-            if let Some((e, percent)) = p
-                .raw
-                .error_reference
-                .iter()
-                .zip(&p.error_printed)
-                .find(|(e, _)| e.dbar == d)
-            {
-                o.observe(
-                    format!("d̄ = {d}: relative error of the fitted exponent = {}% (to the printed digits)", e.percent),
-                    within_printed(100.0 * worst, percent),
-                    format!("{:.4}%", 100.0 * worst),
-                );
-            }
-        }
-    }
-    o.observe(
-        format!(
-            "every head, d̄ ∈ {:?}, H ∈ {:?}: |α_fit − α_h|/α_h ≤ {} over r ∈ [{lo}, {hi}]",
-            p.raw.dbars, p.raw.heads, p.raw.rel_tol
-        ),
-        all_ok,
-        "see the tables",
-    );
-    o.observe(
-        format!(
-            "d̄ ∈ {:?}, heads with α_h < 1: dyadic block sums of e^{{B_h}} grow, with exponent within {} · α_h of 1 − α_h",
-            p.raw.growth_dbars, p.raw.rel_tol
-        ),
-        growth_ok,
-        growth_detail.join("; "),
-    );
-}
-
-/// The tables of the fits and the block growth, the plot of the detail heads, the
-/// headline figure and the notes.
-pub fn present(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
-    let [lo, hi] = p.raw.fit_range;
-    let mut summary = Table::new(
-        format!(
-            "Log-log slope of e^{{B_h}} over r ∈ [{lo}, {hi}] vs α_h: worst relative error over heads (f64 fits)"
-        ),
-        &["d̄", "H", "worst |α_fit − α_h|/α_h", "§3"],
-    );
-    let mut detail = Table::new(
-        format!(
-            "Heads for d̄ = {}, H = {} (α_h certified; fits and block sums f64 over [{lo}, {hi}])",
-            p.raw.detail[0], p.raw.detail[1]
-        ),
-        &[
-            "h",
-            "c_h",
-            "α_h (enclosure)",
-            "α_h (§3)",
-            "α_fit",
-            "relative error",
-            "block-sum growth exponent",
-            "1 − α_h",
-        ],
-    );
-    let mut plot = Plot {
-        slug: "head-weights".into(),
-        title: format!(
-            "Sandwich head weights e^{{B_h(r)}} (d̄ = {}, H = {}, I from 0) and C·r^(−α_h) (dashed)",
-            p.raw.detail[0], p.raw.detail[1]
-        ),
-        x_label: "r".into(),
-        y_label: "e^{B_h(r)}".into(),
-        x_log: true,
-        y_log: true,
-        series: Vec::new(),
-        heatmap: None,
-        paths: false,
-    };
-    let mut growth_table = Table::new(
-        format!(
-            "Dyadic block sums D_k = Σ_{{2^k ≤ r < 2^(k+1)}} e^{{B_h(r)}} over [{lo}, {hi}): growth exponent (slope of log2 D_k in k) vs 1 − α_h, heads with α_h < 1.5 (f64)"
-        ),
-        &[
-            "d̄",
-            "H",
-            "h",
-            "α_h",
-            "growth exponent",
-            "1 − α_h",
-            "|(1 − exponent) − α_h|/α_h",
-            "asserted",
-        ],
-    );
-    for g in &w.groups {
-        let (d, heads, worst) = (g.d, g.heads, g.worst);
-        let b: &[f64] = w
-            .series_b
-            .iter()
-            .find(|(x, _)| *x == d)
-            .map_or(&[], |(_, b)| b);
-        for f in &g.fits {
-            let HeadFit {
-                h,
-                c,
-                ref a_true,
-                af,
-                rel,
-                lt1,
-                growth,
-                growth_err,
-            } = *f;
-            let at = a_true.mid_f64();
-            let asserted = lt1 && p.raw.growth_dbars.contains(&d);
-            if at < 1.5 {
-                growth_table.row(vec![
-                    d.to_string(),
-                    heads.to_string(),
-                    h.to_string(),
-                    a_true.fmt_outward(5),
-                    format!("{growth:.4}"),
-                    format!("{:.4}", 1.0 - at),
-                    format!("{:.2}%", 100.0 * growth_err),
-                    if asserted {
-                        "yes".into()
-                    } else if lt1 {
-                        "reported".into()
-                    } else {
-                        "— (α_h > 1)".into()
-                    },
-                ]);
-            }
-            if d as usize == p.raw.detail[0] && heads == p.raw.detail[1] {
-                let printed = p
-                    .raw
-                    .alpha_reference
-                    .iter()
-                    .find(|a| a.heads == heads && a.dbar == d)
-                    .and_then(|a| {
-                        h.checked_sub(a.first_head)
-                            .and_then(|j| a.values.get(j))
-                            .cloned()
-                    })
-                    .unwrap_or_else(|| "—".into());
-                detail.row(vec![
-                    h.to_string(),
-                    compression_ratio(h, heads).to_string(),
-                    a_true.fmt_outward(6),
-                    printed,
-                    format!("{af:.4}"),
-                    format!("{:.2}%", 100.0 * rel),
-                    format!("{growth:.4}"),
-                    format!("{:.4}", 1.0 - at),
-                ]);
-                if p.raw.plot_heads.contains(&h) {
-                    plot.series.push(Series {
-                        name: format!("h = {h} (α = {at:.3})"),
-                        style: Style::Line,
-                        points: log_plot_points(1, hi)
-                            .iter()
-                            .map(|&r| (r as f64, (b[r as usize] / c).exp()))
-                            .collect(),
-                    });
-                    // C from the fit at the slope −α_h: mean of y + α_h·x over the range
-                    let n = (hi - lo + 1) as f64;
-                    let logc = (lo..=hi)
-                        .map(|r| b[r as usize] / c + at * (r as f64).ln())
-                        .sum::<f64>()
-                        / n;
-                    plot.series.push(Series {
-                        name: format!("C·r^−{at:.3}"),
-                        style: Style::Dashed,
-                        points: [lo, hi]
-                            .iter()
-                            .map(|&r| (r as f64, (logc - at * (r as f64).ln()).exp()))
-                            .collect(),
-                    });
-                }
-            }
-        }
-        let printed = p
-            .raw
-            .error_reference
-            .iter()
-            .find(|e| e.dbar == d)
-            .map(|e| format!("{}%", e.percent))
-            .unwrap_or_else(|| "—".into());
-        summary.row(vec![
-            d.to_string(),
-            heads.to_string(),
-            format!("{:.2}%", 100.0 * worst),
-            printed,
-        ]);
-        if heads == p.raw.detail[1] && d as usize == p.raw.detail[0] {
-            o.figures.insert(
-                0,
-                crate::outcome::Figure {
-                    name: format!(
-                        "worst relative error of the fitted exponent (d̄ = {d}, H = {heads})"
-                    ),
-                    value: (worst * 1e8).round() / 1e8,
-                    text: format!("{:.2}%", 100.0 * worst),
-                },
-            );
-        }
-    }
-    o.tables.push(summary);
-    o.tables.push(detail);
-    o.tables.push(growth_table);
-    o.plots.push(plot);
-    o.note(
-        "With c_h, B_h = B̃/c_h, so the log-log slope of e^{B_h} is a/c_h where a is the slope of B̃ against ln r; the \
-         relative error |α_fit − α_h|/α_h = |a − a_pred|/|a_pred| is the same for every head (and for the uncentred \
-         bias, which differs by a constant). The printed 0.60% / 1.5% / 0.14% are those of the [32, 2048] fits of \
-         positional-log-decay (−6.9906 vs −6.9487 at d̄ = 128).",
-    );
-    o.note(
-        "Over all r ≥ 0 no Sandwich head is summable: −d̄ ≤ B̃ gives e^{B_h(r)} ≥ e^{−d̄/c_h} > 0. The α_h < 1 statement \
-         is about the growth over 1 ≪ r ≪ 10⁴ (a heuristic, hence `supported`), the formal counterpart of \"uses \
-         information beyond L_tr\"; ALiBi's weights are summable for every slope (certified bound 1 + 1/m).",
-    );
 }

@@ -25,7 +25,7 @@ use crate::claims::Ctx;
 use crate::kernel::{Certainty, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as check_literal;
-use crate::spec::{check_each, ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -150,12 +150,12 @@ impl crate::claims::shape::Claim for Claim {
         )?;
         let t = &raw.table;
         check_dbar("table.dbar", t.dbar)?;
-        ensure_each(&t.r, "table.r", |&r| {
-            if (0..=10_000_000).contains(&r) {
-                Ok(())
-            } else {
-                Err("r must be between 0 and 10^7".into())
-            }
+        check_each(&t.r, "table.r", |f, &r| {
+            ensure(
+                (0..=10_000_000).contains(&r),
+                f,
+                "r must be between 0 and 10^7",
+            )
         })?;
         let mut table_values: [Vec<Rational>; 2] = Default::default();
         for ((name, v), values) in [("zero", &t.zero), ("one", &t.one)]
@@ -224,14 +224,100 @@ impl crate::claims::shape::Claim for Claim {
         Some(p.build_statement(claim, hints))
     }
     type Witness = Found;
+    /// The sweep of B̃ and the negativity searches.
     fn witness(p: &Params, ctx: &Ctx) -> Found {
-        witness(p, ctx)
+        let prec = ctx.prec();
+        ctx.progress.message(format!(
+            "{}: B̃(r) for 0 ≤ r < {}",
+            ctx.spec.id, p.raw.minimum.below
+        ));
+        let mn = &p.raw.minimum;
+        let sweep_rs: Vec<i64> = (0..mn.below).collect();
+        let sweep = centred_at(&sweep_rs, mn.dbar, mn.from, prec);
+        let negativity = negativity_search(p, ctx);
+        ctx.progress
+            .message(format!("{}: the statement", ctx.spec.id));
+        Found { sweep, negativity }
     }
     fn hints(_: &Params, w: &Found) -> Hints {
         w.negativity.iter().filter_map(|n| n.hint.clone()).collect()
     }
-    fn present(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, w, ctx, pr);
+    /// The presentation: the minimum's figures, the identity tables, the negativity
+    /// search, the §3 table, the plot and the notes (the statement decides).
+    fn present(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+        let prec = ctx.prec();
+        let mn = &p.raw.minimum;
+        let sweep = &w.sweep;
+        minimum_figures(p, sweep, o);
+
+        // ----- identity, Toeplitz, evenness (presentation), f64 on sampled pairs -----
+        identity_table(p, ctx, o);
+
+        // ----- B̃(r) < 0 for 1 ≤ r ≤ N: the search for the terms (a hint) -----
+        negativity_table(p, &w.negativity, o);
+
+        // ----- the §3 table and the values with more digits (presentation) -----
+        value_tables(p, prec, sweep, mn, o);
+
+        // plot: the range of B̃ over consecutive blocks of r (a line through every
+        // 10th value would alias the oscillations), and the minimum
+        let step = ((mn.below + 1999) / 2000).max(1) as usize;
+        let mids: Vec<f64> = sweep.iter().map(Interval::mid_f64).collect();
+        let blocks: Vec<(f64, f64, f64)> = mids
+            .chunks(step)
+            .enumerate()
+            .map(|(k, c)| {
+                let lo = c.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                ((k * step) as f64, lo, hi)
+            })
+            .collect();
+        let dbar2 = -(mn.dbar as f64) / 2.0;
+        o.plots.push(Plot {
+            slug: "centred-bias".into(),
+            title: format!(
+                "Sandwich centred bias B̃(r), d̄ = {}, {}: range over blocks of {step} consecutive r",
+                mn.dbar,
+                mn.from.label()
+            ),
+            x_label: "r".into(),
+            y_label: "B̃(r)".into(),
+            x_log: false,
+            y_log: false,
+            series: vec![
+                Series {
+                    name: "block maximum".into(),
+                    style: Style::Line,
+                    points: blocks.iter().map(|b| (b.0, b.2)).collect(),
+                },
+                Series {
+                    name: "block minimum".into(),
+                    style: Style::Line,
+                    points: blocks.iter().map(|b| (b.0, b.1)).collect(),
+                },
+                Series {
+                    name: format!("−d̄/2 = {dbar2}"),
+                    style: Style::Dashed,
+                    points: vec![(0.0, dbar2), (mn.below as f64, dbar2)],
+                },
+                Series {
+                    name: format!("minimum at r = {}", mn.r),
+                    style: Style::Points,
+                    points: vec![(mn.r as f64, mids[mn.r as usize])],
+                },
+            ],
+            heatmap: None,
+            paths: false,
+        });
+        o.note(
+            "The Sandwich construction (index set, centring, d̄) is [unconfirmed]: both index conventions are checked; \
+             the identity and the bounds are elementary trigonometry, checked here on enclosures.",
+        );
+        o.note(
+            "B̃(r) < 0 is certified through a single term: every term cos(rω_i) − 1 is ≤ 0 (cos ≤ 1), so \
+             B̃(r) ≤ cos(rω_j) − 1 for any j, and one term certified < 0 proves B̃(r) < 0. With I from 0, ω_0 = 1 for \
+             every d̄, so the term cos r − 1 covers all d̄ at once.",
+        );
     }
 }
 
@@ -709,100 +795,6 @@ pub struct NegativeSearch {
     /// Its hint, when every r has a term (an incomplete search leaves it out: the
     /// statement then cannot be built and the claim is inconclusive with that reason).
     pub hint: Option<(String, String)>,
-}
-
-/// The sweep of B̃ and the negativity searches.
-pub fn witness(p: &Params, ctx: &Ctx) -> Found {
-    let prec = ctx.prec();
-    ctx.progress.message(format!(
-        "{}: B̃(r) for 0 ≤ r < {}",
-        ctx.spec.id, p.raw.minimum.below
-    ));
-    let mn = &p.raw.minimum;
-    let sweep_rs: Vec<i64> = (0..mn.below).collect();
-    let sweep = centred_at(&sweep_rs, mn.dbar, mn.from, prec);
-    let negativity = negativity_search(p, ctx);
-    ctx.progress
-        .message(format!("{}: the statement", ctx.spec.id));
-    Found { sweep, negativity }
-}
-
-/// The presentation: the minimum's figures, the identity tables, the negativity
-/// search, the §3 table, the plot and the notes (the statement decides).
-pub fn present(p: &Params, w: &Found, ctx: &Ctx, o: &mut Presentation) {
-    let prec = ctx.prec();
-    let mn = &p.raw.minimum;
-    let sweep = &w.sweep;
-    minimum_figures(p, sweep, o);
-
-    // ----- identity, Toeplitz, evenness (presentation), f64 on sampled pairs -----
-    identity_table(p, ctx, o);
-
-    // ----- B̃(r) < 0 for 1 ≤ r ≤ N: the search for the terms (a hint) -----
-    negativity_table(p, &w.negativity, o);
-
-    // ----- the §3 table and the values with more digits (presentation) -----
-    value_tables(p, prec, sweep, mn, o);
-
-    // plot: the range of B̃ over consecutive blocks of r (a line through every
-    // 10th value would alias the oscillations), and the minimum
-    let step = ((mn.below + 1999) / 2000).max(1) as usize;
-    let mids: Vec<f64> = sweep.iter().map(Interval::mid_f64).collect();
-    let blocks: Vec<(f64, f64, f64)> = mids
-        .chunks(step)
-        .enumerate()
-        .map(|(k, c)| {
-            let lo = c.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            ((k * step) as f64, lo, hi)
-        })
-        .collect();
-    let dbar2 = -(mn.dbar as f64) / 2.0;
-    o.plots.push(Plot {
-        slug: "centred-bias".into(),
-        title: format!(
-            "Sandwich centred bias B̃(r), d̄ = {}, {}: range over blocks of {step} consecutive r",
-            mn.dbar,
-            mn.from.label()
-        ),
-        x_label: "r".into(),
-        y_label: "B̃(r)".into(),
-        x_log: false,
-        y_log: false,
-        series: vec![
-            Series {
-                name: "block maximum".into(),
-                style: Style::Line,
-                points: blocks.iter().map(|b| (b.0, b.2)).collect(),
-            },
-            Series {
-                name: "block minimum".into(),
-                style: Style::Line,
-                points: blocks.iter().map(|b| (b.0, b.1)).collect(),
-            },
-            Series {
-                name: format!("−d̄/2 = {dbar2}"),
-                style: Style::Dashed,
-                points: vec![(0.0, dbar2), (mn.below as f64, dbar2)],
-            },
-            Series {
-                name: format!("minimum at r = {}", mn.r),
-                style: Style::Points,
-                points: vec![(mn.r as f64, mids[mn.r as usize])],
-            },
-        ],
-        heatmap: None,
-        paths: false,
-    });
-    o.note(
-        "The Sandwich construction (index set, centring, d̄) is [unconfirmed]: both index conventions are checked; \
-         the identity and the bounds are elementary trigonometry, checked here on enclosures.",
-    );
-    o.note(
-        "B̃(r) < 0 is certified through a single term: every term cos(rω_i) − 1 is ≤ 0 (cos ≤ 1), so \
-         B̃(r) ≤ cos(rω_j) − 1 for any j, and one term certified < 0 proves B̃(r) < 0. With I from 0, ω_0 = 1 for \
-         every d̄, so the term cos r − 1 covers all d̄ at once.",
-    );
 }
 
 fn minimum_figures(p: &Params, sweep: &[Interval], o: &mut Presentation) {

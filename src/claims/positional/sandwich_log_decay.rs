@@ -20,7 +20,7 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
-use crate::spec::{check_each, ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use serde::{Deserialize, Serialize};
 
 /// The non-monotonicity reference for one (d̄, convention).
@@ -170,12 +170,12 @@ impl crate::claims::shape::Claim for Claim {
         )?;
         let gap_value = printed("gap.value", &raw.gap.value)?;
         check_each(&raw.fit_dbars, "fit_dbars", |f, &x| check_dbar(f, x))?;
-        ensure_each(&raw.fit_ranges, "fit_ranges", |r| {
-            if 1 <= r[0] && r[0] < r[1] && r[1] <= 1_000_000 {
-                Ok(())
-            } else {
-                Err("need 1 ≤ lo < hi ≤ 10^6".into())
-            }
+        check_each(&raw.fit_ranges, "fit_ranges", |f, r| {
+            ensure(
+                1 <= r[0] && r[0] < r[1] && r[1] <= 1_000_000,
+                f,
+                "need 1 ≤ lo < hi ≤ 10^6",
+            )
         })?;
         ensure(
             raw.slope_rel_tol > 0.0 && raw.slope_rel_tol < 1.0,
@@ -268,17 +268,410 @@ impl crate::claims::shape::Claim for Claim {
         Some(p.build_statement(claim, hints))
     }
     type Witness = Found;
+    /// The enclosures of B̃, every step decided (a search: the statement decides the
+    /// counts it finds), f64 B̃ against them, and the fits (f64).
     fn witness(p: &Params, ctx: &Ctx) -> Found {
-        witness(p, ctx)
+        let prec = ctx.prec();
+        let n = p.horizon();
+        let uniq = p.keys();
+        let mut encl: Vec<((u32, IndexFrom), Vec<Interval>)> = Vec::new();
+        for &(d, f) in &uniq {
+            ctx.progress.message(format!(
+                "{}: B̃(r), r ≤ {n}, d̄ = {d}, {}",
+                ctx.spec.id,
+                f.label()
+            ));
+            encl.push(((d, f), enclosures(d, f, n, prec)));
+        }
+        let get = |d: u32, f: IndexFrom| -> &Vec<Interval> {
+            &encl.iter().find(|(k, _)| *k == (d, f)).expect("computed").1
+        };
+        let steps: Vec<(Steps, Interval)> = p
+            .raw
+            .increases
+            .iter()
+            .map(|inc| {
+                let b = &get(inc.dbar, inc.from)[..=p.raw.steps_to as usize];
+                (decide_steps(b, inc.dbar, inc.from), min_step_enclosure(b))
+            })
+            .collect();
+        // ----- two precisions: f64 B̃ against the enclosures -----
+        let mut max_dev = 0f64;
+        for (key, b) in &encl {
+            let f64s = sandwich_freqs_f64(key.0, key.1);
+            for (r, x) in b.iter().enumerate() {
+                let v = sandwich_centred_f64(r as f64, &f64s);
+                max_dev = max_dev.max((v - x.mid_f64()).abs());
+            }
+        }
+        // ----- fits (on the enclosure midpoints) -----
+        let fits: Vec<DbarFits> = p
+            .raw
+            .fit_dbars
+            .iter()
+            .map(|&d| {
+                let b: Vec<f64> = get(d, IndexFrom::Zero)
+                    .iter()
+                    .map(Interval::mid_f64)
+                    .collect();
+                let ap = crate::kernel::expr::eval(&a_pred_term(d), prec)
+                    .expect("a closed term")
+                    .mid_f64();
+                let fits = p
+                    .raw
+                    .fit_ranges
+                    .iter()
+                    .map(|range| fit_on(&b, range[0], range[1]))
+                    .collect();
+                DbarFits { b, ap, fits }
+            })
+            .collect();
+        // ----- KERPLE-log fit -----
+        let k = &p.raw.kerple;
+        let b: Vec<f64> = get(k.dbar, IndexFrom::Zero)
+            .iter()
+            .map(Interval::mid_f64)
+            .collect();
+        let rs: Vec<f64> = (k.range[0]..=k.range[1]).map(|r| r as f64).collect();
+        let ys: Vec<f64> = (k.range[0]..=k.range[1]).map(|r| b[r as usize]).collect();
+        let (r1, r2, r2sq) = kerple_fit(&rs, &ys);
+        let from_one: Vec<usize> = (0..rs.len()).filter(|&i| rs[i] >= 1.0).collect();
+        let rs1: Vec<f64> = from_one.iter().map(|&i| rs[i]).collect();
+        let ys1: Vec<f64> = from_one.iter().map(|&i| ys[i]).collect();
+        let r2_one = kerple_r2(&rs1, &ys1, r1, r2);
+        let nb = p.kerple_nearby;
+        let r2_near = kerple_r2(&rs, &ys, nb[0], nb[1]);
+        Found {
+            encl,
+            steps,
+            max_dev,
+            fits,
+            kerple: [r1, r2, r2sq, r2_one, r2_near],
+        }
     }
+    /// The hints: the increases found and the r of the smallest step.
     fn hints(p: &Params, w: &Found) -> Hints {
-        hints(p, w)
+        let mut hints = Hints::new();
+        for (inc, (steps, _)) in p.raw.increases.iter().zip(&w.steps) {
+            if inc.count.is_some() {
+                let list: Vec<String> = steps
+                    .up
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c == Certainty::True)
+                    .map(|(k, _)| (k + 1).to_string())
+                    .collect();
+                hints.insert(increases_key(inc.dbar, inc.from), list.join(","));
+            }
+            if inc.min_step.is_some() {
+                hints.insert(
+                    min_step_key(inc.dbar, inc.from),
+                    steps.min_step.1.to_string(),
+                );
+            }
+        }
+        hints
     }
-    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
-        observe(p, w, proof, ctx, obs);
+    /// Two precisions, the fits against the §3 fit table and a_pred, and the
+    /// KERPLE-log fit (observations).
+    fn observe(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+        let n = p.horizon();
+        let max_dev = w.max_dev;
+        o.observe(
+            format!(
+                "two precisions: f64 B̃(r) within {:e} of the 128-bit enclosures (r ≤ {n})",
+                p.raw.f64_agreement
+            ),
+            max_dev <= p.raw.f64_agreement,
+            format!("max |f64 − midpoint| = {max_dev:.3e}"),
+        );
+        let mut all_slopes_ok = true;
+        let mut slope_detail = Vec::new();
+        for (&d, df) in p.raw.fit_dbars.iter().zip(&w.fits) {
+            let ap = df.ap;
+            let reference = p
+                .raw
+                .fit_reference
+                .iter()
+                .zip(&p.fit_printed)
+                .find(|(f, _)| f.dbar == d);
+            let mut printed_ok = true;
+            let mut printed_detail = Vec::new();
+            for (j, (range, fit)) in p.raw.fit_ranges.iter().zip(&df.fits).enumerate() {
+                let rel = (fit.slope - ap).abs() / ap.abs();
+                all_slopes_ok &= rel <= p.raw.slope_rel_tol;
+                slope_detail.push(format!(
+                    "d̄ = {d} [{}, {}]: {:.2}%",
+                    range[0],
+                    range[1],
+                    100.0 * rel
+                ));
+                let refs = reference.map(|(_, (_, fits))| &fits[j]);
+                if let Some(t) = refs {
+                    for (k, (x, name)) in [(fit.slope, "a"), (fit.intercept, "c"), (fit.r2, "R²")]
+                        .into_iter()
+                        .enumerate()
+                    {
+                        if !within_printed(x, &t[k]) {
+                            printed_ok = false;
+                            printed_detail.push(format!(
+                                "[{}, {}] {name} = {x:.6} vs {}",
+                                range[0], range[1], t[k]
+                            ));
+                        }
+                    }
+                }
+                if d == p.raw.r2_dbar && *range == p.raw.r2_range {
+                    o.observe(
+                        format!(
+                            "d̄ = {d}: R² ≥ {} for a·ln r + c on [{}, {}]",
+                            p.raw.r2_min, range[0], range[1]
+                        ),
+                        fit.r2 >= p.raw.r2_min,
+                        format!("R² = {:.4}", fit.r2),
+                    );
+                }
+            }
+            if reference.is_some() {
+                o.observe(
+                    format!(
+                        "d̄ = {d}: fits reproduce the §3 fit table (a, c, R²) to its printed digits"
+                    ),
+                    printed_ok,
+                    if printed_ok {
+                        "every value within half a unit of its last printed digit".into()
+                    } else {
+                        printed_detail.join("; ")
+                    },
+                );
+            }
+        }
+        o.observe(
+            format!(
+                "|a − a_pred|/|a_pred| ≤ {} for every d̄ and fit range",
+                p.raw.slope_rel_tol
+            ),
+            all_slopes_ok,
+            slope_detail.join(", "),
+        );
+        let k = &p.raw.kerple;
+        let [r1, r2, r2sq, r2_one, r2_near] = w.kerple;
+        o.observe(
+            format!(
+                "d̄ = {}: KERPLE-log fit −r1·ln(1 + r2·r) on [{}, {}] has R² ≥ {}",
+                k.dbar, k.range[0], k.range[1], k.r2_min
+            ),
+            r2sq >= k.r2_min,
+            format!("R² = {r2sq:.4} at r1 = {r1:.3}, r2 = {r2:.3}"),
+        );
+        let [k_r2, k_r2_one, k_r2_near] = &p.kerple_r2;
+        let kerple_ok = within_printed(r2sq, k_r2)
+            && within_printed(r2_one, k_r2_one)
+            && within_printed(r2_near, k_r2_near);
+        o.observe(
+            "KERPLE-log R² values reproduce §3 to their printed digits".to_string(),
+            kerple_ok,
+            format!(
+                "optimum {r2sq:.5} (§3 {}), same (r1, r2) on [1, {}] {r2_one:.5} (§3 {}), at ({}, {}) {r2_near:.5} (§3 {})",
+                k.r2, k.range[1], k.r2_from_one, k.nearby[0], k.nearby[1], k.nearby_r2
+            ),
+        );
     }
-    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, w, proof, ctx, pr);
+    /// The steps table and its figures, the fit tables, the plot and the notes.
+    fn present(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+        let fit_max = p.raw.fit_ranges.iter().map(|r| r[1]).max().unwrap_or(1);
+        let mut steps_table = Table::new(
+            format!(
+                "Non-monotonicity: steps r − 1 → r with B̃(r) > B̃(r − 1), r = 1..{} (certified)",
+                p.raw.steps_to
+            ),
+            &[
+                "d̄",
+                "convention",
+                "first increase (§3)",
+                "first increase (ours)",
+                "increases (§3)",
+                "increases (ours)",
+                "smallest |step| (§3)",
+                "smallest |step| (ours)",
+                "steps retried at 2× precision",
+            ],
+        );
+        let mut headline: Option<(u64, String)> = None;
+        for (inc, (steps, min_enc)) in p.raw.increases.iter().zip(&w.steps) {
+            let label = format!("d̄ = {}, {}", inc.dbar, inc.from.label());
+            let first = steps.first_increase();
+            let count = steps.count();
+            if inc.count.is_some() && inc.dbar == p.raw.gap.dbar && inc.from == p.raw.gap.from {
+                headline = Some((count.unwrap_or(0), label.clone()));
+            }
+            steps_table.row(vec![
+                inc.dbar.to_string(),
+                inc.from.label().into(),
+                format!("{} → {}", inc.first - 1, inc.first),
+                first
+                    .map(|r| format!("{} → {r}", r - 1))
+                    .unwrap_or_else(|| "none".into()),
+                inc.count
+                    .map(|c| c.to_string())
+                    .unwrap_or_else(|| "—".into()),
+                count
+                    .map(|c| c.to_string())
+                    .unwrap_or_else(|| "undecided".into()),
+                inc.min_step.clone().unwrap_or_else(|| "—".into()),
+                format!("{} (r = {})", min_enc.fmt_outward(4), steps.min_step.1),
+                steps.retried.to_string(),
+            ]);
+        }
+        if let Some((c, label)) = headline {
+            o.figures.insert(
+                0,
+                crate::outcome::Figure {
+                    name: format!("increases of B̃ over r = 1..{} ({label})", p.raw.steps_to),
+                    value: c as f64,
+                    text: c.to_string(),
+                },
+            );
+        }
+        {
+            let g = &p.raw.gap;
+            let b = w.get(g.dbar, g.from);
+            let d = &b[g.r as usize] - &b[g.r as usize - 1];
+            o.figure(
+                format!("gap B̃({}) − B̃({}) (d̄ = {})", g.r, g.r - 1, g.dbar),
+                d.mid_f64(),
+                d.fmt_outward(10),
+            );
+        }
+        o.tables.push(steps_table);
+        let mut fit_table = Table::new(
+            "Fits of B̃(r) ≈ a·ln r + c, I from 0 (f64 least squares on the enclosure midpoints; §3 values in parentheses)",
+            &["d̄", "a_pred", "range", "a", "c", "R²", "|a − a_pred|/|a_pred|"],
+        );
+        let mut plot_series: Vec<Series> = Vec::new();
+        for (&d, df) in p.raw.fit_dbars.iter().zip(&w.fits) {
+            let (b, ap) = (&df.b, df.ap);
+            let reference = p
+                .raw
+                .fit_reference
+                .iter()
+                .zip(&p.fit_printed)
+                .find(|(f, _)| f.dbar == d);
+            for (j, (range, fit)) in p.raw.fit_ranges.iter().zip(&df.fits).enumerate() {
+                let rel = (fit.slope - ap).abs() / ap.abs();
+                let refs = reference.map(|(_, (_, fits))| &fits[j]);
+                let cellf = |x: f64, digits: usize, k: usize| match refs {
+                    Some(t) => format!("{x:.digits$} ({})", t[k]),
+                    None => format!("{x:.digits$}"),
+                };
+                fit_table.row(vec![
+                    d.to_string(),
+                    format!("{ap:.4}"),
+                    format!("[{}, {}]", range[0], range[1]),
+                    cellf(fit.slope, 4, 0),
+                    cellf(fit.intercept, 3, 1),
+                    cellf(fit.r2, 4, 2),
+                    format!("{:.2}%", 100.0 * rel),
+                ]);
+                if d == p.raw.r2_dbar && *range == p.raw.r2_range {
+                    o.figure(
+                        format!("fitted slope a on [{}, {}] (d̄ = {d})", range[0], range[1]),
+                        fit.slope,
+                        format!("{:.4} (a_pred = {ap:.4})", fit.slope),
+                    );
+                }
+                if j == 0 {
+                    let pts = log_plot_points(range[0].max(1), fit_max);
+                    plot_series.push(Series {
+                        name: format!("B̃, d̄ = {d}"),
+                        style: Style::Line,
+                        points: pts.iter().map(|&r| (r as f64, b[r as usize])).collect(),
+                    });
+                    plot_series.push(Series {
+                        name: format!(
+                            "{:.3}·ln r {:+.3} (fit on [{}, {}])",
+                            fit.slope, fit.intercept, range[0], range[1]
+                        ),
+                        style: Style::Dashed,
+                        points: [range[0].max(1), fit_max]
+                            .iter()
+                            .map(|&r| (r as f64, fit.slope * (r as f64).ln() + fit.intercept))
+                            .collect(),
+                    });
+                }
+            }
+        }
+        o.tables.push(fit_table);
+        let k = &p.raw.kerple;
+        let [r1, r2, r2sq, r2_one, r2_near] = w.kerple;
+        o.figure(
+            format!(
+                "KERPLE-log fit R² on [{}, {}] (d̄ = {})",
+                k.range[0], k.range[1], k.dbar
+            ),
+            (r2sq * 1e6).round() / 1e6,
+            format!("{r2sq:.4} (r1 = {r1:.3}, r2 = {r2:.3}; not asserted: the optimum is flat)"),
+        );
+        let mut kt = Table::new(
+            format!(
+                "KERPLE-log fit B̃(r) ≈ −r1·ln(1 + r2·r), d̄ = {}, I from 0 (f64 least squares)",
+                k.dbar
+            ),
+            &["point", "r1", "r2", "R² (ours)", "R² (§3)"],
+        );
+        kt.row(vec![
+            format!("optimum on [{}, {}]", k.range[0], k.range[1]),
+            format!("{r1:.4} (§3 {})", k.optimum[0]),
+            format!("{r2:.4} (§3 {})", k.optimum[1]),
+            format!("{r2sq:.4}"),
+            k.r2.clone(),
+        ]);
+        kt.row(vec![
+            format!("same (r1, r2) on [1, {}]", k.range[1]),
+            format!("{r1:.3}"),
+            format!("{r2:.3}"),
+            format!("{r2_one:.4}"),
+            k.r2_from_one.clone(),
+        ]);
+        kt.row(vec![
+            "nearby point".into(),
+            k.nearby[0].clone(),
+            k.nearby[1].clone(),
+            format!("{r2_near:.4}"),
+            k.nearby_r2.clone(),
+        ]);
+        o.tables.push(kt);
+        let pts = log_plot_points(1, fit_max);
+        plot_series.push(Series {
+            name: format!("−{r1:.2}·ln(1 + {r2:.2} r) (KERPLE-log, d̄ = {})", k.dbar),
+            style: Style::Dashed,
+            points: pts
+                .iter()
+                .map(|&r| (r as f64, -r1 * (r2 * r as f64).ln_1p()))
+                .collect(),
+        });
+        o.plots.push(Plot {
+            slug: "log-fit".into(),
+            title: "Sandwich B̃(r) against ln r with least-squares fits (I from 0)".into(),
+            x_label: "r (log scale)".into(),
+            y_label: "B̃(r)".into(),
+            x_log: true,
+            y_log: false,
+            series: plot_series,
+            heatmap: None,
+            paths: false,
+        });
+        o.note(
+            "Rigour: the logarithmic trend is a heuristic over 1 ≪ r ≪ 10⁴ (f64 least-squares fits are observations), so \
+             this claim is `supported` at most. Its exact sub-claims appear above as certified checks: every step \
+             B̃(r) vs B̃(r − 1) is decided with 128-bit enclosures (undecided steps are retried at 256 bits), so the first \
+             increase and the increase counts are exact integers, and the gap, the smallest step, the bounds −d̄ ≤ B̃ ≤ 0 \
+             and a_pred are enclosures compared with the printed references.",
+        );
+        o.note(
+            "The fitted KERPLE-log parameters (r1, r2) are reported, not asserted: the least-squares optimum is flat \
+             (positional.md §5).",
+        );
     }
 }
 
@@ -671,413 +1064,4 @@ impl Found {
             .find(|(k, _)| *k == (d, f))
             .map_or(&[], |(_, v)| v)
     }
-}
-
-/// The enclosures of B̃, every step decided (a search: the statement decides the
-/// counts it finds), f64 B̃ against them, and the fits (f64).
-pub fn witness(p: &Params, ctx: &Ctx) -> Found {
-    let prec = ctx.prec();
-    let n = p.horizon();
-    let uniq = p.keys();
-    let mut encl: Vec<((u32, IndexFrom), Vec<Interval>)> = Vec::new();
-    for &(d, f) in &uniq {
-        ctx.progress.message(format!(
-            "{}: B̃(r), r ≤ {n}, d̄ = {d}, {}",
-            ctx.spec.id,
-            f.label()
-        ));
-        encl.push(((d, f), enclosures(d, f, n, prec)));
-    }
-    let get = |d: u32, f: IndexFrom| -> &Vec<Interval> {
-        &encl.iter().find(|(k, _)| *k == (d, f)).expect("computed").1
-    };
-    let steps: Vec<(Steps, Interval)> = p
-        .raw
-        .increases
-        .iter()
-        .map(|inc| {
-            let b = &get(inc.dbar, inc.from)[..=p.raw.steps_to as usize];
-            (decide_steps(b, inc.dbar, inc.from), min_step_enclosure(b))
-        })
-        .collect();
-    // ----- two precisions: f64 B̃ against the enclosures -----
-    let mut max_dev = 0f64;
-    for (key, b) in &encl {
-        let f64s = sandwich_freqs_f64(key.0, key.1);
-        for (r, x) in b.iter().enumerate() {
-            let v = sandwich_centred_f64(r as f64, &f64s);
-            max_dev = max_dev.max((v - x.mid_f64()).abs());
-        }
-    }
-    // ----- fits (on the enclosure midpoints) -----
-    let fits: Vec<DbarFits> = p
-        .raw
-        .fit_dbars
-        .iter()
-        .map(|&d| {
-            let b: Vec<f64> = get(d, IndexFrom::Zero)
-                .iter()
-                .map(Interval::mid_f64)
-                .collect();
-            let ap = crate::kernel::expr::eval(&a_pred_term(d), prec)
-                .expect("a closed term")
-                .mid_f64();
-            let fits = p
-                .raw
-                .fit_ranges
-                .iter()
-                .map(|range| fit_on(&b, range[0], range[1]))
-                .collect();
-            DbarFits { b, ap, fits }
-        })
-        .collect();
-    // ----- KERPLE-log fit -----
-    let k = &p.raw.kerple;
-    let b: Vec<f64> = get(k.dbar, IndexFrom::Zero)
-        .iter()
-        .map(Interval::mid_f64)
-        .collect();
-    let rs: Vec<f64> = (k.range[0]..=k.range[1]).map(|r| r as f64).collect();
-    let ys: Vec<f64> = (k.range[0]..=k.range[1]).map(|r| b[r as usize]).collect();
-    let (r1, r2, r2sq) = kerple_fit(&rs, &ys);
-    let from_one: Vec<usize> = (0..rs.len()).filter(|&i| rs[i] >= 1.0).collect();
-    let rs1: Vec<f64> = from_one.iter().map(|&i| rs[i]).collect();
-    let ys1: Vec<f64> = from_one.iter().map(|&i| ys[i]).collect();
-    let r2_one = kerple_r2(&rs1, &ys1, r1, r2);
-    let nb = p.kerple_nearby;
-    let r2_near = kerple_r2(&rs, &ys, nb[0], nb[1]);
-    Found {
-        encl,
-        steps,
-        max_dev,
-        fits,
-        kerple: [r1, r2, r2sq, r2_one, r2_near],
-    }
-}
-
-/// The hints: the increases found and the r of the smallest step.
-pub fn hints(p: &Params, w: &Found) -> Hints {
-    let mut hints = Hints::new();
-    for (inc, (steps, _)) in p.raw.increases.iter().zip(&w.steps) {
-        if inc.count.is_some() {
-            let list: Vec<String> = steps
-                .up
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| **c == Certainty::True)
-                .map(|(k, _)| (k + 1).to_string())
-                .collect();
-            hints.insert(increases_key(inc.dbar, inc.from), list.join(","));
-        }
-        if inc.min_step.is_some() {
-            hints.insert(
-                min_step_key(inc.dbar, inc.from),
-                steps.min_step.1.to_string(),
-            );
-        }
-    }
-    hints
-}
-
-/// Two precisions, the fits against the §3 fit table and a_pred, and the
-/// KERPLE-log fit (observations).
-pub fn observe(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
-    let n = p.horizon();
-    let max_dev = w.max_dev;
-    o.observe(
-        format!(
-            "two precisions: f64 B̃(r) within {:e} of the 128-bit enclosures (r ≤ {n})",
-            p.raw.f64_agreement
-        ),
-        max_dev <= p.raw.f64_agreement,
-        format!("max |f64 − midpoint| = {max_dev:.3e}"),
-    );
-    let mut all_slopes_ok = true;
-    let mut slope_detail = Vec::new();
-    for (&d, df) in p.raw.fit_dbars.iter().zip(&w.fits) {
-        let ap = df.ap;
-        let reference = p
-            .raw
-            .fit_reference
-            .iter()
-            .zip(&p.fit_printed)
-            .find(|(f, _)| f.dbar == d);
-        let mut printed_ok = true;
-        let mut printed_detail = Vec::new();
-        for (j, (range, fit)) in p.raw.fit_ranges.iter().zip(&df.fits).enumerate() {
-            let rel = (fit.slope - ap).abs() / ap.abs();
-            all_slopes_ok &= rel <= p.raw.slope_rel_tol;
-            slope_detail.push(format!(
-                "d̄ = {d} [{}, {}]: {:.2}%",
-                range[0],
-                range[1],
-                100.0 * rel
-            ));
-            let refs = reference.map(|(_, (_, fits))| &fits[j]);
-            if let Some(t) = refs {
-                for (k, (x, name)) in [(fit.slope, "a"), (fit.intercept, "c"), (fit.r2, "R²")]
-                    .into_iter()
-                    .enumerate()
-                {
-                    if !within_printed(x, &t[k]) {
-                        printed_ok = false;
-                        printed_detail.push(format!(
-                            "[{}, {}] {name} = {x:.6} vs {}",
-                            range[0], range[1], t[k]
-                        ));
-                    }
-                }
-            }
-            if d == p.raw.r2_dbar && *range == p.raw.r2_range {
-                o.observe(
-                    format!(
-                        "d̄ = {d}: R² ≥ {} for a·ln r + c on [{}, {}]",
-                        p.raw.r2_min, range[0], range[1]
-                    ),
-                    fit.r2 >= p.raw.r2_min,
-                    format!("R² = {:.4}", fit.r2),
-                );
-            }
-        }
-        if reference.is_some() {
-            o.observe(
-                format!(
-                    "d̄ = {d}: fits reproduce the §3 fit table (a, c, R²) to its printed digits"
-                ),
-                printed_ok,
-                if printed_ok {
-                    "every value within half a unit of its last printed digit".into()
-                } else {
-                    printed_detail.join("; ")
-                },
-            );
-        }
-    }
-    o.observe(
-        format!(
-            "|a − a_pred|/|a_pred| ≤ {} for every d̄ and fit range",
-            p.raw.slope_rel_tol
-        ),
-        all_slopes_ok,
-        slope_detail.join(", "),
-    );
-    let k = &p.raw.kerple;
-    let [r1, r2, r2sq, r2_one, r2_near] = w.kerple;
-    o.observe(
-        format!(
-            "d̄ = {}: KERPLE-log fit −r1·ln(1 + r2·r) on [{}, {}] has R² ≥ {}",
-            k.dbar, k.range[0], k.range[1], k.r2_min
-        ),
-        r2sq >= k.r2_min,
-        format!("R² = {r2sq:.4} at r1 = {r1:.3}, r2 = {r2:.3}"),
-    );
-    let [k_r2, k_r2_one, k_r2_near] = &p.kerple_r2;
-    let kerple_ok = within_printed(r2sq, k_r2)
-        && within_printed(r2_one, k_r2_one)
-        && within_printed(r2_near, k_r2_near);
-    o.observe(
-        "KERPLE-log R² values reproduce §3 to their printed digits".to_string(),
-        kerple_ok,
-        format!(
-            "optimum {r2sq:.5} (§3 {}), same (r1, r2) on [1, {}] {r2_one:.5} (§3 {}), at ({}, {}) {r2_near:.5} (§3 {})",
-            k.r2, k.range[1], k.r2_from_one, k.nearby[0], k.nearby[1], k.nearby_r2
-        ),
-    );
-}
-
-/// The steps table and its figures, the fit tables, the plot and the notes.
-pub fn present(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
-    let fit_max = p.raw.fit_ranges.iter().map(|r| r[1]).max().unwrap_or(1);
-    let mut steps_table = Table::new(
-        format!(
-            "Non-monotonicity: steps r − 1 → r with B̃(r) > B̃(r − 1), r = 1..{} (certified)",
-            p.raw.steps_to
-        ),
-        &[
-            "d̄",
-            "convention",
-            "first increase (§3)",
-            "first increase (ours)",
-            "increases (§3)",
-            "increases (ours)",
-            "smallest |step| (§3)",
-            "smallest |step| (ours)",
-            "steps retried at 2× precision",
-        ],
-    );
-    let mut headline: Option<(u64, String)> = None;
-    for (inc, (steps, min_enc)) in p.raw.increases.iter().zip(&w.steps) {
-        let label = format!("d̄ = {}, {}", inc.dbar, inc.from.label());
-        let first = steps.first_increase();
-        let count = steps.count();
-        if inc.count.is_some() && inc.dbar == p.raw.gap.dbar && inc.from == p.raw.gap.from {
-            headline = Some((count.unwrap_or(0), label.clone()));
-        }
-        steps_table.row(vec![
-            inc.dbar.to_string(),
-            inc.from.label().into(),
-            format!("{} → {}", inc.first - 1, inc.first),
-            first
-                .map(|r| format!("{} → {r}", r - 1))
-                .unwrap_or_else(|| "none".into()),
-            inc.count
-                .map(|c| c.to_string())
-                .unwrap_or_else(|| "—".into()),
-            count
-                .map(|c| c.to_string())
-                .unwrap_or_else(|| "undecided".into()),
-            inc.min_step.clone().unwrap_or_else(|| "—".into()),
-            format!("{} (r = {})", min_enc.fmt_outward(4), steps.min_step.1),
-            steps.retried.to_string(),
-        ]);
-    }
-    if let Some((c, label)) = headline {
-        o.figures.insert(
-            0,
-            crate::outcome::Figure {
-                name: format!("increases of B̃ over r = 1..{} ({label})", p.raw.steps_to),
-                value: c as f64,
-                text: c.to_string(),
-            },
-        );
-    }
-    {
-        let g = &p.raw.gap;
-        let b = w.get(g.dbar, g.from);
-        let d = &b[g.r as usize] - &b[g.r as usize - 1];
-        o.figure(
-            format!("gap B̃({}) − B̃({}) (d̄ = {})", g.r, g.r - 1, g.dbar),
-            d.mid_f64(),
-            d.fmt_outward(10),
-        );
-    }
-    o.tables.push(steps_table);
-    let mut fit_table = Table::new(
-        "Fits of B̃(r) ≈ a·ln r + c, I from 0 (f64 least squares on the enclosure midpoints; §3 values in parentheses)",
-        &["d̄", "a_pred", "range", "a", "c", "R²", "|a − a_pred|/|a_pred|"],
-    );
-    let mut plot_series: Vec<Series> = Vec::new();
-    for (&d, df) in p.raw.fit_dbars.iter().zip(&w.fits) {
-        let (b, ap) = (&df.b, df.ap);
-        let reference = p
-            .raw
-            .fit_reference
-            .iter()
-            .zip(&p.fit_printed)
-            .find(|(f, _)| f.dbar == d);
-        for (j, (range, fit)) in p.raw.fit_ranges.iter().zip(&df.fits).enumerate() {
-            let rel = (fit.slope - ap).abs() / ap.abs();
-            let refs = reference.map(|(_, (_, fits))| &fits[j]);
-            let cellf = |x: f64, digits: usize, k: usize| match refs {
-                Some(t) => format!("{x:.digits$} ({})", t[k]),
-                None => format!("{x:.digits$}"),
-            };
-            fit_table.row(vec![
-                d.to_string(),
-                format!("{ap:.4}"),
-                format!("[{}, {}]", range[0], range[1]),
-                cellf(fit.slope, 4, 0),
-                cellf(fit.intercept, 3, 1),
-                cellf(fit.r2, 4, 2),
-                format!("{:.2}%", 100.0 * rel),
-            ]);
-            if d == p.raw.r2_dbar && *range == p.raw.r2_range {
-                o.figure(
-                    format!("fitted slope a on [{}, {}] (d̄ = {d})", range[0], range[1]),
-                    fit.slope,
-                    format!("{:.4} (a_pred = {ap:.4})", fit.slope),
-                );
-            }
-            if j == 0 {
-                let pts = log_plot_points(range[0].max(1), fit_max);
-                plot_series.push(Series {
-                    name: format!("B̃, d̄ = {d}"),
-                    style: Style::Line,
-                    points: pts.iter().map(|&r| (r as f64, b[r as usize])).collect(),
-                });
-                plot_series.push(Series {
-                    name: format!(
-                        "{:.3}·ln r {:+.3} (fit on [{}, {}])",
-                        fit.slope, fit.intercept, range[0], range[1]
-                    ),
-                    style: Style::Dashed,
-                    points: [range[0].max(1), fit_max]
-                        .iter()
-                        .map(|&r| (r as f64, fit.slope * (r as f64).ln() + fit.intercept))
-                        .collect(),
-                });
-            }
-        }
-    }
-    o.tables.push(fit_table);
-    let k = &p.raw.kerple;
-    let [r1, r2, r2sq, r2_one, r2_near] = w.kerple;
-    o.figure(
-        format!(
-            "KERPLE-log fit R² on [{}, {}] (d̄ = {})",
-            k.range[0], k.range[1], k.dbar
-        ),
-        (r2sq * 1e6).round() / 1e6,
-        format!("{r2sq:.4} (r1 = {r1:.3}, r2 = {r2:.3}; not asserted: the optimum is flat)"),
-    );
-    let mut kt = Table::new(
-        format!(
-            "KERPLE-log fit B̃(r) ≈ −r1·ln(1 + r2·r), d̄ = {}, I from 0 (f64 least squares)",
-            k.dbar
-        ),
-        &["point", "r1", "r2", "R² (ours)", "R² (§3)"],
-    );
-    kt.row(vec![
-        format!("optimum on [{}, {}]", k.range[0], k.range[1]),
-        format!("{r1:.4} (§3 {})", k.optimum[0]),
-        format!("{r2:.4} (§3 {})", k.optimum[1]),
-        format!("{r2sq:.4}"),
-        k.r2.clone(),
-    ]);
-    kt.row(vec![
-        format!("same (r1, r2) on [1, {}]", k.range[1]),
-        format!("{r1:.3}"),
-        format!("{r2:.3}"),
-        format!("{r2_one:.4}"),
-        k.r2_from_one.clone(),
-    ]);
-    kt.row(vec![
-        "nearby point".into(),
-        k.nearby[0].clone(),
-        k.nearby[1].clone(),
-        format!("{r2_near:.4}"),
-        k.nearby_r2.clone(),
-    ]);
-    o.tables.push(kt);
-    let pts = log_plot_points(1, fit_max);
-    plot_series.push(Series {
-        name: format!("−{r1:.2}·ln(1 + {r2:.2} r) (KERPLE-log, d̄ = {})", k.dbar),
-        style: Style::Dashed,
-        points: pts
-            .iter()
-            .map(|&r| (r as f64, -r1 * (r2 * r as f64).ln_1p()))
-            .collect(),
-    });
-    o.plots.push(Plot {
-        slug: "log-fit".into(),
-        title: "Sandwich B̃(r) against ln r with least-squares fits (I from 0)".into(),
-        x_label: "r (log scale)".into(),
-        y_label: "B̃(r)".into(),
-        x_log: true,
-        y_log: false,
-        series: plot_series,
-        heatmap: None,
-        paths: false,
-    });
-    o.note(
-        "Rigour: the logarithmic trend is a heuristic over 1 ≪ r ≪ 10⁴ (f64 least-squares fits are observations), so \
-         this claim is `supported` at most. Its exact sub-claims appear above as certified checks: every step \
-         B̃(r) vs B̃(r − 1) is decided with 128-bit enclosures (undecided steps are retried at 256 bits), so the first \
-         increase and the increase counts are exact integers, and the gap, the smallest step, the bounds −d̄ ≤ B̃ ≤ 0 \
-         and a_pred are enclosures compared with the printed references.",
-    );
-    o.note(
-        "The fitted KERPLE-log parameters (r1, r2) are reported, not asserted: the least-squares optimum is flat \
-         (positional.md §5).",
-    );
 }

@@ -28,7 +28,7 @@ use crate::claims::shape::{Exact, StatementError};
 use crate::claims::Ctx;
 use crate::kernel::{softmax, Certainty, Checked, Interval, Reading, Statement};
 use crate::outcome::{Observations, Presentation, Table};
-use crate::spec::{check_each, ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -83,13 +83,9 @@ impl crate::claims::shape::Claim for Claim {
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
         let this = &raw;
         check_each(&this.heads, "heads", |f, &x| check_heads(f, x))?;
-        ensure_each(&this.rules, "rules", |_| Ok(()))?;
-        ensure_each(&this.lengths, "lengths", |&l| {
-            if (1..=65_536).contains(&l) {
-                Ok(())
-            } else {
-                Err("length must lie in 1..=65536".into())
-            }
+        check_each(&this.rules, "rules", |_, _| Ok(()))?;
+        check_each(&this.lengths, "lengths", |f, &l| {
+            ensure((1..=65_536).contains(&l), f, "length must lie in 1..=65536")
         })?;
         ensure(
             this.rows.len() == this.lengths.len(),
@@ -144,14 +140,258 @@ impl crate::claims::shape::Claim for Claim {
         Some(Ok(st))
     }
     type Witness = Found;
+    /// Both ways of every row, in enclosures and in f64.
     fn witness(p: &Params, ctx: &Ctx) -> Found {
-        witness(p, ctx)
+        let prec = ctx.prec();
+        let tol = Interval::from_rational(prec, &p.f64_tol);
+        let max_width = Interval::from_rational(prec, &p.max_width);
+        let lmax = p.raw.lengths.iter().copied().max().unwrap_or(1) as usize;
+        // content logits k/2^bits ∈ [−8, 8], one vector shared by every row and head
+        let (content_k, rows) = p.draw();
+        let cbits = p.raw.content_bits as i32;
+        let content: Vec<Interval> = content_k
+            .iter()
+            .map(|&k| Interval::from_i64(prec, k).mul_2exp(-cbits))
+            .collect();
+        let content_f: Vec<f64> = content_k
+            .iter()
+            .map(|&k| k as f64 / (1u64 << p.raw.content_bits) as f64)
+            .collect();
+        ctx.progress.message(format!("{}: ALiBi rows", ctx.spec.id));
+
+        // ----- ALiBi: −m(i − j) vs +m·j -----
+        let slopes = p.slopes();
+        let alibi: Vec<Group> = slopes
+            .par_iter()
+            .map(|(label, q)| {
+                let m = slope_interval(q, prec);
+                let mf = 2f64.powf(-q.to_f64());
+                let rs: Vec<(usize, RowResult)> = rows
+                    .iter()
+                    .map(|&(_, i)| {
+                        let n = i as usize + 1;
+                        let mut a = Vec::with_capacity(n);
+                        let mut b = Vec::with_capacity(n);
+                        let mut af = Vec::with_capacity(n);
+                        let mut bf = Vec::with_capacity(n);
+                        for j in 0..n {
+                            let r = (i as usize - j) as i64;
+                            a.push(&content[j] - &m.mul_i64(r));
+                            b.push(&content[j] + &m.mul_i64(j as i64));
+                            af.push(content_f[j] - mf * r as f64);
+                            bf.push(content_f[j] + mf * j as f64);
+                        }
+                        (n, compare_rows(&a, &b, &af, &bf, &tol, &max_width))
+                    })
+                    .collect();
+                summarise(
+                    format!("{label}: m = {}", fmt_slope(q)),
+                    dyadic_slope(q).is_some(),
+                    &rs,
+                )
+            })
+            .collect();
+
+        // ----- Sandwich: centred vs uncentred -----
+        ctx.progress
+            .message(format!("{}: Sandwich rows", ctx.spec.id));
+        let freqs = sandwich_freqs(p.raw.sandwich_dbar, p.raw.sandwich_index, prec);
+        let freqs_f = sandwich_freqs_f64(p.raw.sandwich_dbar, p.raw.sandwich_index);
+        let rs_all: Vec<i64> = (0..lmax as i64).collect();
+        let bt = sandwich_centred_many(&rs_all, &freqs);
+        let bt_f: Vec<f64> = rs_all
+            .iter()
+            .map(|&r| sandwich_centred_f64(r as f64, &freqs_f))
+            .collect();
+        let half = i64::from(p.raw.sandwich_dbar / 2); // |I| = d̄/2 terms
+        let sandwich: Vec<Group> = (1..=p.raw.sandwich_heads)
+            .into_par_iter()
+            .map(|h| {
+                let c = Interval::from_rational(prec, &compression_ratio(h, p.raw.sandwich_heads));
+                let cf = c.mid_f64();
+                let rs: Vec<(usize, RowResult)> = rows
+                    .iter()
+                    .map(|&(_, i)| {
+                        let n = i as usize + 1;
+                        let mut a = Vec::with_capacity(n);
+                        let mut b = Vec::with_capacity(n);
+                        let mut af = Vec::with_capacity(n);
+                        let mut bf = Vec::with_capacity(n);
+                        for j in 0..n {
+                            let r = i as usize - j;
+                            let un = &bt[r] + &Interval::from_i64(prec, half);
+                            a.push(&content[j] + &(&bt[r] / &c));
+                            b.push(&content[j] + &(&un / &c));
+                            af.push(content_f[j] + bt_f[r] / cf);
+                            bf.push(content_f[j] + (bt_f[r] + half as f64) / cf);
+                        }
+                        (n, compare_rows(&a, &b, &af, &bf, &tol, &max_width))
+                    })
+                    .collect();
+                summarise(
+                    format!(
+                        "Sandwich h = {h}: c_h = {}",
+                        compression_ratio(h, p.raw.sandwich_heads)
+                    ),
+                    false,
+                    &rs,
+                )
+            })
+            .collect();
+
+        Found {
+            rows,
+            alibi,
+            sandwich,
+        }
     }
-    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
-        observe(p, w, proof, ctx, obs);
+    /// The overlap readings (consistency), the widths and the f64 agreement (observed).
+    fn observe(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+        let (rows, alibi, sandwich) = (&w.rows, &w.alibi, &w.sandwich);
+        let n_rows = rows.len();
+        let lengths_txt = format!(
+            "L ∈ {:?}, {n_rows} query rows (incl. i = L − 1)",
+            p.raw.lengths
+        );
+        let dyadic = alibi.iter().filter(|g| g.dyadic).count();
+        let irr = alibi.len() - dyadic;
+        let all = |v: &[Group]| first_violated(v.iter().map(|g| g.overlap)).expect("a group");
+        o.consistency(
+            "ALiBi, every slope: the softmax enclosures of the two rows overlap entrywise (consistency with the \
+             identity: disjoint enclosures would refute it; overlap proves nothing)",
+            all(alibi),
+            format!(
+                "consistency reading over {} slopes ({dyadic} dyadic, proven exactly above; {irr} irrational, enclosed) \
+                 × {lengths_txt}; non-overlapping: {}",
+                alibi.len(),
+                groups(alibi, &|g| !g.overlap.violated())
+            ),
+        );
+        let w_alibi = alibi.iter().map(|g| g.width).fold(0.0, f64::max);
+        o.observe(
+            format!(
+                "ALiBi: every probability enclosure is narrower than {} (the overlap reading is sharp)",
+                p.max_width
+            ),
+            alibi.iter().all(|g| g.narrow),
+            format!("largest width ≤ {w_alibi:.3e}"),
+        );
+        let d_alibi = alibi.iter().map(|g| g.f64_dev).fold(0.0, f64::max);
+        o.observe(
+            format!(
+                "ALiBi: an f64 log-sum-exp softmax, both ways, lies within {} of the enclosures and of itself",
+                p.f64_tol
+            ),
+            alibi.iter().all(|g| g.f64_ok),
+            format!("largest |p_f64 − mid| ≈ {d_alibi:.3e}"),
+        );
+        o.consistency(
+            format!(
+                "Sandwich (d̄ = {}, {}, H = {}): centred and uncentred (B̃ + d̄/2) rows have overlapping softmax enclosures \
+                 for every head (consistency)",
+                p.raw.sandwich_dbar,
+                p.raw.sandwich_index.label(),
+                p.raw.sandwich_heads
+            ),
+            all(sandwich),
+            format!(
+                "consistency reading over {} heads × {lengths_txt}; non-overlapping: {}",
+                sandwich.len(),
+                groups(sandwich, &|g| !g.overlap.violated())
+            ),
+        );
+        let w_s = sandwich.iter().map(|g| g.width).fold(0.0, f64::max);
+        o.observe(
+            format!(
+                "Sandwich: every probability enclosure is narrower than {}",
+                p.max_width
+            ),
+            sandwich.iter().all(|g| g.narrow),
+            format!("largest width ≤ {w_s:.3e}"),
+        );
+        let d_s = sandwich.iter().map(|g| g.f64_dev).fold(0.0, f64::max);
+        o.observe(
+            format!(
+                "Sandwich: an f64 log-sum-exp softmax, both ways, lies within {} of the enclosures and of itself",
+                p.f64_tol
+            ),
+            sandwich.iter().all(|g| g.f64_ok),
+            format!("largest |p_f64 − mid| ≈ {d_s:.3e}"),
+        );
     }
-    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, w, proof, ctx, pr);
+    /// The figures, the tables of rows and the notes.
+    fn present(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+        let (rows, alibi, sandwich) = (&w.rows, &w.alibi, &w.sandwich);
+        let n_rows = rows.len();
+        let lmax = p.raw.lengths.iter().copied().max().unwrap_or(1) as usize;
+        let w_alibi = alibi.iter().map(|g| g.width).fold(0.0, f64::max);
+        let w_s = sandwich.iter().map(|g| g.width).fold(0.0, f64::max);
+        let entries: usize = alibi.iter().chain(sandwich).map(|g| g.entries).sum();
+        o.figure(
+            "softmax entries compared both ways",
+            entries as f64,
+            format!(
+                "{entries} ({} ALiBi slopes + {} Sandwich heads, {n_rows} rows, L up to {lmax})",
+                alibi.len(),
+                sandwich.len()
+            ),
+        );
+        o.figure(
+            "largest probability enclosure width",
+            f64::max(w_alibi, w_s),
+            format!("{:.3e}", f64::max(w_alibi, w_s)),
+        );
+        let mut t = Table::new(
+            "Rows computed both ways (ALiBi: −m(i − j) vs +m·j; Sandwich: centred vs uncentred)",
+            &[
+                "slope / head",
+                "rows",
+                "entries",
+                "exact constant shift",
+                "enclosures overlap",
+                "max width",
+                "max |p_f64 − mid|",
+            ],
+        );
+        for g in alibi.iter().chain(sandwich) {
+            t.row(vec![
+                g.label.clone(),
+                g.rows.to_string(),
+                g.entries.to_string(),
+                if g.dyadic {
+                    "proven (exact dyadics: the statement's obligation)".into()
+                } else if g.label.starts_with("Sandwich") {
+                    "n/a (B̃ enclosed)".into()
+                } else {
+                    "n/a (irrational slope; enclosed)".into()
+                },
+                if g.overlap.violated() { "NO" } else { "yes" }.into(),
+                format!("{:.2e}", g.width),
+                format!("{:.2e}", g.f64_dev),
+            ]);
+        }
+        o.tables.push(t);
+        let mut rt = Table::new("Query rows", &["L", "rows i"]);
+        for &l in &p.raw.lengths {
+            let is: Vec<String> = rows
+                .iter()
+                .filter(|(ll, _)| *ll == l)
+                .map(|(_, i)| i.to_string())
+                .collect();
+            rt.row(vec![l.to_string(), is.join(", ")]);
+        }
+        o.tables.push(rt);
+        o.note(
+            "What is certified. softmax(s + c𝟙) = softmax(s) is an algebraic identity. For dyadic slopes the statement \
+             proves, in exact arithmetic, that the two ALiBi bias rows differ by exactly the constant m·i, so the identity \
+             applies verbatim. For irrational slopes and for Sandwich the logits are enclosures: the two softmax \
+             enclosures overlap (a consistency reading, which could refute the identity and cannot prove it) and are \
+             narrow (observed). So the claim is supported, not certified.",
+        );
+        o.note(
+            "Sandwich's uncentred bias is formed as B̃(r) + d̄/2 (= Σ_i cos(r ω_i), since |I| = d̄/2) from the certified \
+             centred values; each row is divided by c_h before the content is added.",
+        );
     }
 }
 
@@ -352,112 +592,6 @@ pub struct Found {
     sandwich: Vec<Group>,
 }
 
-/// Both ways of every row, in enclosures and in f64.
-pub fn witness(p: &Params, ctx: &Ctx) -> Found {
-    let prec = ctx.prec();
-    let tol = Interval::from_rational(prec, &p.f64_tol);
-    let max_width = Interval::from_rational(prec, &p.max_width);
-    let lmax = p.raw.lengths.iter().copied().max().unwrap_or(1) as usize;
-    // content logits k/2^bits ∈ [−8, 8], one vector shared by every row and head
-    let (content_k, rows) = p.draw();
-    let cbits = p.raw.content_bits as i32;
-    let content: Vec<Interval> = content_k
-        .iter()
-        .map(|&k| Interval::from_i64(prec, k).mul_2exp(-cbits))
-        .collect();
-    let content_f: Vec<f64> = content_k
-        .iter()
-        .map(|&k| k as f64 / (1u64 << p.raw.content_bits) as f64)
-        .collect();
-    ctx.progress.message(format!("{}: ALiBi rows", ctx.spec.id));
-
-    // ----- ALiBi: −m(i − j) vs +m·j -----
-    let slopes = p.slopes();
-    let alibi: Vec<Group> = slopes
-        .par_iter()
-        .map(|(label, q)| {
-            let m = slope_interval(q, prec);
-            let mf = 2f64.powf(-q.to_f64());
-            let rs: Vec<(usize, RowResult)> = rows
-                .iter()
-                .map(|&(_, i)| {
-                    let n = i as usize + 1;
-                    let mut a = Vec::with_capacity(n);
-                    let mut b = Vec::with_capacity(n);
-                    let mut af = Vec::with_capacity(n);
-                    let mut bf = Vec::with_capacity(n);
-                    for j in 0..n {
-                        let r = (i as usize - j) as i64;
-                        a.push(&content[j] - &m.mul_i64(r));
-                        b.push(&content[j] + &m.mul_i64(j as i64));
-                        af.push(content_f[j] - mf * r as f64);
-                        bf.push(content_f[j] + mf * j as f64);
-                    }
-                    (n, compare_rows(&a, &b, &af, &bf, &tol, &max_width))
-                })
-                .collect();
-            summarise(
-                format!("{label}: m = {}", fmt_slope(q)),
-                dyadic_slope(q).is_some(),
-                &rs,
-            )
-        })
-        .collect();
-
-    // ----- Sandwich: centred vs uncentred -----
-    ctx.progress
-        .message(format!("{}: Sandwich rows", ctx.spec.id));
-    let freqs = sandwich_freqs(p.raw.sandwich_dbar, p.raw.sandwich_index, prec);
-    let freqs_f = sandwich_freqs_f64(p.raw.sandwich_dbar, p.raw.sandwich_index);
-    let rs_all: Vec<i64> = (0..lmax as i64).collect();
-    let bt = sandwich_centred_many(&rs_all, &freqs);
-    let bt_f: Vec<f64> = rs_all
-        .iter()
-        .map(|&r| sandwich_centred_f64(r as f64, &freqs_f))
-        .collect();
-    let half = i64::from(p.raw.sandwich_dbar / 2); // |I| = d̄/2 terms
-    let sandwich: Vec<Group> = (1..=p.raw.sandwich_heads)
-        .into_par_iter()
-        .map(|h| {
-            let c = Interval::from_rational(prec, &compression_ratio(h, p.raw.sandwich_heads));
-            let cf = c.mid_f64();
-            let rs: Vec<(usize, RowResult)> = rows
-                .iter()
-                .map(|&(_, i)| {
-                    let n = i as usize + 1;
-                    let mut a = Vec::with_capacity(n);
-                    let mut b = Vec::with_capacity(n);
-                    let mut af = Vec::with_capacity(n);
-                    let mut bf = Vec::with_capacity(n);
-                    for j in 0..n {
-                        let r = i as usize - j;
-                        let un = &bt[r] + &Interval::from_i64(prec, half);
-                        a.push(&content[j] + &(&bt[r] / &c));
-                        b.push(&content[j] + &(&un / &c));
-                        af.push(content_f[j] + bt_f[r] / cf);
-                        bf.push(content_f[j] + (bt_f[r] + half as f64) / cf);
-                    }
-                    (n, compare_rows(&a, &b, &af, &bf, &tol, &max_width))
-                })
-                .collect();
-            summarise(
-                format!(
-                    "Sandwich h = {h}: c_h = {}",
-                    compression_ratio(h, p.raw.sandwich_heads)
-                ),
-                false,
-                &rs,
-            )
-        })
-        .collect();
-
-    Found {
-        rows,
-        alibi,
-        sandwich,
-    }
-}
-
 /// The rows of a group that are not `f`, or "none".
 fn groups(v: &[Group], f: &dyn Fn(&Group) -> bool) -> String {
     let bad: Vec<&str> = v
@@ -470,154 +604,4 @@ fn groups(v: &[Group], f: &dyn Fn(&Group) -> bool) -> String {
     } else {
         bad.join(", ")
     }
-}
-
-/// The overlap readings (consistency), the widths and the f64 agreement (observed).
-pub fn observe(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
-    let (rows, alibi, sandwich) = (&w.rows, &w.alibi, &w.sandwich);
-    let n_rows = rows.len();
-    let lengths_txt = format!(
-        "L ∈ {:?}, {n_rows} query rows (incl. i = L − 1)",
-        p.raw.lengths
-    );
-    let dyadic = alibi.iter().filter(|g| g.dyadic).count();
-    let irr = alibi.len() - dyadic;
-    let all = |v: &[Group]| first_violated(v.iter().map(|g| g.overlap)).expect("a group");
-    o.consistency(
-        "ALiBi, every slope: the softmax enclosures of the two rows overlap entrywise (consistency with the \
-         identity: disjoint enclosures would refute it; overlap proves nothing)",
-        all(alibi),
-        format!(
-            "consistency reading over {} slopes ({dyadic} dyadic, proven exactly above; {irr} irrational, enclosed) \
-             × {lengths_txt}; non-overlapping: {}",
-            alibi.len(),
-            groups(alibi, &|g| !g.overlap.violated())
-        ),
-    );
-    let w_alibi = alibi.iter().map(|g| g.width).fold(0.0, f64::max);
-    o.observe(
-        format!(
-            "ALiBi: every probability enclosure is narrower than {} (the overlap reading is sharp)",
-            p.max_width
-        ),
-        alibi.iter().all(|g| g.narrow),
-        format!("largest width ≤ {w_alibi:.3e}"),
-    );
-    let d_alibi = alibi.iter().map(|g| g.f64_dev).fold(0.0, f64::max);
-    o.observe(
-        format!(
-            "ALiBi: an f64 log-sum-exp softmax, both ways, lies within {} of the enclosures and of itself",
-            p.f64_tol
-        ),
-        alibi.iter().all(|g| g.f64_ok),
-        format!("largest |p_f64 − mid| ≈ {d_alibi:.3e}"),
-    );
-    o.consistency(
-        format!(
-            "Sandwich (d̄ = {}, {}, H = {}): centred and uncentred (B̃ + d̄/2) rows have overlapping softmax enclosures \
-             for every head (consistency)",
-            p.raw.sandwich_dbar,
-            p.raw.sandwich_index.label(),
-            p.raw.sandwich_heads
-        ),
-        all(sandwich),
-        format!(
-            "consistency reading over {} heads × {lengths_txt}; non-overlapping: {}",
-            sandwich.len(),
-            groups(sandwich, &|g| !g.overlap.violated())
-        ),
-    );
-    let w_s = sandwich.iter().map(|g| g.width).fold(0.0, f64::max);
-    o.observe(
-        format!(
-            "Sandwich: every probability enclosure is narrower than {}",
-            p.max_width
-        ),
-        sandwich.iter().all(|g| g.narrow),
-        format!("largest width ≤ {w_s:.3e}"),
-    );
-    let d_s = sandwich.iter().map(|g| g.f64_dev).fold(0.0, f64::max);
-    o.observe(
-        format!(
-            "Sandwich: an f64 log-sum-exp softmax, both ways, lies within {} of the enclosures and of itself",
-            p.f64_tol
-        ),
-        sandwich.iter().all(|g| g.f64_ok),
-        format!("largest |p_f64 − mid| ≈ {d_s:.3e}"),
-    );
-}
-
-/// The figures, the tables of rows and the notes.
-pub fn present(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
-    let (rows, alibi, sandwich) = (&w.rows, &w.alibi, &w.sandwich);
-    let n_rows = rows.len();
-    let lmax = p.raw.lengths.iter().copied().max().unwrap_or(1) as usize;
-    let w_alibi = alibi.iter().map(|g| g.width).fold(0.0, f64::max);
-    let w_s = sandwich.iter().map(|g| g.width).fold(0.0, f64::max);
-    let entries: usize = alibi.iter().chain(sandwich).map(|g| g.entries).sum();
-    o.figure(
-        "softmax entries compared both ways",
-        entries as f64,
-        format!(
-            "{entries} ({} ALiBi slopes + {} Sandwich heads, {n_rows} rows, L up to {lmax})",
-            alibi.len(),
-            sandwich.len()
-        ),
-    );
-    o.figure(
-        "largest probability enclosure width",
-        f64::max(w_alibi, w_s),
-        format!("{:.3e}", f64::max(w_alibi, w_s)),
-    );
-    let mut t = Table::new(
-        "Rows computed both ways (ALiBi: −m(i − j) vs +m·j; Sandwich: centred vs uncentred)",
-        &[
-            "slope / head",
-            "rows",
-            "entries",
-            "exact constant shift",
-            "enclosures overlap",
-            "max width",
-            "max |p_f64 − mid|",
-        ],
-    );
-    for g in alibi.iter().chain(sandwich) {
-        t.row(vec![
-            g.label.clone(),
-            g.rows.to_string(),
-            g.entries.to_string(),
-            if g.dyadic {
-                "proven (exact dyadics: the statement's obligation)".into()
-            } else if g.label.starts_with("Sandwich") {
-                "n/a (B̃ enclosed)".into()
-            } else {
-                "n/a (irrational slope; enclosed)".into()
-            },
-            if g.overlap.violated() { "NO" } else { "yes" }.into(),
-            format!("{:.2e}", g.width),
-            format!("{:.2e}", g.f64_dev),
-        ]);
-    }
-    o.tables.push(t);
-    let mut rt = Table::new("Query rows", &["L", "rows i"]);
-    for &l in &p.raw.lengths {
-        let is: Vec<String> = rows
-            .iter()
-            .filter(|(ll, _)| *ll == l)
-            .map(|(_, i)| i.to_string())
-            .collect();
-        rt.row(vec![l.to_string(), is.join(", ")]);
-    }
-    o.tables.push(rt);
-    o.note(
-        "What is certified. softmax(s + c𝟙) = softmax(s) is an algebraic identity. For dyadic slopes the statement \
-         proves, in exact arithmetic, that the two ALiBi bias rows differ by exactly the constant m·i, so the identity \
-         applies verbatim. For irrational slopes and for Sandwich the logits are enclosures: the two softmax \
-         enclosures overlap (a consistency reading, which could refute the identity and cannot prove it) and are \
-         narrow (observed). So the claim is supported, not certified.",
-    );
-    o.note(
-        "Sandwich's uncentred bias is formed as B̃(r) + d̄/2 (= Σ_i cos(r ω_i), since |I| = d̄/2) from the certified \
-         centred values; each row is divided by c_h before the content is added.",
-    );
 }

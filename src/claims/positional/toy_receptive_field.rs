@@ -23,7 +23,7 @@ use super::common::{
 use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Checked, Interval};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -187,16 +187,16 @@ impl crate::claims::shape::Claim for Claim {
             "dbar",
             "must be even, between 2 and 4096",
         )?;
-        let len_ok = |&l: &usize| {
-            if (2..=MAX_LEN).contains(&l) {
-                Ok(())
-            } else {
-                Err(format!("length {l} is out of range: use 2 to {MAX_LEN}"))
-            }
+        let len_ok = |f: &str, &l: &usize| {
+            ensure(
+                (2..=MAX_LEN).contains(&l),
+                f,
+                format!("length {l} is out of range: use 2 to {MAX_LEN}"),
+            )
         };
-        ensure_each(&raw.lengths, "lengths", len_ok)?;
+        check_each(&raw.lengths, "lengths", len_ok)?;
         for (i, l) in raw.extra_lengths.iter().enumerate() {
-            len_ok(l).map_err(|e| FieldError::new(format!("extra_lengths[{i}]"), e))?;
+            len_ok(&format!("extra_lengths[{i}]"), l)?;
         }
         let t = parse_rational(&raw.threshold)
             .map_err(|e| FieldError::new("threshold", e.to_string()))?;
@@ -237,7 +237,7 @@ impl crate::claims::shape::Claim for Claim {
             }
             let lens = m.lengths.as_ref().unwrap_or(&raw.lengths);
             if let Some(l) = &m.lengths {
-                ensure_each(l, &f("lengths"), len_ok)?;
+                check_each(l, &f("lengths"), len_ok)?;
             }
             for (name, v) in [("residual", &m.residual), ("plain", &m.plain)] {
                 ensure(
@@ -269,7 +269,7 @@ impl crate::claims::shape::Claim for Claim {
             };
             saturation_model.push(mi);
             ensure(
-                s.lengths.iter().all(|l| len_ok(l).is_ok()),
+                s.lengths.iter().all(|l| len_ok("", l).is_ok()),
                 format!("saturation[{i}].lengths"),
                 "out of range",
             )?;
@@ -293,7 +293,7 @@ impl crate::claims::shape::Claim for Claim {
                 "must not be empty",
             )?;
             ensure(
-                g.lengths.iter().all(|l| len_ok(l).is_ok()),
+                g.lengths.iter().all(|l| len_ok("", l).is_ok()),
                 format!("growth[{i}].lengths"),
                 "out of range",
             )?;
@@ -318,14 +318,418 @@ impl crate::claims::shape::Claim for Claim {
         })
     }
     type Witness = Found;
+    /// The f64 runs at every length, and the two-precision runs at one length.
     fn witness(p: &Params, ctx: &Ctx) -> Found {
-        witness(p, ctx)
+        let prec = ctx.prec();
+        let t_rat = p.threshold.clone();
+        let t = t_rat.to_f64();
+        let mut all_lengths: Vec<usize> = p.raw.lengths.clone();
+        for m in &p.raw.models {
+            if let Some(l) = &m.lengths {
+                all_lengths.extend(l);
+            }
+        }
+        all_lengths.extend(&p.raw.extra_lengths);
+        all_lengths.sort_unstable();
+        all_lengths.dedup();
+        let top = *all_lengths.last().expect("non-empty");
+        let idx = |l: usize| all_lengths.iter().position(|&x| x == l).expect("listed");
+
+        // ----- f64 runs -----
+        let mut res = Results {
+            rf: Vec::new(),
+            min_margin: (f64::INFINITY, String::new()),
+        };
+        for m in &p.raw.models {
+            ctx.progress
+                .message(format!("{}: {} (f64)", ctx.spec.id, m.name));
+            let lens: Vec<usize> = if m.kind == Kind::Sandwich {
+                all_lengths
+                    .iter()
+                    .copied()
+                    .filter(|&l| l <= MAX_DENSE)
+                    .collect()
+            } else {
+                all_lengths.clone()
+            };
+            let a = prepare_f64(p, m, lens.iter().copied().max().unwrap_or(top));
+            let mut per: [Vec<usize>; 2] = [vec![0; all_lengths.len()], vec![0; all_lengths.len()]];
+            for (vi, &variant) in VARIANTS.iter().enumerate() {
+                for &l in &lens {
+                    let g = gradient_f64(&a, l, p.raw.layers, variant);
+                    let (k, above, below) = rf_f64(&g, t);
+                    per[vi][idx(l)] = k;
+                    let margin = above.min(below);
+                    if margin < res.min_margin.0 {
+                        res.min_margin =
+                            (margin, format!("{}, {}, L = {l}", m.name, variant.label()));
+                    }
+                }
+            }
+            res.rf.push(per);
+        }
+
+        // ----- two precisions: 128-bit intervals at one length -----
+        let t_rat = p.threshold.clone();
+        let n = p.raw.interval_length;
+        let t_int = Interval::from_rational(prec, &t_rat);
+        let mut two = Vec::new();
+        for m in &p.raw.models {
+            ctx.progress.message(format!(
+                "{}: {} ({prec}-bit intervals, L = {n})",
+                ctx.spec.id, m.name
+            ));
+            let ai = prepare_interval(p, m, n, prec);
+            let af = prepare_f64(p, m, n);
+            for &variant in &VARIANTS {
+                let gi = gradient_interval(&ai, n, p.raw.layers, variant, prec);
+                let gf = gradient_f64(&af, n, p.raw.layers, variant);
+                let dev = gi
+                    .iter()
+                    .zip(&gf)
+                    .map(|(a, b)| (a.mid_f64() - b).abs())
+                    .fold(0.0, f64::max);
+                let ki = rf_interval(&gi, &t_int);
+                let (kf, _, _) = rf_f64(&gf, t);
+                two.push(TwoPrecisions {
+                    name: m.name.clone(),
+                    variant,
+                    ki,
+                    kf,
+                    dev,
+                });
+            }
+        }
+        Found {
+            all_lengths,
+            res,
+            two,
+        }
     }
-    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
-        observe(p, w, proof, ctx, obs);
+    /// RF99 against §3, saturation, growth, windows, the f64 margins and the two
+    /// precisions (observations: f64 runs and this claim's own interval code).
+    fn observe(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Observations) {
+        let prec = ctx.prec();
+        let (all_lengths, res) = (&w.all_lengths, &w.res);
+        let idx = |l: usize| w.idx(l);
+        let get = |mi: usize, v: Variant, l: usize| w.get(mi, v, l);
+        for (mi, m) in p.raw.models.iter().enumerate() {
+            let lens = m.lengths.as_ref().unwrap_or(&p.raw.lengths);
+            let mut ok = true;
+            let mut off = Vec::new();
+            for (li, &l) in lens.iter().enumerate() {
+                let ours = [res.rf[mi][0][idx(l)], res.rf[mi][1][idx(l)]];
+                let refs = [m.residual[li], m.plain[li]];
+                for k in 0..2 {
+                    let d = ours[k].abs_diff(refs[k]);
+                    if d != 0 {
+                        off.push(format!(
+                            "L = {l} {}: {} vs {}",
+                            VARIANTS[k].label(),
+                            ours[k],
+                            refs[k]
+                        ));
+                    }
+                    ok &= d <= p.raw.rf_tolerance;
+                }
+            }
+            o.observe(
+                format!(
+                    "{}: RF99 reproduces §3 (±{}) at L ∈ {:?}, residual and not",
+                    m.name, p.raw.rf_tolerance, lens
+                ),
+                ok,
+                if off.is_empty() {
+                    "every value exact".into()
+                } else {
+                    format!("differences: {}", off.join("; "))
+                },
+            );
+        }
+        for (s, &mi) in p.raw.saturation.iter().zip(&p.saturation_model) {
+            let (a, b) = (
+                get(mi, s.variant, s.lengths[0]),
+                get(mi, s.variant, s.lengths[1]),
+            );
+            let rel = (b as f64 - a as f64).abs() / a as f64;
+            o.observe(
+                format!(
+                    "{} ({}): RF99 changes by ≤ {}% from L = {} to {} (saturates)",
+                    s.model,
+                    s.variant.label(),
+                    100.0 * s.max_rel_change,
+                    s.lengths[0],
+                    s.lengths[1]
+                ),
+                rel <= s.max_rel_change,
+                format!("{a} → {b}: {:.2}%", 100.0 * rel),
+            );
+        }
+        for (g, &mi) in p.raw.growth.iter().zip(&p.growth_model) {
+            for &v in &g.variants {
+                let (a, b) = (get(mi, v, g.lengths[0]), get(mi, v, g.lengths[1]));
+                let ratio = b as f64 / a as f64;
+                o.observe(
+                    format!(
+                        "{} ({}): RF99(L = {}) ≥ {}·RF99(L = {}) (grows with L)",
+                        g.model,
+                        v.label(),
+                        g.lengths[1],
+                        g.min_ratio,
+                        g.lengths[0]
+                    ),
+                    ratio >= g.min_ratio,
+                    format!("{b} / {a} = {ratio:.3}"),
+                );
+            }
+        }
+        // windows: identical for every L ≥ layers·w
+        for (mi, m) in p.raw.models.iter().enumerate() {
+            if m.kind != Kind::Window {
+                continue;
+            }
+            let w = m.w.unwrap_or(1) as usize;
+            let lens: Vec<usize> = all_lengths
+                .iter()
+                .copied()
+                .filter(|&l| l >= p.raw.layers * w)
+                .collect();
+            let vals: Vec<[usize; 2]> = lens
+                .iter()
+                .map(|&l| [res.rf[mi][0][idx(l)], res.rf[mi][1][idx(l)]])
+                .collect();
+            let same = vals.windows(2).all(|x| x[0] == x[1]);
+            o.observe(
+                format!(
+                    "{}: RF99 identical for every L ≥ {}·w = {} (L ∈ {:?})",
+                    m.name,
+                    p.raw.layers,
+                    p.raw.layers * w,
+                    lens
+                ),
+                !lens.is_empty() && same,
+                vals.first()
+                    .map(|v| format!("residual {} / no residual {}", v[0], v[1]))
+                    .unwrap_or_else(|| "no length ≥ layers·w".into()),
+            );
+        }
+        o.observe(
+            format!(
+                "f64 RF99 decisions are robust: |C(k) − {}| ≥ {:e} at k = RF99 and RF99 − 1",
+                p.raw.threshold, p.raw.min_margin
+            ),
+            res.min_margin.0 >= p.raw.min_margin,
+            format!(
+                "smallest margin {:.3e} ({})",
+                res.min_margin.0, res.min_margin.1
+            ),
+        );
+
+        let n = p.raw.interval_length;
+        let mut worst_dev = 0f64;
+        let mut c_all = Certainty::True;
+        let mut rf_detail = Vec::new();
+        for r in &w.two {
+            worst_dev = worst_dev.max(r.dev);
+            let (ki, ci) = r.ki;
+            let kf = r.kf;
+            let c = ci.and(Certainty::exact(ki == Some(kf)));
+            if c != Certainty::True {
+                rf_detail.push(format!(
+                    "{} {}: {:?} vs {kf}",
+                    r.name,
+                    r.variant.label(),
+                    ki
+                ));
+            }
+            c_all = c_all.and(c);
+        }
+        // observed: the enclosures come from this module's interval model, not from a
+        // statement decided by the kernel, so they support the f64 values and prove nothing
+        o.observe(
+            format!("L = {n}: RF99 of every model and variant decided by {prec}-bit enclosures, equal to the f64 value"),
+            c_all == Certainty::True,
+            if rf_detail.is_empty() {
+                "C(RF99 − 1) < threshold ≤ C(RF99) decided by the enclosures for each (interval code of this claim, \
+                 not a kernel statement: an observation)"
+                    .into()
+            } else {
+                rf_detail.join("; ")
+            },
+        );
+        o.observe(
+            format!(
+                "two precisions at L = {n}: f64 gradient within {:e} of the enclosure midpoints",
+                p.raw.agreement
+            ),
+            worst_dev <= p.raw.agreement,
+            format!("max |g_f64 − midpoint| = {worst_dev:.3e}"),
+        );
     }
-    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, w, proof, ctx, pr);
+    /// The RF table, the figures, the two-precision table, the plots and the notes.
+    fn present(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+        let prec = ctx.prec();
+        let (all_lengths, res) = (&w.all_lengths, &w.res);
+        let top = *all_lengths.last().expect("non-empty");
+        let idx = |l: usize| w.idx(l);
+        let get = |mi: usize, v: Variant, l: usize| w.get(mi, v, l);
+        let mut table = Table::new(
+            format!(
+                "Toy RF99 (threshold {}, {} layers, H = {}; windows W1 unless stated): ours vs positional.md §3, residual / no residual",
+                p.raw.threshold, p.raw.layers, p.raw.heads
+            ),
+            &["model", "L", "ours", "§3", "match"],
+        );
+        let mut exact = 0usize;
+        let mut total = 0usize;
+        for (mi, m) in p.raw.models.iter().enumerate() {
+            let lens = m.lengths.as_ref().unwrap_or(&p.raw.lengths);
+            for (li, &l) in lens.iter().enumerate() {
+                let ours = [res.rf[mi][0][idx(l)], res.rf[mi][1][idx(l)]];
+                let refs = [m.residual[li], m.plain[li]];
+                let mut cells = Vec::new();
+                for k in 0..2 {
+                    total += 1;
+                    let d = ours[k].abs_diff(refs[k]);
+                    if d == 0 {
+                        exact += 1;
+                    }
+                    cells.push(d == 0);
+                }
+                table.row(vec![
+                    m.name.clone(),
+                    l.to_string(),
+                    format!("{} / {}", ours[0], ours[1]),
+                    format!("{} / {}", refs[0], refs[1]),
+                    match (cells[0], cells[1]) {
+                        (true, true) => "exact".into(),
+                        _ => "±".to_string() + &p.raw.rf_tolerance.to_string(),
+                    },
+                ]);
+            }
+        }
+        o.figures.push(crate::outcome::Figure {
+            name: "RF99 values matching §3 exactly".into(),
+            value: exact as f64,
+            text: format!("{exact} of {total}"),
+        });
+        o.tables.push(table);
+
+        for (s, &mi) in p.raw.saturation.iter().zip(&p.saturation_model) {
+            let (a, b) = (
+                get(mi, s.variant, s.lengths[0]),
+                get(mi, s.variant, s.lengths[1]),
+            );
+            let rel = (b as f64 - a as f64).abs() / a as f64;
+            o.figure(
+                format!(
+                    "RF99 change {} ({}), L = {} → {}",
+                    s.model,
+                    s.variant.label(),
+                    s.lengths[0],
+                    s.lengths[1]
+                ),
+                rel,
+                format!("{a} → {b} ({:.2}%)", 100.0 * rel),
+            );
+        }
+        for (g, &mi) in p.raw.growth.iter().zip(&p.growth_model) {
+            for &v in &g.variants {
+                let (a, b) = (get(mi, v, g.lengths[0]), get(mi, v, g.lengths[1]));
+                let ratio = b as f64 / a as f64;
+                o.figure(
+                    format!(
+                        "RF99 ratio {} ({}), L = {} / {}",
+                        g.model,
+                        v.label(),
+                        g.lengths[1],
+                        g.lengths[0]
+                    ),
+                    ratio,
+                    format!("{ratio:.3}"),
+                );
+            }
+        }
+        let n = p.raw.interval_length;
+        let mut it = Table::new(
+            format!(
+                "Two precisions at L = {n}: RF99 from {prec}-bit enclosures vs f64, and max |g_f64 − g| (Σg = 1)"
+            ),
+            &["model", "variant", "RF99 (enclosures)", "RF99 (f64)", "max |g_f64 − midpoint|"],
+        );
+        for r in &w.two {
+            let (ki, ci) = r.ki;
+            it.row(vec![
+                r.name.clone(),
+                r.variant.label().into(),
+                match (ki, ci) {
+                    (Some(k), Certainty::True) => k.to_string(),
+                    (Some(k), _) => format!("undecided at {k}"),
+                    (None, _) => "undecided".into(),
+                },
+                r.kf.to_string(),
+                format!("{:.2e}", r.dev),
+            ]);
+        }
+        o.tables.push(it);
+
+        // ----- plots: RF99 against L -----
+        for (vi, &variant) in VARIANTS.iter().enumerate() {
+            let mut series: Vec<Series> = p
+                .raw
+                .models
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.plot.unwrap_or(true))
+                .map(|(mi, m)| Series {
+                    name: m.name.clone(),
+                    style: Style::Line,
+                    points: all_lengths
+                        .iter()
+                        .filter(|&&l| m.kind != Kind::Sandwich || l <= MAX_DENSE)
+                        .map(|&l| (l as f64, res.rf[mi][vi][idx(l)] as f64))
+                        .collect(),
+                })
+                .collect();
+            series.push(Series {
+                name: "L − 1".into(),
+                style: Style::Dashed,
+                points: [all_lengths[0], top]
+                    .iter()
+                    .map(|&l| (l as f64, (l - 1) as f64))
+                    .collect(),
+            });
+            o.plots.push(Plot {
+                slug: match variant {
+                    Variant::Residual => "rf-residual".into(),
+                    Variant::Plain => "rf-plain".into(),
+                },
+                title: format!(
+                    "Toy RF99 against L, {} ({} layers, H = {})",
+                    variant.label(),
+                    p.raw.layers,
+                    p.raw.heads
+                ),
+                x_label: "L".into(),
+                y_label: "RF99".into(),
+                x_log: true,
+                y_log: true,
+                series,
+                heatmap: None,
+                paths: false,
+            });
+        }
+        o.note(
+            "The receptive-field tool of the paper (cumulative normalised gradient) is [unconfirmed] in its details; \
+             this toy model has no trained content (logits = bias alone), so it measures what the biases allow, not what \
+             trained models use. The untrained ALiBi RF (≈ 1.3–2k) exceeds L_tr = 512: the paper's \"RF < L_tr\" needs \
+             trained content logits (see trained-model-claims).",
+        );
+        o.note(
+            "A is applied without being formed for ALiBi (backward recurrence v_j = u_j + e^{−m}v_{j+1} per head) and \
+             windows (w-term sums); Sandwich's A is stored once as a packed lower triangle for the largest L (rows do \
+             not depend on L). Σ_j g_j = 1 because every J is row-stochastic.",
+        );
     }
 }
 
@@ -721,419 +1125,4 @@ impl Found {
     fn get(&self, mi: usize, v: Variant, l: usize) -> usize {
         self.res.rf[mi][if v == Variant::Residual { 0 } else { 1 }][self.idx(l)]
     }
-}
-
-/// The f64 runs at every length, and the two-precision runs at one length.
-pub fn witness(p: &Params, ctx: &Ctx) -> Found {
-    let prec = ctx.prec();
-    let t_rat = p.threshold.clone();
-    let t = t_rat.to_f64();
-    let mut all_lengths: Vec<usize> = p.raw.lengths.clone();
-    for m in &p.raw.models {
-        if let Some(l) = &m.lengths {
-            all_lengths.extend(l);
-        }
-    }
-    all_lengths.extend(&p.raw.extra_lengths);
-    all_lengths.sort_unstable();
-    all_lengths.dedup();
-    let top = *all_lengths.last().expect("non-empty");
-    let idx = |l: usize| all_lengths.iter().position(|&x| x == l).expect("listed");
-
-    // ----- f64 runs -----
-    let mut res = Results {
-        rf: Vec::new(),
-        min_margin: (f64::INFINITY, String::new()),
-    };
-    for m in &p.raw.models {
-        ctx.progress
-            .message(format!("{}: {} (f64)", ctx.spec.id, m.name));
-        let lens: Vec<usize> = if m.kind == Kind::Sandwich {
-            all_lengths
-                .iter()
-                .copied()
-                .filter(|&l| l <= MAX_DENSE)
-                .collect()
-        } else {
-            all_lengths.clone()
-        };
-        let a = prepare_f64(p, m, lens.iter().copied().max().unwrap_or(top));
-        let mut per: [Vec<usize>; 2] = [vec![0; all_lengths.len()], vec![0; all_lengths.len()]];
-        for (vi, &variant) in VARIANTS.iter().enumerate() {
-            for &l in &lens {
-                let g = gradient_f64(&a, l, p.raw.layers, variant);
-                let (k, above, below) = rf_f64(&g, t);
-                per[vi][idx(l)] = k;
-                let margin = above.min(below);
-                if margin < res.min_margin.0 {
-                    res.min_margin = (margin, format!("{}, {}, L = {l}", m.name, variant.label()));
-                }
-            }
-        }
-        res.rf.push(per);
-    }
-
-    // ----- two precisions: 128-bit intervals at one length -----
-    let t_rat = p.threshold.clone();
-    let n = p.raw.interval_length;
-    let t_int = Interval::from_rational(prec, &t_rat);
-    let mut two = Vec::new();
-    for m in &p.raw.models {
-        ctx.progress.message(format!(
-            "{}: {} ({prec}-bit intervals, L = {n})",
-            ctx.spec.id, m.name
-        ));
-        let ai = prepare_interval(p, m, n, prec);
-        let af = prepare_f64(p, m, n);
-        for &variant in &VARIANTS {
-            let gi = gradient_interval(&ai, n, p.raw.layers, variant, prec);
-            let gf = gradient_f64(&af, n, p.raw.layers, variant);
-            let dev = gi
-                .iter()
-                .zip(&gf)
-                .map(|(a, b)| (a.mid_f64() - b).abs())
-                .fold(0.0, f64::max);
-            let ki = rf_interval(&gi, &t_int);
-            let (kf, _, _) = rf_f64(&gf, t);
-            two.push(TwoPrecisions {
-                name: m.name.clone(),
-                variant,
-                ki,
-                kf,
-                dev,
-            });
-        }
-    }
-    Found {
-        all_lengths,
-        res,
-        two,
-    }
-}
-
-/// RF99 against §3, saturation, growth, windows, the f64 margins and the two
-/// precisions (observations: f64 runs and this claim's own interval code).
-pub fn observe(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Observations) {
-    let prec = ctx.prec();
-    let (all_lengths, res) = (&w.all_lengths, &w.res);
-    let idx = |l: usize| w.idx(l);
-    let get = |mi: usize, v: Variant, l: usize| w.get(mi, v, l);
-    for (mi, m) in p.raw.models.iter().enumerate() {
-        let lens = m.lengths.as_ref().unwrap_or(&p.raw.lengths);
-        let mut ok = true;
-        let mut off = Vec::new();
-        for (li, &l) in lens.iter().enumerate() {
-            let ours = [res.rf[mi][0][idx(l)], res.rf[mi][1][idx(l)]];
-            let refs = [m.residual[li], m.plain[li]];
-            for k in 0..2 {
-                let d = ours[k].abs_diff(refs[k]);
-                if d != 0 {
-                    off.push(format!(
-                        "L = {l} {}: {} vs {}",
-                        VARIANTS[k].label(),
-                        ours[k],
-                        refs[k]
-                    ));
-                }
-                ok &= d <= p.raw.rf_tolerance;
-            }
-        }
-        o.observe(
-            format!(
-                "{}: RF99 reproduces §3 (±{}) at L ∈ {:?}, residual and not",
-                m.name, p.raw.rf_tolerance, lens
-            ),
-            ok,
-            if off.is_empty() {
-                "every value exact".into()
-            } else {
-                format!("differences: {}", off.join("; "))
-            },
-        );
-    }
-    for (s, &mi) in p.raw.saturation.iter().zip(&p.saturation_model) {
-        let (a, b) = (
-            get(mi, s.variant, s.lengths[0]),
-            get(mi, s.variant, s.lengths[1]),
-        );
-        let rel = (b as f64 - a as f64).abs() / a as f64;
-        o.observe(
-            format!(
-                "{} ({}): RF99 changes by ≤ {}% from L = {} to {} (saturates)",
-                s.model,
-                s.variant.label(),
-                100.0 * s.max_rel_change,
-                s.lengths[0],
-                s.lengths[1]
-            ),
-            rel <= s.max_rel_change,
-            format!("{a} → {b}: {:.2}%", 100.0 * rel),
-        );
-    }
-    for (g, &mi) in p.raw.growth.iter().zip(&p.growth_model) {
-        for &v in &g.variants {
-            let (a, b) = (get(mi, v, g.lengths[0]), get(mi, v, g.lengths[1]));
-            let ratio = b as f64 / a as f64;
-            o.observe(
-                format!(
-                    "{} ({}): RF99(L = {}) ≥ {}·RF99(L = {}) (grows with L)",
-                    g.model,
-                    v.label(),
-                    g.lengths[1],
-                    g.min_ratio,
-                    g.lengths[0]
-                ),
-                ratio >= g.min_ratio,
-                format!("{b} / {a} = {ratio:.3}"),
-            );
-        }
-    }
-    // windows: identical for every L ≥ layers·w
-    for (mi, m) in p.raw.models.iter().enumerate() {
-        if m.kind != Kind::Window {
-            continue;
-        }
-        let w = m.w.unwrap_or(1) as usize;
-        let lens: Vec<usize> = all_lengths
-            .iter()
-            .copied()
-            .filter(|&l| l >= p.raw.layers * w)
-            .collect();
-        let vals: Vec<[usize; 2]> = lens
-            .iter()
-            .map(|&l| [res.rf[mi][0][idx(l)], res.rf[mi][1][idx(l)]])
-            .collect();
-        let same = vals.windows(2).all(|x| x[0] == x[1]);
-        o.observe(
-            format!(
-                "{}: RF99 identical for every L ≥ {}·w = {} (L ∈ {:?})",
-                m.name,
-                p.raw.layers,
-                p.raw.layers * w,
-                lens
-            ),
-            !lens.is_empty() && same,
-            vals.first()
-                .map(|v| format!("residual {} / no residual {}", v[0], v[1]))
-                .unwrap_or_else(|| "no length ≥ layers·w".into()),
-        );
-    }
-    o.observe(
-        format!(
-            "f64 RF99 decisions are robust: |C(k) − {}| ≥ {:e} at k = RF99 and RF99 − 1",
-            p.raw.threshold, p.raw.min_margin
-        ),
-        res.min_margin.0 >= p.raw.min_margin,
-        format!(
-            "smallest margin {:.3e} ({})",
-            res.min_margin.0, res.min_margin.1
-        ),
-    );
-
-    let n = p.raw.interval_length;
-    let mut worst_dev = 0f64;
-    let mut c_all = Certainty::True;
-    let mut rf_detail = Vec::new();
-    for r in &w.two {
-        worst_dev = worst_dev.max(r.dev);
-        let (ki, ci) = r.ki;
-        let kf = r.kf;
-        let c = ci.and(Certainty::exact(ki == Some(kf)));
-        if c != Certainty::True {
-            rf_detail.push(format!(
-                "{} {}: {:?} vs {kf}",
-                r.name,
-                r.variant.label(),
-                ki
-            ));
-        }
-        c_all = c_all.and(c);
-    }
-    // observed: the enclosures come from this module's interval model, not from a
-    // statement decided by the kernel, so they support the f64 values and prove nothing
-    o.observe(
-        format!("L = {n}: RF99 of every model and variant decided by {prec}-bit enclosures, equal to the f64 value"),
-        c_all == Certainty::True,
-        if rf_detail.is_empty() {
-            "C(RF99 − 1) < threshold ≤ C(RF99) decided by the enclosures for each (interval code of this claim, \
-             not a kernel statement: an observation)"
-                .into()
-        } else {
-            rf_detail.join("; ")
-        },
-    );
-    o.observe(
-        format!(
-            "two precisions at L = {n}: f64 gradient within {:e} of the enclosure midpoints",
-            p.raw.agreement
-        ),
-        worst_dev <= p.raw.agreement,
-        format!("max |g_f64 − midpoint| = {worst_dev:.3e}"),
-    );
-}
-
-/// The RF table, the figures, the two-precision table, the plots and the notes.
-pub fn present(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
-    let prec = ctx.prec();
-    let (all_lengths, res) = (&w.all_lengths, &w.res);
-    let top = *all_lengths.last().expect("non-empty");
-    let idx = |l: usize| w.idx(l);
-    let get = |mi: usize, v: Variant, l: usize| w.get(mi, v, l);
-    let mut table = Table::new(
-        format!(
-            "Toy RF99 (threshold {}, {} layers, H = {}; windows W1 unless stated): ours vs positional.md §3, residual / no residual",
-            p.raw.threshold, p.raw.layers, p.raw.heads
-        ),
-        &["model", "L", "ours", "§3", "match"],
-    );
-    let mut exact = 0usize;
-    let mut total = 0usize;
-    for (mi, m) in p.raw.models.iter().enumerate() {
-        let lens = m.lengths.as_ref().unwrap_or(&p.raw.lengths);
-        for (li, &l) in lens.iter().enumerate() {
-            let ours = [res.rf[mi][0][idx(l)], res.rf[mi][1][idx(l)]];
-            let refs = [m.residual[li], m.plain[li]];
-            let mut cells = Vec::new();
-            for k in 0..2 {
-                total += 1;
-                let d = ours[k].abs_diff(refs[k]);
-                if d == 0 {
-                    exact += 1;
-                }
-                cells.push(d == 0);
-            }
-            table.row(vec![
-                m.name.clone(),
-                l.to_string(),
-                format!("{} / {}", ours[0], ours[1]),
-                format!("{} / {}", refs[0], refs[1]),
-                match (cells[0], cells[1]) {
-                    (true, true) => "exact".into(),
-                    _ => "±".to_string() + &p.raw.rf_tolerance.to_string(),
-                },
-            ]);
-        }
-    }
-    o.figures.push(crate::outcome::Figure {
-        name: "RF99 values matching §3 exactly".into(),
-        value: exact as f64,
-        text: format!("{exact} of {total}"),
-    });
-    o.tables.push(table);
-
-    for (s, &mi) in p.raw.saturation.iter().zip(&p.saturation_model) {
-        let (a, b) = (
-            get(mi, s.variant, s.lengths[0]),
-            get(mi, s.variant, s.lengths[1]),
-        );
-        let rel = (b as f64 - a as f64).abs() / a as f64;
-        o.figure(
-            format!(
-                "RF99 change {} ({}), L = {} → {}",
-                s.model,
-                s.variant.label(),
-                s.lengths[0],
-                s.lengths[1]
-            ),
-            rel,
-            format!("{a} → {b} ({:.2}%)", 100.0 * rel),
-        );
-    }
-    for (g, &mi) in p.raw.growth.iter().zip(&p.growth_model) {
-        for &v in &g.variants {
-            let (a, b) = (get(mi, v, g.lengths[0]), get(mi, v, g.lengths[1]));
-            let ratio = b as f64 / a as f64;
-            o.figure(
-                format!(
-                    "RF99 ratio {} ({}), L = {} / {}",
-                    g.model,
-                    v.label(),
-                    g.lengths[1],
-                    g.lengths[0]
-                ),
-                ratio,
-                format!("{ratio:.3}"),
-            );
-        }
-    }
-    let n = p.raw.interval_length;
-    let mut it = Table::new(
-        format!(
-            "Two precisions at L = {n}: RF99 from {prec}-bit enclosures vs f64, and max |g_f64 − g| (Σg = 1)"
-        ),
-        &["model", "variant", "RF99 (enclosures)", "RF99 (f64)", "max |g_f64 − midpoint|"],
-    );
-    for r in &w.two {
-        let (ki, ci) = r.ki;
-        it.row(vec![
-            r.name.clone(),
-            r.variant.label().into(),
-            match (ki, ci) {
-                (Some(k), Certainty::True) => k.to_string(),
-                (Some(k), _) => format!("undecided at {k}"),
-                (None, _) => "undecided".into(),
-            },
-            r.kf.to_string(),
-            format!("{:.2e}", r.dev),
-        ]);
-    }
-    o.tables.push(it);
-
-    // ----- plots: RF99 against L -----
-    for (vi, &variant) in VARIANTS.iter().enumerate() {
-        let mut series: Vec<Series> = p
-            .raw
-            .models
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.plot.unwrap_or(true))
-            .map(|(mi, m)| Series {
-                name: m.name.clone(),
-                style: Style::Line,
-                points: all_lengths
-                    .iter()
-                    .filter(|&&l| m.kind != Kind::Sandwich || l <= MAX_DENSE)
-                    .map(|&l| (l as f64, res.rf[mi][vi][idx(l)] as f64))
-                    .collect(),
-            })
-            .collect();
-        series.push(Series {
-            name: "L − 1".into(),
-            style: Style::Dashed,
-            points: [all_lengths[0], top]
-                .iter()
-                .map(|&l| (l as f64, (l - 1) as f64))
-                .collect(),
-        });
-        o.plots.push(Plot {
-            slug: match variant {
-                Variant::Residual => "rf-residual".into(),
-                Variant::Plain => "rf-plain".into(),
-            },
-            title: format!(
-                "Toy RF99 against L, {} ({} layers, H = {})",
-                variant.label(),
-                p.raw.layers,
-                p.raw.heads
-            ),
-            x_label: "L".into(),
-            y_label: "RF99".into(),
-            x_log: true,
-            y_log: true,
-            series,
-            heatmap: None,
-            paths: false,
-        });
-    }
-    o.note(
-        "The receptive-field tool of the paper (cumulative normalised gradient) is [unconfirmed] in its details; \
-         this toy model has no trained content (logits = bias alone), so it measures what the biases allow, not what \
-         trained models use. The untrained ALiBi RF (≈ 1.3–2k) exceeds L_tr = 512: the paper's \"RF < L_tr\" needs \
-         trained content logits (see trained-model-claims).",
-    );
-    o.note(
-        "A is applied without being formed for ALiBi (backward recurrence v_j = u_j + e^{−m}v_{j+1} per head) and \
-         windows (w-term sums); Sandwich's A is stored once as a packed lower triangle for the largest L (rows do \
-         not depend on L). Σ_j g_j = 1 because every J is row-stochastic.",
-    );
 }

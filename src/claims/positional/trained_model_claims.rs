@@ -20,7 +20,7 @@ use super::common::{
 use crate::claims::Ctx;
 use crate::kernel::Interval;
 use crate::outcome::Outcome;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 #[cfg(feature = "lm")]
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -300,12 +300,8 @@ fn validate_plan(p: &Params, plan: &Plan, at: &str) -> Result<(), FieldError> {
         f("train_length"),
         "use 2 to 4096",
     )?;
-    ensure_each(&plan.windows, &f("windows"), |&w| {
-        if w >= 1 {
-            Ok(())
-        } else {
-            Err("must be ≥ 1".into())
-        }
+    check_each(&plan.windows, &f("windows"), |f, &w| {
+        ensure(w >= 1, f, "must be ≥ 1")
     })?;
     positive(&f("steps"), plan.steps)?;
     positive(&f("batch"), plan.batch)?;
@@ -315,12 +311,8 @@ fn validate_plan(p: &Params, plan: &Plan, at: &str) -> Result<(), FieldError> {
     } else {
         f("eval_multiples")
     };
-    ensure_each(&plan.eval_multiples, &em, |&m| {
-        if m >= 1 {
-            Ok(())
-        } else {
-            Err("must be ≥ 1".into())
-        }
+    check_each(&plan.eval_multiples, &em, |f, &m| {
+        ensure(m >= 1, f, "must be ≥ 1")
     })?;
     ensure(
         plan.eval_multiples.windows(2).all(|w| w[0] < w[1]) && plan.eval_multiples[0] == 1,
@@ -436,16 +428,15 @@ impl Params {
     /// Range and consistency checks; the scan's prediction ε, exact.
     fn check(&self) -> Result<Option<rug::Rational>, FieldError> {
         let mut scan_epsilon = None;
-        ensure_each(&self.corpus, "corpus", |c| {
-            if c.name.is_empty()
-                || c.version.is_empty()
-                || c.name.contains('/')
-                || c.version.contains('/')
-            {
-                Err("name and version must be non-empty, without '/'".into())
-            } else {
-                Ok(())
-            }
+        check_each(&self.corpus, "corpus", |f, c| {
+            ensure(
+                !(c.name.is_empty()
+                    || c.version.is_empty()
+                    || c.name.contains('/')
+                    || c.version.contains('/')),
+                f,
+                "name and version must be non-empty, without '/'",
+            )
         })?;
         ensure(self.val_every >= 2, "val_every", "must be ≥ 2")?;
         ensure(
@@ -471,7 +462,7 @@ impl Params {
                         "set per training length in `scan.lengths`, not here",
                     )?;
                 }
-                ensure_each(&s.lengths, "scan.lengths", |_| Ok(()))?;
+                check_each(&s.lengths, "scan.lengths", |_, _| Ok(()))?;
                 ensure(
                     s.lengths
                         .windows(2)
@@ -538,20 +529,18 @@ impl Params {
             "rope_base",
             "must be > 1",
         )?;
-        ensure_each(&self.seeds, "seeds", |_| Ok(()))?;
+        check_each(&self.seeds, "seeds", |_, _| Ok(()))?;
         ensure(self.lr > 0.0 && self.lr < 1.0, "lr", "must lie in (0, 1)")?;
         ensure(
             self.clip >= 0.0 && self.clip.is_finite(),
             "clip",
             "must be ≥ 0",
         )?;
-        ensure_each(&self.truncation_multiples, "truncation_multiples", |&m| {
-            if m >= 1 {
-                Ok(())
-            } else {
-                Err("must be ≥ 1".into())
-            }
-        })?;
+        check_each(
+            &self.truncation_multiples,
+            "truncation_multiples",
+            |f, &m| ensure(m >= 1, f, "must be ≥ 1"),
+        )?;
         ensure(
             self.rf_threshold > 0.0 && self.rf_threshold < 1.0,
             "rf_threshold",

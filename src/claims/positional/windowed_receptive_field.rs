@@ -17,7 +17,7 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{expr, softmax, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use rug::float::{Round, Special};
 use rug::Float;
@@ -82,26 +82,22 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Params;
     type Params = Params;
     fn resolve(raw: Params) -> Result<Params, FieldError> {
-        ensure_each(&raw.windows, "windows", |&w| {
-            if (1..=100_000).contains(&w) {
-                Ok(())
-            } else {
-                Err("window must lie in 1..=100000".into())
-            }
+        check_each(&raw.windows, "windows", |f, &w| {
+            ensure(
+                (1..=100_000).contains(&w),
+                f,
+                "window must lie in 1..=100000",
+            )
         })?;
         ensure(
             (1..=256).contains(&raw.max_layers),
             "max_layers",
             "must lie in 1..=256",
         )?;
-        ensure_each(&raw.lengths, "lengths", |&l| {
-            if (2..=65_536).contains(&l) {
-                Ok(())
-            } else {
-                Err("length must lie in 2..=65536".into())
-            }
+        check_each(&raw.lengths, "lengths", |f, &l| {
+            ensure((2..=65_536).contains(&l), f, "length must lie in 2..=65536")
         })?;
-        ensure_each(&raw.conventions, "conventions", |_| Ok(()))?;
+        check_each(&raw.conventions, "conventions", |_, _| Ok(()))?;
         ensure(
             (2..=65_536).contains(&raw.train_length),
             "train_length",
@@ -152,8 +148,135 @@ impl crate::claims::shape::Claim for Claim {
     }
     type Witness = ();
     fn witness(_: &Params, _: &Ctx) {}
-    fn present(p: &Params, _: &(), proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, proof, ctx, pr);
+    /// The presentation: the statement decides the claim; tables, plots and notes
+    /// show its terms.
+    fn present(p: &Params, _: &(), _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+        let prec = ctx.prec();
+
+        // ----- supports by reachability (the kernel's band-reach; presentation) -----
+        let cases: Vec<(u64, Window, u64)> = p
+            .windows
+            .iter()
+            .flat_map(|&w| {
+                p.conventions
+                    .iter()
+                    .flat_map(move |&c| p.lengths.iter().map(move |&l| (w, c, l)))
+            })
+            .collect();
+        let supports: Vec<Vec<u64>> = cases
+            .par_iter()
+            .map(|&(w, c, l)| {
+                (1..=u64::from(p.max_layers))
+                    .map(|k| band_reach(l, c.max_distance(w), k))
+                    .collect()
+            })
+            .collect();
+        let mut cols = vec!["w".to_string(), "convention".into(), "L".into()];
+        cols.extend((1..=p.max_layers).map(|l| format!("ℓ = {l}")));
+        let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
+        let mut table = Table::new(
+            "Support of the last row of A^ℓ (largest attended distance; exact reachability)",
+            &col_refs,
+        );
+        for (&(w, c, l), sup) in cases.iter().zip(&supports) {
+            let mut row = vec![w.to_string(), format!("{c:?}"), l.to_string()];
+            row.extend(sup.iter().map(u64::to_string));
+            table.row(row);
+        }
+
+        // ----- fits in L_tr -----
+        let mut ftab = Table::new(
+            format!(
+                "Largest window whose {}-layer receptive field fits in L_tr = {} tokens",
+                p.fit_layers, p.train_length
+            ),
+            &[
+                "convention",
+                "claimed",
+                "by reachability",
+                "support at that w",
+                "support at w + 1",
+            ],
+        );
+        let mut fit_figures = Vec::new();
+        for cf in &p.claimed_max_fit {
+            let (largest, _) = largest_fitting_window(
+                cf.convention,
+                p.fit_layers,
+                p.train_length,
+                p.fit_sweep_max,
+            );
+            let l = u64::from(p.fit_layers);
+            let sup = |w: u64| l * cf.convention.max_distance(w);
+            ftab.row(vec![
+                format!("{:?}", cf.convention),
+                cf.window.to_string(),
+                largest.to_string(),
+                sup(largest).to_string(),
+                sup(largest + 1).to_string(),
+            ]);
+            fit_figures.push((cf.convention, largest));
+        }
+
+        // ----- MPFR's e^{−∞} (the windowed bias; a property of the trusted base) -----
+        o.note(exact_zero_tail(p, prec));
+
+        // ----- report -----
+        for (conv, w) in &fit_figures {
+            o.figure(
+                format!(
+                    "largest w fitting {} layers in L_tr = {} ({conv:?})",
+                    p.fit_layers, p.train_length
+                ),
+                *w as f64,
+                w.to_string(),
+            );
+        }
+        o.tables.push(table);
+        o.tables.push(ftab);
+        let lmax = p.lengths.iter().copied().max().unwrap_or(512);
+        let mut series = Vec::new();
+        for (&(w, c, l), sup) in cases.iter().zip(&supports) {
+            if l != lmax {
+                continue;
+            }
+            series.push(Series {
+                name: format!("w = {w}, {c:?}"),
+                style: if c == Window::W1 {
+                    Style::Line
+                } else {
+                    Style::Dashed
+                },
+                points: sup
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &s)| (k as f64 + 1.0, s as f64))
+                    .collect(),
+            });
+        }
+        series.push(Series {
+            name: format!("L_tr − 1 = {}", p.train_length - 1),
+            style: Style::Points,
+            points: (1..=p.max_layers)
+                .map(|l| (f64::from(l), (p.train_length - 1) as f64))
+                .collect(),
+        });
+        o.plots.push(Plot {
+            slug: "support-vs-layers".into(),
+            title: format!("Receptive field of the last token (L = {lmax})"),
+            x_label: "layers ℓ".into(),
+            y_label: "largest attended distance".into(),
+            x_log: false,
+            y_log: false,
+            series,
+            heatmap: None,
+            paths: false,
+        });
+        o.note(
+            "Window convention W1 (0 ≤ r ≤ w − 1) vs W2 (0 ≤ r ≤ w) is [unconfirmed]; both are checked. The paper's \
+             empirical claim (windowed attention extrapolates only when its multi-layer receptive field is covered by \
+             L_tr) is about trained models and is not checked here; its grid of w values could not be confirmed.",
+        );
     }
 }
 
@@ -292,133 +415,6 @@ impl Params {
         st.assert(self.fig2_name(), format!("(and {})", rows.join(" ")));
         st
     }
-}
-
-/// The presentation: the statement decides the claim; tables, plots and notes
-/// show its terms.
-pub fn present(p: &Params, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
-    let prec = ctx.prec();
-
-    // ----- supports by reachability (the kernel's band-reach; presentation) -----
-    let cases: Vec<(u64, Window, u64)> = p
-        .windows
-        .iter()
-        .flat_map(|&w| {
-            p.conventions
-                .iter()
-                .flat_map(move |&c| p.lengths.iter().map(move |&l| (w, c, l)))
-        })
-        .collect();
-    let supports: Vec<Vec<u64>> = cases
-        .par_iter()
-        .map(|&(w, c, l)| {
-            (1..=u64::from(p.max_layers))
-                .map(|k| band_reach(l, c.max_distance(w), k))
-                .collect()
-        })
-        .collect();
-    let mut cols = vec!["w".to_string(), "convention".into(), "L".into()];
-    cols.extend((1..=p.max_layers).map(|l| format!("ℓ = {l}")));
-    let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
-    let mut table = Table::new(
-        "Support of the last row of A^ℓ (largest attended distance; exact reachability)",
-        &col_refs,
-    );
-    for (&(w, c, l), sup) in cases.iter().zip(&supports) {
-        let mut row = vec![w.to_string(), format!("{c:?}"), l.to_string()];
-        row.extend(sup.iter().map(u64::to_string));
-        table.row(row);
-    }
-
-    // ----- fits in L_tr -----
-    let mut ftab = Table::new(
-        format!(
-            "Largest window whose {}-layer receptive field fits in L_tr = {} tokens",
-            p.fit_layers, p.train_length
-        ),
-        &[
-            "convention",
-            "claimed",
-            "by reachability",
-            "support at that w",
-            "support at w + 1",
-        ],
-    );
-    let mut fit_figures = Vec::new();
-    for cf in &p.claimed_max_fit {
-        let (largest, _) =
-            largest_fitting_window(cf.convention, p.fit_layers, p.train_length, p.fit_sweep_max);
-        let l = u64::from(p.fit_layers);
-        let sup = |w: u64| l * cf.convention.max_distance(w);
-        ftab.row(vec![
-            format!("{:?}", cf.convention),
-            cf.window.to_string(),
-            largest.to_string(),
-            sup(largest).to_string(),
-            sup(largest + 1).to_string(),
-        ]);
-        fit_figures.push((cf.convention, largest));
-    }
-
-    // ----- MPFR's e^{−∞} (the windowed bias; a property of the trusted base) -----
-    o.note(exact_zero_tail(p, prec));
-
-    // ----- report -----
-    for (conv, w) in &fit_figures {
-        o.figure(
-            format!(
-                "largest w fitting {} layers in L_tr = {} ({conv:?})",
-                p.fit_layers, p.train_length
-            ),
-            *w as f64,
-            w.to_string(),
-        );
-    }
-    o.tables.push(table);
-    o.tables.push(ftab);
-    let lmax = p.lengths.iter().copied().max().unwrap_or(512);
-    let mut series = Vec::new();
-    for (&(w, c, l), sup) in cases.iter().zip(&supports) {
-        if l != lmax {
-            continue;
-        }
-        series.push(Series {
-            name: format!("w = {w}, {c:?}"),
-            style: if c == Window::W1 {
-                Style::Line
-            } else {
-                Style::Dashed
-            },
-            points: sup
-                .iter()
-                .enumerate()
-                .map(|(k, &s)| (k as f64 + 1.0, s as f64))
-                .collect(),
-        });
-    }
-    series.push(Series {
-        name: format!("L_tr − 1 = {}", p.train_length - 1),
-        style: Style::Points,
-        points: (1..=p.max_layers)
-            .map(|l| (f64::from(l), (p.train_length - 1) as f64))
-            .collect(),
-    });
-    o.plots.push(Plot {
-        slug: "support-vs-layers".into(),
-        title: format!("Receptive field of the last token (L = {lmax})"),
-        x_label: "layers ℓ".into(),
-        y_label: "largest attended distance".into(),
-        x_log: false,
-        y_log: false,
-        series,
-        heatmap: None,
-        paths: false,
-    });
-    o.note(
-        "Window convention W1 (0 ≤ r ≤ w − 1) vs W2 (0 ≤ r ≤ w) is [unconfirmed]; both are checked. The paper's \
-         empirical claim (windowed attention extrapolates only when its multi-layer receptive field is covered by \
-         L_tr) is about trained models and is not checked here; its grid of w values could not be confirmed.",
-    );
 }
 
 /// e^{−∞} = +0 exactly in MPFR (both directions, exact ternary), so a windowed row's

@@ -20,7 +20,7 @@ use crate::kernel::{expr, parse_rational, Certainty, Checked, Interval, Statemen
 use crate::outcome::{Observations, Presentation, Table};
 use crate::sparse::construct::{d_expr, t_expr, t_star};
 use crate::sparse::sample::draw_signs;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -188,14 +188,9 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        ensure_each(&raw.identities, "identities", |_| Ok(()))?;
-        for (i, s) in raw.identities.iter().enumerate() {
-            setting_ok(&format!("identities[{i}]"), s)?;
-        }
-        ensure_each(&raw.table, "table", |r| {
-            (!r.d.is_empty())
-                .then_some(())
-                .ok_or("give at least one (n, d) pair".into())
+        check_each(&raw.identities, "identities", setting_ok)?;
+        check_each(&raw.table, "table", |f, r| {
+            ensure(!r.d.is_empty(), f, "give at least one (n, d) pair")
         })?;
         for (i, r) in raw.table.iter().enumerate() {
             setting_ok(&format!("table[{i}].setting"), &r.setting)?;
@@ -209,22 +204,16 @@ impl crate::claims::shape::Claim for Claim {
             }
         }
         let g = &raw.grid;
-        ensure_each(&g.ns, "grid.ns", |&n| {
-            (2..=1024)
-                .contains(&n)
-                .then_some(())
-                .ok_or("n must lie in 2..=1024".into())
+        check_each(&g.ns, "grid.ns", |f, &n| {
+            ensure((2..=1024).contains(&n), f, "n must lie in 2..=1024")
         })?;
-        ensure_each(&g.seeds, "grid.seeds", |_| Ok(()))?;
-        ensure_each(&g.ks, "grid.ks", |&k| {
-            (1..=8)
-                .contains(&k)
-                .then_some(())
-                .ok_or("k must lie in 1..=8".into())
+        check_each(&g.seeds, "grid.seeds", |_, _| Ok(()))?;
+        check_each(&g.ks, "grid.ks", |f, &k| {
+            ensure((1..=8).contains(&k), f, "k must lie in 1..=8")
         })?;
-        ensure_each(&g.eps, "grid.eps", |_| Ok(()))?;
-        ensure_each(&g.gammas, "grid.gammas", |_| Ok(()))?;
-        ensure_each(&g.rhos, "grid.rhos", |_| Ok(()))?;
+        check_each(&g.eps, "grid.eps", |_, _| Ok(()))?;
+        check_each(&g.gammas, "grid.gammas", |_, _| Ok(()))?;
+        check_each(&g.rhos, "grid.rhos", |_, _| Ok(()))?;
         for (ie, e) in g.eps.iter().enumerate() {
             positive_term(&format!("grid.eps[{ie}]"), e)?;
             let v = expr::eval(e, 64).expect("checked");
@@ -270,23 +259,124 @@ impl crate::claims::shape::Claim for Claim {
         Some(p.build(claim, hints))
     }
     type Witness = Witness;
+    /// (iii) the grid, and (iv) the end-to-end instance, decided in the run with the
+    /// statement's obligations (its S would make the certificate megabytes).
     fn witness(p: &Params, ctx: &Ctx) -> Witness {
-        witness(p, ctx)
+        let prec = ctx.prec();
+        let ci = &p.raw.certificate_instance;
+        let cs = draw_signs(ci.n as usize, ci.d as usize, ci.seed);
+        let cert_t_star = t_star(&cs);
+        drop(cs);
+        let mut failed: Vec<String> = Vec::new();
+        let grid = grid(p, prec);
+        if !grid.all {
+            failed.push("(iii) a grid cell has no d_min ≤ d_formula".into());
+        }
+        // (iv) the end-to-end instance, decided in the run with the same obligations
+        let i = &p.raw.instance;
+        let s = draw_signs(i.n as usize, i.d as usize, i.seed);
+        let ts = t_star(&s);
+        let mut st = Statement::new(&ctx.spec.id);
+        st.datum("S", expr::Datum::Signs(s));
+        for (name, f) in instance_obligations(i) {
+            st.assert(name, f);
+        }
+        let t = t_expr(
+            i.setting.k,
+            &i.setting.eps,
+            &i.setting.gamma,
+            &i.setting.rho,
+        );
+        st.assert(format!("t = {} printed", i.t), p.instance_t.formula(&t));
+        match crate::kernel::check(&st, prec) {
+            Ok(c) if c.as_expected() => {}
+            Ok(c) => failed.extend(c.failures().iter().map(|n| format!("end to end: {n}"))),
+            Err(e) => failed.push(format!("end to end: {e}")),
+        }
+        Witness {
+            cert_t_star,
+            grid,
+            t_star: ts,
+            failed,
+        }
     }
-    fn hints(p: &Params, w: &Witness) -> Hints {
-        hints(p, w)
+    /// The hint `t_star`: t* of the certificate instance.
+    fn hints(_: &Params, w: &Witness) -> Hints {
+        Hints::from([("t_star".to_string(), w.cert_t_star.to_string())])
     }
-    fn observe(
+    /// A failure outside the certificate makes the run inconclusive (unless the
+    /// statement is already refuted).
+    fn observe(_: &Params, w: &Witness, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+        let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
+        if !w.failed.is_empty() && !refuted {
+            o.declare_inconclusive(format!(
+                "not proven outside the certificate: {}",
+                w.failed.join(" | ")
+            ));
+        }
+    }
+    /// (ii) with the kernel's decisions, the grid, the end-to-end figure and the notes.
+    fn present(
         p: &Params,
         w: &Witness,
-        proof: Option<&Checked>,
+        checked: Option<&Checked>,
         ctx: &Ctx,
-        obs: &mut Observations,
+        o: &mut Presentation,
     ) {
-        observe(p, w, proof, ctx, obs);
-    }
-    fn present(p: &Params, w: &Witness, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, w, proof, ctx, pr);
+        let prec = ctx.prec();
+        o.note("Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3–§5, provenance: derived); d_formula and t are the reconstruction's constants, not the paper's.");
+        let ci = &p.raw.certificate_instance;
+        let result = |name: &str| {
+            checked
+                .and_then(|c| c.decisions().iter().find(|d| d.name() == name))
+                .map_or("—".to_string(), |d| format!("{:?}", d.result()))
+        };
+        // (ii), shown
+        let mut table = Table::new(
+            "d_formula = ⌈8k²(γ + ε + ρ)² ln(n²/δ)/ε²⌉ (certified ceilings) against sparse.md §5",
+            &["setting", "t", "n", "§5", "certified"],
+        );
+        for r in &p.raw.table {
+            let s = &r.setting;
+            let t = t_expr(s.k, &s.eps, &s.gamma, &s.rho);
+            let tv = expr::eval(&t, prec)
+                .map(|x| format!("{:.9}", x.mid_f64()))
+                .unwrap_or_default();
+            for &(n, d) in &r.d {
+                table.row(vec![
+                    describe(s),
+                    tv.clone(),
+                    n.to_string(),
+                    d.to_string(),
+                    result(&format!("d_formula(n = {n}) = {d} at {}", describe(s))),
+                ]);
+            }
+        }
+        o.tables.push(table);
+        present_grid(p, &w.grid, o);
+        let failed = &w.failed;
+        let i = &p.raw.instance;
+        let ts = &w.t_star;
+        let t = t_expr(
+            i.setting.k,
+            &i.setting.eps,
+            &i.setting.gamma,
+            &i.setting.rho,
+        );
+        let tv = expr::eval(&t, prec).unwrap_or_else(|_| Interval::entire(prec));
+        o.figure(
+            "t*/t (end-to-end instance)",
+            ts.to_f64() / tv.mid_f64(),
+            format!(
+                "t* = {ts} against t = ε/(2k(γ + ε + ρ)) at n = {}, d = {}",
+                i.n, i.d
+            ),
+        );
+        o.note(format!(
+            "The statement (and certificate) carries S for the smaller instance n = {}, d = {} (the n = {} instance's S would exceed 1 MB); the end-to-end instance n = {}, d = {}, seed {} (t* = {ts} ≤ t, d = d_formula, so every admissible A is (ε, γ)-approximated) is decided by the kernel with the same obligations during the run{}, but is not part of the certificate.",
+            ci.n, ci.d, i.n, i.n, i.d, i.seed,
+            if failed.iter().any(|f| f.starts_with("end to end")) { " and FAILED" } else { "" }
+        ));
     }
 }
 
@@ -585,127 +675,4 @@ pub struct Witness {
     pub t_star: Rational,
     /// What was not proven outside the certificate.
     pub failed: Vec<String>,
-}
-
-/// The hint `t_star`: t* of the certificate instance.
-pub fn hints(_: &Params, w: &Witness) -> Hints {
-    Hints::from([("t_star".to_string(), w.cert_t_star.to_string())])
-}
-
-/// (iii) the grid, and (iv) the end-to-end instance, decided in the run with the
-/// statement's obligations (its S would make the certificate megabytes).
-pub fn witness(p: &Params, ctx: &Ctx) -> Witness {
-    let prec = ctx.prec();
-    let ci = &p.raw.certificate_instance;
-    let cs = draw_signs(ci.n as usize, ci.d as usize, ci.seed);
-    let cert_t_star = t_star(&cs);
-    drop(cs);
-    let mut failed: Vec<String> = Vec::new();
-    let grid = grid(p, prec);
-    if !grid.all {
-        failed.push("(iii) a grid cell has no d_min ≤ d_formula".into());
-    }
-    // (iv) the end-to-end instance, decided in the run with the same obligations
-    let i = &p.raw.instance;
-    let s = draw_signs(i.n as usize, i.d as usize, i.seed);
-    let ts = t_star(&s);
-    let mut st = Statement::new(&ctx.spec.id);
-    st.datum("S", expr::Datum::Signs(s));
-    for (name, f) in instance_obligations(i) {
-        st.assert(name, f);
-    }
-    let t = t_expr(
-        i.setting.k,
-        &i.setting.eps,
-        &i.setting.gamma,
-        &i.setting.rho,
-    );
-    st.assert(format!("t = {} printed", i.t), p.instance_t.formula(&t));
-    match crate::kernel::check(&st, prec) {
-        Ok(c) if c.as_expected() => {}
-        Ok(c) => failed.extend(c.failures().iter().map(|n| format!("end to end: {n}"))),
-        Err(e) => failed.push(format!("end to end: {e}")),
-    }
-    Witness {
-        cert_t_star,
-        grid,
-        t_star: ts,
-        failed,
-    }
-}
-
-/// A failure outside the certificate makes the run inconclusive (unless the
-/// statement is already refuted).
-pub fn observe(_: &Params, w: &Witness, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
-    let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
-    if !w.failed.is_empty() && !refuted {
-        o.declare_inconclusive(format!(
-            "not proven outside the certificate: {}",
-            w.failed.join(" | ")
-        ));
-    }
-}
-
-/// (ii) with the kernel's decisions, the grid, the end-to-end figure and the notes.
-pub fn present(
-    p: &Params,
-    w: &Witness,
-    checked: Option<&Checked>,
-    ctx: &Ctx,
-    o: &mut Presentation,
-) {
-    let prec = ctx.prec();
-    o.note("Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3–§5, provenance: derived); d_formula and t are the reconstruction's constants, not the paper's.");
-    let ci = &p.raw.certificate_instance;
-    let result = |name: &str| {
-        checked
-            .and_then(|c| c.decisions().iter().find(|d| d.name() == name))
-            .map_or("—".to_string(), |d| format!("{:?}", d.result()))
-    };
-    // (ii), shown
-    let mut table = Table::new(
-        "d_formula = ⌈8k²(γ + ε + ρ)² ln(n²/δ)/ε²⌉ (certified ceilings) against sparse.md §5",
-        &["setting", "t", "n", "§5", "certified"],
-    );
-    for r in &p.raw.table {
-        let s = &r.setting;
-        let t = t_expr(s.k, &s.eps, &s.gamma, &s.rho);
-        let tv = expr::eval(&t, prec)
-            .map(|x| format!("{:.9}", x.mid_f64()))
-            .unwrap_or_default();
-        for &(n, d) in &r.d {
-            table.row(vec![
-                describe(s),
-                tv.clone(),
-                n.to_string(),
-                d.to_string(),
-                result(&format!("d_formula(n = {n}) = {d} at {}", describe(s))),
-            ]);
-        }
-    }
-    o.tables.push(table);
-    present_grid(p, &w.grid, o);
-    let failed = &w.failed;
-    let i = &p.raw.instance;
-    let ts = &w.t_star;
-    let t = t_expr(
-        i.setting.k,
-        &i.setting.eps,
-        &i.setting.gamma,
-        &i.setting.rho,
-    );
-    let tv = expr::eval(&t, prec).unwrap_or_else(|_| Interval::entire(prec));
-    o.figure(
-        "t*/t (end-to-end instance)",
-        ts.to_f64() / tv.mid_f64(),
-        format!(
-            "t* = {ts} against t = ε/(2k(γ + ε + ρ)) at n = {}, d = {}",
-            i.n, i.d
-        ),
-    );
-    o.note(format!(
-        "The statement (and certificate) carries S for the smaller instance n = {}, d = {} (the n = {} instance's S would exceed 1 MB); the end-to-end instance n = {}, d = {}, seed {} (t* = {ts} ≤ t, d = d_formula, so every admissible A is (ε, γ)-approximated) is decided by the kernel with the same obligations during the run{}, but is not part of the certificate.",
-        ci.n, ci.d, i.n, i.n, i.d, i.seed,
-        if failed.iter().any(|f| f.starts_with("end to end")) { " and FAILED" } else { "" }
-    ));
 }

@@ -18,7 +18,7 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Presentation, Table};
-use crate::spec::{ensure, ensure_each, exact, FieldError};
+use crate::spec::{check_each, ensure, exact, FieldError};
 use rug::ops::Pow;
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
@@ -102,20 +102,24 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        ensure_each(&raw.reference, "reference", |r| {
-            if !(3..=MAX_N).contains(&r.n) {
-                return Err(format!("n = {} is out of range: use 3 to {MAX_N}", r.n));
-            }
-            if r.ceil_log2_factorial > 1 << 26 {
-                return Err(
-                    "ceil_log2_factorial exceeds 2^26 (log₂ n! < 2^25 for n ≤ 2^20)".into(),
-                );
-            }
+        check_each(&raw.reference, "reference", |at, r| {
+            ensure(
+                (3..=MAX_N).contains(&r.n),
+                at,
+                format!("n = {} is out of range: use 3 to {MAX_N}", r.n),
+            )?;
+            ensure(
+                r.ceil_log2_factorial <= 1 << 26,
+                at,
+                "ceil_log2_factorial exceeds 2^26 (log₂ n! < 2^25 for n ≤ 2^20)",
+            )?;
             for (f, s) in [
                 ("log2_factorial_per_n", &r.log2_factorial_per_n),
                 ("leading_term", &r.leading_term),
             ] {
-                decimal_places(s).ok_or_else(|| format!("{f}: `{s}` is not a plain decimal"))?;
+                decimal_places(s).ok_or_else(|| {
+                    FieldError::new(at, format!("{f}: `{s}` is not a plain decimal"))
+                })?;
             }
             Ok(())
         })?;
@@ -126,14 +130,13 @@ impl crate::claims::shape::Claim for Claim {
             "sweep_max",
             "out of range: use 16 to 65536",
         )?;
-        ensure_each(&raw.instances, "instances", |i| {
-            if !(3..=MAX_N).contains(&i.n) {
-                return Err(format!("n = {} is out of range: use 3 to {MAX_N}", i.n));
-            }
-            if i.d == 0 || i.bits == 0 {
-                return Err("d and bits must be positive".into());
-            }
-            Ok(())
+        check_each(&raw.instances, "instances", |f, i| {
+            ensure(
+                (3..=MAX_N).contains(&i.n),
+                f,
+                format!("n = {} is out of range: use 3 to {MAX_N}", i.n),
+            )?;
+            ensure(i.d != 0 && i.bits != 0, f, "d and bits must be positive")
         })?;
         let mut printed = Vec::with_capacity(raw.reference.len());
         for (i, r) in raw.reference.iter().enumerate() {

@@ -99,14 +99,141 @@ impl crate::claims::shape::Claim for Claim {
         })
     }
     type Witness = Witness;
+    /// Every seed's C(t), exact (one seed is an independent unit: `run --shard i/N`;
+    /// seeds run in parallel).
     fn witness(p: &Params, ctx: &Ctx) -> Witness {
-        witness(p, ctx)
+        let t = &p.t.value;
+        let mut failures = 0u64;
+        let mut worst = (0i64, p.seed_base);
+        let mut hist: Vec<(i64, u64)> = Vec::new();
+        let per_seed: Vec<(bool, i64)> = (0..p.seeds)
+            .into_par_iter()
+            .map(|i| {
+                let seed = p.seed_base + i;
+                ctx.unit(&format!("seed {seed}"), || seed_fails(p.n, p.d, t, seed))
+            })
+            .collect();
+        for (i, &(fails, m)) in (0..p.seeds).zip(&per_seed) {
+            let seed = p.seed_base + i;
+            failures += u64::from(fails);
+            if m > worst.0 {
+                worst = (m, seed);
+            }
+            match hist.iter_mut().find(|h| h.0 == m) {
+                Some(h) => h.1 += 1,
+                None => hist.push((m, 1)),
+            }
+        }
+        hist.sort();
+        Witness {
+            failures,
+            worst,
+            hist,
+        }
     }
-    fn observe(p: &Params, w: &Witness, _: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
-        observe(p, w, ctx.prec(), obs);
+    /// The failure count against the union bound, and the Clopper–Pearson interval
+    /// against p_bound (observed).
+    fn observe(p: &Params, w: &Witness, _: Option<&Checked>, ctx: &Ctx, o: &mut Observations) {
+        let prec = ctx.prec();
+        let pb = union_bound(p.n, p.d, &p.t.value, prec);
+        let failures = w.failures;
+        let r = p.seeds;
+        let rp = pb.mul_i64(r as i64);
+        let allowed = &rp + &rp.sqrt().mul_i64(3);
+        let fr = Interval::from_i64(prec, failures as i64);
+        let within = fr.le(&allowed);
+        o.observe(
+            format!(
+                "F ≤ R·p_bound + 3·√(R·p_bound) (R = {r} seeds, n = {}, d = {}, t = {})",
+                p.n, p.d, p.t
+            ),
+            within == Certainty::True,
+            format!(
+                "F = {failures}; R·p_bound + 3√(R·p_bound) ∈ {}",
+                allowed.fmt_outward(6)
+            ),
+        );
+        let (lo, hi) = clopper_pearson(failures, r, p.confidence);
+        o.observe(
+            format!(
+                "Clopper–Pearson {}% lower end of F/R ≤ p_bound",
+                p.confidence * 100.0
+            ),
+            lo <= pb.hi_f64(),
+            format!("[{lo:.4}, {hi:.4}] against p_bound ∈ {}", pb.fmt_outward(6)),
+        );
     }
-    fn present(p: &Params, w: &Witness, _: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, w, ctx.prec(), pr);
+    /// The tables, figures and notes.
+    fn present(p: &Params, w: &Witness, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+        let prec = ctx.prec();
+        let t = &p.t.value;
+        let pb = union_bound(p.n, p.d, t, prec);
+        let failures = w.failures;
+        let r = p.seeds;
+        let (lo, hi) = clopper_pearson(failures, r, p.confidence);
+        let frac = failures as f64 / r as f64;
+        let worst = w.worst;
+        let hist = &w.hist;
+        let td = Rational::from(t * p.d as u64);
+        let mut table = Table::new(
+            "Seeds' failure fraction against the union bound (each seed exact)",
+            &[
+                "n",
+                "d",
+                "t",
+                "t·d",
+                "R",
+                "failures F",
+                "F/R",
+                "Clopper–Pearson interval",
+                "p_bound",
+            ],
+        );
+        table.row(vec![
+            p.n.to_string(),
+            p.d.to_string(),
+            p.t.to_string(),
+            td.to_string(),
+            r.to_string(),
+            failures.to_string(),
+            format!("{frac:.4}"),
+            format!("[{lo:.4}, {hi:.4}]"),
+            pb.fmt_outward(6),
+        ]);
+        let mut dist = Table::new(
+            "Distribution of max_{l≠j} |⟨s_l, s_j⟩| over the seeds",
+            &["max |⟨s_l, s_j⟩|", "t* = max/d", "seeds", "C(t) holds"],
+        );
+        for (m, c) in hist {
+            dist.row(vec![
+                m.to_string(),
+                format!("{:.6}", *m as f64 / p.d as f64),
+                c.to_string(),
+                if *m > td { "no".into() } else { "yes".into() },
+            ]);
+        }
+        o.figure("failure fraction F/R", frac, format!("{failures}/{r}"));
+        o.figure("union bound p_bound", pb.mid_f64(), pb.fmt_outward(6));
+        o.figure(
+            "Clopper–Pearson upper end of F/R",
+            hi,
+            format!("{hi:.4} ({}% two-sided)", p.confidence * 100.0),
+        );
+        o.tables.push(table);
+        o.tables.push(dist);
+        o.note(
+            "Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem \
+             ([derived], sparse.md §3–§4): the constants are the reconstruction's, not the paper's.",
+        );
+        o.note(
+            "δ is the fraction of seeds whose C(t) fails, not of targets: by the deterministic lemma a seed with C(t) \
+             works for every admissible target at once. Hoeffding and the union bound are loose, so F/R is expected \
+             far below p_bound.",
+        );
+        o.note(format!(
+            "Largest max |⟨s_l, s_j⟩| over the seeds: {} (seed {}), against t·d = {td}.",
+            worst.0, worst.1
+        ));
     }
 }
 
@@ -153,141 +280,4 @@ pub struct Witness {
     pub worst: (i64, u64),
     /// (max |⟨s_l, s_j⟩|, seeds), by increasing value.
     pub hist: Vec<(i64, u64)>,
-}
-
-/// Every seed's C(t), exact (one seed is an independent unit: `run --shard i/N`;
-/// seeds run in parallel).
-pub fn witness(p: &Params, ctx: &Ctx) -> Witness {
-    let t = &p.t.value;
-    let mut failures = 0u64;
-    let mut worst = (0i64, p.seed_base);
-    let mut hist: Vec<(i64, u64)> = Vec::new();
-    let per_seed: Vec<(bool, i64)> = (0..p.seeds)
-        .into_par_iter()
-        .map(|i| {
-            let seed = p.seed_base + i;
-            ctx.unit(&format!("seed {seed}"), || seed_fails(p.n, p.d, t, seed))
-        })
-        .collect();
-    for (i, &(fails, m)) in (0..p.seeds).zip(&per_seed) {
-        let seed = p.seed_base + i;
-        failures += u64::from(fails);
-        if m > worst.0 {
-            worst = (m, seed);
-        }
-        match hist.iter_mut().find(|h| h.0 == m) {
-            Some(h) => h.1 += 1,
-            None => hist.push((m, 1)),
-        }
-    }
-    hist.sort();
-    Witness {
-        failures,
-        worst,
-        hist,
-    }
-}
-
-/// The failure count against the union bound, and the Clopper–Pearson interval
-/// against p_bound (observed).
-pub fn observe(p: &Params, w: &Witness, prec: u32, o: &mut Observations) {
-    let pb = union_bound(p.n, p.d, &p.t.value, prec);
-    let failures = w.failures;
-    let r = p.seeds;
-    let rp = pb.mul_i64(r as i64);
-    let allowed = &rp + &rp.sqrt().mul_i64(3);
-    let fr = Interval::from_i64(prec, failures as i64);
-    let within = fr.le(&allowed);
-    o.observe(
-        format!(
-            "F ≤ R·p_bound + 3·√(R·p_bound) (R = {r} seeds, n = {}, d = {}, t = {})",
-            p.n, p.d, p.t
-        ),
-        within == Certainty::True,
-        format!(
-            "F = {failures}; R·p_bound + 3√(R·p_bound) ∈ {}",
-            allowed.fmt_outward(6)
-        ),
-    );
-    let (lo, hi) = clopper_pearson(failures, r, p.confidence);
-    o.observe(
-        format!(
-            "Clopper–Pearson {}% lower end of F/R ≤ p_bound",
-            p.confidence * 100.0
-        ),
-        lo <= pb.hi_f64(),
-        format!("[{lo:.4}, {hi:.4}] against p_bound ∈ {}", pb.fmt_outward(6)),
-    );
-}
-
-/// The tables, figures and notes.
-pub fn present(p: &Params, w: &Witness, prec: u32, o: &mut Presentation) {
-    let t = &p.t.value;
-    let pb = union_bound(p.n, p.d, t, prec);
-    let failures = w.failures;
-    let r = p.seeds;
-    let (lo, hi) = clopper_pearson(failures, r, p.confidence);
-    let frac = failures as f64 / r as f64;
-    let worst = w.worst;
-    let hist = &w.hist;
-    let td = Rational::from(t * p.d as u64);
-    let mut table = Table::new(
-        "Seeds' failure fraction against the union bound (each seed exact)",
-        &[
-            "n",
-            "d",
-            "t",
-            "t·d",
-            "R",
-            "failures F",
-            "F/R",
-            "Clopper–Pearson interval",
-            "p_bound",
-        ],
-    );
-    table.row(vec![
-        p.n.to_string(),
-        p.d.to_string(),
-        p.t.to_string(),
-        td.to_string(),
-        r.to_string(),
-        failures.to_string(),
-        format!("{frac:.4}"),
-        format!("[{lo:.4}, {hi:.4}]"),
-        pb.fmt_outward(6),
-    ]);
-    let mut dist = Table::new(
-        "Distribution of max_{l≠j} |⟨s_l, s_j⟩| over the seeds",
-        &["max |⟨s_l, s_j⟩|", "t* = max/d", "seeds", "C(t) holds"],
-    );
-    for (m, c) in hist {
-        dist.row(vec![
-            m.to_string(),
-            format!("{:.6}", *m as f64 / p.d as f64),
-            c.to_string(),
-            if *m > td { "no".into() } else { "yes".into() },
-        ]);
-    }
-    o.figure("failure fraction F/R", frac, format!("{failures}/{r}"));
-    o.figure("union bound p_bound", pb.mid_f64(), pb.fmt_outward(6));
-    o.figure(
-        "Clopper–Pearson upper end of F/R",
-        hi,
-        format!("{hi:.4} ({}% two-sided)", p.confidence * 100.0),
-    );
-    o.tables.push(table);
-    o.tables.push(dist);
-    o.note(
-        "Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem \
-         ([derived], sparse.md §3–§4): the constants are the reconstruction's, not the paper's.",
-    );
-    o.note(
-        "δ is the fraction of seeds whose C(t) fails, not of targets: by the deterministic lemma a seed with C(t) \
-         works for every admissible target at once. Hoeffding and the union bound are loose, so F/R is expected \
-         far below p_bound.",
-    );
-    o.note(format!(
-        "Largest max |⟨s_l, s_j⟩| over the seeds: {} (seed {}), against t·d = {td}.",
-        worst.0, worst.1
-    ));
 }

@@ -15,7 +15,7 @@ use crate::claims::Ctx;
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::sparse::dimension::{min_dimension, union_bound_dimension};
-use crate::spec::{ensure, ensure_each, exact, FieldError};
+use crate::spec::{check_each, ensure, exact, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -162,12 +162,12 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        ensure_each(&raw.log2_n, "log2_n", |&e| {
-            if (2..=20).contains(&e) {
-                Ok(())
-            } else {
-                Err(format!("2^{e} is out of range: use exponents 2 to 20"))
-            }
+        check_each(&raw.log2_n, "log2_n", |f, &e| {
+            ensure(
+                (2..=20).contains(&e),
+                f,
+                format!("2^{e} is out of range: use exponents 2 to 20"),
+            )
         })?;
         ensure(
             raw.log2_n.windows(2).all(|w| w[0] < w[1]),
@@ -188,10 +188,9 @@ impl crate::claims::shape::Claim for Claim {
                 emax / 2
             ),
         )?;
-        ensure_each(&raw.t, "t", |s| match crate::kernel::parse_rational(s) {
-            Ok(t) if t > 0 && t < 1 => Ok(()),
-            Ok(_) => Err("must lie in (0, 1)".into()),
-            Err(e) => Err(e.to_string()),
+        check_each(&raw.t, "t", |f, s| match crate::kernel::parse_rational(s) {
+            Ok(t) => ensure(t > 0 && t < 1, f, "must lie in (0, 1)"),
+            Err(e) => Err(FieldError::new(f, e.to_string())),
         })?;
         ensure(
             (1..=10_000).contains(&raw.seeds),
@@ -306,26 +305,359 @@ impl crate::claims::shape::Claim for Claim {
     }
 
     type Witness = Vec<Sweep>;
+    /// Every t's sweep: per seed the exact d_min (one seed is an independent unit:
+    /// `run --shard i/N`), the fits and the bootstrap over the seeds.
     fn witness(p: &Params, ctx: &Ctx) -> Vec<Sweep> {
-        witness(p, ctx)
+        let q = p.quantile.clone();
+        let emax = p.emax;
+        let mut sweeps = Vec::new();
+        for ((ts, t), d_ubs) in p.raw.t.iter().zip(&p.t).zip(&p.d_ub) {
+            let t = t.clone();
+            let mut cells = Vec::new();
+            for (&e, &d_ub) in p.raw.log2_n.iter().zip(d_ubs) {
+                let n = 1usize << e;
+                let d_max = p.raw.scan_factor * d_ub as usize;
+                let seeds = p.raw.seeds_at(n);
+                // progress per finished seed (a full-profile n = 2^16 step takes half an hour)
+                let done = AtomicU64::new(0);
+                let tick = |k: u64| {
+                    // the changing part first: a narrow terminal cuts the message's end
+                    ctx.progress.message_with(|| {
+                        format!("{k}/{seeds} seeds, n = 2^{e}, t = {ts} ({})", ctx.spec.id)
+                    })
+                };
+                tick(0);
+                let per_seed: Vec<Option<usize>> = (0..seeds)
+                    .into_par_iter()
+                    .map(|i| {
+                        // one seed's exact d_min: an independent unit (run --shard i/N)
+                        let key = format!("t = {ts}, n = 2^{e}, seed {}", p.raw.seed_base + i);
+                        let r = ctx.unit(&key, || min_dimension(n, &t, p.raw.seed_base + i, d_max));
+                        tick(done.fetch_add(1, Ordering::Relaxed) + 1);
+                        r
+                    })
+                    .collect();
+                // a seed whose scan ends without C(t) counts as d > d_max (censored)
+                let censored = per_seed.iter().filter(|x| x.is_none()).count();
+                let mut ds: Vec<usize> = per_seed
+                    .into_iter()
+                    .map(|x| x.unwrap_or(usize::MAX))
+                    .collect();
+                ds.sort_unstable();
+                cells.push(Cell {
+                    e,
+                    d_ub,
+                    d_max,
+                    seeds,
+                    censored,
+                    ds,
+                });
+            }
+            let missing = cells.iter().any(|c| quantile(&c.ds, &q) == usize::MAX);
+            let fitted = if missing {
+                None
+            } else {
+                let pts: Vec<(f64, f64)> = cells
+                    .iter()
+                    .map(|c| ((c.n() as f64).ln(), quantile(&c.ds, &q) as f64))
+                    .collect();
+                let ub_pts: Vec<(f64, f64)> = cells
+                    .iter()
+                    .map(|c| ((c.n() as f64).ln(), c.d_ub as f64))
+                    .collect();
+                let mid = cells
+                    .iter()
+                    .position(|c| c.e == emax / 2)
+                    .expect("n_mid is in the sweep (resolution checks that log2_n holds it)");
+                let fit = fit(&pts, mid);
+                let lns: Vec<f64> = pts.iter().map(|&(x, _)| x).collect();
+                let samples: Vec<Vec<usize>> = cells.iter().map(|c| c.ds.clone()).collect();
+                let boot = bootstrap(
+                    &lns,
+                    &samples,
+                    &q,
+                    mid,
+                    p.raw.bootstrap,
+                    p.raw.bootstrap_seed,
+                );
+                let min_seeds = samples.iter().map(Vec::len).min().unwrap_or(0);
+                Some(Fitted {
+                    pts,
+                    ub_pts,
+                    fit,
+                    boot,
+                    min_seeds,
+                })
+            };
+            sweeps.push(Sweep { cells, fitted });
+        }
+        sweeps
     }
-    fn observe(
-        p: &Params,
-        w: &Vec<Sweep>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        obs: &mut Observations,
-    ) {
-        observe(p, w, proof, ctx, obs);
+    /// d_min(n) ≤ d_ub(n) (exact integers) and the fits' assertions with their
+    /// bootstrap (f64 observations).
+    fn observe(p: &Params, w: &Vec<Sweep>, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+        let q = &p.quantile;
+        let resolve = &p.resolve;
+        let emax = p.emax;
+        for ((ts, t), sweep) in p.raw.t.iter().zip(&p.t).zip(w) {
+            let t_f = t.to_f64();
+            let mut all_le = true;
+            for c in &sweep.cells {
+                let (e, d_ub) = (c.e, c.d_ub);
+                let dq = quantile(&c.ds, q);
+                if dq == usize::MAX {
+                    o.observe(
+                        format!("t = {ts}, n = 2^{e}: d_min(n) ≤ d_ub(n) = {d_ub}"),
+                        false,
+                        format!(
+                            "{} of {} seeds need d > {}: the {} quantile exceeds d_ub",
+                            c.censored, c.seeds, c.d_max, p.raw.quantile
+                        ),
+                    );
+                    continue;
+                }
+                all_le &= dq as u64 <= d_ub;
+            }
+            let Some(fd) = &sweep.fitted else {
+                continue;
+            };
+            o.observe(
+                format!("t = {ts}: d_min(n) ≤ d_ub(n) for every n (exact integers)"),
+                all_le,
+                format!(
+                    "q = {}, up to {} seeds per n (see the table), δ = {}",
+                    p.raw.quantile, p.raw.seeds, p.raw.delta
+                ),
+            );
+            let f = fd.fit;
+            let (a, b) = (f.a, f.b);
+            let boot = &fd.boot;
+            // resolved: at least ⌈resolve·B⌉ of the B resamples agree (exact integers)
+            let need = ceil_mul(resolve, boot.len() as u64);
+            let resolved = |count: u64| boot.is_empty() || count >= need;
+            let pct_of = |count: u64| 100.0 * count as f64 / boot.len().max(1) as f64;
+            let bound = 1.1 * 4.0 / (t_f * t_f);
+            let [(a_pct, a_n), (s_pct, s_n), (r_pct, r_n)] = spreads(fd, t_f);
+            let interval = |what: &str, pct: [f64; 3], count: u64, digits: usize| {
+                if boot.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; bootstrap over seeds ({} resamples): 90% interval of {what} [{:.digits$}, {:.digits$}], holds in {:.1}% of resamples{}",
+                        boot.len(),
+                        pct[0],
+                        pct[2],
+                        pct_of(count),
+                        if resolved(count) {
+                            String::new()
+                        } else {
+                            format!(
+                                " (< {}: not resolved by the seeds)",
+                                p.raw.resolve
+                            )
+                        }
+                    )
+                }
+            };
+            o.observe(
+                format!("t = {ts}: fitted slope 0 < a ≤ 1.1·4/t² = {bound:.1}"),
+                a > 0.0 && a <= bound && resolved(a_n),
+                format!(
+                    "d_min ≈ {a:.2}·ln n + {b:.1} (union-bound slope 4/t² = {:.1}){}",
+                    4.0 / (t_f * t_f),
+                    interval("a", a_pct, a_n, 2)
+                ),
+            );
+            let share = f.share.abs();
+            o.observe(
+                format!("t = {ts}: a fitted c·(ln n)² term is < 10% of d_min at n = 2^{emax}"),
+                share < 0.1 && resolved(s_n),
+                format!(
+                    "d_min ≈ {:.3}·(ln n)² + {:.2}·ln n + {:.1}; |c|·(ln n_max)²/d_min(n_max) = {share:.4}{}",
+                    f.quad[0],
+                    f.quad[1],
+                    f.quad[2],
+                    interval("the signed share", s_pct, s_n, 3)
+                ),
+            );
+            let ratio = f.ratio;
+            o.observe(
+                format!(
+                    "t = {ts}: d_min(n_max)/ln n_max ≤ 1.25·d_min(n_mid)/ln n_mid (n_max = 2^{emax})"
+                ),
+                ratio <= 1.25 && resolved(r_n),
+                format!("ratio {ratio:.4}{}", interval("the ratio", r_pct, r_n, 4)),
+            );
+        }
     }
-    fn present(
-        p: &Params,
-        w: &Vec<Sweep>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        pr: &mut Presentation,
-    ) {
-        present(p, w, proof, ctx, pr);
+    /// The tables of d_min(n), the fits and their bootstrap, the union-bound
+    /// references, the plot, the figures and the notes.
+    fn present(p: &Params, w: &Vec<Sweep>, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+        let q = &p.quantile;
+        let mut plot = Plot {
+            slug: "dmin".into(),
+            title: "d_min(n) (q-quantile over seeds), its fit a·ln n + b, and the union bound d_ub"
+                .into(),
+            x_label: "ln n".into(),
+            y_label: "d".into(),
+            x_log: false,
+            y_log: false,
+            series: Vec::new(),
+            heatmap: None,
+            paths: false,
+        };
+        let mut table = Table::new(
+            "d_min(n): quantile over seeds of the smallest d with t*(d) ≤ t (exact per seed)",
+            &[
+                "t",
+                "n",
+                "seeds",
+                "d_min (quantile)",
+                "median",
+                "d_ub (union bound)",
+                "d_min / ln n",
+                "d_min ≤ d_ub",
+            ],
+        );
+        let mut fits = Table::new(
+            "Fits of d_min against ln n (f64 least squares)",
+            &[
+                "t",
+                "a (slope)",
+                "b",
+                "bound 1.1·4/t²",
+                "quadratic c",
+                "c·(ln n_max)² / d_min(n_max)",
+                "ratio (d/ln n at n_max) / (at n_mid)",
+            ],
+        );
+        let mut spread_table = Table::new(
+            format!(
+                "Sampling noise: bootstrap over seeds ({} resamples with replacement of the seeds at every n, fits redone; 5% / 50% / 95%)",
+                p.raw.bootstrap
+            ),
+            &[
+                "t",
+                "seeds (fewest at any n)",
+                "slope a",
+                "slope bound holds",
+                "signed quadratic share c·(ln n_max)²/d_min(n_max)",
+                "|share| < 10% holds",
+                "ratio",
+                "ratio ≤ 1.25 holds",
+            ],
+        );
+        for ((ts, t), sweep) in p.raw.t.iter().zip(&p.t).zip(w) {
+            let t_f = t.to_f64();
+            for c in &sweep.cells {
+                let (e, d_ub, d_max, seeds) = (c.e, c.d_ub, c.d_max, c.seeds);
+                let n = c.n();
+                let ds = &c.ds;
+                let dq = quantile(ds, q);
+                if dq == usize::MAX {
+                    continue;
+                }
+                let med = quantile(ds, &Rational::from((1, 2)));
+                let le = dq as u64 <= d_ub;
+                let ln_n = (n as f64).ln();
+                table.row(vec![
+                    ts.clone(),
+                    format!("2^{e}"),
+                    seeds.to_string(),
+                    dq.to_string(),
+                    if med == usize::MAX {
+                        format!("> {d_max}")
+                    } else {
+                        med.to_string()
+                    },
+                    d_ub.to_string(),
+                    format!("{:.2}", dq as f64 / ln_n),
+                    if le { "yes".into() } else { "no".into() },
+                ]);
+            }
+            let Some(fd) = &sweep.fitted else {
+                continue;
+            };
+            let f = fd.fit;
+            let (a, b) = (f.a, f.b);
+            let (share, ratio) = (f.share.abs(), f.ratio);
+            let bound = 1.1 * 4.0 / (t_f * t_f);
+            let boot = &fd.boot;
+            let pct_of = |count: u64| 100.0 * count as f64 / boot.len().max(1) as f64;
+            let [(a_pct, a_n), (s_pct, s_n), (r_pct, r_n)] = spreads(fd, t_f);
+            let pts = &fd.pts;
+            let ub_pts = fd.ub_pts.clone();
+            if !boot.is_empty() {
+                spread_table.row(vec![
+                    ts.clone(),
+                    fd.min_seeds.to_string(),
+                    format!("{:.2} / {:.2} / {:.2}", a_pct[0], a_pct[1], a_pct[2]),
+                    format!("{:.1}%", pct_of(a_n)),
+                    format!("{:.3} / {:.3} / {:.3}", s_pct[0], s_pct[1], s_pct[2]),
+                    format!("{:.1}%", pct_of(s_n)),
+                    format!("{:.4} / {:.4} / {:.4}", r_pct[0], r_pct[1], r_pct[2]),
+                    format!("{:.1}%", pct_of(r_n)),
+                ]);
+            }
+            fits.row(vec![
+                ts.clone(),
+                format!("{a:.3}"),
+                format!("{b:.2}"),
+                format!("{bound:.1}"),
+                format!("{:.4}", f.quad[0]),
+                format!("{share:.4}"),
+                format!("{ratio:.4}"),
+            ]);
+            o.figure(
+                format!("fitted slope a at t = {ts}"),
+                a,
+                format!("{a:.3} (4/t² = {:.1})", 4.0 / (t_f * t_f)),
+            );
+            plot.series.push(Series {
+                name: format!("d_min, t={ts}"),
+                style: Style::Points,
+                points: pts.clone(),
+            });
+            plot.series.push(Series {
+                name: format!("fit, t={ts}"),
+                style: Style::Line,
+                points: pts.iter().map(|&(x, _)| (x, a * x + b)).collect(),
+            });
+            plot.series.push(Series {
+                name: format!("d_ub, t={ts}"),
+                style: Style::Dashed,
+                points: ub_pts,
+            });
+        }
+        let mut refs = Table::new(
+            "Union-bound dimension d_ub = ⌈(2/t²)·ln(n²/δ)⌉ (sparse.md §5)",
+            &["n", "t", "δ", "d_ub", "reference"],
+        );
+        for (r, &d) in p.raw.reference.iter().zip(&p.reference_d_ub) {
+            refs.row(vec![
+                r.n.to_string(),
+                r.t.clone(),
+                p.raw.delta.clone(),
+                d.to_string(),
+                r.d_ub.to_string(),
+            ]);
+        }
+        o.tables.push(table);
+        o.tables.push(fits);
+        if p.raw.bootstrap > 0 {
+            o.tables.push(spread_table);
+        }
+        o.tables.push(refs);
+        o.plots.push(plot);
+        o.note(
+            "Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem: \
+             d = O(log n) is the paper's (abstract); the slope 4/t², the quantile q and the union-bound values are \
+             [derived] (sparse.md §4–§5), not the paper's constants.",
+        );
+        o.note(
+            "Both the union bound and the extreme value of ~n²/2 near-Gaussian inner products give the leading slope \
+             4/t², so the empirical slope approaches it from below; the fit is an observation, not a proof.",
+        );
     }
 }
 
@@ -472,95 +804,6 @@ pub struct Sweep {
     pub fitted: Option<Fitted>,
 }
 
-/// Every t's sweep: per seed the exact d_min (one seed is an independent unit:
-/// `run --shard i/N`), the fits and the bootstrap over the seeds.
-pub fn witness(p: &Params, ctx: &Ctx) -> Vec<Sweep> {
-    let q = p.quantile.clone();
-    let emax = p.emax;
-    let mut sweeps = Vec::new();
-    for ((ts, t), d_ubs) in p.raw.t.iter().zip(&p.t).zip(&p.d_ub) {
-        let t = t.clone();
-        let mut cells = Vec::new();
-        for (&e, &d_ub) in p.raw.log2_n.iter().zip(d_ubs) {
-            let n = 1usize << e;
-            let d_max = p.raw.scan_factor * d_ub as usize;
-            let seeds = p.raw.seeds_at(n);
-            // progress per finished seed (a full-profile n = 2^16 step takes half an hour)
-            let done = AtomicU64::new(0);
-            let tick = |k: u64| {
-                // the changing part first: a narrow terminal cuts the message's end
-                ctx.progress.message_with(|| {
-                    format!("{k}/{seeds} seeds, n = 2^{e}, t = {ts} ({})", ctx.spec.id)
-                })
-            };
-            tick(0);
-            let per_seed: Vec<Option<usize>> = (0..seeds)
-                .into_par_iter()
-                .map(|i| {
-                    // one seed's exact d_min: an independent unit (run --shard i/N)
-                    let key = format!("t = {ts}, n = 2^{e}, seed {}", p.raw.seed_base + i);
-                    let r = ctx.unit(&key, || min_dimension(n, &t, p.raw.seed_base + i, d_max));
-                    tick(done.fetch_add(1, Ordering::Relaxed) + 1);
-                    r
-                })
-                .collect();
-            // a seed whose scan ends without C(t) counts as d > d_max (censored)
-            let censored = per_seed.iter().filter(|x| x.is_none()).count();
-            let mut ds: Vec<usize> = per_seed
-                .into_iter()
-                .map(|x| x.unwrap_or(usize::MAX))
-                .collect();
-            ds.sort_unstable();
-            cells.push(Cell {
-                e,
-                d_ub,
-                d_max,
-                seeds,
-                censored,
-                ds,
-            });
-        }
-        let missing = cells.iter().any(|c| quantile(&c.ds, &q) == usize::MAX);
-        let fitted = if missing {
-            None
-        } else {
-            let pts: Vec<(f64, f64)> = cells
-                .iter()
-                .map(|c| ((c.n() as f64).ln(), quantile(&c.ds, &q) as f64))
-                .collect();
-            let ub_pts: Vec<(f64, f64)> = cells
-                .iter()
-                .map(|c| ((c.n() as f64).ln(), c.d_ub as f64))
-                .collect();
-            let mid = cells
-                .iter()
-                .position(|c| c.e == emax / 2)
-                .expect("n_mid is in the sweep (resolution checks that log2_n holds it)");
-            let fit = fit(&pts, mid);
-            let lns: Vec<f64> = pts.iter().map(|&(x, _)| x).collect();
-            let samples: Vec<Vec<usize>> = cells.iter().map(|c| c.ds.clone()).collect();
-            let boot = bootstrap(
-                &lns,
-                &samples,
-                &q,
-                mid,
-                p.raw.bootstrap,
-                p.raw.bootstrap_seed,
-            );
-            let min_seeds = samples.iter().map(Vec::len).min().unwrap_or(0);
-            Some(Fitted {
-                pts,
-                ub_pts,
-                fit,
-                boot,
-                min_seeds,
-            })
-        };
-        sweeps.push(Sweep { cells, fitted });
-    }
-    sweeps
-}
-
 /// The bootstrap of one quantity: its 5%, 50% and 95% points, and how many
 /// resamples satisfy `holds`.
 fn spread(boot: &[Fit], get: fn(&Fit) -> f64, holds: &dyn Fn(f64) -> bool) -> ([f64; 3], u64) {
@@ -586,272 +829,4 @@ fn spreads(f: &Fitted, t_f: f64) -> Spreads {
         spread(&f.boot, |f| f.share, &|s| s.abs() < 0.1),
         spread(&f.boot, |f| f.ratio, &|r| r <= 1.25),
     ]
-}
-
-/// d_min(n) ≤ d_ub(n) (exact integers) and the fits' assertions with their
-/// bootstrap (f64 observations).
-pub fn observe(p: &Params, w: &[Sweep], _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
-    let q = &p.quantile;
-    let resolve = &p.resolve;
-    let emax = p.emax;
-    for ((ts, t), sweep) in p.raw.t.iter().zip(&p.t).zip(w) {
-        let t_f = t.to_f64();
-        let mut all_le = true;
-        for c in &sweep.cells {
-            let (e, d_ub) = (c.e, c.d_ub);
-            let dq = quantile(&c.ds, q);
-            if dq == usize::MAX {
-                o.observe(
-                    format!("t = {ts}, n = 2^{e}: d_min(n) ≤ d_ub(n) = {d_ub}"),
-                    false,
-                    format!(
-                        "{} of {} seeds need d > {}: the {} quantile exceeds d_ub",
-                        c.censored, c.seeds, c.d_max, p.raw.quantile
-                    ),
-                );
-                continue;
-            }
-            all_le &= dq as u64 <= d_ub;
-        }
-        let Some(fd) = &sweep.fitted else {
-            continue;
-        };
-        o.observe(
-            format!("t = {ts}: d_min(n) ≤ d_ub(n) for every n (exact integers)"),
-            all_le,
-            format!(
-                "q = {}, up to {} seeds per n (see the table), δ = {}",
-                p.raw.quantile, p.raw.seeds, p.raw.delta
-            ),
-        );
-        let f = fd.fit;
-        let (a, b) = (f.a, f.b);
-        let boot = &fd.boot;
-        // resolved: at least ⌈resolve·B⌉ of the B resamples agree (exact integers)
-        let need = ceil_mul(resolve, boot.len() as u64);
-        let resolved = |count: u64| boot.is_empty() || count >= need;
-        let pct_of = |count: u64| 100.0 * count as f64 / boot.len().max(1) as f64;
-        let bound = 1.1 * 4.0 / (t_f * t_f);
-        let [(a_pct, a_n), (s_pct, s_n), (r_pct, r_n)] = spreads(fd, t_f);
-        let interval = |what: &str, pct: [f64; 3], count: u64, digits: usize| {
-            if boot.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; bootstrap over seeds ({} resamples): 90% interval of {what} [{:.digits$}, {:.digits$}], holds in {:.1}% of resamples{}",
-                    boot.len(),
-                    pct[0],
-                    pct[2],
-                    pct_of(count),
-                    if resolved(count) {
-                        String::new()
-                    } else {
-                        format!(
-                            " (< {}: not resolved by the seeds)",
-                            p.raw.resolve
-                        )
-                    }
-                )
-            }
-        };
-        o.observe(
-            format!("t = {ts}: fitted slope 0 < a ≤ 1.1·4/t² = {bound:.1}"),
-            a > 0.0 && a <= bound && resolved(a_n),
-            format!(
-                "d_min ≈ {a:.2}·ln n + {b:.1} (union-bound slope 4/t² = {:.1}){}",
-                4.0 / (t_f * t_f),
-                interval("a", a_pct, a_n, 2)
-            ),
-        );
-        let share = f.share.abs();
-        o.observe(
-            format!("t = {ts}: a fitted c·(ln n)² term is < 10% of d_min at n = 2^{emax}"),
-            share < 0.1 && resolved(s_n),
-            format!(
-                "d_min ≈ {:.3}·(ln n)² + {:.2}·ln n + {:.1}; |c|·(ln n_max)²/d_min(n_max) = {share:.4}{}",
-                f.quad[0],
-                f.quad[1],
-                f.quad[2],
-                interval("the signed share", s_pct, s_n, 3)
-            ),
-        );
-        let ratio = f.ratio;
-        o.observe(
-            format!(
-                "t = {ts}: d_min(n_max)/ln n_max ≤ 1.25·d_min(n_mid)/ln n_mid (n_max = 2^{emax})"
-            ),
-            ratio <= 1.25 && resolved(r_n),
-            format!("ratio {ratio:.4}{}", interval("the ratio", r_pct, r_n, 4)),
-        );
-    }
-}
-
-/// The tables of d_min(n), the fits and their bootstrap, the union-bound
-/// references, the plot, the figures and the notes.
-pub fn present(p: &Params, w: &[Sweep], _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
-    let q = &p.quantile;
-    let mut plot = Plot {
-        slug: "dmin".into(),
-        title: "d_min(n) (q-quantile over seeds), its fit a·ln n + b, and the union bound d_ub"
-            .into(),
-        x_label: "ln n".into(),
-        y_label: "d".into(),
-        x_log: false,
-        y_log: false,
-        series: Vec::new(),
-        heatmap: None,
-        paths: false,
-    };
-    let mut table = Table::new(
-        "d_min(n): quantile over seeds of the smallest d with t*(d) ≤ t (exact per seed)",
-        &[
-            "t",
-            "n",
-            "seeds",
-            "d_min (quantile)",
-            "median",
-            "d_ub (union bound)",
-            "d_min / ln n",
-            "d_min ≤ d_ub",
-        ],
-    );
-    let mut fits = Table::new(
-        "Fits of d_min against ln n (f64 least squares)",
-        &[
-            "t",
-            "a (slope)",
-            "b",
-            "bound 1.1·4/t²",
-            "quadratic c",
-            "c·(ln n_max)² / d_min(n_max)",
-            "ratio (d/ln n at n_max) / (at n_mid)",
-        ],
-    );
-    let mut spread_table = Table::new(
-        format!(
-            "Sampling noise: bootstrap over seeds ({} resamples with replacement of the seeds at every n, fits redone; 5% / 50% / 95%)",
-            p.raw.bootstrap
-        ),
-        &[
-            "t",
-            "seeds (fewest at any n)",
-            "slope a",
-            "slope bound holds",
-            "signed quadratic share c·(ln n_max)²/d_min(n_max)",
-            "|share| < 10% holds",
-            "ratio",
-            "ratio ≤ 1.25 holds",
-        ],
-    );
-    for ((ts, t), sweep) in p.raw.t.iter().zip(&p.t).zip(w) {
-        let t_f = t.to_f64();
-        for c in &sweep.cells {
-            let (e, d_ub, d_max, seeds) = (c.e, c.d_ub, c.d_max, c.seeds);
-            let n = c.n();
-            let ds = &c.ds;
-            let dq = quantile(ds, q);
-            if dq == usize::MAX {
-                continue;
-            }
-            let med = quantile(ds, &Rational::from((1, 2)));
-            let le = dq as u64 <= d_ub;
-            let ln_n = (n as f64).ln();
-            table.row(vec![
-                ts.clone(),
-                format!("2^{e}"),
-                seeds.to_string(),
-                dq.to_string(),
-                if med == usize::MAX {
-                    format!("> {d_max}")
-                } else {
-                    med.to_string()
-                },
-                d_ub.to_string(),
-                format!("{:.2}", dq as f64 / ln_n),
-                if le { "yes".into() } else { "no".into() },
-            ]);
-        }
-        let Some(fd) = &sweep.fitted else {
-            continue;
-        };
-        let f = fd.fit;
-        let (a, b) = (f.a, f.b);
-        let (share, ratio) = (f.share.abs(), f.ratio);
-        let bound = 1.1 * 4.0 / (t_f * t_f);
-        let boot = &fd.boot;
-        let pct_of = |count: u64| 100.0 * count as f64 / boot.len().max(1) as f64;
-        let [(a_pct, a_n), (s_pct, s_n), (r_pct, r_n)] = spreads(fd, t_f);
-        let pts = &fd.pts;
-        let ub_pts = fd.ub_pts.clone();
-        if !boot.is_empty() {
-            spread_table.row(vec![
-                ts.clone(),
-                fd.min_seeds.to_string(),
-                format!("{:.2} / {:.2} / {:.2}", a_pct[0], a_pct[1], a_pct[2]),
-                format!("{:.1}%", pct_of(a_n)),
-                format!("{:.3} / {:.3} / {:.3}", s_pct[0], s_pct[1], s_pct[2]),
-                format!("{:.1}%", pct_of(s_n)),
-                format!("{:.4} / {:.4} / {:.4}", r_pct[0], r_pct[1], r_pct[2]),
-                format!("{:.1}%", pct_of(r_n)),
-            ]);
-        }
-        fits.row(vec![
-            ts.clone(),
-            format!("{a:.3}"),
-            format!("{b:.2}"),
-            format!("{bound:.1}"),
-            format!("{:.4}", f.quad[0]),
-            format!("{share:.4}"),
-            format!("{ratio:.4}"),
-        ]);
-        o.figure(
-            format!("fitted slope a at t = {ts}"),
-            a,
-            format!("{a:.3} (4/t² = {:.1})", 4.0 / (t_f * t_f)),
-        );
-        plot.series.push(Series {
-            name: format!("d_min, t={ts}"),
-            style: Style::Points,
-            points: pts.clone(),
-        });
-        plot.series.push(Series {
-            name: format!("fit, t={ts}"),
-            style: Style::Line,
-            points: pts.iter().map(|&(x, _)| (x, a * x + b)).collect(),
-        });
-        plot.series.push(Series {
-            name: format!("d_ub, t={ts}"),
-            style: Style::Dashed,
-            points: ub_pts,
-        });
-    }
-    let mut refs = Table::new(
-        "Union-bound dimension d_ub = ⌈(2/t²)·ln(n²/δ)⌉ (sparse.md §5)",
-        &["n", "t", "δ", "d_ub", "reference"],
-    );
-    for (r, &d) in p.raw.reference.iter().zip(&p.reference_d_ub) {
-        refs.row(vec![
-            r.n.to_string(),
-            r.t.clone(),
-            p.raw.delta.clone(),
-            d.to_string(),
-            r.d_ub.to_string(),
-        ]);
-    }
-    o.tables.push(table);
-    o.tables.push(fits);
-    if p.raw.bootstrap > 0 {
-        o.tables.push(spread_table);
-    }
-    o.tables.push(refs);
-    o.plots.push(plot);
-    o.note(
-        "Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem: \
-         d = O(log n) is the paper's (abstract); the slope 4/t², the quantile q and the union-bound values are \
-         [derived] (sparse.md §4–§5), not the paper's constants.",
-    );
-    o.note(
-        "Both the union bound and the extreme value of ~n²/2 near-Gaussian inner products give the leading slope \
-         4/t², so the empirical slope approaches it from below; the fit is an observation, not a proof.",
-    );
 }

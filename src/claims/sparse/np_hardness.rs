@@ -20,7 +20,7 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Observations, Presentation, Table};
-use crate::spec::{ensure, ensure_each, exact, FieldError};
+use crate::spec::{check_each, ensure, exact, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -92,15 +92,15 @@ impl crate::claims::shape::Claim for Claim {
     fn resolve(r: Raw) -> Result<Params, FieldError> {
         let gamma = exact("gamma", &r.gamma)?;
         ensure(gamma > 0, "gamma", "must be positive")?;
-        ensure_each(&r.counts, "counts", |c| {
-            if (2..=6).contains(&c.n) {
-                Ok(())
-            } else {
-                Err(format!(
+        check_each(&r.counts, "counts", |f, c| {
+            ensure(
+                (2..=6).contains(&c.n),
+                f,
+                format!(
                     "n = {} is out of range: use 2 to 6 (n^n maps are enumerated)",
                     c.n
-                ))
-            }
+                ),
+            )
         })?;
         Ok(Params {
             gamma,
@@ -108,26 +108,207 @@ impl crate::claims::shape::Claim for Claim {
         })
     }
     type Witness = Vec<NCount>;
-    fn witness(p: &Params, ctx: &Ctx) -> Vec<NCount> {
-        witness(p, ctx)
+    /// The enumeration of every σ : [n] → [n] for each n of the spec.
+    fn witness(p: &Params, _: &Ctx) -> Vec<NCount> {
+        let gamma = p.gamma.clone();
+        let mut counts = Vec::new();
+        for c in &p.counts {
+            let n = c.n;
+            let total = n.pow(n as u32) as u64;
+            let formula = n as u64 + (n * (n - 1) / 2) as u64 * ((1u64 << n) - 2);
+            let mut realisable = 0u64;
+            let mut witnesses_ok = true;
+            let mut unrealisable_ok = true;
+            let mut unrealisable = 0u64;
+            // d = 2 points, fixed for n
+            let pts: Vec<_> = (0..n).map(circle_point).collect();
+            let unit = pts
+                .iter()
+                .all(|(x, y)| Rational::from(x * x) + Rational::from(y * y) == 1);
+            let distinct = (0..n).all(|i| (0..i).all(|j| pts[i] != pts[j]));
+            let dot = |i: usize, j: usize| {
+                Rational::from(&pts[i].0 * &pts[j].0) + Rational::from(&pts[i].1 * &pts[j].1)
+            };
+            let mut max_cos = Rational::from(-1);
+            for i in 0..n {
+                for j in 0..n {
+                    if i != j && dot(i, j) > max_cos {
+                        max_cos = dot(i, j);
+                    }
+                }
+            }
+            // c = γ / (1 − max cos) makes every margin ≥ γ
+            let scale = &gamma / Rational::from(1 - &max_cos);
+            let mut d2_ok = unit && distinct && max_cos < 1;
+            let mut d2_min: Option<Rational> = None;
+            for sigma in all_maps(n) {
+                match rank_one_witness(&sigma, &gamma) {
+                    Some((u, v)) => {
+                        realisable += 1;
+                        let logits: Vec<Vec<Rational>> = u
+                            .iter()
+                            .map(|ui| v.iter().map(|vj| Rational::from(ui * vj)).collect())
+                            .collect();
+                        witnesses_ok &= margin(&logits, &sigma) >= gamma;
+                    }
+                    None => {
+                        unrealisable += 1;
+                        // three rows with pairwise distinct images: impossible for rank one
+                        let mut seen: Vec<usize> = Vec::new();
+                        for &s in &sigma {
+                            if !seen.contains(&s) {
+                                seen.push(s);
+                            }
+                        }
+                        unrealisable_ok &= seen.len() >= 3;
+                    }
+                }
+                // d = 2: a_i = c·b_{σ(i)}, Λ_ij = ⟨a_i, b_j⟩
+                let logits: Vec<Vec<Rational>> = sigma
+                    .iter()
+                    .map(|&s| (0..n).map(|j| &scale * dot(s, j)).collect())
+                    .collect();
+                let m = margin(&logits, &sigma);
+                d2_ok &= m >= gamma;
+                if d2_min.as_ref().is_none_or(|x| m < *x) {
+                    d2_min = Some(m);
+                }
+            }
+            counts.push(NCount {
+                n,
+                total,
+                formula,
+                realisable,
+                witnesses_ok,
+                unrealisable,
+                unrealisable_ok,
+                scale,
+                d2_ok,
+                d2_min: d2_min.unwrap_or_default(),
+            });
+        }
+        counts
     }
-    fn observe(
-        p: &Params,
-        w: &Vec<NCount>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        obs: &mut Observations,
-    ) {
-        observe(p, w, proof, ctx, obs);
+    /// The enumerations against the reference counts (observed), and the declared
+    /// verdict: NP-hardness is not checkable by a finite computation.
+    fn observe(p: &Params, w: &Vec<NCount>, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+        let gamma = &p.gamma;
+        for (c, r) in p.counts.iter().zip(w) {
+            let NCount {
+                n,
+                total,
+                formula,
+                realisable,
+                witnesses_ok,
+                unrealisable,
+                unrealisable_ok,
+                ref scale,
+                d2_ok,
+                ref d2_min,
+            } = *r;
+            o.observe(
+                format!(
+                    "n = {n}: {realisable} of {total} maps realisable with d = 1 (reference {} of {}; count formula {formula})",
+                    c.realisable, c.total
+                ),
+                realisable == c.realisable && total == c.total && formula == realisable,
+                format!("enumerated all {total} maps (exact, untrusted enumeration); criterion |σ([n])| ≤ 2"),
+            );
+            o.observe(
+                format!("n = {n}: every d = 1 witness (u, v) has margin ≥ γ = {gamma}"),
+                witnesses_ok,
+                "Λ_ij = u_i·v_j in exact rationals",
+            );
+            o.observe(
+                format!(
+                    "n = {n}: every other map has three rows with distinct images (no rank-1 witness)"
+                ),
+                unrealisable_ok && unrealisable + realisable == total,
+                "a strict row argmax of u_i·v_j is the unique argmax or the unique argmin of v",
+            );
+            o.observe(
+                format!("n = {n}: all {total} maps realisable with d = 2, margin ≥ γ"),
+                d2_ok,
+                format!(
+                    "b_j rational points on the unit circle, a_i = c·b_σ(i), c = {scale}; smallest margin {d2_min}"
+                ),
+            );
+        }
+        o.declare_not_checkable(
+            "NP-hardness of deciding approximability for fixed d > 1 is a statement about all instances and a reduction; \
+             no finite computation decides it. The d = 1 and d = 2 sanity instances above are verified in exact rationals.",
+        );
     }
-    fn present(
-        p: &Params,
-        w: &Vec<NCount>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        pr: &mut Presentation,
-    ) {
-        present(p, w, proof, ctx, pr);
+    /// The table, the figure and the notes.
+    fn present(p: &Params, w: &Vec<NCount>, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+        let mut table = Table::new(
+            "Argmax patterns σ : [n] → [n] with margin γ (exact rationals)",
+            &[
+                "n",
+                "maps n^n",
+                "d = 1 realisable (enumerated)",
+                "n + C(n,2)(2^n − 2)",
+                "d = 1 witnesses verified",
+                "d = 1 unrealisable (three distinct images)",
+                "d = 2 realisable (verified)",
+                "smallest d = 2 margin",
+            ],
+        );
+        for r in w {
+            let NCount {
+                n,
+                total,
+                formula,
+                realisable,
+                witnesses_ok,
+                unrealisable,
+                d2_ok,
+                ref d2_min,
+                ..
+            } = *r;
+            table.row(vec![
+                n.to_string(),
+                total.to_string(),
+                realisable.to_string(),
+                formula.to_string(),
+                if witnesses_ok {
+                    "all".into()
+                } else {
+                    "no".into()
+                },
+                unrealisable.to_string(),
+                if d2_ok {
+                    total.to_string()
+                } else {
+                    "no".into()
+                },
+                d2_min.to_string(),
+            ]);
+        }
+        if let Some(c) = p.counts.last() {
+            o.figure(
+                format!("d = 1 realisable maps at n = {}", c.n),
+                p.counts.last().map_or(0.0, |c| c.realisable as f64),
+                format!("{} of {}", c.realisable, c.total),
+            );
+        }
+        o.tables.push(table);
+        o.note(
+            "Sanity instances of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem \
+             ([derived]). The decision problem and the reduction behind the paper's NP-hardness statement are \
+             [unconfirmed]; a link to sign-rank (deciding sign-rank ≤ 3 is reported NP-hard) is a guess. Nothing about \
+             NP-hardness follows from these checks.",
+        );
+        o.note(
+            "d = 1 criterion: with Λ_ij = u_i·v_j + c_i, row i has a strict argmax only if u_i ≠ 0, and then it is the \
+             unique argmax of v (u_i > 0) or the unique argmin of v (u_i < 0): at most two columns can be any row's \
+             argmax, so |σ([n])| ≤ 2 is necessary; the witness v = +1 / −1 at the two image columns, u_i = ±γ, shows it \
+             is sufficient. As in the clusters paper, rank-1 logits let each row attend to one of at most two leaders.",
+        );
+        o.note(
+            "d = 2: query vectors a_i = W_Qᵀx_i and key vectors b_i = W_Kᵀx_i can be set independently when D ≥ 2d and \
+             [W_Q W_K] has full rank (as in the reconstruction's W_Q = (1/d)[I; 0], W_K = [0; I]).",
+        );
     }
 }
 
@@ -222,209 +403,4 @@ pub struct NCount {
     pub d2_ok: bool,
     /// The smallest d = 2 margin.
     pub d2_min: Rational,
-}
-
-/// The enumeration of every σ : [n] → [n] for each n of the spec.
-pub fn witness(p: &Params, _: &Ctx) -> Vec<NCount> {
-    let gamma = p.gamma.clone();
-    let mut counts = Vec::new();
-    for c in &p.counts {
-        let n = c.n;
-        let total = n.pow(n as u32) as u64;
-        let formula = n as u64 + (n * (n - 1) / 2) as u64 * ((1u64 << n) - 2);
-        let mut realisable = 0u64;
-        let mut witnesses_ok = true;
-        let mut unrealisable_ok = true;
-        let mut unrealisable = 0u64;
-        // d = 2 points, fixed for n
-        let pts: Vec<_> = (0..n).map(circle_point).collect();
-        let unit = pts
-            .iter()
-            .all(|(x, y)| Rational::from(x * x) + Rational::from(y * y) == 1);
-        let distinct = (0..n).all(|i| (0..i).all(|j| pts[i] != pts[j]));
-        let dot = |i: usize, j: usize| {
-            Rational::from(&pts[i].0 * &pts[j].0) + Rational::from(&pts[i].1 * &pts[j].1)
-        };
-        let mut max_cos = Rational::from(-1);
-        for i in 0..n {
-            for j in 0..n {
-                if i != j && dot(i, j) > max_cos {
-                    max_cos = dot(i, j);
-                }
-            }
-        }
-        // c = γ / (1 − max cos) makes every margin ≥ γ
-        let scale = &gamma / Rational::from(1 - &max_cos);
-        let mut d2_ok = unit && distinct && max_cos < 1;
-        let mut d2_min: Option<Rational> = None;
-        for sigma in all_maps(n) {
-            match rank_one_witness(&sigma, &gamma) {
-                Some((u, v)) => {
-                    realisable += 1;
-                    let logits: Vec<Vec<Rational>> = u
-                        .iter()
-                        .map(|ui| v.iter().map(|vj| Rational::from(ui * vj)).collect())
-                        .collect();
-                    witnesses_ok &= margin(&logits, &sigma) >= gamma;
-                }
-                None => {
-                    unrealisable += 1;
-                    // three rows with pairwise distinct images: impossible for rank one
-                    let mut seen: Vec<usize> = Vec::new();
-                    for &s in &sigma {
-                        if !seen.contains(&s) {
-                            seen.push(s);
-                        }
-                    }
-                    unrealisable_ok &= seen.len() >= 3;
-                }
-            }
-            // d = 2: a_i = c·b_{σ(i)}, Λ_ij = ⟨a_i, b_j⟩
-            let logits: Vec<Vec<Rational>> = sigma
-                .iter()
-                .map(|&s| (0..n).map(|j| &scale * dot(s, j)).collect())
-                .collect();
-            let m = margin(&logits, &sigma);
-            d2_ok &= m >= gamma;
-            if d2_min.as_ref().is_none_or(|x| m < *x) {
-                d2_min = Some(m);
-            }
-        }
-        counts.push(NCount {
-            n,
-            total,
-            formula,
-            realisable,
-            witnesses_ok,
-            unrealisable,
-            unrealisable_ok,
-            scale,
-            d2_ok,
-            d2_min: d2_min.unwrap_or_default(),
-        });
-    }
-    counts
-}
-
-/// The enumerations against the reference counts (observed), and the declared
-/// verdict: NP-hardness is not checkable by a finite computation.
-pub fn observe(p: &Params, w: &[NCount], _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
-    let gamma = &p.gamma;
-    for (c, r) in p.counts.iter().zip(w) {
-        let NCount {
-            n,
-            total,
-            formula,
-            realisable,
-            witnesses_ok,
-            unrealisable,
-            unrealisable_ok,
-            ref scale,
-            d2_ok,
-            ref d2_min,
-        } = *r;
-        o.observe(
-            format!(
-                "n = {n}: {realisable} of {total} maps realisable with d = 1 (reference {} of {}; count formula {formula})",
-                c.realisable, c.total
-            ),
-            realisable == c.realisable && total == c.total && formula == realisable,
-            format!("enumerated all {total} maps (exact, untrusted enumeration); criterion |σ([n])| ≤ 2"),
-        );
-        o.observe(
-            format!("n = {n}: every d = 1 witness (u, v) has margin ≥ γ = {gamma}"),
-            witnesses_ok,
-            "Λ_ij = u_i·v_j in exact rationals",
-        );
-        o.observe(
-            format!(
-                "n = {n}: every other map has three rows with distinct images (no rank-1 witness)"
-            ),
-            unrealisable_ok && unrealisable + realisable == total,
-            "a strict row argmax of u_i·v_j is the unique argmax or the unique argmin of v",
-        );
-        o.observe(
-            format!("n = {n}: all {total} maps realisable with d = 2, margin ≥ γ"),
-            d2_ok,
-            format!(
-                "b_j rational points on the unit circle, a_i = c·b_σ(i), c = {scale}; smallest margin {d2_min}"
-            ),
-        );
-    }
-    o.declare_not_checkable(
-        "NP-hardness of deciding approximability for fixed d > 1 is a statement about all instances and a reduction; \
-         no finite computation decides it. The d = 1 and d = 2 sanity instances above are verified in exact rationals.",
-    );
-}
-
-/// The table, the figure and the notes.
-pub fn present(p: &Params, w: &[NCount], _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
-    let mut table = Table::new(
-        "Argmax patterns σ : [n] → [n] with margin γ (exact rationals)",
-        &[
-            "n",
-            "maps n^n",
-            "d = 1 realisable (enumerated)",
-            "n + C(n,2)(2^n − 2)",
-            "d = 1 witnesses verified",
-            "d = 1 unrealisable (three distinct images)",
-            "d = 2 realisable (verified)",
-            "smallest d = 2 margin",
-        ],
-    );
-    for r in w {
-        let NCount {
-            n,
-            total,
-            formula,
-            realisable,
-            witnesses_ok,
-            unrealisable,
-            d2_ok,
-            ref d2_min,
-            ..
-        } = *r;
-        table.row(vec![
-            n.to_string(),
-            total.to_string(),
-            realisable.to_string(),
-            formula.to_string(),
-            if witnesses_ok {
-                "all".into()
-            } else {
-                "no".into()
-            },
-            unrealisable.to_string(),
-            if d2_ok {
-                total.to_string()
-            } else {
-                "no".into()
-            },
-            d2_min.to_string(),
-        ]);
-    }
-    if let Some(c) = p.counts.last() {
-        o.figure(
-            format!("d = 1 realisable maps at n = {}", c.n),
-            p.counts.last().map_or(0.0, |c| c.realisable as f64),
-            format!("{} of {}", c.realisable, c.total),
-        );
-    }
-    o.tables.push(table);
-    o.note(
-        "Sanity instances of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem \
-         ([derived]). The decision problem and the reduction behind the paper's NP-hardness statement are \
-         [unconfirmed]; a link to sign-rank (deciding sign-rank ≤ 3 is reported NP-hard) is a guess. Nothing about \
-         NP-hardness follows from these checks.",
-    );
-    o.note(
-        "d = 1 criterion: with Λ_ij = u_i·v_j + c_i, row i has a strict argmax only if u_i ≠ 0, and then it is the \
-         unique argmax of v (u_i > 0) or the unique argmin of v (u_i < 0): at most two columns can be any row's \
-         argmax, so |σ([n])| ≤ 2 is necessary; the witness v = +1 / −1 at the two image columns, u_i = ±γ, shows it \
-         is sufficient. As in the clusters paper, rank-1 logits let each row attend to one of at most two leaders.",
-    );
-    o.note(
-        "d = 2: query vectors a_i = W_Qᵀx_i and key vectors b_i = W_Kᵀx_i can be set independently when D ≥ 2d and \
-         [W_Q W_K] has full rank (as in the reconstruction's W_Q = (1/d)[I; 0], W_K = [0; I]).",
-    );
 }

@@ -24,7 +24,7 @@ use crate::rng::SplitMix64;
 use crate::sparse::construct::{assert_lemma, attention_row, t_star, Witness};
 use crate::sparse::sample::draw_signs;
 use crate::spec::exact as rational;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -72,23 +72,14 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        ensure_each(&raw.ns, "ns", |&n| {
-            (2..=1 << 14)
-                .contains(&n)
-                .then_some(())
-                .ok_or("n must lie in 2..=16384".into())
+        check_each(&raw.ns, "ns", |f, &n| {
+            ensure((2..=1 << 14).contains(&n), f, "n must lie in 2..=16384")
         })?;
-        ensure_each(&raw.ds, "ds", |&d| {
-            (1..=1 << 16)
-                .contains(&d)
-                .then_some(())
-                .ok_or("d must lie in 1..=65536".into())
+        check_each(&raw.ds, "ds", |f, &d| {
+            ensure((1..=1 << 16).contains(&d), f, "d must lie in 1..=65536")
         })?;
-        ensure_each(&raw.ks, "ks", |&k| {
-            (1..=64)
-                .contains(&k)
-                .then_some(())
-                .ok_or("k must lie in 1..=64".into())
+        check_each(&raw.ks, "ks", |f, &k| {
+            ensure((1..=64).contains(&k), f, "k must lie in 1..=64")
         })?;
         let max_n = *raw.ns.iter().max().expect("nonempty");
         for (i, &k) in raw.ks.iter().enumerate() {
@@ -134,17 +125,166 @@ impl crate::claims::shape::Claim for Claim {
         Some(p.build(claim, hints))
     }
     type Witness = Found;
+    /// Every instance of the sweep: S drawn, B built, the lemma's obligations decided
+    /// by the kernel in the run (not part of the certificate), and the enclosures of M
+    /// end to end.
     fn witness(p: &Params, ctx: &Ctx) -> Found {
-        witness(p, ctx)
+        let prec = ctx.prec();
+        let delta = p.delta();
+        let rho = p.rho();
+        let top = Rational::from(&delta + &rho);
+        let (cs, _) = p.witness();
+        let cert_t_star = t_star(&cs);
+        drop(cs);
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        let mut best_frac = Rational::new();
+        let mut failed: Vec<String> = Vec::new();
+        for &n in &p.raw.ns {
+            for &d in &p.raw.ds {
+                let s = draw_signs(n, d, seed_for(p.raw.seed, n, d));
+                for &k in &p.raw.ks {
+                    for kind in TARGET_KINDS {
+                        let b =
+                            target_logits(kind, &s, k, &delta, &rho, p.raw.denominator, p.raw.seed);
+                        let w = Witness::new(s.clone(), b);
+                        let id = format!("n = {n}, d = {d}, k = {k}, {kind}");
+                        let mut st = Statement::new(&ctx.spec.id);
+                        assert_lemma(
+                            &mut st,
+                            w.s.clone(),
+                            w.b.clone(),
+                            &w.t_star,
+                            &delta,
+                            &rho,
+                            k,
+                        );
+                        let lemma = match crate::kernel::check(&st, prec) {
+                            Ok(c) if c.as_expected() => format!("all {} hold", c.decisions().len()),
+                            Ok(c) => {
+                                let bad = c.failures();
+                                failed.push(format!("{id}: {}", bad.join("; ")));
+                                format!("NOT PROVEN: {}", bad.join("; "))
+                            }
+                            Err(e) => {
+                                failed.push(format!("{id}: {e}"));
+                                format!("error: {e}")
+                            }
+                        };
+                        let eta = Rational::from(&w.t_star * k as u64) * &top;
+                        let e = exact_of("(err-max S B)", prec, &st.data);
+                        let a = exact_of("(lemma-a S B)", prec, &st.data);
+                        let bv = exact_of("(lemma-b S B)", prec, &st.data);
+                        let frac = |x: &Rational, y: &Rational| {
+                            if *y == 0 {
+                                0.0
+                            } else {
+                                Rational::from(x / y).to_f64()
+                            }
+                        };
+                        if eta > 0 {
+                            let f = Rational::from(&e / &eta);
+                            if f > best_frac {
+                                best_frac = f;
+                            }
+                        }
+                        let e2e = if n <= p.raw.end_to_end_max_n {
+                            let c =
+                                end_to_end(&w.s, &w.b, &eta, &delta, p.raw.end_to_end_rows, prec);
+                            if c == Certainty::False {
+                                failed.push(format!(
+                                    "{id}: the softmax enclosures of M violate (a) or (b)"
+                                ));
+                            }
+                            format!("{c:?}")
+                        } else {
+                            "—".into()
+                        };
+                        rows.push(vec![
+                            n.to_string(),
+                            d.to_string(),
+                            k.to_string(),
+                            kind.into(),
+                            w.t_star.to_string(),
+                            format!("{:.6}", eta.to_f64()),
+                            format!("{:.6}", frac(&e, &eta)),
+                            format!("{:.6}", frac(&a, &Rational::from(2 * &eta))),
+                            format!(
+                                "{:.6}",
+                                (Rational::from(&bv + &delta) - Rational::from(2 * &eta)).to_f64()
+                            ),
+                            lemma,
+                            e2e,
+                        ]);
+                    }
+                }
+            }
+        }
+        Found {
+            t_star: cert_t_star,
+            rows,
+            best_frac,
+            failed,
+        }
     }
-    fn hints(p: &Params, w: &Found) -> Hints {
-        hints(p, w)
+    /// The hint `t_star`: t* of the certified witness's S.
+    fn hints(_: &Params, w: &Found) -> Hints {
+        Hints::from([("t_star".to_string(), w.t_star.to_string())])
     }
-    fn observe(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
-        observe(p, w, proof, ctx, obs);
+    /// A failure outside the certificate makes the run inconclusive (unless the
+    /// statement is already refuted).
+    fn observe(_: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
+        let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
+        if !w.failed.is_empty() && !refuted {
+            o.declare_inconclusive(format!(
+                "the lemma was not proven on instance(s) outside the certificate: {}",
+                w.failed.join(" | ")
+            ));
+        }
     }
-    fn present(p: &Params, w: &Found, proof: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
-        present(p, w, proof, ctx, pr);
+    /// The table, the figure and the notes.
+    fn present(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
+        o.note("Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3, provenance: derived); the constants are the reconstruction's, not the paper's.");
+        let mut table = Table::new(
+            "Deterministic lemma per witness (exact rationals; fractions of the bounds)",
+            &[
+                "n",
+                "d",
+                "k",
+                "B",
+                "t*",
+                "η",
+                "max|E|/η",
+                "(a)/2η",
+                "(b) + Δ − 2η",
+                "lemma obligations (kernel, in the run)",
+                "M end to end",
+            ],
+        );
+        for row in &w.rows {
+            table.row(row.clone());
+        }
+        let best_frac = &w.best_frac;
+        o.figure(
+            "max |E_ij| / η (best witness)",
+            best_frac.to_f64(),
+            format!(
+                "{}{} (fraction of the per-term bound η = t*·k·(Δ + ρ) achieved; 1 = attained exactly)",
+                best_frac,
+                if *best_frac == 1 { ", attained" } else { "" }
+            ),
+        );
+        o.tables.push(table);
+        let [n, d, k] = p.raw.certificate;
+        o.note(format!("The statement (and certificate) is the lemma for one witness (n = {n}, d = {d}, k = {k}, adversarial target), with S redrawn from its seed and B rebuilt from S by `attncheck verify`; the other instances of the table are decided by the kernel with the same obligations during the run, but are not part of the certificate (their data would make it megabytes); a failure there makes the run inconclusive."));
+        o.note(format!(
+            "End to end on M (certified softmax enclosures, n ≤ {}): {} per instance. Since ln(M_ij/M_ij') = Λ_ij − Λ_ij' exactly, (a) and (b) on M are the exact Λ obligations; the enclosure check is shown as a cross-check of the softmax kernel, not counted as evidence.",
+            p.raw.end_to_end_max_n,
+            if p.raw.end_to_end_rows == 0 {
+                "every row".to_string()
+            } else {
+                format!("the first {} rows", p.raw.end_to_end_rows)
+            }
+        ));
     }
 }
 
@@ -352,167 +492,4 @@ pub struct Found {
     pub best_frac: Rational,
     /// The instances (and what) the kernel did not prove.
     pub failed: Vec<String>,
-}
-
-/// The hint `t_star`: t* of the certified witness's S.
-pub fn hints(_: &Params, w: &Found) -> Hints {
-    Hints::from([("t_star".to_string(), w.t_star.to_string())])
-}
-
-/// Every instance of the sweep: S drawn, B built, the lemma's obligations decided
-/// by the kernel in the run (not part of the certificate), and the enclosures of M
-/// end to end.
-pub fn witness(p: &Params, ctx: &Ctx) -> Found {
-    let prec = ctx.prec();
-    let delta = p.delta();
-    let rho = p.rho();
-    let top = Rational::from(&delta + &rho);
-    let (cs, _) = p.witness();
-    let cert_t_star = t_star(&cs);
-    drop(cs);
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut best_frac = Rational::new();
-    let mut failed: Vec<String> = Vec::new();
-    for &n in &p.raw.ns {
-        for &d in &p.raw.ds {
-            let s = draw_signs(n, d, seed_for(p.raw.seed, n, d));
-            for &k in &p.raw.ks {
-                for kind in TARGET_KINDS {
-                    let b = target_logits(kind, &s, k, &delta, &rho, p.raw.denominator, p.raw.seed);
-                    let w = Witness::new(s.clone(), b);
-                    let id = format!("n = {n}, d = {d}, k = {k}, {kind}");
-                    let mut st = Statement::new(&ctx.spec.id);
-                    assert_lemma(
-                        &mut st,
-                        w.s.clone(),
-                        w.b.clone(),
-                        &w.t_star,
-                        &delta,
-                        &rho,
-                        k,
-                    );
-                    let lemma = match crate::kernel::check(&st, prec) {
-                        Ok(c) if c.as_expected() => format!("all {} hold", c.decisions().len()),
-                        Ok(c) => {
-                            let bad = c.failures();
-                            failed.push(format!("{id}: {}", bad.join("; ")));
-                            format!("NOT PROVEN: {}", bad.join("; "))
-                        }
-                        Err(e) => {
-                            failed.push(format!("{id}: {e}"));
-                            format!("error: {e}")
-                        }
-                    };
-                    let eta = Rational::from(&w.t_star * k as u64) * &top;
-                    let e = exact_of("(err-max S B)", prec, &st.data);
-                    let a = exact_of("(lemma-a S B)", prec, &st.data);
-                    let bv = exact_of("(lemma-b S B)", prec, &st.data);
-                    let frac = |x: &Rational, y: &Rational| {
-                        if *y == 0 {
-                            0.0
-                        } else {
-                            Rational::from(x / y).to_f64()
-                        }
-                    };
-                    if eta > 0 {
-                        let f = Rational::from(&e / &eta);
-                        if f > best_frac {
-                            best_frac = f;
-                        }
-                    }
-                    let e2e = if n <= p.raw.end_to_end_max_n {
-                        let c = end_to_end(&w.s, &w.b, &eta, &delta, p.raw.end_to_end_rows, prec);
-                        if c == Certainty::False {
-                            failed.push(format!(
-                                "{id}: the softmax enclosures of M violate (a) or (b)"
-                            ));
-                        }
-                        format!("{c:?}")
-                    } else {
-                        "—".into()
-                    };
-                    rows.push(vec![
-                        n.to_string(),
-                        d.to_string(),
-                        k.to_string(),
-                        kind.into(),
-                        w.t_star.to_string(),
-                        format!("{:.6}", eta.to_f64()),
-                        format!("{:.6}", frac(&e, &eta)),
-                        format!("{:.6}", frac(&a, &Rational::from(2 * &eta))),
-                        format!(
-                            "{:.6}",
-                            (Rational::from(&bv + &delta) - Rational::from(2 * &eta)).to_f64()
-                        ),
-                        lemma,
-                        e2e,
-                    ]);
-                }
-            }
-        }
-    }
-    Found {
-        t_star: cert_t_star,
-        rows,
-        best_frac,
-        failed,
-    }
-}
-
-/// A failure outside the certificate makes the run inconclusive (unless the
-/// statement is already refuted).
-pub fn observe(_: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
-    let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
-    if !w.failed.is_empty() && !refuted {
-        o.declare_inconclusive(format!(
-            "the lemma was not proven on instance(s) outside the certificate: {}",
-            w.failed.join(" | ")
-        ));
-    }
-}
-
-/// The table, the figure and the notes.
-pub fn present(p: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Presentation) {
-    o.note("Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3, provenance: derived); the constants are the reconstruction's, not the paper's.");
-    let mut table = Table::new(
-        "Deterministic lemma per witness (exact rationals; fractions of the bounds)",
-        &[
-            "n",
-            "d",
-            "k",
-            "B",
-            "t*",
-            "η",
-            "max|E|/η",
-            "(a)/2η",
-            "(b) + Δ − 2η",
-            "lemma obligations (kernel, in the run)",
-            "M end to end",
-        ],
-    );
-    for row in &w.rows {
-        table.row(row.clone());
-    }
-    let best_frac = &w.best_frac;
-    o.figure(
-        "max |E_ij| / η (best witness)",
-        best_frac.to_f64(),
-        format!(
-            "{}{} (fraction of the per-term bound η = t*·k·(Δ + ρ) achieved; 1 = attained exactly)",
-            best_frac,
-            if *best_frac == 1 { ", attained" } else { "" }
-        ),
-    );
-    o.tables.push(table);
-    let [n, d, k] = p.raw.certificate;
-    o.note(format!("The statement (and certificate) is the lemma for one witness (n = {n}, d = {d}, k = {k}, adversarial target), with S redrawn from its seed and B rebuilt from S by `attncheck verify`; the other instances of the table are decided by the kernel with the same obligations during the run, but are not part of the certificate (their data would make it megabytes); a failure there makes the run inconclusive."));
-    o.note(format!(
-        "End to end on M (certified softmax enclosures, n ≤ {}): {} per instance. Since ln(M_ij/M_ij') = Λ_ij − Λ_ij' exactly, (a) and (b) on M are the exact Λ obligations; the enclosure check is shown as a cross-check of the softmax kernel, not counted as evidence.",
-        p.raw.end_to_end_max_n,
-        if p.raw.end_to_end_rows == 0 {
-            "every row".to_string()
-        } else {
-            format!("the first {} rows", p.raw.end_to_end_rows)
-        }
-    ));
 }

@@ -22,7 +22,7 @@ use crate::outcome::{Observations, Presentation, Table};
 use crate::sparse::construct::{logits_row, t_star};
 use crate::sparse::sample::draw_signs;
 use crate::spec::exact as rational;
-use crate::spec::{ensure, ensure_each, FieldError};
+use crate::spec::{check_each, ensure, FieldError};
 use rug::{Integer, Rational};
 use serde::{Deserialize, Serialize};
 
@@ -82,10 +82,12 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        ensure_each(&raw.instances, "instances", |&[n, d, k]| {
-            ((2..=4096).contains(&n) && (1..=1 << 17).contains(&d) && k >= 1 && k < n)
-                .then_some(())
-                .ok_or("need 2 ≤ n ≤ 4096, 1 ≤ d ≤ 131072, 1 ≤ k < n".into())
+        check_each(&raw.instances, "instances", |f, &[n, d, k]| {
+            ensure(
+                (2..=4096).contains(&n) && (1..=1 << 17).contains(&d) && k >= 1 && k < n,
+                f,
+                "need 2 ≤ n ≤ 4096, 1 ≤ d ≤ 131072, 1 ≤ k < n",
+            )
         })?;
         let tau = rational("tau", &raw.tau)?;
         ensure(tau > 0 && tau < 1, "tau", "τ must lie in (0, 1)")?;
@@ -142,26 +144,126 @@ impl crate::claims::shape::Claim for Claim {
         Some(Ok(p.build(claim)))
     }
     type Witness = Vec<String>;
+    /// The instances too large for the certificate, decided by the kernel with the
+    /// statement's obligations during the run: the obligations (or errors) that were
+    /// not proven.
     fn witness(p: &Params, ctx: &Ctx) -> Vec<String> {
-        witness(p, ctx)
+        let prec = ctx.prec();
+        let mut failed: Vec<String> = Vec::new();
+        for (q, &inst) in p.raw.instances.iter().enumerate() {
+            if inst[0] * inst[1] > MAX_STATEMENT_ENTRIES {
+                let mut st = Statement::new(&ctx.spec.id);
+                p.instance(&mut st, q, inst);
+                match crate::kernel::check(&st, prec) {
+                    Ok(c) if c.as_expected() => {}
+                    Ok(c) => failed.extend(c.failures().iter().map(|n| n.to_string())),
+                    Err(e) => failed.push(e.to_string()),
+                }
+            }
+        }
+        failed
     }
+    /// A failure outside the certificate makes the run inconclusive (unless the
+    /// statement is already refuted).
     fn observe(
-        p: &Params,
-        w: &Vec<String>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        obs: &mut Observations,
+        _: &Params,
+        failed: &Vec<String>,
+        _: Option<&Checked>,
+        _: &Ctx,
+        o: &mut Observations,
     ) {
-        observe(p, w, proof, ctx, obs);
+        let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
+        if !failed.is_empty() && !refuted {
+            o.declare_inconclusive(format!(
+                "not proven outside the certificate: {}",
+                failed.join(" | ")
+            ));
+        }
     }
-    fn present(
-        p: &Params,
-        w: &Vec<String>,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        pr: &mut Presentation,
-    ) {
-        present(p, w, proof, ctx, pr);
+    /// The tables (directed-rounding row masses, shown, not counted), the figure and
+    /// the notes.
+    fn present(p: &Params, _: &Vec<String>, _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
+        let prec = ctx.prec();
+        let (tau, eps, rho) = p.exacts();
+        let mut inst = Table::new(
+            "Off-support row mass, upper bounds with directed rounding",
+            &[
+                "n",
+                "d",
+                "k",
+                "B",
+                "Δ",
+                "t*",
+                "2η",
+                "max mass ≤",
+                "(n − 1)e^{−(Δ−2η)}",
+                "τ asserted",
+                "in the certificate",
+            ],
+        );
+        for &[n, d, k] in &p.raw.instances {
+            let delta = margin(n, &tau, &eps, MARGIN_PREC);
+            let s = draw_signs(n, d, seed_for(p.raw.seed, n, d));
+            let ts = t_star(&s);
+            let top = Rational::from(&delta + &rho);
+            let eta = Rational::from(&ts * k as u64) * &top;
+            let two_eta = Rational::from(2 * &eta);
+            for kind in TARGET_KINDS {
+                let b = target_logits(kind, &s, k, &delta, &rho, p.raw.denominator, p.raw.seed);
+                let mass = max_row_mass(&s, &b, prec);
+                let bound = &Interval::from_i64(prec, (n - 1) as i64)
+                    * &Interval::from_rational(prec, &Rational::from(&two_eta - &delta)).exp();
+                inst.row(vec![
+                    n.to_string(),
+                    d.to_string(),
+                    k.to_string(),
+                    kind.into(),
+                    delta.to_string(),
+                    ts.to_string(),
+                    format!("{:.6}", two_eta.to_f64()),
+                    format!("{:.4e}", mass.hi_f64()),
+                    format!("{:.4e}", bound.lo_f64()),
+                    if two_eta <= eps {
+                        "yes".into()
+                    } else {
+                        "no (2η > ε)".into()
+                    },
+                    if n * d <= MAX_STATEMENT_ENTRIES {
+                        "yes".into()
+                    } else {
+                        "no (decided in the run)".into()
+                    },
+                ]);
+            }
+        }
+        o.tables.push(inst);
+        let mut tab = Table::new(
+            "Mass corollary: γ = ln((n − 1)/τ), d_formula (certified ceilings) and d_formula / ln³ n (this construction's log³ n growth)",
+            &["n", "γ", "d_formula", "d_formula / ln³ n"],
+        );
+        let mut last_ratio = 0.0;
+        for r in &p.raw.table {
+            let rv = expr::eval(&ratio_term(r), prec)
+                .map(|x| x.mid_f64())
+                .unwrap_or(f64::NAN);
+            last_ratio = rv;
+            tab.row(vec![
+                r.n.to_string(),
+                r.gamma.clone(),
+                r.d.to_string(),
+                format!("{rv:.2}"),
+            ]);
+        }
+        o.tables.push(tab);
+        o.figure(
+            "d_formula / ln³ n at the largest n of the table",
+            last_ratio,
+            format!(
+                "{last_ratio:.2} (the mass version needs d = Θ(log³ n) in this construction; the ratio tends to 16k²/ε² slowly)"
+            ),
+        );
+        o.note("Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3–§5, provenance: derived); whether the paper uses the row-mass notion is unconfirmed.");
+        o.note(format!("The mass bounds are proven through the exact lemma (b): M_ij ≤ M_ij/M_ij' = e^{{Λ_ij − Λ_ij'}} for j ∉ supp_i, j' ∈ supp_i, so Σ_{{j∉supp_i}} M_ij ≤ (n − 1)·e^{{max (b)}}. Instances with n·d ≤ {MAX_STATEMENT_ENTRIES} carry S and B in the certificate; larger ones are decided by the kernel with the same obligations during the run, not in the certificate. The column \"max mass ≤\" (directed-rounding softmax sums) is shown, not counted."));
     }
 }
 
@@ -309,122 +411,4 @@ pub fn max_row_mass(s: &SignMatrix, b: &SparseRows, prec: u32) -> Interval {
         .into_iter()
         .reduce(|a, b| a.max(&b))
         .unwrap_or_else(|| Interval::zero(prec))
-}
-
-/// The instances too large for the certificate, decided by the kernel with the
-/// statement's obligations during the run: the obligations (or errors) that were
-/// not proven.
-pub fn witness(p: &Params, ctx: &Ctx) -> Vec<String> {
-    let prec = ctx.prec();
-    let mut failed: Vec<String> = Vec::new();
-    for (q, &inst) in p.raw.instances.iter().enumerate() {
-        if inst[0] * inst[1] > MAX_STATEMENT_ENTRIES {
-            let mut st = Statement::new(&ctx.spec.id);
-            p.instance(&mut st, q, inst);
-            match crate::kernel::check(&st, prec) {
-                Ok(c) if c.as_expected() => {}
-                Ok(c) => failed.extend(c.failures().iter().map(|n| n.to_string())),
-                Err(e) => failed.push(e.to_string()),
-            }
-        }
-    }
-    failed
-}
-
-/// A failure outside the certificate makes the run inconclusive (unless the
-/// statement is already refuted).
-pub fn observe(_: &Params, failed: &[String], _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
-    let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
-    if !failed.is_empty() && !refuted {
-        o.declare_inconclusive(format!(
-            "not proven outside the certificate: {}",
-            failed.join(" | ")
-        ));
-    }
-}
-
-/// The tables (directed-rounding row masses, shown, not counted), the figure and
-/// the notes.
-pub fn present(p: &Params, _: &[String], _: Option<&Checked>, ctx: &Ctx, o: &mut Presentation) {
-    let prec = ctx.prec();
-    let (tau, eps, rho) = p.exacts();
-    let mut inst = Table::new(
-        "Off-support row mass, upper bounds with directed rounding",
-        &[
-            "n",
-            "d",
-            "k",
-            "B",
-            "Δ",
-            "t*",
-            "2η",
-            "max mass ≤",
-            "(n − 1)e^{−(Δ−2η)}",
-            "τ asserted",
-            "in the certificate",
-        ],
-    );
-    for &[n, d, k] in &p.raw.instances {
-        let delta = margin(n, &tau, &eps, MARGIN_PREC);
-        let s = draw_signs(n, d, seed_for(p.raw.seed, n, d));
-        let ts = t_star(&s);
-        let top = Rational::from(&delta + &rho);
-        let eta = Rational::from(&ts * k as u64) * &top;
-        let two_eta = Rational::from(2 * &eta);
-        for kind in TARGET_KINDS {
-            let b = target_logits(kind, &s, k, &delta, &rho, p.raw.denominator, p.raw.seed);
-            let mass = max_row_mass(&s, &b, prec);
-            let bound = &Interval::from_i64(prec, (n - 1) as i64)
-                * &Interval::from_rational(prec, &Rational::from(&two_eta - &delta)).exp();
-            inst.row(vec![
-                n.to_string(),
-                d.to_string(),
-                k.to_string(),
-                kind.into(),
-                delta.to_string(),
-                ts.to_string(),
-                format!("{:.6}", two_eta.to_f64()),
-                format!("{:.4e}", mass.hi_f64()),
-                format!("{:.4e}", bound.lo_f64()),
-                if two_eta <= eps {
-                    "yes".into()
-                } else {
-                    "no (2η > ε)".into()
-                },
-                if n * d <= MAX_STATEMENT_ENTRIES {
-                    "yes".into()
-                } else {
-                    "no (decided in the run)".into()
-                },
-            ]);
-        }
-    }
-    o.tables.push(inst);
-    let mut tab = Table::new(
-        "Mass corollary: γ = ln((n − 1)/τ), d_formula (certified ceilings) and d_formula / ln³ n (this construction's log³ n growth)",
-        &["n", "γ", "d_formula", "d_formula / ln³ n"],
-    );
-    let mut last_ratio = 0.0;
-    for r in &p.raw.table {
-        let rv = expr::eval(&ratio_term(r), prec)
-            .map(|x| x.mid_f64())
-            .unwrap_or(f64::NAN);
-        last_ratio = rv;
-        tab.row(vec![
-            r.n.to_string(),
-            r.gamma.clone(),
-            r.d.to_string(),
-            format!("{rv:.2}"),
-        ]);
-    }
-    o.tables.push(tab);
-    o.figure(
-        "d_formula / ln³ n at the largest n of the table",
-        last_ratio,
-        format!(
-            "{last_ratio:.2} (the mass version needs d = Θ(log³ n) in this construction; the ratio tends to 16k²/ε² slowly)"
-        ),
-    );
-    o.note("Check of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3–§5, provenance: derived); whether the paper uses the row-mass notion is unconfirmed.");
-    o.note(format!("The mass bounds are proven through the exact lemma (b): M_ij ≤ M_ij/M_ij' = e^{{Λ_ij − Λ_ij'}} for j ∉ supp_i, j' ∈ supp_i, so Σ_{{j∉supp_i}} M_ij ≤ (n − 1)·e^{{max (b)}}. Instances with n·d ≤ {MAX_STATEMENT_ENTRIES} carry S and B in the certificate; larger ones are decided by the kernel with the same obligations during the run, not in the certificate. The column \"max mass ≤\" (directed-rounding softmax sums) is shown, not counted."));
 }

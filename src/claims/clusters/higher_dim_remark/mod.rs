@@ -69,10 +69,9 @@ use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::dynamics::flow::{self, FlowOptions, Frame, Vars};
 use crate::dynamics::model::{Mat, System};
-use crate::kernel::Checked;
 use crate::kernel::{expr, parse_rational, Interval, Statement};
-use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
-use crate::spec::{ensure, ensure_each, exact, FieldError};
+use crate::outcome::{Plot, Series, Style, Table};
+use crate::spec::{check_each, ensure, exact, FieldError};
 use rayon::prelude::*;
 use rug::float::Constant;
 use rug::ops::Pow;
@@ -193,7 +192,7 @@ fn in_open_unit(field: &str, s: &str) -> Result<Rational, FieldError> {
 impl Raw {
     /// Parses and validates every field; errors name the field.
     fn parsed(&self) -> Result<Params, FieldError> {
-        ensure_each(&self.limits, "limits", |_| Ok(()))?;
+        check_each(&self.limits, "limits", |_, _| Ok(()))?;
         let (mut limits, mut lower) = (Vec::new(), Vec::new());
         for (i, l) in self.limits.iter().enumerate() {
             let f = |k: &str| format!("limits[{i}].{k}");
@@ -284,7 +283,7 @@ impl Raw {
             )?;
         }
         let rel_tol = in_open_unit("rel_tol", &self.rel_tol)?;
-        ensure_each(&self.reference, "reference", |_| Ok(()))?;
+        check_each(&self.reference, "reference", |_, _| Ok(()))?;
         let mut reference: Vec<[Rational; 4]> = Vec::new();
         for (i, r) in self.reference.iter().enumerate() {
             let f = |k: &str| format!("reference[{i}].{k}");
@@ -371,48 +370,8 @@ impl Raw {
     }
 }
 
-/// clusters/higher-dim-remark.
+/// clusters/higher-dim-remark (its [`crate::claims::shape::Claim`] impl is in `run`).
 pub struct Claim;
-
-impl crate::claims::shape::Claim for Claim {
-    type Raw = Raw;
-    type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
-        r.parsed()
-    }
-    fn statement(
-        p: &Params,
-        claim: &str,
-        hints: &Hints,
-    ) -> Option<Result<Statement, StatementError>> {
-        Some(statement_of(p, claim, hints))
-    }
-    type Witness = run::Found;
-    fn witness(p: &Params, ctx: &Ctx) -> run::Found {
-        run::witness(p, ctx)
-    }
-    fn hints(p: &Params, w: &run::Found) -> Hints {
-        run::hints(p, w)
-    }
-    fn observe(
-        p: &Params,
-        w: &run::Found,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        obs: &mut Observations,
-    ) {
-        run::observe(p, w, proof, ctx, obs);
-    }
-    fn present(
-        p: &Params,
-        w: &run::Found,
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        pr: &mut Presentation,
-    ) {
-        run::present(p, w, proof, ctx, pr);
-    }
-}
 
 /// Half a unit in the last printed digit of a decimal literal ("0.0677" → 5·10^−5,
 /// "1.16e-3" → 5·10^−6), or `None` if it is not a plain decimal.
