@@ -191,6 +191,18 @@ fn sum_sq(v: &[Integer]) -> Integer {
     v.iter().fold(Integer::new(), |acc, x| acc + x * x)
 }
 
+/// A layer or head index of an `attn-weights` operation that is not an integer in range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what} {index} is not an integer in 0..{bound}")]
+pub struct IndexError {
+    /// "layer" or "head".
+    pub what: &'static str,
+    /// The index asked for.
+    pub index: Rational,
+    /// The number of layers or heads.
+    pub bound: usize,
+}
+
 impl AttnWeights {
     /// Validates sizes, finiteness and the hash, and reads the exact sums; errors are
     /// (field, reason) with the fields of the certificate entry (`hidden`, `heads`,
@@ -307,13 +319,17 @@ impl AttnWeights {
         &self.hex
     }
 
-    fn index(i: &Rational, bound: usize, what: &str) -> Result<usize, String> {
+    fn index(i: &Rational, bound: usize, what: &'static str) -> Result<usize, IndexError> {
         if i.is_integer() {
             if let Some(v) = i.numer().to_usize().filter(|&v| v < bound) {
                 return Ok(v);
             }
         }
-        Err(format!("{what} {i} is not an integer in 0..{bound}"))
+        Err(IndexError {
+            what,
+            index: i.clone(),
+            bound,
+        })
     }
 
     /// √(n·2^(−2·149)) … i.e. the enclosure of √(v/2^298) for an exact scaled square sum.
@@ -338,7 +354,7 @@ impl AttnWeights {
     }
 
     /// An enclosure of B_ℓ = √d·max|γ| + ‖β‖₂ ≥ ‖LN_ℓ(x)‖₂ for every x (bound 1).
-    pub fn ln_bound(&self, p: u32, l: &Rational) -> Result<Interval, String> {
+    pub fn ln_bound(&self, p: u32, l: &Rational) -> Result<Interval, IndexError> {
         let l = Self::index(l, self.layers(), "layer")?;
         Ok(self.ln_bound_at(l, p))
     }
@@ -346,7 +362,7 @@ impl AttnWeights {
     /// An enclosure of Δ̄_ℓh = 2·(N(W_Q^h)B_ℓ + ‖b_Q^h‖)(N(W_K^h)B_ℓ + ‖b_K^h‖)/√d_h, an upper
     /// bound on max s − min s of head h's content logits in layer ℓ over all inputs
     /// (bound 3).
-    pub fn logit_range(&self, p: u32, l: &Rational, h: &Rational) -> Result<Interval, String> {
+    pub fn logit_range(&self, p: u32, l: &Rational, h: &Rational) -> Result<Interval, IndexError> {
         let l = Self::index(l, self.layers(), "layer")?;
         let h = Self::index(h, self.heads, "head")?;
         let b = self.ln_bound_at(l, p);

@@ -996,15 +996,26 @@ mod exec {
         }
     }
 
+    /// Why a job's stored weights are not a kernel datum.
+    #[derive(Debug, thiserror::Error)]
+    pub enum WeightsDatumError {
+        /// They do not read as an `attn-weights` data entry.
+        #[error("{0}")]
+        Json(#[from] serde_json::Error),
+        /// The kernel refuses the entry (the field and why).
+        #[error("{0}: {1}")]
+        Refused(String, String),
+    }
+
     /// The kernel datum of a job's stored weights (read as a certificate reads it).
     pub fn weights_datum(
         w: &attncheck_lm::job::AttentionWeights,
-    ) -> Result<crate::kernel::expr::Datum, String> {
-        let mut v = serde_json::to_value(w).map_err(|e| e.to_string())?;
+    ) -> Result<crate::kernel::expr::Datum, WeightsDatumError> {
+        let mut v = serde_json::to_value(w)?;
         v["kind"] = "attn-weights".into();
-        let e: crate::certificate::DataEntry =
-            serde_json::from_value(v).map_err(|e| e.to_string())?;
-        e.to_datum().map_err(|(f, r)| format!("{f}: {r}"))
+        let e: crate::certificate::DataEntry = serde_json::from_value(v)?;
+        e.to_datum()
+            .map_err(|(f, r)| WeightsDatumError::Refused(f, r))
     }
 
     /// The windows of every ALiBi model, searched, then certified by the statement
