@@ -1,5 +1,5 @@
 #!/bin/sh
-# The size of the trusted kernel (README.md, "Size"): every line of src/*.rs, split
+# The size of the trusted kernel (README.md, "Size"): every line of src/*.rs and src/*/*.rs, split
 # into unit tests (the #[cfg(test)] modules), comment lines, blank lines and code,
 # per file and in total.
 cd "$(dirname "$0")/src" || exit 1
@@ -12,11 +12,11 @@ awk '
   /^[ \t]*\/\// { comment[FILENAME]++; next }
   { code[FILENAME]++ }
   END {
-    printf "%-16s %6s %6s %6s %6s %6s\n", "file", "lines", "tests", "comm.", "blank", "code"
+    printf "%-18s %6s %6s %6s %6s %6s\n", "file", "lines", "tests", "comm.", "blank", "code"
     for (i = 1; i <= nf; i++) {
       f = files[i]
-      printf "%-16s %6d %6d %6d %6d %6d\n", f, all[f], tests[f], comment[f], blank[f], code[f]
+      printf "%-18s %6d %6d %6d %6d %6d\n", f, all[f], tests[f], comment[f], blank[f], code[f]
       A += all[f]; T += tests[f]; C += comment[f]; B += blank[f]; K += code[f]
     }
-    printf "%-16s %6d %6d %6d %6d %6d\n", "total", A, T, C, B, K
-  }' *.rs
+    printf "%-18s %6d %6d %6d %6d %6d\n", "total", A, T, C, B, K
+  }' *.rs */*.rs

@@ -70,8 +70,24 @@ pub fn delta_term(job: &Job, l: usize, h: usize) -> String {
     format!("(attn-logit-range {} {l} {h})", datum_name(job))
 }
 
+/// Why a windows hint does not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WindowsHintError {
+    /// An entry is not an integer in 1..=10⁹.
+    #[error("must list integers in 1..=1000000000, comma-separated")]
+    NotWindows,
+    /// The count is not layers·heads.
+    #[error("lists {found} windows; layers·heads = {expected}")]
+    Count {
+        /// Entries listed.
+        found: usize,
+        /// layers·heads.
+        expected: usize,
+    },
+}
+
 /// The windows of a hint: layers·heads integers in 1..=10⁹.
-pub fn parse_windows(text: &str, n: usize) -> Result<Vec<u64>, String> {
+pub fn parse_windows(text: &str, n: usize) -> Result<Vec<u64>, WindowsHintError> {
     let ws: Vec<u64> = text
         .split(',')
         .map(|t| {
@@ -81,9 +97,12 @@ pub fn parse_windows(text: &str, n: usize) -> Result<Vec<u64>, String> {
                 .filter(|w| (1..=1_000_000_000).contains(w))
         })
         .collect::<Option<_>>()
-        .ok_or_else(|| "must list integers in 1..=1000000000, comma-separated".to_string())?;
+        .ok_or(WindowsHintError::NotWindows)?;
     if ws.len() != n {
-        return Err(format!("lists {} windows; layers·heads = {n}", ws.len()));
+        return Err(WindowsHintError::Count {
+            found: ws.len(),
+            expected: n,
+        });
     }
     Ok(ws)
 }
@@ -144,7 +163,7 @@ pub fn statement(
                 .get(&key)
                 .ok_or_else(|| StatementError::hint(&key, "missing"))?;
             let ws = parse_windows(text, p.layers * p.heads)
-                .map_err(|e| StatementError::hint(&key, e))?;
+                .map_err(|e| StatementError::hint(&key, e.to_string()))?;
             let (mut at, mut before) = (Vec::new(), Vec::new());
             for l in 0..p.layers {
                 for h in 0..p.heads {
@@ -195,16 +214,16 @@ pub fn search(
     eps: &Rational,
     data: &Data,
     prec: u32,
-) -> Result<Vec<HeadWindow>, String> {
+) -> Result<Vec<HeadWindow>, crate::kernel::expr::ExprError> {
     use crate::kernel::expr::{check_with, eval_with};
     use crate::kernel::Certainty;
     let mut out = Vec::new();
     for l in 0..p.layers {
         for h in 0..p.heads {
             let (m, d) = (slope_term(p, job, h), delta_term(job, l, h));
-            let delta = eval_with(&d, prec, data).map_err(|e| e.to_string())?;
+            let delta = eval_with(&d, prec, data)?;
             let y = format!("(/ (ln (/ (+ (* (exp {d}) (- 1 {eps})) {eps}) {eps})) {m})");
-            let yv = eval_with(&y, prec, data).map_err(|e| e.to_string())?;
+            let yv = eval_with(&y, prec, data)?;
             let mut w = yv.hi_f64().ceil().clamp(1.0, 1e9) as u64;
             let holds = |w: u64, le: bool| -> bool {
                 let f = format!(
