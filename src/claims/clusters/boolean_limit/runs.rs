@@ -714,6 +714,6 @@ pub(super) fn present(
         "The resolution checks are certified-or-undecided, never false: when an enclosure of a row's distance to e_1/e_n straddles the tolerance, or |y_i(T)| straddles A_n, the structure is not resolved at this precision (enclosure widths grow by up to ~100 bits over 140 steps while the tokens are unsaturated), so the run is retried at a higher precision instead of reporting a seed as not converged.",
     );
     out.note(format!(
-        "The limit structure (i)–(iii) is recomputed at {prec2} bits and must agree with the {prec}-bit run; the per-step invariants are certified at {prec} bits."
+        "The limit structure (i)–(iii) is recomputed at {prec2} bits and must agree with the {prec}-bit run; the per-step invariants are observed at {prec} bits."
     ));
 }
