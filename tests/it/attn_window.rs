@@ -441,6 +441,35 @@ mod scan_certificate {
         f[at..].split(' ').next().unwrap().to_string()
     }
 
+    /// The `--no-spec` road into the weights: it decides the certificate's own formulas
+    /// over the weights it carries (and says the statement was not checked), and a weight
+    /// whose hash no longer matches is refused there too (exit 2), never decided.
+    #[test]
+    fn no_spec_decides_the_carried_weights_and_refuses_a_tampered_one() {
+        let cert = certificate();
+        let dir = tempfile::tempdir().unwrap();
+        let at = |v: &serde_json::Value, name: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, serde_json::to_string(v).unwrap()).unwrap();
+            app::verify_file(&p, None)
+        };
+        let ok = at(&cert, "ok.cert.json").unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(ok.source, app::StatementSource::Unchecked));
+        assert!(ok.checked.as_expected());
+        assert_eq!(ok.checked.decisions().len(), 18);
+        let name = first_datum(&cert);
+        let mut bad = cert.clone();
+        let s = bad["data"][&name]["layers"][0]["w_k"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        bad["data"][&name]["layers"][0]["w_k"] =
+            format!("{:08x}{}", (-2.0f32).to_bits(), &s[8..]).into();
+        let e = at(&bad, "bad.cert.json").err().expect("refused");
+        assert_eq!(e.exit_code(), 2, "{e}");
+        assert!(e.to_string().contains("sha256"), "{e}");
+    }
+
     #[test]
     fn windows_verify_and_every_tampering_is_rejected() {
         let cert = certificate();
