@@ -19,7 +19,8 @@
       scan proven equal to them ([band_step_eq]);
     - the discrete map (D) of the [layer] datum over the reals ([layer_stepR],
       plain softmax attention and the residual step) and the maxima over tokens
-      of its iterates ([layer_max_sqnorm], [layer_max_sqdist]), with boxes of
+      of its iterates ([layer_max_sqnorm], [layer_max_sqdist]), their partition
+      sums ([layer_partition]), with boxes of
       reals ([in_box]); no obligation is proven from them yet (docs/coq.md);
     - a small reflective decision procedure for exact (rational) formulas:
       [decide] evaluates a formula in exact rationals, and [decide_sound]
@@ -541,9 +542,9 @@ Definition band_op (count : bool) (L d l : Z) : Z :=
     x_i^{k+1} = x_i^k + Δt V Σ_j P_ij(x^k) x_j^k,  P_ij(x) = e^{s_ij} / Σ_l e^{s_il},
     s_ij = ⟨Q x_i, K x_j⟩ = x_iᵀ (QᵀK) x_j, over the reals, as the format defines it:
     a token is a list of d reals, a configuration a list of n tokens, Q and K are
-    m × d and V is d × d (lists of rows).  [layer_max_sqnorm] and
-    [layer_max_sqdist] are the format's max_i ‖x_i^{(r),k}‖² and
-    max_i ‖x_i^{(r),k} − x_i^{(s),k}‖².  No certificate obligation is proven from
+    m × d and V is d × d (lists of rows).  [layer_max_sqnorm],
+    [layer_max_sqdist] and [layer_partition] are the format's max_i ‖x_i^{(r),k}‖²,
+    max_i ‖x_i^{(r),k} − x_i^{(s),k}‖² and Σ_i Σ_j e^{s_ij}.  No certificate obligation is proven from
     these yet: iterating the map with [interval] costs far beyond the Coq budget
     (docs/coq.md, "What stays kernel-only"); they are the statement such a proof
     would have to reach. *)
@@ -585,6 +586,11 @@ Definition layer_max_sqnorm (L : layer) (r k : nat) : R :=
   maxR (map sqnormR (layer_iter L r k)).
 Definition layer_max_sqdist (L : layer) (r s k : nat) : R :=
   maxR (map sqnormR (zipw vsubR (layer_iter L r k) (layer_iter L s k))).
+(** The partition sum Σ_i Σ_j e^{s_ij} of step k of run r ([layer-partition]):
+    clusters/collapse's Lyapunov function 𝓛 = Σ_ij e^{⟨x_i, x_j⟩} when Q = K = I. *)
+Definition layer_partition (L : layer) (r k : nat) : R :=
+  let x := layer_iter L r k in
+  sumR (map (fun xi => sumR (map (fun xj => exp (logitR (l_q L) (l_k L) xi xj)) x)) x).
 
 (** Boxes: per coordinate an interval (lo, hi) of the reals. *)
 Fixpoint in_boxv (b : list (R * R)) (x : list R) : Prop :=

@@ -393,6 +393,8 @@ fn layer_datum_encloses_the_exact_iterates_with_uniform_attention() {
             (format!("(layer-max-sqnorm X 1 {k})"), max_sq(&y)),
             (format!("(layer-max-sqdist X 0 1 {k})"), max_sq(&diff)),
             (format!("(layer-max-sqdist X 1 0 {k})"), max_sq(&diff)),
+            // Q = 0: every logit is 0, so the partition sum is n² exactly
+            (format!("(layer-partition X 1 {k})"), Rational::from(n * n)),
         ] {
             let iv = eval_with(&term, 96, &data).unwrap();
             assert!(
@@ -431,6 +433,78 @@ proptest! {
     }
 }
 
+/// `layer-partition` at step 0 is Σ_ij e^{x_iᵀ QᵀK x_j} of the exact tokens: its enclosure
+/// overlaps the same sum written with the exact logits as literals, and is tight.
+#[test]
+fn layer_partition_at_step_0_is_the_sum_of_exponentiated_logits() {
+    let (n, d) = (4, 3);
+    let (qm, km, x0) = (random(31, d, d), random(32, d, d), random(33, n, d));
+    let data = layer(
+        qm.clone(),
+        km.clone(),
+        random(34, d, d),
+        "1/10",
+        2,
+        vec![x0.clone()],
+    );
+    let m = qm.transpose().mul(&km);
+    let mut terms = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            let mut s = Rational::new();
+            for a in 0..d {
+                for b in 0..d {
+                    s += Rational::from(x0.at(i, a) * m.at(a, b)) * x0.at(j, b);
+                }
+            }
+            terms.push(format!("(exp {s})"));
+        }
+    }
+    let reference = eval_with(&format!("(+ {})", terms.join(" ")), 200, &data).unwrap();
+    let got = eval_with("(layer-partition X 0 0)", 200, &data).unwrap();
+    assert!(got.overlaps(&reference), "{got:?} vs {reference:?}");
+    assert!(
+        got.width_up().to_f64() < 1e-40 * got.hi_f64().abs(),
+        "{got:?}"
+    );
+    // the decrease the collapse claim states is decided by the kernel, not assumed:
+    // with V = 0 nothing moves, so 𝓛(x^1) ≤ 𝓛(x^0) cannot be proven strictly
+    let still = layer(qm, km, Mat::zeros(d, d), "1/10", 2, vec![x0]);
+    assert!(check_with(
+        "(< (layer-partition X 0 1) (layer-partition X 0 0))",
+        200,
+        &still
+    )
+    .map(|c| !c.is_true())
+    .unwrap_or(true));
+}
+
+/// A datum traces at most a bounded number of quantities (each its own iteration): a
+/// formula asking for the partition sum at many precisions is refused, not run.
+#[test]
+fn layer_traces_are_bounded_per_datum() {
+    let d = 2;
+    let data = layer(
+        Mat::identity(d),
+        Mat::identity(d),
+        Mat::identity(d),
+        "1/10",
+        2,
+        vec![random(3, 3, d)],
+    );
+    let mut refused = None;
+    for prec in (64..)
+        .step_by(8)
+        .take(attncheck::dynamics::layer_data::MAX_TRACES + 1)
+    {
+        if let Err(e) = eval_with("(layer-partition X 0 1)", prec, &data) {
+            refused = Some(e);
+        }
+    }
+    let e = refused.expect("the trace limit refuses the last precision");
+    assert!(e.reason.contains("at most"), "{}", e.reason);
+}
+
 /// Bad indices, wrong kinds and wrong arities are evaluation errors, never panics.
 #[test]
 fn layer_operations_reject_bad_indices_without_panicking() {
@@ -451,6 +525,9 @@ fn layer_operations_reject_bad_indices_without_panicking() {
         ("(<= (layer-max-sqnorm X 0 (sqrt 2)) 1)", "exact integer"),
         ("(<= (layer-max-sqdist X 0 0 0) 1)", "must differ"),
         ("(<= (layer-max-sqnorm X 0) 1)", "takes 3 argument"),
+        ("(<= (layer-partition X 0 4) 1)", "step 4"),
+        ("(<= (layer-partition X 1 0) 1)", "run 1"),
+        ("(<= (layer-partition X 0 0 0) 1)", "takes 3 argument"),
         ("(<= (layer-dt Y) 1)", "no datum named `Y`"),
         ("(<= (gram-max-abs X) 1)", "expected a sign matrix"),
     ] {

@@ -324,6 +324,24 @@ impl<'a> Cost<'a> {
                 let bits = (layers * len * (d + 1).min(len)).min(1 << 32);
                 1 + (bits + layers * len) / WORDS_PER_UNIT
             }
+            "layer-partition" => {
+                if let (Some(x), Some(Datum::Layer(l))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    // its own iteration, once per precision: the map's
+                    // runs·steps·n²·d plus n² logits and exponentials per step and run
+                    // (an `exp` counted as 32 multiply-adds)
+                    let (n, d) = (l.n() as u128, l.d() as u128);
+                    let cost = (l.runs().len() as u128)
+                        * (l.steps() as u128 + 1)
+                        * n
+                        * n
+                        * (2 * d + 32)
+                        * u128::from(self.prec.div_ceil(128));
+                    self.once_for(x, "partition", cost);
+                }
+                1
+            }
             "layer-max-sqnorm" | "layer-max-sqdist" => {
                 if let (Some(x), Some(Datum::Layer(l))) =
                     (args.first(), args.first().and_then(|a| self.datum(a)))
@@ -1254,6 +1272,9 @@ mod positional_band {
 ///   kernel's interval iteration at the evaluation precision);
 /// - `(layer-max-sqdist X r s k)`: an outward enclosure of
 ///   max_i ‖x_i^{(r),k} − x_i^{(s),k}‖² (r ≠ s: two initial configurations, one map);
+/// - `(layer-partition X r k)`: an outward enclosure of Σ_i Σ_j e^{⟨Q x_i^{(r),k}, K x_j^{(r),k}⟩}
+///   (the sum of the softmax denominators; clusters/collapse's Lyapunov function 𝓛 when
+///   Q = K = I), traced by its own iteration of the map ([`crate::layer_data::Traced`]);
 /// - `(layer-v-frob2 X)`: ‖V‖_F² = Σ_ab V_ab², exact;
 /// - `(layer-qk-frob2 X)`: ‖QᵀK‖_F² = Σ_ab (QᵀK)_ab², exact;
 /// - `(layer-dt X)`: Δt, exact.
@@ -1266,7 +1287,7 @@ fn layer_op<'a>(
     env: &mut Env<'a>,
 ) -> Result<Option<Val>, ExprError> {
     let arity = match op {
-        "layer-max-sqnorm" => 3,
+        "layer-max-sqnorm" | "layer-partition" => 3,
         "layer-max-sqdist" => 4,
         "layer-v-frob2" | "layer-qk-frob2" | "layer-dt" => 1,
         _ => return Ok(None),
@@ -1294,6 +1315,10 @@ fn layer_op<'a>(
         "layer-max-sqnorm" => {
             let (r, k) = (index(&args[1], env)?, index(&args[2], env)?);
             Val::I(at(x.max_sqnorm(p, &r, &k))?)
+        }
+        "layer-partition" => {
+            let (r, k) = (index(&args[1], env)?, index(&args[2], env)?);
+            Val::I(at(x.partition(p, &r, &k))?)
         }
         "layer-max-sqdist" => {
             let r = index(&args[1], env)?;

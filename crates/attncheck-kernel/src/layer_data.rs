@@ -15,6 +15,10 @@
 //! - `sqnorm[r][k]` ∋ max_i ‖x_i^{(r),k}‖²,
 //! - `sqdist[(r, s)][k]` ∋ max_i ‖x_i^{(r),k} − x_i^{(s),k}‖² (r < s).
 //!
+//! Other per-step quantities ([`Traced`]) are traced on demand, each by its own
+//! iteration of the same map at that precision (then cached):
+//! - [`Traced::Partition`]: `partition[r][k]` ∋ Σ_i Σ_j e^{⟨Q x_i^{(r),k}, K x_j^{(r),k}⟩}.
+//!
 //! **Guarantee.** For every run r, step k ≤ K and precision p, the returned intervals
 //! contain the exact real values for the exact data. Reason: each step of
 //! the layer map applies inclusion-monotone kernel operations (outward-rounded
@@ -29,7 +33,7 @@
 //! of stored enclosures. A malformed or over-budget datum is an error naming the
 //! field, never a panic.
 
-use crate::layer_map::{attention, max_all, residual_step, sq_norms};
+use crate::layer_map::{attention, max_all, partition, residual_step, sq_norms};
 use crate::{Interval, Mat};
 use rug::Rational;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -87,7 +91,24 @@ pub enum QueryError {
     /// `layer-max-sqdist` was asked for the distance of a run to itself.
     #[error("runs {0} and {0} must differ")]
     SameRun(usize),
+    /// More distinct traced quantities than a datum may ask for.
+    #[error("a layer datum may trace at most {MAX_TRACES} quantities (precisions counted apart)")]
+    Traces,
 }
+
+/// The most traced quantities (× precisions) one datum may cache.
+pub const MAX_TRACES: usize = 16;
+
+/// A per-step quantity the kernel traces along every run of a datum on demand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Traced {
+    /// Σ_i Σ_j e^{s_ij}, s_ij = ⟨Q x_i, K x_j⟩: the sum of the softmax denominators
+    /// (𝓛 = Σ_ij e^{⟨x_i, x_j⟩} when Q = K = I).
+    Partition,
+}
+
+/// Per run, per step: the traced enclosures.
+type Trace = Vec<Vec<Interval>>;
 
 /// Per-step enclosures at one precision.
 #[derive(Debug)]
@@ -111,6 +132,8 @@ pub struct LayerData {
     steps: usize,
     runs: Vec<Mat>,
     cache: Arc<Mutex<Cache>>,
+    /// The traced quantities computed so far, by precision and quantity.
+    traces: Arc<Mutex<Vec<(u32, Traced, Arc<Trace>)>>>,
     /// ‖V‖_F² and ‖QᵀK‖_F², computed on first use (the work budget counts them once).
     frob2: Arc<[OnceLock<Rational>; 2]>,
 }
@@ -199,6 +222,7 @@ impl LayerData {
             steps,
             runs,
             cache: Arc::default(),
+            traces: Arc::default(),
             frob2: Arc::default(),
         })
     }
@@ -246,12 +270,9 @@ impl LayerData {
     }
 
     fn summary(&self, prec: u32) -> Result<Arc<Summary>, QueryError> {
+        self.iteration_cost(prec)?;
         let nr = self.runs.len() as u128;
-        let (n, d, k) = (self.n() as u128, self.d() as u128, self.steps as u128);
-        let cost = nr * k * n * n * d * u128::from(prec.div_ceil(128));
-        if cost > 4 * MAX_COST {
-            return Err(QueryError::Cost { prec, cost });
-        }
+        let k = self.steps as u128;
         let stored = (k + 1) * (nr + nr * (nr - 1) / 2) * 2 * u128::from(prec);
         if stored > MAX_STORED_BITS {
             return Err(QueryError::Stored { prec, stored });
@@ -265,8 +286,25 @@ impl LayerData {
         Ok(s)
     }
 
-    /// Iterates every run K steps at `prec` in lockstep and records the per-step maxima.
-    fn iterate(&self, prec: u32) -> Summary {
+    /// The precision-dependent budget of one iteration at `prec` (errors as for
+    /// [`QueryError::Cost`]).
+    fn iteration_cost(&self, prec: u32) -> Result<(), QueryError> {
+        let nr = self.runs.len() as u128;
+        let (n, d, k) = (self.n() as u128, self.d() as u128, self.steps as u128);
+        let cost = nr * k * n * n * d * u128::from(prec.div_ceil(128));
+        if cost > 4 * MAX_COST {
+            return Err(QueryError::Cost { prec, cost });
+        }
+        Ok(())
+    }
+
+    /// Iterates every run K steps at `prec` in lockstep and calls `visit` with the
+    /// tokens x^k and P(x^k) of every run, for k = 0..=K, and (QᵀK)ᵀ.
+    fn walk(
+        &self,
+        prec: u32,
+        mut visit: impl FnMut(&[(Vec<Interval>, Vec<Interval>)], &[Interval]),
+    ) {
         let (n, d) = (self.n(), self.d());
         // Mᵀ = (QᵀK)ᵀ, so that the logit x_iᵀ M x_j is ⟨Mᵀ x_i, x_j⟩, and Δt V
         let qk_t = self
@@ -286,13 +324,6 @@ impl LayerData {
             .iter()
             .map(|x| attend(x.to_intervals(prec)))
             .collect();
-        let pairs: Vec<(usize, usize)> = (0..states.len())
-            .flat_map(|r| (r + 1..states.len()).map(move |s| (r, s)))
-            .collect();
-        let mut out = Summary {
-            sqnorm: vec![Vec::with_capacity(self.steps + 1); states.len()],
-            sqdist: vec![Vec::with_capacity(self.steps + 1); pairs.len()],
-        };
         for step in 0..=self.steps {
             if step > 0 {
                 states = states
@@ -300,6 +331,22 @@ impl LayerData {
                     .map(|(x, p)| attend(residual_step(&step_mat, x, p, (n, d), prec, true)))
                     .collect();
             }
+            visit(&states, &qk_t);
+        }
+    }
+
+    /// Iterates every run K steps at `prec` in lockstep and records the per-step maxima.
+    fn iterate(&self, prec: u32) -> Summary {
+        let (n, d) = (self.n(), self.d());
+        let nr = self.runs.len();
+        let pairs: Vec<(usize, usize)> = (0..nr)
+            .flat_map(|r| (r + 1..nr).map(move |s| (r, s)))
+            .collect();
+        let mut out = Summary {
+            sqnorm: vec![Vec::with_capacity(self.steps + 1); nr],
+            sqdist: vec![Vec::with_capacity(self.steps + 1); pairs.len()],
+        };
+        self.walk(prec, |states, _| {
             for (r, s) in states.iter().enumerate() {
                 out.sqnorm[r].push(max_all(&sq_norms(&s.0, n, d)));
             }
@@ -312,8 +359,38 @@ impl LayerData {
                     .collect();
                 out.sqdist[q].push(max_all(&sq_norms(&diff, n, d)));
             }
-        }
+        });
         out
+    }
+
+    /// The enclosures of `what` along every run at `prec` (iterated on first use,
+    /// then cached). Errors: over the iteration budget, over the storage budget
+    /// ((K + 1)·runs·2p bits), or more than [`MAX_TRACES`] traces.
+    fn trace(&self, prec: u32, what: &Traced) -> Result<Arc<Trace>, QueryError> {
+        self.iteration_cost(prec)?;
+        let stored = (self.steps as u128 + 1) * self.runs.len() as u128 * 2 * u128::from(prec);
+        if stored > MAX_STORED_BITS {
+            return Err(QueryError::Stored { prec, stored });
+        }
+        let mut traces = self.traces.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, _, t)) = traces.iter().find(|(p, w, _)| *p == prec && w == what) {
+            return Ok(t.clone());
+        }
+        if traces.len() >= MAX_TRACES {
+            return Err(QueryError::Traces);
+        }
+        let (n, d) = (self.n(), self.d());
+        let mut out: Trace = vec![Vec::with_capacity(self.steps + 1); self.runs.len()];
+        self.walk(prec, |states, qk_t| {
+            for (r, (x, _)) in states.iter().enumerate() {
+                out[r].push(match what {
+                    Traced::Partition => partition(qk_t, x, n, d, prec),
+                });
+            }
+        });
+        let t = Arc::new(out);
+        traces.push((prec, what.clone(), t.clone()));
+        Ok(t)
     }
 
     /// `i` as an index below `bound`, when it is an exact integer in range.
@@ -364,5 +441,12 @@ impl LayerData {
         // index of (a, b) among the pairs in lexicographic order
         let idx = a * nr - a * (a + 1) / 2 + (b - a - 1);
         Ok(self.summary(prec)?.sqdist[idx][k].clone())
+    }
+
+    /// An enclosure of Σ_i Σ_j e^{⟨Q x_i^{(r),k}, K x_j^{(r),k}⟩} at `prec`
+    /// ([`Traced::Partition`]).
+    pub fn partition(&self, prec: u32, r: &Rational, k: &Rational) -> Result<Interval, QueryError> {
+        let (r, k) = (self.run_index(r)?, self.step_index(k)?);
+        Ok(self.trace(prec, &Traced::Partition)?[r][k].clone())
     }
 }

@@ -68,6 +68,30 @@ pub fn attention(
     p
 }
 
+/// An enclosure of the partition sum Σ_i Σ_j e^{s_ij}, s_ij = x_iᵀ M x_j (the sum of every
+/// softmax denominator of P(x)), given `qk_t` = Mᵀ = (QᵀK)ᵀ. For Q = K = I it is the
+/// Lyapunov function 𝓛 = Σ_i Σ_j e^{⟨x_i, x_j⟩} of clusters/collapse.
+///
+/// Guarantee: every term is an outward-rounded product, sum or `exp` of enclosures,
+/// all inclusion-monotone, so the result contains the exact sum for any x in the
+/// enclosure `x`.
+pub fn partition(qk_t: &[Interval], x: &[Interval], n: usize, d: usize, prec: u32) -> Interval {
+    let mut a = vec![Interval::zero(prec); d];
+    let mut total = Interval::zero(prec);
+    for i in 0..n {
+        mat_vec_into(qk_t, &x[i * d..(i + 1) * d], d, &mut a);
+        for j in 0..n {
+            let xj = &x[j * d..(j + 1) * d];
+            let mut s = &a[0] * &xj[0];
+            for c in 1..d {
+                s.add_assign(&(&a[c] * &xj[c]));
+            }
+            total.add_assign(&s.exp());
+        }
+    }
+    total
+}
+
 /// [`attention`] with every row tightened by the identity that makes it a softmax row:
 /// Σ_l P_il = 1 exactly, so P_il = 1 − Σ_{m≠l} P_im (see [`tighten_stochastic_row`]).
 pub fn attention_stochastic(

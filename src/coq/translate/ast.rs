@@ -292,7 +292,7 @@ impl<'a> Reader<'a> {
                     .collect::<Result<Vec<_>, _>>()?;
                 return Ok(T::Band(*count, ts));
             }
-            DataOp::Layer(LayerOp::MaxSqnorm | LayerOp::MaxSqdist, x, _) => {
+            DataOp::Layer(LayerOp::MaxSqnorm | LayerOp::MaxSqdist | LayerOp::Partition, x, _) => {
                 return Err(TranslateError::LayerMap(layer_cost(x.datum)));
             }
             DataOp::Layer(op, ..) => return Err(TranslateError::NoCoq(op.name())),

@@ -163,7 +163,7 @@ pub enum DataOp<'a> {
         /// L, d, l.
         args: Vec<Term<'a>>,
     },
-    /// `(layer-max-sqnorm X r k)`, `(layer-max-sqdist X r s k)`, `(layer-v-frob2 X)`,
+    /// `(layer-max-sqnorm X r k)`, `(layer-max-sqdist X r s k)`, `(layer-partition X r k)`, `(layer-v-frob2 X)`,
     /// `(layer-qk-frob2 X)`, `(layer-dt X)`: the layer datum and the index terms.
     Layer(LayerOp, Named<'a, LayerData>, Vec<Term<'a>>),
     /// `(attn-ln-bound W l)`, `(attn-logit-range W l h)`: the attention-weights datum and
@@ -256,6 +256,8 @@ pub enum LayerOp {
     MaxSqnorm,
     /// `layer-max-sqdist` (indices r, s, k)
     MaxSqdist,
+    /// `layer-partition` (indices r, k)
+    Partition,
     /// `layer-v-frob2`
     VFrob2,
     /// `layer-qk-frob2`
@@ -270,6 +272,7 @@ impl LayerOp {
         match self {
             LayerOp::MaxSqnorm => "layer-max-sqnorm",
             LayerOp::MaxSqdist => "layer-max-sqdist",
+            LayerOp::Partition => "layer-partition",
             LayerOp::VFrob2 => "layer-v-frob2",
             LayerOp::QkFrob2 => "layer-qk-frob2",
             LayerOp::Dt => "layer-dt",
@@ -279,7 +282,7 @@ impl LayerOp {
     /// Its number of arguments, the datum included.
     pub(super) fn arity(self) -> usize {
         match self {
-            LayerOp::MaxSqnorm => 3,
+            LayerOp::MaxSqnorm | LayerOp::Partition => 3,
             LayerOp::MaxSqdist => 4,
             LayerOp::VFrob2 | LayerOp::QkFrob2 | LayerOp::Dt => 1,
         }
@@ -289,6 +292,7 @@ impl LayerOp {
         Some(match op {
             "layer-max-sqnorm" => LayerOp::MaxSqnorm,
             "layer-max-sqdist" => LayerOp::MaxSqdist,
+            "layer-partition" => LayerOp::Partition,
             "layer-v-frob2" => LayerOp::VFrob2,
             "layer-qk-frob2" => LayerOp::QkFrob2,
             "layer-dt" => LayerOp::Dt,
