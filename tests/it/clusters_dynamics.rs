@@ -253,11 +253,11 @@ fn rescaling_f64_width_comparison_is_an_observation_not_certified() {
     assert_eq!(c.result, Certainty::True);
 }
 
-/// The Lyapunov and ball checks are proven on every step by the enclosures (a proof on
-/// every step, not a consistency reading), but the claim's code computes them and no
-/// certificate carries them: observations since issue #24, never certified checks.
+/// Issue #24: the Lyapunov and ball checks were tallies the claim's own code computed
+/// (observations). They are obligations of collapse's certificate now, over a `layer`
+/// datum the kernel iterates 4000 steps: certified checks the kernel decided.
 #[test]
-fn collapse_per_step_checks_are_observed_tallies_proven_on_every_step() {
+fn collapse_per_step_checks_are_obligations_of_its_certificate() {
     let r = run_quick("clusters/collapse");
     let per_step: Vec<_> = r
         .report
@@ -266,15 +266,48 @@ fn collapse_per_step_checks_are_observed_tallies_proven_on_every_step() {
         .filter(|c| c.name.contains("on every step of (D)"))
         .collect();
     assert_eq!(per_step.len(), 4);
+    let (_, cert) = r
+        .certificate
+        .as_ref()
+        .expect("collapse writes a certificate");
     for c in per_step {
-        assert_eq!(c.kind, CheckKind::Observed, "{}", c.name);
+        assert_eq!(c.kind, CheckKind::Certified, "{}", c.name);
         assert_eq!(c.result, Certainty::True, "{}", c.name);
-        assert!(
-            c.detail.contains("proven on 4000/4000 steps"),
-            "{}",
-            c.detail
-        );
+        assert!(cert.contains(&c.name), "{} is not an obligation", c.name);
     }
+    assert!(cert.contains(
+        "(forall k 0 3999 (<= (layer-partition X0 0 (+ k 1)) (layer-partition X0 0 k)))"
+    ));
+}
+
+/// The kernel decides the collapse obligations, and they can fail: with V = +I the
+/// tokens repel, 𝓛 grows and the ball bound breaks, and the kernel says so.
+#[test]
+fn collapse_obligations_fail_for_a_repulsive_v() {
+    let d = 3;
+    let x0 = random(7, 6, d);
+    let data = layer(
+        Mat::identity(d),
+        Mat::identity(d),
+        Mat::identity(d),
+        "1/10",
+        40,
+        vec![x0],
+    );
+    let lyap = check_with(
+        "(forall k 0 39 (<= (layer-partition X 0 (+ k 1)) (layer-partition X 0 k)))",
+        128,
+        &data,
+    )
+    .unwrap();
+    assert!(lyap.is_false(), "{lyap:?}");
+    let ball = check_with(
+        "(forall k 1 40 (<= (layer-max-sqnorm X 0 k) (max (layer-max-sqnorm X 0 0) 1/100)))",
+        128,
+        &data,
+    )
+    .unwrap();
+    assert!(ball.is_false(), "{ball:?}");
 }
 
 #[test]
@@ -583,6 +616,17 @@ fn certificate_verifies_and_tampering_is_rejected(
     obligations: usize,
     datum_edit: &dyn Fn(&mut serde_json::Value),
 ) {
+    tampering_is_rejected(id, obligations, (" 2) ", " 3) "), datum_edit)
+}
+
+/// [`certificate_verifies_and_tampering_is_rejected`] with the bound edit `edit` (a
+/// text of obligation 0's formula and its replacement).
+fn tampering_is_rejected(
+    id: &str,
+    obligations: usize,
+    edit: (&str, &str),
+    datum_edit: &dyn Fn(&mut serde_json::Value),
+) {
     let cert = cert_json(id);
     let v = verify(&cert).unwrap_or_else(|e| panic!("{id}: {e}"));
     assert!(v.checked.as_expected());
@@ -617,7 +661,7 @@ fn certificate_verifies_and_tampering_is_rejected(
     let f = t["obligations"][0]["formula"]
         .as_str()
         .unwrap()
-        .replacen(" 2) ", " 3) ", 1);
+        .replacen(edit.0, edit.1, 1);
     assert_ne!(f, cert["obligations"][0]["formula"].as_str().unwrap());
     t["obligations"][0]["formula"] = f.into();
     assert!(rejected(&t, "bound changed").contains("formula"));
@@ -634,6 +678,13 @@ fn certificate_verifies_and_tampering_is_rejected(
 #[test]
 fn growth_bound_writes_a_certificate_that_verify_rederives_and_tampering_is_rejected() {
     certificate_verifies_and_tampering_is_rejected("clusters/growth-bound", 6, &|t| {
+        t["data"]["X0"]["tokens"][0][0][0] = "1/2".into();
+    });
+}
+
+#[test]
+fn collapse_writes_a_certificate_that_verify_rederives_and_tampering_is_rejected() {
+    tampering_is_rejected("clusters/collapse", 4, ("(+ k 1)", "(+ k 2)"), &|t| {
         t["data"]["X0"]["tokens"][0][0][0] = "1/2".into();
     });
 }

@@ -8,22 +8,28 @@
 //!
 //! Checks, on the discrete map (D) with Δt from the spec, in outward-rounded
 //! intervals:
-//! - per step (observed: every step's margin must be proven ≥ 0 by the claim's own
-//!   enclosures, not merely "not violated"; no certificate carries them, so they are
-//!   observations, issue #24): 𝓛(x^{k+1}) ≤ 𝓛(x^k), and the ball bound
-//!   ‖x_i^k‖ ≤ max{max_j ‖x_j^0‖, √(2n)} — continuous-time statements, so a failure at
-//!   a large Δt would not refute the paper (the report would say so);
+//! - per step (certified: obligations of the certificate over the instance's `layer`
+//!   datum Xi, which the kernel iterates 4T/Δt steps; issue #24):
+//!   `(forall k 0 K−1 (<= (layer-partition Xi 0 (+ k 1)) (layer-partition Xi 0 k)))`,
+//!   i.e. 𝓛(x^{k+1}) ≤ 𝓛(x^k) (Q = K = I, so the partition sum Σ_ij e^{⟨Qx_i, Kx_j⟩} is
+//!   𝓛), and the ball bound `(forall k 1 K (<= (layer-max-sqnorm Xi 0 k)
+//!   (max (layer-max-sqnorm Xi 0 0) 2n)))`, i.e. ‖x_i^k‖² ≤ max{max_j ‖x_j^0‖², 2n} —
+//!   continuous-time statements checked on the map for these instances, so a failure
+//!   at a large Δt would not refute the paper (the report would say so);
 //! - at the horizon (observed; the proof is by compactness, no rate): with the
 //!   rate guide of clusters.md (deviations from the mean decay like t^{−1/2}),
 //!   max_i ‖x(4T)‖ ≤ 0.6 · max_i ‖x(T)‖ for T ≥ 10, and 𝓛 − n² decreasing over the
 //!   sampled times; the same outcome at the spec precision and at twice it.
 
-use super::common::{build_all, fmt_q, Instance, InstanceSpec};
+use super::common::{build_all, fmt_q, layer_datum, Instance, InstanceSpec};
+use crate::certificate::Hints;
+use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form, State};
 use crate::dynamics::model::Mat;
-use crate::dynamics::observe::{max_all, sq_norms, Tally};
-use crate::kernel::{Checked, Interval};
+use crate::dynamics::observe::{max_all, sq_norms};
+use crate::kernel::layer_map::partition;
+use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::{ensure, exact, FieldError};
 use rug::Rational;
@@ -75,6 +81,14 @@ fn check_hypotheses(insts: &[super::common::Instance]) -> Result<(), FieldError>
     Ok(())
 }
 
+/// The name of instance `inst`'s per-step obligation `what`.
+fn per_step_name(inst: &str, what: &str) -> String {
+    format!("{inst}: {what} on every step of (D)")
+}
+
+const LYAPUNOV: &str = "𝓛 nonincreasing";
+const BALL: &str = "ball bound max{max‖x(0)‖, √(2n)}";
+
 /// clusters/collapse.
 pub struct Claim;
 
@@ -113,6 +127,39 @@ impl crate::claims::shape::Claim for Claim {
             ratio_bound,
         })
     }
+    /// Per instance, the two per-step facts over its `layer` datum iterated 4T/Δt steps.
+    fn statement(
+        p: &Params,
+        claim: &str,
+        _hints: &Hints,
+    ) -> Option<Result<Statement, StatementError>> {
+        Some((|| {
+            let mut st = Statement::new(claim);
+            for (i, (inst, &steps)) in p.instances.iter().zip(&p.steps).enumerate() {
+                let x = format!("X{i}");
+                let run = Instance {
+                    steps,
+                    ..inst.clone()
+                };
+                st.datum(&x, layer_datum(&run, Vec::new())?);
+                st.assert(
+                    per_step_name(&inst.name, LYAPUNOV),
+                    format!(
+                        "(forall k 0 {} (<= (layer-partition {x} 0 (+ k 1)) (layer-partition {x} 0 k)))",
+                        steps - 1
+                    ),
+                );
+                st.assert(
+                    per_step_name(&inst.name, BALL),
+                    format!(
+                        "(forall k 1 {steps} (<= (layer-max-sqnorm {x} 0 k) (max (layer-max-sqnorm {x} 0 0) {})))",
+                        2 * inst.n
+                    ),
+                );
+            }
+            Ok(st)
+        })())
+    }
     type Witness = Runs;
     /// Simulates every instance at two precisions.
     fn witness(p: &Params, ctx: &Ctx) -> Runs {
@@ -124,27 +171,19 @@ impl crate::claims::shape::Claim for Claim {
                 .map(|(inst, &steps)| {
                     let k_first = steps / 4;
                     (
-                        simulate(inst, steps, k_first, prec, true),
-                        simulate(inst, steps, k_first, 2 * prec, false),
+                        simulate(inst, steps, k_first, prec),
+                        simulate(inst, steps, k_first, 2 * prec),
                     )
                 })
                 .collect(),
         )
     }
-    /// Per instance: the per-step invariants, the rate guide at two precisions and
-    /// the decrease of 𝓛 (observations).
+    /// Per instance: the rate guide at two precisions and the decrease of 𝓛 over the
+    /// sampled times (observations; the per-step facts are the statement's).
     fn observe(p: &Params, w: &Runs, _: Option<&Checked>, ctx: &Ctx, out: &mut Observations) {
         let (t_first, bound) = (&p.t_first, &p.ratio_bound);
         let prec = ctx.prec();
         for (inst, (a, b)) in p.instances.iter().zip(&w.0) {
-            for (what, t) in [
-                ("𝓛 nonincreasing", &a.lyap),
-                ("ball bound max{max‖x(0)‖, √(2n)}", &a.ball),
-            ] {
-                // Each step's margin must be proven ≥ 0 by the enclosures; this code
-                // computed them and no certificate carries them, so it is an observation.
-                out.observe_tally(format!("{}: {what} on every step of (D)", inst.name), t);
-            }
             let (ratio, ratio2, ok, ok2) = ratios(p, a, b, prec);
             out.observe(
                 format!(
@@ -281,25 +320,12 @@ impl crate::claims::shape::Claim for Claim {
     }
 }
 
-/// 𝓛 = Σ_i Σ_j e^{⟨x_i, x_j⟩} = Σ_i e^{‖x_i‖²} + 2 Σ_{i<j} e^{⟨x_i, x_j⟩}, enclosed.
+/// 𝓛 = Σ_i Σ_j e^{⟨x_i, x_j⟩}, enclosed: the kernel's partition sum with QᵀK = I (the
+/// same enclosure the statement's `layer-partition` decides with; here for the samples).
 fn lyapunov(x: &[Interval], n: usize, d: usize) -> Interval {
     let prec = x[0].prec();
-    let mut diag = Interval::zero(prec);
-    let mut off = Interval::zero(prec);
-    for i in 0..n {
-        for j in i..n {
-            let mut g = &x[i * d] * &x[j * d];
-            for c in 1..d {
-                g.add_assign(&(&x[i * d + c] * &x[j * d + c]));
-            }
-            if i == j {
-                diag.add_assign(&g.exp());
-            } else {
-                off.add_assign(&g.exp());
-            }
-        }
-    }
-    &diag + &off.mul_i64(2)
+    let eye = Mat::identity(d).to_intervals(prec);
+    partition(&eye, x, n, d, prec)
 }
 
 /// max_ij |P_ij − 1/n|, enclosed.
@@ -316,35 +342,23 @@ struct Run {
     states: Vec<(f64, Vec<f64>)>,
     p_final: Vec<Interval>,
     samples: Vec<Sample>,
-    lyap: Tally,
-    ball: Tally,
     at_t: Interval,
     at_4t: Interval,
 }
 
-/// One run of (D); `certify` evaluates the per-step Lyapunov and ball checks
-/// (the second-precision run only compares the structure at T and 4T).
-fn simulate(
-    inst: &super::common::Instance,
-    steps: usize,
-    k_first: usize,
-    prec: u32,
-    certify: bool,
-) -> Run {
+/// One run of (D), sampled (the per-step facts are decided by the kernel over the
+/// statement's datum, not here).
+fn simulate(inst: &super::common::Instance, steps: usize, k_first: usize, prec: u32) -> Run {
     let (n, d) = (inst.n, inst.sys.d);
     let mut map = DiscreteMap::new(&inst.sys, n, &inst.dt, Form::Layer, prec).expect("layer");
     let n2 = Interval::from_i64(prec, (n * n) as i64);
-    let r0 = max_all(&sq_norms(&inst.tokens.to_intervals(prec), n, d));
-    let ball = r0.max(&Interval::from_i64(prec, 2 * n as i64)); // squared radius
     let dt = inst.dt.to_f64();
     let mut s = map.start(&inst.tokens);
-    let mut l_prev = lyapunov(&s.x, n, d);
+    let l0 = lyapunov(&s.x, n, d);
     let mut run = Run {
         states: Vec::new(),
         p_final: Vec::new(),
         samples: Vec::new(),
-        lyap: Tally::default(),
-        ball: Tally::default(),
         at_t: Interval::zero(prec),
         at_4t: Interval::zero(prec),
     };
@@ -356,30 +370,21 @@ fn simulate(
         run.states
             .push((s.k as f64 * dt, crate::dynamics::discrete::mids(&s.x)));
     };
-    record(&s, &l_prev, &mut run);
+    record(&s, &l0, &mut run);
     for _ in 0..steps {
         let next = map.step(&s);
-        let sampled = next.k.is_multiple_of(sample_every) || next.k == steps;
-        let m2 = max_all(&sq_norms(&next.x, n, d));
-        let l = if certify || sampled {
-            lyapunov(&next.x, n, d)
-        } else {
-            l_prev.clone()
-        };
-        if certify {
-            run.lyap.record(next.k, &(&l_prev - &l));
-            run.ball.record(next.k, &(&ball - &m2));
+        if next.k.is_multiple_of(sample_every) || next.k == steps {
+            record(&next, &lyapunov(&next.x, n, d), &mut run);
         }
-        if sampled {
-            record(&next, &l, &mut run);
+        if next.k == k_first || next.k == steps {
+            let m = max_all(&sq_norms(&next.x, n, d)).sqrt();
+            if next.k == k_first {
+                run.at_t = m.clone();
+            }
+            if next.k == steps {
+                run.at_4t = m;
+            }
         }
-        if next.k == k_first {
-            run.at_t = m2.sqrt();
-        }
-        if next.k == steps {
-            run.at_4t = m2.sqrt();
-        }
-        l_prev = l;
         s = next;
     }
     run.p_final = s.p;
