@@ -110,6 +110,9 @@ pub enum Traced {
 /// Per run, per step: the traced enclosures.
 type Trace = Vec<Vec<Interval>>;
 
+/// The traces computed so far: (precision, quantity, enclosures).
+type Traces = Vec<(u32, Traced, Arc<Trace>)>;
+
 /// Per-step enclosures at one precision.
 #[derive(Debug)]
 struct Summary {
@@ -133,7 +136,7 @@ pub struct LayerData {
     runs: Vec<Mat>,
     cache: Arc<Mutex<Cache>>,
     /// The traced quantities computed so far, by precision and quantity.
-    traces: Arc<Mutex<Vec<(u32, Traced, Arc<Trace>)>>>,
+    traces: Arc<Mutex<Traces>>,
     /// ‖V‖_F² and ‖QᵀK‖_F², computed on first use (the work budget counts them once).
     frob2: Arc<[OnceLock<Rational>; 2]>,
 }
