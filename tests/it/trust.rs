@@ -255,7 +255,37 @@ fn verify_rejects_an_old_format_with_a_clear_message() {
     .unwrap();
     let o = run_in(dir.path(), &["verify", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("attncheck-certificate/3"), "{}", text(&o));
+    assert!(text(&o).contains("attncheck-certificate/4"), "{}", text(&o));
+}
+
+/// Format 4 added `layer-partition` (issue #24): a certificate that says it is format 3
+/// is refused whatever it carries, by `verify`, `verify --no-spec` and `verify --coq`
+/// alike (exit 2, the expected version named), so that no reader of version 3 meets an
+/// operator it does not know inside a file that claims its version.
+#[test]
+fn a_version_3_certificate_is_refused_after_the_bump_to_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let text3 =
+        std::fs::read_to_string(crate::util::root().join("reports/clusters/collapse.cert.json"))
+            .unwrap()
+            .replace("attncheck-certificate/4", "attncheck-certificate/3");
+    let p = dir.path().join("collapse.cert.json");
+    std::fs::write(&p, text3).unwrap();
+    for args in [
+        &["verify"][..],
+        &["verify", "--no-spec"],
+        &["verify", "--coq"],
+    ] {
+        let mut a = args.to_vec();
+        a.push(p.to_str().unwrap());
+        let o = run_in(dir.path(), &a);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(
+            text(&o).contains("attncheck-certificate/4"),
+            "{args:?}: {}",
+            text(&o)
+        );
+    }
 }
 
 fn ck(kind: CheckKind, result: Certainty, expect: Expect) -> Check {
