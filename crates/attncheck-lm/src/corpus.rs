@@ -114,6 +114,24 @@ fn licence_of(dir: &Path) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// [`load`], then the content hash checked against `expected` (a spec pins its corpus by
+/// hash): a package whose files changed is an error that names both hashes.
+pub fn load_pinned(
+    packages: &[Package],
+    val_every: usize,
+    dirs: &[PathBuf],
+    expected: &str,
+) -> Result<Corpus> {
+    let c = load(packages, val_every, dirs)?;
+    if c.hash != expected {
+        return Err(Error::Corpus(format!(
+            "content hash {} differs from the expected {expected} (a package's files changed)",
+            c.hash
+        )));
+    }
+    Ok(c)
+}
+
 /// Loads the corpus of `packages` from the registry directories `dirs` (normally
 /// [`registry_dirs`]). A missing package is an error that says which and where it was
 /// looked for.
@@ -168,4 +186,30 @@ pub fn load(packages: &[Package], val_every: usize, dirs: &[PathBuf]) -> Result<
         licences,
         roots,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A spec pins its corpus by hash: a package whose files changed is refused by
+    /// [`load_pinned`], naming both hashes; the right hash loads.
+    #[test]
+    fn load_pinned_refuses_a_changed_package_naming_both_hashes() {
+        let dir = std::env::temp_dir().join(format!("attncheck-lm-pinned-{}", std::process::id()));
+        let root = dir.join("fake-0.1.0/src");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("lib.rs"), "pub fn f() {}\n").unwrap();
+        let pk = [Package {
+            name: "fake".into(),
+            version: "0.1.0".into(),
+        }];
+        let dirs = [dir.clone()];
+        let hash = load(&pk, 2, &dirs).unwrap().hash;
+        assert_eq!(load_pinned(&pk, 2, &dirs, &hash).unwrap().hash, hash);
+        std::fs::write(root.join("lib.rs"), "pub fn g() {}\n").unwrap();
+        let e = load_pinned(&pk, 2, &dirs, &hash).unwrap_err().to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(e.contains(&hash) && e.contains("differs"), "{e}");
+    }
 }

@@ -81,6 +81,33 @@ pub struct Job {
     pub keep_attention_weights: bool,
 }
 
+/// One job as a unit of sharded work stores it: the result, or why the job failed
+/// (a unit computed by another shard is neither).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Unit {
+    /// The measurements.
+    pub result: Option<JobResult>,
+    /// The error, when the job failed.
+    pub error: Option<String>,
+}
+
+impl Unit {
+    /// Runs `job` on `corpus` into a unit.
+    pub fn run(job: &Job, corpus: &Corpus) -> Unit {
+        match run(job, corpus) {
+            Ok(r) => Unit {
+                result: Some(r),
+                error: None,
+            },
+            Err(e) => Unit {
+                result: None,
+                error: Some(e.to_string()),
+            },
+        }
+    }
+}
+
 /// What one job measured.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
