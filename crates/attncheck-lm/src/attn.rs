@@ -23,7 +23,7 @@
 //! bound.
 
 use crate::mm::{gemm_into, View};
-use crate::ops::{sum_fixed, with_data, Real};
+use crate::ops::{max_lanes, sum_fixed, wide, with_data, Real, Wide};
 use candle_core::{CpuStorage, CustomOp1, DType, Layout, Result, Shape, Tensor};
 use std::sync::Arc;
 
@@ -75,6 +75,72 @@ struct Ctx<T> {
     cos: Vec<T>,
     sin: Vec<T>,
     scale: T,
+}
+
+/// Bias, mask and softmax of a block of logits in place: rows of width w for query positions
+/// a0, a0 + 1, …, keys lo.., with the bias reversed (`rev`, as [`Ctx::rev`]).
+struct Normalise<'a, T> {
+    p: &'a mut [T],
+    w: usize,
+    a0: usize,
+    lo: usize,
+    limit: usize,
+    rev: &'a [T],
+    scale: T,
+}
+
+impl<T: Real> Wide for Normalise<'_, T> {
+    type Out = ();
+    #[inline(always)]
+    fn run(self) {
+        let (lo, l) = (self.lo, self.rev.len());
+        for (r, row) in self.p.chunks_exact_mut(self.w).enumerate() {
+            let a = self.a0 + r;
+            let vlo = lo.max(a.saturating_sub(self.limit));
+            row[..vlo - lo].fill(T::zero());
+            row[a + 1 - lo..].fill(T::zero());
+            let vis = &mut row[vlo - lo..a + 1 - lo];
+            let bias = &self.rev[l - 1 - a + vlo..];
+            for (s, &bb) in vis.iter_mut().zip(bias) {
+                *s = self.scale * *s + bb;
+            }
+            let m = max_lanes(vis);
+            for s in vis.iter_mut() {
+                *s -= m;
+            }
+            T::exp_nonpos(vis);
+            let zsum = sum_fixed(vis);
+            for s in vis.iter_mut() {
+                *s /= zsum;
+            }
+        }
+    }
+}
+
+/// dS = scale·P ⊙ (dP − δ) in place over rows of width w (ds holds dP).
+struct ScoreGrad<'a, T> {
+    ds: &'a mut [T],
+    p: &'a [T],
+    w: usize,
+    delta: &'a [T],
+    scale: T,
+}
+
+impl<T: Real> Wide for ScoreGrad<'_, T> {
+    type Out = ();
+    #[inline(always)]
+    fn run(self) {
+        for ((dr, pr), &dl) in self
+            .ds
+            .chunks_exact_mut(self.w)
+            .zip(self.p.chunks_exact(self.w))
+            .zip(self.delta)
+        {
+            for (x, &pp) in dr.iter_mut().zip(pr) {
+                *x = self.scale * (pp * (*x - dl));
+            }
+        }
+    }
 }
 
 impl Attention {
@@ -228,27 +294,15 @@ impl Attention {
                 cs: dh,
             },
         );
-        for (r, row) in p[..rows * w].chunks_exact_mut(w).enumerate() {
-            let a = i0 + r + z.l - z.n;
-            let vlo = lo.max(a.saturating_sub(self.limit));
-            row[..vlo - lo].fill(T::zero());
-            row[a + 1 - lo..].fill(T::zero());
-            let vis = &mut row[vlo - lo..a + 1 - lo];
-            let bias = &rev[z.l - 1 - a + vlo..];
-            let mut m = T::NEG_INF;
-            for (s, &bb) in vis.iter_mut().zip(bias) {
-                *s = c.scale * *s + bb;
-                m = m.max_(*s);
-            }
-            for s in vis.iter_mut() {
-                *s -= m;
-            }
-            T::exp_nonpos(vis);
-            let zsum = sum_fixed(vis);
-            for s in vis.iter_mut() {
-                *s /= zsum;
-            }
-        }
+        wide(Normalise {
+            p: &mut p[..rows * w],
+            w,
+            a0: i0 + z.l - z.n,
+            lo,
+            limit: self.limit,
+            rev: &rev[..z.l],
+            scale: c.scale,
+        });
     }
 
     /// The key range lo..hi that queries i0..i1 can see.
@@ -356,16 +410,13 @@ impl Attention {
                             cs: dh,
                         },
                     );
-                    for (r, (dr, pr)) in ds[..rows * w]
-                        .chunks_exact_mut(w)
-                        .zip(p[..rows * w].chunks_exact(w))
-                        .enumerate()
-                    {
-                        let dl = delta[i0 + r];
-                        for (x, &pp) in dr.iter_mut().zip(pr) {
-                            *x = c.scale * (pp * (*x - dl));
-                        }
-                    }
+                    wide(ScoreGrad {
+                        ds: &mut ds[..rows * w],
+                        p: &p[..rows * w],
+                        w,
+                        delta: &delta[i0..i1],
+                        scale: c.scale,
+                    });
                     // dQ = dS·K, dK += dSᵀ·Q, dV += Pᵀ·dO
                     gemm_into(
                         rows,

@@ -8,8 +8,10 @@
 //! by `gemm`'s blocking, so results do not depend on any thread count. Other devices use
 //! candle's own matmul.
 
-use crate::ops::{slice, tensor, with_data, Real};
-use candle_core::{CpuStorage, CustomOp2, CustomOp3, DType, Layout, Result, Shape, Tensor, D};
+use crate::ops::{slice, tensor, wide, with_data, Real, Wide};
+use candle_core::{
+    CpuStorage, CustomOp2, CustomOp3, DType, Layout, Result, Shape, Storage, Tensor, D,
+};
 
 /// A matrix view: `rows × cols` entries of `data`, entry (i, j) at `i·rs + j·cs`.
 #[derive(Clone, Copy)]
@@ -233,13 +235,56 @@ fn linear_fwd<T: Real>(x: &[T], w: &[T], b: &[T], k: usize, n: usize, relu: bool
         },
     );
     if relu {
-        for v in y.iter_mut() {
+        wide(Relu(&mut y));
+    }
+    y
+}
+
+/// ReLU in place (NaN to 0).
+struct Relu<'a, T>(&'a mut [T]);
+
+impl<T: Real> Wide for Relu<'_, T> {
+    type Out = ();
+    #[inline(always)]
+    fn run(self) {
+        for v in self.0.iter_mut() {
             if !positive(*v) {
                 *v = T::zero();
             }
         }
     }
-    y
+}
+
+/// The upstream gradient g masked where the ReLU's output y is not positive.
+struct ReluGrad<'a, T>(&'a [T], &'a [T]);
+
+impl<T: Real> Wide for ReluGrad<'_, T> {
+    type Out = Vec<T>;
+    #[inline(always)]
+    fn run(self) -> Vec<T> {
+        self.0
+            .iter()
+            .zip(self.1)
+            .map(|(&gk, &yk)| if positive(yk) { gk } else { T::zero() })
+            .collect()
+    }
+}
+
+/// Σ over rows of g [rows × n], in row order.
+struct BiasGrad<'a, T>(&'a [T], usize);
+
+impl<T: Real> Wide for BiasGrad<'_, T> {
+    type Out = Vec<T>;
+    #[inline(always)]
+    fn run(self) -> Vec<T> {
+        let mut db = vec![T::zero(); self.1];
+        for r in self.0.chunks_exact(self.1) {
+            for (d, &v) in db.iter_mut().zip(r) {
+                *d += v;
+            }
+        }
+        db
+    }
 }
 
 /// (dx, dW, db) of a linear layer for the upstream gradient g, with `y` the layer's output
@@ -259,17 +304,23 @@ fn linear_bwd(
         with_bias: bool,
     ) -> Result<(Tensor, Tensor, Option<Tensor>)> {
         let (k, n) = w.dims2()?;
-        let mut gv: Vec<T> = with_data::<T, _>(g, |s| Ok(s.to_vec()))?;
-        if let Some(y) = y {
-            with_data::<T, _>(y, |ys| {
-                for (gk, yk) in gv.iter_mut().zip(ys) {
-                    if !positive(*yk) {
-                        *gk = T::zero();
-                    }
+        // the upstream gradient, masked by the ReLU (a copy) or as it is (no copy)
+        let g = g.contiguous()?;
+        let (gs, gl) = g.storage_and_layout();
+        let Storage::Cpu(gc) = &*gs else {
+            candle_core::bail!("linear: CPU tensors only")
+        };
+        let graw: &[T] = slice(gc, gl)?;
+        let masked: Option<Vec<T>> = match y {
+            Some(y) => Some(with_data::<T, _>(y, |ys| {
+                if ys.len() != graw.len() {
+                    candle_core::bail!("linear: output and gradient sizes differ");
                 }
-                Ok(())
-            })?;
-        }
+                Ok(wide(ReluGrad(graw, ys)))
+            })?),
+            None => None,
+        };
+        let gv: &[T] = masked.as_deref().unwrap_or(graw);
         let rows = gv.len() / n;
         let mut dx = vec![T::zero(); rows * k];
         let mut dw = vec![T::zero(); k * n];
@@ -283,7 +334,7 @@ fn linear_bwd(
                 k,
                 false,
                 View {
-                    data: &gv,
+                    data: gv,
                     rs: n,
                     cs: 1,
                 },
@@ -310,7 +361,7 @@ fn linear_bwd(
                     cs: k,
                 },
                 View {
-                    data: &gv,
+                    data: gv,
                     rs: n,
                     cs: 1,
                 },
@@ -318,13 +369,7 @@ fn linear_bwd(
             Ok(())
         })?;
         let db = if with_bias {
-            let mut db = vec![T::zero(); n];
-            for r in gv.chunks_exact(n) {
-                for (d, &v) in db.iter_mut().zip(r) {
-                    *d += v;
-                }
-            }
-            Some(tensor(db, n, w)?)
+            Some(tensor(wide(BiasGrad(gv, n)), n, w)?)
         } else {
             None
         };
