@@ -20,7 +20,8 @@
     - the discrete map (D) of the [layer] datum over the reals ([layer_stepR],
       plain softmax attention and the residual step) and the maxima over tokens
       of its iterates ([layer_max_sqnorm], [layer_max_sqdist]), their partition
-      sums ([layer_partition]), with boxes of
+      sums ([layer_partition]), the dual functionals of its real eigenvalues
+      ([adj_row], [layer_dual_at]), with boxes of
       reals ([in_box]); no obligation is proven from them yet (docs/coq.md);
     - a small reflective decision procedure for exact (rational) formulas:
       [decide] evaluates a formula in exact rationals, and [decide_sound]
@@ -591,6 +592,33 @@ Definition layer_max_sqdist (L : layer) (r s k : nat) : R :=
 Definition layer_partition (L : layer) (r k : nat) : R :=
   let x := layer_iter L r k in
   sumR (map (fun xi => sumR (map (fun xj => exp (logitR (l_q L) (l_k L) xi xj)) x)) x).
+
+(** The dual functionals of [layer-dual-sup] and [layer-dual-inf]: a_i(λ) = row i
+    of adj(V − λI), the adjugate by cofactors (determinant by expansion along the
+    first row).  Since a_i(λ)(V − λI) = det(V − λI)·e_i, at an eigenvalue λ of V it
+    is a left eigenvector or 0.  [layer_dual_at L r k lam i] is the point quantity
+    max_j |a_i(lam)·x_j^{(r),k}|; the format's [layer-dual-sup X r k lo hi i] and
+    [layer-dual-inf X r k lo hi i] are its sup and inf over lam ∈ [lo, hi] (lo ≤ hi
+    exact rationals, i < d), a continuous function on a compact interval. *)
+Definition drop_nth {A} (j : nat) (l : list A) : list A := firstn j l ++ skipn (S j) l.
+Fixpoint det_n (n : nat) (A : list (list R)) : R :=
+  match n, A with
+  | O, _ => 1
+  | S n', row :: rest =>
+      sumR (map (fun j => (-1) ^ j * nth j row 0 * det_n n' (map (drop_nth j) rest)) (seq 0 (S n')))
+  | S _, [] => 1
+  end.
+Definition detR (A : list (list R)) : R := det_n (length A) A.
+(** adj(A)_ij = (−1)^{i+j} det(A without row j and column i). *)
+Definition adj_row (A : list (list R)) (i : nat) : list R :=
+  map (fun j => (-1) ^ (i + j) * detR (map (drop_nth i) (drop_nth j A))) (seq 0 (length A)).
+(** V − λI. *)
+Definition shiftR (V : list (list R)) (lam : R) : list (list R) :=
+  map (fun a => map (fun b => nth b (nth a V []) 0 - (if Nat.eqb a b then lam else 0))
+                    (seq 0 (length V))) (seq 0 (length V)).
+Definition layer_dual_at (L : layer) (r k : nat) (lam : R) (i : nat) : R :=
+  let a := adj_row (shiftR (l_v L) lam) i in
+  maxR (map (fun xj => Rabs (dotR a xj)) (layer_iter L r k)).
 
 (** Boxes: per coordinate an interval (lo, hi) of the reals. *)
 Fixpoint in_boxv (b : list (R * R)) (x : list R) : Prop :=

@@ -23,6 +23,7 @@ mod kernel_domain;
 mod kernel_elementary;
 mod kernel_layer_reductions;
 mod kernel_softmax;
+mod layer_dual;
 mod positional_alibi;
 mod positional_sandwich;
 mod positional_slopes;

@@ -146,6 +146,7 @@ pub fn work_with(e: &Sexp, data: &Data, prec: u32) -> u128 {
         scope: Vec::new(),
         once: 0,
         cached: BTreeSet::new(),
+        cached_dual: BTreeSet::new(),
     };
     let per = c.node(e);
     per.saturating_add(c.once)
@@ -175,11 +176,26 @@ struct Cost<'a> {
     once: u128,
     /// The (datum, computation) pairs whose once-only cost is counted.
     cached: BTreeSet<(&'a str, &'static str)>,
+    /// The (datum, argument text) of the `layer-dual-*` traces counted.
+    cached_dual: BTreeSet<(&'a str, String)>,
 }
 
 /// The size of a rational in limbs: 1 + (bits of numerator and denominator)/64.
 fn limbs(q: &Rational) -> u128 {
     1 + u128::from(q.numer().significant_bits() + q.denom().significant_bits()) / 64
+}
+
+/// The text of a term without offsets (atoms and parentheses), a cost-cache key.
+fn sexp_text(e: &Sexp) -> String {
+    match e {
+        Sexp::Atom(a, _) => a.clone(),
+        Sexp::List(items, _) => {
+            format!(
+                "({})",
+                items.iter().map(sexp_text).collect::<Vec<_>>().join(" ")
+            )
+        }
+    }
 }
 
 fn units(words: u128) -> u128 {
@@ -342,6 +358,41 @@ impl<'a> Cost<'a> {
                 }
                 1
             }
+            "layer-dual-sup" | "layer-dual-inf" => {
+                if let (Some(x), Some(Datum::Layer(l))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    // its own iteration per distinct (lo, hi, i) and precision (sup and
+                    // inf share it): the map's runs·(steps + 1)·n²·2d plus 2n·d per step
+                    // and run, and two adjugate rows (2d⁴). Keyed by the text of lo, hi,
+                    // i; when they mention a forall/sum variable their values may differ
+                    // per evaluation, and the cache's MAX_TRACES bounds the iterations.
+                    let (n, d) = (l.n() as u128, l.d() as u128);
+                    let cost = (l.runs().len() as u128)
+                        .saturating_mul(l.steps() as u128 + 1)
+                        .saturating_mul(n * n * 2 * d + 2 * n * d)
+                        .saturating_add(2 * d * d * d * d)
+                        .saturating_mul(u128::from(self.prec.div_ceil(128)));
+                    let key = args.get(3..6).unwrap_or(&[]);
+                    let open = key.iter().any(|a| self.mentions_scope(a));
+                    let text = if open {
+                        String::from("(open)")
+                    } else {
+                        key.iter().map(sexp_text).collect::<Vec<_>>().join(" ")
+                    };
+                    if let Sexp::Atom(name, _) = x {
+                        if self.cached_dual.insert((name.as_str(), text)) {
+                            let times = if open {
+                                crate::layer_data::MAX_TRACES as u128
+                            } else {
+                                1
+                            };
+                            self.once = self.once.saturating_add(cost.saturating_mul(times));
+                        }
+                    }
+                }
+                1
+            }
             "layer-max-sqnorm" | "layer-max-sqdist" => {
                 if let (Some(x), Some(Datum::Layer(l))) =
                     (args.first(), args.first().and_then(|a| self.datum(a)))
@@ -404,6 +455,14 @@ impl<'a> Cost<'a> {
             // a few interval operations on sums read with the datum (crate::weights)
             "attn-ln-bound" | "attn-logit-range" => 16,
             _ => 0,
+        }
+    }
+
+    /// Whether `e` mentions a variable of an enclosing `forall`/`sum`.
+    fn mentions_scope(&self, e: &Sexp) -> bool {
+        match e {
+            Sexp::Atom(a, _) => self.scope.iter().any(|(v, _, _)| v == a),
+            Sexp::List(items, _) => items.iter().any(|x| self.mentions_scope(x)),
         }
     }
 
@@ -1275,6 +1334,12 @@ mod positional_band {
 /// - `(layer-partition X r k)`: an outward enclosure of Σ_i Σ_j e^{⟨Q x_i^{(r),k}, K x_j^{(r),k}⟩}
 ///   (the sum of the softmax denominators; clusters/collapse's Lyapunov function 𝓛 when
 ///   Q = K = I), traced by its own iteration of the map ([`crate::layer_data::Traced`]);
+/// - `(layer-dual-sup X r k lo hi i)`, `(layer-dual-inf X r k lo hi i)`: outward
+///   enclosures of sup (inf) over λ ∈ [lo, hi] of max_j |a_i(λ)·x_j^{(r),k}|, where
+///   a_i(λ) is row i of adj(V − λI) (a left eigenvector of V, or 0, when λ is an
+///   eigenvalue). lo, hi must evaluate to exact rationals with lo ≤ hi and i to an
+///   exact integer in 0..d (d ≤ 16); traced by their own iteration per (lo, hi, i)
+///   ([`crate::layer_dual`] has the enclosure argument);
 /// - `(layer-v-frob2 X)`: ‖V‖_F² = Σ_ab V_ab², exact;
 /// - `(layer-qk-frob2 X)`: ‖QᵀK‖_F² = Σ_ab (QᵀK)_ab², exact;
 /// - `(layer-dt X)`: Δt, exact.
@@ -1289,6 +1354,7 @@ fn layer_op<'a>(
     let arity = match op {
         "layer-max-sqnorm" | "layer-partition" => 3,
         "layer-max-sqdist" => 4,
+        "layer-dual-sup" | "layer-dual-inf" => 6,
         "layer-v-frob2" | "layer-qk-frob2" | "layer-dt" => 1,
         _ => return Ok(None),
     };
@@ -1319,6 +1385,19 @@ fn layer_op<'a>(
         "layer-partition" => {
             let (r, k) = (index(&args[1], env)?, index(&args[2], env)?);
             Val::I(at(x.partition(p, &r, &k))?)
+        }
+        "layer-dual-sup" | "layer-dual-inf" => {
+            let (r, k) = (index(&args[1], env)?, index(&args[2], env)?);
+            let mut exact = |e: &'a Sexp, what: &str| -> Result<Rational, ExprError> {
+                match term(e, env)? {
+                    Val::Q(q) => Ok(q),
+                    _ => err(e.offset(), format!("`{op}`: {what} must be exact")),
+                }
+            };
+            let lo = exact(&args[3], "lo (an exact rational)")?;
+            let hi = exact(&args[4], "hi (an exact rational)")?;
+            let i = exact(&args[5], "the row i (an exact integer)")?;
+            Val::I(at(x.dual(p, &r, &k, &lo, &hi, &i, op == "layer-dual-sup"))?)
         }
         "layer-max-sqdist" => {
             let r = index(&args[1], env)?;

@@ -17,7 +17,9 @@
 //!
 //! Other per-step quantities ([`Traced`]) are traced on demand, each by its own
 //! iteration of the same map at that precision (then cached):
-//! - [`Traced::Partition`]: `partition[r][k]` ∋ Σ_i Σ_j e^{⟨Q x_i^{(r),k}, K x_j^{(r),k}⟩}.
+//! - [`Traced::Partition`]: `partition[r][k]` ∋ Σ_i Σ_j e^{⟨Q x_i^{(r),k}, K x_j^{(r),k}⟩};
+//! - [`Traced::Dual`]: per step the pair (sup, inf) over λ ∈ [lo, hi] of
+//!   max_j |a_i(λ)·x_j^{(r),k}|, a_i(λ) = row i of adj(V − λI) ([`crate::layer_dual`]).
 //!
 //! **Guarantee.** For every run r, step k ≤ K and precision p, the returned intervals
 //! contain the exact real values for the exact data. Reason: each step of
@@ -33,6 +35,7 @@
 //! of stored enclosures. A malformed or over-budget datum is an error naming the
 //! field, never a panic.
 
+use crate::layer_dual::{adj_row, dual_bounds, dual_max_abs, MAX_DUAL_D};
 use crate::layer_map::{attention, max_all, partition, residual_step, sq_norms};
 use crate::{Interval, Mat};
 use rug::Rational;
@@ -91,6 +94,28 @@ pub enum QueryError {
     /// `layer-max-sqdist` was asked for the distance of a run to itself.
     #[error("runs {0} and {0} must differ")]
     SameRun(usize),
+    /// A `layer-dual-*` bracket that is not lo ≤ hi.
+    #[error("the bracket [{lo}, {hi}] must have lo ≤ hi")]
+    Bracket {
+        /// lo.
+        lo: Rational,
+        /// hi.
+        hi: Rational,
+    },
+    /// A `layer-dual-*` row that is not an integer in 0..d.
+    #[error("row {row} is not an integer in 0..{d}")]
+    Row {
+        /// The row asked for.
+        row: Rational,
+        /// d.
+        d: usize,
+    },
+    /// The dual operations are defined for d ≤ MAX_DUAL_D only (d⁴ work).
+    #[error(
+        "the dual operations need d ≤ {}, the datum has d = {0}",
+        crate::layer_dual::MAX_DUAL_D
+    )]
+    DualDim(usize),
     /// More distinct traced quantities than a datum may ask for.
     #[error("a layer datum may trace at most {MAX_TRACES} quantities (precisions counted apart)")]
     Traces,
@@ -105,6 +130,26 @@ pub enum Traced {
     /// Σ_i Σ_j e^{s_ij}, s_ij = ⟨Q x_i, K x_j⟩: the sum of the softmax denominators
     /// (𝓛 = Σ_ij e^{⟨x_i, x_j⟩} when Q = K = I).
     Partition,
+    /// (sup, inf) over λ ∈ [lo, hi] of max_j |a_row(λ)·x_j|, a_row(λ) = row `row` of
+    /// adj(V − λI): two enclosures per step ([`crate::layer_dual`]).
+    Dual {
+        /// The bracket's lower end (exact).
+        lo: Rational,
+        /// The bracket's upper end (exact, ≥ lo).
+        hi: Rational,
+        /// The row i < d.
+        row: usize,
+    },
+}
+
+impl Traced {
+    /// Enclosures stored per step and run.
+    fn width(&self) -> u128 {
+        match self {
+            Traced::Partition => 1,
+            Traced::Dual { .. } => 2,
+        }
+    }
 }
 
 /// Per run, per step: the traced enclosures.
@@ -371,7 +416,11 @@ impl LayerData {
     /// ((K + 1)·runs·2p bits), or more than [`MAX_TRACES`] traces.
     fn trace(&self, prec: u32, what: &Traced) -> Result<Arc<Trace>, QueryError> {
         self.iteration_cost(prec)?;
-        let stored = (self.steps as u128 + 1) * self.runs.len() as u128 * 2 * u128::from(prec);
+        let stored = (self.steps as u128 + 1)
+            * self.runs.len() as u128
+            * what.width()
+            * 2
+            * u128::from(prec);
         if stored > MAX_STORED_BITS {
             return Err(QueryError::Stored { prec, stored });
         }
@@ -383,12 +432,33 @@ impl LayerData {
             return Err(QueryError::Traces);
         }
         let (n, d) = (self.n(), self.d());
-        let mut out: Trace = vec![Vec::with_capacity(self.steps + 1); self.runs.len()];
+        let cap = (self.steps + 1) * what.width() as usize;
+        let mut out: Trace = vec![Vec::with_capacity(cap); self.runs.len()];
+        // the dual rows a_i over the bracket and at its lower end (crate::layer_dual)
+        let duals = match what {
+            Traced::Dual { lo, hi, row } => {
+                let lo = Interval::from_rational(prec, lo);
+                let bracket = lo.hull(&Interval::from_rational(prec, hi));
+                Some((
+                    adj_row(&self.v, &bracket, *row, prec),
+                    adj_row(&self.v, &lo, *row, prec),
+                ))
+            }
+            Traced::Partition => None,
+        };
         self.walk(prec, |states, qk_t| {
             for (r, (x, _)) in states.iter().enumerate() {
-                out[r].push(match what {
-                    Traced::Partition => partition(qk_t, x, n, d, prec),
-                });
+                match &duals {
+                    None => out[r].push(partition(qk_t, x, n, d, prec)),
+                    Some((a_int, a_pt)) => {
+                        let (sup, inf) = dual_bounds(
+                            &dual_max_abs(a_int, x, n, d),
+                            &dual_max_abs(a_pt, x, n, d),
+                        );
+                        out[r].push(sup);
+                        out[r].push(inf);
+                    }
+                }
             }
         });
         let t = Arc::new(out);
@@ -451,5 +521,40 @@ impl LayerData {
     pub fn partition(&self, prec: u32, r: &Rational, k: &Rational) -> Result<Interval, QueryError> {
         let (r, k) = (self.run_index(r)?, self.step_index(k)?);
         Ok(self.trace(prec, &Traced::Partition)?[r][k].clone())
+    }
+
+    /// Enclosures of sup (`sup` true) or inf over λ ∈ [lo, hi] of
+    /// max_j |a_i(λ)·x_j^{(r),k}|, a_i(λ) = row i of adj(V − λI), at `prec`
+    /// ([`Traced::Dual`], [`crate::layer_dual`]). Errors: lo > hi, i not an integer in
+    /// 0..d, d > [`MAX_DUAL_D`], bad r or k, and the trace budgets.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dual(
+        &self,
+        prec: u32,
+        r: &Rational,
+        k: &Rational,
+        lo: &Rational,
+        hi: &Rational,
+        i: &Rational,
+        sup: bool,
+    ) -> Result<Interval, QueryError> {
+        let (r, k) = (self.run_index(r)?, self.step_index(k)?);
+        if lo > hi {
+            return Err(QueryError::Bracket {
+                lo: lo.clone(),
+                hi: hi.clone(),
+            });
+        }
+        let d = self.d();
+        let row = Self::index(i, d).ok_or_else(|| QueryError::Row { row: i.clone(), d })?;
+        if d > MAX_DUAL_D {
+            return Err(QueryError::DualDim(d));
+        }
+        let what = Traced::Dual {
+            lo: lo.clone(),
+            hi: hi.clone(),
+            row,
+        };
+        Ok(self.trace(prec, &what)?[r][2 * k + usize::from(!sup)].clone())
     }
 }

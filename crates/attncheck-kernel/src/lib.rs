@@ -9,6 +9,7 @@ pub mod expr;
 mod format;
 mod interval;
 pub mod layer_data;
+pub mod layer_dual;
 pub mod layer_map;
 mod mat;
 mod signs;

@@ -11,14 +11,17 @@
 //! - per step (F2, a theorem of the map): φ1*(z_i^{k+1}) = (1 − β)φ1*(z_i^k) + β Σ_j P_ij φ1*(z_j^k)
 //!   with β = Δtλ1/(1 + Δtλ1) ∈ (0, 1) — proof: φ1* R^{−1} V = λ1/(1 + Δtλ1) φ1*. Hence
 //!   max_j φ1*(z_j) is nonincreasing and min_j nondecreasing (certified consistency);
-//! - per step (certified): the discrete Grönwall bound max_j |φ_k*(x_j^k)| ≤ M_0 (1 + Δt|λ_k|)^k for
-//!   each real λ_k — proof: φ_k*(x_i^{k+1}) = φ_k*(x_i^k) + Δtλ_k Σ_j P_ij φ_k*(x_j^k);
+//! - per step (certified: obligations of the certificate over each instance's `layer` datum, issue
+//!   #24): the discrete Grönwall bound max_j |φ_k*(x_j^k)| ≤ M_0 (1 + Δt|λ_k|)^k for each real λ_k —
+//!   proof: φ_k*(x_i^{k+1}) = φ_k*(x_i^k) + Δtλ_k Σ_j P_ij φ_k*(x_j^k). φ_k* is row i of adj(V − λI)
+//!   over λ's exact bracket (`layer-dual-sup`/`-inf`, see `gronwall_obligations`), with a sign-change
+//!   obligation for every real λ_k's bracket and a non-vacuity obligation (φ_k* ≠ 0 on the tokens);
 //! - at T (observed, two precisions): every φ1*(z_i(T)) within τ = 10·diam·e^{−λ1 T} of
 //!   {0, a_T, b_T} (clusters.md tolerance guide).
 //!
 //! Ablations (report only, no checks): the same dynamics with one hypothesis dropped.
 
-use super::common::{build_all, fmt_q, Instance, InstanceSpec};
+use super::common::{build_all, fmt_q, layer_datum, Instance, InstanceSpec};
 use crate::certificate::Hints;
 use crate::claims::shape::StatementError;
 use crate::claims::Ctx;
@@ -29,6 +32,7 @@ use crate::dynamics::spectrum::{self, Leading, Other};
 use crate::kernel::{Checked, Interval, Reading, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::FieldError;
+use rug::Rational;
 use serde::{Deserialize, Serialize};
 
 /// Parameters of clusters/hyperplanes as written in the spec.
@@ -121,13 +125,12 @@ impl crate::claims::shape::Claim for Claim {
             .iter()
             .map(|inst| spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec))
             .collect();
-        let brackets = leads
+        let hint_pairs = insts
             .iter()
-            .map(|l| {
-                l.as_ref()
-                    .ok()
-                    .map(|(lead, _)| (lead.lo.to_string(), lead.hi.to_string()))
-            })
+            .zip(&leads)
+            .enumerate()
+            .filter_map(|(idx, (inst, l))| Some(dual_hints(idx, inst, &l.as_ref().ok()?.0, prec)))
+            .flatten()
             .collect();
         let mut runs = Vec::new();
         for (inst, l) in insts.iter().zip(leads) {
@@ -136,48 +139,10 @@ impl crate::claims::shape::Claim for Claim {
                 runs.push(None);
                 continue;
             };
-            // Dual functionals of the real eigenvalues for the Grönwall bound.
-            let mut duals: Vec<(String, Interval, Vec<Interval>)> =
-                vec![("φ1*".into(), lead.lambda.clone(), lead.left.clone())];
-            for (k, o) in lead.others.iter().enumerate() {
-                if let Other::Real(mu) = o {
-                    if let Some((_, left)) = spectrum::eigvecs(&inst.sys.v, mu, prec) {
-                        duals.push((format!("φ{}*", k + 2), mu.clone(), left));
-                    }
-                }
-            }
-            let dt = Interval::from_rational(prec, &inst.dt);
-            let x0 = inst.tokens.to_intervals(prec);
-            let gron_data: Vec<(Interval, Interval)> = duals
-                .iter()
-                .map(|(_, lam, w)| {
-                    let m0 = max_all(
-                        &functional(&x0, n, d, w)
-                            .iter()
-                            .map(Interval::abs)
-                            .collect::<Vec<_>>(),
-                    );
-                    (m0, &Interval::one(prec) + &(&dt * &lam.abs()))
-                })
-                .collect();
             let phi = lead.left.clone();
             let mut invs: Vec<Invariant> = hull_invariants(&inst.name, "φ1*", &phi)
                 .into_iter()
                 .collect();
-            for ((label, _, w), (m0, g)) in duals.iter().zip(&gron_data) {
-                invs.push(Invariant::new(
-                    format!(
-                        "{}: max_j |{label}(x_j^k)| ≤ max_j |{label}(x_j^0)|·(1 + Δt|λ|)^k (discrete Grönwall)",
-                        inst.name
-                    ),
-                    move |v| {
-                        let bound = m0 * &g.powi(v.after.k as i32);
-                        let vals: Vec<Interval> =
-                            functional(&v.after.x, v.n, v.d, w).iter().map(Interval::abs).collect();
-                        &bound - &max_all(&vals)
-                    },
-                ));
-            }
             let every = (inst.steps / 60).max(1);
             let data = run_map(inst, prec, &mut invs, every);
             let records = invs.iter().map(Invariant::record).collect();
@@ -202,7 +167,7 @@ impl crate::claims::shape::Claim for Claim {
         }
         let ablations = p.ablations.iter().map(|a| ablation(a, p, prec)).collect();
         Found {
-            brackets,
+            hint_pairs,
             runs,
             ablations,
         }
@@ -210,10 +175,8 @@ impl crate::claims::shape::Claim for Claim {
     /// The isolating interval of each λ1 found.
     fn hints(_: &Params, w: &Found) -> Hints {
         let mut hints = Hints::new();
-        for (idx, b) in w.brackets.iter().enumerate() {
-            if let Some((lo, hi)) = b {
-                hints.insert(bracket_hint(idx), format!("{lo} {hi}"));
-            }
+        for (k, v) in &w.hint_pairs {
+            hints.insert(k.clone(), v.clone());
         }
         hints
     }
@@ -237,12 +200,8 @@ impl crate::claims::shape::Claim for Claim {
                 residual_reading(&inst.sys.v, lead),
                 describe_lead(lead, g),
             );
-            for (j, rec) in r.records.iter().enumerate() {
-                if j < 2 {
-                    rec.consistency_into(out);
-                } else {
-                    rec.observe_into(out);
-                }
+            for rec in &r.records {
+                rec.consistency_into(out);
             }
             let tau = r.tau;
             let (a, b, ref labels, worst) = r.levels;
@@ -373,7 +332,9 @@ impl crate::claims::shape::Claim for Claim {
              R = I + ΔtV. The good-triple hypotheses are the claim's statement (exact rational obligations over V, \
              Q, K and the isolating interval of λ1), decided by the kernel. The hull monotonicity of φ1* is a theorem \
              of the map (F2), recorded as a consistency reading (it can refute, never certify); the discrete Grönwall \
-             bound is observed on every step of the claim's own enclosures (not in the certificate, so not certified); the limit structure at T is an observation with the tolerance guide of clusters.md.",
+             bound of every real eigenvalue is an obligation of the certificate over the instance's `layer` datum \
+             (φ* = a row of adj(V − λI) over the eigenvalue's exact bracket, the kernel iterating the map itself), so \
+             it is certified; the limit structure at T is an observation with the tolerance guide of clusters.md.",
         );
     }
 }
@@ -381,6 +342,124 @@ impl crate::claims::shape::Claim for Claim {
 /// The hint key of instance `idx`'s isolating interval for λ1 ("lo hi", exact).
 fn bracket_hint(idx: usize) -> String {
     format!("instances[{idx}].lambda1_bracket")
+}
+
+/// The hint key of instance `idx`'s isolating interval for its other real eigenvalue
+/// λ_j (j ≥ 2; "lo hi", exact).
+fn other_bracket_hint(idx: usize, j: usize) -> String {
+    format!("instances[{idx}].lambda{j}_bracket")
+}
+
+/// The hint key of the row i of adj(V − λ_j I) used as φ_j* for instance `idx`.
+fn row_hint(idx: usize, j: usize) -> String {
+    format!("instances[{idx}].lambda{j}_row")
+}
+
+/// det(xI − V) at an exact x (the last leading minor of xI − V).
+fn char_poly_value(v: &Mat, x: &Rational) -> Rational {
+    let shifted = Mat::identity(v.rows)
+        .scale(x)
+        .add(&v.scale(&Rational::from(-1)));
+    shifted
+        .leading_minors()
+        .pop()
+        .unwrap_or_else(|| Rational::from(1))
+}
+
+/// The row i of adj(V − λI) of largest norm at the midpoint of [lo, hi] (the witness's
+/// choice of φ* for the Grönwall obligations; any row whose dual is nonzero serves).
+fn best_row(v: &Mat, lo: &Rational, hi: &Rational, prec: u32) -> usize {
+    let mid = Interval::from_rational(prec, &(Rational::from(lo + hi) / 2u32));
+    let norm = |i: usize| -> f64 {
+        crate::kernel::layer_dual::adj_row(v, &mid, i, prec)
+            .iter()
+            .map(|a| a.mid_f64().powi(2))
+            .sum()
+    };
+    (0..v.rows).fold(0, |best, i| if norm(i) > norm(best) { i } else { best })
+}
+
+/// The hints of instance `idx` (witness search): λ1's isolating interval, each other
+/// real eigenvalue's (from its `spectrum` enclosure, rounded outward to dyadic
+/// rationals, kept only when det(xI − V) changes sign on it and it is apart from λ1's),
+/// and the adjugate row of each.
+fn dual_hints(idx: usize, inst: &Instance, lead: &Leading, prec: u32) -> Vec<(String, String)> {
+    let v = &inst.sys.v;
+    let mut out = Vec::new();
+    if v.rows > 1 {
+        out.push((bracket_hint(idx), format!("{} {}", lead.lo, lead.hi)));
+    }
+    let lam1 = if v.rows == 1 {
+        (v.at(0, 0).clone(), v.at(0, 0).clone())
+    } else {
+        (lead.lo.clone(), lead.hi.clone())
+    };
+    out.push((
+        row_hint(idx, 1),
+        best_row(v, &lam1.0, &lam1.1, prec).to_string(),
+    ));
+    for (k, o) in lead.others.iter().enumerate() {
+        let Other::Real(mu) = o else {
+            continue;
+        };
+        let (Some(lo), Some(hi)) = (mu.lo().to_rational(), mu.hi().to_rational()) else {
+            continue;
+        };
+        let sign_change = (char_poly_value(v, &lo) * char_poly_value(v, &hi)) < 0;
+        let apart = hi < lead.lo || lead.hi < lo;
+        if lo < hi && sign_change && apart {
+            let j = k + 2;
+            let row = best_row(v, &lo, &hi, prec);
+            out.push((other_bracket_hint(idx, j), format!("{lo} {hi}")));
+            out.push((row_hint(idx, j), row.to_string()));
+        }
+    }
+    out
+}
+
+/// An exact lower bound of 1 + Δt|λ| over λ ∈ [lo, hi], as a term: 1 + Δt·lo when
+/// lo > 0, 1 − Δt·hi when hi < 0, 1 when the bracket contains 0.
+fn growth_lower(dt: &Rational, lo: &Rational, hi: &Rational) -> String {
+    if *lo > 0 {
+        format!("(+ 1 (* {dt} {lo}))")
+    } else if *hi < 0 {
+        format!("(- 1 (* {dt} {hi}))")
+    } else {
+        "1".into()
+    }
+}
+
+/// A row hint: an integer in 0..d.
+fn parse_row(hints: &Hints, key: &str, d: usize) -> Result<usize, StatementError> {
+    let e = |reason: String| StatementError::Hint {
+        key: key.to_string(),
+        reason,
+    };
+    let h = hints
+        .get(key)
+        .ok_or_else(|| e(format!("hint `{key}` is missing (the adjugate row of φ*)")))?;
+    h.parse::<usize>().ok().filter(|&i| i < d).ok_or_else(|| {
+        e(format!(
+            "hint `{key}`: expected a row index in 0..{d}, got `{h}`"
+        ))
+    })
+}
+
+/// A bracket hint "lo hi": two exact rationals with lo < hi.
+fn parse_bracket(
+    h: &str,
+    key: &str,
+) -> Result<(String, String, Rational, Rational), StatementError> {
+    let e = |reason: String| StatementError::Hint {
+        key: key.to_string(),
+        reason,
+    };
+    let (lo, hi) = h
+        .split_once(' ')
+        .ok_or_else(|| e(format!("hint `{key}`: expected \"lo hi\"")))?;
+    let lo_q = crate::kernel::parse_rational(lo).map_err(|x| e(format!("hint `{key}`: {x}")))?;
+    let hi_q = crate::kernel::parse_rational(hi).map_err(|x| e(format!("hint `{key}`: {x}")))?;
+    Ok((lo.to_string(), hi.to_string(), lo_q, hi_q))
 }
 
 /// det(xI − V) at the exact `x` (a literal), as a term over the spec's literals of V.
@@ -493,8 +572,101 @@ fn statement_of(
             format!("{name}: ⟨Qφ1, Kφ1⟩ > 0 for every real φ1 ≠ 0 (the symmetric part of QᵀK is positive definite)"),
             minors_positive(&sym),
         );
+        gronwall_obligations(&mut st, idx, inst, hints)?;
     }
     Ok(st)
+}
+
+/// The discrete Grönwall bound of every real eigenvalue λ_j with a bracket, over the
+/// instance's `layer` datum X{idx} (issue #24: the per-step fact is an obligation).
+///
+/// For every λ in a bracket (lo, hi), a_i(λ) = row i of adj(V − λI) satisfies
+/// a_i(λ)(V − λI) = det(V − λI)·e_i, so at the eigenvalue λ* ∈ (lo, hi), φ* = a_i(λ*) is a
+/// left eigenvector or 0, and φ*(x_i^{k+1}) = φ*(x_i^k) + Δtλ* Σ_j P_ij φ*(x_j^k) gives
+/// max_j |φ*(x_j^k)| ≤ max_j |φ*(x_j^0)|·(1 + Δt|λ*|)^k. The obligations:
+/// - for each other real eigenvalue λ_j (j ≥ 2) with a hint: (lo_j, hi_j) holds a root
+///   of det(xI − V) (sign change) and is apart from λ1's bracket (min(hi, hi1) < max(lo, lo1):
+///   disjoint closed intervals, so λ_j ≠ λ1);
+/// - Grönwall, k = 1..K: sup_{[lo,hi]} max_j |a_i·x_j^k| ≤ inf_{[lo,hi]} max_j |a_i·x_j^0|·g^k with
+///   g ≤ 1 + Δt|λ| on the bracket; at λ* this is the bound above (sup ≥ the value at λ*,
+///   inf ≤ the value at λ*, g ≤ 1 + Δt|λ*|);
+/// - non-vacuity: inf_{[lo,hi]} max_j |a_i·x_j^0| > 0, so φ* ≠ 0 and some token has
+///   φ*(x_j^0) ≠ 0.
+///
+/// The row i of each is a hint (any row gives a sound statement).
+fn gronwall_obligations(
+    st: &mut Statement,
+    idx: usize,
+    inst: &Instance,
+    hints: &Hints,
+) -> Result<(), StatementError> {
+    let name = &inst.name;
+    let d = inst.sys.d;
+    let v = mat_lits(&inst.sys.v);
+    // (j, lo, hi, lo_q, hi_q)
+    let mut brackets = Vec::new();
+    if d == 1 {
+        let l = lit(inst.sys.v.at(0, 0));
+        brackets.push((
+            1,
+            l.clone(),
+            l,
+            inst.sys.v.at(0, 0).clone(),
+            inst.sys.v.at(0, 0).clone(),
+        ));
+    } else {
+        let key = bracket_hint(idx);
+        let h = hints.get(&key).ok_or_else(|| StatementError::Hint {
+            key: key.clone(),
+            reason: format!("hint `{key}` is missing (no isolating interval for λ1)"),
+        })?;
+        let (lo, hi, lo_q, hi_q) = parse_bracket(h, &key)?;
+        brackets.push((1, lo, hi, lo_q, hi_q));
+        for j in 2..=d {
+            let key = other_bracket_hint(idx, j);
+            let Some(h) = hints.get(&key) else {
+                continue;
+            };
+            let (lo, hi, lo_q, hi_q) = parse_bracket(h, &key)?;
+            let (lo1, hi1) = (&brackets[0].1, &brackets[0].2);
+            st.assert(
+                format!(
+                    "{name}: λ{j} is a real eigenvalue in (lo, hi), apart from λ1's interval (det(xI − V) changes sign)"
+                ),
+                format!(
+                    "(and (< {lo} {hi}) (< (min {hi} {hi1}) (max {lo} {lo1})) (< (* {} {}) 0))",
+                    char_poly_at(&v, &lo),
+                    char_poly_at(&v, &hi)
+                ),
+            );
+            brackets.push((j, lo, hi, lo_q, hi_q));
+        }
+    }
+    let x = format!("X{idx}");
+    st.datum(&x, layer_datum(inst, Vec::new())?);
+    for (j, lo, hi, lo_q, hi_q) in brackets {
+        let i = parse_row(hints, &row_hint(idx, j), d)?;
+        let g = growth_lower(&inst.dt, &lo_q, &hi_q);
+        let sup = |k: &str| format!("(layer-dual-sup {x} 0 {k} {lo} {hi} {i})");
+        let inf0 = format!("(layer-dual-inf {x} 0 0 {lo} {hi} {i})");
+        st.assert(
+            format!(
+                "{name}: max_j |φ{j}*(x_j^k)| ≤ max_j |φ{j}*(x_j^0)|·(1 + Δt|λ|)^k (discrete Grönwall)"
+            ),
+            format!(
+                "(forall k 1 {} (<= {} (* {inf0} (exp (* k (ln {g}))))))",
+                inst.steps,
+                sup("k")
+            ),
+        );
+        st.assert(
+            format!(
+                "{name}: φ{j}* = row {i} of adj(V − λ{j} I) is nonzero and not orthogonal to every token (max_j |φ{j}*(x_j^0)| > 0)"
+            ),
+            format!("(> {inf0} 0)"),
+        );
+    }
+    Ok(())
 }
 
 /// The consistency reading of the eigenvector enclosures: the residual enclosures
@@ -781,8 +953,9 @@ pub struct Structure {
 /// What the search found: the leading eigenvalue of each V (its isolating
 /// interval is a hint), and each instance's run (`None` when V has no good triple).
 pub struct Found {
-    /// The isolating interval of λ1 per instance, when found.
-    brackets: Vec<Option<(String, String)>>,
+    /// The hints found (key, value): per instance the isolating interval of λ1 and of
+    /// every other real eigenvalue, and the row of the adjugate for each.
+    hint_pairs: Vec<(String, String)>,
     /// Per instance.
     runs: Vec<Option<Structure>>,
     /// The ablations' runs, in order.

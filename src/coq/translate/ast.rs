@@ -292,7 +292,15 @@ impl<'a> Reader<'a> {
                     .collect::<Result<Vec<_>, _>>()?;
                 return Ok(T::Band(*count, ts));
             }
-            DataOp::Layer(LayerOp::MaxSqnorm | LayerOp::MaxSqdist | LayerOp::Partition, x, _) => {
+            DataOp::Layer(
+                LayerOp::MaxSqnorm
+                | LayerOp::MaxSqdist
+                | LayerOp::Partition
+                | LayerOp::DualSup
+                | LayerOp::DualInf,
+                x,
+                _,
+            ) => {
                 return Err(TranslateError::LayerMap(layer_cost(x.datum)));
             }
             DataOp::Layer(op, ..) => return Err(TranslateError::NoCoq(op.name())),

@@ -44,9 +44,10 @@ pub const LAYER_BOUND_COST: &[LayerBoundCost] = &[
     (20, 2, None),
 ];
 
-/// Why `layer-max-sqnorm`, `layer-max-sqdist` and `layer-partition` stay kernel-only: iterating the map
-/// in Coq takes 2·n·d `interval` bounds per step and run (each coordinate from above
-/// and below), and the measured cost of one bound puts that beyond the Coq budget.
+/// Why `layer-max-sqnorm`, `layer-max-sqdist`, `layer-partition` and `layer-dual-sup`/`-inf`
+/// stay kernel-only: iterating the map in Coq takes 2·n·d `interval` bounds per step and
+/// run (each coordinate from above and below), and the measured cost of one bound puts
+/// that beyond the Coq budget.
 pub(super) fn layer_cost(l: &LayerData) -> String {
     let (n, d, k, r) = (l.n(), l.d(), l.steps(), l.runs().len());
     let bounds = 2 * k * r * n * d;

@@ -163,7 +163,8 @@ pub enum DataOp<'a> {
         /// L, d, l.
         args: Vec<Term<'a>>,
     },
-    /// `(layer-max-sqnorm X r k)`, `(layer-max-sqdist X r s k)`, `(layer-partition X r k)`, `(layer-v-frob2 X)`,
+    /// `(layer-max-sqnorm X r k)`, `(layer-max-sqdist X r s k)`, `(layer-partition X r k)`,
+    /// `(layer-dual-sup X r k lo hi i)`, `(layer-dual-inf X r k lo hi i)`, `(layer-v-frob2 X)`,
     /// `(layer-qk-frob2 X)`, `(layer-dt X)`: the layer datum and the index terms.
     Layer(LayerOp, Named<'a, LayerData>, Vec<Term<'a>>),
     /// `(attn-ln-bound W l)`, `(attn-logit-range W l h)`: the attention-weights datum and
@@ -258,6 +259,10 @@ pub enum LayerOp {
     MaxSqdist,
     /// `layer-partition` (indices r, k)
     Partition,
+    /// `layer-dual-sup` (r, k, lo, hi, i)
+    DualSup,
+    /// `layer-dual-inf` (r, k, lo, hi, i)
+    DualInf,
     /// `layer-v-frob2`
     VFrob2,
     /// `layer-qk-frob2`
@@ -273,6 +278,8 @@ impl LayerOp {
             LayerOp::MaxSqnorm => "layer-max-sqnorm",
             LayerOp::MaxSqdist => "layer-max-sqdist",
             LayerOp::Partition => "layer-partition",
+            LayerOp::DualSup => "layer-dual-sup",
+            LayerOp::DualInf => "layer-dual-inf",
             LayerOp::VFrob2 => "layer-v-frob2",
             LayerOp::QkFrob2 => "layer-qk-frob2",
             LayerOp::Dt => "layer-dt",
@@ -284,6 +291,7 @@ impl LayerOp {
         match self {
             LayerOp::MaxSqnorm | LayerOp::Partition => 3,
             LayerOp::MaxSqdist => 4,
+            LayerOp::DualSup | LayerOp::DualInf => 6,
             LayerOp::VFrob2 | LayerOp::QkFrob2 | LayerOp::Dt => 1,
         }
     }
@@ -293,6 +301,8 @@ impl LayerOp {
             "layer-max-sqnorm" => LayerOp::MaxSqnorm,
             "layer-max-sqdist" => LayerOp::MaxSqdist,
             "layer-partition" => LayerOp::Partition,
+            "layer-dual-sup" => LayerOp::DualSup,
+            "layer-dual-inf" => LayerOp::DualInf,
             "layer-v-frob2" => LayerOp::VFrob2,
             "layer-qk-frob2" => LayerOp::QkFrob2,
             "layer-dt" => LayerOp::Dt,
