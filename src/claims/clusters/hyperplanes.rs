@@ -125,7 +125,7 @@ impl crate::claims::shape::Claim for Claim {
             .iter()
             .map(|inst| spectrum::good_triple(&inst.sys.qk, &inst.sys.v, prec))
             .collect();
-        let hint_pairs = insts
+        let hints = insts
             .iter()
             .zip(&leads)
             .enumerate()
@@ -167,18 +167,14 @@ impl crate::claims::shape::Claim for Claim {
         }
         let ablations = p.ablations.iter().map(|a| ablation(a, p, prec)).collect();
         Found {
-            hint_pairs,
+            hints,
             runs,
             ablations,
         }
     }
-    /// The isolating interval of each λ1 found.
+    /// The brackets and adjugate rows found ([`dual_hints`]).
     fn hints(_: &Params, w: &Found) -> Hints {
-        let mut hints = Hints::new();
-        for (k, v) in &w.hint_pairs {
-            hints.insert(k.clone(), v.clone());
-        }
-        hints
+        w.hints.clone()
     }
     /// The eigenvector enclosures (consistency), the invariants, and the structure at
     /// T at two precisions (observed). Nothing when the statement was not decided.
@@ -355,17 +351,6 @@ fn row_hint(idx: usize, j: usize) -> String {
     format!("instances[{idx}].lambda{j}_row")
 }
 
-/// det(xI − V) at an exact x (the last leading minor of xI − V).
-fn char_poly_value(v: &Mat, x: &Rational) -> Rational {
-    let shifted = Mat::identity(v.rows)
-        .scale(x)
-        .add(&v.scale(&Rational::from(-1)));
-    shifted
-        .leading_minors()
-        .pop()
-        .unwrap_or_else(|| Rational::from(1))
-}
-
 /// The row i of adj(V − λI) of largest norm at the midpoint of [lo, hi] (the witness's
 /// choice of φ* for the Grönwall obligations; any row whose dual is nonzero serves).
 fn best_row(v: &Mat, lo: &Rational, hi: &Rational, prec: u32) -> usize {
@@ -405,7 +390,8 @@ fn dual_hints(idx: usize, inst: &Instance, lead: &Leading, prec: u32) -> Vec<(St
         let (Some(lo), Some(hi)) = (mu.lo().to_rational(), mu.hi().to_rational()) else {
             continue;
         };
-        let sign_change = (char_poly_value(v, &lo) * char_poly_value(v, &hi)) < 0;
+        let p = spectrum::char_poly(v);
+        let sign_change = (spectrum::eval_exact(&p, &lo) * spectrum::eval_exact(&p, &hi)) < 0;
         let apart = hi < lead.lo || lead.hi < lo;
         if lo < hi && sign_change && apart {
             let j = k + 2;
@@ -443,6 +429,25 @@ fn parse_row(hints: &Hints, key: &str, d: usize) -> Result<usize, StatementError
             "hint `{key}`: expected a row index in 0..{d}, got `{h}`"
         ))
     })
+}
+
+/// λ1's bracket as (lo, hi) texts and values: V itself when d = 1, else the hint
+/// `bracket_hint(idx)` (its absence is an error).
+fn lambda1_bracket(
+    inst: &Instance,
+    idx: usize,
+    hints: &Hints,
+) -> Result<(String, String, Rational, Rational), StatementError> {
+    if inst.sys.d == 1 {
+        let l = inst.sys.v.at(0, 0);
+        return Ok((lit(l), lit(l), l.clone(), l.clone()));
+    }
+    let key = bracket_hint(idx);
+    let h = hints.get(&key).ok_or_else(|| StatementError::Hint {
+        key: key.clone(),
+        reason: format!("hint `{key}` is missing (no isolating interval for λ1)"),
+    })?;
+    parse_bracket(h, &key)
 }
 
 /// A bracket hint "lo hi": two exact rationals with lo < hi.
@@ -505,26 +510,11 @@ fn statement_of(
         let name = &inst.name;
         let v = mat_lits(&inst.sys.v);
         let d = inst.sys.d;
+        let lambda1 = lambda1_bracket(inst, idx, hints)?;
         if d == 1 {
             st.assert(format!("{name}: λ1 = V > 0"), format!("(> {} 0)", v[0][0]));
         } else {
-            let key = bracket_hint(idx);
-            let hint_error = |reason: String| StatementError::Hint {
-                key: key.clone(),
-                reason,
-            };
-            let h = hints.get(&key).ok_or_else(|| {
-                hint_error(format!(
-                    "hint `{key}` is missing (no isolating interval for λ1)"
-                ))
-            })?;
-            let (lo, hi) = h
-                .split_once(' ')
-                .ok_or_else(|| hint_error(format!("hint `{key}`: expected \"lo hi\"")))?;
-            for x in [lo, hi] {
-                crate::kernel::parse_rational(x)
-                    .map_err(|e| hint_error(format!("hint `{key}`: {e}")))?;
-            }
+            let (lo, hi) = (lambda1.0.as_str(), lambda1.1.as_str());
             st.assert(
                 format!("{name}: λ1 is a real eigenvalue in (lo, hi) with lo > 0 (det(xI − V) changes sign)"),
                 format!(
@@ -572,7 +562,7 @@ fn statement_of(
             format!("{name}: ⟨Qφ1, Kφ1⟩ > 0 for every real φ1 ≠ 0 (the symmetric part of QᵀK is positive definite)"),
             minors_positive(&sym),
         );
-        gronwall_obligations(&mut st, idx, inst, hints)?;
+        gronwall_obligations(&mut st, idx, inst, lambda1, hints)?;
     }
     Ok(st)
 }
@@ -598,30 +588,16 @@ fn gronwall_obligations(
     st: &mut Statement,
     idx: usize,
     inst: &Instance,
+    lambda1: (String, String, Rational, Rational),
     hints: &Hints,
 ) -> Result<(), StatementError> {
     let name = &inst.name;
     let d = inst.sys.d;
     let v = mat_lits(&inst.sys.v);
     // (j, lo, hi, lo_q, hi_q)
-    let mut brackets = Vec::new();
-    if d == 1 {
-        let l = lit(inst.sys.v.at(0, 0));
-        brackets.push((
-            1,
-            l.clone(),
-            l,
-            inst.sys.v.at(0, 0).clone(),
-            inst.sys.v.at(0, 0).clone(),
-        ));
-    } else {
-        let key = bracket_hint(idx);
-        let h = hints.get(&key).ok_or_else(|| StatementError::Hint {
-            key: key.clone(),
-            reason: format!("hint `{key}` is missing (no isolating interval for λ1)"),
-        })?;
-        let (lo, hi, lo_q, hi_q) = parse_bracket(h, &key)?;
-        brackets.push((1, lo, hi, lo_q, hi_q));
+    let (lo1, hi1, lo1_q, hi1_q) = lambda1;
+    let mut brackets = vec![(1, lo1, hi1, lo1_q, hi1_q)];
+    if d > 1 {
         for j in 2..=d {
             let key = other_bracket_hint(idx, j);
             let Some(h) = hints.get(&key) else {
@@ -955,7 +931,7 @@ pub struct Structure {
 pub struct Found {
     /// The hints found (key, value): per instance the isolating interval of λ1 and of
     /// every other real eigenvalue, and the row of the adjugate for each.
-    hint_pairs: Vec<(String, String)>,
+    hints: Hints,
     /// Per instance.
     runs: Vec<Option<Structure>>,
     /// The ablations' runs, in order.
