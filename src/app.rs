@@ -79,13 +79,18 @@ pub fn load_specs(theorems: &Path) -> Result<Vec<Spec>, Error> {
 /// `<paper>/<claim>.toml` matching its ID and names a known claim.
 pub fn load_specs_from(source: &SpecSource) -> Result<Vec<Spec>, Error> {
     let mut specs = Vec::new();
+    let placed = !matches!(source, SpecSource::File(_));
     for (path, text) in source.files()? {
-        specs.push(load_one(&path, &text)?);
+        specs.push(load_checked(&path, &text, placed)?);
     }
     Ok(specs)
 }
 
-fn load_one(path: &Path, text: &str) -> Result<Spec, Error> {
+/// Parses a spec and checks it names a claim: a registered module's ID, or (written
+/// as formulas) an ID no module has; `placed`: it must also sit at
+/// `<paper>/<claim>.toml` matching its ID (a spec directory's rule; a spec file named
+/// on the command line may sit anywhere).
+fn load_checked(path: &Path, text: &str, placed: bool) -> Result<Spec, Error> {
     let s = Spec::parse(path, text)?;
     let expect = format!(
         "{}/{}",
@@ -95,7 +100,7 @@ fn load_one(path: &Path, text: &str) -> Result<Spec, Error> {
             .unwrap_or(""),
         path.file_stem().and_then(|n| n.to_str()).unwrap_or("")
     );
-    if expect != s.id {
+    if placed && expect != s.id {
         return Err(SpecError::Field {
             file: path.to_path_buf(),
             line: crate::spec::line_of_key(text, "id"),
@@ -104,24 +109,58 @@ fn load_one(path: &Path, text: &str) -> Result<Spec, Error> {
         }
         .into());
     }
-    if claims::find(&s.id).is_none() {
-        return Err(SpecError::UnknownClaim {
-            file: path.to_path_buf(),
-            line: crate::spec::line_of_key(text, "id"),
-            id: s.id.clone(),
-            known: claims::known_ids(),
+    match s.kind {
+        crate::spec::SpecKind::Formulas => {
+            if claims::rebuild::rebuild_of(&s.id).is_some() {
+                return Err(SpecError::Field {
+                    file: path.to_path_buf(),
+                    line: crate::spec::line_of_key(text, "id"),
+                    field: "id".into(),
+                    reason: format!(
+                        "`{}` is a claim of this tool: a claim written as formulas takes an ID of \
+                         its own (e.g. mine/{})",
+                        s.id,
+                        s.name()
+                    ),
+                }
+                .into());
+            }
         }
-        .into());
+        crate::spec::SpecKind::Module => {
+            if claims::find(&s.id).is_none() {
+                return Err(SpecError::UnknownClaim {
+                    file: path.to_path_buf(),
+                    line: crate::spec::line_of_key(text, "id"),
+                    id: s.id.clone(),
+                    known: format!(
+                        "{}; a claim of your own is written as formulas: `kind = \"formulas\"`, \
+                         see docs/your-own-claims.md",
+                        claims::known_ids()
+                    ),
+                }
+                .into());
+            }
+        }
     }
     claims::validate_profiles(&s)?;
     Ok(s)
+}
+
+/// Reads a spec file named on the command line (`attncheck run FILE.toml`,
+/// `verify --spec FILE`): parsed and validated like a spec of a directory, wherever
+/// it sits.
+pub fn load_spec_file(path: &Path) -> Result<Spec, Error> {
+    let text = read_utf8(path)?;
+    load_checked(path, &text, false)
 }
 
 /// The spec of one claim from `source` (`None` when there is none).
 pub fn find_spec(source: &SpecSource, id: &str) -> Result<Option<Spec>, Error> {
     match source.find(id)? {
         None => Ok(None),
-        Some((path, text)) => load_one(&path, &text).map(Some),
+        Some((path, text)) => {
+            load_checked(&path, &text, !matches!(source, SpecSource::File(_))).map(Some)
+        }
     }
 }
 
@@ -199,7 +238,7 @@ pub fn run_claims(
     let prepared: Vec<(&Spec, Runner)> = specs
         .iter()
         .map(|s| {
-            let def = claims::find(&s.id).ok_or_else(|| SpecError::UnknownClaim {
+            let def = claims::def_of(s).ok_or_else(|| SpecError::UnknownClaim {
                 file: s.path.clone(),
                 line: None,
                 id: s.id.clone(),
@@ -542,15 +581,25 @@ pub fn verify_with(
         Some(source) => {
             // the statement rebuilt, the precisions it is decided at, what it was
             // rebuilt from, and that source as the subject of "… give(s)"
-            let (rebuilt, allowed, from, against) = match claims::rebuild::rebuild_of(&cert.claim) {
-                None => {
-                    return Err(reject(format!(
-                        "`{}` is not a claim of this tool (known: {})",
+            // a claim of this tool, or else one written as formulas in the spec source
+            let rebuild = match claims::rebuild::rebuild_of(&cert.claim) {
+                Some(r) => r,
+                None => match find_spec(source, &cert.claim)? {
+                    Some(spec) if spec.kind == crate::spec::SpecKind::Formulas => {
+                        claims::rebuild::Rebuild::Spec(&claims::formulas::DEF)
+                    }
+                    _ => {
+                        return Err(reject(format!(
+                        "`{}` is not a claim of this tool (known: {}), nor of a spec written as \
+                             formulas in {source} (a claim of your own: pass --spec FILE)",
                         cert.claim,
                         claims::rebuild::known_ids()
                     )))
-                }
-                Some(claims::rebuild::Rebuild::Input(def)) => {
+                    }
+                },
+            };
+            let (rebuilt, allowed, from, against) = match rebuild {
+                claims::rebuild::Rebuild::Input(def) => {
                     let rebuilt =
                         (def.rebuild)(&cert, target).map_err(|e| reject(e.to_string()))?;
                     let from = match target {
@@ -565,11 +614,11 @@ pub fn verify_with(
                         "its target and hints give".to_string(),
                     )
                 }
-                Some(claims::rebuild::Rebuild::Spec(_)) => {
+                claims::rebuild::Rebuild::Spec(_) => {
                     let spec = find_spec(source, &cert.claim)?.ok_or_else(|| {
                         Error::Usage(format!(
-                            "no spec for `{}` in {source:?}: pass --theorems DIR, or --no-spec to evaluate the \
-                             certificate's formulas without checking what they state",
+                            "no spec for `{}` in {source}: pass --theorems DIR (--spec FILE for a claim of \
+                             your own), or --no-spec to evaluate the certificate's formulas without checking what they state",
                             cert.claim
                         ))
                     })?;
@@ -933,7 +982,7 @@ pub fn run_shard(
 ) -> Result<Vec<ShardFile>, Error> {
     let mut out = Vec::new();
     for spec in specs {
-        let def = claims::find(&spec.id).expect("loaded specs name known claims");
+        let def = claims::def_of(spec).expect("loaded specs name known claims");
         let runner = (def.prepare)(spec, profile)?;
         let units = Units::Shard {
             index,
@@ -1123,7 +1172,7 @@ pub fn merge_shards(
         if let Some(k) = f0.record.keys.iter().find(|k| !results.contains_key(*k)) {
             return Err(Error::Usage(format!("{id}: no shard holds unit `{k}`")));
         }
-        let def = claims::find(&id).expect("known");
+        let def = claims::def_of(spec).expect("known");
         let runner = (def.prepare)(spec, profile)?;
         let units = Units::Merge {
             results,
@@ -1147,4 +1196,30 @@ pub fn merge_shards(
         runs.push(render(&spec2, profile, &outcome));
     }
     Ok(runs)
+}
+
+/// `attncheck new ID`: writes the scaffold of a formulas spec to `out` (default
+/// `<group>/<name>.toml`), never over an existing file; returns the path.
+pub fn new_spec(id: &str, out: Option<&Path>) -> Result<PathBuf, Error> {
+    claims::formulas::check_new_id(id).map_err(Error::Usage)?;
+    let path = out.map_or_else(|| PathBuf::from(format!("{id}.toml")), Path::to_path_buf);
+    if path.exists() {
+        return Err(Error::Usage(format!(
+            "{} exists: `attncheck new` never overwrites a file (pass --out FILE)",
+            path.display()
+        )));
+    }
+    write_atomic(&path, &claims::formulas::scaffold(id))?;
+    Ok(path)
+}
+
+/// `spec` with parameters set on the command line (`run --set PATH=VALUE`), validated
+/// by the claim for both profiles.
+pub fn with_sets(spec: &Spec, sets: &[String]) -> Result<Spec, Error> {
+    let mut s = spec.clone();
+    for a in sets {
+        s.set(a)?;
+    }
+    claims::validate_profiles(&s)?;
+    Ok(s)
 }

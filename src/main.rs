@@ -87,9 +87,11 @@ enum Cmd {
     ///   attncheck run --all                 (everything; writes reports/README.md)
     ///   attncheck run --all --check         (CI: exit 1 if a verdict or key figure changed)
     ///   attncheck run sparse --profile full (the large sweeps; writes reports/full/)
+    ///   attncheck run mine/my-bound.toml    (a claim of your own, written as formulas:
+    ///                                        see `attncheck new` and docs/your-own-claims.md)
     #[command(verbatim_doc_comment)]
     Run {
-        /// Claim IDs (paper/claim) or paper names.
+        /// Claim IDs (paper/claim), paper names, or spec files (ending in .toml).
         targets: Vec<String>,
         /// Run every claim.
         #[arg(long)]
@@ -122,6 +124,13 @@ enum Cmd {
         /// writes, byte for byte. For Slurm job arrays and GNU parallel (README).
         #[arg(long, value_name = "i/N")]
         shard: Option<String>,
+        /// Set a parameter of the claim for this run: PATH=VALUE, where PATH names a
+        /// parameter of its spec (`eps`, `rows[0].slope`) and VALUE is a TOML value or a
+        /// literal (`2^-5`); repeatable; one claim only. The reports go to
+        /// reports/what-if/ unless --out says otherwise, and their command shows the
+        /// --set. Every range check of the claim applies to the new value.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        sets: Vec<String>,
         /// Print one JSON document on stdout (each claim's verdict, expectation,
         /// every check, the report paths, and with --check the regressions) instead
         /// of one line per claim. Its shape is documented in docs/run-json.md.
@@ -177,6 +186,10 @@ enum Cmd {
         /// ./theorems when it exists, else the specs built into the binary].
         #[arg(long)]
         theorems: Option<PathBuf>,
+        /// The spec file the statement is rebuilt from (a claim of your own, written
+        /// as formulas, wherever its file sits); its ID must be the certificate's.
+        #[arg(long, conflicts_with_all = ["theorems", "no_spec"])]
+        spec: Option<PathBuf>,
         /// For a `sparse construct` certificate: the target matrix (Matrix Market) it
         /// must be about; without it the statement is rebuilt from the A it pins.
         #[arg(long)]
@@ -205,6 +218,24 @@ enum Cmd {
         /// obligation whose coqc reaches it stays kernel-only, with the reason.
         #[arg(long, requires = "coq", default_value_t = attncheck::coq::Limits::DEFAULT.memory_mib)]
         coq_memory_limit: u64,
+    },
+    /// Write a new spec for a claim of your own, written as formulas, with comments
+    /// that teach the format and one obligation that already certifies.
+    ///
+    /// Example:
+    ///   attncheck new mine/my-bound           (writes mine/my-bound.toml)
+    ///   attncheck run mine/my-bound.toml      (report and certificate in reports/mine/)
+    ///   attncheck verify reports/mine/my-bound.cert.json --spec mine/my-bound.toml --coq
+    ///
+    /// The tutorial is docs/your-own-claims.md. An existing file is never overwritten.
+    #[command(verbatim_doc_comment)]
+    New {
+        /// The claim's ID, <group>/<name> (lowercase letters, digits and `-`), not an
+        /// ID of the tool's own claims.
+        id: String,
+        /// Where to write it [default: <group>/<name>.toml].
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Export a certificate for an independent checker.
     Export {
@@ -340,6 +371,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             threads,
             stamp,
             shard,
+            sets,
             json,
         } => {
             let profile = Profile::from(profile);
@@ -349,9 +381,60 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                     .build_global()
                     .map_err(|e| app::Error::Usage(e.to_string()))?;
             }
-            let out_dir = out.unwrap_or_else(|| default_out(profile));
-            let specs = app::load_specs_from(&SpecSource::choose(theorems))?;
-            let chosen = app::select(&specs, &targets, all)?;
+            if !sets.is_empty() && (check || shard.is_some() || all) {
+                return Err(app::Error::Usage(
+                    "--set changes a claim's parameters for one run: it cannot be combined with \
+                     --check, --shard or --all"
+                        .into(),
+                ));
+            }
+            let out_dir = out.unwrap_or_else(|| {
+                if sets.is_empty() {
+                    default_out(profile)
+                } else {
+                    default_out(profile).join("what-if")
+                }
+            });
+            // spec files named on the command line (claims of the user's own), then IDs
+            let (files, names): (Vec<String>, Vec<String>) =
+                targets.into_iter().partition(|t| t.ends_with(".toml"));
+            if all && !files.is_empty() {
+                return Err(app::Error::Usage(format!(
+                    "--all runs every claim of the spec directory; it cannot be combined with \
+                     spec files ({}): drop one",
+                    files.join(", ")
+                )));
+            }
+            let file_specs = files
+                .iter()
+                .map(|f| app::load_spec_file(std::path::Path::new(f)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let specs = if all || !names.is_empty() || file_specs.is_empty() {
+                app::load_specs_from(&SpecSource::choose(theorems))?
+            } else {
+                Vec::new()
+            };
+            let mut chosen = if file_specs.is_empty() || !names.is_empty() {
+                app::select(&specs, &names, all)?
+            } else {
+                Vec::new()
+            };
+            for f in &file_specs {
+                if !chosen.iter().any(|c| c.id == f.id) {
+                    chosen.push(f);
+                }
+            }
+            let edited;
+            if !sets.is_empty() {
+                let [one] = chosen.as_slice() else {
+                    return Err(app::Error::Usage(format!(
+                        "--set applies to one claim; {} are selected",
+                        chosen.len()
+                    )));
+                };
+                edited = app::with_sets(one, &sets)?;
+                chosen = vec![&edited];
+            }
             if check {
                 app::check_baseline_dir(&out_dir)?;
             }
@@ -489,9 +572,20 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             ));
             Ok(if lines.is_empty() { 0 } else { 1 })
         }
+        Cmd::New { id, out } => {
+            let path = app::new_spec(&id, out.as_deref())?;
+            errln!("wrote {}", path.display());
+            emit(&format!(
+                "next: attncheck run {0}   then: attncheck verify reports/{1}.cert.json --spec {0} --coq",
+                path.display(),
+                id
+            ));
+            Ok(0)
+        }
         Cmd::Verify {
             certificate,
             theorems,
+            spec,
             target,
             no_spec,
             json,
@@ -499,7 +593,10 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             coq_cpu_limit,
             coq_memory_limit,
         } => {
-            let source = SpecSource::choose(theorems);
+            let source = match spec {
+                Some(f) => SpecSource::File(f),
+                None => SpecSource::choose(theorems),
+            };
             let v = app::verify_with(
                 &certificate,
                 (!no_spec).then_some(&source),

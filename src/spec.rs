@@ -209,9 +209,41 @@ struct Header {
     #[serde(default)]
     refutes: Vec<String>,
     #[serde(default)]
+    kind: SpecKind,
+    #[serde(default)]
+    obligations: Vec<WrittenObligation>,
+    #[serde(default)]
+    defs: toml::Table,
+    #[serde(default)]
     params: toml::Table,
     #[serde(default)]
     profiles: Profiles,
+}
+
+/// What implements a spec's claim.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpecKind {
+    /// A module of this tool (no `kind` field: the thirty claims of the papers).
+    #[default]
+    #[serde(skip)]
+    Module,
+    /// The spec's own obligations, written in the certificate language
+    /// (`kind = "formulas"`).
+    Formulas,
+}
+
+/// One `[[obligations]]` entry of a formulas spec, as written.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WrittenObligation {
+    /// What it states, in words (the check's name in the report; `refutes` names it).
+    pub name: String,
+    /// The formula, with `{name}` standing for a parameter or a definition.
+    pub formula: String,
+    /// The report part it belongs to (optional; presentation only).
+    #[serde(default)]
+    pub part: Option<String>,
 }
 
 /// The highest working precision a spec may ask for, in bits (the kernel's
@@ -263,6 +295,17 @@ pub struct Spec {
     /// false (each an obligation of the claim's statement). The run is as
     /// expected only when exactly these are disproven and every other check holds.
     pub refutes: Vec<String>,
+    /// What implements the claim: a module of this tool (the thirty claims), or the
+    /// spec's own formulas (`kind = "formulas"`, `claims::formulas`).
+    pub kind: SpecKind,
+    /// For `kind = "formulas"`: the obligations as written (`[[obligations]]`).
+    pub obligations: Vec<WrittenObligation>,
+    /// For `kind = "formulas"`: named terms (`[defs]`), pasted where `{name}` is written.
+    pub defs: toml::Table,
+    /// Parameters set on the command line (`run --set path=value`), as typed, applied
+    /// over both profiles' parameters in this order.
+    pub sets: Vec<String>,
+    set_values: Vec<(Vec<String>, toml::Value)>,
     params: toml::Table,
     quick: toml::Table,
     full: toml::Table,
@@ -295,6 +338,11 @@ impl Spec {
             check_tolerance: h.check_tolerance,
             notes: h.notes,
             refutes: h.refutes,
+            kind: h.kind,
+            obligations: h.obligations,
+            defs: h.defs,
+            sets: Vec::new(),
+            set_values: Vec::new(),
             params: h.params,
             quick: h.profiles.quick,
             full: h.profiles.full,
@@ -350,6 +398,28 @@ impl Spec {
                 "name at least one tag: paper, derived or unconfirmed".into(),
             ));
         }
+        if spec.kind == SpecKind::Module {
+            for (field, set) in [
+                ("obligations", !spec.obligations.is_empty()),
+                ("defs", !spec.defs.is_empty()),
+            ] {
+                if set {
+                    return Err(field_err(
+                        field,
+                        "belongs to a claim written as formulas: add `kind = \"formulas\"` (see \
+                         docs/your-own-claims.md)"
+                            .into(),
+                    ));
+                }
+            }
+        } else if spec.obligations.is_empty() {
+            return Err(field_err(
+                "obligations",
+                "a claim written as formulas needs at least one [[obligations]] entry (name and \
+                 formula)"
+                    .into(),
+            ));
+        }
         let parts: Vec<&str> = spec.id.split('/').collect();
         if parts.len() != 2 || parts.iter().any(|p| p.is_empty()) {
             return Err(field_err(
@@ -397,7 +467,72 @@ impl Spec {
             Profile::Full => &self.full,
         };
         deep_merge(&mut t, over);
+        for (path, v) in &self.set_values {
+            if let Some(slot) = slot_mut(&mut t, path) {
+                *slot = v.clone();
+            }
+        }
         t
+    }
+
+    /// Sets a parameter from the command line: `path=value`, where `path` names a
+    /// parameter of both profiles (`eps`, `rows[0].slope`) and `value` is a TOML value
+    /// (`3`, `"1/100"`, `[1, 2]`) or, when it is not one, a string (`2^-5`). The
+    /// claim then resolves the parameters as written in the file, so every range check
+    /// applies. Errors name `--set` and the path.
+    pub fn set(&mut self, assignment: &str) -> Result<(), SpecError> {
+        let bad = |reason: String| SpecError::Field {
+            file: PathBuf::from("<command line>"),
+            line: None,
+            field: format!("--set {assignment}"),
+            reason,
+        };
+        let Some((path, value)) = assignment.split_once('=') else {
+            return Err(bad(
+                "write --set PATH=VALUE, e.g. --set rows[0].slope=2^-5".into()
+            ));
+        };
+        let segs = split_path(path.trim());
+        if segs.is_empty() {
+            return Err(bad("the parameter's path is empty".into()));
+        }
+        let value = value.trim();
+        // where the spec writes a string (exact literals are strings), the value is
+        // that string as typed (quotes optional); elsewhere a TOML value
+        let mut quick = self.merged(Profile::Quick);
+        let v = match slot_mut(&mut quick, &segs) {
+            Some(toml::Value::String(_)) => toml::Value::String(
+                value
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'))
+                    .unwrap_or(value)
+                    .to_string(),
+            ),
+            _ => format!("v = {value}")
+                .parse::<toml::Table>()
+                .ok()
+                .and_then(|mut t| t.remove("v"))
+                .unwrap_or_else(|| toml::Value::String(value.to_string())),
+        };
+        for profile in [Profile::Quick, Profile::Full] {
+            let mut t = self.merged(profile);
+            if slot_mut(&mut t, &segs).is_none() {
+                let names: Vec<&String> = t.keys().collect();
+                return Err(bad(format!(
+                    "`{path}` is not a parameter of {} in the {} profile (its parameters: {})",
+                    self.id,
+                    profile.as_str(),
+                    names
+                        .iter()
+                        .map(|n| n.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        }
+        self.set_values.push((segs, v));
+        self.sets.push(assignment.to_string());
+        Ok(())
     }
 
     /// An error about a parameter field, located where the merged value came from:
@@ -405,6 +540,19 @@ impl Spec {
     /// part of its path that either section sets), else in `[params]`.
     pub fn param_error(&self, profile: Profile, field: &str, reason: String) -> SpecError {
         let segs = split_path(field);
+        // a value set on the command line is reported there, not at the file's line
+        if let Some(i) = self
+            .set_values
+            .iter()
+            .rposition(|(p, _)| segs.starts_with(p))
+        {
+            return SpecError::Field {
+                file: PathBuf::from("<command line>"),
+                line: None,
+                field: format!("--set {}", self.sets[i]),
+                reason,
+            };
+        }
         let with = |head: &[&'static str]| {
             let mut v: Vec<&str> = head.to_vec();
             v.extend(segs.iter().map(String::as_str));
@@ -425,6 +573,14 @@ impl Spec {
         } else {
             self.field_error(&in_params, reason)
         }
+    }
+
+    /// An error about the field at the dotted path `field` (`obligations[2].formula`,
+    /// `defs.tail`), at the line where the spec defines it (or its nearest enclosing table).
+    pub fn error_at(&self, field: &str, reason: String) -> SpecError {
+        let segs = split_path(field);
+        let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+        self.field_error(&segs, reason)
     }
 
     fn field_error(&self, path: &[&str], reason: String) -> SpecError {
@@ -449,6 +605,20 @@ impl Spec {
             reason,
         }
     }
+}
+
+/// The value at `path` (keys and array indices) inside `t`, if present.
+fn slot_mut<'a>(t: &'a mut toml::Table, path: &[String]) -> Option<&'a mut toml::Value> {
+    let (first, rest) = path.split_first()?;
+    let mut v = t.get_mut(first)?;
+    for seg in rest {
+        v = match v {
+            toml::Value::Table(t) => t.get_mut(seg)?,
+            toml::Value::Array(a) => a.get_mut(seg.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(v)
 }
 
 fn join(a: &str, b: &str) -> String {
@@ -699,6 +869,18 @@ pub enum SpecSource {
     Dir(PathBuf),
     /// The specs built into the binary.
     Embedded,
+    /// One spec file, wherever it sits (`verify --spec FILE`).
+    File(PathBuf),
+}
+
+impl std::fmt::Display for SpecSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpecSource::Dir(d) => write!(f, "the spec directory {}", d.display()),
+            SpecSource::Embedded => f.write_str("the specs built into the binary"),
+            SpecSource::File(p) => write!(f, "the spec file {}", p.display()),
+        }
+    }
 }
 
 impl SpecSource {
@@ -724,6 +906,7 @@ impl SpecSource {
                 .iter()
                 .map(|(rel, text)| (Path::new("<built-in>").join(rel), text.to_string()))
                 .collect()),
+            SpecSource::File(p) => Ok(vec![(p.clone(), read_utf8(p)?)]),
         }
     }
 
@@ -742,6 +925,10 @@ impl SpecSource {
                 .iter()
                 .find(|(rel, _)| rel.strip_suffix(".toml") == Some(id))
                 .map(|(rel, text)| (Path::new("<built-in>").join(rel), text.to_string()))),
+            SpecSource::File(p) => {
+                let text = read_utf8(p)?;
+                Ok((Spec::parse(p, &text)?.id == id).then(|| (p.clone(), text)))
+            }
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::spec::{Profile, Spec, SpecError};
 use shape::{Claim, StatementError};
 
 pub mod clusters;
+pub mod formulas;
 pub mod positional;
 pub mod rebuild;
 pub mod shape;
@@ -212,7 +213,7 @@ pub fn statement_of_carrying(
     hints: &Hints,
     carried: &crate::kernel::expr::Data,
 ) -> Result<Option<Statement>, StatementError> {
-    let def = find(&spec.id).ok_or_else(|| StatementError::UnknownClaim(spec.id.clone()))?;
+    let def = def_of(spec).ok_or_else(|| StatementError::UnknownClaim(spec.id.clone()))?;
     let Some(mut st) = (def.statement)(spec, profile, hints, carried)
         .map_err(|e| StatementError::Spec(Box::new(e)))?
     else {
@@ -357,12 +358,21 @@ pub fn load_spec(path: &std::path::Path) -> Result<Spec, SpecError> {
 /// Parses and validates the claim parameters of every profile with the claim's own
 /// `Params` (through the registry); a no-op for an unregistered ID.
 pub fn validate_profiles(spec: &Spec) -> Result<(), SpecError> {
-    if let Some(def) = find(&spec.id) {
+    if let Some(def) = def_of(spec) {
         for profile in [Profile::Quick, Profile::Full] {
             (def.prepare)(spec, profile).map(drop)?;
         }
     }
     Ok(())
+}
+
+/// The registry entry that implements `spec`'s claim: the formulas entry for a spec
+/// written as formulas, else the module registered under its ID.
+pub fn def_of(spec: &Spec) -> Option<&'static ClaimDef> {
+    match spec.kind {
+        crate::spec::SpecKind::Formulas => Some(&formulas::DEF),
+        crate::spec::SpecKind::Module => find(&spec.id),
+    }
 }
 
 /// The registry entry for an ID.

@@ -55,7 +55,7 @@ fn coq_coverage(s: &mut String, c: &super::CoqCoverage, r: &Report) {
         let _ = writeln!(
             s,
             "{head} The Coq translation sends {} to Coq, the independent proof checker, which re-proves \
-             them from the plain definitions of `coq/Attncheck.v` (`attncheck verify --coq reports/{}/{cert}`; {}). \
+             them from the plain definitions of `coq/Attncheck.v` (`attncheck verify --coq reports/{}/{cert}{}`{}). \
              The figure comes from the deterministic translation: Coq is not run when a report is written.\n",
             if c.sent == c.obligations {
                 "all of them".to_string()
@@ -63,10 +63,13 @@ fn coq_coverage(s: &mut String, c: &super::CoqCoverage, r: &Report) {
                 format!("these {}", c.sent)
             },
             r.paper,
-            if crate::coq::in_ci(&r.id) {
-                "CI re-proves this certificate"
-            } else {
-                "`make coq` re-proves this certificate; CI does not, its Coq time being beyond CI's budget"
+            spec_arg(r),
+            match (&r.spec_file, crate::coq::in_ci(&r.id)) {
+                (Some(_), _) => "",
+                (None, true) => "; CI re-proves this certificate",
+                (None, false) => {
+                    "; `make coq` re-proves this certificate; CI does not, its Coq time being beyond CI's budget"
+                }
             }
         );
     }
@@ -143,14 +146,22 @@ pub fn report_markdown(r: &Report) -> String {
         crate::spec::Profile::Quick => "../..",
         crate::spec::Profile::Full => "../../..",
     };
-    let _ = writeln!(
-        s,
-        "\nSource: {} · Provenance: {} · Statements, derivations and reference tables: \
-         [docs/papers/{p}.md]({up}/docs/papers/{p}.md)\n",
-        r.source,
-        tags(&r.provenance),
-        p = r.paper
-    );
+    let _ = match &r.spec_file {
+        Some(f) => writeln!(
+            s,
+            "\nSource: {} · Provenance: {} · A claim written as formulas, in `{f}`\n",
+            r.source,
+            tags(&r.provenance),
+        ),
+        None => writeln!(
+            s,
+            "\nSource: {} · Provenance: {} · Statements, derivations and reference tables: \
+             [docs/papers/{p}.md]({up}/docs/papers/{p}.md)\n",
+            r.source,
+            tags(&r.provenance),
+            p = r.paper
+        ),
+    };
 
     let _ = writeln!(s, "## Parameters\n");
     let params = toml::to_string(&r.params)
@@ -276,13 +287,27 @@ pub fn report_markdown(r: &Report) -> String {
     let _ = writeln!(s, "## Reproduce\n");
     let _ = writeln!(s, "```sh\n{}", r.command);
     if let Some(c) = &r.certificate {
-        let _ = writeln!(s, "attncheck verify reports/{}/{c}", r.paper);
+        let _ = writeln!(s, "attncheck verify reports/{}/{c}{}", r.paper, spec_arg(r));
         if r.coq.as_ref().is_some_and(|c| c.sent > 0) {
-            let _ = writeln!(s, "attncheck verify --coq reports/{}/{c}", r.paper);
+            let _ = writeln!(
+                s,
+                "attncheck verify --coq reports/{}/{c}{}",
+                r.paper,
+                spec_arg(r)
+            );
         }
     }
     let _ = writeln!(s, "```");
     s
+}
+
+/// ` --spec FILE` for a claim written as formulas (its statement is rebuilt from that
+/// file), else nothing.
+fn spec_arg(r: &Report) -> String {
+    r.spec_file
+        .as_ref()
+        .map(|f| format!(" --spec {f}"))
+        .unwrap_or_default()
 }
 
 /// `reports/README.md`: one row per claim.

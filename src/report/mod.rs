@@ -86,6 +86,10 @@ pub struct Report {
     pub tool: String,
     /// The command that reproduces this report.
     pub command: String,
+    /// For a claim written as formulas: the spec file its statement is rebuilt from
+    /// (as named on the command line; `verify --spec` takes it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_file: Option<String>,
 }
 
 /// A report's trust base: what a certified check rests on, and the statement.
@@ -259,6 +263,27 @@ impl Report {
         let mut notes = spec.notes.clone();
         notes.extend(outcome.notes.iter().cloned());
         let name = spec.name().to_string();
+        let spec_file =
+            (spec.kind == crate::spec::SpecKind::Formulas).then(|| spec.path.display().to_string());
+        let builder = match &spec_file {
+            Some(f) => format!(
+                "the substitution of its parameters and definitions into its obligations (`claims::formulas`, \
+                 from {f})"
+            ),
+            None => format!(
+                "this claim's statement builder (`{}::statement`, which states the obligations below from \
+                 the spec)",
+                module_of(&spec.id)
+            ),
+        };
+        let mut run_target = spec_file.clone().unwrap_or_else(|| spec.id.clone());
+        for a in &spec.sets {
+            if a.contains('\'') {
+                run_target.push_str(&format!(" --set \"{a}\""));
+            } else {
+                run_target.push_str(&format!(" --set '{a}'"));
+            }
+        }
         Report {
             format: FORMAT.into(),
             id: spec.id.clone(),
@@ -296,10 +321,8 @@ impl Report {
                 rests_on: format!(
                     "the trusted kernel (crates/attncheck-kernel: outward-rounded MPFR intervals, exact rationals, \
                      the certificate evaluator with every data operation of the certificate format), MPFR and GMP, \
-                     and this claim's statement builder (`{}::statement`, which states the obligations below from \
-                     the spec); nothing else — witness search, floating point, plots and prose can only make a check \
-                     fail to prove, and every certified check below is one of these obligations",
-                    module_of(&spec.id)
+                     and {builder}; nothing else — witness search, floating point, plots and prose can only make a check \
+                     fail to prove, and every certified check below is one of these obligations"
                 ),
                 statement: c
                     .obligations
@@ -310,9 +333,10 @@ impl Report {
             coq: outcome.certificate.as_ref().map(CoqCoverage::of),
             tool: tool(),
             command: match profile {
-                Profile::Quick => format!("attncheck run {}", spec.id),
-                Profile::Full => format!("attncheck run {} --profile full", spec.id),
+                Profile::Quick => format!("attncheck run {run_target}"),
+                Profile::Full => format!("attncheck run {run_target} --profile full"),
             },
+            spec_file,
         }
     }
 

@@ -15,6 +15,7 @@ mod coq_soundness;
 mod dynamics_flow;
 mod escalate;
 mod fast_softmax;
+mod formulas;
 mod fuzz;
 mod kernel;
 mod kernel_arith;
@@ -40,5 +41,6 @@ mod spec_errors;
 #[cfg(feature = "lm")]
 mod trained_models;
 mod trust;
+mod tutorial;
 mod usage;
 mod util;
