@@ -85,6 +85,7 @@ const LAYERS: &[&str] = &[
     "kernel",
     "certificate",
     "escalate",
+    "calc",
     "fast",
     "rng",
     "progress",
