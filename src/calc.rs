@@ -493,7 +493,7 @@ struct Found {
 /// At most this many kernel evaluations, and this much work, are spent finding where a
 /// term is undefined (the reason is a courtesy; the answer `undefined` stands without it).
 const LOCATE_EVALS: usize = 2000;
-const LOCATE_WORK: u128 = 50_000_000;
+const LOCATE_WORK: u128 = 20_000_000;
 
 /// Finds the innermost subterm that the kernel finds undefined, by evaluating closed
 /// subterms (a bound variable's values substituted, one at a time).
