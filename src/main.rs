@@ -747,6 +747,13 @@ fn calc_eval(
 ) -> Result<u8, app::Error> {
     use attncheck::calc::{self, EvalOptions, Value};
     use rug::float::Round;
+    // 16384 bits, the highest precision, carry about 4932 decimal digits
+    if let Some(d) = digits.filter(|&d| d > 5000) {
+        return Err(app::Error::Usage(format!(
+            "--digits {d} is more than 5000 (the highest precision, {} bits, carries about 4932)",
+            calc::MAX_PRECISION
+        )));
+    }
     let opts = EvalOptions {
         precision,
         max_precision,

@@ -318,6 +318,7 @@ fn bad_precisions_are_usage_errors() {
     for args in [
         vec!["eval", "pi", "--precision", "8"],
         vec!["eval", "pi", "--max-precision", "100000"],
+        vec!["eval", "pi", "--digits", "5001"],
         vec![
             "prove",
             "(< 3 pi)",
