@@ -232,7 +232,8 @@ enum Cmd {
     /// Exit codes: 0 a value (exact, or an enclosure as narrow as asked); 1 the term is
     /// undefined (ln of a non-positive, sqrt of a negative, division by zero: the
     /// message names the subterm); 2 bad input (the position as line:column, with a
-    /// caret); 3 not settled at --max-precision (the widest enclosure so far is shown).
+    /// caret); 3 not settled at --max-precision (the enclosure at the highest precision
+    /// tried is shown).
     #[command(verbatim_doc_comment)]
     Eval {
         /// The term, e.g. "(exp -2)".
