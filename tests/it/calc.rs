@@ -590,6 +590,22 @@ proptest! {
         }
     }
 
+    /// prove never decides a comparison of rational terms against its exact truth: a
+    /// decision is the exact one, an undefined side leaves it undecided.
+    #[test]
+    fn prove_agrees_with_exact_comparison((a, x) in arith(), (b, y) in arith()) {
+        let p = calc::prove(&format!("(< {a} {b})"), &ProveOptions { precision: 64, max_precision: 512 })
+            .unwrap_or_else(|e| panic!("{a} {b}: {e}"));
+        match (x, y) {
+            (Some(x), Some(y)) => {
+                let truth = if x < y { Certainty::True } else { Certainty::False };
+                prop_assert!(p.result == truth || (x == y && p.result == Certainty::Unknown),
+                    "(< {a} {b}): {x} < {y} is {truth:?}, prove says {:?}", p.result);
+            }
+            _ => prop_assert_eq!(p.result, Certainty::Unknown),
+        }
+    }
+
     /// Enclosures at p and 2p bits overlap (both contain the true value).
     #[test]
     fn enclosures_at_p_and_2p_overlap(text in transcendental(), p in 24u32..=300) {
