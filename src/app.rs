@@ -1266,3 +1266,18 @@ pub fn with_sets(spec: &Spec, sets: &[String]) -> Result<Spec, Error> {
     claims::validate_profiles(&s)?;
     Ok(s)
 }
+
+/// `run --explain`'s lines for one run: the values behind its certificate's checks
+/// ([`crate::explain`]), or why there are none.
+pub fn explain_lines(run: &ClaimRun) -> Vec<String> {
+    let Some((name, text)) = &run.certificate else {
+        return vec![format!(
+            "{}: no certificate, so no certified values to show",
+            run.report.id
+        )];
+    };
+    match certificate::parse(Path::new(name), text) {
+        Ok(cert) => crate::explain::lines(&run.report.id, &crate::explain::explain(&cert)),
+        Err(e) => vec![format!("{}: {e}", run.report.id)],
+    }
+}

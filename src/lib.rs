@@ -16,6 +16,7 @@ pub mod claims;
 pub mod coq;
 pub mod dynamics;
 pub mod escalate;
+pub mod explain;
 pub mod fast;
 /// The trusted kernel: the `attncheck-kernel` crate (crates/attncheck-kernel/README.md).
 pub use attncheck_kernel as kernel;

@@ -131,6 +131,14 @@ enum Cmd {
         /// --set. Every range check of the claim applies to the new value.
         #[arg(long = "set", value_name = "PATH=VALUE")]
         sets: Vec<String>,
+        /// After each claim's line, print the certified values behind its checks:
+        /// both sides of every comparison its certificate states, computed by the
+        /// kernel (exact, or the digits the enclosure certifies), so a wrong printed
+        /// value shows next to the true one.
+        ///
+        /// Example: attncheck run positional/alibi-window --set 'rows[0].slope=2^-5' --explain
+        #[arg(long)]
+        explain: bool,
         /// Print one JSON document on stdout (each claim's verdict, expectation,
         /// every check, the report paths, and with --check the regressions) instead
         /// of one line per claim. Its shape is documented in docs/run-json.md.
@@ -466,6 +474,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             stamp,
             shard,
             sets,
+            explain,
             json,
         } => {
             let profile = Profile::from(profile);
@@ -581,6 +590,11 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                         r.report.verdict.as_str(),
                         r.report.expected
                     ));
+                    if explain {
+                        for l in app::explain_lines(r) {
+                            emit(&l);
+                        }
+                    }
                 }
             }
             let problems = if check {

@@ -45,3 +45,4 @@ mod trust;
 mod tutorial;
 mod usage;
 mod util;
+mod what_if;
