@@ -531,6 +531,25 @@ pub fn verify_with(
     theorems: Option<&SpecSource>,
     target: Option<&Path>,
 ) -> Result<Verification, Error> {
+    verify_inputs(
+        path,
+        theorems,
+        &claims::rebuild::Inputs {
+            target,
+            formula: None,
+        },
+    )
+}
+
+/// [`verify_with`] with every input a certificate may be rebuilt from: `--target` for
+/// a `sparse construct` certificate, `--formula` for a `prove --cert` one (given for a
+/// certificate of another kind, `--formula` is a usage error, as is `--target` for a
+/// formula certificate).
+pub fn verify_inputs(
+    path: &Path,
+    theorems: Option<&SpecSource>,
+    inputs: &claims::rebuild::Inputs,
+) -> Result<Verification, Error> {
     let text = read_utf8(path)?;
     let cert = certificate::parse(path, &text)?;
     let reject = |reason: String| Error::Rejected {
@@ -551,12 +570,28 @@ pub fn verify_with(
                     )))
                 }
                 Some(claims::rebuild::Rebuild::Input(def)) => {
-                    let rebuilt =
-                        (def.rebuild)(&cert, target).map_err(|e| reject(e.to_string()))?;
-                    let from = match target {
-                        Some(t) => t.to_path_buf(),
-                        None => PathBuf::from(def.pinned),
+                    // --formula only for a formula certificate; --target not for one
+                    // (a spec claim's certificate has always ignored --target)
+                    let misplaced = if inputs.formula.is_some() && def.option != "--formula" {
+                        Some("--formula")
+                    } else if inputs.target.is_some() && def.option == "--formula" {
+                        Some("--target")
+                    } else {
+                        None
                     };
+                    if let Some(option) = misplaced {
+                        return Err(Error::Usage(format!(
+                            "{option} does not apply to {}: it is a certificate of `{}`, which \
+                             takes {}",
+                            path.display(),
+                            cert.claim,
+                            def.option
+                        )));
+                    }
+                    let rebuilt =
+                        (def.rebuild)(&cert, inputs).map_err(|e| reject(e.to_string()))?;
+                    let from =
+                        PathBuf::from((def.given)(inputs).unwrap_or_else(|| (def.pinned)(&cert)));
                     let allowed = (def.precisions)(&cert);
                     (
                         rebuilt,
@@ -566,6 +601,14 @@ pub fn verify_with(
                     )
                 }
                 Some(claims::rebuild::Rebuild::Spec(_)) => {
+                    if inputs.formula.is_some() {
+                        return Err(Error::Usage(format!(
+                            "--formula applies to the certificates `attncheck prove --cert` \
+                             writes; {} is a certificate of `{}`",
+                            path.display(),
+                            cert.claim
+                        )));
+                    }
                     let spec = find_spec(source, &cert.claim)?.ok_or_else(|| {
                         Error::Usage(format!(
                             "no spec for `{}` in {source:?}: pass --theorems DIR, or --no-spec to evaluate the \

@@ -10,6 +10,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod app;
+pub mod calc;
 pub mod certificate;
 pub mod claims;
 pub mod coq;

@@ -181,6 +181,11 @@ enum Cmd {
         /// must be about; without it the statement is rebuilt from the A it pins.
         #[arg(long)]
         target: Option<PathBuf>,
+        /// For a certificate of `attncheck prove --cert`: the formula it must state
+        /// (spacing aside); without it the statement is the formula the certificate
+        /// carries, and the output prints it.
+        #[arg(long, allow_hyphen_values = true)]
+        formula: Option<String>,
         /// Do not rebuild the statement: only evaluate the certificate's own
         /// formulas (the output says plainly that the statement was not checked).
         #[arg(long)]
@@ -205,6 +210,94 @@ enum Cmd {
         /// obligation whose coqc reaches it stays kernel-only, with the reason.
         #[arg(long, requires = "coq", default_value_t = attncheck::coq::Limits::DEFAULT.memory_mib)]
         coq_memory_limit: u64,
+    },
+    /// Compute a term of the formula language: its exact value, or a certified
+    /// enclosure, with the precision it needed.
+    ///
+    /// The term is an S-expression of docs/certificate-format.md ("Formulas"): exact
+    /// literals (7, -3/4, 1.5e-3, 2^-8), pi, (+ a b …), (- a b), (* a b …), (/ a b),
+    /// (exp a), (ln a), (sqrt a), (sin a), (cos a), (pow a n), (abs a), (min a b),
+    /// (max a b), (ceil a), (floor a), (sum k lo hi body). A term that stays rational
+    /// is computed exactly; otherwise in outward-rounded intervals at --precision bits,
+    /// doubled up to --max-precision until the enclosure is narrow enough (relative
+    /// width 2^-53, or 10^-N with --digits N). Nothing is decided in floating point.
+    ///
+    /// Examples:
+    ///   attncheck eval "(exp -2)"
+    ///   attncheck eval "(/ (sum k 1 10 (/ 1 k)) 3)"           (exact: 7381/7560)
+    ///   attncheck eval "(ceil (/ (ln (/ (+ (* (exp 2) (- 1 1/1000)) 1/1000) 1/1000)) 2^-5))"
+    ///       (the minimal ALiBi window for m = 2^-5, Δ = 2, ε = 10^-3: exactly 286)
+    ///   attncheck eval pi --digits 100
+    ///
+    /// Exit codes: 0 a value (exact, or an enclosure as narrow as asked); 1 the term is
+    /// undefined (ln of a non-positive, sqrt of a negative, division by zero: the
+    /// message names the subterm); 2 bad input (the position as line:column, with a
+    /// caret); 3 not settled at --max-precision (the widest enclosure so far is shown).
+    #[command(verbatim_doc_comment)]
+    Eval {
+        /// The term, e.g. "(exp -2)".
+        #[arg(allow_hyphen_values = true)]
+        term: String,
+        /// The first precision, in bits.
+        #[arg(long, default_value_t = attncheck::calc::DEFAULT_PRECISION)]
+        precision: u32,
+        /// The highest precision to climb to, in bits.
+        #[arg(long, default_value_t = attncheck::calc::DEFAULT_MAX_PRECISION)]
+        max_precision: u32,
+        /// Climb until the enclosure's relative width is at most 10^-N (and print
+        /// its endpoints with N + 2 significant digits).
+        #[arg(long, value_name = "N")]
+        digits: Option<u32>,
+        /// Print one JSON document (exact endpoints as fractions).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Decide a formula: proven (exit 0), certifiably false (exit 1) or undecided
+    /// (exit 3), with the kernel alone; optionally write a certificate and re-prove it
+    /// in Coq.
+    ///
+    /// A formula is a comparison (< a b), (<= a b), (> a b), (>= a b), (= a b) of
+    /// terms (see `attncheck eval --help`), or (and f …), (not f), (forall k lo hi f).
+    /// It is decided in exact rationals or outward-rounded intervals at --precision
+    /// bits, doubled up to --max-precision while undecided.
+    ///
+    /// Examples:
+    ///   attncheck prove "(<= (exp (* -2^-8 512)) 1/1000)"        (e^{-512m} ≤ ε for m = 2^-8: false)
+    ///   attncheck prove "(< 285 (/ (ln (/ (+ (* (exp 2) (- 1 1/1000)) 1/1000) 1/1000)) 2^-5))"
+    ///   attncheck prove "(forall k 1 100 (<= (sum i 1 k (/ 1 (* i i))) 2))" --cert harmonic.cert.json
+    ///   attncheck verify harmonic.cert.json --formula "(forall k 1 100 (<= (sum i 1 k (/ 1 (* i i))) 2))"
+    ///   attncheck prove "(< (exp -2) 0.13533528323661269190)" --coq
+    ///
+    /// --cert FILE writes (atomically) a certificate of the statement "the formula
+    /// holds" when it is proven (nothing otherwise); `attncheck verify FILE` re-checks
+    /// it with the kernel, and `verify FILE --formula TEXT` also requires that it
+    /// states exactly TEXT (exit 4 otherwise). To certify that a formula is false,
+    /// prove its negation (not …).
+    ///
+    /// Exit codes: 0 proven; 1 certifiably false (or, with --coq, Coq rejects it);
+    /// 2 bad input (the position as line:column, with a caret), or --coq without
+    /// coqc; 3 undecided at --max-precision (the reason is printed).
+    #[command(verbatim_doc_comment)]
+    Prove {
+        /// The formula, e.g. "(<= (exp -2) 1/7)".
+        #[arg(allow_hyphen_values = true)]
+        formula: String,
+        /// The first precision, in bits.
+        #[arg(long, default_value_t = attncheck::calc::DEFAULT_PRECISION)]
+        precision: u32,
+        /// The highest precision to climb to, in bits.
+        #[arg(long, default_value_t = attncheck::calc::DEFAULT_MAX_PRECISION)]
+        max_precision: u32,
+        /// Write a certificate of the proof to this file (only when proven).
+        #[arg(long, value_name = "FILE")]
+        cert: Option<PathBuf>,
+        /// Also re-prove it in Coq (needs coqc and CoqInterval); a formula the Coq
+        /// translation does not take stays kernel-only, with the reason.
+        #[arg(long)]
+        coq: bool,
+        /// Print one JSON document.
+        #[arg(long)]
+        json: bool,
     },
     /// Export a certificate for an independent checker.
     Export {
@@ -493,6 +586,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             certificate,
             theorems,
             target,
+            formula,
             no_spec,
             json,
             coq,
@@ -500,10 +594,24 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             coq_memory_limit,
         } => {
             let source = SpecSource::choose(theorems);
-            let v = app::verify_with(
+            if let Some(f) = &formula {
+                if no_spec {
+                    return Err(app::Error::Usage(
+                        "--formula binds the statement to a formula; --no-spec does not check \
+                         the statement: drop one"
+                            .into(),
+                    ));
+                }
+                // bad input is exit 2 with its position, not a rejection
+                attncheck::calc::canonical_formula(f).map_err(calc_error)?;
+            }
+            let v = app::verify_inputs(
                 &certificate,
                 (!no_spec).then_some(&source),
-                target.as_deref(),
+                &attncheck::claims::rebuild::Inputs {
+                    target: target.as_deref(),
+                    formula: formula.as_deref(),
+                },
             )?;
             if coq {
                 let limits = attncheck::coq::Limits {
@@ -536,6 +644,28 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             }
             Ok(code)
         }
+        Cmd::Eval {
+            term,
+            precision,
+            max_precision,
+            digits,
+            json,
+        } => calc_eval(&term, precision, max_precision, digits, json),
+        Cmd::Prove {
+            formula,
+            precision,
+            max_precision,
+            cert,
+            coq,
+            json,
+        } => calc_prove(
+            &formula,
+            precision,
+            max_precision,
+            cert.as_deref(),
+            coq,
+            json,
+        ),
         Cmd::Sparse {
             cmd:
                 SparseCmd::Construct {
@@ -578,6 +708,302 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             Ok(0)
         }
     }
+}
+
+// ───── eval and prove (src/calc.rs) ─────
+
+fn calc_error(e: attncheck::calc::CalcError) -> app::Error {
+    app::Error::Usage(e.to_string())
+}
+
+/// `attncheck eval`: the value, exact or a certified enclosure, and the precision.
+fn calc_eval(
+    term: &str,
+    precision: u32,
+    max_precision: u32,
+    digits: Option<u32>,
+    json: bool,
+) -> Result<u8, app::Error> {
+    use attncheck::calc::{self, EvalOptions, Value};
+    use rug::float::Round;
+    let opts = EvalOptions {
+        precision,
+        max_precision,
+        rel_width: digits.map(EvalOptions::digits_width),
+    };
+    let ev = calc::evaluate(term, &opts).map_err(calc_error)?;
+    let code = match (&ev.value, ev.settled) {
+        (_, false) => 3,
+        (Value::Undefined(_), true) => 1,
+        _ => 0,
+    };
+    // endpoint digits: what the precision carries (at most 40), or N + 2 with --digits N
+    let shown = digits.map_or_else(
+        || ((f64::from(ev.precision) * std::f64::consts::LOG10_2) as usize).clamp(5, 40),
+        |d| d as usize + 2,
+    );
+    let endpoints = ev.enclosure.as_ref().map(|i| {
+        (
+            calc::float_decimal(i.lo(), shown, Round::Down),
+            calc::float_decimal(i.hi(), shown, Round::Up),
+        )
+    });
+    let certified = ev
+        .enclosure
+        .as_ref()
+        .and_then(|i| calc::certified_digits(i, shown));
+    if json {
+        let mut j = serde_json::json!({"term": term, "precision": ev.precision,
+            "settled": ev.settled, "rel_width": ev.rel_width.to_string(), "exit_code": code});
+        let o = j.as_object_mut().expect("an object");
+        match &ev.value {
+            Value::Exact(q) => {
+                o.insert("kind".into(), "exact".into());
+                o.insert("value".into(), q.to_string().into());
+                o.insert(
+                    "decimal".into(),
+                    calc::rational_decimal(q, shown as u32).0.into(),
+                );
+            }
+            Value::Enclosure { lo, hi }
+            | Value::Unbounded {
+                lo: Some(lo),
+                hi: Some(hi),
+            } => {
+                o.insert("kind".into(), "enclosure".into());
+                o.insert("lo".into(), lo.to_string().into());
+                o.insert("hi".into(), hi.to_string().into());
+            }
+            Value::Unbounded { lo, hi } => {
+                o.insert("kind".into(), "unbounded".into());
+                o.insert("lo".into(), lo.as_ref().map(|q| q.to_string()).into());
+                o.insert("hi".into(), hi.as_ref().map(|q| q.to_string()).into());
+            }
+            Value::Undefined(why) => {
+                o.insert("kind".into(), "undefined".into());
+                o.insert("reason".into(), why.clone().into());
+            }
+        }
+        if let Some((lo, hi)) = &endpoints {
+            o.insert("lo_decimal".into(), lo.clone().into());
+            o.insert("hi_decimal".into(), hi.clone().into());
+            o.insert("digits".into(), certified.clone().into());
+        }
+        o.insert("note".into(), ev.note.clone().into());
+        emit(&serde_json::to_string_pretty(&j).unwrap_or_default());
+        return Ok(code);
+    }
+    match &ev.value {
+        Value::Exact(q) => {
+            let (dec, whole) = calc::rational_decimal(q, shown as u32);
+            if *q.denom() == 1 {
+                emit(&format!("{q}  (exact)"));
+            } else if whole {
+                emit(&format!("{q} = {dec}  (exact)"));
+            } else {
+                emit(&format!("{q} = {dec}  (exact; the decimal is truncated)"));
+            }
+        }
+        Value::Enclosure { .. } | Value::Unbounded { .. } => {
+            if let Some(d) = &certified {
+                emit(&format!("{d}  (certified digits)"));
+            }
+            if let Some((lo, hi)) = &endpoints {
+                emit(&format!("enclosure: [{lo}, {hi}]"));
+            }
+        }
+        Value::Undefined(why) => emit(&format!("undefined: {why}")),
+    }
+    emit(&format!(
+        "precision: {} bits{}",
+        ev.precision,
+        match &ev.value {
+            Value::Enclosure { .. } | Value::Unbounded { .. } => format!(
+                " (relative width asked: at most {})",
+                calc_rel(&ev.rel_width)
+            ),
+            _ => String::new(),
+        }
+    ));
+    if let Some(n) = &ev.note {
+        emit(&format!("note: {n}"));
+    }
+    Ok(code)
+}
+
+fn calc_rel(q: &rug::Rational) -> String {
+    let (n, d) = (q.numer(), q.denom());
+    if *n == 1 && d.is_power_of_two() {
+        format!("2^-{}", d.significant_bits() - 1)
+    } else if *n == 1
+        && d.to_string()
+            .trim_start_matches('1')
+            .chars()
+            .all(|c| c == '0')
+    {
+        format!("10^-{}", d.to_string().len() - 1)
+    } else {
+        q.to_string()
+    }
+}
+
+/// `attncheck prove`: decides, writes the certificate (proven only), re-proves in Coq.
+fn calc_prove(
+    formula: &str,
+    precision: u32,
+    max_precision: u32,
+    cert: Option<&std::path::Path>,
+    coq: bool,
+    json: bool,
+) -> Result<u8, app::Error> {
+    use attncheck::calc::{self, ProveOptions};
+    use attncheck::coq::{CoqError, CoqVerdict};
+    let proof = calc::prove(
+        formula,
+        &ProveOptions {
+            precision,
+            max_precision,
+        },
+    )
+    .map_err(calc_error)?;
+    let mut code = match proof.result {
+        Certainty::True => 0,
+        Certainty::False => 1,
+        Certainty::Unknown => 3,
+    };
+    let mut written = None;
+    if let Some(path) = cert {
+        if proof.result == Certainty::True {
+            let mut t = serde_json::to_string_pretty(&proof.certificate).unwrap_or_default();
+            t.push('\n');
+            app::write_atomic(path, &t)?;
+            written = Some(path.to_path_buf());
+        } else {
+            errln!(
+                "no certificate written to {}: the formula is {}{}",
+                path.display(),
+                if proof.result == Certainty::False {
+                    "false"
+                } else {
+                    "undecided"
+                },
+                if proof.result == Certainty::False {
+                    " (to certify that, prove its negation: (not …))"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    // --coq: the kernel's decision re-proven by Coq, through verify's road
+    let mut coq_result: Option<(&'static str, Option<String>, Vec<String>)> = None;
+    if coq {
+        if proof.result == Certainty::Unknown {
+            errln!("--coq: nothing to re-prove: the kernel left the formula undecided");
+        } else {
+            let mut st = proof.statement.clone();
+            if proof.result == Certainty::False {
+                st.expect_fails(&[calc::OBLIGATION.to_string()])
+                    .expect("the one obligation");
+            }
+            let checked = attncheck::kernel::check(&st, proof.precision).map_err(|e| {
+                app::Error::Usage(format!("the kernel could not evaluate the formula: {e}"))
+            })?;
+            let v = app::Verification {
+                cert: attncheck::certificate::Certificate::of(
+                    &st,
+                    proof.certificate.profile,
+                    proof.precision,
+                    &proof.certificate.hints,
+                ),
+                statement: st,
+                checked,
+                source: app::StatementSource::Spec(PathBuf::from("the formula given")),
+            };
+            let r = match app::verify_coq(&v, &attncheck::coq::Limits::DEFAULT) {
+                Ok(r) => r,
+                Err(CoqError::NotInstalled { hint }) => {
+                    errln!(
+                        "attncheck: coqc was not found on PATH; install Coq and CoqInterval: {hint}"
+                    );
+                    return Ok(2);
+                }
+                Err(e) => return Err(coq_error(e)),
+            };
+            let o = &r.obligations[0];
+            coq_result = Some(match &o.coq {
+                CoqVerdict::Proven => ("proven", None, r.axioms.clone()),
+                CoqVerdict::KernelOnly(why) => ("kernel-only", Some(why.clone()), vec![]),
+                CoqVerdict::Rejected(why) => {
+                    code = 1;
+                    ("rejected", Some(why.clone()), vec![])
+                }
+            });
+        }
+    }
+    let word = match proof.result {
+        Certainty::True => "true",
+        Certainty::False => "false",
+        Certainty::Unknown => "unknown",
+    };
+    if json {
+        let j = serde_json::json!({"formula": proof.formula, "result": word,
+            "precision": proof.precision, "reason": proof.reason,
+            "certificate": written,
+            "coq": coq_result.as_ref().map(|(v, why, axioms)| serde_json::json!({
+                "verdict": v, "reason": why, "axioms": axioms})),
+            "exit_code": code});
+        emit(&serde_json::to_string_pretty(&j).unwrap_or_default());
+        return Ok(code);
+    }
+    match proof.result {
+        Certainty::True => emit(&format!(
+            "proven: the formula holds (decided at {} bits)",
+            proof.precision
+        )),
+        Certainty::False => emit(&format!(
+            "false: the formula is certifiably false (decided at {} bits)",
+            proof.precision
+        )),
+        Certainty::Unknown => emit(&format!(
+            "undecided: {}",
+            proof.reason.as_deref().unwrap_or("the enclosures overlap")
+        )),
+    }
+    if let Some((v, why, axioms)) = &coq_result {
+        let what = if proof.result == Certainty::False {
+            "its negation"
+        } else {
+            "it"
+        };
+        match *v {
+            "proven" => emit(&format!(
+                "Coq: proves {what} too (axioms: {})",
+                if axioms.is_empty() {
+                    "none".to_string()
+                } else {
+                    axioms.join(", ")
+                }
+            )),
+            "kernel-only" => emit(&format!(
+                "Coq: kernel only, not proven in Coq: {}",
+                why.as_deref().unwrap_or("")
+            )),
+            _ => emit(&format!(
+                "Coq: REJECTS {what}: {}",
+                why.as_deref().unwrap_or("")
+            )),
+        }
+    }
+    if let Some(p) = &written {
+        errln!(
+            "wrote {} (check it with: attncheck verify {} --formula '{}')",
+            p.display(),
+            p.display(),
+            proof.formula
+        );
+    }
+    Ok(code)
 }
 
 fn coq_error(e: attncheck::coq::CoqError) -> app::Error {

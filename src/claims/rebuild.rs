@@ -12,26 +12,56 @@ use crate::certificate::Certificate;
 use crate::kernel::Statement;
 use std::path::Path;
 
+/// The inputs `verify` may be given for a certificate rebuilt from input (each
+/// certificate kind takes one of them, its [`InputDef::option`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Inputs<'a> {
+    /// `--target FILE`: the target matrix of a `sparse construct` certificate.
+    pub target: Option<&'a Path>,
+    /// `--formula TEXT`: the formula a `prove --cert` certificate must state.
+    pub formula: Option<&'a str>,
+}
+
 /// A certificate kind rebuilt from an input the user supplies, not from a spec.
 pub struct InputDef {
     /// The certificate's claim ID.
     pub id: &'static str,
-    /// What the statement is rebuilt from when no input file is given (for people).
-    pub pinned: &'static str,
-    /// Rebuilds the statement from the certificate's hints and the input file (or the
+    /// The option of `verify` that gives the input (`--target`, `--formula`).
+    pub option: &'static str,
+    /// What the statement is rebuilt from when no input is given (for people).
+    pub pinned: fn(&Certificate) -> String,
+    /// What the statement is rebuilt from when the input is given (for people;
+    /// `None` when it is not given).
+    pub given: fn(&Inputs) -> Option<String>,
+    /// Rebuilds the statement from the certificate's hints and the input (or the
     /// input the certificate pins, without one).
-    pub rebuild: fn(&Certificate, Option<&Path>) -> Result<Statement, StatementError>,
+    pub rebuild: fn(&Certificate, &Inputs) -> Result<Statement, StatementError>,
     /// The precisions the command decides this certificate at (from its hints).
     pub precisions: fn(&Certificate) -> Vec<u32>,
 }
 
 /// Every certificate kind rebuilt from an input.
-pub static INPUTS: &[InputDef] = &[InputDef {
-    id: crate::sparse::target::CONSTRUCT_CLAIM,
-    pinned: "the target A it pins (pass --target FILE to bind it to your file)",
-    rebuild: construct_statement,
-    precisions: construct_precisions,
-}];
+pub static INPUTS: &[InputDef] = &[
+    InputDef {
+        id: crate::sparse::target::CONSTRUCT_CLAIM,
+        option: "--target",
+        pinned: |_| "the target A it pins (pass --target FILE to bind it to your file)".into(),
+        given: |i| i.target.map(|t| t.display().to_string()),
+        rebuild: construct_statement,
+        precisions: construct_precisions,
+    },
+    InputDef {
+        id: crate::calc::FORMULA_CLAIM,
+        option: "--formula",
+        pinned: formula_pinned,
+        given: |i| {
+            i.formula
+                .map(|_| "the formula given with --formula".to_string())
+        },
+        rebuild: formula_statement,
+        precisions: crate::calc::certificate_precisions,
+    },
+];
 
 /// How a certificate of claim `id` is rebuilt.
 #[derive(Clone, Copy)]
@@ -57,11 +87,25 @@ pub fn known_ids() -> String {
         .join(", ")
 }
 
-fn construct_statement(
-    cert: &Certificate,
-    target: Option<&Path>,
-) -> Result<Statement, StatementError> {
-    crate::sparse::target::rebuild_statement(cert, target).map_err(StatementError::build)
+fn construct_statement(cert: &Certificate, input: &Inputs) -> Result<Statement, StatementError> {
+    crate::sparse::target::rebuild_statement(cert, input.target).map_err(StatementError::build)
+}
+
+/// A formula certificate (`prove --cert`) states "this formula holds": rebuilt from
+/// `--formula` when given (so it must state exactly that formula), else from the one
+/// formula it carries (and `verify` says so, printing it).
+fn formula_statement(cert: &Certificate, input: &Inputs) -> Result<Statement, StatementError> {
+    crate::calc::rebuild(cert, input.formula).map_err(StatementError::Build)
+}
+
+fn formula_pinned(cert: &Certificate) -> String {
+    let carried = match cert.obligations.as_slice() {
+        [o] => o.formula.as_str(),
+        _ => "(not one formula)",
+    };
+    format!(
+        "the formula the certificate carries, {carried} (pass --formula TEXT to bind it to yours)"
+    )
 }
 
 /// `sparse construct` decides at the precision of its logits, its hint

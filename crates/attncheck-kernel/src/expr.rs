@@ -2154,6 +2154,32 @@ pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>
     })
 }
 
+/// What a term evaluates to at one precision ([`evaluate`]): the three outcomes the
+/// evaluator distinguishes, which [`eval_with`] merges (an undefined term comes out
+/// there as the whole line, like an enclosure that overflowed on both sides).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TermValue {
+    /// The term stayed rational: its exact value.
+    Exact(Rational),
+    /// An outward-rounded enclosure of its value.
+    Enclosure(Interval),
+    /// A partial operation met an argument exactly outside its domain, or one whose
+    /// enclosure touches or crosses the domain's edge (module docs, "Domains"): the
+    /// term may have no value, and none is given.
+    Undefined,
+}
+
+/// Evaluates a term over named data at `prec` bits, keeping apart an exact value, an
+/// enclosure and an undefined term (for `attncheck eval`, which must never print a
+/// value for an undefined term).
+pub fn evaluate(text: &str, prec: u32, data: &Data) -> Result<TermValue, ExprError> {
+    Ok(match prepare_as(text, prec, data, Grammar::Term)?.term()? {
+        Val::Q(q) => TermValue::Exact(q),
+        Val::I(i) => TermValue::Enclosure(i),
+        Val::Undef => TermValue::Undefined,
+    })
+}
+
 /// A formula ready to be evaluated at one precision over one set of data: parsed,
 /// within the work budget ([`work_with`]), and with every literal read once, so
 /// that a literal inside a `forall` is not read again on each iteration. The
