@@ -65,7 +65,7 @@ fn run(
 /// `verify(path, coq, theorems, no_spec, target, …)`: see [`work::verify`].
 #[pyfunction]
 #[pyo3(signature = (path, coq = false, theorems = None, no_spec = false, target = None,
-                    coq_cpu_limit = None, coq_memory_limit = None))]
+                    formula = None, coq_cpu_limit = None, coq_memory_limit = None))]
 #[allow(clippy::too_many_arguments)]
 fn verify(
     py: Python<'_>,
@@ -74,6 +74,7 @@ fn verify(
     theorems: Option<PathBuf>,
     no_spec: bool,
     target: Option<PathBuf>,
+    formula: Option<String>,
     coq_cpu_limit: Option<u64>,
     coq_memory_limit: Option<u64>,
 ) -> PyResult<String> {
@@ -85,15 +86,31 @@ fn verify(
         limits.memory_mib = m;
     }
     guarded(py, move || {
-        work::verify(&path, coq, theorems, no_spec, target.as_deref(), &limits)
+        work::verify(
+            &path,
+            coq,
+            theorems,
+            no_spec,
+            target.as_deref(),
+            formula.as_deref(),
+            &limits,
+        )
     })
 }
 
-/// `eval(term, precision, max_precision)`: see [`work::evaluate`].
+/// `eval(term, precision, max_precision, digits)`: see [`work::evaluate`].
 #[pyfunction]
-#[pyo3(signature = (term, precision = 128, max_precision = 4096))]
-fn eval(py: Python<'_>, term: String, precision: u32, max_precision: u32) -> PyResult<String> {
-    guarded(py, move || work::evaluate(&term, precision, max_precision))
+#[pyo3(signature = (term, precision = 128, max_precision = 4096, digits = None))]
+fn eval(
+    py: Python<'_>,
+    term: String,
+    precision: u32,
+    max_precision: u32,
+    digits: Option<u32>,
+) -> PyResult<String> {
+    guarded(py, move || {
+        work::evaluate(&term, precision, max_precision, digits)
+    })
 }
 
 /// `prove(formula, precision, max_precision)`: see [`work::prove`].

@@ -206,7 +206,8 @@ pub fn run(
     Ok(json!({"profile": profile, "claims": claims, "exit_code": code}).to_string())
 }
 
-/// `attncheck.verify`: the document of `attncheck verify --json` (with `coq`, of
+/// `attncheck.verify`: the document of `attncheck verify --json` (`target` and `formula`
+/// as `--target` and `--formula`) (with `coq`, of
 /// `verify --coq --json`). A rejected certificate is a [`Kind::Rejected`] failure (the
 /// CLI's exit 4); a disproven or undecided one is a result (`exit_code` 1 or 3).
 pub fn verify(
@@ -215,10 +216,12 @@ pub fn verify(
     theorems: Option<PathBuf>,
     no_spec: bool,
     target: Option<&Path>,
+    formula: Option<&str>,
     limits: &attncheck::coq::Limits,
 ) -> Result<String, Failure> {
     let source = SpecSource::choose(theorems);
-    let v = app::verify_with(path, (!no_spec).then_some(&source), target)?;
+    let inputs = attncheck::claims::rebuild::Inputs { target, formula };
+    let v = app::verify_inputs(path, (!no_spec).then_some(&source), &inputs)?;
     let doc = if coq {
         match app::verify_coq(&v, limits) {
             Ok(r) => app::verify_coq_json(&v, &r),

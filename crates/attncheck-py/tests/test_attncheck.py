@@ -6,6 +6,7 @@ module itself (no ./theorems) and nothing may be written there unless asked."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -70,7 +71,7 @@ def test_eval_encloses_e_to_the_minus_2():
     below, above = Fraction("0.135335283236612691893"), Fraction("0.135335283236612691894")
     assert lo <= above and below <= hi and lo <= hi
     assert hi - lo <= hi * Fraction(1, 2**53)
-    assert v.precision >= 128 and v.narrow
+    assert v.precision >= 128 and v.settled and v.note is None
 
 
 def test_eval_computes_the_issue_alibi_window():
@@ -79,11 +80,12 @@ def test_eval_computes_the_issue_alibi_window():
     assert w == Fraction(286)
 
 
-def test_eval_of_an_undefined_term_raises():
-    with pytest.raises(attncheck.AttncheckError):
-        attncheck.eval("(ln 0)")
-    with pytest.raises(attncheck.AttncheckError):
-        attncheck.eval("(/ 1 0)")
+def test_eval_of_an_undefined_term_raises_never_a_value():
+    for term in ["(ln 0)", "(/ 1 0)", "(sqrt -1)"]:
+        with pytest.raises(attncheck.Undefined) as e:
+            attncheck.eval(term)
+        assert e.value.exit_code == 1
+        assert isinstance(e.value, ValueError)
 
 
 def test_a_bad_formula_raises_with_its_position():
@@ -116,9 +118,31 @@ def test_prove_decides_a_true_and_a_false_formula():
 
 
 def test_prove_says_undecided_within_its_precision():
-    # e^-200 vs 0 within 64 bits: decided; a comparison of two equal irrationals is not
+    # two equal irrationals compared strictly: no enclosure decides it
     p = attncheck.prove("(< (exp 1) (exp 1))", details=True, max_precision=512)
-    assert p.result is None and "512" in p.reason
+    assert p.result is None and p.exit_code == 3 and "512" in p.reason
+
+
+def test_a_proof_certificate_verifies_and_a_changed_formula_is_rejected(tmp_path):
+    formula = "(<= (sum k 1 50 (/ 1 (* k k))) 2)"
+    p = attncheck.prove(formula, certificate=True)
+    assert p.result is True and p.certificate["claim"] == "attncheck/formula"
+    path = tmp_path / "bound.cert.json"
+    path.write_text(p.certificate_json)
+    v = attncheck.verify(path, formula=formula)
+    assert v["result"] == "certified" and v["exit_code"] == 0
+    with pytest.raises(attncheck.CertificateRejected) as e:
+        attncheck.verify(path, formula="(<= (sum k 1 50 (/ 1 (* k k))) 3/2)")
+    assert e.value.exit_code == 4
+
+
+def test_a_false_formula_certificate_is_disproven(tmp_path):
+    p = attncheck.prove("(<= (sum k 1 50 (/ 1 (* k k))) 3/2)", certificate=True)
+    assert p.result is False and p.exit_code == 1
+    path = tmp_path / "false.cert.json"
+    path.write_text(p.certificate_json)
+    v = attncheck.verify(path)
+    assert v["result"] == "disproven" and v["exit_code"] == 1
 
 
 # ---- run ----------------------------------------------------------------------------
@@ -239,3 +263,30 @@ def test_a_panic_becomes_an_exception_not_an_abort():
         attncheck._attncheck._panic_for_tests()
     # and the module still works afterwards
     assert attncheck.eval("(+ 1 1)") == 2
+
+
+# ---- docs/python.md -----------------------------------------------------------------
+
+
+def test_the_docs_example_runs_and_prints_what_its_comments_say(capsys):
+    doc = REPO / "docs" / "python.md"
+    if not doc.exists():
+        pytest.skip("no checkout beside the tests")
+    text = doc.read_text()
+    start = text.index("```python\n", text.index("<!-- the block below runs as a test")) + len("```python\n")
+    block = text[start : text.index("```\n", start)]
+    exec(compile(block, str(doc), "exec"), {"__name__": "docs_example"})
+    printed = capsys.readouterr().out.splitlines()
+    expected = [
+        line.split("#", 1)[1].strip()
+        for line in block.splitlines()
+        if line.lstrip().startswith("print(") and "#" in line
+    ]
+    shown = [p for p, line in zip(printed, [l for l in block.splitlines() if l.lstrip().startswith("print(")])
+             if "#" in line]
+    assert len(shown) == len(expected)
+    for got, want in zip(shown, expected):
+        # the comment up to a colon (an explanation may follow), "..." standing for any digits
+        want = want.split(":", 1)[0].strip()
+        pattern = re.escape(want).replace(re.escape("..."), ".*")
+        assert re.fullmatch(pattern, got), f"printed {got!r}, the docs say {want!r}"

@@ -26,6 +26,7 @@ from ._errors import (
     CoqNotFound,
     FormulaError,
     InternalError,
+    Undefined,
 )
 
 __version__ = _attncheck.__version__
@@ -47,6 +48,7 @@ __all__ = [
     "CertificateRejected",
     "CoqNotFound",
     "InternalError",
+    "Undefined",
     "HAS_LM",
 ]
 
@@ -138,6 +140,7 @@ def verify(
     *,
     no_spec: bool = False,
     target: Optional[Path] = None,
+    formula: Optional[str] = None,
     coq_cpu_limit: Optional[int] = None,
     coq_memory_limit: Optional[int] = None,
 ) -> Dict[str, Any]:
@@ -151,6 +154,12 @@ def verify(
     exactly it: a tampered, truncated or foreign certificate raises
     :class:`CertificateRejected` (the CLI's exit 4). ``coq=True`` without ``coqc``
     raises :class:`CoqNotFound`.
+
+    A certificate written from :func:`prove` (``Proof.certificate_json``) states the
+    formula it carries; ``formula=`` requires it to state exactly that formula (the
+    CLI's ``--formula``), else :class:`CertificateRejected`. ``target=`` is the CLI's
+    ``--target`` (a ``sparse construct`` certificate), ``no_spec=True`` its
+    ``--no-spec``.
     """
     return json.loads(
         _attncheck.verify(
@@ -159,6 +168,7 @@ def verify(
             None if theorems is None else fspath(theorems),
             bool(no_spec),
             None if target is None else fspath(target),
+            formula,
             coq_cpu_limit,
             coq_memory_limit,
         )
@@ -167,62 +177,90 @@ def verify(
 
 class Value(tuple):
     """What :func:`eval` returns when the value is not exact: ``(lo, hi)``, the exact
-    rational endpoints of a certified (outward-rounded) enclosure, with ``precision``
-    (the bits it needed) and ``narrow`` (whether it reached a relative width of
-    2⁻⁵³ within ``max_precision``)."""
+    rational endpoints of the kernel's outward-rounded enclosure (``None`` for an
+    infinite end, when the magnitude overflows), with ``precision`` (the bits it
+    needed), ``settled`` (as narrow as asked; when not, ``note`` says why it stopped)."""
 
     precision: int
-    narrow: bool
+    settled: bool
+    note: Optional[str]
 
-    def __new__(cls, lo: Fraction, hi: Fraction, precision: int, narrow: bool):
+    def __new__(
+        cls,
+        lo: Optional[Fraction],
+        hi: Optional[Fraction],
+        precision: int,
+        settled: bool,
+        note: Optional[str] = None,
+    ):
         v = super().__new__(cls, (lo, hi))
         v.precision = precision
-        v.narrow = narrow
+        v.settled = settled
+        v.note = note
         return v
 
     @property
-    def lo(self) -> Fraction:
+    def lo(self) -> Optional[Fraction]:
         return self[0]
 
     @property
-    def hi(self) -> Fraction:
+    def hi(self) -> Optional[Fraction]:
         return self[1]
 
     def __repr__(self) -> str:
         return f"Value(lo={self[0]!r}, hi={self[1]!r}, precision={self.precision})"
 
 
-def eval(  # noqa: A001 (the name the issue asks for; shadows the builtin inside this module only)
-    term: str, precision: int = 128, *, max_precision: int = 4096
+def _fraction(text: Optional[str]) -> Optional[Fraction]:
+    return None if text is None else Fraction(text)
+
+
+def eval(  # noqa: A001 (the name the issue asks for; shadows the builtin in this module only)
+    term: str,
+    precision: int = 128,
+    *,
+    max_precision: int = 4096,
+    digits: Optional[int] = None,
 ) -> Union[Fraction, Value]:
     """Evaluate a term of the certificate language (docs/certificate-format.md,
-    "Formulas"), e.g. ``"(exp (* -2 (ln 3)))"``.
+    "Formulas"), e.g. ``"(exp (* -2 (ln 3)))"``, as ``attncheck eval`` does.
 
-    Returns the exact value as a ``fractions.Fraction`` when the term is rational, else
-    a :class:`Value` ``(lo, hi)`` of ``Fraction``s enclosing it, computed in
-    outward-rounded interval arithmetic at ``precision`` bits, doubled up to
-    ``max_precision`` until the enclosure is narrow. A term with no value (``(ln 0)``,
-    ``(/ 1 0)``) raises :class:`BadInput` with the reason; a term that does not parse
-    raises :class:`FormulaError` with its line and column.
+    Returns the exact value as a ``fractions.Fraction`` when the term is rational (or a
+    ``ceil``/``floor`` decided by an enclosure), else a :class:`Value` ``(lo, hi)`` of
+    ``Fraction``s enclosing it, computed in outward-rounded interval arithmetic at
+    ``precision`` bits, doubled up to ``max_precision`` until the relative width is at
+    most 2⁻⁵³ (or 10⁻``digits``). A term with no value (``(ln 0)``, ``(/ 1 0)``) raises
+    :class:`Undefined` (also a ``ValueError``); one that does not parse raises
+    :class:`FormulaError` with its line and column.
     """
-    v = json.loads(_attncheck.eval(term, precision, max_precision))
+    v = json.loads(_attncheck.eval(term, precision, max_precision, digits))
     if v["kind"] == "exact":
         return Fraction(v["value"])
     if v["kind"] == "enclosure":
-        return Value(Fraction(v["lo"]), Fraction(v["hi"]), v["precision"], v["narrow"])
-    raise BadInput(f"the term has no value: {v['reason']}")
+        return Value(
+            _fraction(v["lo"]), _fraction(v["hi"]), v["precision"], v["settled"], v["note"]
+        )
+    raise Undefined(v["reason"] if v["settled"] else f"{v['reason']} ({v['note']})", v["exit_code"])
 
 
 class Proof:
     """What :func:`prove` returns with ``details=True``: ``result`` (``True``,
-    ``False`` or ``None`` when undecided), ``precision`` (bits), ``reason`` (why
-    undecided) and ``certificate`` (a dict, when the binding produced one)."""
+    ``False`` or ``None`` when undecided), ``precision`` (the bits that decided it),
+    ``reason`` (why undecided), ``formula`` (canonical text), ``certificate`` (a dict)
+    and ``certificate_json`` (the text ``attncheck prove --cert`` writes: save it and
+    :func:`verify` it, with ``coq=True`` to re-prove it in Coq)."""
 
     def __init__(self, doc: Dict[str, Any]):
         self.result: Optional[bool] = {"true": True, "false": False}.get(doc["result"])
         self.precision: int = doc["precision"]
         self.reason: Optional[str] = doc.get("reason")
-        self.certificate: Optional[Dict[str, Any]] = doc.get("certificate")
+        self.formula: str = doc["formula"]
+        self.certificate_json: str = doc["certificate"]
+        self.certificate: Dict[str, Any] = json.loads(doc["certificate"])
+        self.exit_code: int = doc["exit_code"]
+
+    def __bool__(self) -> bool:
+        return self.result is True
 
     def __repr__(self) -> str:
         return f"Proof(result={self.result!r}, precision={self.precision})"
@@ -232,14 +270,16 @@ def prove(
     formula: str,
     *,
     details: bool = False,
+    certificate: bool = False,
     precision: int = 128,
     max_precision: int = 4096,
 ) -> Union[Optional[bool], Proof]:
     """Decide a formula (a comparison, ``and``/``or``/``not``, ``forall``, …) with the
-    trusted kernel: ``True`` if it holds, ``False`` if it certifiably does not, ``None``
-    if it is undecided up to ``max_precision`` bits. With ``details=True`` returns a
-    :class:`Proof` (the precision that decided it, the reason when undecided, and the
-    certificate when there is one). Never decided in floating point."""
+    trusted kernel, as ``attncheck prove`` does: ``True`` if it holds, ``False`` if it
+    certifiably does not, ``None`` if it is undecided up to ``max_precision`` bits
+    (never decided in floating point). With ``details=True`` or ``certificate=True``
+    returns a :class:`Proof`: the precision, the reason when undecided, and the
+    certificate."""
     doc = json.loads(_attncheck.prove(formula, precision, max_precision))
     p = Proof(doc)
-    return p if details else p.result
+    return p if (details or certificate) else p.result

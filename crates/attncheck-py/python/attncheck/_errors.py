@@ -49,6 +49,14 @@ class CertificateRejected(AttncheckError):
     exit_code = 4
 
 
+class Undefined(AttncheckError, ValueError):
+    """``eval``: the term has no value (a partial operation met an argument outside its
+    domain: ``(ln 0)``, ``(/ 1 0)``, ``(sqrt -1)``); ``attncheck eval`` exits 1. The
+    message names the subterm and its position."""
+
+    exit_code = 1
+
+
 class CoqNotFound(AttncheckError):
     """``verify(…, coq=True)`` without ``coqc`` (with CoqInterval) on PATH (exit 2)."""
 
