@@ -53,6 +53,24 @@ rm -rf "$work/dist"
 )
 wheel=$(ls "$work"/dist/attncheck-*.whl)
 
+# the binding's Rust unit tests (src/work.rs, src/formula.rs): the same release build of
+# attncheck is reused, only pyo3 (without extension-module) and the test harness are built;
+# they link libpython, so they need a shared one (pyenv's and Debian's python3 have it)
+pylib=$(python3 -c 'import sysconfig as s; print(s.get_config_var("LIBDIR") if s.get_config_var("Py_ENABLE_SHARED") else "")')
+if [ -n "$pylib" ]; then
+  say "the binding's Rust unit tests"
+  (
+    cd "$crate"
+    export CARGO_TARGET_DIR="$work/cargo" PYO3_PYTHON="$tools/bin/python3"
+    export C_INCLUDE_PATH="$gmp/include${C_INCLUDE_PATH:+:$C_INCLUDE_PATH}"
+    export LIBRARY_PATH="$gmp/lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
+    export LD_LIBRARY_PATH="$gmp/lib:$pylib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    cargo test --release --locked --lib 2>&1 | grep -v '^ *Compiling '
+  )
+else
+  say "the binding's Rust unit tests are skipped: this python3 has no shared libpython to link them with"
+fi
+
 say "a fresh venv with $(basename "$wheel")"
 venv="$work/venv"
 rm -rf "$venv"

@@ -290,3 +290,20 @@ def test_the_docs_example_runs_and_prints_what_its_comments_say(capsys):
         want = want.split(":", 1)[0].strip()
         pattern = re.escape(want).replace(re.escape("..."), ".*")
         assert re.fullmatch(pattern, got), f"printed {got!r}, the docs say {want!r}"
+
+
+# ---- the wheel ----------------------------------------------------------------------
+
+
+def test_gmp_and_mpfr_are_the_wheels_own_shared_libraries():
+    """The LGPL libraries are separate, replaceable files in attncheck.libs/, and they are
+    what the extension loaded (not a system copy, not compiled into the extension)."""
+    libs = Path(attncheck.__file__).resolve().parent.parent / "attncheck.libs"
+    names = sorted(p.name for p in libs.iterdir())
+    assert any(n.startswith("libgmp-") and ".so.10" in n for n in names), names
+    assert any(n.startswith("libmpfr-") and ".so.6" in n for n in names), names
+    attncheck.eval("(exp 1)")
+    maps = Path("/proc/self/maps")
+    if maps.exists():
+        loaded = {line.split()[-1] for line in maps.read_text().splitlines() if "libgmp" in line or "libmpfr" in line}
+        assert loaded and all(str(libs) in p for p in loaded), loaded
