@@ -62,9 +62,10 @@ check: deps
 coq: deps
 	$(CARGO) run --release -- export coq $$(find reports -name '*.cert.json' | sort) --out target/coq --check
 
-## lint: formatting and clippy
+## lint: formatting and clippy (the Python binding, its own workspace: formatting; `make python` builds and tests it)
 lint:
 	$(CARGO) fmt --check
+	$(CARGO) fmt --check --manifest-path crates/attncheck-py/Cargo.toml
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 ## bench: criterion benchmarks (crates/attncheck-bench)
