@@ -226,8 +226,8 @@ pub struct EvalOptions {
     pub precision: u32,
     /// The highest precision it climbs to.
     pub max_precision: u32,
-    /// Narrow enough: width ≤ `rel_width` · min(|lo|, |hi|) when 0 is outside the
-    /// enclosure, width ≤ `rel_width` when it is inside; `None`: 2^-53.
+    /// Narrow enough: width ≤ `rel_width` · min(|lo|, |hi|), so 0 must lie outside the
+    /// enclosure (an enclosure of 0 is narrow enough only as the point 0); `None`: 2^-53.
     pub rel_width: Option<Rational>,
 }
 
@@ -319,7 +319,8 @@ pub fn narrow_enough(i: &Interval, rel: &Rational) -> bool {
     };
     let width = Rational::from(&hi - &lo);
     if lo <= 0 && hi >= 0 {
-        return width <= *rel;
+        // a relative width is unbounded for an enclosure of 0 unless it is the point 0
+        return width == 0;
     }
     let small = if lo > 0 { lo } else { -hi };
     width <= Rational::from(rel * &small)
@@ -390,11 +391,20 @@ pub fn evaluate(term: &str, opts: &EvalOptions) -> Result<Evaluation, CalcError>
             settled = settled && narrow_enough(&i, &rel);
             let note = (!settled).then(|| {
                 stop.clone().unwrap_or_else(|| {
+                    if !i.is_finite() {
+                        return format!(
+                            "the enclosure at {precision} bits has an infinite end: the value's \
+                             magnitude overflows MPFR's exponent range"
+                        );
+                    }
+                    let why = if i.contains_zero() {
+                        "contains 0, so its relative width is unbounded".to_string()
+                    } else {
+                        format!("is wider than asked (relative width {})", show_rel(&rel))
+                    };
                     format!(
-                        "not narrow enough: the enclosure at {precision} bits is wider than asked \
-                         (relative width {}); {top} bits is the highest precision allowed \
-                         (--max-precision)",
-                        show_rel(&rel)
+                        "not narrow enough: the enclosure at {precision} bits {why}; {top} bits is \
+                         the highest precision allowed (--max-precision)"
                     )
                 })
             });
@@ -483,7 +493,7 @@ struct Found {
 /// At most this many kernel evaluations, and this much work, are spent finding where a
 /// term is undefined (the reason is a courtesy; the answer `undefined` stands without it).
 const LOCATE_EVALS: usize = 2000;
-const LOCATE_WORK: u128 = 50_000_000;
+const LOCATE_WORK: u128 = 20_000_000;
 
 /// Finds the innermost subterm that the kernel finds undefined, by evaluating closed
 /// subterms (a bound variable's values substituted, one at a time).

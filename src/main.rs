@@ -232,7 +232,8 @@ enum Cmd {
     /// Exit codes: 0 a value (exact, or an enclosure as narrow as asked); 1 the term is
     /// undefined (ln of a non-positive, sqrt of a negative, division by zero: the
     /// message names the subterm); 2 bad input (the position as line:column, with a
-    /// caret); 3 not settled at --max-precision (the widest enclosure so far is shown).
+    /// caret); 3 not settled at --max-precision (the enclosure at the highest precision
+    /// tried is shown).
     #[command(verbatim_doc_comment)]
     Eval {
         /// The term, e.g. "(exp -2)".
@@ -264,8 +265,8 @@ enum Cmd {
     /// Examples:
     ///   attncheck prove "(<= (exp (* -2^-8 512)) 1/1000)"        (e^{-512m} ≤ ε for m = 2^-8: false)
     ///   attncheck prove "(< 285 (/ (ln (/ (+ (* (exp 2) (- 1 1/1000)) 1/1000) 1/1000)) 2^-5))"
-    ///   attncheck prove "(forall k 1 100 (<= (sum i 1 k (/ 1 (* i i))) 2))" --cert harmonic.cert.json
-    ///   attncheck verify harmonic.cert.json --formula "(forall k 1 100 (<= (sum i 1 k (/ 1 (* i i))) 2))"
+    ///   attncheck prove "(<= (sum i 1 100 (/ 1 (* i i))) 2)" --cert basel.cert.json
+    ///   attncheck verify basel.cert.json --formula "(<= (sum i 1 100 (/ 1 (* i i))) 2)"
     ///   attncheck prove "(< (exp -2) 0.13533528323661269190)" --coq
     ///
     /// --cert FILE writes (atomically) a certificate of the statement "the formula
@@ -726,6 +727,13 @@ fn calc_eval(
 ) -> Result<u8, app::Error> {
     use attncheck::calc::{self, EvalOptions, Value};
     use rug::float::Round;
+    // 16384 bits, the highest precision, carry about 4932 decimal digits
+    if let Some(d) = digits.filter(|&d| d > 5000) {
+        return Err(app::Error::Usage(format!(
+            "--digits {d} is more than 5000 (the highest precision, {} bits, carries about 4932)",
+            calc::MAX_PRECISION
+        )));
+    }
     let opts = EvalOptions {
         precision,
         max_precision,
@@ -978,12 +986,8 @@ fn calc_prove(
         };
         match *v {
             "proven" => emit(&format!(
-                "Coq: proves {what} too (axioms: {})",
-                if axioms.is_empty() {
-                    "none".to_string()
-                } else {
-                    axioms.join(", ")
-                }
+                "Coq: proves {what} too (on {} allowed axioms; --json lists them)",
+                axioms.len()
             )),
             "kernel-only" => emit(&format!(
                 "Coq: kernel only, not proven in Coq: {}",

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 mod attn_window;
 mod bounded_input;
+mod calc;
 mod cli;
 mod clusters_boolean;
 mod clusters_dynamics;

@@ -85,6 +85,7 @@ const LAYERS: &[&str] = &[
     "kernel",
     "certificate",
     "escalate",
+    "calc",
     "fast",
     "rng",
     "progress",
@@ -311,6 +312,10 @@ fn verify_rebuilds_every_certificate_kind_through_the_registry() {
     match rebuild_of("sparse/construct") {
         Some(Rebuild::Input(d)) => assert_eq!(d.id, "sparse/construct"),
         _ => panic!("sparse/construct is not registered as an input certificate"),
+    }
+    match rebuild_of("attncheck/formula") {
+        Some(Rebuild::Input(d)) => assert_eq!(d.option, "--formula"),
+        _ => panic!("attncheck/formula is not registered as an input certificate"),
     }
     assert!(rebuild_of("sparse/Construct").is_none());
     assert!(rebuild_of("").is_none());
