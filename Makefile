@@ -11,7 +11,7 @@ CARGO ?= cargo
 export CANDLE_NUM_THREADS ?= 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: reports test build-tests check deps fetch bench anchors lint coq
+.PHONY: reports test python build-tests check deps fetch bench anchors lint coq
 
 ## reports: run every claim (quick profile) and write reports/
 reports: deps
@@ -24,8 +24,31 @@ reports: deps
 # Coq's limits are CPU seconds, not wall time, so sharing a core changes no result. RUST_TEST_THREADS=…
 # overrides it.
 TEST_THREADS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
+# The Python wheel's build and tests (`make python`) run in the background beside `cargo test`,
+# which leaves about 0.7 of a core idle (bench/ci-time.md), at nice 10 so that it takes that idle
+# time rather than the Rust tests' (Coq's limits are CPU seconds, so no result depends on it); its
+# output is printed when both are done, and either one failing fails the target. PYTHON=0 leaves
+# it out.
+PYTHON ?= 1
 test: deps
-	RUST_TEST_THREADS=$${RUST_TEST_THREADS:-$(TEST_THREADS)} $(CARGO) test
+	@set -u; pylog=$${CARGO_TARGET_DIR:-target}/python.log; py=""; \
+	if [ "$(PYTHON)" = 1 ]; then \
+	  mkdir -p "$$(dirname "$$pylog")"; \
+	  echo "make test: the Python wheel builds and is tested in the background (log: $$pylog)"; \
+	  nice -n 10 bash crates/attncheck-py/scripts/test-wheel.sh >"$$pylog" 2>&1 & py=$$!; \
+	fi; \
+	RUST_TEST_THREADS=$${RUST_TEST_THREADS:-$(TEST_THREADS)} $(CARGO) test; rust=$$?; \
+	pyrc=0; \
+	if [ -n "$$py" ]; then \
+	  wait $$py || pyrc=$$?; \
+	  echo "---- the Python wheel's build and tests (make python) ----"; cat "$$pylog"; \
+	  [ $$pyrc = 0 ] || echo "make test: the Python tests failed (exit $$pyrc)"; \
+	fi; \
+	[ $$rust = 0 ] && [ $$pyrc = 0 ]
+
+## python: build the Python wheel (crates/attncheck-py), install it into a fresh venv, run its pytest file
+python: deps
+	bash crates/attncheck-py/scripts/test-wheel.sh
 
 ## build-tests: build what `make test` runs, without the test-only packages (CI installs those meanwhile)
 build-tests: fetch
@@ -39,9 +62,10 @@ check: deps
 coq: deps
 	$(CARGO) run --release -- export coq $$(find reports -name '*.cert.json' | sort) --out target/coq --check
 
-## lint: formatting and clippy
+## lint: formatting and clippy (the Python binding, its own workspace: formatting; `make python` builds and tests it)
 lint:
 	$(CARGO) fmt --check
+	$(CARGO) fmt --check --manifest-path crates/attncheck-py/Cargo.toml
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 ## bench: criterion benchmarks (crates/attncheck-bench)

@@ -832,6 +832,69 @@ pub fn verify_coq(
     })
 }
 
+/// `verify`'s result without Coq (README's `verify` table): the word and the exit code:
+/// 1 when an obligation is certifiably contrary to what it asserts, 3 when one is
+/// undecided, else 0.
+pub fn verify_result(v: &Verification) -> (&'static str, u8) {
+    use crate::kernel::{Certainty, Expect};
+    let ds = v.checked.decisions();
+    if ds.iter().any(|d| d.contrary()) {
+        ("disproven", 1)
+    } else if ds.iter().any(|d| d.result() == Certainty::Unknown) {
+        ("undecided", 3)
+    } else if ds.iter().any(|d| d.expect() == Expect::Fails) {
+        ("refuted, as the statement asserts", 0)
+    } else {
+        ("certified", 0)
+    }
+}
+
+/// The JSON document of `attncheck verify --json` (also what the Python binding's
+/// `verify` returns).
+pub fn verify_json(v: &Verification) -> serde_json::Value {
+    let (word, code) = verify_result(v);
+    let obligations: Vec<_> = v
+        .checked
+        .decisions()
+        .iter()
+        .map(|d| {
+            serde_json::json!({"name": d.name(), "expect": d.expect(), "result": d.result(),
+                "as_expected": d.as_expected()})
+        })
+        .collect();
+    serde_json::json!({"claim": v.cert.claim, "profile": v.cert.profile,
+        "precision": v.cert.precision, "statement_checked": matches!(v.source, StatementSource::Spec(_)),
+        "result": word, "exit_code": code, "obligations": obligations})
+}
+
+/// The JSON document of `attncheck verify --coq --json` (also what the Python
+/// binding's `verify(…, coq=True)` returns).
+pub fn verify_coq_json(v: &Verification, r: &CoqVerification) -> serde_json::Value {
+    use crate::coq::CoqVerdict;
+    let count = |f: fn(&CoqVerdict) -> bool| r.obligations.iter().filter(|o| f(&o.coq)).count();
+    let by_coq = count(|c| *c == CoqVerdict::Proven);
+    let rejected = count(|c| matches!(c, CoqVerdict::Rejected(_)));
+    let kernel_only = r.obligations.len() - by_coq - rejected;
+    let obligations: Vec<_> = r
+        .obligations
+        .iter()
+        .map(|o| {
+            let (coq, reason) = match &o.coq {
+                CoqVerdict::Proven => ("proven", None),
+                CoqVerdict::Rejected(why) => ("rejected", Some(why)),
+                CoqVerdict::KernelOnly(why) => ("kernel-only", Some(why)),
+            };
+            serde_json::json!({"name": o.name, "expect": o.expect, "result": o.kernel,
+                "as_expected": o.kernel_as_expected && !o.contrary(), "checker": o.checker(),
+                "coq": coq, "coq_reason": reason})
+        })
+        .collect();
+    serde_json::json!({"claim": v.cert.claim, "profile": v.cert.profile,
+        "precision": v.cert.precision, "statement_checked": matches!(v.source, StatementSource::Spec(_)),
+        "result": r.word, "exit_code": r.exit_code, "proven_by_coq": by_coq, "kernel_only": kernel_only,
+        "rejected_by_coq": rejected, "coq_axioms": r.axioms, "obligations": obligations})
+}
+
 /// The JSON document of `attncheck run --json` (format `attncheck-run/1`,
 /// documented in docs/run-json.md): one entry per claim with its verdict, what was
 /// expected, why it is not as expected, every check, and the paths of the files a

@@ -4,7 +4,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 use attncheck::app;
-use attncheck::kernel::{Certainty, Expect};
+use attncheck::kernel::Certainty;
 use attncheck::progress::Progress;
 use attncheck::sparse::target;
 use attncheck::spec::{default_out, Profile, SpecSource};
@@ -733,31 +733,10 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                 return verify_coq(&v, json, &limits);
             }
             let ds = v.checked.decisions();
-            let contrary = ds.iter().filter(|d| d.contrary()).count();
-            let undecided = ds
-                .iter()
-                .filter(|d| d.result() == Certainty::Unknown)
-                .count();
-            let (word, code) = if contrary > 0 {
-                ("disproven", 1)
-            } else if undecided > 0 {
-                ("undecided", 3)
-            } else if ds.iter().any(|d| d.expect() == Expect::Fails) {
-                ("refuted, as the statement asserts", 0)
-            } else {
-                ("certified", 0)
-            };
+            let (word, code) = app::verify_result(&v);
             let statement = statement_words(&v);
             if json {
-                let obligations: Vec<_> = ds
-                    .iter()
-                    .map(|d| serde_json::json!({"name": d.name(), "expect": d.expect(), "result": d.result(),
-                        "as_expected": d.as_expected()}))
-                    .collect();
-                let j = serde_json::json!({"claim": v.cert.claim, "profile": v.cert.profile,
-                    "precision": v.cert.precision, "statement_checked": matches!(v.source, app::StatementSource::Spec(_)),
-                    "result": word, "exit_code": code, "obligations": obligations});
-                emit(&serde_json::to_string_pretty(&j).unwrap_or_default());
+                emit(&serde_json::to_string_pretty(&app::verify_json(&v)).unwrap_or_default());
             } else {
                 for d in ds {
                     let w = match (d.result(), d.as_expected()) {
@@ -1189,25 +1168,7 @@ fn verify_coq(
         .count();
     let kernel_only = r.obligations.len() - by_coq - rejected;
     if json {
-        let obligations: Vec<_> = r
-            .obligations
-            .iter()
-            .map(|o| {
-                let (coq, reason) = match &o.coq {
-                    CoqVerdict::Proven => ("proven", None),
-                    CoqVerdict::Rejected(why) => ("rejected", Some(why)),
-                    CoqVerdict::KernelOnly(why) => ("kernel-only", Some(why)),
-                };
-                serde_json::json!({"name": o.name, "expect": o.expect, "result": o.kernel,
-                    "as_expected": o.kernel_as_expected && !o.contrary(), "checker": o.checker(),
-                    "coq": coq, "coq_reason": reason})
-            })
-            .collect();
-        let j = serde_json::json!({"claim": v.cert.claim, "profile": v.cert.profile,
-            "precision": v.cert.precision, "statement_checked": matches!(v.source, app::StatementSource::Spec(_)),
-            "result": r.word, "exit_code": r.exit_code, "proven_by_coq": by_coq, "kernel_only": kernel_only,
-            "rejected_by_coq": rejected, "coq_axioms": r.axioms, "obligations": obligations});
-        emit(&serde_json::to_string_pretty(&j).unwrap_or_default());
+        emit(&serde_json::to_string_pretty(&app::verify_coq_json(v, &r)).unwrap_or_default());
         return Ok(r.exit_code);
     }
     for o in &r.obligations {

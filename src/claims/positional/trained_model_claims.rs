@@ -780,6 +780,8 @@ pub fn bias_enclosure(scheme: Scheme, p: &Params, h: usize, r: i64, prec: u32) -
 }
 
 /// `x` to 4 significant digits (reports: coarse enough to be machine-stable in print).
+// used by the `lm` feature's presentation only (the Python wheel builds without it)
+#[cfg_attr(not(feature = "lm"), allow(dead_code))]
 fn sig(x: f64) -> String {
     if !x.is_finite() {
         return format!("{x}");
