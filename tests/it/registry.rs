@@ -86,6 +86,7 @@ const LAYERS: &[&str] = &[
     "certificate",
     "escalate",
     "calc",
+    "explain",
     "fast",
     "rng",
     "progress",

@@ -65,7 +65,7 @@ fn run(
 /// `verify(path, coq, theorems, no_spec, target, …)`: see [`work::verify`].
 #[pyfunction]
 #[pyo3(signature = (path, coq = false, theorems = None, no_spec = false, target = None,
-                    formula = None, coq_cpu_limit = None, coq_memory_limit = None))]
+                    formula = None, coq_cpu_limit = None, coq_memory_limit = None, spec = None))]
 #[allow(clippy::too_many_arguments)]
 fn verify(
     py: Python<'_>,
@@ -77,6 +77,7 @@ fn verify(
     formula: Option<String>,
     coq_cpu_limit: Option<u64>,
     coq_memory_limit: Option<u64>,
+    spec: Option<PathBuf>,
 ) -> PyResult<String> {
     let mut limits = attncheck::coq::Limits::DEFAULT;
     if let Some(s) = coq_cpu_limit {
@@ -90,6 +91,7 @@ fn verify(
             &path,
             coq,
             theorems,
+            spec,
             no_spec,
             target.as_deref(),
             formula.as_deref(),

@@ -118,32 +118,9 @@ fn profile_of(name: &str) -> Result<Profile, Failure> {
     }
 }
 
-/// A spec file `<dir>/<paper>/<claim>.toml`: the directory its claim ID is relative
-/// to, and the ID.
-fn spec_place(path: &Path) -> Result<(PathBuf, String), Failure> {
-    let claim = path.file_stem().and_then(|s| s.to_str());
-    let paper_dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-    let paper = paper_dir
-        .and_then(|p| p.file_name())
-        .and_then(|s| s.to_str());
-    match (paper, claim) {
-        (Some(paper), Some(claim)) => {
-            let root = paper_dir
-                .and_then(|p| p.parent())
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            Ok((root.to_path_buf(), format!("{paper}/{claim}")))
-        }
-        _ => Err(Failure::bad_input(format!(
-            "{}: a spec file must sit at <dir>/<paper>/<claim>.toml, its claim ID being <paper>/<claim>",
-            path.display()
-        ))),
-    }
-}
-
 /// `attncheck.run`: runs a claim (an ID such as `positional/alibi-window`), every claim
 /// of a paper (`positional`), or the spec file at a path ending in `.toml`
-/// (`<dir>/<paper>/<claim>.toml`), as `attncheck run` does, and returns
+/// (wherever it sits; a claim written as formulas, `docs/your-own-claims.md`), as `attncheck run` does, and returns
 /// `{"profile", "claims": [{"report", "unexpected", "markdown", "certificate",
 /// "files"}], "exit_code"}`: `report` is the report JSON the CLI writes
 /// (reports/<paper>/<claim>.json), `certificate` the certificate's JSON (or null).
@@ -157,14 +134,9 @@ pub fn run(
 ) -> Result<String, Failure> {
     let profile = profile_of(profile)?;
     let specs: Vec<Spec> = if target.ends_with(".toml") {
-        let path = Path::new(target);
-        if !path.is_file() {
-            return Err(Failure::bad_input(format!("{target}: no such spec file")));
-        }
-        let (root, id) = spec_place(path)?;
-        let spec = app::find_spec(&SpecSource::Dir(root), &id)?
-            .ok_or_else(|| Failure::bad_input(format!("{target}: no such spec file")))?;
-        vec![spec]
+        // a spec file wherever it sits: a claim of the user's own (written as formulas)
+        // or a copy of one of the thirty, as `attncheck run FILE.toml`
+        vec![app::load_spec_file(Path::new(target))?]
     } else {
         let all = app::load_specs_from(&SpecSource::choose(theorems))?;
         app::select(&all, &[target.to_string()], false)?
@@ -210,16 +182,21 @@ pub fn run(
 /// as `--target` and `--formula`) (with `coq`, of
 /// `verify --coq --json`). A rejected certificate is a [`Kind::Rejected`] failure (the
 /// CLI's exit 4); a disproven or undecided one is a result (`exit_code` 1 or 3).
+#[allow(clippy::too_many_arguments)]
 pub fn verify(
     path: &Path,
     coq: bool,
     theorems: Option<PathBuf>,
+    spec: Option<PathBuf>,
     no_spec: bool,
     target: Option<&Path>,
     formula: Option<&str>,
     limits: &attncheck::coq::Limits,
 ) -> Result<String, Failure> {
-    let source = SpecSource::choose(theorems);
+    let source = match spec {
+        Some(f) => SpecSource::File(f),
+        None => SpecSource::choose(theorems),
+    };
     let inputs = attncheck::claims::rebuild::Inputs { target, formula };
     let v = app::verify_inputs(path, (!no_spec).then_some(&source), &inputs)?;
     let doc = if coq {
@@ -253,22 +230,6 @@ mod tests {
         let f = r.unwrap_err();
         assert_eq!(f.kind, Kind::Internal);
         assert!(f.message.contains("boom 1"), "{}", f.message);
-    }
-
-    #[test]
-    fn spec_files_are_placed_by_their_paper_directory() {
-        assert_eq!(
-            spec_place(Path::new("mine/kerple-tail.toml")).unwrap(),
-            (PathBuf::from("."), "mine/kerple-tail".to_string())
-        );
-        assert_eq!(
-            spec_place(Path::new("/a/b/mine/x.toml")).unwrap(),
-            (PathBuf::from("/a/b"), "mine/x".to_string())
-        );
-        assert_eq!(
-            spec_place(Path::new("x.toml")).unwrap_err().kind,
-            Kind::BadInput
-        );
     }
 
     #[test]

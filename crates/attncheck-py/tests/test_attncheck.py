@@ -186,6 +186,50 @@ def test_run_of_a_spec_file_and_of_an_unknown_claim():
         attncheck.run(CLAIM, profile="fastest")
 
 
+FORMULAS_SPEC = """id = "mine/e-bound"
+kind = "formulas"
+title = "e is between 2.718 and 2.719"
+statement = "A claim of one's own, written as formulas."
+source = "the test"
+provenance = ["derived"]
+rigour = "certified"
+expected = "certified"
+
+[params]
+lo = "2.718"
+hi = "2.719"
+
+[[obligations]]
+name = "e is above lo"
+formula = "(< {lo} (exp 1))"
+
+[[obligations]]
+name = "e is below hi"
+formula = "(< (exp 1) {hi})"
+"""
+
+
+def test_a_claim_written_as_formulas_runs_and_verifies_against_its_spec(tmp_path):
+    spec = Path("mine/e-bound.toml")
+    spec.parent.mkdir()
+    spec.write_text(FORMULAS_SPEC)
+    out = tmp_path / "out"
+    r = attncheck.run(str(spec), out=out)
+    assert r["id"] == "mine/e-bound" and r["verdict"] == "certified" and r["as_expected"]
+    cert = out / "mine" / "e-bound.cert.json"
+    v = attncheck.verify(cert, spec=spec)
+    assert v["result"] == "certified" and v["statement_checked"]
+    # a weaker bound in the certificate is not the spec's statement
+    tampered = tmp_path / "tampered.cert.json"
+    tampered.write_text(cert.read_text().replace("(< (exp 1) 2.719)", "(< (exp 1) 3)"))
+    with pytest.raises(attncheck.CertificateRejected):
+        attncheck.verify(tampered, spec=spec)
+    # a formula error names the file, the line, the obligation and the column
+    spec.write_text(FORMULAS_SPEC.replace("(exp 1) {hi}", "(exq 1) {hi}"))
+    with pytest.raises(attncheck.BadInput, match=r"e-bound.toml:20: .*column 4"):
+        attncheck.run(str(spec))
+
+
 def test_errors_carry_the_cli_message():
     with pytest.raises(attncheck.BadInput) as e:
         attncheck.run("positional/no-such-claim")

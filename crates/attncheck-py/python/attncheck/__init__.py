@@ -107,7 +107,8 @@ def run(
 
     ``claim_or_spec_path`` is a claim ID (``"positional/alibi-window"``), a paper name
     (``"positional"``: a list of reports, one per claim), or the path of a spec file
-    ``<dir>/<paper>/<claim>.toml``. Specs come from ``theorems`` when given, else
+    (ending in ``.toml``, wherever it sits: a claim of your own written as formulas,
+    docs/your-own-claims.md). Specs come from ``theorems`` when given, else
     ``./theorems`` when it exists, else the specs built into the module. Nothing is
     written unless ``out`` names a directory; then the reports, certificates and the
     index go there as with ``attncheck run --out``.
@@ -143,6 +144,7 @@ def verify(
     formula: Optional[str] = None,
     coq_cpu_limit: Optional[int] = None,
     coq_memory_limit: Optional[int] = None,
+    spec: Optional[Path] = None,
 ) -> Dict[str, Any]:
     """Re-check a certificate as ``attncheck verify --json`` (``--coq`` with ``coq=True``)
     does, and return its document: ``claim``, ``precision``, ``statement_checked``,
@@ -171,6 +173,7 @@ def verify(
             formula,
             coq_cpu_limit,
             coq_memory_limit,
+            None if spec is None else fspath(spec),
         )
     )
 
