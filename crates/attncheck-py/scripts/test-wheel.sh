@@ -40,7 +40,10 @@ gmp="$work/gmp"
 say "GMP and MPFR (shared) in $gmp"
 "$crate/scripts/build-gmp-mpfr.sh" "$gmp"
 
-say "building the wheel"
+# the Cargo profile of the tested wheel (Cargo.toml: wheel-test is release at opt-level 1,
+# much cheaper to build); ATTNCHECK_WHEEL_PROFILE=release tests the wheel users install
+profile=${ATTNCHECK_WHEEL_PROFILE:-wheel-test}
+say "building the wheel (profile $profile)"
 rm -rf "$work/dist"
 (
   cd "$crate"
@@ -49,7 +52,7 @@ rm -rf "$work/dist"
   export LIBRARY_PATH="$gmp/lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
   # maturin's repair finds the libraries to copy into the wheel here
   export LD_LIBRARY_PATH="$gmp/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  maturin build --release --locked --out "$work/dist" 2>&1 | grep -v '^ *Compiling ' >&2
+  maturin build --profile "$profile" --locked --out "$work/dist" 2>&1 | grep -v '^ *Compiling ' >&2
 )
 wheel=$(ls "$work"/dist/attncheck-*.whl)
 
@@ -65,7 +68,7 @@ if [ -n "$pylib" ]; then
     export C_INCLUDE_PATH="$gmp/include${C_INCLUDE_PATH:+:$C_INCLUDE_PATH}"
     export LIBRARY_PATH="$gmp/lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
     export LD_LIBRARY_PATH="$gmp/lib:$pylib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    cargo test --release --locked --lib 2>&1 | grep -v '^ *Compiling '
+    cargo test --profile "$profile" --locked --lib 2>&1 | grep -v '^ *Compiling '
   )
 else
   say "the binding's Rust unit tests are skipped: this python3 has no shared libpython to link them with"
