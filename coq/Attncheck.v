@@ -643,6 +643,69 @@ Ltac destruct_box :=
       is_var X; destruct X; cbv iota beta in H
   end.
 
+(** ** The papers' building blocks
+
+    docs/certificate-format.md, "Building blocks": each block of the format is
+    defined by one expansion into core operators, which the kernel's reader
+    writes out before anything reads the formula, so a generated statement
+    contains the expansion (its [let]s substituted).  Here each block is the
+    named function a reader of the papers knows, and a lemma says that the
+    expansion, as a generated statement writes it, is that function: the
+    expansion adds a guard [0 * g1 * … * gk] whose factors are partial
+    operations defined exactly on the block's domain (the statement carries
+    their domain conditions, 0 < x for [ln x] and 0 <= x for [sqrt x], like any
+    other), and which is 0.
+
+    - [alibi_slope h H] = 2^(−8h/H), for integers 1 <= h <= H;
+    - [alibi_tail m d w] = T^∞ = e^Δ e^(−mw) / (1 − e^(−mw) + e^Δ e^(−mw)),
+      for m > 0, Δ >= 0 and an integer w >= 0;
+    - [alibi_window m d eps] = ⌈(1/m) ln((e^Δ (1 − ε) + ε)/ε)⌉, for m > 0,
+      Δ >= 0, 0 < ε < 1;
+    - [union_bound_dim n t delta] = ⌈(2/t²) ln(n²/δ)⌉, for an integer n >= 1,
+      t > 0, 0 < δ < 1. *)
+
+Local Open Scope R_scope.
+
+Definition alibi_slope (h H : R) : R := exp (- (8 * h / H * ln 2)).
+
+Lemma alibi_slope_expansion : forall h H,
+  exp (- (8 * h / H * ln 2))
+    + 0 * sqrt (h - 1) * sqrt (H - h) * sqrt (Rfloor h - h) * sqrt (Rfloor H - H)
+  = alibi_slope h H.
+Proof. intros h H. unfold alibi_slope. ring. Qed.
+
+Definition alibi_tail (m d w : R) : R :=
+  exp d * exp (- (m * w)) / (1 - exp (- (m * w)) + exp d * exp (- (m * w))).
+
+Lemma alibi_tail_expansion : forall m d w,
+  exp d * exp (- (m * w)) / (1 - exp (- (m * w)) + exp d * exp (- (m * w)))
+    + 0 * ln m * sqrt d * sqrt w * sqrt (Rfloor w - w)
+  = alibi_tail m d w.
+Proof. intros m d w. unfold alibi_tail. ring. Qed.
+
+Definition alibi_window (m d eps : R) : R :=
+  Rceil (ln ((exp d * (1 - eps) + eps) / eps) / m).
+
+Lemma alibi_window_expansion : forall m d eps,
+  Rceil (ln ((exp d * (1 - eps) + eps) / eps) / m
+         + 0 * ln m * sqrt d * ln eps * ln (1 - eps))
+  = alibi_window m d eps.
+Proof.
+  intros m d eps. unfold alibi_window. f_equal. ring.
+Qed.
+
+Definition union_bound_dim (n t delta : R) : R :=
+  Rceil (2 / (t * t) * ln (n * n / delta)).
+
+Lemma union_bound_dim_expansion : forall n t delta,
+  Rceil (2 / (t * t) * ln (n * n / delta)
+         + 0 * sqrt (n - 1) * sqrt (Rfloor n - n) * ln t * ln delta * ln (1 - delta))
+  = union_bound_dim n t delta.
+Proof.
+  intros n t delta. unfold union_bound_dim. f_equal. ring.
+Qed.
+
+
 Local Open Scope Q_scope.
 
 (** ** Exact terms and formulas, decided by computation *)
