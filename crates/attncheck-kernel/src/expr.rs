@@ -12,7 +12,11 @@
 //! Terms: rational literals (`7`, `-3/4`, `1.5e-3`, `2^-8`), `pi`, bound
 //! integer variables, `(+ a b …)`, `(- a b)`, `(neg a)`, `(* a b …)`, `(/ a b)`,
 //! `(exp a)`, `(ln a)`, `(sqrt a)`, `(sin a)`, `(cos a)`, `(pow a n)`, `(abs a)`,
-//! `(min a b)`, `(max a b)`, `(sum v lo hi body)` (integers lo..=hi).
+//! `(min a b)`, `(max a b)`, `(sum v lo hi body)` (integers lo..=hi), `(let v t body)`
+//! (body, a term or a formula, with v bound to t's value, computed once per evaluation
+//! of the `let`), and the papers' building blocks (`alibi-slope`, `alibi-tail`,
+//! `alibi-window`, `union-bound-dim`), which [`parse`] rewrites into their expansions
+//! ([`blocks`]).
 //! Exact mode: a term is kept as an exact rational while every operation is
 //! rational-closed (+ − × ÷, `pow`, `abs`, `min`, `max`, `ceil`, `floor`, `sum`,
 //! literals, data operations); only `exp`, `ln`, `sqrt`, `sin`, `cos` and `pi`
