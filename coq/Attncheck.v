@@ -23,6 +23,10 @@
       sums ([layer_partition]), the dual functionals of its real eigenvalues
       ([adj_row], [layer_dual_at]), with boxes of
       reals ([in_box]); no obligation is proven from them yet (docs/coq.md);
+    - the papers' building blocks of the format ([alibi_slope], [alibi_tail],
+      [alibi_window], [union_bound_dim]) with lemmas relating each to its
+      expansion, and the minimality of the ALiBi window
+      ([alibi_window_minimal]: T^∞ at w_ε is at most ε, above ε at w_ε − 1);
     - a small reflective decision procedure for exact (rational) formulas:
       [decide] evaluates a formula in exact rationals, and [decide_sound]
       proves that [decide f = true] implies the real-number statement
@@ -642,6 +646,143 @@ Ltac destruct_box :=
   | H : context [match ?X with [] => _ | _ :: _ => _ end] |- _ =>
       is_var X; destruct X; cbv iota beta in H
   end.
+
+(** ** The papers' building blocks
+
+    docs/certificate-format.md, "Building blocks": each block of the format is
+    defined by one expansion into core operators, which the kernel's reader
+    writes out before anything reads the formula, so a generated statement
+    contains the expansion (its [let]s substituted).  Here each block is the
+    named function a reader of the papers knows, and a lemma says that the
+    expansion, as a generated statement writes it, is that function: the
+    expansion adds a guard [0 * g1 * … * gk] whose factors are partial
+    operations defined exactly on the block's domain (the statement carries
+    their domain conditions, 0 < x for [ln x] and 0 <= x for [sqrt x], like any
+    other), and which is 0.
+
+    - [alibi_slope h H] = 2^(−8h/H), for integers 1 <= h <= H;
+    - [alibi_tail m d w] = T^∞ = e^Δ e^(−mw) / (1 − e^(−mw) + e^Δ e^(−mw)),
+      for m > 0, Δ >= 0 and an integer w >= 0;
+    - [alibi_window m d eps] = ⌈(1/m) ln((e^Δ (1 − ε) + ε)/ε)⌉, for m > 0,
+      Δ >= 0, 0 < ε < 1;
+    - [union_bound_dim n t delta] = ⌈(2/t²) ln(n²/δ)⌉, for an integer n >= 1,
+      t > 0, 0 < δ < 1. *)
+
+Local Open Scope R_scope.
+
+Definition alibi_slope (h H : R) : R := exp (- (8 * h / H * ln 2)).
+
+Lemma alibi_slope_expansion : forall h H,
+  exp (- (8 * h / H * ln 2))
+    + 0 * sqrt (h - 1) * sqrt (H - h) * sqrt (Rfloor h - h) * sqrt (Rfloor H - H)
+  = alibi_slope h H.
+Proof. intros h H. unfold alibi_slope. ring. Qed.
+
+Definition alibi_tail (m d w : R) : R :=
+  exp d * exp (- (m * w)) / (1 - exp (- (m * w)) + exp d * exp (- (m * w))).
+
+Lemma alibi_tail_expansion : forall m d w,
+  exp d * exp (- (m * w)) / (1 - exp (- (m * w)) + exp d * exp (- (m * w)))
+    + 0 * ln m * sqrt d * sqrt w * sqrt (Rfloor w - w)
+  = alibi_tail m d w.
+Proof. intros m d w. unfold alibi_tail. ring. Qed.
+
+Definition alibi_window (m d eps : R) : R :=
+  Rceil (ln ((exp d * (1 - eps) + eps) / eps) / m).
+
+Lemma alibi_window_expansion : forall m d eps,
+  Rceil (ln ((exp d * (1 - eps) + eps) / eps) / m
+         + 0 * ln m * sqrt d * ln eps * ln (1 - eps))
+  = alibi_window m d eps.
+Proof.
+  intros m d eps. unfold alibi_window. f_equal. ring.
+Qed.
+
+(** T^∞(m, Δ, w) <= ε exactly when w >= (1/m) ln((e^Δ (1 − ε) + ε)/ε). *)
+Lemma alibi_tail_le_iff : forall m d w eps, 0 < m -> 0 <= d -> 0 < eps < 1 ->
+  alibi_tail m d w <= eps <-> ln ((exp d * (1 - eps) + eps) / eps) / m <= w.
+Proof.
+  intros m d w eps Hm Hd He. unfold alibi_tail.
+  set (x := exp (- (m * w))). set (E := exp d).
+  assert (Hx : 0 < x) by apply exp_pos.
+  assert (HE : 1 <= E).
+  { unfold E. rewrite <- exp_0. destruct Hd as [Hd|Hd].
+    - left. apply exp_increasing, Hd.
+    - right. rewrite Hd. reflexivity. }
+  set (D := 1 - x + E * x).
+  assert (HD : 0 < D) by (unfold D; nra).
+  set (K := E * (1 - eps) + eps).
+  assert (HK : 0 < K) by (unfold K; nra).
+  (* step 1: E x / D <= eps <-> x * K <= eps *)
+  assert (S1 : E * x / D <= eps <-> x * K <= eps).
+  { split; intro H.
+    - assert (E * x <= eps * D).
+      { replace (E * x) with (E * x / D * D) by (field; lra).
+        apply Rmult_le_compat_r; lra. }
+      unfold K. unfold D in H0. nra.
+    - assert (E * x <= eps * D) by (unfold D; unfold K in H; nra).
+      replace eps with (eps * D / D) by (field; lra).
+      unfold Rdiv. apply Rmult_le_compat_r; [left; apply Rinv_0_lt_compat, HD | lra]. }
+  (* step 2: x * K <= eps <-> ln (K / eps) <= m * w *)
+  assert (S2 : x * K <= eps <-> ln (K / eps) <= m * w).
+  { assert (HKe : 0 < K / eps) by (apply Rdiv_lt_0_compat; lra).
+    split; intro H.
+    - assert (x <= eps / K).
+      { apply Rmult_le_reg_r with K; [exact HK|]. replace (eps / K * K) with eps by (field; lra). exact H. }
+      assert (ln x <= ln (eps / K)).
+      { destruct H0 as [H0|H0]; [left; apply ln_increasing; assumption | right; rewrite H0; reflexivity]. }
+      unfold x in H1. rewrite ln_exp in H1.
+      replace (eps / K) with (/ (K / eps)) in H1 by (field; lra).
+      rewrite ln_Rinv in H1 by exact HKe. lra.
+    - assert (ln (eps / K) >= - (m * w)).
+      { replace (eps / K) with (/ (K / eps)) by (field; lra). rewrite ln_Rinv by exact HKe. lra. }
+      assert (x <= eps / K).
+      { unfold x. rewrite <- (exp_ln (eps / K)) by (apply Rdiv_lt_0_compat; lra).
+        destruct (Rle_or_lt (- (m * w)) (ln (eps / K))) as [Hl|Hl].
+        - destruct Hl as [Hl|Hl]; [left; apply exp_increasing, Hl | right; rewrite Hl; reflexivity].
+        - lra. }
+      apply Rmult_le_reg_r with (/ K); [apply Rinv_0_lt_compat, HK|].
+      replace (x * K * / K) with x by (field; lra). replace (eps * / K) with (eps / K) by reflexivity. exact H1. }
+  (* step 3: ln (K / eps) / m <= w <-> ln (K / eps) <= m * w *)
+  assert (S3 : ln (K / eps) / m <= w <-> ln (K / eps) <= m * w).
+  { split; intro H.
+    - apply Rmult_le_compat_l with (r := m) in H; [|lra].
+      replace (m * (ln (K / eps) / m)) with (ln (K / eps)) in H by (field; lra). exact H.
+    - apply Rmult_le_reg_l with m; [exact Hm|].
+      replace (m * (ln (K / eps) / m)) with (ln (K / eps)) by (field; lra). exact H. }
+  fold x E D K. rewrite S1, S2. symmetry. exact S3.
+Qed.
+
+Lemma Rceil_bounds : forall x, x <= Rceil x /\ Rceil x - 1 < x.
+Proof.
+  intros x. unfold Rceil. destruct (archimed (- x)) as [H1 H2].
+  rewrite minus_IZR. lra.
+Qed.
+
+(** The window is minimal: T^∞ at w_ε is at most ε, and above ε one step before
+    (positional.md, positional/alibi-window), for every m > 0, Δ >= 0, 0 < ε < 1. *)
+Lemma alibi_window_minimal : forall m d eps, 0 < m -> 0 <= d -> 0 < eps < 1 ->
+  alibi_tail m d (alibi_window m d eps) <= eps /\
+  eps < alibi_tail m d (alibi_window m d eps - 1).
+Proof.
+  intros m d eps Hm Hd He. unfold alibi_window.
+  destruct (Rceil_bounds (ln ((exp d * (1 - eps) + eps) / eps) / m)) as [B1 B2].
+  split.
+  - apply (alibi_tail_le_iff m d _ eps Hm Hd He). exact B1.
+  - apply Rnot_le_lt. intro H. apply (alibi_tail_le_iff m d _ eps Hm Hd He) in H. lra.
+Qed.
+
+Definition union_bound_dim (n t delta : R) : R :=
+  Rceil (2 / (t * t) * ln (n * n / delta)).
+
+Lemma union_bound_dim_expansion : forall n t delta,
+  Rceil (2 / (t * t) * ln (n * n / delta)
+         + 0 * sqrt (n - 1) * sqrt (Rfloor n - n) * ln t * ln delta * ln (1 - delta))
+  = union_bound_dim n t delta.
+Proof.
+  intros n t delta. unfold union_bound_dim. f_equal. ring.
+Qed.
+
 
 Local Open Scope Q_scope.
 

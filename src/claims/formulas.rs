@@ -473,6 +473,9 @@ fn floor_char(text: &str, offset: usize) -> usize {
     o
 }
 
+/// The title of the table of a formulas claim's obligations as written.
+pub const WRITTEN_TABLE: &str = "Obligations as written";
+
 /// The formulas claim (one type for every formulas spec; the spec's obligations are
 /// its parameters).
 pub struct Formulas;
@@ -513,56 +516,26 @@ impl shape::Claim for Formulas {
 
     fn witness(_: &Resolved, _: &Ctx) {}
 
-    fn present(
-        p: &Resolved,
-        _: &(),
-        proof: Option<&Checked>,
-        ctx: &Ctx,
-        pr: &mut Presentation,
-    ) {
-        // Coq's part, from the deterministic translation of the statement (Coq is not run)
-        let coq: Vec<(String, String)> = match <Formulas as shape::Claim>::statement(
-            p,
-            &ctx.spec.id,
-            &Hints::new(),
-        ) {
-            Some(Ok(st)) => {
-                let cert = crate::certificate::Certificate::of(
-                    &st,
-                    ctx.profile,
-                    ctx.prec(),
-                    &Hints::new(),
-                );
-                crate::coq::coverage(&cert).2
-            }
-            _ => Vec::new(),
-        };
-        let mut t = Table::new(
-            "Obligations as written",
-            &["obligation", "formula", "kernel", "Coq"],
-        );
+    /// The report layer adds each obligation's Coq part to this table (`report::Report::new`:
+    /// the translation is above the claims).
+    fn present(p: &Resolved, _: &(), proof: Option<&Checked>, _: &Ctx, pr: &mut Presentation) {
+        let mut t = Table::new(WRITTEN_TABLE, &["obligation", "formula", "kernel"]);
         for (i, o) in p.obligations.iter().enumerate() {
-            let kernel = proof
-                .and_then(|c| c.decisions().get(i))
-                .map_or("not decided".to_string(), |d| {
-                    match (d.result(), d.as_expected()) {
-                        (crate::kernel::Certainty::True, _) => "true",
-                        (crate::kernel::Certainty::False, _) => "false",
-                        (crate::kernel::Certainty::Unknown, _) => "undecided",
-                    }
-                    .to_string()
-                });
-            let coq = coq
-                .iter()
-                .find(|(n, _)| n == &o.name)
-                .map_or("sent to Coq".to_string(), |(_, r)| {
-                    format!("kernel only: {r}")
-                });
+            let kernel =
+                proof
+                    .and_then(|c| c.decisions().get(i))
+                    .map_or("not decided".to_string(), |d| {
+                        match (d.result(), d.as_expected()) {
+                            (crate::kernel::Certainty::True, _) => "true",
+                            (crate::kernel::Certainty::False, _) => "false",
+                            (crate::kernel::Certainty::Unknown, _) => "undecided",
+                        }
+                        .to_string()
+                    });
             t.row(vec![
                 o.name.clone(),
                 format!("`{}`", one_line(&o.written)),
                 kernel,
-                coq,
             ]);
         }
         pr.tables.push(t);

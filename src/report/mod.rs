@@ -276,6 +276,28 @@ impl Report {
                 module_of(&spec.id)
             ),
         };
+        let coq = outcome.certificate.as_ref().map(CoqCoverage::of);
+        let mut tables = outcome.tables.clone();
+        if let (Some(_), Some(c)) = (&spec_file, &coq) {
+            // a formulas claim's obligations as written: each one's Coq part beside it
+            for t in tables
+                .iter_mut()
+                .filter(|t| t.title == crate::claims::formulas::WRITTEN_TABLE)
+            {
+                t.columns.push("Coq".into());
+                for row in &mut t.rows {
+                    let name = row.first().cloned().unwrap_or_default();
+                    row.push(
+                        c.kernel_only
+                            .iter()
+                            .find(|k| k.name == name)
+                            .map_or("sent to Coq".to_string(), |k| {
+                                format!("kernel only: {}", k.reason)
+                            }),
+                    );
+                }
+            }
+        }
         let mut run_target = spec_file.clone().unwrap_or_else(|| spec.id.clone());
         for a in &spec.sets {
             if a.contains('\'') {
@@ -303,7 +325,7 @@ impl Report {
             params,
             checks: outcome.check_list().to_vec(),
             figures: outcome.figures.clone(),
-            tables: outcome.tables.clone(),
+            tables,
             plots: outcome
                 .plots
                 .iter()
@@ -330,7 +352,7 @@ impl Report {
                     .map(|o| (o.name.clone(), o.expect, o.formula.clone()))
                     .collect(),
             }),
-            coq: outcome.certificate.as_ref().map(CoqCoverage::of),
+            coq,
             tool: tool(),
             command: match profile {
                 Profile::Quick => format!("attncheck run {run_target}"),

@@ -309,7 +309,11 @@ fn hostile_formulas_specs_are_errors_at_their_line_and_column() {
             "written as a string",
         ),
         (blowup, vec![("x", "(< {a29} 4)")], "expands to more than"),
-        (String::new(), vec![("x", deep.as_str())], "nested deeper than 200"),
+        (
+            String::new(),
+            vec![("x", deep.as_str())],
+            "nested deeper than 200",
+        ),
         (String::new(), vec![], "at least one [[obligations]]"),
         ("[params]\nw = 2".into(), vec![("a", "(< (ln 0) {w})")], ""),
     ];

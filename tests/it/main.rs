@@ -1,6 +1,7 @@
 //! The one integration-test crate: kernel properties, claims, reports, CLI.
 #![allow(dead_code)]
 mod attn_window;
+mod blocks;
 mod bounded_input;
 mod calc;
 mod cli;

@@ -255,22 +255,22 @@ fn verify_rejects_an_old_format_with_a_clear_message() {
     .unwrap();
     let o = run_in(dir.path(), &["verify", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("attncheck-certificate/4"), "{}", text(&o));
+    assert!(text(&o).contains("attncheck-certificate/5"), "{}", text(&o));
 }
 
-/// Format 4 added `layer-partition` (issue #24): a certificate that says it is format 3
-/// is refused whatever it carries, by `verify`, `verify --no-spec` and `verify --coq`
-/// alike (exit 2, the expected version named), so that no reader of version 3 meets an
-/// operator it does not know inside a file that claims its version.
-#[test]
-fn a_version_3_certificate_is_refused_after_the_bump_to_4() {
+/// A committed certificate rewritten to claim format `old`: refused whatever it carries,
+/// by `verify`, `verify --no-spec` and `verify --coq` alike (exit 2, the expected version
+/// named), so that no reader of an older version meets an operator it does not know
+/// inside a file that claims its version.
+fn an_old_version_is_refused(old: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let text3 =
+    let body =
         std::fs::read_to_string(crate::util::root().join("reports/clusters/collapse.cert.json"))
             .unwrap()
-            .replace("attncheck-certificate/4", "attncheck-certificate/3");
+            .replace(certificate::FORMAT, old);
+    assert!(body.contains(old));
     let p = dir.path().join("collapse.cert.json");
-    std::fs::write(&p, text3).unwrap();
+    std::fs::write(&p, body).unwrap();
     for args in [
         &["verify"][..],
         &["verify", "--no-spec"],
@@ -281,11 +281,23 @@ fn a_version_3_certificate_is_refused_after_the_bump_to_4() {
         let o = run_in(dir.path(), &a);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
         assert!(
-            text(&o).contains("attncheck-certificate/4"),
+            text(&o).contains("attncheck-certificate/5"),
             "{args:?}: {}",
             text(&o)
         );
     }
+}
+
+/// Format 4 added `layer-partition` (issue #24).
+#[test]
+fn a_version_3_certificate_is_refused_after_the_bump_to_4() {
+    an_old_version_is_refused("attncheck-certificate/3");
+}
+
+/// Format 5 added `let` and the building blocks (issue #26).
+#[test]
+fn a_version_4_certificate_is_refused_after_the_bump_to_5() {
+    an_old_version_is_refused("attncheck-certificate/4");
 }
 
 fn ck(kind: CheckKind, result: Certainty, expect: Expect) -> Check {

@@ -12,7 +12,11 @@
 //! Terms: rational literals (`7`, `-3/4`, `1.5e-3`, `2^-8`), `pi`, bound
 //! integer variables, `(+ a b …)`, `(- a b)`, `(neg a)`, `(* a b …)`, `(/ a b)`,
 //! `(exp a)`, `(ln a)`, `(sqrt a)`, `(sin a)`, `(cos a)`, `(pow a n)`, `(abs a)`,
-//! `(min a b)`, `(max a b)`, `(sum v lo hi body)` (integers lo..=hi).
+//! `(min a b)`, `(max a b)`, `(sum v lo hi body)` (integers lo..=hi), `(let v t body)`
+//! (body, a term or a formula, with v bound to t's value, computed once per evaluation
+//! of the `let`), and the papers' building blocks (`alibi-slope`, `alibi-tail`,
+//! `alibi-window`, `union-bound-dim`), which [`parse`] rewrites into their expansions
+//! ([`blocks`]).
 //! Exact mode: a term is kept as an exact rational while every operation is
 //! rational-closed (+ − × ÷, `pow`, `abs`, `min`, `max`, `ceil`, `floor`, `sum`,
 //! literals, data operations); only `exp`, `ln`, `sqrt`, `sin`, `cos` and `pi`
@@ -48,6 +52,7 @@ use super::{parse_rational, Certainty, Interval, SignMatrix};
 use rug::{Integer, Rational};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+pub mod blocks;
 pub mod tree;
 
 /// A parse or evaluation error, with the byte offset in the source text.
@@ -93,7 +98,9 @@ pub const MAX_DEPTH: usize = 200;
 /// anything is evaluated, so no formula runs without bound.
 pub const MAX_WORK: u128 = 1_000_000_000;
 
-/// Parses one S-expression (the whole text).
+/// Parses one S-expression (the whole text) and rewrites its building blocks into
+/// their expansions ([`blocks::expand`]): what every other reader of a formula sees.
+/// The nesting depth is checked as written and again after the expansion.
 pub fn parse(text: &str) -> Result<Sexp, ExprError> {
     let bytes = text.as_bytes();
     let mut pos = 0;
@@ -101,6 +108,14 @@ pub fn parse(text: &str) -> Result<Sexp, ExprError> {
     skip_ws(bytes, &mut pos);
     if pos != bytes.len() {
         return err(pos, "trailing text after the expression");
+    }
+    let o = e.offset();
+    let e = blocks::expand(e, &mut 0)?;
+    if blocks::depth(&e) > MAX_DEPTH {
+        return err(
+            o,
+            format!("nested deeper than {MAX_DEPTH} levels once its building blocks are expanded"),
+        );
     }
     Ok(e)
 }
@@ -170,8 +185,10 @@ struct Cost<'a> {
     prec: u32,
     /// The cost of one node's evaluation at this precision ([`precision_factor`]).
     unit: u128,
-    /// The ranges of the enclosing `forall`/`sum` variables, innermost last.
-    scope: Vec<(&'a str, i64, i64)>,
+    /// The enclosing `forall`/`sum` variables with their ranges and `let` variables
+    /// with the range of their integer term where [`Cost::int_range`] knows it,
+    /// innermost last.
+    scope: Vec<(&'a str, Option<(i128, i128)>)>,
     /// Costs paid once per formula.
     once: u128,
     /// The (datum, computation) pairs whose once-only cost is counted.
@@ -232,12 +249,26 @@ impl<'a> Cost<'a> {
                     Sexp::Atom(v, _) => v.as_str(),
                     Sexp::List(..) => "",
                 };
-                self.scope.push((name, lo, hi));
+                self.scope.push((name, Some((lo.into(), hi.into()))));
                 // the body, and the step that binds the variable and accumulates
                 let b = self.node(body).saturating_add(self.unit);
                 self.scope.pop();
                 return self.unit.saturating_add(n.saturating_mul(b));
             }
+        }
+        if let ("let", [v, t, body]) = (op, args) {
+            // t once per evaluation of the let, then the body; each use of the
+            // variable is a node of the body
+            let t_cost = self.node(t);
+            let range = self.int_range(t);
+            let name = match v {
+                Sexp::Atom(v, _) => v.as_str(),
+                Sexp::List(..) => "",
+            };
+            self.scope.push((name, range));
+            let b = self.node(body);
+            self.scope.pop();
+            return (2 * self.unit).saturating_add(t_cost).saturating_add(b);
         }
         let own = self.data_cost(op, args);
         items.iter().fold(self.unit.saturating_add(own), |acc, x| {
@@ -461,7 +492,7 @@ impl<'a> Cost<'a> {
     /// Whether `e` mentions a variable of an enclosing `forall`/`sum`.
     fn mentions_scope(&self, e: &Sexp) -> bool {
         match e {
-            Sexp::Atom(a, _) => self.scope.iter().any(|(v, _, _)| v == a),
+            Sexp::Atom(a, _) => self.scope.iter().any(|(v, _)| v == a),
             Sexp::List(items, _) => items.iter().any(|x| self.mentions_scope(x)),
         }
     }
@@ -478,8 +509,8 @@ impl<'a> Cost<'a> {
                     .scope
                     .iter()
                     .rev()
-                    .find(|(n, ..)| n == a)
-                    .map(|&(_, lo, hi)| (lo.into(), hi.into()));
+                    .find(|(n, _)| n == a)
+                    .and_then(|&(_, r)| r);
             }
             Sexp::List(items, _) => items,
         };
@@ -745,7 +776,9 @@ impl Val {
 
 struct Env<'a> {
     prec: u32,
-    vars: Vec<(&'a str, i64)>,
+    /// The bound variables, innermost last: a `forall`/`sum` variable's integer, a
+    /// `let` variable's value (computed once per evaluation of its `let`).
+    vars: Vec<(&'a str, Val)>,
     data: &'a Data,
     /// Memo of `sandwich-centred` (frequencies and values).
     sandwich: &'a sandwich::Memo,
@@ -783,12 +816,12 @@ impl<'a> Env<'a> {
         Ok(())
     }
 
-    fn lookup(&self, name: &str) -> Option<i64> {
+    fn lookup(&self, name: &str) -> Option<&Val> {
         self.vars
             .iter()
             .rev()
             .find(|(n, _)| *n == name)
-            .map(|(_, v)| *v)
+            .map(|(_, v)| v)
     }
 }
 
@@ -811,6 +844,90 @@ fn var_name(e: &Sexp) -> Result<&str, ExprError> {
         }
         _ => err(e.offset(), "expected a variable name"),
     }
+}
+
+/// Every operator of the grammar (formulas, terms, data operations, building blocks):
+/// a `let` may not bind one of these names.
+const OPERATORS: &[&str] = &[
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "=",
+    "and",
+    "not",
+    "forall",
+    "let",
+    "+",
+    "*",
+    "-",
+    "neg",
+    "/",
+    "exp",
+    "ln",
+    "sqrt",
+    "sin",
+    "cos",
+    "abs",
+    "pow",
+    "min",
+    "max",
+    "ceil",
+    "floor",
+    "sum",
+    "rows",
+    "cols",
+    "gram-max-abs",
+    "err-max",
+    "lemma-a",
+    "lemma-b",
+    "lemma-a-row",
+    "lemma-b-row",
+    "row-sum-max",
+    "row-nnz-max",
+    "entry-min",
+    "entry-max",
+    "entry-sum",
+    "sandwich-centred",
+    "band-reach",
+    "band-reach-count",
+    "layer-max-sqnorm",
+    "layer-max-sqdist",
+    "layer-partition",
+    "layer-dual-sup",
+    "layer-dual-inf",
+    "layer-v-frob2",
+    "layer-qk-frob2",
+    "layer-dt",
+    "attn-ln-bound",
+    "attn-logit-range",
+    "alibi-slope",
+    "alibi-tail",
+    "alibi-window",
+    "union-bound-dim",
+];
+
+/// The variable of `(let VAR t body)`: a variable name ([`var_name`]) that is not an
+/// operator's, or a fresh `#…` name of a building block's expansion (the reader
+/// refuses `#` in what a user writes, [`blocks::expand`]).
+fn let_var(e: &Sexp) -> Result<&str, ExprError> {
+    if let Sexp::Atom(a, _) = e {
+        if a.starts_with('#') {
+            return Ok(a);
+        }
+        if OPERATORS.contains(&a.as_str()) {
+            return err(
+                e.offset(),
+                format!("`let` cannot bind `{a}`: it is an operator's name"),
+            );
+        }
+    }
+    var_name(e).or_else(|_| {
+        err(
+            e.offset(),
+            "`let` binds a variable name (a letter first, not `pi`)",
+        )
+    })
 }
 
 fn range(items: &[Sexp], o: usize) -> Result<(i64, i64), ExprError> {
@@ -1495,7 +1612,7 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                 return Ok(Val::I(Interval::pi(p)));
             }
             if let Some(v) = env.lookup(a) {
-                return Ok(Val::Q(Rational::from(v)));
+                return Ok(v.clone());
             }
             match env.literals.get(o) {
                 Some(v) => Ok(v.clone()),
@@ -1662,13 +1779,23 @@ fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
                         x => Val::checked(x.iv(p).checked_powi(n)),
                     })
                 }
+                "let" => {
+                    // (let v t body): t evaluated once, body with v bound to its value
+                    arity(3)?;
+                    let v = let_var(&args[0])?;
+                    let x = term(&args[1], env)?;
+                    env.vars.push((v, x));
+                    let r = term(&args[2], env);
+                    env.vars.pop();
+                    r
+                }
                 "sum" => {
                     arity(4)?;
                     let v = var_name(&args[0])?;
                     let (lo, hi) = range(items, *o)?;
                     let mut acc = Val::Q(Rational::new());
                     for k in lo..=hi {
-                        env.vars.push((v, k));
+                        env.vars.push((v, Val::Q(Rational::from(k))));
                         let x = term(&args[3], env);
                         env.vars.pop();
                         acc = match (acc, x?) {
@@ -1752,6 +1879,17 @@ fn formula<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Certainty, ExprError> {
             }
             Ok(!formula(&args[0], env)?)
         }
+        "let" => {
+            if args.len() != 3 {
+                return err(*o, "`let` takes a variable, a term and a formula");
+            }
+            let v = let_var(&args[0])?;
+            let x = term(&args[1], env)?;
+            env.vars.push((v, x));
+            let r = formula(&args[2], env);
+            env.vars.pop();
+            r
+        }
         "forall" => {
             if args.len() != 4 {
                 return err(
@@ -1763,7 +1901,7 @@ fn formula<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Certainty, ExprError> {
             let (lo, hi) = range(items, *o)?;
             let mut acc = Certainty::True;
             for k in lo..=hi {
-                env.vars.push((v, k));
+                env.vars.push((v, Val::Q(Rational::from(k))));
                 let c = formula(&args[3], env);
                 env.vars.pop();
                 acc = acc.and(c?);
@@ -1891,6 +2029,17 @@ impl<'a> Validator<'a> {
                 let r = self.formula(&args[3]);
                 self.scope.pop();
                 Ok(Formula::Forall(b, Box::new(r?)))
+            }
+            "let" => {
+                if args.len() != 3 {
+                    return err(*o, "`let` takes a variable, a term and a formula");
+                }
+                let v = let_var(&args[0])?;
+                let t = self.term(&args[1])?;
+                self.scope.push(v);
+                let r = self.formula(&args[2]);
+                self.scope.pop();
+                Ok(Formula::Let(v, Box::new(t), Box::new(r?)))
             }
             _ => err(*o, format!("unknown operator `{op}` in a formula")),
         }
@@ -2104,6 +2253,15 @@ impl<'a> Validator<'a> {
                 let r = self.term(&args[3]);
                 self.scope.pop();
                 Ok(Term::Sum(b, Box::new(r?)))
+            }
+            "let" => {
+                arity(3)?;
+                let v = let_var(&args[0])?;
+                let t = self.term(&args[1])?;
+                self.scope.push(v);
+                let r = self.term(&args[2]);
+                self.scope.pop();
+                Ok(Term::Let(v, Box::new(t), Box::new(r?)))
             }
             _ => err(o, format!("unknown operator `{op}` in a term")),
         }

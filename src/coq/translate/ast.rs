@@ -136,6 +136,32 @@ pub(super) fn binder_name(k: usize) -> String {
     format!("v{k}")
 }
 
+/// The most nodes that substituting `let`-bound terms may write into one obligation's
+/// statement ([`TranslateError::LetTooLarge`] beyond: the obligation stays
+/// kernel-only, the kernel having evaluated each let-bound term once).
+pub(crate) const MAX_LET_NODES: usize = 100_000;
+
+/// What a name in scope stands for.
+#[derive(Clone, Debug)]
+enum Bound {
+    /// A `forall`/`sum` variable: its generated name.
+    Binder(String),
+    /// A `let` variable: the term it is bound to (read in the scope of the `let`, with
+    /// its own binders' generated names, which no other binder has), and its size.
+    Let(T, usize),
+}
+
+/// The number of nodes of `t`.
+fn size(t: &T) -> usize {
+    1 + match t {
+        T::Lit(_) | T::Var(_) | T::Pi | T::Data(_) => 0,
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().map(size).sum(),
+        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => size(a) + size(b),
+        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => size(a),
+        T::Sum(_, _, _, b) => size(b),
+    }
+}
+
 /// Reads the kernel's tree of a validated formula ([`expr::read`]) into [`T`] and
 /// [`F`]: the grammar (operators, arities, ranges, names, the kinds of data) is the
 /// kernel's, checked before anything is read here; what is refused here is what has no
@@ -144,8 +170,13 @@ pub(super) struct Reader<'a> {
     pub cert: &'a Certificate,
     pub data: &'a Data,
     pub ops: &'a mut Ops,
-    /// The enclosing binders, innermost last: (name in the certificate, generated name).
-    scope: Vec<(String, String)>,
+    /// The enclosing binders and `let`s, innermost last: (name in the certificate,
+    /// what it stands for). A `let` is substituted: capture-free, because every binder
+    /// gets a generated name of its own and a let-bound term is read before the
+    /// binders of the `let`'s body.
+    scope: Vec<(String, Bound)>,
+    /// The nodes written by substitution so far (at most [`MAX_LET_NODES`]).
+    let_nodes: usize,
     /// Every binder read so far, in order: (generated name, name in the certificate).
     pub binders: Vec<(String, String)>,
 }
@@ -158,6 +189,7 @@ impl<'a> Reader<'a> {
             ops,
             scope: Vec::new(),
             binders: Vec::new(),
+            let_nodes: 0,
         }
     }
 
@@ -175,7 +207,8 @@ impl<'a> Reader<'a> {
         body: impl FnOnce(&mut Self) -> Result<X, TranslateError>,
     ) -> Result<(String, X), TranslateError> {
         let g = self.bind(b.var);
-        self.scope.push((b.var.to_string(), g.clone()));
+        self.scope
+            .push((b.var.to_string(), Bound::Binder(g.clone())));
         let r = body(self);
         self.scope.pop();
         Ok((g, r?))
@@ -315,10 +348,25 @@ impl<'a> Reader<'a> {
         Ok(match t {
             K::Pi => T::Pi,
             K::Var(a) => match self.scope.iter().rev().find(|(v, _)| v == a) {
-                Some((_, g)) => T::Var(g.clone()),
+                Some((_, Bound::Binder(g))) => T::Var(g.clone()),
+                Some((_, Bound::Let(t, n))) => {
+                    self.let_nodes = self.let_nodes.saturating_add(*n);
+                    if self.let_nodes > MAX_LET_NODES {
+                        return Err(TranslateError::LetTooLarge);
+                    }
+                    t.clone()
+                }
                 // not reached: the kernel binds every variable
                 None => return Err(TranslateError::Unread(a.to_string())),
             },
+            K::Let(v, t, body) => {
+                let t = self.term(t)?;
+                let n = size(&t);
+                self.scope.push((v.to_string(), Bound::Let(t, n)));
+                let r = self.term(body);
+                self.scope.pop();
+                r?
+            }
             K::Lit(a) => T::Lit(
                 // read by the kernel (its validation) already
                 parse_rational(a).map_err(|_| TranslateError::Unread(a.to_string()))?,
@@ -389,6 +437,14 @@ impl<'a> Reader<'a> {
                 }
             }
             K::Not(g) => self.formula(g, !neg)?,
+            K::Let(v, t, body) => {
+                let t = self.term(t)?;
+                let n = size(&t);
+                self.scope.push((v.to_string(), Bound::Let(t, n)));
+                let r = self.formula(body, neg);
+                self.scope.pop();
+                r?
+            }
             K::Forall(b, body) => {
                 let (g, body) = self.under(b, |r| r.formula(body, neg))?;
                 let body = Box::new(body);

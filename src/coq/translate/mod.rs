@@ -77,6 +77,14 @@ pub(crate) enum TranslateError {
     /// one (not reached: the kernel has read it).
     #[error("`{0}` is neither a number nor a bound variable")]
     Unread(String),
+    /// Substituting the `let`s (and so the building blocks' expansions) would make the
+    /// statement larger than [`ast::MAX_LET_NODES`] nodes.
+    #[error(
+        "writing out its `let`s (building blocks included) would take more than {max} nodes \
+         (the Coq statement substitutes each let-bound term where it is used)",
+        max = ast::MAX_LET_NODES
+    )]
+    LetTooLarge,
 
     // ----- budgets ([`cost`], checked by [`file::translate`])
     /// A band term whose arguments have no integer range.

@@ -16,7 +16,7 @@ use crate::weights::AttnWeights;
 use crate::SignMatrix;
 
 /// A formula: `(< a b)`, `(<= a b)`, `(> a b)`, `(>= a b)`, `(= a b)`, `(and f …)`,
-/// `(not f)`, `(forall v lo hi f)`.
+/// `(not f)`, `(forall v lo hi f)`, `(let v t f)`.
 #[derive(Clone, Debug)]
 pub enum Formula<'a> {
     /// A comparison of two terms.
@@ -27,6 +27,8 @@ pub enum Formula<'a> {
     Not(Box<Formula<'a>>),
     /// `(forall v lo hi f)`.
     Forall(Binder<'a>, Box<Formula<'a>>),
+    /// `(let v t f)`: f with v bound to the value of t (t read outside v's scope).
+    Let(&'a str, Box<Term<'a>>, Box<Formula<'a>>),
 }
 
 /// A comparison operator.
@@ -79,7 +81,8 @@ pub enum Term<'a> {
     Lit(&'a str),
     /// `pi`.
     Pi,
-    /// A variable of an enclosing `forall` or `sum` (the innermost one of that name).
+    /// A variable of an enclosing `forall`, `sum` or `let` (the innermost one of that
+    /// name).
     Var(&'a str),
     /// `(+ a …)`, at least one term.
     Add(Vec<Term<'a>>),
@@ -107,6 +110,10 @@ pub enum Term<'a> {
     Pow(Box<Term<'a>>, i32),
     /// `(sum v lo hi body)`.
     Sum(Binder<'a>, Box<Term<'a>>),
+    /// `(let v t body)`: body with v bound to the value of t (t read outside v's
+    /// scope). The building blocks ([`super::blocks`]) reach the tree as their
+    /// expansions, made of these.
+    Let(&'a str, Box<Term<'a>>, Box<Term<'a>>),
     /// A data operation.
     Data(DataOp<'a>),
 }
