@@ -625,6 +625,9 @@ pub fn scaffold(id: &str) -> String {
 # "Formulas"): comparisons (< <= > >= =), and, not, (forall v LO HI formula), terms with
 # + - * / exp ln sqrt sin cos abs pow min max ceil floor (sum v LO HI term), and exact
 # literals: 12, 3/4, 1.5e-3, 2^-5. `{{name}}` stands for a parameter or a definition.
+# (let v t body) names a term inside a formula; the papers' building blocks are terms
+# too: (alibi-tail m delta w) is the T below, (alibi-window m delta eps) its minimal
+# window, (alibi-slope h H), (union-bound-dim n t delta) (docs/certificate-format.md).
 
 id = "{id}"
 kind = "formulas"
