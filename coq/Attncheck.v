@@ -265,6 +265,22 @@ Proof.
   - rewrite minus_IZR. lra.
 Qed.
 
+(** min and max as CoqInterval's [interval] can evaluate them: by the absolute value
+    (the translation rewrites [Rmin a b] and [Rmax a b] of non-rational terms so). *)
+Lemma Rmin_abs : forall a b, Rmin a b = (a + b - Rabs (a - b)) / 2.
+Proof.
+  intros a b. unfold Rmin. destruct (Rle_dec a b) as [H|H].
+  - rewrite Rabs_left1 by lra. lra.
+  - apply Rnot_le_lt in H. rewrite Rabs_right by lra. lra.
+Qed.
+
+Lemma Rmax_abs : forall a b, Rmax a b = (a + b + Rabs (a - b)) / 2.
+Proof.
+  intros a b. unfold Rmax. destruct (Rle_dec a b) as [H|H].
+  - rewrite Rabs_left1 by lra. lra.
+  - apply Rnot_le_lt in H. rewrite Rabs_right by lra. lra.
+Qed.
+
 (** ** Data: a ±1 sign matrix and a row-sparse rational matrix *)
 
 (** S ∈ {±1}^{n×d}: [s_d] = d and the n rows as lists of ±1. *)

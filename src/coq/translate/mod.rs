@@ -171,13 +171,14 @@ pub(crate) enum TranslateError {
     /// A closed exact subterm the kernel does not evaluate.
     #[error("the kernel does not evaluate an exact subterm")]
     ExactSubterm,
-    /// `min`/`max` of terms that are not exact.
-    #[error("min/max of non-rational terms has no Coq translation")]
-    InexactExtremum,
     /// A band term beside a transcendental one (not reached: kept kernel-only by
     /// [`TranslateError::BandBesideTranscendental`] first).
     #[error("a band operation beside a transcendental term: `interval` cannot evaluate it")]
     BandInInterval,
+    /// `min`/`max` of non-rational terms that mention a bound variable (the rewriting by
+    /// the absolute value is done on closed terms only).
+    #[error("min/max of non-rational terms under a forall or sum binder has no Coq translation")]
+    ExtremumUnderBinder,
     /// A ceiling or floor whose argument mentions a sum's variable.
     #[error("a ceiling or floor under a sum binder has no Coq translation")]
     RoundingUnderSum,

@@ -5,7 +5,7 @@
 //! range by one `interval` over the whole range first ([`uniform`]). A translated
 //! obligation is a [`Block`].
 
-use super::ast::{closed, exact, exact_f, heavy, Cmp, Op, F, T};
+use super::ast::{closed, exact, exact_f, has_var, heavy, Cmp, Op, F, T};
 use super::cost::{geometric, ln_chunks, ln_sum, ln_sum_chunked, Geometric};
 use super::print::{
     addr, ast_form, ast_lit, ast_term, kernel_formula, kernel_term, q_coq, zi, Ctx, Mode, Render,
@@ -197,7 +197,30 @@ impl Prover<'_> {
                 self.collect(a, ctx, open, r, lits, steps)?;
                 self.collect(b, ctx, open, r, lits, steps)
             }
-            T::Min(..) | T::Max(..) => Err(TranslateError::InexactExtremum),
+            // `interval` does not take Rmin/Rmax: rewritten by the absolute value
+            // (Attncheck.v's Rmin_abs, Rmax_abs: equalities, so the goal means the same)
+            T::Min(a, b) | T::Max(a, b) => {
+                // closed and free of every variable: a forall's body is proven per value
+                // too, where the rewritten text would no longer match the goal
+                if !is_closed || has_var(t) {
+                    return Err(TranslateError::ExtremumUnderBinder);
+                }
+                self.collect(a, ctx, open, r, lits, steps)?;
+                self.collect(b, ctx, open, r, lits, steps)?;
+                let text = r.term(t, ctx, Mode::Proof);
+                let (ta, tb) = (r.term(a, ctx, Mode::Proof), r.term(b, ctx, Mode::Proof));
+                let (lemma, sign) = if matches!(t, T::Min(..)) {
+                    ("Rmin_abs", "-")
+                } else {
+                    ("Rmax_abs", "+")
+                };
+                let by_abs = format!("(({ta} + {tb} {sign} Rabs ({ta} - {tb})) / 2)");
+                steps.push(format!(
+                    "replace {text} with {by_abs} by (symmetry; apply {lemma})"
+                ));
+                r.repl.insert(addr(t), by_abs);
+                Ok(())
+            }
             // not reached: `translate` keeps a band term beside a transcendental one kernel-only
             T::Band(..) => Err(TranslateError::BandInInterval),
             T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) => {
