@@ -538,7 +538,12 @@ fn blocks_and_let_are_translated_for_coq() {
     assert_eq!(decide(f), Certainty::True);
     let (sent, _, ko) = coq::coverage(&c);
     assert_eq!(sent, 0);
-    assert!(ko[0].1.contains("min/max of non-rational terms under a forall or sum binder"), "{ko:?}");
+    assert!(
+        ko[0]
+            .1
+            .contains("min/max of non-rational terms under a forall or sum binder"),
+        "{ko:?}"
+    );
     // the guard of alibi-window: 0 < 1 − ε stated (and proven)
     assert!(
         text.contains("ln (1 - 1 / 100)") || text.contains("ln (1 - (1 / 100))"),
