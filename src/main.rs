@@ -38,7 +38,9 @@ Machine-checked verdicts for published theorems about self-attention.
 
 Each claim of a paper is a spec under theorems/<paper>/<claim>.toml. `run` builds
 witnesses, checks the stated bounds, and writes reports/<paper>/<claim>.{md,json,svg}
-plus reports/README.md (one row per claim).
+plus reports/README.md (one row per claim). A claim of your own is a spec written as
+formulas: `attncheck new mine/my-bound`, then `attncheck run mine/my-bound.toml`
+(docs/your-own-claims.md); `eval` and `prove` compute and decide single formulas.
 
 VERDICTS
   certified      every inequality of the finite instance proven with outward-rounded
@@ -233,7 +235,7 @@ enum Cmd {
         coq_memory_limit: u64,
     },
     /// Write a new spec for a claim of your own, written as formulas, with comments
-    /// that teach the format and one obligation that already certifies.
+    /// that teach the format and obligations that already certify.
     ///
     /// Example:
     ///   attncheck new mine/my-bound           (writes mine/my-bound.toml)
