@@ -79,9 +79,8 @@ pub fn load_specs(theorems: &Path) -> Result<Vec<Spec>, Error> {
 /// `<paper>/<claim>.toml` matching its ID and names a known claim.
 pub fn load_specs_from(source: &SpecSource) -> Result<Vec<Spec>, Error> {
     let mut specs = Vec::new();
-    let placed = !matches!(source, SpecSource::File(_));
     for (path, text) in source.files()? {
-        specs.push(load_checked(&path, &text, placed)?);
+        specs.push(load_checked(&path, &text, source.placed())?);
     }
     Ok(specs)
 }
@@ -158,9 +157,7 @@ pub fn load_spec_file(path: &Path) -> Result<Spec, Error> {
 pub fn find_spec(source: &SpecSource, id: &str) -> Result<Option<Spec>, Error> {
     match source.find(id)? {
         None => Ok(None),
-        Some((path, text)) => {
-            load_checked(&path, &text, !matches!(source, SpecSource::File(_))).map(Some)
-        }
+        Some((path, text)) => load_checked(&path, &text, source.placed()).map(Some),
     }
 }
 

@@ -704,10 +704,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             coq_cpu_limit,
             coq_memory_limit,
         } => {
-            let source = match spec {
-                Some(f) => SpecSource::File(f),
-                None => SpecSource::choose(theorems),
-            };
+            let source = SpecSource::file_or(spec, theorems);
             if let Some(f) = &formula {
                 if no_spec {
                     return Err(app::Error::Usage(

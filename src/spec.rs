@@ -894,6 +894,20 @@ impl SpecSource {
         }
     }
 
+    /// `--spec FILE` when given (one spec file, wherever it sits), else as [`SpecSource::choose`].
+    pub fn file_or(spec: Option<PathBuf>, dir: Option<PathBuf>) -> SpecSource {
+        match spec {
+            Some(f) => SpecSource::File(f),
+            None => SpecSource::choose(dir),
+        }
+    }
+
+    /// Whether its specs must sit at `<paper>/<claim>.toml` matching their IDs (a
+    /// directory's rule; a spec file named on the command line may sit anywhere).
+    pub fn placed(&self) -> bool {
+        !matches!(self, SpecSource::File(_))
+    }
+
     /// Every spec file's (path, text), sorted by path. Embedded specs are named
     /// `<built-in>/<paper>/<claim>.toml` in errors.
     pub fn files(&self) -> Result<Vec<(PathBuf, String)>, SpecError> {

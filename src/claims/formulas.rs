@@ -140,14 +140,10 @@ pub fn resolve(spec: &Spec, profile: Profile) -> Result<Resolved, SpecError> {
             ));
         };
         if let Some((offset, reason)) = unbalanced(text) {
-            return Err(spec.error_at(
-                &field,
-                format!(
-                    "definition `{name}`: {}: {reason}\n{}",
-                    position(text, offset),
-                    caret(text, offset)
-                ),
-            ));
+            return Err(spec.error_at(&field, {
+                let (at, excerpt) = position(text, offset);
+                format!("definition `{name}`: {at}: {reason}\n{excerpt}")
+            }));
         }
         defs.push((name.clone(), text.to_string()));
     }
@@ -185,14 +181,12 @@ pub fn resolve(spec: &Spec, profile: Profile) -> Result<Resolved, SpecError> {
                 Source::Formula => String::new(),
                 Source::Def(n) => format!(" (in definition `{n}`)"),
             };
+            let (at, excerpt) = position(text, l.offset);
             spec.error_at(
                 &f,
                 format!(
-                    "obligation `{}`{inside}: {}: {}\n{}",
-                    o.name,
-                    position(text, l.offset),
-                    l.reason,
-                    caret(text, l.offset)
+                    "obligation `{}`{inside}: {at}: {}\n{excerpt}",
+                    o.name, l.reason
                 ),
             )
         };
@@ -432,45 +426,17 @@ fn unbalanced(text: &str) -> Option<(usize, &'static str)> {
     open.first().map(|&i| (i, "a `(` without its `)`"))
 }
 
-/// `line L, column C` (or `column C` on a one-line text) of byte `offset` of `text`,
-/// counted in characters, 1-based.
-pub fn position(text: &str, offset: usize) -> String {
-    let offset = floor_char(text, offset);
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-    if text.contains('\n') {
+/// `column C` of byte `offset` of a one-line `text`, or `line L, column C of the
+/// formula` of a longer one (characters, 1-based), and the excerpt with a caret under
+/// it ([`crate::calc::position`], as `eval` and `prove` show them).
+fn position(text: &str, offset: usize) -> (String, String) {
+    let (line, col, excerpt) = crate::calc::position(text, offset);
+    let at = if text.contains('\n') {
         format!("line {line}, column {col} of the formula")
     } else {
         format!("column {col}")
-    }
-}
-
-/// The line of `text` holding byte `offset` (at most 100 characters around it) and a
-/// caret under the offset.
-pub fn caret(text: &str, offset: usize) -> String {
-    let offset = floor_char(text, offset);
-    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-    let line: Vec<char> = text[start..end].chars().collect();
-    let col = text[start..offset].chars().count();
-    let from = col.saturating_sub(60);
-    let to = (from + 100).min(line.len());
-    let shown: String = line[from..to].iter().collect();
-    let lead = if from > 0 { "…" } else { "" };
-    format!(
-        "    {lead}{shown}\n    {}{}^",
-        if from > 0 { " " } else { "" },
-        " ".repeat(col - from)
-    )
-}
-
-fn floor_char(text: &str, offset: usize) -> usize {
-    let mut o = offset.min(text.len());
-    while !text.is_char_boundary(o) {
-        o -= 1;
-    }
-    o
+    };
+    (at, excerpt)
 }
 
 /// The title of the table of a formulas claim's obligations as written.

@@ -2,7 +2,6 @@
 //! #26): reference values from the papers' tables, `let` against the written-out term,
 //! scoping, capture, limits, the blocks at their domain edges, and Coq.
 
-use crate::util::{output_text, root};
 use attncheck::certificate::{self, Certificate};
 use attncheck::coq;
 use attncheck::kernel::expr::{self, Data};
@@ -506,17 +505,7 @@ fn write_cert(dir: &Path, formulas: &[&str]) -> PathBuf {
     p
 }
 
-fn verify(args: &[&str], cert: &Path, cache: &Path) -> (Option<i32>, String) {
-    let out = crate::util::bin()
-        .current_dir(root())
-        .env("XDG_CACHE_HOME", cache)
-        .arg("verify")
-        .args(args)
-        .arg(cert)
-        .output()
-        .unwrap();
-    (out.status.code(), output_text(&out))
-}
+use crate::coq_soundness::verify;
 
 /// Every formula is translated (no kernel-only), and the statement Coq is given
 /// carries the blocks' domain conditions.
@@ -581,4 +570,21 @@ fn verify_coq_re_proves_let_and_the_blocks_and_rejects_a_tampered_one() {
     let p = write_cert(dir.path(), &tampered);
     let (code, out) = verify(&["--coq", "--no-spec"], &p, &cache);
     assert_eq!(code, Some(1), "{out}");
+}
+
+/// Regression (session 20): the first translation of non-rational `min`/`max` rewrote
+/// them under a `forall` too, where the body is proven per value and the rewritten
+/// text no longer matched the goal: Coq *rejected* this true formula (a false
+/// counterexample from the independent checker). Such an extremum is now kept
+/// kernel-only, with its reason, before Coq is run.
+#[test]
+fn min_under_a_forall_that_coq_rejected_is_kept_kernel_only() {
+    let f = "(forall k 1 5 (<= (min (exp k) (* 3 k)) (* 3 k)))";
+    assert_eq!(decide(f), Certainty::True);
+    let (sent, _, ko) = coq::coverage(&cert_of(&[(f, Expect::Holds)]));
+    assert_eq!(sent, 0, "{ko:?}");
+    assert!(ko[0].1.contains("under a forall or sum binder"), "{ko:?}");
+    // closed, the same extremum is sent to Coq
+    let closed = "(<= (min (exp 1) 3) 3)";
+    assert_eq!(coq::coverage(&cert_of(&[(closed, Expect::Holds)])).0, 1);
 }

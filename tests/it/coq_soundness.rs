@@ -42,7 +42,7 @@ fn load(p: &Path) -> Certificate {
 
 /// `attncheck verify ARGS CERT` in the crate root (specs from ./theorems), Coq's
 /// compiled library cached below `cache`: (exit code, stdout then stderr).
-fn verify(args: &[&str], cert: &Path, cache: &Path) -> (Option<i32>, String) {
+pub(crate) fn verify(args: &[&str], cert: &Path, cache: &Path) -> (Option<i32>, String) {
     let out = bin()
         .current_dir(root())
         .env("XDG_CACHE_HOME", cache)

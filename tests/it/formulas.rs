@@ -362,7 +362,7 @@ fn a_formula_error_names_the_line_the_obligation_and_the_column() {
     assert!(t.contains("obligation `the second`: column 5"), "{t}");
     // the caret sits under the fault
     let caret = t.lines().find(|l| l.trim() == "^").expect("a caret line");
-    assert_eq!(caret.find('^'), Some(4 + 4), "{t}");
+    assert_eq!(caret.find('^'), Some(2 + 4), "{t}");
 }
 
 #[test]

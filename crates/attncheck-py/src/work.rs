@@ -193,10 +193,7 @@ pub fn verify(
     formula: Option<&str>,
     limits: &attncheck::coq::Limits,
 ) -> Result<String, Failure> {
-    let source = match spec {
-        Some(f) => SpecSource::File(f),
-        None => SpecSource::choose(theorems),
-    };
+    let source = SpecSource::file_or(spec, theorems);
     let inputs = attncheck::claims::rebuild::Inputs { target, formula };
     let v = app::verify_inputs(path, (!no_spec).then_some(&source), &inputs)?;
     let doc = if coq {
