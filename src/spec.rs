@@ -215,6 +215,8 @@ struct Header {
     #[serde(default)]
     defs: toml::Table,
     #[serde(default)]
+    data: toml::Table,
+    #[serde(default)]
     params: toml::Table,
     #[serde(default)]
     profiles: Profiles,
@@ -302,6 +304,9 @@ pub struct Spec {
     pub obligations: Vec<WrittenObligation>,
     /// For `kind = "formulas"`: named terms (`[defs]`), pasted where `{name}` is written.
     pub defs: toml::Table,
+    /// For `kind = "formulas"`: named data (`[data.NAME]`, the certificate's data kinds),
+    /// which the obligations' data operations name.
+    pub data: toml::Table,
     /// Parameters set on the command line (`run --set path=value`), as typed, applied
     /// over both profiles' parameters in this order.
     pub sets: Vec<String>,
@@ -341,6 +346,7 @@ impl Spec {
             kind: h.kind,
             obligations: h.obligations,
             defs: h.defs,
+            data: h.data,
             sets: Vec::new(),
             set_values: Vec::new(),
             params: h.params,
@@ -402,6 +408,7 @@ impl Spec {
             for (field, set) in [
                 ("obligations", !spec.obligations.is_empty()),
                 ("defs", !spec.defs.is_empty()),
+                ("data", !spec.data.is_empty()),
             ] {
                 if set {
                     return Err(field_err(

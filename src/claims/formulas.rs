@@ -62,13 +62,15 @@ pub struct Written {
     pub part: Option<String>,
 }
 
-/// A formulas claim's parameters, definitions and obligations, resolved once.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A formulas claim's parameters, definitions, data and obligations, resolved once.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Resolved {
     /// The parameters, by name.
     pub params: Vec<Param>,
     /// The definitions as written, by name.
     pub defs: Vec<(String, String)>,
+    /// The data (`[data.NAME]`), read by the kernel: the statement carries them.
+    pub data: Data,
     /// The obligations, in the spec's order.
     pub obligations: Vec<Written>,
 }
@@ -147,6 +149,7 @@ pub fn resolve(spec: &Spec, profile: Profile) -> Result<Resolved, SpecError> {
         }
         defs.push((name.clone(), text.to_string()));
     }
+    let data = resolve_data(spec, &params, &defs)?;
     let env = Env {
         params: params
             .iter()
@@ -191,9 +194,9 @@ pub fn resolve(spec: &Spec, profile: Profile) -> Result<Resolved, SpecError> {
             )
         };
         let expanded = env.expand(&o.formula).map_err(located)?;
-        let sexp = expr::parse_valid(&expanded.text, &Data::new())
+        let sexp = expr::parse_valid(&expanded.text, &data)
             .map_err(|e| located(expanded.locate(e.offset, e.reason)))?;
-        let cost = expr::work_with(&sexp, &Data::new(), spec.precision);
+        let cost = expr::work_with(&sexp, &data, spec.precision);
         if cost > expr::MAX_WORK {
             return Err(located(Located {
                 source: Source::Formula,
@@ -216,8 +219,107 @@ pub fn resolve(spec: &Spec, profile: Profile) -> Result<Resolved, SpecError> {
     Ok(Resolved {
         params,
         defs,
+        data,
         obligations,
     })
+}
+
+/// The spec's `[data.NAME]` tables, each read as the certificate reads its data
+/// (docs/certificate-format.md, "Data": the same fields and limits) and checked by the
+/// kernel; errors name `data.NAME.FIELD` and its line.
+fn resolve_data(
+    spec: &Spec,
+    params: &[Param],
+    defs: &[(String, String)],
+) -> Result<Data, SpecError> {
+    let mut data = Data::new();
+    for (name, v) in &spec.data {
+        let field = format!("data.{name}");
+        if !is_name(name) || name == "pi" {
+            return Err(spec.error_at(
+                &field,
+                format!(
+                    "`{name}` cannot name a datum: a name is a letter or `_`, then letters, \
+                     digits and `_` (and not `pi`)"
+                ),
+            ));
+        }
+        if params.iter().any(|p| &p.name == name) || defs.iter().any(|(n, _)| n == name) {
+            return Err(spec.error_at(
+                &field,
+                format!("`{name}` is both a datum and a parameter or definition: rename one"),
+            ));
+        }
+        if !v.is_table() {
+            return Err(spec.error_at(
+                &field,
+                format!(
+                    "a datum is a table with a `kind` (signs, sparse, layer or attn-weights) and \
+                     its fields, e.g. [data.{name}] (found {})",
+                    v.type_str()
+                ),
+            ));
+        }
+        let entry: crate::certificate::DataEntry = v.clone().try_into().map_err(|e| {
+            spec.error_at(
+                &field,
+                format!(
+                    "not a datum of the certificate's kinds: {} (docs/certificate-format.md, \
+                     \"Data\", lists the kinds and their fields)",
+                    one_line(&e.to_string())
+                ),
+            )
+        })?;
+        let d = entry
+            .to_datum()
+            .map_err(|(f, r)| spec.error_at(&format!("{field}.{f}"), r))?;
+        data.insert(name.clone(), d);
+    }
+    Ok(data)
+}
+
+/// One line saying what a datum is (the report's table of data).
+fn describe(d: &crate::kernel::expr::Datum) -> (String, String) {
+    use crate::certificate::DataEntry as E;
+    match E::from_datum(d) {
+        E::Signs { n, d, .. } => ("signs".into(), format!("{n} × {d} sign matrix")),
+        E::Sparse { n, rows, .. } => (
+            "sparse".into(),
+            format!(
+                "{n} × {n} row-sparse matrix, {} stored entries",
+                rows.iter().map(Vec::len).sum::<usize>()
+            ),
+        ),
+        E::Layer {
+            n,
+            d,
+            dt,
+            steps,
+            q,
+            tokens,
+            ..
+        } => (
+            "layer".into(),
+            format!(
+                "the discrete map: {n} tokens in dimension {d}, Q and K of {} rows, Δt = {dt}, \
+                 {steps} steps, {} initial configurations",
+                q.len(),
+                tokens.len()
+            ),
+        ),
+        E::AttnWeights {
+            hidden,
+            heads,
+            sha256,
+            layers,
+        } => (
+            "attn-weights".into(),
+            format!(
+                "attention weights: hidden {hidden}, {heads} heads, {} layers, sha256 {sha256}",
+                layers.len()
+            ),
+        ),
+    }
 }
 
 /// Where a fault lies: the obligation's formula or a definition's text, and the byte
@@ -473,6 +575,9 @@ impl shape::Claim for Formulas {
             )));
         }
         let mut st = Statement::new(claim);
+        for (name, d) in &p.data {
+            st.datum(name, d.clone());
+        }
         for o in &p.obligations {
             st.set_part(o.part.as_deref());
             st.assert(o.name.clone(), o.formula.clone());
@@ -509,6 +614,14 @@ impl shape::Claim for Formulas {
             let mut t = Table::new("Definitions", &["name", "term"]);
             for (n, d) in &p.defs {
                 t.row(vec![format!("{{{n}}}"), format!("`{}`", one_line(d))]);
+            }
+            pr.tables.push(t);
+        }
+        if !p.data.is_empty() {
+            let mut t = Table::new("Data", &["name", "kind", "what"]);
+            for (n, d) in &p.data {
+                let (kind, what) = describe(d);
+                t.row(vec![format!("`{n}`"), kind, what]);
             }
             pr.tables.push(t);
         }

@@ -520,18 +520,19 @@ fn blocks_and_let_are_translated_for_coq() {
         "{ko:?}"
     );
     let text = coq::translate(&c).text;
-    // min and max of transcendental terms under a forall or sum binder have no Coq
-    // translation (kernel-only, with the reason), though the kernel decides them
+    // min and max of transcendental terms under a forall or sum binder are translated
+    // too (rewritten by the absolute value once the binder is unrolled)
     let f = "(forall k 1 5 (<= (min (exp k) (* 3 k)) (* 3 k)))";
     let c = cert_of(&[(f, Expect::Holds)]);
     assert_eq!(decide(f), Certainty::True);
     let (sent, _, ko) = coq::coverage(&c);
-    assert_eq!(sent, 0);
+    assert_eq!(sent, 1, "{ko:?}");
     assert!(
-        ko[0]
-            .1
-            .contains("min/max of non-rational terms under a forall or sum binder"),
-        "{ko:?}"
+        coq::translate(&c)
+            .text
+            .contains("unroll_sums; attn_extrema"),
+        "{}",
+        coq::translate(&c).text
     );
     // the guard of alibi-window: 0 < 1 − ε stated (and proven)
     assert!(
@@ -575,16 +576,56 @@ fn verify_coq_re_proves_let_and_the_blocks_and_rejects_a_tampered_one() {
 /// Regression (session 20): the first translation of non-rational `min`/`max` rewrote
 /// them under a `forall` too, where the body is proven per value and the rewritten
 /// text no longer matched the goal: Coq *rejected* this true formula (a false
-/// counterexample from the independent checker). Such an extremum is now kept
-/// kernel-only, with its reason, before Coq is run.
+/// counterexample from the independent checker). Session 20 kept such an extremum
+/// kernel-only; since session 21 every extremum is rewritten in the proof's last step
+/// (`attn_extrema`: the side the enclosures decide, else the absolute-value form),
+/// after the forall and the sums are unrolled, where no binder hides it: Coq proves
+/// the true formulas (under a forall, a sum, a ceiling, nested, in a domain condition,
+/// and tight ones such as min(e^k, 3k) ≤ 3k, which the absolute-value form alone could
+/// not give `interval`) and rejects the false ones.
 #[test]
 fn min_under_a_forall_that_coq_rejected_is_kept_kernel_only() {
-    let f = "(forall k 1 5 (<= (min (exp k) (* 3 k)) (* 3 k)))";
-    assert_eq!(decide(f), Certainty::True);
-    let (sent, _, ko) = coq::coverage(&cert_of(&[(f, Expect::Holds)]));
-    assert_eq!(sent, 0, "{ko:?}");
-    assert!(ko[0].1.contains("under a forall or sum binder"), "{ko:?}");
-    // closed, the same extremum is sent to Coq
+    let true_ones = [
+        "(forall k 1 5 (<= (min (exp k) (* 3 k)) (* 3 k)))",
+        "(forall k 1 4 (> (max (exp k) (* 3 k)) 2))",
+        "(<= (sum k 1 6 (min (exp k) 20)) 91)",
+        "(forall j 1 3 (< (sum k 1 3 (max (ln (+ k j)) (/ k 3))) 6))",
+        "(forall k 1 3 (<= (ceil (min (exp k) 21/2)) 11))",
+        "(forall k 1 3 (<= (min (max (cos k) (sin k)) (exp (- k))) 1))",
+        "(forall k 1 4 (< (ln (min (exp k) 30)) 4))",
+    ];
+    for f in true_ones {
+        assert_eq!(decide(f), Certainty::True, "{f}");
+    }
+    let false_ones = [
+        "(forall k 1 5 (< (min (exp k) (* 3 k)) (* 3 k)))",
+        "(<= (sum k 1 6 (min (exp k) 20)) 90)",
+    ];
+    for f in false_ones {
+        assert_eq!(decide(f), Certainty::False, "{f}");
+    }
+    let all: Vec<(&str, Expect)> = true_ones.iter().map(|f| (*f, Expect::Holds)).collect();
+    let (sent, _, ko) = coq::coverage(&cert_of(&all));
+    assert_eq!(sent, true_ones.len(), "{ko:?}");
+    // closed, the same
     let closed = "(<= (min (exp 1) 3) 3)";
     assert_eq!(coq::coverage(&cert_of(&[(closed, Expect::Holds)])).0, 1);
+    if !crate::coq::have_coq("min_under_a_forall") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("coq-cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let p = write_cert(dir.path(), &true_ones);
+    let (code, out) = verify(&["--coq", "--no-spec"], &p, &cache);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(
+        out.matches("Coq + kernel").count(),
+        true_ones.len(),
+        "{out}"
+    );
+    // a false one stated as holding: the kernel refutes it, and Coq's check with it
+    let p = write_cert(dir.path(), &false_ones[..1]);
+    let (code, out) = verify(&["--coq", "--no-spec"], &p, &cache);
+    assert_eq!(code, Some(1), "{out}");
 }

@@ -448,3 +448,163 @@ proptest! {
         prop_assert_eq!(eq, attncheck::kernel::Certainty::True);
     }
 }
+
+/// A layer datum (the clusters paper's discrete map) for the data tests: two tokens at
+/// ±1/2 in one dimension, Q = K = V = 1, Δt = 1/10, 3 steps.
+const LAYER: &str = "[data.x]\nkind = \"layer\"\nform = \"layer\"\nn = 2\nd = 1\ndt = \"1/10\"\n\
+                     steps = 3\nq = [[\"1\"]]\nk = [[\"1\"]]\nv = [[\"1\"]]\n\
+                     tokens = [[[\"1/2\"], [\"-1/2\"]]]\n";
+
+/// Issue #26's "the discrete map's quantities": a formulas spec declares a datum
+/// (`[data.NAME]`, the certificate's data kinds and fields) and its obligations apply
+/// the data operations to it. It certifies, shows the datum in the report, carries it
+/// in the certificate, verifies against the spec, and a changed datum — in the
+/// certificate or in the spec — is rejected with exit 4.
+#[test]
+fn a_formulas_spec_states_the_discrete_maps_quantities_with_a_layer_datum() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // with V = 1 the tokens move apart, and ‖x^{k+1}‖ ≤ (1 + Δt)‖x^k‖ (P x is a convex
+    // combination): max ‖x_i^3‖² ≤ (1/4)(11/10)^6
+    let text = spec_text(
+        "mine/layer",
+        &format!("[params]\nK = 3\n{LAYER}"),
+        &[
+            (
+                "the tokens move apart",
+                "(> (layer-max-sqnorm x 0 {K}) (layer-max-sqnorm x 0 0))",
+            ),
+            (
+                "Gronwall per step",
+                "(forall k 0 2 (<= (layer-max-sqnorm x 0 (+ k 1)) (* (pow (+ 1 (layer-dt x)) 2) (layer-max-sqnorm x 0 k))))",
+            ),
+            (
+                "the whole bound",
+                "(<= (layer-max-sqnorm x 0 {K}) (* 1/4 (pow 11/10 6)))",
+            ),
+        ],
+    );
+    let (code, t) = run_spec(d, "mine/layer.toml", &text);
+    assert_eq!(code, Some(0), "{t}");
+    assert!(t.contains("certified"), "{t}");
+    let md = std::fs::read_to_string(d.join("reports/mine/layer.md")).unwrap();
+    assert!(
+        md.contains("| `x` | layer | the discrete map: 2 tokens in dimension 1"),
+        "{md}"
+    );
+    let cert = std::fs::read_to_string(d.join("reports/mine/layer.cert.json")).unwrap();
+    assert!(cert.contains("\"kind\": \"layer\""), "{cert}");
+    let verify = |c: &str| {
+        let o = run_in(d, &["verify", c, "--spec", "mine/layer.toml"]);
+        (o.status.code(), output_text(&o))
+    };
+    let (code, t) = verify("reports/mine/layer.cert.json");
+    assert_eq!(code, Some(0), "{t}");
+    assert!(t.contains("certified (3 obligations"), "{t}");
+    // the datum changed in the certificate: the tokens further apart make the bound
+    // false, and a statement about other data is not the spec's
+    let tampered = cert.replacen("\"-1/2\"", "\"-3/2\"", 1);
+    assert_ne!(tampered, cert);
+    std::fs::write(d.join("t.cert.json"), tampered).unwrap();
+    let (code, t) = verify("t.cert.json");
+    assert_eq!(code, Some(4), "{t}");
+    assert!(t.contains("datum `x`"), "{t}");
+    // the spec's datum changed after the run
+    std::fs::write(
+        d.join("mine/layer.toml"),
+        text.replace("dt = \"1/10\"", "dt = \"1/20\""),
+    )
+    .unwrap();
+    let (code, t) = verify("reports/mine/layer.cert.json");
+    assert_eq!(code, Some(4), "{t}");
+    assert!(t.contains("datum `x`"), "{t}");
+}
+
+/// Hostile data in a formulas spec: each is an error (exit 2) naming the file and the
+/// field under `data.`, and writes nothing.
+#[test]
+fn hostile_data_in_a_formulas_spec_are_errors_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ob = [("a", "(<= (layer-max-sqnorm x 0 1) 10)")];
+    let cases: Vec<(String, &str)> = vec![
+        (
+            LAYER.replace("kind = \"layer\"", "kind = \"matrix\""),
+            "data.x: not a datum of the certificate's kinds",
+        ),
+        (LAYER.replace("steps = 3\n", ""), "missing field `steps`"),
+        (
+            LAYER.replace("n = 2\n", "n = 2\nm = 5\n"),
+            "unknown field `m`",
+        ),
+        (LAYER.replace("\"1/10\"", "\"1/0\""), "data.x.dt"),
+        (LAYER.replace("\"1/10\"", "0.1"), "data.x"),
+        (
+            LAYER.replace("[[\"1/2\"], [\"-1/2\"]]", "[[\"1/2\", \"0\"], [\"-1/2\"]]"),
+            "data.x.tokens[0][0]",
+        ),
+        (LAYER.replace("steps = 3", "steps = 100000000"), "data.x"),
+        (LAYER.replace("n = 2", "n = 0"), "data.x.n"),
+        ("[data]\nx = 3".into(), "a datum is a table"),
+        (
+            format!("[params]\nx = 2\n{LAYER}"),
+            "both a datum and a parameter",
+        ),
+        (
+            LAYER.replace("[data.x]", "[data.\"x-1\"]"),
+            "cannot name a datum",
+        ),
+        (LAYER.replace("[data.x]", "[data.y]"), "no datum named `x`"),
+        (
+            LAYER.replace("kind = \"layer\"", "kind = \"signs\""),
+            "data.x",
+        ),
+    ];
+    for (i, (extra, needle)) in cases.iter().enumerate() {
+        let text = spec_text(&format!("mine/d{i}"), extra, &ob);
+        let rel = format!("mine/d{i}.toml");
+        let (code, t) = run_spec(d, &rel, &text);
+        assert_eq!(code, Some(2), "case {i} ({needle}): {t}");
+        assert!(t.contains(&rel), "case {i}: the file is not named: {t}");
+        assert!(t.contains(needle), "case {i}: `{needle}` not in {t}");
+        assert!(!t.contains("panicked"), "case {i}: {t}");
+        assert!(
+            !d.join(format!("reports/mine/d{i}.md")).exists(),
+            "case {i} wrote a report"
+        );
+    }
+    // the data of a tool's claim come from its module: a spec of the tool cannot carry any
+    let own = spec_text("mine/x", LAYER, &[]).replace("kind = \"formulas\"\n", "");
+    let (code, t) = run_spec(d, "x.toml", &own);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(
+        t.contains("data: belongs to a claim written as formulas"),
+        "{t}"
+    );
+}
+
+/// `attncheck diff` between two report sets of a formulas claim names the obligation
+/// whose result changed.
+#[test]
+fn diff_names_the_obligation_of_a_formulas_claim_that_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = spec_text(
+        "mine/dif",
+        "[params]\nb = \"1/7\"",
+        &[
+            ("e^-2 is below b", "(<= (exp -2) {b})"),
+            ("other", "(< 1 2)"),
+        ],
+    );
+    let (code, t) = run_spec(d, "mine/dif.toml", &text);
+    assert_eq!(code, Some(0), "{t}");
+    std::fs::rename(d.join("reports"), d.join("old")).unwrap();
+    let (code, t) = run_spec(d, "mine/dif.toml", &text.replace("1/7", "1/8"));
+    assert_eq!(code, Some(1), "{t}");
+    let o = run_in(d, &["diff", "old", "reports"]);
+    let t = output_text(&o);
+    assert!(t.contains("mine/dif"), "{t}");
+    assert!(t.contains("e^-2 is below b"), "{t}");
+    assert!(!t.contains("other"), "{t}");
+}

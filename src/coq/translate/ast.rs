@@ -711,19 +711,6 @@ pub(super) fn mentions(t: &T, v: &str) -> bool {
     }
 }
 
-/// Whether `t` mentions any variable (bound by a `forall` or a `sum`).
-pub(super) fn has_var(t: &T) -> bool {
-    match t {
-        T::Var(_) | T::Sum(..) => true,
-        T::Lit(_) | T::Pi | T::Data(_) => false,
-        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().any(has_var),
-        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => has_var(a) || has_var(b),
-        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
-            has_var(a)
-        }
-    }
-}
-
 /// c with `t` = c·v as a ring identity, when `t` is built from v by products
 /// and quotients with terms free of v, negation, sums and differences.
 pub(super) fn linear_coefficient(t: &T, v: &str) -> Option<T> {

@@ -333,7 +333,21 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
          rewrite <- E in H; clear E;\n  \
          set (x := sumZ a b (fun i => ln (IZR i))) in *; clearbody x.\n\
          (* data values are literals: unfold them for interval *)\n\
-         Ltac attn_prep := cbv [Q2R Qnum Qden{1}].\n",
+         Ltac attn_prep := cbv [Q2R Qnum Qden{1}].\n\
+         (* min and max, which interval does not take: the side the enclosures decide\n   \
+         (Rmin_left/right, Rmax_left/right, the side condition by interval), else the\n   \
+         absolute-value form (Attncheck.v's Rmin_abs, Rmax_abs); each an equality *)\n\
+         Ltac attn_extrema :=\n  \
+         repeat match goal with\n  \
+         | |- context [Rmin ?a ?b] =>\n      \
+         first [ rewrite (Rmin_left a b) by (attn_prep; attn_interval)\n            \
+         | rewrite (Rmin_right a b) by (attn_prep; attn_interval)\n            \
+         | rewrite (Rmin_abs a b) ]\n  \
+         | |- context [Rmax ?a ?b] =>\n      \
+         first [ rewrite (Rmax_left a b) by (attn_prep; attn_interval)\n            \
+         | rewrite (Rmax_right a b) by (attn_prep; attn_interval)\n            \
+         | rewrite (Rmax_abs a b) ]\n  \
+         end.\n",
         cert.precision.max(54),
         (1..=ops.list.len())
             .map(|i| format!(" val_{i}"))

@@ -175,10 +175,6 @@ pub(crate) enum TranslateError {
     /// [`TranslateError::BandBesideTranscendental`] first).
     #[error("a band operation beside a transcendental term: `interval` cannot evaluate it")]
     BandInInterval,
-    /// `min`/`max` of non-rational terms that mention a bound variable (the rewriting by
-    /// the absolute value is done on closed terms only).
-    #[error("min/max of non-rational terms under a forall or sum binder has no Coq translation")]
-    ExtremumUnderBinder,
     /// A ceiling or floor whose argument mentions a sum's variable.
     #[error("a ceiling or floor under a sum binder has no Coq translation")]
     RoundingUnderSum,

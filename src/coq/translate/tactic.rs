@@ -5,7 +5,7 @@
 //! range by one `interval` over the whole range first ([`uniform`]). A translated
 //! obligation is a [`Block`].
 
-use super::ast::{closed, exact, exact_f, has_var, heavy, Cmp, Op, F, T};
+use super::ast::{closed, exact, exact_f, heavy, Cmp, Op, F, T};
 use super::cost::{geometric, ln_chunks, ln_sum, ln_sum_chunked, Geometric};
 use super::print::{
     addr, ast_form, ast_lit, ast_term, kernel_formula, kernel_term, q_coq, zi, Ctx, Mode, Render,
@@ -197,29 +197,12 @@ impl Prover<'_> {
                 self.collect(a, ctx, open, r, lits, steps)?;
                 self.collect(b, ctx, open, r, lits, steps)
             }
-            // `interval` does not take Rmin/Rmax: rewritten by the absolute value
-            // (Attncheck.v's Rmin_abs, Rmax_abs: equalities, so the goal means the same)
+            // `interval` does not take Rmin/Rmax: the leaf's last step rewrites them
+            // (`attn_extrema`, once the sums are unrolled and a forall's value is in the
+            // goal, so no binder hides them)
             T::Min(a, b) | T::Max(a, b) => {
-                // closed and free of every variable: a forall's body is proven per value
-                // too, where the rewritten text would no longer match the goal
-                if !is_closed || has_var(t) {
-                    return Err(TranslateError::ExtremumUnderBinder);
-                }
                 self.collect(a, ctx, open, r, lits, steps)?;
-                self.collect(b, ctx, open, r, lits, steps)?;
-                let text = r.term(t, ctx, Mode::Proof);
-                let (ta, tb) = (r.term(a, ctx, Mode::Proof), r.term(b, ctx, Mode::Proof));
-                let (lemma, sign) = if matches!(t, T::Min(..)) {
-                    ("Rmin_abs", "-")
-                } else {
-                    ("Rmax_abs", "+")
-                };
-                let by_abs = format!("(({ta} + {tb} {sign} Rabs ({ta} - {tb})) / 2)");
-                steps.push(format!(
-                    "replace {text} with {by_abs} by (symmetry; apply {lemma})"
-                ));
-                r.repl.insert(addr(t), by_abs);
-                Ok(())
+                self.collect(b, ctx, open, r, lits, steps)
             }
             // not reached: `translate` keeps a band term beside a transcendental one kernel-only
             T::Band(..) => Err(TranslateError::BandInInterval),
@@ -241,8 +224,9 @@ impl Prover<'_> {
                 } else {
                     "Rfloor_eq"
                 };
+                let unroll = unroll_tac(extremum(a));
                 steps.push(format!(
-                    "replace {text} with {} by (apply {lemma}; split; unroll_sums; attn_prep; attn_interval)",
+                    "replace {text} with {} by (apply {lemma}; split; {unroll}; attn_prep; attn_interval)",
                     q_coq(&z)
                 ));
                 r.repl.insert(addr(t), q_coq(&z));
@@ -381,6 +365,7 @@ impl Prover<'_> {
         self.collect(a, ctx, &mut Vec::new(), &mut r, &mut lits, &mut steps)?;
         self.collect(b, ctx, &mut Vec::new(), &mut r, &mut lits, &mut steps)?;
         let now_exact = |t: &T| exact_after(t, &lits);
+        let unroll = unroll_tac(extremum(a) || extremum(b));
         let last = if now_exact(a) && now_exact(b) {
             format!(
                 "decide_exact ({} {} {})",
@@ -398,14 +383,14 @@ impl Prover<'_> {
             } else {
                 return Err(TranslateError::DisequalityUndecided);
             };
-            format!("apply {side}; unroll_sums; attn_prep; attn_interval")
+            format!("apply {side}; {unroll}; attn_prep; attn_interval")
         } else if c == Cmp::Eq {
             // the kernel decides such an equality only when both sides are the same
             // point (e.g. an empty sum, or B̃(0) = Σ (cos(0·ω_i) − 1)): try computation,
             // linear arithmetic, and 0·x = 0, cos 0 = 1, sin 0 = 0 first
-            "unroll_sums; attn_prep; first [ reflexivity | lra | (repeat rewrite ?Rmult_0_l, ?Rmult_0_r, ?cos_0, ?sin_0; lra) ]".into()
+            format!("{unroll}; attn_prep; first [ reflexivity | lra | (repeat rewrite ?Rmult_0_l, ?Rmult_0_r, ?cos_0, ?sin_0; lra) ]")
         } else {
-            "unroll_sums; attn_prep; attn_interval".into()
+            format!("{unroll}; attn_prep; attn_interval")
         };
         steps.push(last);
         Ok(steps
@@ -413,6 +398,32 @@ impl Prover<'_> {
             .map(|s| format!("({s})"))
             .collect::<Vec<_>>()
             .join("; "))
+    }
+}
+
+/// The first steps of an `interval` proof: the sums unrolled, then (when the goal has
+/// a `min` or `max`, which `interval` does not take) `attn_extrema` (the generated
+/// file's header: each extremum by the side the enclosures decide, else by its
+/// absolute-value form; every rewrite an equality Coq proves).
+fn unroll_tac(extrema: bool) -> &'static str {
+    if extrema {
+        "unroll_sums; attn_extrema"
+    } else {
+        "unroll_sums"
+    }
+}
+
+/// Whether `t` has a `min` or `max` anywhere.
+fn extremum(t: &T) -> bool {
+    match t {
+        T::Min(..) | T::Max(..) => true,
+        T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => false,
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().any(extremum),
+        T::Sub(a, b) | T::Div(a, b) => extremum(a) || extremum(b),
+        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
+            extremum(a)
+        }
+        T::Sum(_, _, _, b) => extremum(b),
     }
 }
 
