@@ -128,25 +128,7 @@ fn dual_operations_contain_the_exact_values_with_uniform_attention() {
         steps,
         vec![x0.clone()],
     );
-    let step = |x: &Mat| -> Mat {
-        let mut mean = vec![Rational::new(); d];
-        for i in 0..n {
-            for c in 0..d {
-                mean[c] += x.at(i, c);
-            }
-        }
-        let mut next = x.clone();
-        for i in 0..n {
-            for r in 0..d {
-                let mut acc = Rational::new();
-                for c in 0..d {
-                    acc += Rational::from(v.at(r, c) * &mean[c]) / n as u32;
-                }
-                next.data[i * d + r] += Rational::from(&acc / 8u32);
-            }
-        }
-        next
-    };
+    let step = |x: &Mat| crate::util::uniform_attention_step(x, &v);
     let value = |a: &[Rational], x: &Mat| -> Rational {
         (0..n)
             .map(|j| {
