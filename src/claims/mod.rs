@@ -17,7 +17,7 @@ pub mod rebuild;
 pub mod shape;
 pub mod sparse;
 
-/// What a claim's `run` gets besides its parameters.
+/// What a claim's parts get besides its parameters.
 pub struct Ctx<'a> {
     /// The spec (statement, precision, tolerances).
     pub spec: &'a Spec,
@@ -136,29 +136,21 @@ impl Ctx<'_> {
     /// `None` (with the outcome declared inconclusive and the reason) when the
     /// statement cannot be built or evaluated.
     pub fn prove(&self, out: &mut Outcome, hints: Hints) -> Option<Checked> {
-        self.prove_if(out, hints, true)
+        self.prove_with(out, hints, &crate::kernel::expr::Data::new(), true)
     }
 
-    /// [`Ctx::prove`] for a claim that may have no statement: then nothing is
-    /// recorded and the result is `None` (the driver, [`shape::drive`], calls this).
-    pub fn prove_stated(&self, out: &mut Outcome, hints: Hints) -> Option<Checked> {
-        self.prove_if(out, hints, false)
-    }
-
-    /// [`Ctx::prove`] with data the certificate carries and the statement is built from
-    /// ([`statement_of_carrying`]); `verify` rebuilds the statement from the same data,
-    /// read back from the certificate.
-    pub fn prove_carrying(
+    /// [`Ctx::prove`] for a claim that may have no statement (then nothing is
+    /// recorded and the result is `None`), with the data the certificate carries and
+    /// the statement is built from ([`statement_of_carrying`]; empty for most claims):
+    /// `verify` rebuilds the statement from the same data, read back from the
+    /// certificate. The driver, [`shape::drive`], calls this.
+    pub fn prove_stated(
         &self,
         out: &mut Outcome,
         hints: Hints,
         carried: &crate::kernel::expr::Data,
     ) -> Option<Checked> {
-        self.prove_with(out, hints, carried, true)
-    }
-
-    fn prove_if(&self, out: &mut Outcome, hints: Hints, required: bool) -> Option<Checked> {
-        self.prove_with(out, hints, &crate::kernel::expr::Data::new(), required)
+        self.prove_with(out, hints, carried, false)
     }
 
     fn prove_with(
@@ -270,10 +262,10 @@ pub struct ClaimDef {
     pub statement: StatementFn,
 }
 
-/// Resolves `C`'s parameters from the spec and binds them to its run.
+/// Resolves `C`'s parameters from the spec and binds them to the driver.
 pub fn prepare_with<C: Claim>(spec: &Spec, profile: Profile) -> Result<Runner, SpecError> {
     let p = shape::resolve::<C>(spec, profile)?;
-    Ok(Box::new(move |ctx| C::run(&p, ctx)))
+    Ok(Box::new(move |ctx| shape::drive::<C>(&p, ctx)))
 }
 
 macro_rules! claim {

@@ -24,17 +24,20 @@
 //!   change a check or a verdict.
 //!
 //! One driver, [`drive`], composes them for every claim: the witness, then the
-//! kernel's decision of the statement (with the witness's hints) as the certified
-//! checks and the certificate, then the observations, then the presentation, into
-//! the [`Outcome`]. So a report lists the certified checks, then the observed ones
-//! in the order `observe` records them (the other way round for a claim with
-//! [`Claim::CERTIFIED_LAST`]); tables, figures, plots and notes keep the order
-//! `present` adds them in.
+//! kernel's decision of the statement (with the witness's hints and carried data) as
+//! the certified checks and the certificate, then the observations, then the
+//! presentation, into the [`Outcome`]. So a report lists the certified checks, then
+//! the observed ones in the order `observe` records them (the other way round for a
+//! claim with [`Claim::CERTIFIED_LAST`]); tables, figures, plots and notes keep the
+//! order `present` adds them in.
 //!
-//! Transitional: a claim not yet split overrides [`Claim::run`] (its old
-//! all-in-one run) and has `type Witness = ()`; `tests/it/registry.rs`
-//! (`only_the_listed_claims_keep_their_own_run`) names them, and the list only
-//! shrinks.
+//! Data the witness produces and the statement is built from (a trained model's
+//! attention weights) go through [`Claim::carried`]: the certificate carries them, the
+//! kernel reads them back (sizes, finiteness, hash), and the statement
+//! ([`Claim::statement_carrying`]) must be sound for every value of them, as for hints.
+//!
+//! The trait has no way to run a claim whole: every claim is composed by [`drive`],
+//! so none can record its parts in an order of its own.
 
 use crate::certificate::Hints;
 use crate::claims::Ctx;
@@ -141,6 +144,13 @@ pub trait Claim: 'static {
         let _ = (p, w);
         Hints::new()
     }
+    /// The data the certificate carries as input of the statement, from the witness
+    /// (the attention weights of a trained model): [`Claim::statement_carrying`] is
+    /// built from them, in the run and in `verify` alike. None by default.
+    fn carried(p: &Self::Params, w: &Self::Witness) -> crate::kernel::expr::Data {
+        let _ = (p, w);
+        crate::kernel::expr::Data::new()
+    }
     /// The observed and consistency checks, in report order, and a declared verdict
     /// with its reason. `proof` is the kernel's decision of the statement (`None`
     /// when the claim has none, or it could not be built or evaluated; the outcome
@@ -165,16 +175,11 @@ pub trait Claim: 'static {
     ) {
         let _ = (p, w, proof, ctx, pr);
     }
-    /// Runs the claim: [`drive`]. Transitional: only a claim not yet split into
-    /// witness, observe and present overrides it (see the module's documentation).
-    fn run(p: &Self::Params, ctx: &Ctx) -> Outcome {
-        drive::<Self>(p, ctx)
-    }
 }
 
 /// Runs claim `C` with resolved parameters `p`: its witness, the kernel's decision
-/// of its statement (with [`Claim::hints`] from the witness; skipped for a claim
-/// without a statement) as certified checks and the certificate, then
+/// of its statement (with [`Claim::hints`] and [`Claim::carried`] from the witness;
+/// skipped for a claim without a statement) as certified checks and the certificate, then
 /// [`Claim::observe`], then [`Claim::present`]. The one composition of every
 /// claim's parts; no claim has its own.
 pub fn drive<C: Claim + ?Sized>(p: &C::Params, ctx: &Ctx) -> Outcome {
@@ -186,7 +191,7 @@ pub fn drive<C: Claim + ?Sized>(p: &C::Params, ctx: &Ctx) -> Outcome {
     } else {
         &mut out
     };
-    let proof = ctx.prove_stated(first, C::hints(p, &w));
+    let proof = ctx.prove_stated(first, C::hints(p, &w), &C::carried(p, &w));
     C::observe(p, &w, proof.as_ref(), ctx, &mut Observations::new(&mut out));
     // the certified checks after the observed ones (empty unless CERTIFIED_LAST)
     out.append(proved);

@@ -378,21 +378,12 @@ fn presentation_decisions(text: &str) -> Vec<usize> {
 /// `present` never decides (issue #24, docs/design.md "The life of a claim"): its
 /// `Presentation` has no way to record a check or a verdict, and no claim module's
 /// `fn present…` calls one (an `Outcome` smuggled in, a `Checks` passed along).
-/// The transitional claims ([`TRANSITIONAL`]) are not of the shape yet and are
-/// skipped.
 #[test]
 fn no_claim_presentation_records_a_check() {
     let claims = root().join("src").join("claims");
     let mut found = Vec::new();
     let mut bodies = 0;
     for f in crate::util::files_under(&claims, ".rs") {
-        // a transitional claim (and its submodules) has no `present` of the shape yet
-        let in_claims = f.strip_prefix(&claims).unwrap().display().to_string();
-        if TRANSITIONAL.iter().any(|t| {
-            in_claims == *t || in_claims.starts_with(&format!("{}/", t.trim_end_matches(".rs")))
-        }) {
-            continue;
-        }
         let text = std::fs::read_to_string(&f).unwrap();
         let rel = f.strip_prefix(root()).unwrap().display().to_string();
         bodies += present_bodies(&text).len();
@@ -425,42 +416,4 @@ fn the_presentation_scan_finds_a_planted_check() {
                    }\n\
                    fn after(o: &mut Observations) {\n    o.observe(\"d\", true, \"\");\n}\n";
     assert_eq!(presentation_decisions(planted), vec![9, 11]);
-}
-
-/// The claims not yet split into witness, observe and present: they keep their
-/// own `run` (a transitional adapter, docs/design.md "The life of a claim").
-/// This list only shrinks.
-const TRANSITIONAL: &[&str] = &[
-    // belongs to the trained-model issue, which splits it itself
-    "positional/trained_model_claims.rs",
-];
-
-/// Every claim is composed by the one driver (`claims::shape::drive`), except the
-/// listed transitional ones, which override `Claim::run`; a converted claim that
-/// overrides it again, or a listed claim that no longer does, fails here.
-#[test]
-fn only_the_listed_claims_keep_their_own_run() {
-    let claims = root().join("src").join("claims");
-    let mut own = Vec::new();
-    let mut impls = 0;
-    for f in crate::util::files_under(&claims, ".rs") {
-        let text = std::fs::read_to_string(&f).unwrap();
-        let Some(at) = text.find("impl crate::claims::shape::Claim for") else {
-            continue;
-        };
-        impls += 1;
-        let block = &text[at..];
-        let end = block.find("\n}\n").unwrap_or(block.len());
-        if block[..end].contains("    fn run(") {
-            let rel = f.strip_prefix(&claims).unwrap().display().to_string();
-            own.push(rel);
-        }
-    }
-    own.sort();
-    assert_eq!(
-        impls,
-        REGISTRY.len(),
-        "one `Claim` impl per registered claim"
-    );
-    assert_eq!(own, TRANSITIONAL);
 }

@@ -822,6 +822,72 @@ fn a_scan_shard_from_an_older_spec_is_refused_by_merge() {
     }
 }
 
+/// The scan's windows are certified from the weights the shards store. When a model's
+/// weights are missing (a shard edited, or written before they were kept), the window
+/// search fails: the run is inconclusive with the reason and certifies nothing (no
+/// certified check, no certificate), and still reports every observed check and table, as
+/// before the claim was split into witness, observations and presentation.
+#[test]
+fn a_merged_scan_without_a_models_weights_is_inconclusive_and_certifies_nothing() {
+    let d = scan_project(&tiny_scan_spec(""));
+    for i in 1..=10 {
+        run_ok(
+            d.path(),
+            &[
+                "run",
+                ID,
+                "--profile",
+                "full",
+                "--shard",
+                &format!("{i}/10"),
+                "--out",
+                "shards",
+            ],
+        );
+    }
+    // shard 1 holds job 0: L_tr = 8, ALiBi, seed 1
+    let f = shard_file(&d.path().join("shards"), 1, 10);
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let (key, unit) = v["record"]["results"]
+        .as_object_mut()
+        .unwrap()
+        .iter_mut()
+        .next()
+        .unwrap();
+    assert!(key.starts_with("L8 alibi-paper-s1 #"), "{key}");
+    assert!(!unit["result"]["attention_weights"].is_null(), "{key}");
+    unit["result"]["attention_weights"] = serde_json::Value::Null;
+    std::fs::write(&f, serde_json::to_string(&v).unwrap()).unwrap();
+    run_ok(d.path(), &["merge", "shards", "--out", "merged"]);
+    let out = d.path().join("merged/positional");
+    assert!(
+        !out.join("trained-model-claims.cert.json").exists(),
+        "a certificate without the weights"
+    );
+    let j: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("trained-model-claims.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(j["verdict"], "inconclusive");
+    assert_eq!(
+        j["reason"], "L8 alibi-paper-s1: no stored attention weights",
+        "the window search's reason, not the statement's"
+    );
+    let checks = j["checks"].as_array().unwrap();
+    assert!(checks.len() > 10, "{} checks", checks.len());
+    assert!(
+        checks.iter().all(|c| c["kind"] == "observed"),
+        "a certified check without the weights"
+    );
+    let md = std::fs::read_to_string(out.join("trained-model-claims.md")).unwrap();
+    assert!(
+        md.contains("Certified implicit window w_h(ε)"),
+        "no window table"
+    );
+    assert!(md.contains("ALiBi uses no tokens beyond L_tr (L_tr = 16)"));
+}
+
 /// The scan spans sessions, so its shards land a few at a time. A partial set is never
 /// merged into a report that guesses the missing jobs: `merge` names the first missing
 /// shard, exits 2 and writes nothing, and `bench/sweeps/merge-stored.sh` (like

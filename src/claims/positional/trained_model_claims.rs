@@ -10,16 +10,18 @@
 //! part per finding, each judged by the criterion written in the spec before the runs; a
 //! part that does not reproduce is `inconclusive` with its data.
 //!
-//! This file holds the parameters, the jobs and the driver; `present.rs` presents a
-//! one-length profile (quick), `scan.rs` the L_tr scan (the full profile).
+//! This file holds the parameters, the jobs and the claim's parts; `exec.rs` is the
+//! witness (training and evaluation by the model crate, and the scan's window search),
+//! `present.rs` observes and presents a one-length profile (quick), `scan.rs` the L_tr
+//! scan (the full profile), `window.rs` states the certified implicit windows.
 
 use super::common::{
     alibi_bias, alibi_bias_f64, compression_ratio, sandwich_bias, sandwich_bias_f64,
     sandwich_freqs, sandwich_freqs_f64, slope_exponents, slopes_f64, IndexFrom, SlopeRule,
 };
 use crate::claims::Ctx;
-use crate::kernel::Interval;
-use crate::outcome::Outcome;
+use crate::kernel::{Checked, Interval};
+use crate::outcome::{Observations, Presentation};
 use crate::spec::{check_each, ensure, FieldError};
 #[cfg(feature = "lm")]
 use rayon::prelude::*;
@@ -394,16 +396,21 @@ impl Resolved {
     }
 }
 
+/// What the witness found: every job's result (and, for the scan, the windows'
+/// search), or why there is none (`observe` declares the run inconclusive with it).
+pub type Found = Result<Trained, String>;
+
+pub use exec::Trained;
+#[cfg(feature = "lm")]
+pub use exec::Windows;
+
 /// positional/trained-model-claims.
 pub struct Claim;
 
 impl crate::claims::shape::Claim for Claim {
     type Raw = Params;
     type Params = Resolved;
-    // transitional (shape.rs): the trained-model issue splits this claim itself; until
-    // then it keeps its own `run`
-    type Witness = ();
-    fn witness(_: &Resolved, _: &Ctx) {}
+    type Witness = Found;
     fn resolve(raw: Params) -> Result<Resolved, FieldError> {
         let scan_epsilon = raw.check()?;
         Ok(Resolved {
@@ -411,8 +418,25 @@ impl crate::claims::shape::Claim for Claim {
             scan_epsilon,
         })
     }
-    fn run(p: &Resolved, ctx: &Ctx) -> Outcome {
-        run(p, ctx)
+    fn witness(p: &Resolved, ctx: &Ctx) -> Found {
+        exec::witness(p, ctx)
+    }
+    fn hints(_: &Resolved, w: &Found) -> crate::certificate::Hints {
+        exec::hints(w)
+    }
+    fn carried(_: &Resolved, w: &Found) -> crate::kernel::expr::Data {
+        exec::carried(w)
+    }
+    fn observe(p: &Resolved, w: &Found, _: Option<&Checked>, ctx: &Ctx, obs: &mut Observations) {
+        match w {
+            Ok(t) => exec::observe(p, t, ctx, obs),
+            Err(why) => obs.declare_inconclusive(why.clone()),
+        }
+    }
+    fn present(p: &Resolved, w: &Found, _: Option<&Checked>, ctx: &Ctx, pr: &mut Presentation) {
+        if let Ok(t) = w {
+            exec::present(p, t, ctx, pr);
+        }
     }
     fn statement_carrying(
         p: &Resolved,
@@ -801,6 +825,36 @@ fn sig(x: f64) -> String {
 #[cfg(feature = "lm")]
 mod exec;
 
+/// Without the `lm` feature nothing is trained: the witness is the reason, and the
+/// claim is inconclusive with it.
+#[cfg(not(feature = "lm"))]
+mod exec {
+    use super::{Ctx, Found, Observations, Presentation, Resolved};
+
+    /// No trained model: there is none without the `lm` feature.
+    pub enum Trained {}
+
+    pub fn witness(_: &Resolved, _: &Ctx) -> Found {
+        Err("attncheck was built without the `lm` feature (the candle models of crates/attncheck-lm)".into())
+    }
+
+    pub fn hints(_: &Found) -> crate::certificate::Hints {
+        crate::certificate::Hints::new()
+    }
+
+    pub fn carried(_: &Found) -> crate::kernel::expr::Data {
+        crate::kernel::expr::Data::new()
+    }
+
+    pub fn observe(_: &Resolved, t: &Trained, _: &Ctx, _: &mut Observations) {
+        match *t {}
+    }
+
+    pub fn present(_: &Resolved, t: &Trained, _: &Ctx, _: &mut Presentation) {
+        match *t {}
+    }
+}
+
 #[cfg(feature = "lm")]
 pub use exec::{corpus, lm_job, model_config};
 
@@ -809,16 +863,3 @@ mod present;
 #[cfg(feature = "lm")]
 mod scan;
 pub mod window;
-
-/// Runs the reproduction.
-pub fn run(p: &Resolved, ctx: &Ctx) -> Outcome {
-    let mut o = Outcome::new();
-    #[cfg(not(feature = "lm"))]
-    {
-        let _ = (p, ctx);
-        o.declare_inconclusive("attncheck was built without the `lm` feature (the candle models of crates/attncheck-lm)");
-    }
-    #[cfg(feature = "lm")]
-    exec::run(p, ctx, &mut o);
-    o
-}

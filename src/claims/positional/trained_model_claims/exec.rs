@@ -1,8 +1,10 @@
-//! The claim's adapter to the model crate (built with the `lm` feature): the models and
-//! jobs of the resolved parameters, the corpus with its hash checked, one unit of work per
-//! job (sharded by `Ctx::unit`), and the windows of the trained ALiBi models proven with
-//! their weights as the certificate's data. Training and evaluation themselves are
-//! `attncheck_lm::job::run`.
+//! The claim's adapter to the model crate (built with the `lm` feature) and its witness:
+//! the models and jobs of the resolved parameters, the corpus with its hash checked, one
+//! unit of work per job (sharded by `Ctx::unit`), and the search for the windows of the
+//! trained ALiBi models, whose weights the certificate carries (the statement is
+//! `window.rs`'s, proven by the driver). Training and evaluation themselves are
+//! `attncheck_lm::job::run`. The observations and the presentation are `present.rs`'s
+//! (one training length) and `scan.rs`'s (the L_tr scan).
 
 use super::*;
 use attncheck_lm::job::{Evaluation, JobResult, Unit, Validation};
@@ -98,18 +100,52 @@ pub fn lm_job(job: &Job, p: &Params) -> attncheck_lm::job::Job {
     }
 }
 
-/// Runs every job of `p` (each a unit of work, side by side on rayon's pool) and
-/// presents the results.
-pub fn run(r: &Resolved, ctx: &Ctx, o: &mut Outcome) {
+/// What the witness computed: the corpus, every job's result in job order, and (for the
+/// scan) the windows' search, or why it failed.
+pub struct Trained {
+    /// The corpus, its hash checked.
+    pub corpus: attncheck_lm::corpus::Corpus,
+    /// Every job's result, in the order of [`jobs`].
+    pub results: Vec<(Job, JobResult)>,
+    /// The scan's windows (`None` without a scan), or why they could not be searched
+    /// (the run is then inconclusive with the reason and certifies nothing).
+    pub windows: Option<Result<Windows, String>>,
+}
+
+/// The windows of the trained ALiBi models: the search's, the hints it gives the
+/// statement, and the models' weights the certificate carries.
+pub struct Windows {
+    /// Per model of [`super::window::window_jobs`], its heads' windows.
+    pub found: Vec<(Job, Vec<super::window::HeadWindow>)>,
+    /// The windows as the statement's hints.
+    pub hints: crate::certificate::Hints,
+    /// The models' weights, by [`super::window::datum_name`].
+    pub data: crate::kernel::expr::Data,
+}
+
+/// The scan's windows, when the witness has them.
+fn windows(w: &Found) -> Option<&Windows> {
+    w.as_ref().ok()?.windows.as_ref()?.as_ref().ok()
+}
+
+/// The statement's hints: the scan's windows (none without a scan, or when the search
+/// failed; then the statement cannot be built, and `observe` says why).
+pub fn hints(w: &Found) -> crate::certificate::Hints {
+    windows(w).map(|x| x.hints.clone()).unwrap_or_default()
+}
+
+/// The data the certificate carries: the weights the scan's windows are certified from.
+pub fn carried(w: &Found) -> crate::kernel::expr::Data {
+    windows(w).map(|x| x.data.clone()).unwrap_or_default()
+}
+
+/// Runs every job of `p` (each a unit of work, side by side on rayon's pool) and, for the
+/// scan, searches the windows of its ALiBi models; `Err` with the reason when the corpus
+/// is missing, a job failed, or (in a sharded run) a job is another shard's.
+pub fn witness(r: &Resolved, ctx: &Ctx) -> Found {
     let p = &r.params;
     attncheck_lm::configure();
-    let c = match corpus(p) {
-        Ok(c) => c,
-        Err(e) => {
-            o.declare_inconclusive(format!("the corpus is not available: {e}"));
-            return;
-        }
-    };
+    let c = corpus(p).map_err(|e| format!("the corpus is not available: {e}"))?;
     let all = jobs(p);
     let keys = unit_keys(p, &all, ctx.prec());
     // One unit per job: `run --shard i/N` trains only its share and `merge` joins them.
@@ -130,22 +166,47 @@ pub fn run(r: &Resolved, ctx: &Ctx, o: &mut Outcome) {
     for (job, u) in all.iter().zip(units) {
         match (u.result, u.error) {
             (Some(r), None) => results.push((*job, r)),
-            (_, Some(e)) => {
-                o.declare_inconclusive(format!("a job failed: {e}"));
-                return;
-            }
+            (_, Some(e)) => return Err(format!("a job failed: {e}")),
             // a share computed by another shard (the outcome is discarded)
             (None, None) => {
-                o.declare_inconclusive(format!("{}: computed by another shard", job.long_name()));
-                return;
+                return Err(format!("{}: computed by another shard", job.long_name()));
             }
         }
     }
+    let windows = r
+        .scan()
+        .map(|(_, eps)| search_windows(p, eps, ctx, &results));
+    Ok(Trained {
+        corpus: c,
+        results,
+        windows,
+    })
+}
+
+/// The observed checks: one part per finding (per training length for the scan), and
+/// the reason when the scan's windows could not be searched.
+pub fn observe(r: &Resolved, t: &Trained, ctx: &Ctx, obs: &mut Observations) {
+    let p = &r.params;
     match r.scan() {
-        None => super::present::present(p, &p.plans()[0], ctx, &c, &results, o),
+        None => super::present::observe(p, &p.plans()[0], ctx, &t.results, obs),
+        Some((s, _)) => super::scan::observe(p, s, ctx, &t.results, obs),
+    }
+    if let Some(Err(why)) = &t.windows {
+        obs.declare_inconclusive(why.clone());
+    }
+}
+
+/// The figures, tables, plots and notes.
+pub fn present(r: &Resolved, t: &Trained, ctx: &Ctx, pr: &mut Presentation) {
+    let p = &r.params;
+    match r.scan() {
+        None => super::present::present(p, &p.plans()[0], &t.corpus, &t.results, pr),
         Some((s, eps)) => {
-            let windows = prove_windows(p, eps, ctx, &results, o);
-            super::scan::present(p, s, eps, ctx, &c, &results, &windows, o)
+            let found = match &t.windows {
+                Some(Ok(w)) => &w.found[..],
+                _ => &[],
+            };
+            super::scan::present(p, s, eps, ctx, &t.corpus, &t.results, found, pr)
         }
     }
 }
@@ -172,48 +233,31 @@ pub fn weights_datum(
         .map_err(|(f, r)| WeightsDatumError::Refused(f, r))
 }
 
-/// The windows of every ALiBi model, searched, then certified by the statement
-/// ([`super::window`]) with the models' weights as the certificate's data; by model
-/// long name. On a missing or malformed datum the outcome is inconclusive with the
-/// reason and nothing is certified.
-pub fn prove_windows(
+/// The windows of every ALiBi model of the scan, searched with the models' weights as
+/// the kernel's data (the hints of the statement, [`super::window`], which the driver
+/// proves with the same weights as the certificate's data). On a missing or malformed
+/// datum, or a failed search, the reason: then nothing is certified.
+pub fn search_windows(
     p: &Params,
     eps: &rug::Rational,
     ctx: &Ctx,
     results: &[(Job, JobResult)],
-    o: &mut Outcome,
-) -> Vec<(Job, Vec<super::window::HeadWindow>)> {
+) -> Result<Windows, String> {
     let mut data = crate::kernel::expr::Data::new();
     let mut hints = crate::certificate::Hints::new();
-    let mut out = Vec::new();
+    let mut found = Vec::new();
     for j in super::window::window_jobs(p) {
-        let found = results
+        let w = results
             .iter()
             .find(|(x, _)| *x == j)
-            .and_then(|(_, r)| r.attention_weights.as_ref());
-        let Some(w) = found else {
-            o.declare_inconclusive(format!("{}: no stored attention weights", j.long_name()));
-            return Vec::new();
-        };
-        let d = match weights_datum(w) {
-            Ok(d) => d,
-            Err(e) => {
-                o.declare_inconclusive(format!("{}: stored weights: {e}", j.long_name()));
-                return Vec::new();
-            }
-        };
+            .and_then(|(_, r)| r.attention_weights.as_ref())
+            .ok_or_else(|| format!("{}: no stored attention weights", j.long_name()))?;
+        let d = weights_datum(w).map_err(|e| format!("{}: stored weights: {e}", j.long_name()))?;
         data.insert(super::window::datum_name(&j), d);
-        match super::window::search(p, &j, eps, &data, ctx.prec()) {
-            Ok(ws) => {
-                hints.insert(super::window::hint_key(&j), super::window::hint_of(&ws));
-                out.push((j, ws));
-            }
-            Err(e) => {
-                o.declare_inconclusive(format!("{}: window search: {e}", j.long_name()));
-                return Vec::new();
-            }
-        }
+        let ws = super::window::search(p, &j, eps, &data, ctx.prec())
+            .map_err(|e| format!("{}: window search: {e}", j.long_name()))?;
+        hints.insert(super::window::hint_key(&j), super::window::hint_of(&ws));
+        found.push((j, ws));
     }
-    ctx.prove_carrying(o, hints, &data);
-    out
+    Ok(Windows { found, hints, data })
 }

@@ -1,45 +1,28 @@
-//! The quick profile's presentation: one training length, one part per finding.
+//! The quick profile's observations and presentation: one training length, one part per
+//! finding.
 
+use super::scan::{ci, share, At};
 use super::{bias_enclosure, bias_fn, sig, Job, Params, Plan, Scheme};
 use crate::claims::positional::common::{slope_exponents, SlopeRule};
 use crate::claims::Ctx;
-use crate::outcome::{Outcome, Plot, Series, Style, Table};
+use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use attncheck_lm::job::JobResult;
 
-pub(super) fn present(
+/// The observed checks, one part per finding, in report order.
+pub(super) fn observe(
     p: &Params,
     plan: &Plan,
     ctx: &Ctx,
-    c: &attncheck_lm::corpus::Corpus,
     results: &[(Job, JobResult)],
-    o: &mut Outcome,
+    o: &mut Observations,
 ) {
     let l = plan.train_length;
     let cr = &p.criteria;
-    let idx = |m: usize| {
-        plan.eval_multiples
-            .iter()
-            .position(|&x| x == m)
-            .expect("m is one of the plan's eval_multiples (checked by validate_plan)")
-    };
-    let ppl = |r: &JobResult, m: usize| r.nll[idx(m)].exp();
-    let ratio = |r: &JobResult, m: usize| ppl(r, m) / ppl(r, 1);
-    let of = |pred: &dyn Fn(Scheme) -> bool| -> Vec<&(Job, JobResult)> {
-        results.iter().filter(|(j, _)| pred(j.scheme)).collect()
-    };
-    let share = |boot: &[usize], pred: &dyn Fn(usize) -> bool| -> f64 {
-        boot.iter().filter(|&&x| pred(x)).count() as f64 / boot.len().max(1) as f64
-    };
-    let ci = |boot: &[usize]| -> (usize, usize) {
-        let mut b = boot.to_vec();
-        b.sort_unstable();
-        let q = |f: f64| b[((f * b.len() as f64).ceil() as usize).clamp(1, b.len()) - 1];
-        (q(0.025), q(0.975))
-    };
+    let at = At::new(plan, results);
     // One check each, shared by the ALiBi and Sandwich parts (the same words for both).
-    let extrapolates = |o: &mut Outcome, j: &Job, r: &JobResult| {
-        let q = ratio(r, cr.extrapolation_multiple);
-        o.checks.observe(
+    let extrapolates = |o: &mut Observations, j: &Job, r: &JobResult| {
+        let q = at.ratio(r, cr.extrapolation_multiple);
+        o.observe(
             format!(
                 "{} seed {}: ppl({}·L_tr) ≤ {}·ppl(L_tr)",
                 j.scheme.label(),
@@ -50,16 +33,16 @@ pub(super) fn present(
             q <= cr.extrapolation_ratio,
             format!(
                 "ppl {} → {}, ratio {}",
-                sig(ppl(r, 1)),
-                sig(ppl(r, cr.extrapolation_multiple)),
+                sig(at.ppl(r, 1)),
+                sig(at.ppl(r, cr.extrapolation_multiple)),
                 sig(q)
             ),
         );
     };
     // RF99 below (`beyond` false) or above (`beyond` true) L_tr at the k-th L_ex, in enough resamples.
-    let rf_side = |o: &mut Outcome, j: &Job, r: &JobResult, k: usize, beyond: bool| {
-        let s = share(&r.rf_boot[k], &|x| if beyond { x > l } else { x < l });
-        o.checks.observe(
+    let rf_side = |o: &mut Observations, j: &Job, r: &JobResult, k: usize, beyond: bool| {
+        let s = share(&r.rf_boot[k], |x| if beyond { x > l } else { x < l });
+        o.observe(
             format!(
                 "{} seed {}, L_ex = {}: RF99 {} L_tr = {l} in ≥ {} of bootstrap resamples",
                 j.scheme.label(),
@@ -79,10 +62,10 @@ pub(super) fn present(
     };
 
     // ---- setup: the biases are the certified formulas; the slope rules coincide ----
-    o.checks.set_part(Some("setup: biases and controls"));
+    o.set_part(Some("setup: biases and controls"));
     let rules_equal =
         slope_exponents(p.heads, SlopeRule::Paper) == slope_exponents(p.heads, SlopeRule::Code);
-    o.checks.observe(
+    o.observe(
         format!("ALiBi's paper and code slope rules give the same exponents at H = {} (one model serves both)", p.heads),
         rules_equal,
         if rules_equal {
@@ -118,7 +101,7 @@ pub(super) fn present(
                 worst = worst.max(d);
             }
         }
-        o.checks.observe(
+        o.observe(
             format!(
                 "{}: the model's f64 bias b(h, r) lies within {} of the kernel's {prec}-bit enclosure (every head, r ∈ {{{}}})",
                 scheme.label(),
@@ -129,9 +112,9 @@ pub(super) fn present(
             format!("largest distance {worst:.1e}"),
         );
     }
-    for (j, r) in of(&|s| s == Scheme::Sinusoidal) {
-        let q = ratio(r, cr.sinusoidal_multiple);
-        o.checks.observe(
+    for (j, r) in at.of(|s| s == Scheme::Sinusoidal) {
+        let q = at.ratio(r, cr.sinusoidal_multiple);
+        o.observe(
             format!(
                 "control, sinusoidal seed {}: ppl({}·L_tr) ≥ {}·ppl(L_tr) (extrapolation is not free here)",
                 j.seed, cr.sinusoidal_multiple, cr.sinusoidal_ratio
@@ -142,32 +125,32 @@ pub(super) fn present(
     }
 
     // ---- (1) ALiBi extrapolates ----
-    o.checks.set_part(Some("ALiBi extrapolates"));
-    for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_))) {
+    o.set_part(Some("ALiBi extrapolates"));
+    for (j, r) in at.of(|s| matches!(s, Scheme::Alibi(_))) {
         extrapolates(o, j, r);
     }
 
     // ---- (2) ALiBi uses no tokens beyond L_tr ----
-    o.checks.set_part(Some("ALiBi uses no tokens beyond L_tr"));
-    for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_))) {
+    o.set_part(Some("ALiBi uses no tokens beyond L_tr"));
+    for (j, r) in at.of(|s| matches!(s, Scheme::Alibi(_))) {
         for k in 0..plan.eval_multiples.len() {
             rf_side(o, j, r, k, false);
         }
     }
 
     // ---- (3) windowed attention extrapolates iff layers·(w − 1) ≤ L_tr ----
-    o.checks.set_part(Some(
+    o.set_part(Some(
         "windowed attention extrapolates iff layers·(w − 1) ≤ L_tr",
     ));
-    for (j, r) in of(&|s| matches!(s, Scheme::Window(_))) {
+    for (j, r) in at.of(|s| matches!(s, Scheme::Window(_))) {
         let Scheme::Window(w) = j.scheme else {
             continue;
         };
         let reach = p.layers * (w - 1);
         let aligned = reach <= l;
-        let q = ratio(r, cr.extrapolation_multiple);
+        let q = at.ratio(r, cr.extrapolation_multiple);
         let extrap = q <= cr.extrapolation_ratio;
-        o.checks.observe(
+        o.observe(
             format!(
                 "w = {w} seed {}: layers·(w − 1) = {reach} {} L_tr, so it should {}extrapolate (ppl({}·L_tr) {} {}·ppl(L_tr))",
                 j.seed,
@@ -182,7 +165,7 @@ pub(super) fn present(
         );
         let k = plan.eval_multiples.len() - 1;
         let want = reach.min(l * plan.eval_multiples[k] - 1);
-        o.checks.observe(
+        o.observe(
             format!("w = {w} seed {}: the input gradient vanishes exactly beyond layers·(w − 1) = {reach} (the RF tool sees the window)", j.seed),
             r.support[k] == want,
             format!("largest distance with a nonzero gradient at L_ex = {}: {}", l * plan.eval_multiples[k], r.support[k]),
@@ -190,9 +173,8 @@ pub(super) fn present(
     }
 
     // ---- (4) Sandwich uses information beyond L_tr and still extrapolates ----
-    o.checks
-        .set_part(Some("Sandwich uses tokens beyond L_tr and extrapolates"));
-    for (j, r) in of(&|s| s == Scheme::Sandwich) {
+    o.set_part(Some("Sandwich uses tokens beyond L_tr and extrapolates"));
+    for (j, r) in at.of(|s| s == Scheme::Sandwich) {
         for (k, _) in p
             .eval_multiples
             .iter()
@@ -205,20 +187,20 @@ pub(super) fn present(
     }
 
     // ---- (5) efficient windowed inference ----
-    o.checks.set_part(Some("efficient windowed inference"));
+    o.set_part(Some("efficient windowed inference"));
     let lt = cr.truncation_length * l;
-    for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_) | Scheme::Sandwich)) {
+    for (j, r) in at.of(|s| matches!(s, Scheme::Alibi(_) | Scheme::Sandwich)) {
         let wm = if j.scheme == Scheme::Sandwich {
             cr.sandwich_window
         } else {
             cr.alibi_window
         };
-        let full = ppl(r, cr.truncation_length);
+        let full = at.ppl(r, cr.truncation_length);
         let Some(&(_, t)) = r.truncated.iter().find(|(w, _)| *w == wm) else {
             continue;
         };
         let ch = (t.exp() / full - 1.0).abs();
-        o.checks.observe(
+        o.observe(
             format!(
                 "{} seed {}, L_ex = {lt}: attention truncated to the last W = {} tokens changes ppl by < {}%",
                 j.scheme.label(),
@@ -230,7 +212,21 @@ pub(super) fn present(
             format!("ppl {} → {} ({}%)", sig(full), sig(t.exp()), sig(100.0 * ch)),
         );
     }
-    o.checks.set_part(None);
+    o.set_part(None);
+}
+
+/// The figures, tables, plots and notes.
+pub(super) fn present(
+    p: &Params,
+    plan: &Plan,
+    c: &attncheck_lm::corpus::Corpus,
+    results: &[(Job, JobResult)],
+    o: &mut Presentation,
+) {
+    let l = plan.train_length;
+    let cr = &p.criteria;
+    let at = At::new(plan, results);
+    let lt = cr.truncation_length * l;
 
     // ---- figures ----
     for (j, r) in results {
@@ -239,7 +235,7 @@ pub(super) fn present(
             Scheme::Alibi(_) | Scheme::Sandwich | Scheme::Sinusoidal
         ) && j.seed == p.seeds[0]
         {
-            let q = ratio(r, cr.extrapolation_multiple);
+            let q = at.ratio(r, cr.extrapolation_multiple);
             o.figure(
                 format!(
                     "{} ppl({}·L_tr)/ppl(L_tr)",
@@ -289,7 +285,7 @@ pub(super) fn present(
             j.seed.to_string(),
             r.loss_curve.last().map(|&x| sig(x)).unwrap_or_default(),
         ];
-        row.extend(plan.eval_multiples.iter().map(|&m| sig(ppl(r, m))));
+        row.extend(plan.eval_multiples.iter().map(|&m| sig(at.ppl(r, m))));
         t.row(row);
     }
     o.tables.push(t);
@@ -331,17 +327,17 @@ pub(super) fn present(
             "gradient support @ max L_ex",
         ],
     );
-    for (j, r) in of(&|s| matches!(s, Scheme::Window(_))) {
+    for (j, r) in at.of(|s| matches!(s, Scheme::Window(_))) {
         let Scheme::Window(w) = j.scheme else {
             continue;
         };
-        let q = ratio(r, cr.extrapolation_multiple);
+        let q = at.ratio(r, cr.extrapolation_multiple);
         t.row(vec![
             w.to_string(),
             j.seed.to_string(),
             (p.layers * (w - 1)).to_string(),
             if p.layers * (w - 1) <= l { "yes" } else { "no" }.into(),
-            sig(ppl(r, 1)),
+            sig(at.ppl(r, 1)),
             sig(q),
             if q <= cr.extrapolation_ratio {
                 "yes"
@@ -368,8 +364,8 @@ pub(super) fn present(
             "attention scores computed (share of full)",
         ],
     );
-    for (j, r) in of(&|s| matches!(s, Scheme::Alibi(_) | Scheme::Sandwich)) {
-        let full = ppl(r, cr.truncation_length);
+    for (j, r) in at.of(|s| matches!(s, Scheme::Alibi(_) | Scheme::Sandwich)) {
+        let full = at.ppl(r, cr.truncation_length);
         for &(w, v) in &r.truncated {
             let wl = (w * l).min(lt);
             let work = (wl * (wl + 1) / 2 + (lt - wl) * wl) as f64 / (lt * (lt + 1) / 2) as f64;
@@ -424,7 +420,7 @@ pub(super) fn present(
                 points: p
                     .eval_multiples
                     .iter()
-                    .map(|&m| ((m * l) as f64, coarse(ppl(r, m))))
+                    .map(|&m| ((m * l) as f64, coarse(at.ppl(r, m))))
                     .collect(),
             })
             .collect(),
@@ -470,12 +466,13 @@ pub(super) fn present(
         .map(|&s| Series {
             name: format!("seed {s}"),
             style: Style::Points,
-            points: of(&|sc| matches!(sc, Scheme::Window(_)))
+            points: at
+                .of(|sc| matches!(sc, Scheme::Window(_)))
                 .iter()
                 .filter(|(j, _)| j.seed == s)
                 .filter_map(|(j, r)| match j.scheme {
                     Scheme::Window(w) => {
-                        Some((w as f64, coarse(ratio(r, cr.extrapolation_multiple))))
+                        Some((w as f64, coarse(at.ratio(r, cr.extrapolation_multiple))))
                     }
                     _ => None,
                 })

@@ -1,22 +1,22 @@
-//! The L_tr scan's presentation (the full profile, issue 25): one part per (finding,
-//! training length), the paper's explanation across training lengths, the theory's
-//! predictions, and the plots (RF99 against L_ex per L_tr, perplexity against L_ex,
-//! validation-loss curves).
+//! The L_tr scan's observations and presentation (the full profile, issue 25): one part
+//! per (finding, training length), the paper's explanation across training lengths, the
+//! theory's predictions, and the plots (RF99 against L_ex per L_tr, perplexity against
+//! L_ex, validation-loss curves).
 //!
 //! Every check follows a criterion of the spec (`[params.criteria]`, shared with the quick
 //! profile, and `[profiles.full.scan.criteria]`), written before the scan ran.
 
-use super::{bias_enclosure, bias_fn, sig, Job, Params, Plan, Scan, Scheme};
+use super::{bias_enclosure, bias_fn, sig, Job, Params, Plan, Scan, ScanCriteria, Scheme};
 use crate::claims::positional::common::{slope_exponents, slope_expr, SlopeRule};
 use crate::claims::Ctx;
 use crate::kernel::{expr, Interval};
-use crate::outcome::{round_sig, Outcome, Plot, Series, Style, Table};
+use crate::outcome::{round_sig, Observations, Plot, Presentation, Series, Style, Table};
 use attncheck_lm::eval::cumulative;
 use attncheck_lm::job::JobResult;
 use rug::Rational;
 
 /// The 2.5% and 97.5% quantiles of bootstrap RFs.
-fn ci(boot: &[usize]) -> (usize, usize) {
+pub(super) fn ci(boot: &[usize]) -> (usize, usize) {
     let mut b = boot.to_vec();
     b.sort_unstable();
     if b.is_empty() {
@@ -27,7 +27,7 @@ fn ci(boot: &[usize]) -> (usize, usize) {
 }
 
 /// The share of bootstrap RFs that satisfy `pred`.
-fn share(boot: &[usize], pred: impl Fn(usize) -> bool) -> f64 {
+pub(super) fn share(boot: &[usize], pred: impl Fn(usize) -> bool) -> f64 {
     boot.iter().filter(|&&x| pred(x)).count() as f64 / boot.len().max(1) as f64
 }
 
@@ -41,12 +41,22 @@ fn mean(xs: &[f64]) -> f64 {
 }
 
 /// One training length's view of the results.
-struct At<'a> {
+pub(super) struct At<'a> {
     plan: &'a Plan,
     results: Vec<&'a (Job, JobResult)>,
 }
 
 impl<'a> At<'a> {
+    /// The results of `plan`'s training length.
+    pub(super) fn new(plan: &'a Plan, results: &'a [(Job, JobResult)]) -> At<'a> {
+        At {
+            plan,
+            results: results
+                .iter()
+                .filter(|(j, _)| j.train_length == plan.train_length)
+                .collect(),
+        }
+    }
     fn l(&self) -> usize {
         self.plan.train_length
     }
@@ -57,13 +67,13 @@ impl<'a> At<'a> {
             .position(|&x| x == m)
             .expect("m is one of the plan's eval_multiples (checked by validate_plan)")
     }
-    fn ppl(&self, r: &JobResult, m: usize) -> f64 {
+    pub(super) fn ppl(&self, r: &JobResult, m: usize) -> f64 {
         r.nll[self.idx(m)].exp()
     }
-    fn ratio(&self, r: &JobResult, m: usize) -> f64 {
+    pub(super) fn ratio(&self, r: &JobResult, m: usize) -> f64 {
         self.ppl(r, m) / self.ppl(r, 1)
     }
-    fn of(&self, pred: impl Fn(Scheme) -> bool) -> Vec<&'a (Job, JobResult)> {
+    pub(super) fn of(&self, pred: impl Fn(Scheme) -> bool) -> Vec<&'a (Job, JobResult)> {
         self.results
             .iter()
             .copied()
@@ -113,40 +123,55 @@ fn tail_at(q: &Rational, l: usize, prec: u32) -> Interval {
     expr::eval(&format!("(exp (neg (* {} {l})))", slope_expr(q)), prec).expect("a closed term")
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn present(
+/// One view per training length, in the plans' order.
+fn ats<'a>(plans: &'a [Plan], results: &'a [(Job, JobResult)]) -> Vec<At<'a>> {
+    plans.iter().map(|plan| At::new(plan, results)).collect()
+}
+
+fn alibi(sc: Scheme) -> bool {
+    matches!(sc, Scheme::Alibi(_))
+}
+
+fn is_window(sc: Scheme) -> bool {
+    matches!(sc, Scheme::Window(_))
+}
+
+/// Per training length, ALiBi's normalised-gradient mass beyond L_tr at the trend L_ex
+/// (mean over seeds).
+fn gradient_mass_beyond(ats: &[At], sc: &ScanCriteria) -> Vec<(usize, f64)> {
+    ats.iter()
+        .map(|at| {
+            let k = at.idx(sc.trend_multiple);
+            let v: Vec<f64> = at
+                .of(alibi)
+                .iter()
+                .map(|(_, r)| mass_beyond(&r.curves[k], at.l()))
+                .collect();
+            (at.l(), mean(&v))
+        })
+        .collect()
+}
+
+/// The observed checks: the setup, one part per (finding, training length), and the
+/// paper's explanation across training lengths, in report order.
+pub(super) fn observe(
     p: &Params,
     s: &Scan,
-    eps: &Rational,
     ctx: &Ctx,
-    c: &attncheck_lm::corpus::Corpus,
     results: &[(Job, JobResult)],
-    windows: &[(Job, Vec<super::window::HeadWindow>)],
-    o: &mut Outcome,
+    o: &mut Observations,
 ) {
     let plans = p.plans();
     let cr = &p.criteria;
     let sc = &s.criteria;
     let prec = ctx.prec();
-    let ats: Vec<At> = plans
-        .iter()
-        .map(|plan| At {
-            plan,
-            results: results
-                .iter()
-                .filter(|(j, _)| j.train_length == plan.train_length)
-                .collect(),
-        })
-        .collect();
-    let alibi = |sc: Scheme| matches!(sc, Scheme::Alibi(_));
-    let is_window = |sc: Scheme| matches!(sc, Scheme::Window(_));
+    let ats = ats(&plans, results);
 
     // ---- setup: biases, controls, convergence ----
-    o.checks
-        .set_part(Some("setup: biases, controls and convergence"));
+    o.set_part(Some("setup: biases, controls and convergence"));
     let rules_equal =
         slope_exponents(p.heads, SlopeRule::Paper) == slope_exponents(p.heads, SlopeRule::Code);
-    o.checks.observe(
+    o.observe(
         format!(
             "ALiBi's paper and code slope rules give the same exponents at H = {} (one model serves both)",
             p.heads
@@ -184,7 +209,7 @@ pub(super) fn present(
                 worst = worst.max(d);
             }
         }
-        o.checks.observe(
+        o.observe(
             format!(
                 "{}: the model's f64 bias b(h, r) lies within {} of the kernel's {prec}-bit enclosure (every head, r ∈ {{{}}})",
                 scheme.label(),
@@ -199,7 +224,7 @@ pub(super) fn present(
         let l = at.l();
         for (j, r) in at.of(|x| x == Scheme::Sinusoidal) {
             let q = at.ratio(r, cr.sinusoidal_multiple);
-            o.checks.observe(
+            o.observe(
                 format!(
                     "control, L_tr = {l}, sinusoidal seed {}: ppl({}·L_tr) ≥ {}·ppl(L_tr) (extrapolation is not free here)",
                     j.seed, cr.sinusoidal_multiple, cr.sinusoidal_ratio
@@ -223,7 +248,7 @@ pub(super) fn present(
                 None => all = false,
             }
         }
-        o.checks.observe(
+        o.observe(
             format!(
                 "training converged at L_tr = {l}: for every model the validation loss fell by ≤ {}% of its final value over the last {}% of the steps",
                 round_sig(100.0 * sc.convergence_tolerance, 6),
@@ -244,9 +269,9 @@ pub(super) fn present(
     // ---- per training length ----
     for at in &ats {
         let l = at.l();
-        let extrapolates = |o: &mut Outcome, j: &Job, r: &JobResult| {
+        let extrapolates = |o: &mut Observations, j: &Job, r: &JobResult| {
             let q = at.ratio(r, cr.extrapolation_multiple);
-            o.checks.observe(
+            o.observe(
                 format!(
                     "{} seed {}: ppl({}·L_tr) ≤ {}·ppl(L_tr)",
                     j.scheme.label(),
@@ -264,7 +289,7 @@ pub(super) fn present(
             );
         };
         // RF99 below (`beyond` false) or above (`beyond` true) L_tr at every L_ex of `ks`
-        let rf_side = |o: &mut Outcome, j: &Job, r: &JobResult, ks: &[usize], beyond: bool| {
+        let rf_side = |o: &mut Observations, j: &Job, r: &JobResult, ks: &[usize], beyond: bool| {
             let mut ok = true;
             let mut ev = Vec::new();
             for &k in ks {
@@ -278,7 +303,7 @@ pub(super) fn present(
                     sig(sh)
                 ));
             }
-            o.checks.observe(
+            o.observe(
                 format!(
                     "{} seed {}: RF99 {} L_tr = {l} at every L_ex ≥ {}·L_tr, in ≥ {} of bootstrap resamples",
                     j.scheme.label(),
@@ -292,13 +317,12 @@ pub(super) fn present(
             );
         };
 
-        o.checks
-            .set_part(Some(&format!("ALiBi extrapolates (L_tr = {l})")));
+        o.set_part(Some(&format!("ALiBi extrapolates (L_tr = {l})")));
         for (j, r) in at.of(alibi) {
             extrapolates(o, j, r);
         }
 
-        o.checks.set_part(Some(&format!(
+        o.set_part(Some(&format!(
             "ALiBi uses no tokens beyond L_tr (L_tr = {l})"
         )));
         let ks = at.from(sc.alibi_rf_from);
@@ -306,7 +330,7 @@ pub(super) fn present(
             rf_side(o, j, r, &ks, false);
         }
 
-        o.checks.set_part(Some(&format!(
+        o.set_part(Some(&format!(
             "windowed attention extrapolates iff layers·(w − 1) ≤ L_tr (L_tr = {l})"
         )));
         for (j, r) in at.of(is_window) {
@@ -317,7 +341,7 @@ pub(super) fn present(
             let aligned = reach <= l;
             let q = at.ratio(r, cr.extrapolation_multiple);
             let extrap = q <= cr.extrapolation_ratio;
-            o.checks.observe(
+            o.observe(
                 format!(
                     "w = {w} seed {}: layers·(w − 1) = {reach} {} L_tr, so it should {}extrapolate (ppl({}·L_tr) {} {}·ppl(L_tr))",
                     j.seed,
@@ -332,7 +356,7 @@ pub(super) fn present(
             );
             let k = at.plan.eval_multiples.len() - 1;
             let want = reach.min(l * at.plan.eval_multiples[k] - 1);
-            o.checks.observe(
+            o.observe(
                 format!("w = {w} seed {}: the input gradient vanishes exactly beyond layers·(w − 1) = {reach} (the RF tool sees the window)", j.seed),
                 r.support[k] == want,
                 format!(
@@ -343,7 +367,7 @@ pub(super) fn present(
             );
         }
 
-        o.checks.set_part(Some(&format!(
+        o.set_part(Some(&format!(
             "Sandwich uses tokens beyond L_tr and extrapolates (L_tr = {l})"
         )));
         let ks = at.from(cr.sandwich_rf_from);
@@ -352,8 +376,7 @@ pub(super) fn present(
             extrapolates(o, j, r);
         }
 
-        o.checks
-            .set_part(Some(&format!("efficient windowed inference (L_tr = {l})")));
+        o.set_part(Some(&format!("efficient windowed inference (L_tr = {l})")));
         for (j, r) in at.of(|x| matches!(x, Scheme::Alibi(_) | Scheme::Sandwich)) {
             let wm = if j.scheme == Scheme::Sandwich {
                 cr.sandwich_window
@@ -365,7 +388,7 @@ pub(super) fn present(
                 continue;
             };
             let ch = (t.exp() / full - 1.0).abs();
-            o.checks.observe(
+            o.observe(
                 format!(
                     "{} seed {}, L_ex = {}: attention truncated to the last W = {} tokens changes ppl by < {}%",
                     j.scheme.label(),
@@ -381,7 +404,7 @@ pub(super) fn present(
     }
 
     // ---- the paper's explanation, across training lengths ----
-    o.checks.set_part(Some(
+    o.set_part(Some(
         "ALiBi's window against L_tr: the paper's explanation (flattest head e^(−L_tr/256))",
     ));
     let holds: Vec<(usize, bool)> = ats
@@ -397,7 +420,7 @@ pub(super) fn present(
         })
         .collect();
     let upward = holds.windows(2).all(|w| !w[0].1 || w[1].1);
-    o.checks.observe(
+    o.observe(
         format!(
             "the training lengths at which ALiBi's RF99 < L_tr holds (every seed, every L_ex ≥ {}·L_tr) are upward-closed: once it holds, it holds at every larger L_tr",
             sc.alibi_rf_from
@@ -409,20 +432,9 @@ pub(super) fn present(
             .collect::<Vec<_>>()
             .join("; "),
     );
-    let beyond: Vec<(usize, f64)> = ats
-        .iter()
-        .map(|at| {
-            let k = at.idx(sc.trend_multiple);
-            let v: Vec<f64> = at
-                .of(alibi)
-                .iter()
-                .map(|(_, r)| mass_beyond(&r.curves[k], at.l()))
-                .collect();
-            (at.l(), mean(&v))
-        })
-        .collect();
+    let beyond = gradient_mass_beyond(&ats, sc);
     let falls = beyond.windows(2).all(|w| w[1].1 < w[0].1);
-    o.checks.observe(
+    o.observe(
         format!(
             "ALiBi's normalised-gradient mass beyond L_tr at L_ex = {}·L_tr (mean over seeds) falls strictly as L_tr grows",
             sc.trend_multiple
@@ -434,7 +446,27 @@ pub(super) fn present(
             .collect::<Vec<_>>()
             .join("; "),
     );
-    o.checks.set_part(None);
+    o.set_part(None);
+}
+
+/// The figures, tables, plots and notes.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn present(
+    p: &Params,
+    s: &Scan,
+    eps: &Rational,
+    ctx: &Ctx,
+    c: &attncheck_lm::corpus::Corpus,
+    results: &[(Job, JobResult)],
+    windows: &[(Job, Vec<super::window::HeadWindow>)],
+    o: &mut Presentation,
+) {
+    let plans = p.plans();
+    let cr = &p.criteria;
+    let sc = &s.criteria;
+    let prec = ctx.prec();
+    let ats = ats(&plans, results);
+    let beyond = gradient_mass_beyond(&ats, sc);
 
     // ---- figures ----
     for at in &ats {
