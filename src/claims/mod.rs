@@ -130,44 +130,24 @@ impl Ctx<'_> {
     }
 
     /// Builds the claim's statement with the registry's builder (the one
-    /// `attncheck verify` calls), decides it with the kernel at the working
-    /// precision, records every decision as a certified check, and keeps the
-    /// certificate. So the run evaluates exactly the objects it serialises.
-    /// `None` (with the outcome declared inconclusive and the reason) when the
-    /// statement cannot be built or evaluated.
-    pub fn prove(&self, out: &mut Outcome, hints: Hints) -> Option<Checked> {
-        self.prove_with(out, hints, &crate::kernel::expr::Data::new(), true)
-    }
-
-    /// [`Ctx::prove`] for a claim that may have no statement (then nothing is
-    /// recorded and the result is `None`), with the data the certificate carries and
-    /// the statement is built from ([`statement_of_carrying`]; empty for most claims):
-    /// `verify` rebuilds the statement from the same data, read back from the
-    /// certificate. The driver, [`shape::drive`], calls this.
-    pub fn prove_stated(
+    /// `attncheck verify` calls), with the data the certificate carries and the
+    /// statement is built from ([`statement_of_carrying`]; empty for most claims), decides
+    /// it with the kernel at the working precision, records every decision as a certified
+    /// check, and keeps the certificate. So the run evaluates exactly the objects it
+    /// serialises, and `verify` rebuilds the statement from the same data, read back from
+    /// the certificate. `None` for a claim without a statement (nothing recorded), or
+    /// with the outcome declared inconclusive and the reason when the statement cannot
+    /// be built or evaluated. Only the driver, [`shape::drive`], calls it: the one road
+    /// by which a run records certified checks.
+    pub(crate) fn prove_stated(
         &self,
         out: &mut Outcome,
         hints: Hints,
         carried: &crate::kernel::expr::Data,
-    ) -> Option<Checked> {
-        self.prove_with(out, hints, carried, false)
-    }
-
-    fn prove_with(
-        &self,
-        out: &mut Outcome,
-        hints: Hints,
-        carried: &crate::kernel::expr::Data,
-        required: bool,
     ) -> Option<Checked> {
         let st = match statement_of_carrying(self.spec, self.profile, &hints, carried) {
             Ok(Some(st)) => st,
-            Ok(None) => {
-                if required {
-                    out.declare_inconclusive(format!("{} has no statement builder", self.spec.id));
-                }
-                return None;
-            }
+            Ok(None) => return None,
             Err(e) => {
                 out.declare_inconclusive(format!("the statement could not be built: {e}"));
                 return None;
