@@ -12,6 +12,15 @@
 //! `gram_bench dim n d_max [seed] [t_num t_den]` instead times
 //! `sparse::dimension::min_dimension_of` (default t = 1/4) once, dispatched to
 //! the vector unit and as the portable scalar build, and prints d_min.
+//!
+//! `gram_bench quick [seeds] [stride] [build] [e_min]` runs the scans of
+//! sparse/log-dimension's quick profile (t = 1/4 and 1/8, n = 2^e_min … 2^12,
+//! default e_min = 4; d_max = d_ub(n) at δ = 1/100) for seeds 0, stride,
+//! 2·stride, … below `seeds` (default 1024, stride 1) on one thread, and prints
+//! one line per (t, n, seed) with its d_min, then the wall time per (t, n): a
+//! baseline to diff a new scan against. build: an index into
+//! `sparse::dimension::Build::ALL` (0 = the best this CPU has, the default; 1 =
+//! AVX-512, 2 = AVX2, 3 = portable scalar).
 
 use attncheck::sparse::sample::draw_signs;
 use std::time::Instant;
@@ -31,6 +40,9 @@ fn times(reps: usize, mut f: impl FnMut()) -> (f64, f64) {
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("dim") {
         return dim();
+    }
+    if std::env::args().nth(1).as_deref() == Some("quick") {
+        return quick();
     }
     let a: Vec<u64> = std::env::args()
         .skip(1)
@@ -94,4 +106,45 @@ fn dim() {
         words / secs,
         words / secs_scalar
     );
+}
+
+fn quick() {
+    use attncheck::sparse::dimension::{min_dimension_of_build, union_bound_dimension, Build};
+    let a: Vec<u64> = std::env::args()
+        .skip(2)
+        .map(|s| s.parse().expect("integer argument"))
+        .collect();
+    let seeds = *a.first().unwrap_or(&1024);
+    let stride = (*a.get(1).unwrap_or(&1)).max(1);
+    let build = Build::ALL[*a.get(2).unwrap_or(&0) as usize];
+    let e_min = *a.get(3).unwrap_or(&4) as u32;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let delta = rug::Rational::from((1, 100));
+    let mut total = 0.0;
+    let mut lines = Vec::new();
+    for t in [rug::Rational::from((1, 4)), rug::Rational::from((1, 8))] {
+        for e in e_min..=12u32 {
+            let n = 1usize << e;
+            let d_max = union_bound_dimension(n as u64, &t, &delta).expect("d_ub") as usize;
+            let start = Instant::now();
+            for seed in (0..seeds).step_by(stride as usize) {
+                // as sparse::dimension::min_dimension, with the build chosen
+                let s = draw_signs(n, d_max, seed);
+                let d = pool
+                    .install(|| min_dimension_of_build(&s, &t, build))
+                    .expect("this CPU runs the build");
+                println!("t={t} n={n} seed={seed} d={d:?}");
+            }
+            let secs = start.elapsed().as_secs_f64();
+            total += secs;
+            lines.push(format!("# t={t} n={n} d_max={d_max} seconds={secs:.3}"));
+        }
+    }
+    for l in lines {
+        println!("{l}");
+    }
+    println!("# total seconds={total:.3}");
 }

@@ -39,9 +39,11 @@ pub fn min_dimension(n: usize, t: &Rational, seed: u64, d_max: usize) -> Option<
 ///   smallest d whose bit is clear. The bitmap is an OR over pairs, so it is the
 ///   same for any schedule; row tiles run in parallel, each with its own bitmap,
 ///   and the bitmaps are OR-ed. The tiles also OR the bits they set into a shared
-///   atomic bitmap and, on the slow path, take from it the bits other tiles have
-///   set, so a block filled by one tile is skipped by all (only the amount of
-///   skipped work depends on the schedule, never a bit).
+///   atomic bitmap and take from it the blocks other tiles have filled (on the
+///   slow path, and before each row l), so a block filled by one tile is skipped
+///   by all (only the amount of skipped work depends on the schedule, never a
+///   bit: a block is taken only when all its bits are set, and a bit is in the
+///   shared bitmap only if some pair violates at its d).
 /// * Stages: the words are scanned in two stages, words 0..⌈3w/4⌉ for every pair,
 ///   then the rest (w words; one stage if ⌈3w/4⌉ = w). After a stage the bits of
 ///   its words are final (later stages touch only later words); if one is clear,
@@ -62,6 +64,14 @@ pub fn min_dimension(n: usize, t: &Rational, seed: u64, d_max: usize) -> Option<
 ///   whose bits are not all set already is followed column by column, each
 ///   violating d set individually. Every d's bit up to the answer is therefore
 ///   set iff some pair violates at d.
+/// * Full blocks are only carried: in a block whose 64 bits are all set (in the
+///   tile's bitmap, or taken from the shared one) nothing is left to record, so
+///   its words only move G (g₁ = g₀ + m_k − 2·popcount, nothing tested). Below
+///   the answer almost every block fills within the first pairs, so for most
+///   pairs most words are such runs of full blocks, and there the popcounts of
+///   eight (or four) consecutive words are summed through a carry-save adder
+///   tree (Harley–Seal: one popcount per eight words; exact integer sums), the
+///   same routine that recomputes G at a later stage's first word.
 ///
 /// Layout for SIMD: the rows j are also stored interleaved in groups of
 /// [`LANES`] (word k of the group's rows contiguous), so one row l is scanned
@@ -73,30 +83,73 @@ pub fn min_dimension(n: usize, t: &Rational, seed: u64, d_max: usize) -> Option<
 /// start. The group holding l itself is scanned the same way with l's own lane
 /// masked (its pairs (l, j) with j < l are real pairs scanned twice, which sets
 /// no new bit). It is compiled once per instruction set and chosen at run time
-/// by `pulp` (AVX-512, AVX2, NEON, or plain scalar code); the crate itself stays
-/// free of `unsafe`. Only the last n mod [`LANES`] rows (all rows if n <
-/// [`LANES`]) go through the one-pair path. The arithmetic is integer, so every
-/// instruction set gives the same bitmap (tested against a brute-force scan and
-/// against the scalar build).
+/// by `pulp` (AVX-512, AVX2, NEON, or plain scalar code; the carry-save tree on
+/// AVX2 and AVX-512, where a popcount is a table lookup of nibbles, not on
+/// scalar code, which has POPCNT); the crate itself stays free of `unsafe`.
+/// Only the last n mod [`LANES`] rows (all rows if n < [`LANES`]) go through
+/// the one-pair path. The arithmetic is integer, so every
+/// instruction set gives the same bitmap (every build is tested against a
+/// brute-force scan and against the others).
 ///
-/// Cost: one XOR-popcount per word per pair over the words up to the answer's
-/// stage (like one Gram certification at width ≤ d_max), plus exact per-column
-/// work only for pairs near the threshold in blocks not yet full.
+/// Cost: per pair, the words up to the end of the answer's stage: a carry-save
+/// XOR-popcount for each word of a full block, an XOR-popcount and the
+/// fast-case test for each word of a block not yet full (near and above the
+/// answer), plus exact per-column work only for pairs near the threshold there.
 pub fn min_dimension_of(s: &SignMatrix, t: &Rational) -> Option<usize> {
-    scan(s, t, true)
+    scan(s, t, Build::Best)
 }
 
 /// [`min_dimension_of`] with the vector unit switched off (the portable scalar
 /// build of the same code): for tests and benchmarks that compare the two.
 #[doc(hidden)]
 pub fn min_dimension_of_scalar(s: &SignMatrix, t: &Rational) -> Option<usize> {
-    scan(s, t, false)
+    scan(s, t, Build::Scalar)
+}
+
+/// [`min_dimension_of`] on one build of the scan, `None` when this CPU cannot
+/// run it: for tests and benchmarks that compare the builds.
+#[doc(hidden)]
+pub fn min_dimension_of_build(s: &SignMatrix, t: &Rational, build: Build) -> Option<Option<usize>> {
+    build.available().then(|| scan(s, t, build))
+}
+
+/// The builds of the tile scan (see [`min_dimension_of`]: the same integer
+/// arithmetic compiled for different instruction sets).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Build {
+    /// The best this CPU has, chosen by `pulp` (AVX-512, AVX2, NEON, scalar).
+    Best,
+    /// `pulp`'s x86-64-v4 (AVX-512).
+    Avx512,
+    /// `pulp`'s x86-64-v3 (AVX2).
+    Avx2,
+    /// The portable scalar build.
+    Scalar,
+}
+
+impl Build {
+    /// Every build, for tests that compare them.
+    pub const ALL: [Build; 4] = [Build::Best, Build::Avx512, Build::Avx2, Build::Scalar];
+
+    /// Whether this CPU can run the build.
+    pub fn available(self) -> bool {
+        match self {
+            Build::Best | Build::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Build::Avx512 => pulp::x86::V4::is_available(),
+            #[cfg(target_arch = "x86_64")]
+            Build::Avx2 => pulp::x86::V3::is_available(),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
 }
 
 /// Pairs scanned at once (one row l against this many rows j).
 pub const LANES: usize = 32;
 
-fn scan(s: &SignMatrix, t: &Rational, simd: bool) -> Option<usize> {
+fn scan(s: &SignMatrix, t: &Rational, build: Build) -> Option<usize> {
     let (n, d) = (s.n(), s.d());
     if d == 0 {
         return None;
@@ -154,10 +207,19 @@ fn scan(s: &SignMatrix, t: &Rational, simd: bool) -> Option<usize> {
                     safe: &safe,
                     shared: &shared,
                 };
-                if simd {
-                    pulp::Arch::new().dispatch(tile)
-                } else {
-                    pulp::WithSimd::with_simd(tile, pulp::Scalar::new())
+                match build {
+                    #[cfg(target_arch = "x86_64")]
+                    Build::Avx512 => pulp::Simd::vectorize(
+                        pulp::x86::V4::try_new().expect("checked by Build::available"),
+                        tile,
+                    ),
+                    #[cfg(target_arch = "x86_64")]
+                    Build::Avx2 => pulp::Simd::vectorize(
+                        pulp::x86::V3::try_new().expect("checked by Build::available"),
+                        tile,
+                    ),
+                    Build::Scalar => pulp::WithSimd::with_simd(tile, pulp::Scalar::new()),
+                    _ => pulp::Arch::new().dispatch(tile),
                 }
             })
             .reduce(
@@ -212,6 +274,28 @@ struct Ctx<'a> {
     shared: &'a [AtomicU64],
     safe: Vec<i64>,
     bad: Vec<u64>,
+    /// The first word of the stage whose block is not full here (set by
+    /// [`Ctx::refresh`]; blocks only ever fill, so every block before it stays
+    /// full).
+    open: usize,
+}
+
+impl Ctx<'_> {
+    /// Takes from the shared bitmap the blocks of `words` other tiles have filled
+    /// (their fast-case test is then skipped: see [`lanes`]). Only full blocks
+    /// are taken, and only bits some pair violates are ever in the shared bitmap.
+    #[inline]
+    fn refresh(&mut self, (k0, k1): (usize, usize)) {
+        for k in k0..k1 {
+            if self.safe[k] != i64::MAX
+                && (self.bad[k] | self.shared[k].load(Ordering::Relaxed)) == self.full[k]
+            {
+                self.bad[k] = self.full[k];
+                self.safe[k] = i64::MAX;
+            }
+        }
+        self.open = (k0..k1).find(|&k| self.safe[k] != i64::MAX).unwrap_or(k1);
+    }
 }
 
 impl pulp::WithSimd for Tile<'_> {
@@ -219,6 +303,9 @@ impl pulp::WithSimd for Tile<'_> {
 
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _simd: S) -> Vec<u64> {
+        // carry-save popcounts pay off with a vector unit (several lanes per
+        // register) but not against the scalar POPCNT instruction
+        let wide = std::mem::size_of::<S::u64s>() >= 32;
         let Tile {
             s,
             inter,
@@ -240,6 +327,7 @@ impl pulp::WithSimd for Tile<'_> {
             shared,
             safe: safe.to_vec(),
             bad: vec![0u64; w],
+            open: words.0,
         };
         // column tiles end on multiples of COL_TILE (a multiple of LANES), so
         // only the ungrouped tail goes pair by pair
@@ -247,6 +335,7 @@ impl pulp::WithSimd for Tile<'_> {
         while jb < n {
             let je = ((jb / COL_TILE + 1) * COL_TILE).min(n);
             for l in lo..hi.min(je) {
+                cx.refresh(words);
                 let a = s.row(l);
                 let mut j = jb.max(l + 1);
                 if !j.is_multiple_of(LANES) && j < grouped {
@@ -255,13 +344,13 @@ impl pulp::WithSimd for Tile<'_> {
                     // scanned twice, which sets no bit that is not set anyway)
                     let g = j / LANES;
                     let b = &inter[g * LANES * w..(g + 1) * LANES * w];
-                    lanes(a, b, words, l - g * LANES, &mut cx);
+                    lanes(a, b, words, l - g * LANES, wide, &mut cx);
                     j = (g + 1) * LANES;
                 }
                 while j + LANES <= je.min(grouped) {
                     let g = j / LANES;
                     let b = &inter[g * LANES * w..(g + 1) * LANES * w];
-                    lanes(a, b, words, LANES, &mut cx);
+                    lanes(a, b, words, LANES, wide, &mut cx);
                     j += LANES;
                 }
                 while j < je {
@@ -328,30 +417,41 @@ const CHUNK: usize = 8;
 /// chunk of [`CHUNK`] words; a flagged lane's chunk is then redone pair by pair
 /// from its prefix sum at the chunk's start, with the slow path where it leaves
 /// the fast case (exactly what a per-word test would have done: `safe` changes
-/// only in the slow path, and only to i64::MAX).
+/// only in the slow path, and only to i64::MAX). Runs of full blocks (`safe` =
+/// i64::MAX: nothing to record) only carry G, by [`advance`]; so do the words
+/// before k0.
 #[inline(always)]
-fn lanes(a: &[u64], b: &[u64], (k0, k1): (usize, usize), skip: usize, cx: &mut Ctx) {
+fn lanes(a: &[u64], b: &[u64], (k0, k1): (usize, usize), skip: usize, wide: bool, cx: &mut Ctx) {
     let d = cx.d;
     let w = a.len();
+    // word k of the LANES rows: b[k]
+    let b = &b.as_chunks::<LANES>().0[..k1];
+    let a = &a[..k1];
     let mut g0 = [0i64; LANES];
     // |G| ≤ d, so nothing here can overflow: the wrapping forms are the plain
     // operations without debug-build overflow checks, which would stop the
     // loops from vectorising in test builds
-    // G at column 64·k0: words before k0 hold 64 columns each (k0 < w)
-    for (&x, b) in a[..k0].iter().zip(b.chunks_exact(LANES)) {
-        for i in 0..LANES {
-            let p = i64::from((x ^ b[i]).count_ones());
-            g0[i] = g0[i].wrapping_add(64).wrapping_sub(p.wrapping_mul(2));
-        }
-    }
-    let mut c = k0;
+    // G at the first word of a block not full (the words before k0 and the full
+    // blocks from k0 on, popcounts only: nothing to record there)
+    let mut c = cx.open.clamp(k0, k1);
+    advance(a, b, 0, c, d, wide, &mut g0);
     while c < k1 {
+        if cx.safe[c] == i64::MAX {
+            // a run of blocks that filled since `open` was set
+            let mut e = c + 1;
+            while e < k1 && cx.safe[e] == i64::MAX {
+                e += 1;
+            }
+            advance(a, b, c, e, d, wide, &mut g0);
+            c = e;
+            continue;
+        }
         let ce = (c + CHUNK).min(k1);
         let start = g0;
         let mut flag = [0i64; LANES];
         for k in c..ce {
             let x = a[k];
-            let b = &b[k * LANES..(k + 1) * LANES];
+            let b = &b[k];
             // every word but the last holds 64 columns
             let mk = if k + 1 < w { 64 } else { (d - 64 * k) as i64 };
             let safe = cx.safe[k];
@@ -372,7 +472,7 @@ fn lanes(a: &[u64], b: &[u64], (k0, k1): (usize, usize), skip: usize, cx: &mut C
                 if flag[i] < 0 {
                     let mut g = start[i];
                     for k in c..ce {
-                        let x = a[k] ^ b[k * LANES + i];
+                        let x = a[k] ^ b[k][i];
                         let mk = if k + 1 < w { 64 } else { (d - 64 * k) as i64 };
                         let g1 = g + mk - 2 * i64::from(x.count_ones());
                         let s = g.abs() + g1.abs();
@@ -386,6 +486,131 @@ fn lanes(a: &[u64], b: &[u64], (k0, k1): (usize, usize), skip: usize, cx: &mut C
         }
         c = ce;
     }
+}
+
+/// Moves the [`LANES`] prefix sums `g` over the words ka..kb (a, b as in
+/// [`lanes`]): g_i += Σ_k (m_k − 2·popcount(a_k ⊕ b_{k,i})), m_k the columns of
+/// word k. With `wide`, the words go through [`carry_save`] four or eight at a
+/// time, the last one to three word by word. Exact: |G| ≤ d and the popcount
+/// sums are at most d, so nothing can overflow (the wrapping forms only keep the
+/// overflow checks out of the loops).
+#[inline(always)]
+fn advance(
+    a: &[u64],
+    b: &[[u64; LANES]],
+    ka: usize,
+    kb: usize,
+    d: usize,
+    wide: bool,
+    g: &mut [i64; LANES],
+) {
+    let mut k = ka;
+    if wide && kb - ka >= 4 {
+        let ke = kb - (kb - ka) % 4;
+        let cols = (d.min(64 * ke) - 64 * ka) as i64;
+        carry_save(&a[ka..ke], &b[ka..ke], cols, g);
+        k = ke;
+    }
+    for (k, (&x, b)) in a[k..kb]
+        .iter()
+        .zip(&b[k..kb])
+        .enumerate()
+        .map(|(i, y)| (k + i, y))
+    {
+        let mk = (d - 64 * k).min(64) as i64;
+        for i in 0..LANES {
+            let p = i64::from((x ^ b[i]).count_ones());
+            g[i] = g[i].wrapping_add(mk).wrapping_sub(p.wrapping_mul(2));
+        }
+    }
+}
+
+/// Lanes of one carry-save group in [`carry_save`] (one AVX-512 register).
+const SUB: usize = 8;
+
+/// g_i += cols − 2·Σ_k popcount(a_k ⊕ b_{k,i}) over the words given (a multiple
+/// of 4 of them; `cols` their columns), eight (then four) words at a time
+/// through a carry-save adder tree (Harley–Seal): bitwise, ones + x₁ + … + x₈ +
+/// 2·twos + 4·fours = ones' + 2·twos' + 4·fours' + 8·eights at every bit
+/// position, so Σ_k popcount(x_k) = 8·Σ popcount(eights) + 4·popcount(fours) +
+/// 2·popcount(twos) + popcount(ones) at the end: one popcount per eight (or
+/// four) words instead of one per word.
+#[inline(always)]
+fn carry_save(a: &[u64], b: &[[u64; LANES]], cols: i64, g: &mut [i64; LANES]) {
+    // one group of SUB lanes at a time (LANES = 4·SUB), each with constant offsets
+    let p2 = [
+        carry_save_sub::<0>(a, b),
+        carry_save_sub::<1>(a, b),
+        carry_save_sub::<2>(a, b),
+        carry_save_sub::<3>(a, b),
+    ];
+    for (g, p2) in g.iter_mut().zip(p2.as_flattened()) {
+        // 2·Σ popcount ≤ 2·cols ≤ 2d: no overflow
+        *g = g.wrapping_add(cols).wrapping_sub(*p2);
+    }
+}
+
+/// 2·Σ_k popcount(a_k ⊕ b_{k,i}) for the lanes i = H·SUB .. (H + 1)·SUB (see
+/// [`carry_save`]).
+#[inline(always)]
+fn carry_save_sub<const H: usize>(a: &[u64], b: &[[u64; LANES]]) -> [i64; SUB] {
+    const { assert!(LANES == 4 * SUB) };
+    let pc =
+        |x: [u64; SUB]| -> [i64; SUB] { std::array::from_fn(|i| i64::from(x[i].count_ones())) };
+    let word =
+        |x: u64, r: &[u64; LANES]| -> [u64; SUB] { std::array::from_fn(|i| x ^ r[H * SUB + i]) };
+    let (a8, a4) = a.as_chunks::<8>();
+    let (b8, b4) = b.as_chunks::<8>();
+    let (mut ones, mut twos, mut fours) = ([0u64; SUB], [0u64; SUB], [0u64; SUB]);
+    let mut eights = [0i64; SUB];
+    for (x, r) in a8.iter().zip(b8) {
+        let (ta, o) = csa(ones, word(x[0], &r[0]), word(x[1], &r[1]));
+        let (tb, o) = csa(o, word(x[2], &r[2]), word(x[3], &r[3]));
+        let (fa, t) = csa(twos, ta, tb);
+        let (ta, o) = csa(o, word(x[4], &r[4]), word(x[5], &r[5]));
+        let (tb, o) = csa(o, word(x[6], &r[6]), word(x[7], &r[7]));
+        let (fb, t) = csa(t, ta, tb);
+        let (e, f) = csa(fours, fa, fb);
+        (ones, twos, fours) = (o, t, f);
+        let e = pc(e);
+        for i in 0..SUB {
+            eights[i] = eights[i].wrapping_add(e[i]);
+        }
+    }
+    if let ([x0, x1, x2, x3], [r0, r1, r2, r3]) = (a4, b4) {
+        let (ta, o) = csa(ones, word(*x0, r0), word(*x1, r1));
+        let (tb, o) = csa(o, word(*x2, r2), word(*x3, r3));
+        let (fa, t) = csa(twos, ta, tb);
+        // fours + fa = 2·e + f: a half adder
+        let (e, f) = csa(fours, fa, [0; SUB]);
+        (ones, twos, fours) = (o, t, f);
+        let e = pc(e);
+        for i in 0..SUB {
+            eights[i] = eights[i].wrapping_add(e[i]);
+        }
+    }
+    let (o, t, f) = (pc(ones), pc(twos), pc(fours));
+    // 2·Σ popcount = 16·eights + 8·fours + 4·twos + 2·ones
+    std::array::from_fn(|i| {
+        (eights[i] << 4)
+            .wrapping_add(f[i] << 3)
+            .wrapping_add(t[i] << 2)
+            .wrapping_add(o[i] << 1)
+    })
+}
+
+/// Carry-save adder, bitwise: a + b + c = 2·carry + sum at every bit position;
+/// returns (carry, sum).
+#[inline(always)]
+fn csa(a: [u64; SUB], b: [u64; SUB], c: [u64; SUB]) -> ([u64; SUB], [u64; SUB]) {
+    let mut carry = [0u64; SUB];
+    let mut sum = [0u64; SUB];
+    for i in 0..SUB {
+        let u = a[i] ^ b[i];
+        carry[i] = (a[i] & b[i]) | (u & c[i]);
+        sum[i] = u ^ c[i];
+    }
+    (carry, sum)
 }
 
 /// The slow path of one pair in block k (|g₀| + |g₁| = s > safe[k]): first the

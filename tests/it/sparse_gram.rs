@@ -8,7 +8,8 @@
 
 use attncheck::kernel::SignMatrix;
 use attncheck::sparse::dimension::{
-    min_dimension, min_dimension_of, min_dimension_of_scalar, union_bound_dimension,
+    min_dimension, min_dimension_of, min_dimension_of_build, min_dimension_of_scalar,
+    union_bound_dimension, Build,
 };
 use attncheck::sparse::sample::draw_signs;
 use proptest::prelude::*;
@@ -182,6 +183,41 @@ proptest! {
         let want = brute_min_dimension(&s, &t);
         prop_assert_eq!(min_dimension_of(&s, &t), want);
         prop_assert_eq!(min_dimension_of_scalar(&s, &t), want);
+        for b in Build::ALL {
+            if let Some(v) = min_dimension_of_build(&s, &t, b) {
+                prop_assert_eq!(v, want, "{:?}", b);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Long runs of full blocks, which the scan only carries through (their
+    /// popcounts summed eight or four words at a time by a carry-save tree, the
+    /// rest word by word): d up to 18 words, not a multiple of 64, rows identical
+    /// on a long prefix (every block there full after the first pair) then random,
+    /// any t (t ≤ 0, t ≥ 1), n below, at and above one lane group, answers in
+    /// either stage or none; every build against brute force.
+    #[test]
+    fn min_dimension_equals_brute_force_over_full_runs(
+        n in prop::sample::select(vec![2usize, 3, 17, 32, 33, 64, 70]),
+        d in 449usize..=1100,
+        p in -1i64..=12,
+        q in 1i64..=12,
+        seed in any::<u64>(),
+        c_frac in 40usize..=95,
+    ) {
+        let t = Rational::from((p, q));
+        let s = late(n, d, d * c_frac / 100, seed);
+        let want = brute_min_dimension(&s, &t);
+        prop_assert_eq!(min_dimension_of(&s, &t), want);
+        prop_assert_eq!(min_dimension_of_scalar(&s, &t), want);
+        for b in Build::ALL {
+            if let Some(v) = min_dimension_of_build(&s, &t, b) {
+                prop_assert_eq!(v, want, "{:?}", b);
+            }
+        }
     }
 }
 
@@ -214,6 +250,11 @@ fn min_dimension_is_the_same_at_1_and_3_threads() {
             want,
             "n = {n}"
         );
+        for b in Build::ALL {
+            if let Some(v) = with_threads(3, || min_dimension_of_build(&s, &t, b)) {
+                assert_eq!(v, want, "n = {n}, {b:?}");
+            }
+        }
     }
 }
 
@@ -374,5 +415,10 @@ fn vector_and_scalar_scans_agree_at_scale() {
         let v = min_dimension_of(&s, &t);
         assert!(v.is_some(), "n = {n}");
         assert_eq!(v, min_dimension_of_scalar(&s, &t), "n = {n}");
+        for b in Build::ALL {
+            if let Some(v2) = min_dimension_of_build(&s, &t, b) {
+                assert_eq!(v, v2, "n = {n}, {b:?}");
+            }
+        }
     }
 }
