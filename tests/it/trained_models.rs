@@ -636,6 +636,26 @@ fn run_ok(dir: &std::path::Path, args: &[&str]) {
     );
 }
 
+/// `run ID --profile full --shard i/n --out OUT` in `dir`, for every i.
+fn run_shards(dir: &std::path::Path, n: usize, out: &str) {
+    for i in 1..=n {
+        let shard = format!("{i}/{n}");
+        run_ok(
+            dir,
+            &[
+                "run",
+                ID,
+                "--profile",
+                "full",
+                "--shard",
+                &shard,
+                "--out",
+                out,
+            ],
+        );
+    }
+}
+
 fn shard_file(dir: &std::path::Path, i: usize, n: usize) -> std::path::PathBuf {
     dir.join(format!(
         "positional/trained-model-claims.shard-{i}-of-{n}.json"
@@ -780,21 +800,7 @@ fn a_scan_unit_is_the_same_bytes_when_run_twice() {
 #[test]
 fn a_scan_shard_from_an_older_spec_is_refused_by_merge() {
     let d = scan_project(&tiny_scan_spec(""));
-    for i in 1..=10 {
-        run_ok(
-            d.path(),
-            &[
-                "run",
-                ID,
-                "--profile",
-                "full",
-                "--shard",
-                &format!("{i}/10"),
-                "--out",
-                "shards",
-            ],
-        );
-    }
+    run_shards(d.path(), 10, "shards");
     // the spec moves on (a criterion, then a size) after the shards ran
     for (from, to) in [
         (
@@ -830,21 +836,7 @@ fn a_scan_shard_from_an_older_spec_is_refused_by_merge() {
 #[test]
 fn a_merged_scan_without_a_models_weights_is_inconclusive_and_certifies_nothing() {
     let d = scan_project(&tiny_scan_spec(""));
-    for i in 1..=10 {
-        run_ok(
-            d.path(),
-            &[
-                "run",
-                ID,
-                "--profile",
-                "full",
-                "--shard",
-                &format!("{i}/10"),
-                "--out",
-                "shards",
-            ],
-        );
-    }
+    run_shards(d.path(), 10, "shards");
     // shard 1 holds job 0: L_tr = 8, ALiBi, seed 1
     let f = shard_file(&d.path().join("shards"), 1, 10);
     let mut v: serde_json::Value =
