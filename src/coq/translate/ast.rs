@@ -695,6 +695,20 @@ pub(super) fn heavy(t: &T) -> bool {
     }
 }
 
+/// Whether `t` has a `min` or `max` anywhere.
+pub(super) fn extremum(t: &T) -> bool {
+    match t {
+        T::Min(..) | T::Max(..) => true,
+        T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => false,
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().any(extremum),
+        T::Sub(a, b) | T::Div(a, b) => extremum(a) || extremum(b),
+        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
+            extremum(a)
+        }
+        T::Sum(_, _, _, b) => extremum(b),
+    }
+}
+
 /// Whether `t` mentions the variable `v` (free or bound).
 pub(super) fn mentions(t: &T, v: &str) -> bool {
     match t {

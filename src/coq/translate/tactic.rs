@@ -5,7 +5,7 @@
 //! range by one `interval` over the whole range first ([`uniform`]). A translated
 //! obligation is a [`Block`].
 
-use super::ast::{closed, exact, exact_f, heavy, Cmp, Op, F, T};
+use super::ast::{closed, exact, exact_f, extremum, heavy, Cmp, Op, F, T};
 use super::cost::{geometric, ln_chunks, ln_sum, ln_sum_chunked, Geometric};
 use super::print::{
     addr, ast_form, ast_lit, ast_term, kernel_formula, kernel_term, q_coq, zi, Ctx, Mode, Render,
@@ -410,20 +410,6 @@ fn unroll_tac(extrema: bool) -> &'static str {
         "unroll_sums; attn_extrema"
     } else {
         "unroll_sums"
-    }
-}
-
-/// Whether `t` has a `min` or `max` anywhere.
-fn extremum(t: &T) -> bool {
-    match t {
-        T::Min(..) | T::Max(..) => true,
-        T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => false,
-        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().any(extremum),
-        T::Sub(a, b) | T::Div(a, b) => extremum(a) || extremum(b),
-        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
-            extremum(a)
-        }
-        T::Sum(_, _, _, b) => extremum(b),
     }
 }
 
