@@ -35,8 +35,10 @@ pub const LIBRARY: &str = include_str!("../../coq/Attncheck.v");
 /// instance: (module name, text) of the files shipped in `coq/` beside the
 /// library, which they import. Each ends with `Print Assumptions`;
 /// [`check_lemmas`] compiles them.
-pub const LEMMAS: &[(&str, &str)] =
-    &[("AlibiTailBound", include_str!("../../coq/AlibiTailBound.v"))];
+pub const LEMMAS: &[(&str, &str)] = &[
+    ("AlibiTailBound", include_str!("../../coq/AlibiTailBound.v")),
+    ("BooleanLimit", include_str!("../../coq/BooleanLimit.v")),
+];
 
 /// How to install Coq and CoqInterval.
 pub const INSTALL_HINT: &str = "apt-get install coq libcoq-interval";

@@ -505,6 +505,162 @@ fn the_alibi_tail_bound_lemma_is_proven_in_coq() {
     assert!(e.to_string().contains("beyond the standard reals"), "{e}");
 }
 
+/// The Boolean limit's statements, as docs/coq.md and docs/papers/clusters.md document them
+/// (coq/BooleanLimit.v, issue 39): Coq checks that each theorem has exactly this type.
+const BOOLEAN_LIMIT_STATEMENTS: &[(&str, &str)] = &[
+    (
+        "order_and_gaps",
+        r"forall (n : nat) (h : R) (y : nat -> R), 0 <= h ->
+           (forall i, (S i < n)%nat -> y i <= y (S i)) ->
+           forall k i, (S i < n)%nat ->
+             yiter n h y k i <= yiter n h y k (S i) /\
+             y (S i) - y i <= yiter n h y k (S i) - yiter n h y k i /\
+             yiter n h y k (S i) - yiter n h y k i <= yiter n h y (S k) (S i) - yiter n h y (S k) i",
+    ),
+    (
+        "boolean_limit_rate",
+        r"forall (n : nat) (h A : R) (y : nat -> R),
+           (2 <= n)%nat -> 0 <= h -> 0 < A -> 2 * (INR n - 1) <= A ^ 2 * exp (A ^ 2 / 2 + 1) ->
+           (forall i, (S i < n)%nat -> y i < y (S i)) ->
+           forall i j k, (i < n)%nat -> (j < n)%nat ->
+             (A < y i ->
+                Rabs (yattn n (yiter n h y k) i j - (if Nat.eqb j (n - 1) then 1 else 0))
+                <= (INR n - 1) * exp (- ((1 + h / 2) ^ k * y i * (y (n - 1)%nat - y (n - 2)%nat)))) /\
+             (y i < - A ->
+                Rabs (yattn n (yiter n h y k) i j - (if Nat.eqb j 0 then 1 else 0))
+                <= (INR n - 1) * exp (- ((1 + h / 2) ^ k * (- y i) * (y 1%nat - y 0%nat))))",
+    ),
+    (
+        "boolean_limit_structure",
+        r"forall (n : nat) (h A : R) (y : nat -> R) (m : nat) (Pstar : nat -> nat -> R),
+           (2 <= n)%nat -> 0 < h -> 0 < A -> 2 * (INR n - 1) <= A ^ 2 * exp (A ^ 2 / 2 + 1) ->
+           (forall i, (S i < n)%nat -> y i < y (S i)) ->
+           (forall i, (i < n)%nat -> i <> m -> y i < - A \/ A < y i) ->
+           (forall i j, (i < n)%nat -> (j < n)%nat ->
+              Un_cv (fun k => yattn n (yiter n h y k) i j) (Pstar i j)) ->
+           (forall i j, (i < n)%nat -> (j < n)%nat -> y i < - A ->
+              Pstar i j = if Nat.eqb j 0 then 1 else 0) /\
+           (forall i j, (i < n)%nat -> (j < n)%nat -> A < y i ->
+              Pstar i j = if Nat.eqb j (n - 1) then 1 else 0) /\
+           (forall i, (i < n)%nat ->
+              (forall j, (j < n)%nat -> Pstar i j = if Nat.eqb j 0 then 1 else 0) \/
+              (forall j, (j < n)%nat -> Pstar i j = if Nat.eqb j (n - 1) then 1 else 0) \/
+              (forall j, (j < n)%nat -> Pstar i j = Pstar m j)) /\
+           (forall i j, (i < n)%nat -> (j < n)%nat -> i <> m -> j <> 0%nat -> j <> (n - 1)%nat ->
+              Pstar i j = 0) /\
+           (forall i l, (i < n)%nat -> (l < n)%nat -> y i < - A -> - A <= y l -> (i < l)%nat) /\
+           (forall i l, (i < n)%nat -> (l < n)%nat -> y i <= A -> A < y l -> (i < l)%nat)",
+    ),
+    (
+        "boolean_limit_symmetric",
+        r"forall (n c : nat) (h A : R) (y : nat -> R),
+           n = (2 * c + 1)%nat -> (1 <= c)%nat ->
+           0 < h -> 0 < A -> 2 * (INR n - 1) <= A ^ 2 * exp (A ^ 2 / 2 + 1) ->
+           (forall i, (S i < n)%nat -> y i < y (S i)) ->
+           (forall j, (j < n)%nat -> y (n - 1 - j)%nat = - y j) ->
+           (forall i, (i < n)%nat -> i <> c -> y i < - A \/ A < y i) ->
+           (forall k, yiter n h y k c = 0 /\
+              forall j, (j < n)%nat -> yattn n (yiter n h y k) c j = / INR n) /\
+           (forall i j, (i < n)%nat -> (j < n)%nat ->
+              Un_cv (fun k => yattn n (yiter n h y k) i j)
+                (if Nat.ltb i c then (if Nat.eqb j 0 then 1 else 0)
+                 else if Nat.eqb i c then / INR n
+                 else (if Nat.eqb j (n - 1) then 1 else 0)))",
+    ),
+    (
+        "layer_iter_unit",
+        r"forall (h : R) (n : nat) (y : nat -> R) (k : nat), (0 < n)%nat ->
+           Nat.iter k (layer_stepR [[1]] [[1]] [[1]] h) (map (fun b => [b]) (yvals n y))
+           = map (fun b => [b]) (yvals n (yiter n h y k))",
+    ),
+];
+
+/// The Boolean limit for the discrete map the claim runs, proven once and for all
+/// (coq/BooleanLimit.v): order kept and gaps nondecreasing for every h ≥ 0; above the
+/// threshold A (0 < A, 2(n − 1) ≤ A² e^{A²/2+1}) a row converges to e_1 or e_n within
+/// (n − 1) exp(−(1 + h/2)^k |y_i| g); the limit's rows are e_1, e_n and at most one other.
+#[test]
+fn the_boolean_limit_lemma_is_proven_in_coq() {
+    let (_, text) = coq::LEMMAS
+        .iter()
+        .find(|(n, _)| *n == "BooleanLimit")
+        .expect("the lemma is shipped");
+    assert!(!text.contains("Admitted") && !text.contains("Axiom"));
+    // the map, as the claim runs it (Q = K = V = 1, step h), and one Print Assumptions
+    // for every theorem
+    for part in [
+        "Definition ypart (n : nat) (y : nat -> R) (s : R) : R := bsum n (fun l => exp (s * y l)).",
+        "Definition yattn (n : nat) (y : nat -> R) (i j : nat) : R := exp (y i * y j) / ypart n y (y i).",
+        "Definition ystep (n : nat) (h : R) (y : nat -> R) (i : nat) : R :=\n  y i + h * bsum n (fun j => yattn n y i j * y j).",
+        "Definition yiter (n : nat) (h : R) (y : nat -> R) (k : nat) : nat -> R := Nat.iter k (ystep n h) y.",
+        "(order_and_gaps, boolean_limit_rate, boolean_limit_rows, boolean_limit_structure,\n   boolean_limit_escaped, boolean_limit_symmetric, symmetric_limit_rank3,\n   threshold_sqrt_2ln, yiter_plus, layer_iter_unit, layer_iter_rescaled).",
+        "Print Assumptions boolean_limit_lemmas.",
+    ] {
+        assert!(text.contains(part), "{part}");
+    }
+    if !have_coq("boolean limit") {
+        return;
+    }
+    let limits = coq::Limits::DEFAULT;
+    // each theorem has the documented statement: a definition typed by it must check
+    let mut documented = text.to_string();
+    for (k, (name, statement)) in BOOLEAN_LIMIT_STATEMENTS.iter().enumerate() {
+        documented.push_str(&format!(
+            "\nDefinition documented_{k} : {statement} := {name}.\n"
+        ));
+    }
+    let done = coq::check_lemmas(&[("BooleanLimit", &documented)], &limits)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let axioms = &done[0].1;
+    assert!(axioms.iter().all(|a| coq::axiom_allowed(a)), "{axioms:?}");
+    assert!(axioms.contains(&"ClassicalDedekindReals.sig_forall_dec".to_string()));
+    // a statement other than the documented one does not check: the rate with 1 + h
+    let (_, rate) = BOOLEAN_LIMIT_STATEMENTS[1];
+    let faster = format!(
+        "{text}\nDefinition documented_faster : {} := boolean_limit_rate.\n",
+        rate.replace("(1 + h / 2) ^ k", "(1 + h) ^ k")
+    );
+    let e = coq::check_lemmas(&[("BooleanLimit", &faster)], &limits).unwrap_err();
+    assert!(matches!(e, coq::CoqError::Coq { .. }), "{e}");
+    // a smaller A is false: with 100 A² e^{A²/2+1} ≥ 2(n − 1), A = 1/8 and n = 3 qualify,
+    // but from y = (−2, 0.13, 1) (h = 1/10) token 1's row tends to e_1, not e_n
+    // (docs/papers/clusters.md); the proof does not go through
+    let threshold = "2 * (INR n - 1) <= A ^ 2 * exp (A ^ 2 / 2 + 1)";
+    assert_eq!(text.matches(threshold).count(), 8);
+    let smaller = text.replace(
+        threshold,
+        "2 * (INR n - 1) <= 100 * A ^ 2 * exp (A ^ 2 / 2 + 1)",
+    );
+    let e = coq::check_lemmas(&[("BooleanLimit", &smaller)], &limits).unwrap_err();
+    assert!(matches!(e, coq::CoqError::Coq { .. }), "{e}");
+    // without the order the rows theorem is false (y = (1, 2, −3): row 0 tends to e at
+    // index 1, the largest token, not at index n − 1); it does not compile
+    let (a, b) = (
+        text.find("Theorem boolean_limit_rows").unwrap(),
+        text.find("Theorem boolean_limit_structure").unwrap(),
+    );
+    let order = "  (forall i, (S i < n)%nat -> y i < y (S i)) ->\n";
+    assert_eq!(text[a..b].matches(order).count(), 1);
+    let unordered = format!(
+        "{}{}{}",
+        &text[..a],
+        text[a..b].replace(order, ""),
+        &text[b..]
+    );
+    let e = coq::check_lemmas(&[("BooleanLimit", &unordered)], &limits).unwrap_err();
+    assert!(matches!(e, coq::CoqError::Coq { .. }), "{e}");
+    // an admitted step is caught by the axiom check
+    let p = text.find("Theorem boolean_limit_rate").unwrap();
+    let (a, b) = (
+        p + text[p..].find("Proof.").unwrap(),
+        p + text[p..].find("Qed.").unwrap(),
+    );
+    let admitted = format!("{}Admitted.{}", &text[..a], &text[b + 4..]);
+    let e = coq::check_lemmas(&[("BooleanLimit", &admitted)], &limits).unwrap_err();
+    assert!(e.to_string().contains("beyond the standard reals"), "{e}");
+    assert!(e.to_string().contains("boolean_limit_rate"), "{e}");
+}
+
 /// A long sum of logarithms (ln n! beyond 4096 terms) goes to Coq as the sum of
 /// the logarithms of block products that Coq computes itself (`sumZ_ln_blocks`):
 /// a few hundred terms for `interval` instead of one per i. A false bound is
