@@ -661,6 +661,45 @@ fn the_boolean_limit_lemma_is_proven_in_coq() {
     assert!(e.to_string().contains("boolean_limit_rate"), "{e}");
 }
 
+/// The numbers docs/papers/clusters.md gives beside coq/BooleanLimit.v (f64 readings of
+/// documentation, not certificates): the least thresholds A_n^D = √(2 W((n − 1)/e)), where
+/// φ(A) = A² e^{A²/2+1} − 2(n − 1), increasing for A > 0, changes sign; and the weakened
+/// threshold's counterexample, y = (−2, 0.13, 1) with h = 1/10, whose middle token is below
+/// −1.2 < −A_3^D after 11 steps (from there the lemma sends its row to e_1).
+#[test]
+fn the_boolean_limit_threshold_numbers_are_as_documented() {
+    for (n, a) in [
+        (2.0, 0.746276815613),
+        (3.0, 0.962346625043),
+        (5.0, 1.19818572224),
+        (8.0, 1.39509050091),
+        (10.0, 1.48391576397),
+        (20.0, 1.74554113692),
+    ] {
+        let phi = |a: f64| a * a * (a * a / 2.0 + 1.0).exp() - 2.0 * (n - 1.0);
+        assert!(phi(a * (1.0 - 1e-10)) < 0.0, "n = {n}");
+        assert!(phi(a * (1.0 + 1e-10)) > 0.0, "n = {n}");
+    }
+    // the weakened condition 2(n − 1) ≤ 100 A² e^{A²/2+1} admits A = 1/8 at n = 3
+    let a: f64 = 0.125;
+    assert!(100.0 * a * a * (a * a / 2.0 + 1.0).exp() >= 4.0);
+    let mut y = [-2.0f64, 0.13, 1.0];
+    for _ in 0..11 {
+        let next: Vec<f64> = y
+            .iter()
+            .map(|&s| {
+                let top = y.iter().map(|&v| s * v).fold(f64::MIN, f64::max);
+                let w: Vec<f64> = y.iter().map(|&v| (s * v - top).exp()).collect();
+                let z: f64 = w.iter().sum();
+                s + 0.1 * w.iter().zip(&y).map(|(w, v)| w * v).sum::<f64>() / z
+            })
+            .collect();
+        y.copy_from_slice(&next);
+    }
+    assert!(y[0] < y[1] && y[1] < y[2], "{y:?}");
+    assert!(y[1] < -1.2 && y[1] > -1.3, "{y:?}");
+}
+
 /// A long sum of logarithms (ln n! beyond 4096 terms) goes to Coq as the sum of
 /// the logarithms of block products that Coq computes itself (`sumZ_ln_blocks`):
 /// a few hundred terms for `interval` instead of one per i. A false bound is
