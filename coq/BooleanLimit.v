@@ -704,15 +704,10 @@ Qed.
 Lemma ymean_mirror : forall n y s, (forall j, (j < n)%nat -> y (n - 1 - j)%nat = - y j) ->
   ymean n y (- s) = - ymean n y s.
 Proof.
-  intros n y s Hs. unfold ymean, ypart.
+  intros n y s Hs. rewrite <- (ymean_neg n y s). unfold ymean, ypart.
   rewrite (bsum_mirror n y (fun v => exp (- s * v) * v) Hs).
   rewrite (bsum_mirror n y (fun v => exp (- s * v)) Hs).
-  replace (bsum n (fun l => exp (- s * - y l))) with (bsum n (fun l => exp (s * y l)))
-    by (apply bsum_ext; intros l _; f_equal; ring).
-  replace (bsum n (fun l => exp (- s * - y l) * - y l))
-    with (-1 * bsum n (fun j => exp (s * y j) * y j)).
-  2:{ rewrite <- bsum_scal. apply bsum_ext. intros j _. replace (- s * - y j) with (s * y j) by ring. ring. }
-  unfold Rdiv. ring.
+  reflexivity.
 Qed.
 
 Lemma yiter_mirror : forall n h y, (forall j, (j < n)%nat -> y (n - 1 - j)%nat = - y j) ->
