@@ -505,8 +505,9 @@ struct Locator<'t> {
     data: Data,
 }
 
-/// A scope: the enclosing binders, innermost last; `Some(k)` when a value is substituted.
-type Scope<'a> = Vec<(&'a str, Option<i64>)>;
+/// A scope: the enclosing binders (`forall`, `sum`, `let`), innermost last; `Some(text)`
+/// when a value is substituted (a binder's integer, a `let`'s exact value).
+type Scope<'a> = Vec<(&'a str, Option<String>)>;
 
 fn binder(items: &[Sexp]) -> Option<(&str, i64, i64, &Sexp)> {
     match items {
@@ -524,7 +525,7 @@ fn binder(items: &[Sexp]) -> Option<(&str, i64, i64, &Sexp)> {
 fn print<'a>(e: &'a Sexp, scope: &mut Scope<'a>, out: &mut String) {
     match e {
         Sexp::Atom(a, _) => match scope.iter().rev().find(|(n, _)| n == a) {
-            Some((_, Some(k))) => out.push_str(&k.to_string()),
+            Some((_, Some(k))) => out.push_str(k),
             _ => out.push_str(a),
         },
         Sexp::List(items, _) => {
@@ -637,7 +638,9 @@ impl<'t> Locator<'t> {
         print(e, scope, &mut s);
         let values: Vec<String> = scope
             .iter()
-            .filter_map(|(n, k)| k.map(|k| format!("{n} = {k}")))
+            // a building block's `#` names are the expansion's, not the user's
+            .filter(|(n, _)| !n.starts_with('#'))
+            .filter_map(|(n, k)| k.as_ref().map(|k| format!("{n} = {k}")))
             .collect();
         let when = if values.is_empty() {
             String::new()
@@ -652,9 +655,12 @@ impl<'t> Locator<'t> {
         let Sexp::List(items, _) = e else {
             return None;
         };
+        if let Some(r) = self.let_in(items, scope, |l, body, scope| l.term(body, scope)) {
+            return r;
+        }
         if let Some((v, lo, hi, body)) = binder(items) {
             for k in lo..=hi {
-                scope.push((v, Some(k)));
+                scope.push((v, Some(k.to_string())));
                 let r = match self.value(body, scope) {
                     Some(TermValue::Undefined) => Some(self.term(body, scope)),
                     Some(_) => None,
@@ -673,12 +679,16 @@ impl<'t> Locator<'t> {
         };
         let args = &items[1..];
         let mut values = Vec::with_capacity(args.len());
-        for a in args {
-            if op == "pow" && values.len() == 1 {
+        // an argument that mentions a variable without a substituted value (a `let`'s
+        // enclosure) is not evaluated; the others are still looked into
+        let mut open = false;
+        for (k, a) in args.iter().enumerate() {
+            if op == "pow" && k == 1 {
                 break; // the exponent is an integer literal
             }
             if !closed(a, scope) {
-                return None;
+                open = true;
+                continue;
             }
             let v = self.value(a, scope)?;
             if v == TermValue::Undefined {
@@ -690,6 +700,9 @@ impl<'t> Locator<'t> {
                 });
             }
             values.push(v);
+        }
+        if open {
+            return None;
         }
         let here = self.at(e, scope);
         let zero = |v: &TermValue| match v {
@@ -782,17 +795,53 @@ impl<'t> Locator<'t> {
         Some(Found { reason, definite })
     }
 
+    /// `(let v t body)`: where t is undefined, if it is; else where `inner` finds the
+    /// body undefined, with v's exact value substituted (an enclosure is not
+    /// substituted: subterms that mention v are then not looked into). `None` when
+    /// `items` is not a `let`. Building blocks reach the locator as their expansions,
+    /// whose domain guards sit under such `let`s (issue #38: `eval (alibi-slope 0 8)`
+    /// exited 3, "could not be shown", instead of 1).
+    fn let_in<'a>(
+        &mut self,
+        items: &'a [Sexp],
+        scope: &mut Scope<'a>,
+        inner: impl FnOnce(&mut Self, &'a Sexp, &mut Scope<'a>) -> Option<Found>,
+    ) -> Option<Option<Found>> {
+        let [Sexp::Atom(op, _), Sexp::Atom(v, _), t, body] = items else {
+            return None;
+        };
+        if op != "let" {
+            return None;
+        }
+        let value = if closed(t, scope) {
+            match self.value(t, scope) {
+                Some(TermValue::Undefined) => return Some(self.term(t, scope)),
+                Some(TermValue::Exact(q)) => Some(q.to_string()),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        scope.push((v, value));
+        let r = inner(self, body, scope);
+        scope.pop();
+        Some(r)
+    }
+
     /// Where a term of the formula `e` is undefined (for an undecided formula).
     fn formula<'a>(&mut self, e: &'a Sexp, scope: &mut Scope<'a>) -> Option<Found> {
         let Sexp::List(items, _) = e else {
             return None;
         };
+        if let Some(r) = self.let_in(items, scope, |l, body, scope| l.formula(body, scope)) {
+            return r;
+        }
         if let Some((v, lo, hi, body)) = binder(items) {
             for k in lo..=hi {
                 if self.evals > LOCATE_EVALS || self.work > LOCATE_WORK {
                     return None;
                 }
-                scope.push((v, Some(k)));
+                scope.push((v, Some(k.to_string())));
                 let r = self.formula(body, scope);
                 scope.pop();
                 if r.is_some() {
@@ -879,7 +928,14 @@ pub fn statement_of(formula: &str) -> Statement {
 /// Reads `formula` (as `prove` does: parse and validate, errors with the position) and
 /// gives its canonical text ([`canonical`]).
 pub fn canonical_formula(formula: &str) -> Result<String, CalcError> {
-    read(formula, Grammar::Formula).map(|e| canonical(&e))
+    read(formula, Grammar::Formula).map(|_| written(formula))
+}
+
+/// The canonical text of `text` as written: its building blocks named, not expanded
+/// (their expansions bind `#` variables that no formula may contain, so the expanded
+/// text would not read back). `text` has been [`read`] already.
+fn written(text: &str) -> String {
+    canonical(&expr::parse_written(text).expect("read already"))
 }
 
 /// Decides `formula` with the kernel, at `opts.precision` bits, doubled (at most to
@@ -887,7 +943,7 @@ pub fn canonical_formula(formula: &str) -> Result<String, CalcError> {
 pub fn prove(formula: &str, opts: &ProveOptions) -> Result<Proof, CalcError> {
     let ladder = ladder(opts.precision, opts.max_precision)?;
     let sexp = read(formula, Grammar::Formula)?;
-    let text = canonical(&sexp);
+    let text = written(formula);
     let st = statement_of(&text);
     let first = ladder.precisions()[0];
     let mut last: Option<(Certainty, u32)> = None;

@@ -22,6 +22,7 @@ pub mod fast;
 pub use attncheck_kernel as kernel;
 pub mod outcome;
 pub mod progress;
+pub mod reading;
 pub mod report;
 pub mod rng;
 pub mod sparse;

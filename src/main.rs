@@ -359,7 +359,7 @@ enum ExportCmd {
     /// anyone can run coqc on them by hand; prints the command. With several
     /// certificates each goes to OUT/<module>/; --check also runs Coq on each and
     /// prints how many obligations it proved and the time it took, then checks
-    /// the lemmas proven once and for all in coq/ (coq/AlibiTailBound.v) in
+    /// the lemmas proven once and for all in coq/ (coq/AlibiTailBound.v, coq/BooleanLimit.v) in
     /// OUT/lemmas/.
     ///
     /// Example: attncheck export coq reports/*/*.cert.json --out target/coq --check

@@ -228,15 +228,27 @@ impl Outcome {
         self.notes.push(text.into());
     }
 
-    /// The verdict and its reason: the declared one if any, else derived from the
-    /// checks and capped at the rigour the spec seeks (an asymptotic claim whose
-    /// finite checks are all certified is still only `supported`).
+    /// The verdict and its reason: derived from the checks and capped at the rigour
+    /// the spec seeks (an asymptotic claim whose finite checks are all certified is
+    /// still only `supported`), unless a verdict was declared. A declared verdict never
+    /// masks a kernel refutation (issue #38): when the kernel decided an obligation of
+    /// the certificate `false`, the run is `refuted` whatever was declared, and the
+    /// declaration is kept in the reason.
     pub fn verdict(&self, rigour: Verdict) -> (Verdict, Option<String>) {
-        if let Some((v, r)) = &self.declared {
-            return (*v, Some(r.clone()));
-        }
         if let Some(why) = self.certified_outside_the_certificate() {
             return (Verdict::Inconclusive, Some(why));
+        }
+        if let Some((v, r)) = &self.declared {
+            if let Some(c) = crate::verdict::Check::first_counterexample(self.checks.as_slice()) {
+                return (
+                    Verdict::Refuted,
+                    Some(format!(
+                        "certified counterexample: {} (the run also declared itself {v}: {r})",
+                        c.name
+                    )),
+                );
+            }
+            return (*v, Some(r.clone()));
         }
         let (v, r) = Verdict::from_checks(self.checks.as_slice());
         if v == Verdict::Certified && rigour != Verdict::Certified {
@@ -327,7 +339,7 @@ impl<'a> Observations<'a> {
     pub fn observe_tally(
         &mut self,
         name: impl Into<String>,
-        t: &crate::kernel::StepTally,
+        t: &crate::reading::StepTally,
     ) -> crate::kernel::Certainty {
         self.out.checks.observe_tally(name, t)
     }
@@ -335,7 +347,7 @@ impl<'a> Observations<'a> {
     pub fn consistency(
         &mut self,
         name: impl Into<String>,
-        reading: crate::kernel::Reading,
+        reading: crate::reading::Reading,
         detail: impl Into<String>,
     ) -> bool {
         self.out.checks.consistency(name, reading, detail)

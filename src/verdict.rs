@@ -6,7 +6,8 @@
 //! within a stated tolerance). The verdict is derived from the checks by one rule
 //! ([`Verdict::from_checks`]), so no claim can hand-pick its own verdict.
 
-use crate::kernel::{Certainty, Checked, Expect, Reading, StepTally};
+use crate::kernel::{Certainty, Checked, Expect};
+use crate::reading::{Reading, StepTally};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -42,9 +43,10 @@ impl Verdict {
     }
 
     /// Derives the verdict from the checks:
-    /// - a certified or consistency check that is `False` → `refuted` (a proven
-    ///   counterexample: the kernel decided it);
-    /// - any check `Unknown`, or an observed check that fails → `inconclusive`;
+    /// - a certified check that is `False` → `refuted` (a proven counterexample: the
+    ///   kernel decided an obligation of the certificate, which `verify` re-checks);
+    /// - any check `Unknown`, or a consistency reading or an observation that fails →
+    ///   `inconclusive` (no certificate carries them, so they never refute: issue #38);
     /// - otherwise `certified` if every check is certified, else `supported`
     ///   (a consistency reading or an observation never certifies).
     ///
@@ -53,10 +55,7 @@ impl Verdict {
         if checks.is_empty() {
             return (Verdict::Inconclusive, Some("no check was run".into()));
         }
-        if let Some(c) = checks
-            .iter()
-            .find(|c| c.kind != CheckKind::Observed && c.result == Certainty::False)
-        {
+        if let Some(c) = Check::first_counterexample(checks) {
             return (
                 Verdict::Refuted,
                 Some(format!("certified counterexample: {}", c.name)),
@@ -69,10 +68,13 @@ impl Verdict {
             );
         }
         if let Some(c) = checks.iter().find(|c| c.result == Certainty::False) {
-            return (
-                Verdict::Inconclusive,
-                Some(format!("observation outside tolerance: {}", c.name)),
-            );
+            let what = match c.kind {
+                CheckKind::Consistency => {
+                    "consistency reading violated (no certificate carries it, so it cannot refute)"
+                }
+                _ => "observation outside tolerance",
+            };
+            return (Verdict::Inconclusive, Some(format!("{what}: {}", c.name)));
         }
         if checks.iter().all(|c| c.kind == CheckKind::Certified) {
             (Verdict::Certified, None)
@@ -124,7 +126,9 @@ pub enum CheckKind {
     /// else ([`Checks::prove`] is the only road to one).
     Certified,
     /// A consistency reading ("no step certifiably violates it", "the enclosures
-    /// overlap"): can refute, never certify.
+    /// overlap") on the claim's own enclosures: an observation that no certificate
+    /// carries, so it never certifies nor refutes; violated, it makes the run
+    /// inconclusive.
     Consistency,
     /// Observed (finite time, f64, fit, tolerance).
     Observed,
@@ -167,6 +171,13 @@ fn is_holds(e: &Expect) -> bool {
 }
 
 impl Check {
+    /// The first certified check that the kernel decided `False`: the one road to a
+    /// counterexample (an obligation of the certificate).
+    pub fn first_counterexample(checks: &[Check]) -> Option<&Check> {
+        checks
+            .iter()
+            .find(|c| c.kind == CheckKind::Certified && c.result == Certainty::False)
+    }
     /// Whether it came out as the spec expects: `fails` checks False, all others True.
     pub fn as_expected(&self) -> bool {
         match self.expect {
@@ -264,8 +275,11 @@ impl Checks {
             ),
         )
     }
-    /// Records a consistency reading: `False` when the kernel certifies a
-    /// violation, else `True` — which never counts as a proof.
+    /// Records a consistency reading: `False` when the claim's enclosures are
+    /// certifiably inconsistent with it, else `True`. Neither counts as a decision: no
+    /// certificate carries the reading, so a violation makes the run inconclusive and
+    /// never refutes it (issue #38), and consistency never certifies. A violated
+    /// instance that should refute is an obligation of the statement instead.
     pub fn consistency(
         &mut self,
         name: impl Into<String>,

@@ -17,8 +17,7 @@
 //! column inside the formula (or the definition) as written.
 
 use crate::certificate::Hints;
-use crate::claims::shape::{self, StatementError};
-use crate::claims::{ClaimDef, Ctx, Runner};
+use crate::claims::shape::{self, ClaimDef, Ctx, Runner, StatementError};
 use crate::kernel::expr::{self, Data};
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Presentation, Table};

@@ -31,7 +31,6 @@
 //! say so. This module (the other forms, the state, the invariants) is not.
 
 use super::model::{Mat, System};
-use super::observe::{Invariant, StepView};
 use crate::kernel::layer_map::{attention, attention_stochastic, mat_vec_into, residual_step};
 use crate::kernel::Interval;
 use rug::Rational;
@@ -65,6 +64,19 @@ pub struct State {
     pub x: Vec<Interval>,
     /// P(x^k), n × n.
     pub p: Vec<Interval>,
+}
+
+/// What a per-step observer sees on one step: the state before and after (the
+/// invariants of [`super::observe`] read it).
+pub struct StepView<'a> {
+    /// Number of tokens.
+    pub n: usize,
+    /// Dimension.
+    pub d: usize,
+    /// State k (with P(x^k)).
+    pub before: &'a State,
+    /// State k + 1.
+    pub after: &'a State,
 }
 
 /// The discrete map for one system, step size and precision.
@@ -275,13 +287,14 @@ impl DiscreteMap {
         }
     }
 
-    /// Runs `steps` steps from `tokens`, checking every invariant on every step
-    /// and calling `visit` on every state (including the initial one).
+    /// Runs `steps` steps from `tokens`, showing every step to `each_step` (the
+    /// claims' invariants, [`super::observe`]) and calling `visit` on every state
+    /// (including the initial one).
     pub fn run(
         &mut self,
         tokens: &Mat,
         steps: usize,
-        invariants: &mut [Invariant<'_>],
+        mut each_step: impl FnMut(&StepView),
         mut visit: impl FnMut(&State),
     ) -> State {
         let mut s = self.start(tokens);
@@ -294,9 +307,7 @@ impl DiscreteMap {
                 before: &s,
                 after: &next,
             };
-            for inv in invariants.iter_mut() {
-                inv.check(&view);
-            }
+            each_step(&view);
             visit(&next);
             s = next;
         }

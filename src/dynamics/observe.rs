@@ -4,7 +4,7 @@
 //! records on how many steps the kernel proved it, on how many it could not decide,
 //! whether any step certifiably violates it, and the smallest margin seen.
 //!
-//! Two readings of a tally ([`crate::kernel::StepTally`], sealed in the kernel):
+//! Two readings of a tally ([`crate::reading::StepTally`]):
 //! - `certainty`: proven on every step (True), certifiably violated on some step
 //!   (False), else Unknown — recorded as an *observation* ([`Checks::observe_tally`]):
 //!   the margins are kernel intervals, but this crate's code computed them and no
@@ -12,27 +12,15 @@
 //!   or refute it (issue #24);
 //! - `consistency`: for invariants that are *theorems* of the map (F1–F4 of
 //!   clusters.md), "the enclosures never certify a violation" — recorded as a
-//!   consistency reading, which can refute and never certify. Claims say which
+//!   consistency reading, an observation too (issue #38). Claims say which
 //!   reading they record.
 
-use super::discrete::State;
+pub use super::discrete::StepView;
 use crate::kernel::Interval;
 use crate::outcome::Observations;
 use crate::verdict::Checks;
 
-/// What an invariant sees on one step: the state before and after.
-pub struct StepView<'a> {
-    /// Number of tokens.
-    pub n: usize,
-    /// Dimension.
-    pub d: usize,
-    /// State k (with P(x^k)).
-    pub before: &'a State,
-    /// State k + 1.
-    pub after: &'a State,
-}
-
-pub use crate::kernel::StepTally as Tally;
+pub use crate::reading::StepTally as Tally;
 
 /// An invariant: a name, a margin function and its tally.
 pub struct Invariant<'f> {
@@ -63,7 +51,7 @@ impl<'f> Invariant<'f> {
         checks.observe_tally(self.name.clone(), &self.tally);
     }
     /// Records the invariant as a consistency reading (for theorems of the map:
-    /// "no step certifiably violates it"), which can refute and never certify.
+    /// "no step certifiably violates it"): an observation, never a decision.
     pub fn consistency_into(&self, checks: &mut Checks) {
         checks.consistency(
             format!(

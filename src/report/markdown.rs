@@ -184,8 +184,8 @@ pub fn report_markdown(r: &Report) -> String {
         let count = |k: CheckKind| r.checks.iter().filter(|c| c.kind == k).count();
         let _ = writeln!(
             s,
-            "{} checks: {} certified (kernel, outward-rounded or exact), {} consistency readings (can refute, \
-             never certify), {} observed.\n",
+            "{} checks: {} certified (kernel, outward-rounded or exact), {} consistency readings (observed: never \
+             certify nor refute), {} observed.\n",
             r.checks.len(),
             count(CheckKind::Certified),
             count(CheckKind::Consistency),

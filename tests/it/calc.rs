@@ -639,3 +639,74 @@ fn canonical_text_ignores_spacing_only() {
         r => panic!("{:?}", r.map(|p| p.result)),
     }
 }
+
+// ───── building blocks through prove, verify --formula and eval (issue #38) ─────
+
+/// Bug (issue #38): `prove "(< (alibi-slope 1 8) 1)"` exited 2 ("`#h.0`: names starting
+/// with `#` are reserved"): the statement carried the block's expansion, which a
+/// written formula may not contain. It carries the formula as written now.
+#[test]
+fn prove_of_a_building_block_no_longer_refuses_its_own_expansion_names() {
+    for f in [
+        "(< (alibi-slope 1 8) 1)",
+        "(<= (alibi-tail 2^-5 2 400) 1/1000)",
+        "(= (alibi-window 2^-5 2 1/1000) 286)",
+        "(< (union-bound-dim 100 1/2 1/100) 100)",
+    ] {
+        let p = prove(f);
+        assert_eq!(p.result, Certainty::True, "{f}: {:?}", p.reason);
+        assert_eq!(
+            p.formula, f,
+            "the certificate carries the formula as written"
+        );
+        assert!(!p.certificate.obligations[0].formula.contains('#'));
+    }
+    let (code, out, err) = run(&["prove", "(< (alibi-slope 1 8) 1)"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// Bug (issue #38): `verify --formula "(< (alibi-slope 1 8) 1)" CERT` exited 4 where
+/// plain `verify` exited 0 (the formula was rebuilt from its expansion).
+#[test]
+fn verify_formula_binds_a_building_block_certificate_as_plain_verify_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = "(< (alibi-slope 1 8) 1)";
+    let cert = dir.path().join("slope.cert.json");
+    let (code, out, err) = run(&["prove", f, "--cert", cert.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let c = cert.to_str().unwrap();
+    assert_eq!(run(&["verify", c]).0, 0);
+    let (code, out, err) = run(&["verify", c, "--formula", "(<  (alibi-slope 1 8)\n 1)"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // another block's formula is still another formula
+    let (code, out, err) = run(&["verify", c, "--formula", "(< (alibi-slope 2 8) 1)"]);
+    assert_eq!(code, 4, "{out}{err}");
+}
+
+/// Bug (issue #38): `eval "(alibi-slope 0 8)"` exited 3 ("could not be shown to accept")
+/// where the term is undefined (exit 1): the locator did not look under the `let`s of a
+/// block's expansion, where its domain guard sits.
+#[test]
+fn eval_of_a_building_block_outside_its_domain_exits_1_naming_the_guard() {
+    for t in [
+        "(alibi-slope 0 8)",
+        "(alibi-slope 9 8)",
+        "(alibi-slope 1/2 8)",
+        "(alibi-tail 0 2 5)",
+        "(alibi-tail 1 -1 5)",
+        "(alibi-window 1 2 1)",
+        "(union-bound-dim 0 1/2 1/100)",
+    ] {
+        let (code, out, err) = run(&["eval", t]);
+        assert_eq!(code, 1, "{t}: {out}{err}");
+        assert!(out.starts_with("undefined: "), "{t}: {out}");
+        assert!(
+            out.contains(" is undefined: "),
+            "{t}: names the guard: {out}"
+        );
+        assert!(!out.contains("where #"), "{t}: no expansion names: {out}");
+    }
+    // inside the domain: a value
+    let (code, out, _) = run(&["eval", "(alibi-slope 8 8)"]);
+    assert_eq!(code, 0, "{out}");
+}

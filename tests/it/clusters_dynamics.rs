@@ -155,7 +155,7 @@ fn a_too_tight_growth_bound_is_caught() {
         let a = max_all(&sq_norms(&v.after.x, v.n, v.d));
         &b - &a
     });
-    map.run(&x0, 20, std::slice::from_mut(&mut inv), |_| {});
+    map.run(&x0, 20, |v| inv.check(v), |_| {});
     assert_eq!(inv.tally.certainty(), Certainty::False);
     assert!(inv.tally.first_violation().is_some());
     // …while the true bound is proven on every step.
@@ -165,7 +165,7 @@ fn a_too_tight_growth_bound_is_caught() {
         let a = max_all(&sq_norms(&v.after.x, v.n, v.d));
         &(&g * &b) - &a
     });
-    map.run(&x0, 20, std::slice::from_mut(&mut ok), |_| {});
+    map.run(&x0, 20, |v| ok.check(v), |_| {});
     assert_eq!(ok.tally.certainty(), Certainty::True);
 }
 
@@ -237,7 +237,8 @@ fn rescaling_overlapping_enclosures_are_a_consistency_reading_not_certified() {
         .checks
         .iter()
         .all(|c| c.kind != CheckKind::Certified));
-    // the kernel's reading of a disjoint pair refutes
+    // the reading of a disjoint pair is violated (an observation: it cannot refute)
+    use attncheck::reading::Agreement;
     let (a, b) = (Interval::from_i64(64, 1), Interval::from_i64(64, 2));
     assert!(a.agreement(&b).violated());
     assert!(!a.agreement(&a.hull(&b)).violated());

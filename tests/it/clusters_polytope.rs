@@ -236,7 +236,7 @@ fn a_tolerance_far_too_small_is_inconclusive() {
 
 /// Finding (issue 13): F1's support-function monotonicity is a theorem of the map that
 /// the enclosures cannot prove once tokens converge; it must be a consistency reading
-/// (can refute, never certify), and no check of the claim may be certified.
+/// (observed: never certify nor refute), and no check of the claim may be certified.
 #[test]
 fn polytope_support_function_check_is_a_consistency_reading_not_certified() {
     use attncheck::verdict::CheckKind;

@@ -3,6 +3,7 @@
 mod attn_window;
 mod blocks;
 mod bounded_input;
+mod budget;
 mod calc;
 mod cli;
 mod clusters_boolean;

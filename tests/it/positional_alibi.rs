@@ -693,7 +693,7 @@ fn shift_committed_spec_is_supported_with_a_4096_row() {
 #[test]
 fn shift_invariance_is_not_certified_on_overlapping_enclosures() {
     // irrational slopes (H = 12 paper rule) and Sandwich rest on overlaps: consistency
-    // readings, which can refute but never certify
+    // readings, observations that never certify nor refute
     let run = run_quick(SHIFT);
     assert_eq!(verdict(&run), Verdict::Supported);
     for prefix in ["ALiBi, every slope", "Sandwich (d̄"] {

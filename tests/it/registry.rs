@@ -91,6 +91,7 @@ const LAYERS: &[&str] = &[
     "rng",
     "progress",
     "stdio",
+    "reading",
     "verdict",
     "outcome",
     "spec",

@@ -319,9 +319,11 @@ fn consistency_readings_never_certify() {
         ck(CheckKind::Consistency, True, Expect::Holds),
     ];
     assert_eq!(Verdict::from_checks(&checks).0, Verdict::Supported);
-    // but a certified violation refutes
+    // nor refute (issue #38): a violated reading makes the run inconclusive, with the reason
     let checks = [ck(CheckKind::Consistency, False, Expect::Holds)];
-    assert_eq!(Verdict::from_checks(&checks).0, Verdict::Refuted);
+    let (v, why) = Verdict::from_checks(&checks);
+    assert_eq!(v, Verdict::Inconclusive);
+    assert!(why.unwrap().contains("cannot refute"));
 }
 
 #[test]
@@ -631,7 +633,8 @@ fn a_certified_check_outside_the_certificate_makes_the_run_inconclusive() {
 /// inconclusive and never certify or refute it, whatever its margins say.
 #[test]
 fn a_per_step_tally_is_an_observation_that_never_certifies_or_refutes() {
-    use attncheck::kernel::{Interval, StepTally};
+    use attncheck::kernel::Interval;
+    use attncheck::reading::StepTally;
     use attncheck::verdict::Checks;
     let mut proven = StepTally::default();
     proven.record(0, &Interval::from_rational(64, &rug::Rational::from(1)));
@@ -676,13 +679,182 @@ fn verdict_rules() {
         Verdict::from_checks(&[c(Certified, False), c(Certified, Unknown)]).0,
         Verdict::Refuted
     );
-    // a consistency reading never certifies, but its certified violation refutes
+    // a consistency reading never certifies, and its violation never refutes (issue #38)
     assert_eq!(
         Verdict::from_checks(&[c(Certified, True), c(Consistency, True)]).0,
         Verdict::Supported
     );
     assert_eq!(
         Verdict::from_checks(&[c(Consistency, False)]).0,
+        Verdict::Inconclusive
+    );
+    assert_eq!(
+        Verdict::from_checks(&[c(Consistency, False), c(Certified, True)]).0,
+        Verdict::Inconclusive
+    );
+    // only a certified false refutes, whatever precedes it
+    assert_eq!(
+        Verdict::from_checks(&[
+            c(Consistency, False),
+            c(Observed, False),
+            c(Certified, False)
+        ])
+        .0,
         Verdict::Refuted
+    );
+}
+
+/// An outcome whose certified checks are its certificate's obligations, with one
+/// obligation of each truth value as asked (`(< 1 2)` true, `(< 2 1)` false).
+fn outcome_of(obligations: &[(&str, &str)]) -> attncheck::outcome::Outcome {
+    use attncheck::kernel::{check, Statement};
+    let mut st = Statement::new("test/road");
+    for (name, f) in obligations {
+        st.assert(*name, *f);
+    }
+    let checked = check(&st, 64).unwrap();
+    let mut o = attncheck::outcome::Outcome::new();
+    o.checks.prove(&checked);
+    let quick = attncheck::kernel::certificate::Profile::Quick;
+    o.certificate = Some(Certificate::of(&st, quick, 64, &Default::default()));
+    o
+}
+
+/// Issue #38, the hostile fixture: a run whose consistency reading is violated (its own
+/// enclosures are disjoint), beside certified obligations that hold, is not refuted:
+/// no certificate carries the reading. It is inconclusive with the reading named.
+#[test]
+fn a_violated_consistency_reading_is_not_refuted_without_an_obligation() {
+    use attncheck::kernel::Interval;
+    use attncheck::reading::Agreement;
+    let mut o = outcome_of(&[("one is less than two", "(< 1 2)")]);
+    let (a, b) = (Interval::from_i64(64, 1), Interval::from_i64(64, 2));
+    let reading = a.agreement(&b);
+    assert!(reading.violated());
+    let recorded = o
+        .checks
+        .consistency("the enclosures of 1 and 2 overlap", reading, "disjoint");
+    assert!(!recorded);
+    for rigour in [Verdict::Certified, Verdict::Supported] {
+        let (v, why) = o.verdict(rigour);
+        assert_eq!(v, Verdict::Inconclusive, "{why:?}");
+        let why = why.unwrap();
+        assert!(
+            why.contains("the enclosures of 1 and 2 overlap") && why.contains("cannot refute"),
+            "{why}"
+        );
+    }
+    // the reading is in no certificate: the report has no counterexample that verify could re-check
+    let cert = o.certificate.as_ref().unwrap();
+    assert!(cert
+        .obligations
+        .iter()
+        .all(|ob| ob.name != "the enclosures of 1 and 2 overlap"));
+    // the same reading through a claim's `observe` (Observations) is no different
+    let mut o = outcome_of(&[("one is less than two", "(< 1 2)")]);
+    attncheck::outcome::Observations::new(&mut o).consistency("overlap", reading, "disjoint");
+    assert_eq!(o.verdict(Verdict::Certified).0, Verdict::Inconclusive);
+}
+
+/// Issue #38: a verdict that a claim declares (inconclusive, not-checkable,
+/// report-only) never masks a kernel refutation: the run is refuted, and the reason
+/// names the counterexample and keeps the declaration. Never supported.
+#[test]
+fn a_declared_verdict_over_a_kernel_false_is_refuted_never_supported() {
+    let obligations = [
+        ("one is less than two", "(< 1 2)"),
+        ("two is less than one", "(< 2 1)"),
+    ];
+    type Declare = fn(&mut attncheck::outcome::Outcome);
+    let declarations: [(&str, Declare); 3] = [
+        ("budget ran out", |o| {
+            o.declare_inconclusive("budget ran out")
+        }),
+        ("no finite computation", |o| {
+            o.declare_not_checkable("no finite computation")
+        }),
+        ("exploration", |o| o.declare_report_only("exploration")),
+    ];
+    for (said, declare) in declarations {
+        for rigour in [Verdict::Certified, Verdict::Supported] {
+            let mut o = outcome_of(&obligations);
+            declare(&mut o);
+            let (v, why) = o.verdict(rigour);
+            assert_eq!(v, Verdict::Refuted, "declared «{said}»: {why:?}");
+            let why = why.unwrap();
+            assert!(
+                why.contains("two is less than one") && why.contains(said),
+                "{why}"
+            );
+        }
+    }
+    // a declaration over obligations that all hold stands
+    let mut o = outcome_of(&obligations[..1]);
+    o.declare_inconclusive("budget ran out");
+    assert_eq!(
+        o.verdict(Verdict::Certified),
+        (Verdict::Inconclusive, Some("budget ran out".into()))
+    );
+    // an observed or consistency false never refutes, declared or not
+    let mut o = outcome_of(&obligations[..1]);
+    o.checks.observe("an observation", false, "off");
+    o.declare_report_only("exploration");
+    assert_eq!(o.verdict(Verdict::Certified).0, Verdict::ReportOnly);
+}
+
+/// Issue #38: in every committed report, each check of kind certified that came out
+/// false is an obligation of its certificate that the spec expects to fail (`fails`,
+/// named in `refutes`), and no report counts a consistency reading or an observation
+/// as a counterexample: `refuted` has one road, the certificate's.
+#[test]
+fn every_committed_certified_false_is_a_fails_obligation_of_its_certificate() {
+    let mut refuted = 0;
+    for (path, cert) in committed_reports() {
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let Some(checks) = r["checks"].as_array() else {
+            continue;
+        };
+        let fails: Vec<String> = cert
+            .as_ref()
+            .map(|c| {
+                load(c)
+                    .obligations
+                    .into_iter()
+                    .filter(|o| o.expect == Expect::Fails)
+                    .map(|o| o.name)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for c in checks {
+            if c["kind"] == "certified" && c["result"] == "false" {
+                let name = c["name"].as_str().unwrap();
+                assert!(
+                    fails.iter().any(|f| f == name),
+                    "{}: the certified false «{name}» is not a `fails` obligation of its certificate",
+                    path.display()
+                );
+                refuted += 1;
+            }
+        }
+        if r["verdict"] == "refuted" {
+            assert!(
+                checks
+                    .iter()
+                    .any(|c| c["kind"] == "certified" && c["result"] == "false"),
+                "{}: refuted without a certified false",
+                path.display()
+            );
+            let reason = r["reason"].as_str().unwrap_or_default();
+            assert!(
+                !reason.contains("consistency"),
+                "{}: {reason}",
+                path.display()
+            );
+        }
+    }
+    assert!(
+        refuted >= 1,
+        "no committed report carries a refutation: the walk proves nothing"
     );
 }

@@ -15,7 +15,6 @@ mod mat;
 mod signs;
 mod softmax;
 pub mod statement;
-mod tally;
 pub mod weights;
 
 pub use compare::Certainty;
@@ -27,5 +26,4 @@ pub use interval::{checked_prec, Interval};
 pub use mat::Mat;
 pub use signs::SignMatrix;
 pub use softmax::{dot, log_sum_exp, mat_vec, softmax, softmax_into};
-pub use statement::{check, Checked, Decision, Expect, Obligation, Reading, Statement};
-pub use tally::StepTally;
+pub use statement::{check, Checked, Decision, Expect, Obligation, Statement};

@@ -4,10 +4,9 @@
 //! This is the LRAT / Lean `add_theorem` shape (docs/design.md, "The trust boundary"): the statement
 //! is rebuilt from the spec by the claim's statement builder, the certificate must
 //! carry exactly that statement, and the kernel evaluates it. The only values
-//! that can be recorded as *certified* checks are the [`Decision`]s made here and
-//! the per-step readings of a [`StepTally`](super::StepTally); both have private
-//! fields, so claim code cannot turn a bool, an f64 comparison or a count into a
-//! proof.
+//! that can be recorded as *certified* checks are the [`Decision`]s made here: a
+//! [`Checked`] has private fields, so claim code cannot turn a bool, an f64
+//! comparison or a count into a proof.
 //!
 //! Meaning: an obligation with [`Expect::Holds`] asserts its formula; one with
 //! [`Expect::Fails`] asserts that the formula is false (a refutation: the claim's
@@ -39,8 +38,9 @@ impl Expect {
     }
 }
 
-/// One obligation: a named formula of the certificate language ([`expr`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One obligation: a named formula of the certificate language ([`expr`]). Two are
+/// equal when they state the same (name, text, expectation, part), built or parsed.
+#[derive(Clone, Debug)]
 pub struct Obligation {
     /// What it states, in words (the check's name in the report).
     pub name: String,
@@ -50,7 +50,19 @@ pub struct Obligation {
     pub expect: Expect,
     /// The report part it belongs to (presentation only; not part of the meaning).
     pub part: Option<String>,
+    /// The tree a statement builder built (`formula` is its text): decided as built,
+    /// not parsed again ([`expr::prepare_built`]).
+    built: Option<expr::Sexp>,
 }
+
+impl PartialEq for Obligation {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.name, &self.formula, self.expect, &self.part)
+            == (&other.name, &other.formula, other.expect, &other.part)
+    }
+}
+
+impl Eq for Obligation {}
 
 /// What a claim asserts for one spec: obligations over named data.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -80,6 +92,20 @@ impl Statement {
             formula: formula.into(),
             expect: Expect::Holds,
             part: self.part.clone(),
+            built: None,
+        });
+    }
+    /// Asserts a formula a statement builder built ([`expr::build`]): its text is the
+    /// canonical one a certificate carries, and the kernel decides the tree it was built
+    /// as, without parsing the text again.
+    pub fn state(&mut self, name: impl Into<String>, formula: &expr::build::Formula) {
+        let (text, tree) = formula.finish();
+        self.obligations.push(Obligation {
+            name: name.into(),
+            formula: text,
+            expect: Expect::Holds,
+            part: self.part.clone(),
+            built: Some(tree),
         });
     }
     /// Tags the obligations added from now on with a report part.
@@ -232,9 +258,12 @@ pub struct CheckError {
 
 /// Decides every obligation of `st` at `prec` bits (in parallel; the result does
 /// not depend on the thread count). This is the function `attncheck verify` calls
-/// and the only place that creates [`Decision`]s. Every formula is parsed and held
-/// to the work budget before any is evaluated, so an over-budget obligation is
-/// refused before anything runs; the error reported is the first by index.
+/// and the only place that creates [`Decision`]s. Every formula is parsed, and the
+/// whole statement (every obligation and datum together, [`expr::work_of_all`]) is
+/// held to the work budget [`expr::MAX_WORK`] before any is evaluated, so an
+/// over-budget certificate is refused before anything runs; the error names the
+/// first obligation by index at which the running total passes the budget (issue
+/// #38: the budget bounded each formula alone until then).
 pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
     use rayon::prelude::*;
     let at = |index: usize| {
@@ -248,17 +277,39 @@ pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
         .obligations
         .par_iter()
         .enumerate()
-        .map(|(index, o)| expr::prepare(&o.formula, prec, &st.data).map_err(at(index)))
+        .map(|(index, o)| {
+            match &o.built {
+                Some(tree) => expr::prepare_built(tree, prec, &st.data),
+                None => expr::prepare(&o.formula, prec, &st.data),
+            }
+            .map_err(at(index))
+        })
         .collect::<Vec<_>>()
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
-    let memo = expr::sandwich::Memo::default();
+    let totals = expr::work_of_all(prepared.iter().map(|f| f.sexp()), &st.data, prec);
+    let all = totals.last().copied().unwrap_or(0);
+    if let Some(index) = totals.iter().position(|&t| t > expr::MAX_WORK) {
+        return Err(at(index)(expr::ExprError {
+            offset: 0,
+            reason: format!(
+                "the certificate would cost {all} units of work in all (its {} obligations and {} data \
+                 together; the obligations up to this one, {}), over the budget of one certificate: the \
+                 limit is {}",
+                st.obligations.len(),
+                st.data.len(),
+                totals[index],
+                expr::MAX_WORK
+            ),
+        }));
+    }
+    let budget = expr::Budget::new(expr::MAX_WORK - all);
     let decisions = prepared
         .par_iter()
         .zip(&st.obligations)
         .enumerate()
         .map(|(index, (f, o))| {
-            let result = f.check(&memo).map_err(at(index))?;
+            let result = f.check(&budget).map_err(at(index))?;
             Ok(Decision {
                 name: o.name.clone(),
                 result,
@@ -270,36 +321,4 @@ pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Checked { decisions, prec })
-}
-
-/// A consistency reading: "no step certifiably violates it", "the two enclosures
-/// overlap". It can refute (a certified violation) but never certify: a check
-/// recorded from it is of kind `consistency`, and a claim resting on one is at
-/// most `supported`. Only kernel functions create one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Reading {
-    violated: bool,
-}
-
-impl Reading {
-    pub(super) fn new(violated: bool) -> Reading {
-        Reading { violated }
-    }
-    /// Whether the enclosures certify a violation.
-    pub fn violated(&self) -> bool {
-        self.violated
-    }
-    /// The joint reading of several: violated iff one of them is.
-    pub fn all(readings: impl IntoIterator<Item = Reading>) -> Reading {
-        Reading::new(readings.into_iter().any(|r| r.violated))
-    }
-}
-
-impl super::Interval {
-    /// The consistency reading of "these two enclosures enclose the same real":
-    /// violated iff they are disjoint (a proof that the values differ). Overlap
-    /// proves nothing.
-    pub fn agreement(&self, other: &super::Interval) -> Reading {
-        Reading::new(!self.overlaps(other))
-    }
 }

@@ -47,9 +47,12 @@ def claim_run(tmp_path_factory):
 
 
 def cli(*args):
-    """The command-line tool's exit code and stderr, or skip without it."""
+    """The command-line tool's exit code and stderr; fails without it (no silent skip)."""
     if not CLI or not Path(CLI).exists():
-        pytest.skip("ATTNCHECK_BIN not set: no command-line tool to compare with")
+        pytest.fail(
+            f"ATTNCHECK_BIN is {CLI!r}: the command-line tool to compare with is missing "
+            "(scripts/test-wheel.sh builds it and sets it)"
+        )
     p = subprocess.run([CLI, *args], capture_output=True, text=True)
     return p.returncode, p.stderr
 
@@ -173,7 +176,7 @@ def test_run_with_out_writes_what_the_cli_writes(claim_run):
 def test_run_of_a_spec_file_and_of_an_unknown_claim():
     spec = REPO / "theorems" / f"{CLAIM}.toml"
     if not spec.exists():
-        pytest.skip("no checkout beside the tests")
+        pytest.fail(f"no checkout beside the tests: {spec} is missing")
     paper = Path("specs") / CLAIM.split("/")[0]
     paper.mkdir(parents=True)
     shutil.copy(spec, paper)
@@ -315,7 +318,7 @@ def test_a_panic_becomes_an_exception_not_an_abort():
 def test_the_docs_example_runs_and_prints_what_its_comments_say(capsys):
     doc = REPO / "docs" / "python.md"
     if not doc.exists():
-        pytest.skip("no checkout beside the tests")
+        pytest.fail(f"no checkout beside the tests: {doc} is missing")
     text = doc.read_text()
     start = text.index("```python\n", text.index("<!-- the block below runs as a test")) + len("```python\n")
     block = text[start : text.index("```\n", start)]

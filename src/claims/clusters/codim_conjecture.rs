@@ -16,7 +16,7 @@
 //! positive real part and k = d the coordinates are used (codimension d: points).
 
 use super::common::{fmt_q, positive_rationals, prefixed};
-use crate::claims::Ctx;
+use crate::claims::shape::Ctx;
 use crate::dynamics::flow::{rk4, FlowOptions, Vars};
 use crate::dynamics::model::Mat;
 use crate::dynamics::model::{DyadicRange, MatrixSpec, System};

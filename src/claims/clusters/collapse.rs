@@ -23,8 +23,8 @@
 
 use super::common::{build_all, fmt_q, layer_datum, Instance, InstanceSpec};
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form, State};
 use crate::dynamics::model::Mat;
 use crate::dynamics::observe::{max_all, sq_norms};

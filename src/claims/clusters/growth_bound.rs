@@ -20,8 +20,8 @@
 use super::common::{build_all, decided, layer_datum, Instance, InstanceSpec};
 use super::hyperplanes::{sample, RunData};
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::kernel::expr::eval_with;
 use crate::kernel::{Checked, Statement};

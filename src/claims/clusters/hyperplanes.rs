@@ -23,14 +23,15 @@
 
 use super::common::{build_all, fmt_q, layer_datum, Instance, InstanceSpec};
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
-use crate::dynamics::discrete::{mids, DiscreteMap, Form, State};
+use crate::dynamics::discrete::{mids, DiscreteMap, Form, State, StepView};
 use crate::dynamics::model::Mat;
 use crate::dynamics::observe::{functional, max_all, min_all, Invariant, Record};
 use crate::dynamics::spectrum::{self, Leading, Other};
-use crate::kernel::{Checked, Interval, Reading, Statement};
+use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
+use crate::reading::{Agreement, Reading};
 use crate::spec::FieldError;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -327,7 +328,7 @@ impl crate::claims::shape::Claim for Claim {
             "All dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k, \
              R = I + ΔtV. The good-triple hypotheses are the claim's statement (exact rational obligations over V, \
              Q, K and the isolating interval of λ1), decided by the kernel. The hull monotonicity of φ1* is a theorem \
-             of the map (F2), recorded as a consistency reading (it can refute, never certify); the discrete Grönwall \
+             of the map (F2), recorded as a consistency reading (observed: it never certifies nor refutes); the discrete Grönwall \
              bound of every real eigenvalue is an obligation of the certificate over the instance's `layer` datum \
              (φ* = a row of adj(V − λI) over the eigenvalue's exact bracket, the kernel iterating the map itself), so \
              it is certified; the limit structure at T is an observation with the tolerance guide of clusters.md.",
@@ -723,7 +724,8 @@ pub fn sample(
     let dt = inst.dt.to_f64();
     let mut times = Vec::new();
     let mut states = Vec::new();
-    let last = map.run(&inst.tokens, inst.steps, invs, |s| {
+    let each_step = |v: &StepView| invs.iter_mut().for_each(|i| i.check(v));
+    let last = map.run(&inst.tokens, inst.steps, each_step, |s| {
         if s.k % every.max(1) == 0 || s.k == inst.steps {
             times.push(s.k as f64 * dt);
             states.push(mids(pick(s)));
@@ -860,7 +862,7 @@ fn describe_lead(l: &Leading, g: &Interval) -> String {
         "λ1 ∈ {} (isolating interval with an exact sign change; p'(λ1) ∈ {} ≠ 0, so simple); \
          other eigenvalues: {}; all of modulus < λ1 (certified); φ1* = ({}) (sum 1), \
          residual |φ1*(V − λ1 I)| ≤ {:.1e}, |(V − λ1 I)φ1| ≤ {:.1e} (enclosures contain 0: {}); \
-         ⟨Qφ1, Kφ1⟩ ∈ {} > 0 (consistency reading: it can refute, never certify; the hypotheses \
+         ⟨Qφ1, Kφ1⟩ ∈ {} > 0 (consistency reading: observed, it never certifies nor refutes; the hypotheses \
          themselves are the statement's obligations)",
         l.lambda.fmt_outward(12),
         l.dp.fmt_outward(4),

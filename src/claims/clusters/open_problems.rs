@@ -20,7 +20,7 @@
 //! structure). Nothing is asserted.
 
 use super::common::{fmt_q, positive_rationals, prefixed};
-use crate::claims::Ctx;
+use crate::claims::shape::Ctx;
 use crate::dynamics::flow::{rk4, FlowOptions, Vars};
 use crate::dynamics::model::{tokens, Mat, MatrixSpec, System};
 use crate::dynamics::plots::trajectories;

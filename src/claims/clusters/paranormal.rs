@@ -23,8 +23,8 @@ use super::hyperplanes::{
 };
 use super::hyperplanes::{mat_lits, qk_terms, spd_formula};
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::dynamics::observe::{Invariant, Record};
 use crate::dynamics::spectrum::{self, Paranormal};
 use crate::kernel::{Checked, Interval, Statement};
@@ -250,7 +250,7 @@ impl crate::claims::shape::Claim for Claim {
         out.note(
             "The dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k. \
              The monotonicity of the ℱ-coordinates' max and min is a theorem of the map (F2 with π_ℱ), recorded as a \
-             consistency reading (it can refute, never certify); the hypotheses of d:goodmulti are the claim's \
+             consistency reading (observed: it never certifies nor refutes); the hypotheses of d:goodmulti are the claim's \
              statement, decided exactly by the kernel; the limit structure at T is an observation with the tolerance guide of clusters.md.",
         );
     }

@@ -25,8 +25,8 @@
 
 use super::hyperplanes::{lit, mat_lits, qk_terms, spd_formula};
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::{Exact, StatementError};
-use crate::claims::Ctx;
 use crate::dynamics::model::{Mat, MatrixSpec};
 use crate::kernel::{expr, Certainty, Checked, Statement};
 use crate::outcome::{Presentation, Table};

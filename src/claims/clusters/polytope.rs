@@ -27,7 +27,7 @@
 //! indefinite or only semidefinite.
 
 use super::common::{build_all, fmt_q, Instance, InstanceSpec};
-use crate::claims::Ctx;
+use crate::claims::shape::Ctx;
 use crate::dynamics::discrete::{mids, DiscreteMap, Form, State};
 use crate::dynamics::hull::{self, Hull, PointSet};
 use crate::dynamics::model::Mat;

@@ -22,11 +22,12 @@
 //!   ≤ 10 × the integrators' error estimate.
 
 use super::common::{build_all, fmt_q, Instance, InstanceSpec};
-use crate::claims::Ctx;
+use crate::claims::shape::Ctx;
 use crate::dynamics::discrete::{max_width, DiscreteMap, Form};
 use crate::dynamics::flow::{self, FlowOptions, FlowResult, Tolerances, Vars};
-use crate::kernel::{Checked, Reading};
+use crate::kernel::Checked;
 use crate::outcome::{Observations, Presentation, Table};
+use crate::reading::{Agreement, Reading};
 use crate::spec::{ensure, exact, FieldError};
 use rug::{Float, Rational};
 use serde::{Deserialize, Serialize};
@@ -180,8 +181,8 @@ impl crate::claims::shape::Claim for Claim {
                 agreement,
                 match disjoint_at {
                     None => {
-                        "consistency reading: no pair of enclosures is disjoint (overlap can refute a \
-                             discrepancy, never prove the identity)"
+                        "consistency reading: no pair of enclosures is disjoint (disjoint enclosures \
+                             would show a discrepancy; overlap proves nothing; no certificate carries it)"
                             .to_string()
                     }
                     Some(k) => format!("disjoint enclosures at step {k}: the two maps disagree"),
@@ -362,7 +363,7 @@ impl crate::claims::shape::Claim for Claim {
         out.note(
             "(D) is supported: the identity x^k = R^k z^k is exact algebra (proof in the module docs); the checks \
              confirm that two independent interval evaluations never certify a disagreement (a consistency reading: \
-             overlapping enclosures can refute the identity, never prove it) while staying narrow (observed). \
+             observed, it never certifies nor refutes the identity) while staying narrow (observed). \
              (F) is supported: point arithmetic with error estimates, not an enclosure.",
         );
     }

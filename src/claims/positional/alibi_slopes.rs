@@ -10,8 +10,8 @@
 
 use super::common::{slope_exponents, slope_interval, SlopeRule};
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::{Exact, StatementError};
-use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Presentation, Table};
 use crate::spec::{check_each, ensure, FieldError};

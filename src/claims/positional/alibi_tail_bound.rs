@@ -22,12 +22,11 @@ use super::common::{
     alibi_tail_inf, check_heads, slope_exponents, slope_expr, slope_interval, SlopeRule, SplitMix64,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::{Exact, StatementError};
-use crate::claims::Ctx;
-use crate::kernel::{
-    log_sum_exp, parse_rational, Certainty, Checked, Interval, Reading, Statement,
-};
+use crate::kernel::{log_sum_exp, parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
+use crate::reading::{Agreement, Reading};
 use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use rug::{Integer, Rational};

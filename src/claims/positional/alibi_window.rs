@@ -12,8 +12,8 @@
 
 use super::common::{alibi_tail_inf_expr, and_all, Printed};
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::{expr, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as rational;

@@ -20,8 +20,8 @@ use super::common::{
     Printed, SlopeRule,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as rat;

@@ -16,8 +16,8 @@ use super::common::{
     SlopeRule,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::{expr, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::{check_each, ensure, FieldError};

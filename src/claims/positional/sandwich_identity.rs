@@ -20,8 +20,8 @@ use super::common::{
     sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, Printed, SplitMix64,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::{Certainty, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as check_literal;

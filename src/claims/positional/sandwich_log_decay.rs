@@ -16,8 +16,8 @@ use super::common::{
     sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, LineFit, Printed,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::{parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::{check_each, ensure, FieldError};

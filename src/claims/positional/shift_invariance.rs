@@ -9,10 +9,10 @@
 //!   row (exact arithmetic), so with any content the two logit rows have identical
 //!   softmax by the identity.
 //!
-//! The rest are readings that can refute and never certify:
+//! The rest are readings, observations that never certify nor refute:
 //! - for every slope (including the irrational ones of the H = 12 paper rule) and for
 //!   Sandwich centred vs uncentred, the softmax enclosures of the two rows overlap
-//!   entrywise (consistency: disjoint enclosures would refute the identity), and
+//!   entrywise (consistency: disjoint enclosures would contradict the identity), and
 //!   they are narrow (observed), so the overlap test is sharp;
 //! - a plain f64 log-sum-exp softmax, computed both ways, lies within `f64_tol` of the
 //!   enclosures and of itself (observed).
@@ -24,10 +24,11 @@ use super::common::{
     SplitMix64,
 };
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::{Exact, StatementError};
-use crate::claims::Ctx;
-use crate::kernel::{softmax, Certainty, Checked, Interval, Reading, Statement};
+use crate::kernel::{softmax, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Presentation, Table};
+use crate::reading::{Agreement, Reading};
 use crate::spec::{check_each, ensure, FieldError};
 use rayon::prelude::*;
 use rug::Rational;
@@ -258,7 +259,7 @@ impl crate::claims::shape::Claim for Claim {
         let all = |v: &[Group]| first_violated(v.iter().map(|g| g.overlap)).expect("a group");
         o.consistency(
             "ALiBi, every slope: the softmax enclosures of the two rows overlap entrywise (consistency with the \
-             identity: disjoint enclosures would refute it; overlap proves nothing)",
+             identity: disjoint enclosures would contradict it; overlap proves nothing)",
             all(alibi),
             format!(
                 "consistency reading over {} slopes ({dyadic} dyadic, proven exactly above; {irr} irrational, enclosed) \
@@ -385,7 +386,7 @@ impl crate::claims::shape::Claim for Claim {
             "What is certified. softmax(s + c𝟙) = softmax(s) is an algebraic identity. For dyadic slopes the statement \
              proves, in exact arithmetic, that the two ALiBi bias rows differ by exactly the constant m·i, so the identity \
              applies verbatim. For irrational slopes and for Sandwich the logits are enclosures: the two softmax \
-             enclosures overlap (a consistency reading, which could refute the identity and cannot prove it) and are \
+             enclosures overlap (a consistency reading: observed, it neither refutes nor proves the identity) and are \
              narrow (observed). So the claim is supported, not certified.",
         );
         o.note(

@@ -20,7 +20,7 @@ use super::common::{
     compression_ratio, sandwich_centred_f64, sandwich_centred_many, sandwich_freqs,
     sandwich_freqs_f64, slope_exponents, slope_interval, IndexFrom, SlopeRule, Window,
 };
-use crate::claims::Ctx;
+use crate::claims::shape::Ctx;
 use crate::kernel::{parse_rational, Certainty, Checked, Interval};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::{check_each, ensure, FieldError};

@@ -19,7 +19,7 @@ use super::common::{
     alibi_bias, alibi_bias_f64, compression_ratio, sandwich_bias, sandwich_bias_f64,
     sandwich_freqs, sandwich_freqs_f64, slope_exponents, slopes_f64, IndexFrom, SlopeRule,
 };
-use crate::claims::Ctx;
+use crate::claims::shape::Ctx;
 use crate::kernel::{Checked, Interval};
 use crate::outcome::{Observations, Presentation};
 use crate::spec::{check_each, ensure, FieldError};
@@ -715,7 +715,7 @@ pub fn jobs(p: &Params) -> Vec<Job> {
 }
 
 /// The unit keys of `jobs` (see [`Ctx::unit`]). For the scan, job k's key carries the
-/// smallest suffix ` #n` that makes it fall to shard k of jobs.len() ([`crate::claims::shard_of`]
+/// smallest suffix ` #n` that makes it fall to shard k of jobs.len() ([`crate::claims::shape::shard_of`]
 /// of the key as `Ctx::unit` completes it, with ` @precision`), so that
 /// `run --shard k+1/N` with N the number of jobs runs exactly job k: one shard per
 /// (scheme, L_tr, seed), as the sweep's resume script assumes. Elsewhere the key is the
@@ -730,7 +730,9 @@ pub fn unit_keys(p: &Params, jobs: &[Job], prec: u32) -> Vec<String> {
             }
             (0u64..)
                 .map(|s| format!("{} #{s}", j.long_name()))
-                .find(|key| crate::claims::shard_of(&format!("{key} @{prec}"), n) == k as u64)
+                .find(|key| {
+                    crate::claims::shape::shard_of(&format!("{key} @{prec}"), n) == k as u64
+                })
                 .expect("some suffix hashes to every shard")
         })
         .collect()

@@ -13,8 +13,8 @@
 
 use super::common::{SplitMix64, Window};
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::{expr, softmax, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::{check_each, ensure, FieldError};

@@ -14,8 +14,8 @@
 //! and (iv) are decided in the run, shown, and make it inconclusive if they fail.
 
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::{expr, parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Presentation, Table};
 use crate::sparse::construct::{d_expr, t_expr, t_star};
@@ -304,11 +304,10 @@ impl crate::claims::shape::Claim for Claim {
     fn hints(_: &Params, w: &Witness) -> Hints {
         Hints::from([("t_star".to_string(), w.cert_t_star.to_string())])
     }
-    /// A failure outside the certificate makes the run inconclusive (unless the
-    /// statement is already refuted).
+    /// A failure outside the certificate makes the run inconclusive (a kernel
+    /// refutation of the statement still wins: `Outcome::verdict`).
     fn observe(_: &Params, w: &Witness, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
-        let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
-        if !w.failed.is_empty() && !refuted {
+        if !w.failed.is_empty() {
             o.declare_inconclusive(format!(
                 "not proven outside the certificate: {}",
                 w.failed.join(" | ")

@@ -14,8 +14,8 @@
 //! beyond it) in outward-rounded intervals.
 
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Presentation, Table};
 use crate::spec::{check_each, ensure, exact, FieldError};

@@ -9,8 +9,8 @@
 //! is statistical (observed), and the Clopper–Pearson interval of F/R is
 //! reported beside p_bound.
 
+use crate::claims::shape::Ctx;
 use crate::claims::shape::Exact;
-use crate::claims::Ctx;
 use crate::kernel::{Certainty, Checked, Interval};
 use crate::outcome::{Observations, Presentation, Table};
 use crate::sparse::sample::draw_signs;

@@ -10,8 +10,8 @@
 //! is an exact integer comparison.
 
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::sparse::dimension::{min_dimension, union_bound_dimension};

@@ -16,8 +16,8 @@
 //!   circle (Pythagorean parametrisation) and a_i = c·b_{σ(i)}.
 
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Observations, Presentation, Table};
 use crate::spec::{check_each, ensure, exact, FieldError};

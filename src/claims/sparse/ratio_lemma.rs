@@ -15,8 +15,8 @@
 //! rejected.
 
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::expr::{Data, SparseRows};
 use crate::kernel::{Certainty, Checked, Interval, SignMatrix, Statement};
 use crate::outcome::{Observations, Presentation, Table};
@@ -230,11 +230,10 @@ impl crate::claims::shape::Claim for Claim {
     fn hints(_: &Params, w: &Found) -> Hints {
         Hints::from([("t_star".to_string(), w.t_star.to_string())])
     }
-    /// A failure outside the certificate makes the run inconclusive (unless the
-    /// statement is already refuted).
+    /// A failure outside the certificate makes the run inconclusive (a kernel
+    /// refutation of the statement still wins: `Outcome::verdict`).
     fn observe(_: &Params, w: &Found, _: Option<&Checked>, _: &Ctx, o: &mut Observations) {
-        let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
-        if !w.failed.is_empty() && !refuted {
+        if !w.failed.is_empty() {
             o.declare_inconclusive(format!(
                 "the lemma was not proven on instance(s) outside the certificate: {}",
                 w.failed.join(" | ")

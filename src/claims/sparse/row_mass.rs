@@ -14,10 +14,10 @@
 use super::corollary_dimension::{d_formula_expr, PrintedDecimal, Setting};
 use super::ratio_lemma::{seed_for, target_logits, TARGET_KINDS};
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::kernel::expr::{Datum, SparseRows};
-use crate::kernel::{expr, Certainty, Checked, Interval, SignMatrix, Statement};
+use crate::kernel::{expr, Checked, Interval, SignMatrix, Statement};
 use crate::outcome::{Observations, Presentation, Table};
 use crate::sparse::construct::{logits_row, t_star};
 use crate::sparse::sample::draw_signs;
@@ -163,8 +163,8 @@ impl crate::claims::shape::Claim for Claim {
         }
         failed
     }
-    /// A failure outside the certificate makes the run inconclusive (unless the
-    /// statement is already refuted).
+    /// A failure outside the certificate makes the run inconclusive (a kernel
+    /// refutation of the statement still wins: `Outcome::verdict`).
     fn observe(
         _: &Params,
         failed: &Vec<String>,
@@ -172,8 +172,7 @@ impl crate::claims::shape::Claim for Claim {
         _: &Ctx,
         o: &mut Observations,
     ) {
-        let refuted = o.checks().iter().any(|c| c.result == Certainty::False);
-        if !failed.is_empty() && !refuted {
+        if !failed.is_empty() {
             o.declare_inconclusive(format!(
                 "not proven outside the certificate: {}",
                 failed.join(" | ")

@@ -36,7 +36,7 @@
 //!   and 0 < δ < 1: the dimension from which Hoeffding's inequality and a union bound
 //!   over the n(n − 1)/2 pairs give P(max_{l≠j} |⟨s_l, s_j⟩| > t·d) ≤ δ.
 
-use super::{err, ExprError, Sexp};
+use super::syntax::{err, ExprError, Sexp};
 
 /// A building block: its operator, its parameters (the template's `$0`, `$1`, …, each
 /// used exactly once) and its expansion.
@@ -134,7 +134,7 @@ pub(super) fn expand(e: Sexp, next: &mut usize) -> Result<Sexp, ExprError> {
             }
             let k = *next;
             *next += 1;
-            let template = super::parse_at(b.template, b.template.as_bytes(), &mut 0, 0)
+            let template = super::parse::parse_at(b.template, b.template.as_bytes(), &mut 0, 0)
                 .expect("a block's template parses");
             let mut args: Vec<Option<Sexp>> = args.into_iter().map(Some).collect();
             let mut lits: Vec<String> = Vec::new();
@@ -197,7 +197,8 @@ mod tests {
     #[test]
     fn templates_use_each_parameter_once_and_distinct_literals_fit_in_the_name() {
         for b in &BLOCKS {
-            let t = super::super::parse_at(b.template, b.template.as_bytes(), &mut 0, 0).unwrap();
+            let t = super::super::parse::parse_at(b.template, b.template.as_bytes(), &mut 0, 0)
+                .unwrap();
             let mut atoms = Vec::new();
             fn walk(e: &Sexp, out: &mut Vec<String>) {
                 match e {

@@ -10,7 +10,7 @@
 //! Read-only data: nothing here evaluates or decides anything. The kernel's evaluator
 //! reads the parsed S-expression itself.
 
-use super::{Datum, SparseRows};
+use super::datum::{Datum, SparseRows};
 use crate::layer_data::LayerData;
 use crate::weights::AttnWeights;
 use crate::SignMatrix;
@@ -293,16 +293,6 @@ impl LayerOp {
         }
     }
 
-    /// Its number of arguments, the datum included.
-    pub(super) fn arity(self) -> usize {
-        match self {
-            LayerOp::MaxSqnorm | LayerOp::Partition => 3,
-            LayerOp::MaxSqdist => 4,
-            LayerOp::DualSup | LayerOp::DualInf => 6,
-            LayerOp::VFrob2 | LayerOp::QkFrob2 | LayerOp::Dt => 1,
-        }
-    }
-
     pub(super) fn of(op: &str) -> Option<LayerOp> {
         Some(match op {
             "layer-max-sqnorm" => LayerOp::MaxSqnorm,
@@ -336,11 +326,11 @@ impl AttnOp {
         }
     }
 
-    /// Its number of arguments, the datum included.
+    /// Its number of arguments, the datum included (the table's, [`super::ops::OPS`]).
     pub(super) fn arity(self) -> usize {
-        match self {
-            AttnOp::LnBound => 2,
-            AttnOp::LogitRange => 3,
+        match super::ops::lookup(self.name()).map(|o| o.arity) {
+            Some(super::ops::Arity::Exactly(k)) => k,
+            _ => unreachable!("a data operation of the table, of a fixed arity"),
         }
     }
 

@@ -11,7 +11,7 @@
 //! (validated), so a and y^0 = a·x^0 are exact rationals and the y-run is the exact
 //! map for exact data; the identity is cross-checked on every step by running the
 //! x-layer with the spec's Q, K, V and Δt = h/V and reading whether the enclosures of
-//! a·x^k and y^k overlap (a consistency reading: it can refute, never certify).
+//! a·x^k and y^k overlap (a consistency reading: observed, it never certifies nor refutes).
 //!
 //! **Statement** (certified by the kernel, written to the certificate): each reference
 //! value of A_n within its relative tolerance, as φ((r(1 − tol))²) ≤ 0 ≤ φ((r(1 + tol))²)
@@ -83,15 +83,16 @@ use runs::approx;
 
 use super::common::fmt_q;
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::dynamics::discrete::{max_width, mids, DiscreteMap, Form, State};
 use crate::dynamics::model::{tokens, Mat, MatrixSpec, System};
 use crate::dynamics::observe::{Invariant, StepView};
 use crate::dynamics::plots;
 use crate::kernel::Checked;
-use crate::kernel::{Certainty, Interval, Reading, Statement, StepTally};
+use crate::kernel::{Certainty, Interval, Statement};
 use crate::outcome::{Observations, Presentation, Table};
+use crate::reading::{Agreement, Reading, StepTally};
 use crate::spec::{ensure, exact, FieldError};
 use rug::float::Round;
 use rug::{Float, Rational};

@@ -322,7 +322,7 @@ pub(super) fn observe(
         out.consistency(
             format!("(G) {label}: rescaling e:Idnonresca — the x-layer with Q, K, V and Δt = h/V gives enclosures of √(QK)·x^k overlapping y^k at every step"),
             run.resc,
-            format!("consistency reading (can refute, never certify): {} seeds × {} steps; largest width of √(QK)·x^k {:.3e}; disjoint enclosures would certify that the exact identity fails, i.e. an implementation bug", s.generic.len(), s.steps, run.resc_w),
+            format!("consistency reading (observed: never certifies nor refutes): {} seeds × {} steps; largest width of √(QK)·x^k {:.3e}; disjoint enclosures would certify that the exact identity fails, i.e. an implementation bug", s.generic.len(), s.steps, run.resc_w),
         );
         out.observe_tally(
             format!("(G) {label}: the enclosures at T decide the structure (every comparison of a row distance with the tolerance and of |y_i(T)| with A_{n} has a certified sign)"),
@@ -384,7 +384,7 @@ pub(super) fn observe(
         format!("(S): y_{} ≡ 0 and row {} ≡ (1/{m}, …, 1/{m}) at every step: the exact symmetry y ↦ −y (reversed) of the data and of the map, and enclosures consistent with 0 and 1/{m}", c + 1, c + 1),
         md.reading().expect("at least one state"),
         format!(
-            "consistency reading (can refute, never certify): y^0 = −reverse(y^0) exactly (validated); the map commutes with y ↦ −reverse(y) (logits y_i y_j are invariant), so the exact iterates stay symmetric and y_{}^k = 0, whence its logits are all 0 and its row is uniform (that is the proof); the interval code does not yield [0, 0] (products of P_ij enclosures with ±y_j do not cancel, and the width would grow like y_n² per step), so the kernel's mirror run (kernel::layer_map::MirrorRun: it checks y^0 = −reverse(y^0) exactly and carries the proof) intersects each step's enclosures with their mirror images and sets y_c to 0; this reading compares each step's direct result with 0 and with its mirror image before that; a disjoint pair would certify an implementation bug",
+            "consistency reading (observed: never certifies nor refutes): y^0 = −reverse(y^0) exactly (validated); the map commutes with y ↦ −reverse(y) (logits y_i y_j are invariant), so the exact iterates stay symmetric and y_{}^k = 0, whence its logits are all 0 and its row is uniform (that is the proof); the interval code does not yield [0, 0] (products of P_ij enclosures with ±y_j do not cancel, and the width would grow like y_n² per step), so the kernel's mirror run (kernel::layer_map::MirrorRun: it checks y^0 = −reverse(y^0) exactly and carries the proof) intersects each step's enclosures with their mirror images and sets y_c to 0; this reading compares each step's direct result with 0 and with its mirror image before that; a disjoint pair would certify an implementation bug",
             c + 1
         ),
     );

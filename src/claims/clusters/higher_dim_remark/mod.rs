@@ -65,8 +65,8 @@ use statement::{exponent_hint, statement_of};
 pub use trajectories::{reduced, system_and_tokens, trajectory, Trajectory};
 
 use crate::certificate::Hints;
+use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::claims::Ctx;
 use crate::dynamics::flow::{self, FlowOptions, Frame, Vars};
 use crate::dynamics::model::{Mat, System};
 use crate::kernel::{expr, parse_rational, Interval, Statement};

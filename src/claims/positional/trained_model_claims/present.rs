@@ -4,7 +4,7 @@
 use super::scan::{ci, share, At};
 use super::{bias_enclosure, bias_fn, sig, Job, Params, Plan, Scheme};
 use crate::claims::positional::common::{slope_exponents, SlopeRule};
-use crate::claims::Ctx;
+use crate::claims::shape::Ctx;
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use attncheck_lm::job::JobResult;
 

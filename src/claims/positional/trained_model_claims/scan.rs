@@ -8,7 +8,7 @@
 
 use super::{bias_enclosure, bias_fn, sig, Job, Params, Plan, Scan, ScanCriteria, Scheme};
 use crate::claims::positional::common::{slope_exponents, slope_expr, SlopeRule};
-use crate::claims::Ctx;
+use crate::claims::shape::Ctx;
 use crate::kernel::{expr, Interval};
 use crate::outcome::{round_sig, Observations, Plot, Presentation, Series, Style, Table};
 use attncheck_lm::eval::cumulative;

@@ -1,17 +1,54 @@
-//! Per-step tallies of an invariant stated as a *margin*: an interval enclosure of
-//! (right side − left side) of an inequality, which holds iff the margin is ≥ 0.
+//! Readings that the claims' own code takes from kernel intervals it built itself:
+//! per-step tallies of a margin ([`StepTally`]) and consistency readings
+//! ([`Reading`]: "the two enclosures overlap", "no step certifiably violates it").
 //!
-//! The fields are private and [`StepTally::record`] is the only way to change them,
-//! so a tally's readings are made from kernel intervals alone:
-//! - [`StepTally::certainty`]: proven on every step (True), certifiably violated on
-//!   some step (False), else Unknown — a certified reading;
-//! - [`StepTally::consistency`]: "no step certifiably violates it" — a
-//!   [`Reading`] that can refute and never certify.
+//! None of them decides anything (issue #38: one road to `refuted`). No certificate
+//! carries them, so neither `verify` nor Coq ever sees them: a reading is recorded
+//! as an observation, which can make a run `inconclusive` and never certify or
+//! refute it ([`crate::verdict::Checks::consistency`], [`crate::verdict::Checks::observe_tally`]).
+//! A violated instance that should refute becomes an obligation of the claim's
+//! statement instead, which the kernel decides and `verify` re-checks. (Both types
+//! lived in the kernel crate until then; they serve the application only.)
 
-use super::statement::Reading;
-use super::{Certainty, Interval};
+use crate::kernel::{Certainty, Interval};
 
-/// The per-step record of one invariant.
+/// A consistency reading: "no step certifiably violates it", "the two enclosures
+/// overlap". Violated when the enclosures are certifiably inconsistent with the
+/// reading; consistent proves nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reading {
+    violated: bool,
+}
+
+impl Reading {
+    /// A reading, violated or not.
+    pub fn new(violated: bool) -> Reading {
+        Reading { violated }
+    }
+    /// Whether the enclosures are certifiably inconsistent with it.
+    pub fn violated(&self) -> bool {
+        self.violated
+    }
+    /// The joint reading of several: violated iff one of them is.
+    pub fn all(readings: impl IntoIterator<Item = Reading>) -> Reading {
+        Reading::new(readings.into_iter().any(|r| r.violated))
+    }
+}
+
+/// The consistency reading of "these two enclosures enclose the same real".
+pub trait Agreement {
+    /// Violated iff the two enclosures are disjoint; overlap proves nothing.
+    fn agreement(&self, other: &Interval) -> Reading;
+}
+
+impl Agreement for Interval {
+    fn agreement(&self, other: &Interval) -> Reading {
+        Reading::new(!self.overlaps(other))
+    }
+}
+
+/// The per-step record of one invariant stated as a *margin*: an interval enclosure
+/// of (right side − left side) of an inequality, which holds iff the margin is ≥ 0.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepTally {
     steps: usize,
@@ -83,7 +120,7 @@ impl StepTally {
         let mut s = if self.violated == 0 {
             format!(
                 "consistency reading: no step of {} certifiably violates it; the enclosures alone prove it on {} \
-                 steps (this reading can refute, never certify)",
+                 steps (a reading: never certifies nor refutes)",
                 self.steps, self.proven
             )
         } else {

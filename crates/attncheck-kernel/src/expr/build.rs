@@ -1,0 +1,408 @@
+//! Typed statement builders (issue #38): claims build their obligations as terms and
+//! formulas of the certificate language through these functions, not by pasting
+//! S-expression text. A [`Formula`] prints its canonical text (tokens separated by one
+//! space, the form every certificate carries) and gives the kernel the tree that text
+//! parses to, offsets included ([`Formula::finish`]), so the kernel does not re-parse
+//! what a claim built.
+//!
+//! The types keep terms and formulas apart: a comparison takes two [`Term`]s and gives a
+//! [`Formula`]; `and`, `not` and `forall` take formulas; `sum` and the arithmetic take
+//! terms. Literals are exact rationals ([`int`], [`q`]) or a literal's text as the
+//! grammar reads it ([`lit`]: `2^-8`, `1.5e-3`), kept as written so that a certificate's
+//! text does not change. What the grammar checks beyond these types (a variable bound
+//! where it is used, a datum of the right kind, a non-empty range) is checked by the
+//! kernel when it prepares the formula, as for any text.
+
+use super::syntax::Sexp;
+use rug::Rational;
+use std::fmt;
+
+/// A node of a term or formula under construction (offsets are assigned when it is
+/// finished).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Node {
+    Atom(String),
+    List(Vec<Node>),
+}
+
+impl Node {
+    fn call(op: &str, args: impl IntoIterator<Item = Node>) -> Node {
+        let mut items = vec![Node::Atom(op.to_string())];
+        items.extend(args);
+        Node::List(items)
+    }
+
+    fn write(&self, out: &mut String) {
+        match self {
+            Node::Atom(a) => out.push_str(a),
+            Node::List(items) => {
+                out.push('(');
+                for (i, x) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    x.write(out);
+                }
+                out.push(')');
+            }
+        }
+    }
+
+    /// The S-expression of the text [`Node::write`] prints, with the offsets the reader
+    /// gives it: an atom's its first byte, a list's its `(`.
+    fn sexp(&self, at: &mut usize) -> Sexp {
+        match self {
+            Node::Atom(a) => {
+                let o = *at;
+                *at += a.len();
+                Sexp::Atom(a.clone(), o)
+            }
+            Node::List(items) => {
+                let o = *at;
+                *at += 1;
+                let mut out = Vec::with_capacity(items.len());
+                for (i, x) in items.iter().enumerate() {
+                    if i > 0 {
+                        *at += 1;
+                    }
+                    out.push(x.sexp(at));
+                }
+                *at += 1;
+                Sexp::List(out, o)
+            }
+        }
+    }
+}
+
+/// A term of the certificate language.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Term(Node);
+
+/// A formula of the certificate language.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Formula(Node);
+
+impl fmt::Display for Term {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        self.0.write(&mut s);
+        f.write_str(&s)
+    }
+}
+
+impl fmt::Display for Formula {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        self.0.write(&mut s);
+        f.write_str(&s)
+    }
+}
+
+impl Formula {
+    /// Its canonical text and the tree that text parses to (before the building
+    /// blocks' expansion, as [`super::parse_written`] gives it).
+    pub fn finish(&self) -> (String, Sexp) {
+        let mut s = String::new();
+        self.0.write(&mut s);
+        let e = self.0.sexp(&mut 0);
+        (s, e)
+    }
+}
+
+impl Term {
+    /// The same term as a formula's text would hold it (for a term's own checks).
+    pub fn finish(&self) -> (String, Sexp) {
+        let mut s = String::new();
+        self.0.write(&mut s);
+        let e = self.0.sexp(&mut 0);
+        (s, e)
+    }
+}
+
+// ───── atoms ─────
+
+/// An integer literal.
+pub fn int(k: impl Into<i128>) -> Term {
+    Term(Node::Atom(k.into().to_string()))
+}
+
+/// An exact rational literal, printed `p/q` (or `p` for an integer).
+pub fn q(x: &Rational) -> Term {
+    Term(Node::Atom(x.to_string()))
+}
+
+/// A literal as written (`2^-8`, `1.5e-3`, `-3/4`): the grammar reads it exactly
+/// ([`crate::parse_rational`]); a text that is not one is refused when the formula is
+/// prepared, as in any certificate.
+pub fn lit(text: impl Into<String>) -> Term {
+    Term(Node::Atom(text.into()))
+}
+
+/// A variable bound by an enclosing `forall`, `sum` or `let`, or a datum's name.
+pub fn var(name: &str) -> Term {
+    Term(Node::Atom(name.to_string()))
+}
+
+/// π.
+pub fn pi() -> Term {
+    Term(Node::Atom("pi".into()))
+}
+
+// ───── terms ─────
+
+fn terms(ts: impl IntoIterator<Item = Term>) -> impl Iterator<Item = Node> {
+    ts.into_iter().map(|t| t.0)
+}
+
+/// `(+ a …)`.
+pub fn add(ts: impl IntoIterator<Item = Term>) -> Term {
+    Term(Node::call("+", terms(ts)))
+}
+
+/// `(* a …)`.
+pub fn mul(ts: impl IntoIterator<Item = Term>) -> Term {
+    Term(Node::call("*", terms(ts)))
+}
+
+/// `(- a b)`.
+pub fn sub(a: Term, b: Term) -> Term {
+    Term(Node::call("-", [a.0, b.0]))
+}
+
+/// `(neg a)`.
+pub fn neg(a: Term) -> Term {
+    Term(Node::call("neg", [a.0]))
+}
+
+/// `(- a)`: negation as the short form writes it.
+pub fn minus(a: Term) -> Term {
+    Term(Node::call("-", [a.0]))
+}
+
+/// `(/ a b)`.
+pub fn div(a: Term, b: Term) -> Term {
+    Term(Node::call("/", [a.0, b.0]))
+}
+
+/// `(pow a n)`.
+pub fn pow(a: Term, n: i32) -> Term {
+    Term(Node::call("pow", [a.0, int(n).0]))
+}
+
+/// A function of one term: `exp`, `ln`, `sqrt`, `sin`, `cos`, `abs`, `ceil`, `floor`.
+pub fn apply(f: Fun, a: Term) -> Term {
+    Term(Node::call(f.name(), [a.0]))
+}
+
+/// `(exp a)`.
+pub fn exp(a: Term) -> Term {
+    apply(Fun::Exp, a)
+}
+
+/// `(ln a)`.
+pub fn ln(a: Term) -> Term {
+    apply(Fun::Ln, a)
+}
+
+/// `(sqrt a)`.
+pub fn sqrt(a: Term) -> Term {
+    apply(Fun::Sqrt, a)
+}
+
+/// `(abs a)`.
+pub fn abs(a: Term) -> Term {
+    apply(Fun::Abs, a)
+}
+
+/// `(ceil a)`.
+pub fn ceil(a: Term) -> Term {
+    apply(Fun::Ceil, a)
+}
+
+/// `(floor a)`.
+pub fn floor(a: Term) -> Term {
+    apply(Fun::Floor, a)
+}
+
+/// `(min a b)`.
+pub fn min(a: Term, b: Term) -> Term {
+    Term(Node::call("min", [a.0, b.0]))
+}
+
+/// `(max a b)`.
+pub fn max(a: Term, b: Term) -> Term {
+    Term(Node::call("max", [a.0, b.0]))
+}
+
+/// `(sum v lo hi body)`.
+pub fn sum(v: &str, lo: i64, hi: i64, body: Term) -> Term {
+    Term(Node::call("sum", [var(v).0, int(lo).0, int(hi).0, body.0]))
+}
+
+/// `(let v t body)`, a term.
+pub fn let_term(v: &str, t: Term, body: Term) -> Term {
+    Term(Node::call("let", [var(v).0, t.0, body.0]))
+}
+
+/// A data operation or building block `(op a …)`: a datum's name is a [`var`].
+pub fn call(op: &str, args: impl IntoIterator<Item = Term>) -> Term {
+    Term(Node::call(op, terms(args)))
+}
+
+/// The functions of one term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fun {
+    /// `exp`
+    Exp,
+    /// `ln`
+    Ln,
+    /// `sqrt`
+    Sqrt,
+    /// `sin`
+    Sin,
+    /// `cos`
+    Cos,
+    /// `abs`
+    Abs,
+    /// `ceil`
+    Ceil,
+    /// `floor`
+    Floor,
+}
+
+impl Fun {
+    /// The operator as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fun::Exp => "exp",
+            Fun::Ln => "ln",
+            Fun::Sqrt => "sqrt",
+            Fun::Sin => "sin",
+            Fun::Cos => "cos",
+            Fun::Abs => "abs",
+            Fun::Ceil => "ceil",
+            Fun::Floor => "floor",
+        }
+    }
+}
+
+// ───── formulas ─────
+
+/// A comparison operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rel {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `=` (exact equality)
+    Eq,
+}
+
+impl Rel {
+    /// The operator as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rel::Lt => "<",
+            Rel::Le => "<=",
+            Rel::Gt => ">",
+            Rel::Ge => ">=",
+            Rel::Eq => "=",
+        }
+    }
+}
+
+/// `(rel a b)`.
+pub fn cmp(rel: Rel, a: Term, b: Term) -> Formula {
+    Formula(Node::call(rel.name(), [a.0, b.0]))
+}
+
+/// `(< a b)`.
+pub fn lt(a: Term, b: Term) -> Formula {
+    cmp(Rel::Lt, a, b)
+}
+
+/// `(<= a b)`.
+pub fn le(a: Term, b: Term) -> Formula {
+    cmp(Rel::Le, a, b)
+}
+
+/// `(> a b)`.
+pub fn gt(a: Term, b: Term) -> Formula {
+    cmp(Rel::Gt, a, b)
+}
+
+/// `(>= a b)`.
+pub fn ge(a: Term, b: Term) -> Formula {
+    cmp(Rel::Ge, a, b)
+}
+
+/// `(= a b)`.
+pub fn eq(a: Term, b: Term) -> Formula {
+    cmp(Rel::Eq, a, b)
+}
+
+/// `(and f …)`.
+pub fn and(fs: impl IntoIterator<Item = Formula>) -> Formula {
+    Formula(Node::call("and", fs.into_iter().map(|f| f.0)))
+}
+
+/// `(not f)`.
+pub fn not(f: Formula) -> Formula {
+    Formula(Node::call("not", [f.0]))
+}
+
+/// `(forall v lo hi body)`.
+pub fn forall(v: &str, lo: i64, hi: i64, body: Formula) -> Formula {
+    Formula(Node::call(
+        "forall",
+        [var(v).0, int(lo).0, int(hi).0, body.0],
+    ))
+}
+
+/// `(let v t body)`, a formula.
+pub fn let_formula(v: &str, t: Term, body: Formula) -> Formula {
+    Formula(Node::call("let", [var(v).0, t.0, body.0]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The built tree is the one the reader gives its text: offsets included.
+    #[test]
+    fn the_built_tree_is_what_its_text_parses_to() {
+        let f = forall(
+            "i",
+            0,
+            9,
+            and([
+                le(exp(mul([lit("-1/256"), var("i")])), lit("1/100")),
+                not(lt(add([var("i"), int(1)]), minus(pi()))),
+                ge(
+                    call("gram-max-abs", [var("S")]),
+                    sum("k", 1, 3, pow(var("k"), -2)),
+                ),
+            ]),
+        );
+        let (text, tree) = f.finish();
+        assert_eq!(
+            text,
+            "(forall i 0 9 (and (<= (exp (* -1/256 i)) 1/100) (not (< (+ i 1) (- pi))) \
+             (>= (gram-max-abs S) (sum k 1 3 (pow k -2)))))"
+        );
+        assert_eq!(tree, super::super::parse_written(&text).unwrap());
+        assert_eq!(f.to_string(), text);
+    }
+
+    #[test]
+    fn rationals_print_exactly() {
+        assert_eq!(q(&Rational::from((-3, 4))).to_string(), "-3/4");
+        assert_eq!(q(&Rational::from(7)).to_string(), "7");
+        assert_eq!(int(-5i64).to_string(), "-5");
+    }
+}

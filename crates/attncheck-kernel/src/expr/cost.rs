@@ -1,0 +1,505 @@
+//! The cost model: what evaluating a formula, or a whole statement, costs before
+//! anything is evaluated, held to [`MAX_WORK`]. Each operator's own charge is its
+//! entry of the table ([`super::ops`]); data operations add what their data's sizes
+//! give.
+
+use super::datum::{Data, Datum, SparseRows};
+use super::ops::{int_atom, lookup};
+use super::syntax::Sexp;
+use super::units::{
+    limbs, precision_factor, units, INNER_PRODUCT_WORDS, LITERAL_DIGITS_PER_UNIT, MAX_EXACT_BITS,
+    PAIRS_PER_UNIT, WORDS_PER_UNIT,
+};
+
+use std::collections::BTreeSet;
+
+/// The evaluation cost of a parsed formula with no data, at 128 bits ([`work_with`]).
+pub fn work(e: &Sexp) -> u128 {
+    work_with(e, &Data::new(), 128)
+}
+
+/// The evaluation cost of a parsed formula over `data` at `prec` bits, checked
+/// against [`MAX_WORK`] before anything is evaluated: one per node, a `forall`/`sum`
+/// body counted once per value of its range (nested ranges multiply), each data
+/// operation at the cost its data's sizes give, and, once per formula, each literal's
+/// reading and each layer datum's iteration. Saturating.
+pub fn work_with(e: &Sexp, data: &Data, prec: u32) -> u128 {
+    let mut c = Cost {
+        data,
+        prec,
+        unit: precision_factor(prec),
+        scope: Vec::new(),
+        once: 0,
+        cached: BTreeSet::new(),
+        cached_dual: BTreeSet::new(),
+    };
+    let per = c.node(e);
+    per.saturating_add(c.once)
+}
+
+/// The running totals of the costs of `formulas` decided together over `data` at
+/// `prec` bits (what [`crate::check`] holds to [`MAX_WORK`]): the k-th total is the
+/// cost of reading every datum ([`datum_cost`]) and of the formulas 0..=k. A
+/// computation cached in a datum (a layer datum's iterations, its traces and exact
+/// quantities) is shared by every formula of the statement, so it is counted once for
+/// all of them, as the evaluator pays it; everything else is counted per formula.
+/// Saturating.
+pub fn work_of_all<'a>(
+    formulas: impl IntoIterator<Item = &'a Sexp>,
+    data: &'a Data,
+    prec: u32,
+) -> Vec<u128> {
+    let mut c = Cost {
+        data,
+        prec,
+        unit: precision_factor(prec),
+        scope: Vec::new(),
+        once: data.values().map(datum_cost).fold(0, u128::saturating_add),
+        cached: BTreeSet::new(),
+        cached_dual: BTreeSet::new(),
+    };
+    let mut per = 0u128;
+    formulas
+        .into_iter()
+        .map(|e| {
+            per = per.saturating_add(c.node(e));
+            per.saturating_add(c.once)
+        })
+        .collect()
+}
+
+/// What reading and validating a datum costs, in units: its size in words (a sign
+/// row's 64-bit words, a rational's limbs, a weight's 32 bits), [`WORDS_PER_UNIT`] to
+/// a unit, and the per-row or per-entry overhead of the reader.
+pub fn datum_cost(d: &Datum) -> u128 {
+    match d {
+        Datum::Signs(s) => {
+            let (n, w) = (s.n() as u128, s.d().div_ceil(64) as u128);
+            n.saturating_add(units(n.saturating_mul(w)))
+        }
+        Datum::Sparse(b) => b.rows.iter().fold(b.n as u128, |acc, r| {
+            let words: u128 = r.iter().map(|(_, v)| limbs(v)).sum();
+            acc.saturating_add(r.len() as u128)
+                .saturating_add(units(words))
+        }),
+        Datum::Layer(l) => {
+            let entries = |m: &crate::Mat| -> u128 { m.data.iter().map(limbs).sum() };
+            let words = [l.q(), l.k(), l.v()]
+                .into_iter()
+                .chain(l.runs())
+                .map(entries)
+                .fold(limbs(l.dt()), u128::saturating_add);
+            1 + units(words) + (l.n() * l.d() * (l.runs().len() + 3)) as u128
+        }
+        Datum::Attn(a) => {
+            // the tensors of every layer (w_q, w_k: d² each; γ, β, b_q, b_k: d each),
+            // hashed and summed exactly once when the datum is read
+            let d = a.hidden() as u128;
+            let values = (a.layers() as u128).saturating_mul(2 * d * d + 4 * d);
+            1 + values / 16
+        }
+    }
+}
+
+pub(super) struct Cost<'a> {
+    pub(super) data: &'a Data,
+    pub(super) prec: u32,
+    /// The cost of one node's evaluation at this precision ([`precision_factor`]).
+    pub(super) unit: u128,
+    /// The enclosing `forall`/`sum` variables with their ranges and `let` variables
+    /// with the range of their integer term where [`Cost::int_range`] knows it,
+    /// innermost last.
+    pub(super) scope: Vec<(&'a str, Option<(i128, i128)>)>,
+    /// Costs paid once per formula.
+    pub(super) once: u128,
+    /// The (datum, computation) pairs whose once-only cost is counted.
+    pub(super) cached: BTreeSet<(&'a str, &'static str)>,
+    /// The (datum, argument text) of the `layer-dual-*` traces counted.
+    pub(super) cached_dual: BTreeSet<(&'a str, String)>,
+}
+
+/// The text of a term without offsets (atoms and parentheses), a cost-cache key.
+pub(super) fn sexp_text(e: &Sexp) -> String {
+    match e {
+        Sexp::Atom(a, _) => a.clone(),
+        Sexp::List(items, _) => {
+            format!(
+                "({})",
+                items.iter().map(sexp_text).collect::<Vec<_>>().join(" ")
+            )
+        }
+    }
+}
+
+impl<'a> Cost<'a> {
+    pub(super) fn node(&mut self, e: &'a Sexp) -> u128 {
+        let items = match e {
+            Sexp::Atom(a, _) => {
+                if let Some(d) = crate::literal_digits(a) {
+                    self.once = self.once.saturating_add(1 + d / LITERAL_DIGITS_PER_UNIT);
+                }
+                return self.unit;
+            }
+            Sexp::List(items, _) => items,
+        };
+        let op = match items.first() {
+            Some(Sexp::Atom(op, _)) => op.as_str(),
+            _ => "",
+        };
+        let args = items.get(1..).unwrap_or(&[]);
+        if let ("sandwich-centred", [dbar, _, r]) = (op, args) {
+            // D/2 cosines per evaluation (a memo may spare some; counted anyway)
+            let terms = int_atom(dbar).map_or(1, |d| (d.max(0) as u128) / 2);
+            return (1 + terms)
+                .saturating_mul(self.unit)
+                .saturating_add(self.node(r));
+        }
+        if let ("forall" | "sum", [v, lo, hi, body]) = (op, args) {
+            if let (Ok(lo), Ok(hi)) = (int_atom(lo), int_atom(hi)) {
+                let n = (i128::from(hi) - i128::from(lo) + 1).max(0) as u128;
+                let name = match v {
+                    Sexp::Atom(v, _) => v.as_str(),
+                    Sexp::List(..) => "",
+                };
+                self.scope.push((name, Some((lo.into(), hi.into()))));
+                // the body, and the step that binds the variable and accumulates
+                let b = self.node(body).saturating_add(self.unit);
+                self.scope.pop();
+                return self.unit.saturating_add(n.saturating_mul(b));
+            }
+        }
+        if let ("let", [v, t, body]) = (op, args) {
+            // t once per evaluation of the let, then the body; each use of the
+            // variable is a node of the body
+            let t_cost = self.node(t);
+            let range = self.int_range(t);
+            let name = match v {
+                Sexp::Atom(v, _) => v.as_str(),
+                Sexp::List(..) => "",
+            };
+            self.scope.push((name, range));
+            let b = self.node(body);
+            self.scope.pop();
+            return (2 * self.unit).saturating_add(t_cost).saturating_add(b);
+        }
+        // the operator's own charge from the table (an unknown one is refused by the
+        // grammar; it is charged as 1 here), plus what its data's sizes give
+        let charge = lookup(op).map_or(1, |o| o.charge);
+        let own = self.data_cost(op, args);
+        items.iter().fold(
+            self.unit.saturating_mul(charge).saturating_add(own),
+            |acc, x| acc.saturating_add(self.node(x)),
+        )
+    }
+
+    pub(super) fn datum(&self, e: &Sexp) -> Option<&'a Datum> {
+        match e {
+            Sexp::Atom(a, _) => self.data.get(a),
+            Sexp::List(..) => None,
+        }
+    }
+
+    /// Adds `cost` to the once-per-formula costs the first time (datum, what) is met.
+    pub(super) fn once_for(&mut self, datum: &'a Sexp, what: &'static str, cost: u128) {
+        if let Sexp::Atom(name, _) = datum {
+            if self.cached.insert((name.as_str(), what)) {
+                self.once = self.once.saturating_add(cost);
+            }
+        }
+    }
+
+    /// The cost of one evaluation of data operation `op` (0 for other operators),
+    /// besides its arguments' own nodes.
+    pub(super) fn data_cost(&mut self, op: &str, args: &'a [Sexp]) -> u128 {
+        let signs = |c: &Self, k: usize| match args.get(k).and_then(|a| c.datum(a)) {
+            Some(Datum::Signs(s)) => Some(s),
+            _ => None,
+        };
+        let sparse = |c: &Self, k: usize| match args.get(k).and_then(|a| c.datum(a)) {
+            Some(Datum::Sparse(b)) => Some(b),
+            _ => None,
+        };
+        match op {
+            "rows" | "cols" => 1,
+            "gram-max-abs" => signs(self, 0).map_or(1, |s| {
+                let n = s.n() as u128;
+                let pairs = n * n.saturating_sub(1) / 2;
+                let words = s.d().div_ceil(64) as u128;
+                1 + pairs / PAIRS_PER_UNIT + units(pairs.saturating_mul(words))
+            }),
+            "row-nnz-max" => sparse(self, 0).map_or(1, |b| 1 + b.n as u128),
+            "entry-min" | "entry-max" | "row-sum-max" | "entry-sum" => {
+                sparse(self, 0).map_or(1, |b| {
+                    let z = SparseSizes::of(b);
+                    // comparisons cross-multiply two entries; a sum's running value
+                    // has at most the size of the terms summed so far
+                    let words = match op {
+                        "entry-min" | "entry-max" => z.total.saturating_mul(z.largest),
+                        "row-sum-max" => z.row_sq.saturating_mul(2),
+                        _ => z.total.saturating_mul(z.total),
+                    };
+                    (1 + z.nnz + b.n as u128).saturating_add(units(words))
+                })
+            }
+            "err-max" | "lemma-a" | "lemma-b" | "lemma-a-row" | "lemma-b-row" => {
+                match (signs(self, 0), sparse(self, 1)) {
+                    (Some(s), Some(b)) => {
+                        let n = b.n as u128;
+                        let w = s.d().div_ceil(64) as u128;
+                        // per row i (support s_i, size r_i in limbs): Λ_ij for every j,
+                        // each s_i inner products of w words and big-integer
+                        // multiply-adds of r_i limbs; the common denominator (s_i
+                        // lcm's of r_i limbs); with t, the slack 2t·Σ_l B_il (t has at
+                        // most MAX_EXACT_BITS bits)
+                        let t_limbs = u128::from(MAX_EXACT_BITS) / 64;
+                        let words = b.rows.iter().fold(0u128, |acc, r| {
+                            let (si, ri) = (
+                                r.len() as u128,
+                                r.iter().map(|(_, v)| limbs(v)).sum::<u128>(),
+                            );
+                            let row = n
+                                .saturating_mul(
+                                    si.saturating_mul(INNER_PRODUCT_WORDS + w + ri)
+                                        .saturating_add(ri),
+                                )
+                                .saturating_add(si.saturating_mul(ri).saturating_mul(ri))
+                                .saturating_add((1 + t_limbs).saturating_mul(ri + 1));
+                            acc.saturating_add(row)
+                        });
+                        (1 + n).saturating_add(units(words))
+                    }
+                    _ => 1,
+                }
+            }
+            "band-reach" | "band-reach-count" => {
+                // l·L·min(d + 1, L) bits set and l·L scanned (bounded by the
+                // operation's own limits); the arguments' ranges where they are known
+                let top = |c: &Self, k: usize, cap: u128| {
+                    args.get(k)
+                        .and_then(|a| c.int_range(a))
+                        .map_or(cap, |(lo, hi)| {
+                            lo.unsigned_abs().max(hi.unsigned_abs()).min(cap)
+                        })
+                };
+                let len = top(self, 0, 65_536);
+                let d = top(self, 1, 65_536);
+                let layers = top(self, 2, 256);
+                let bits = (layers * len * (d + 1).min(len)).min(1 << 32);
+                1 + (bits + layers * len) / WORDS_PER_UNIT
+            }
+            "layer-partition" => {
+                if let (Some(x), Some(Datum::Layer(l))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    // its own iteration, once per precision: the map's
+                    // runs·steps·n²·d plus n² logits and exponentials per step and run
+                    // (an `exp` counted as 32 multiply-adds)
+                    let (n, d) = (l.n() as u128, l.d() as u128);
+                    let cost = (l.runs().len() as u128)
+                        * (l.steps() as u128 + 1)
+                        * n
+                        * n
+                        * (2 * d + 32)
+                        * u128::from(self.prec.div_ceil(128));
+                    self.once_for(x, "partition", cost);
+                }
+                1
+            }
+            "layer-dual-sup" | "layer-dual-inf" => {
+                if let (Some(x), Some(Datum::Layer(l))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    // its own iteration per distinct (lo, hi, i) and precision (sup and
+                    // inf share it): the map's runs·(steps + 1)·n²·2d plus 2n·d per step
+                    // and run, and two adjugate rows (2d⁴). Keyed by the text of lo, hi,
+                    // i; when they mention a forall/sum variable their values may differ
+                    // per evaluation, and the cache's MAX_TRACES bounds the iterations.
+                    let (n, d) = (l.n() as u128, l.d() as u128);
+                    let cost = (l.runs().len() as u128)
+                        .saturating_mul(l.steps() as u128 + 1)
+                        .saturating_mul(n * n * 2 * d + 2 * n * d)
+                        .saturating_add(2 * d * d * d * d)
+                        .saturating_mul(u128::from(self.prec.div_ceil(128)));
+                    let key = args.get(3..6).unwrap_or(&[]);
+                    let open = key.iter().any(|a| self.mentions_scope(a));
+                    let text = if open {
+                        String::from("(open)")
+                    } else {
+                        key.iter().map(sexp_text).collect::<Vec<_>>().join(" ")
+                    };
+                    if let Sexp::Atom(name, _) = x {
+                        if self.cached_dual.insert((name.as_str(), text)) {
+                            let times = if open {
+                                crate::layer_data::MAX_TRACES as u128
+                            } else {
+                                1
+                            };
+                            self.once = self.once.saturating_add(cost.saturating_mul(times));
+                        }
+                    }
+                }
+                1
+            }
+            "layer-max-sqnorm" | "layer-max-sqdist" => {
+                if let (Some(x), Some(Datum::Layer(l))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    // iterated once per precision and cached: runs·steps·n²·d·⌈p/128⌉
+                    // interval multiply-adds
+                    let (n, d) = (l.n() as u128, l.d() as u128);
+                    let cost = (l.runs().len() as u128)
+                        * (l.steps() as u128)
+                        * n
+                        * n
+                        * d
+                        * u128::from(self.prec.div_ceil(128));
+                    self.once_for(x, "iterate", cost);
+                }
+                1
+            }
+            "layer-v-frob2" | "layer-qk-frob2" | "layer-dt" => {
+                if let (Some(x), Some(Datum::Layer(l))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    if op == "layer-dt" {
+                        return 1 + units(limbs(l.dt()));
+                    }
+                    // computed once and cached in the datum; a sum of products whose
+                    // running value has at most the size of the terms so far
+                    let col = |m: &crate::Mat| -> Vec<u128> {
+                        (0..m.cols)
+                            .map(|c| (0..m.rows).map(|r| limbs(m.at(r, c))).sum())
+                            .collect()
+                    };
+                    let d = l.d() as u128;
+                    let cost = if op == "layer-v-frob2" {
+                        let v: u128 = l.v().data.iter().map(limbs).sum();
+                        (d * d).saturating_add(units(v.saturating_mul(v).saturating_mul(4)))
+                    } else {
+                        // (QᵀK)_ab = Σ_c Q_ca K_cb, then Σ_ab (QᵀK)_ab²
+                        let (qa, kb) = (col(l.q()), col(l.k()));
+                        let m = l.q().rows as u128;
+                        let words: u128 = qa
+                            .iter()
+                            .flat_map(|a| {
+                                kb.iter().map(move |b| (a + b).saturating_mul(3 * (a + b)))
+                            })
+                            .fold(0u128, u128::saturating_add);
+                        (d * d * m).saturating_add(units(words))
+                    };
+                    self.once_for(
+                        x,
+                        if op == "layer-v-frob2" {
+                            "v-frob2"
+                        } else {
+                            "qk-frob2"
+                        },
+                        cost,
+                    );
+                }
+                1
+            }
+            // attn-ln-bound and attn-logit-range: a few interval operations on sums read
+            // with the datum (crate::weights), their table charge
+            _ => 0,
+        }
+    }
+
+    /// Whether `e` mentions a variable of an enclosing `forall`/`sum`.
+    pub(super) fn mentions_scope(&self, e: &Sexp) -> bool {
+        match e {
+            Sexp::Atom(a, _) => self.scope.iter().any(|(v, _)| v == a),
+            Sexp::List(items, _) => items.iter().any(|x| self.mentions_scope(x)),
+        }
+    }
+
+    /// Bounds of an integer-valued term built from integer literals, the variables
+    /// in scope, + − × neg abs min max (`None` for anything else).
+    pub(super) fn int_range(&self, e: &Sexp) -> Option<(i128, i128)> {
+        let items = match e {
+            Sexp::Atom(a, _) => {
+                if let Ok(v) = a.parse::<i64>() {
+                    return Some((v.into(), v.into()));
+                }
+                return self
+                    .scope
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| n == a)
+                    .and_then(|&(_, r)| r);
+            }
+            Sexp::List(items, _) => items,
+        };
+        let Some(Sexp::Atom(op, _)) = items.first() else {
+            return None;
+        };
+        let rs = items[1..]
+            .iter()
+            .map(|a| self.int_range(a))
+            .collect::<Option<Vec<_>>>()?;
+        let mul = |a: (i128, i128), b: (i128, i128)| -> Option<(i128, i128)> {
+            let c = [
+                a.0.checked_mul(b.0)?,
+                a.0.checked_mul(b.1)?,
+                a.1.checked_mul(b.0)?,
+                a.1.checked_mul(b.1)?,
+            ];
+            Some((*c.iter().min()?, *c.iter().max()?))
+        };
+        match (op.as_str(), rs.as_slice()) {
+            ("+", [first, rest @ ..]) => rest.iter().try_fold(*first, |a, b| {
+                Some((a.0.checked_add(b.0)?, a.1.checked_add(b.1)?))
+            }),
+            ("*", [first, rest @ ..]) => rest.iter().try_fold(*first, |a, b| mul(a, *b)),
+            ("-" | "neg", [a]) => Some((a.1.checked_neg()?, a.0.checked_neg()?)),
+            ("-", [a, b]) => Some((a.0.checked_sub(b.1)?, a.1.checked_sub(b.0)?)),
+            ("min", [a, b]) => Some((a.0.min(b.0), a.1.min(b.1))),
+            ("max", [a, b]) => Some((a.0.max(b.0), a.1.max(b.1))),
+            ("abs", [a]) => {
+                let m = a.0.unsigned_abs().max(a.1.unsigned_abs());
+                let lo = if a.0 <= 0 && 0 <= a.1 {
+                    0
+                } else {
+                    a.0.unsigned_abs().min(a.1.unsigned_abs())
+                };
+                Some((i128::try_from(lo).ok()?, i128::try_from(m).ok()?))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The sizes of a row-sparse matrix that its operations' costs depend on.
+pub(super) struct SparseSizes {
+    /// Stored entries.
+    pub(super) nnz: u128,
+    /// Σ limbs of the entries.
+    pub(super) total: u128,
+    /// The largest entry, in limbs.
+    pub(super) largest: u128,
+    /// Σ_i (limbs of row i)².
+    pub(super) row_sq: u128,
+}
+
+impl SparseSizes {
+    pub(super) fn of(b: &SparseRows) -> SparseSizes {
+        let mut z = SparseSizes {
+            nnz: 0,
+            total: 0,
+            largest: 0,
+            row_sq: 0,
+        };
+        for r in &b.rows {
+            let mut row = 0u128;
+            for (_, v) in r {
+                let l = limbs(v);
+                z.nnz += 1;
+                row += l;
+                z.largest = z.largest.max(l);
+            }
+            z.total += row;
+            z.row_sq = z.row_sq.saturating_add(row.saturating_mul(row));
+        }
+        z
+    }
+}

@@ -1,0 +1,110 @@
+//! The centred Sandwich bias, shared by the kernel's data operation and the claims
+//! that present it (one formula): the positional group's data operation.
+//!
+//! `(sandwich-centred D F r)`, for integer literals D (even, 2 ≤ D ≤ 4096) and F ∈ {0, 1}
+//! and a term r that evaluates to an exact integer:
+//!
+//! ```text
+//! B̃(r) = Σ_{i=F}^{F + D/2 − 1} (cos(r·ω_i) − 1),   ω_i = 10000^{−2i/D} = exp(−(2i/D)·ln 10⁴),
+//! ```
+//!
+//! the centred Sandwich bias with index set I from F (positional.md §1). Proof sketch:
+//! each ω_i is the outward enclosure exp(−(2i/D)·ln 10000) of the kernel's interval
+//! functions; r·ω_i, its cosine and the sum are outward-rounded interval operations, so
+//! the result encloses B̃(r). r = 0 gives exactly 0 (cos 0 = 1). The enclosures of ω_i
+//! and of B̃(r) are kept for the rest of one formula's evaluation (same precision, same
+//! values: a memo, not an approximation). Cost: D/2 cosines per new r (counted in
+//! [`super::work`]).
+
+use crate::Interval;
+use rug::Rational;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Why (D, F) of `(sandwich-centred D F r)` is out of range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ArgsError {
+    /// D is odd or outside 2..=4096.
+    #[error("d̄ must be even with 2 ≤ d̄ ≤ 4096 (got {0})")]
+    Dbar(i64),
+    /// F is neither 0 nor 1.
+    #[error("the index set starts at 0 or 1 (got {0})")]
+    First(i64),
+}
+
+/// Validates (D, F) of `(sandwich-centred D F r)`.
+pub fn check_args(dbar: i64, first: i64) -> Result<(u32, u32), ArgsError> {
+    if !(2..=4096).contains(&dbar) || dbar % 2 != 0 {
+        return Err(ArgsError::Dbar(dbar));
+    }
+    if !(0..=1).contains(&first) {
+        return Err(ArgsError::First(first));
+    }
+    Ok((dbar as u32, first as u32))
+}
+
+/// Enclosures of ω_i = exp(−(2i/D)·ln 10⁴) for i = F, …, F + D/2 − 1.
+pub fn freqs(dbar: u32, first: u32, prec: u32) -> Vec<Interval> {
+    let ln1e4 = Interval::from_i64(prec, 10_000).ln();
+    (first..first + dbar / 2)
+        .map(|i| {
+            let e = Rational::from((2 * i64::from(i), i64::from(dbar)));
+            -&(&Interval::from_rational(prec, &e) * &ln1e4)
+        })
+        .map(|x| x.exp())
+        .collect()
+}
+
+/// An enclosure of Σ_i (cos(r·ω_i) − 1) from the frequency enclosures.
+pub fn centred(r: i64, freqs: &[Interval]) -> Interval {
+    let prec = freqs.first().map(Interval::prec).unwrap_or(128);
+    let rr = Interval::from_i64(prec, r);
+    let one = Interval::one(prec);
+    let mut acc = Interval::zero(prec);
+    for w in freqs {
+        acc.add_assign(&(&(&rr * w).cos() - &one));
+    }
+    acc
+}
+
+/// The most B̃ values kept in one memo (bounds its memory).
+pub(super) const MEMO_VALUES: usize = 1 << 18;
+
+#[derive(Default)]
+pub(super) struct Inner {
+    freqs: HashMap<(u32, u32, u32), Arc<Vec<Interval>>>,
+    values: HashMap<(u32, u32, u32, i64), Interval>,
+}
+
+/// Frequencies and values computed so far, keyed by (d̄, F, precision[, r]); shared
+/// by the obligations of one statement (the values are the same whoever computes
+/// them, so sharing changes no result).
+#[derive(Default)]
+pub struct Memo {
+    inner: Mutex<Inner>,
+}
+
+impl Memo {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn centred(&self, dbar: u32, first: u32, r: i64, prec: u32) -> Interval {
+        let f = {
+            let mut g = self.lock();
+            if let Some(v) = g.values.get(&(dbar, first, prec, r)) {
+                return v.clone();
+            }
+            g.freqs
+                .entry((dbar, first, prec))
+                .or_insert_with(|| Arc::new(freqs(dbar, first, prec)))
+                .clone()
+        };
+        let v = centred(r, &f);
+        let mut g = self.lock();
+        if g.values.len() < MEMO_VALUES {
+            g.values.insert((dbar, first, prec, r), v.clone());
+        }
+        v
+    }
+}

@@ -1,0 +1,136 @@
+//! Values ([`Val`]: exact, an outward enclosure, or undefined) and the environment of
+//! one evaluation ([`Env`], with the [`Budget`] the formulas of a statement share).
+
+use super::datum::Data;
+use super::sandwich;
+use super::syntax::{err, ExprError};
+use super::units::{limbs, MAX_EXACT_BITS, MAX_WORK, WORDS_PER_UNIT};
+use crate::Interval;
+use rug::Rational;
+use std::collections::HashMap;
+
+/// A value: exact while possible, else an outward interval, or undefined.
+#[derive(Clone, Debug)]
+pub(super) enum Val {
+    Q(Rational),
+    I(Interval),
+    /// The term may have no value: a partial operation (`ln`, `sqrt`, `/`, `pow` with
+    /// a negative exponent) met an argument that is exactly outside its domain or
+    /// whose enclosure touches or crosses the domain's edge. Every operation on it
+    /// gives it again and every comparison on it is `Unknown`: a whole-line interval
+    /// would not do, since `(abs t)`, `(min t 3)`, `(* 0 t)` or `(exp t)` of the whole
+    /// line would still decide comparisons about a value that does not exist.
+    Undef,
+}
+
+impl Val {
+    /// The enclosure of a defined value; `Undef` gives the whole line (no
+    /// information). Every operation checks for `Undef` before calling this, so
+    /// the whole line only reaches [`eval_with`]'s output.
+    pub(super) fn iv(&self, p: u32) -> Interval {
+        match self {
+            Val::Q(q) => Interval::from_rational(p, q),
+            Val::I(i) => i.clone(),
+            Val::Undef => Interval::entire(p),
+        }
+    }
+    pub(super) fn is_undef(&self) -> bool {
+        matches!(self, Val::Undef)
+    }
+    /// `Undef` from a partial operation's `None` (argument not inside its domain).
+    pub(super) fn checked(i: Option<Interval>) -> Val {
+        i.map_or(Val::Undef, Val::I)
+    }
+    pub(super) fn q(q: Rational, p: u32) -> Val {
+        if q.numer().significant_bits() + q.denom().significant_bits() > MAX_EXACT_BITS {
+            Val::I(Interval::from_rational(p, &q))
+        } else {
+            Val::Q(q)
+        }
+    }
+}
+
+pub(super) struct Env<'a> {
+    pub(super) prec: u32,
+    /// The bound variables, innermost last: a `forall`/`sum` variable's integer, a
+    /// `let` variable's value (computed once per evaluation of its `let`).
+    pub(super) vars: Vec<(&'a str, Val)>,
+    pub(super) data: &'a Data,
+    /// Memo of `sandwich-centred` (frequencies and values).
+    pub(super) sandwich: &'a sandwich::Memo,
+    /// The literals, read once ([`Prepared`]).
+    pub(super) literals: &'a HashMap<usize, Val>,
+    /// What exact arithmetic on big rationals may still cost, shared by every formula
+    /// of the statement ([`Env::charge`]).
+    pub(super) budget: &'a Budget,
+}
+
+/// What the evaluation of one statement shares across its formulas: the memo of
+/// `sandwich-centred` and the work that exact arithmetic on big rationals may still
+/// spend, whose sizes are known only while evaluating ([`MAX_WORK`] less what
+/// [`work_of_all`] counted before anything ran).
+pub struct Budget {
+    pub(super) memo: sandwich::Memo,
+    pub(super) exact: std::sync::atomic::AtomicU64,
+}
+
+impl Budget {
+    /// A budget of `units` for exact arithmetic (saturated at `u64::MAX`).
+    pub fn new(units: u128) -> Budget {
+        Budget {
+            memo: sandwich::Memo::default(),
+            exact: std::sync::atomic::AtomicU64::new(u64::try_from(units).unwrap_or(u64::MAX)),
+        }
+    }
+    /// Takes `cost` units; `false` when fewer are left (then nothing is taken).
+    pub(super) fn take(&self, cost: u128) -> bool {
+        use std::sync::atomic::Ordering;
+        let Ok(cost) = u64::try_from(cost) else {
+            return false;
+        };
+        self.exact
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(cost)
+            })
+            .is_ok()
+    }
+}
+
+impl<'a> Env<'a> {
+    /// Charges an exact operation on `x` and `y` to the work budget: their sizes are
+    /// known only now, so a formula whose exact rationals grow (up to MAX_EXACT_BITS
+    /// each, where they become intervals) stops with an error at the budget instead
+    /// of running for hours. (a·b + (a + b)²)/64 units for operands of a and b limbs
+    /// (products and the gcd of the result); nothing for small operands.
+    pub(super) fn charge(
+        &mut self,
+        offset: usize,
+        x: &Rational,
+        y: &Rational,
+    ) -> Result<(), ExprError> {
+        let (a, b) = (limbs(x), limbs(y));
+        let cost = (a * b + (a + b) * (a + b)) / WORDS_PER_UNIT;
+        if cost == 0 {
+            return Ok(());
+        }
+        if !self.budget.take(cost) {
+            return err(
+                offset,
+                format!(
+                    "exact arithmetic on rationals of up to {} limbs would exceed the work budget: \
+                     the limit is {MAX_WORK}",
+                    a.max(b)
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    pub(super) fn lookup(&self, name: &str) -> Option<&Val> {
+        self.vars
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+    }
+}

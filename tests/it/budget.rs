@@ -1,0 +1,173 @@
+//! The work budget bounds a whole certificate, not one formula (issue #38): for every
+//! operator the charges bench measures (crates/attncheck-bench/edge.rs, one source for
+//! both), a certificate grown to the edge of the budget is accepted (its cost, computed
+//! before anything runs, is within it) and one step past it is refused by `verify` with
+//! exit 2, naming the cost it would have, before anything is evaluated. How long the
+//! certificates at the edge take to verify is a benchmark, not a test
+//! (`cargo bench -p attncheck-bench --bench budget_edge`, recorded in bench/charges.md).
+
+use crate::util::output_text;
+use attncheck::kernel::expr;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+#[path = "../../crates/attncheck-bench/edge.rs"]
+mod edge;
+
+/// The cost of the certificate of `case` at size n at `precision` bits, as `check`
+/// computes it before evaluating.
+fn cost(case: &edge::Case, n: u64, precision: u32) -> u128 {
+    let (formulas, data) = (case.build)(n);
+    let c = edge::certificate(&formulas, &data, precision);
+    let cert = attncheck::certificate::parse(Path::new("edge"), &c.to_string())
+        .unwrap_or_else(|e| panic!("{}: {e}", case.op));
+    let st = cert.statement(Path::new("edge")).expect("statement");
+    let sexps: Vec<_> = st
+        .obligations
+        .iter()
+        .map(|o| expr::parse(&o.formula).expect("parses"))
+        .collect();
+    *expr::work_of_all(sexps.iter(), &st.data, precision)
+        .last()
+        .expect("an obligation")
+}
+
+/// The largest n ≤ max_n whose certificate is within the budget (`None` when even n = 1
+/// is not), by bisection: the cost grows with n.
+fn edge_of(case: &edge::Case, precision: u32) -> Option<u64> {
+    if cost(case, 1, precision) > expr::MAX_WORK {
+        return None;
+    }
+    let (mut lo, mut hi) = (1u64, case.max_n);
+    if cost(case, hi, precision) <= expr::MAX_WORK {
+        return Some(hi);
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if cost(case, mid, precision) <= expr::MAX_WORK {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(lo)
+}
+
+#[test]
+fn every_operator_at_the_edge_of_the_budget_is_accepted_and_one_step_past_it_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut past = 0;
+    for case in edge::cases() {
+        let precision = 128;
+        let n = edge_of(&case, precision)
+            .unwrap_or_else(|| panic!("{}: even n = 1 is over the budget", case.op));
+        let at = cost(&case, n, precision);
+        assert!(at <= expr::MAX_WORK, "{}: {at}", case.op);
+        if n == case.max_n {
+            // the operator's own limits stop it first: nothing is past the budget
+            continue;
+        }
+        let over = cost(&case, n + 1, precision);
+        assert!(
+            over > expr::MAX_WORK,
+            "{} at n + 1 = {}: {over}",
+            case.op,
+            n + 1
+        );
+        // verify refuses it with exit 2 and the cost, before evaluating anything
+        let (formulas, data) = (case.build)(n + 1);
+        let c = edge::certificate(&formulas, &data, precision);
+        let p = dir.path().join("edge.cert.json");
+        std::fs::write(&p, c.to_string()).unwrap();
+        let t = Instant::now();
+        let out = crate::util::bin()
+            .args(["verify", p.to_str().unwrap(), "--no-spec"])
+            .output()
+            .unwrap();
+        let text = output_text(&out);
+        assert_eq!(out.status.code(), Some(2), "{}: {text}", case.op);
+        assert!(
+            text.contains(&over.to_string()) && text.contains("the limit is 1000000000"),
+            "{}: names the cost {over} and the limit: {text}",
+            case.op
+        );
+        assert!(
+            text.contains("edge.cert.json"),
+            "{}: names the file: {text}",
+            case.op
+        );
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "{}: refused in {:?}",
+            case.op,
+            t.elapsed()
+        );
+        past += 1;
+    }
+    assert!(past >= 30, "only {past} operators reach the budget");
+}
+
+/// Issue #38's hostile case: 2,000 obligations each under the budget of one formula
+/// were still running after two minutes. Together they are over the budget of one
+/// certificate, and refused before anything runs, naming the obligation where the
+/// running total passes it.
+#[test]
+fn many_obligations_each_within_the_budget_are_refused_together() {
+    let f = "(forall i 1 1000000 (> (exp (/ (sqrt 2) i)) -1))";
+    let one = expr::work(&expr::parse(f).unwrap());
+    assert!(one <= expr::MAX_WORK, "one alone is within it: {one}");
+    let k = (expr::MAX_WORK / one + 1) as usize;
+    let formulas: Vec<String> = (0..2000.max(k + 1)).map(|_| f.to_string()).collect();
+    let c = edge::certificate(&formulas, &serde_json::json!({}), 128);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("many.cert.json");
+    std::fs::write(&p, c.to_string()).unwrap();
+    let t = Instant::now();
+    let out = crate::util::bin()
+        .args(["verify", p.to_str().unwrap(), "--no-spec"])
+        .output()
+        .unwrap();
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("over the budget of one certificate"),
+        "{text}"
+    );
+    assert!(
+        text.contains("obligations["),
+        "names the obligation: {text}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
+    // through `prove --cert`'s road too: one formula over the budget is refused (exit 2)
+    let big = "(forall r 1 480000 (< (sandwich-centred 4096 0 r) 1))";
+    let out = crate::util::bin().args(["prove", big]).output().unwrap();
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("limit"), "{text}");
+}
+
+/// The exact arithmetic charged as it runs is one allowance for the whole statement,
+/// shared by its obligations (it was one per formula: n obligations had n allowances).
+#[test]
+fn exact_arithmetic_shares_one_allowance_across_the_obligations() {
+    use attncheck::kernel::{check, Statement};
+    // per iteration: 3^20000·3^20000 (496-limb operands: 19,220 units), times i (15,391)
+    // and compared with 0 (15,391): about 5·10⁴ units, 7.5·10⁸ for 15,000 iterations —
+    // within the budget alone, and 64 of them share one allowance
+    let costly = "(forall i 1 15000 (> (* 3^20000 3^20000 i) 0))";
+    let mut alone = Statement::new("x/alone");
+    alone.assert("o", costly);
+    let checked = check(&alone, 128).expect("one alone is within the budget");
+    assert_eq!(
+        checked.decisions()[0].result(),
+        attncheck::kernel::Certainty::True
+    );
+    let mut many = Statement::new("x/many");
+    for k in 0..64 {
+        many.assert(format!("o{k}"), costly);
+    }
+    let t = Instant::now();
+    let e = check(&many, 128).expect_err("64 of them run out of the one allowance");
+    assert!(e.error.reason.contains("exceed the work budget"), "{e}");
+    assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
+}
