@@ -1116,7 +1116,7 @@ pub fn run_shard(
             format: SHARD_FORMAT.into(),
             claim: spec.id.clone(),
             profile,
-            params: serde_json::to_value(spec.merged(profile)).unwrap_or_default(),
+            params: shard_params(spec, profile),
             precision: spec.precision,
             shard: index,
             of: count,
@@ -1124,6 +1124,24 @@ pub fn run_shard(
         });
     }
     Ok(out)
+}
+
+/// The parameters a shard records and `merge` compares: the merged parameters without
+/// their `pins` tables. Pins are hashes a spec states of what the runs produce (a trained
+/// model's weights): they check outputs and change nothing a unit computes, so pins
+/// written after a sweep ran do not orphan its shards.
+fn shard_params(spec: &Spec, profile: Profile) -> serde_json::Value {
+    fn strip(t: &mut toml::Table) {
+        t.remove("pins");
+        for (_, v) in t.iter_mut() {
+            if let toml::Value::Table(x) = v {
+                strip(x);
+            }
+        }
+    }
+    let mut t = spec.merged(profile);
+    strip(&mut t);
+    serde_json::to_value(t).unwrap_or_default()
 }
 
 /// The path of a shard file below `out`.
@@ -1221,7 +1239,7 @@ pub fn merge_shards(
             .ok_or_else(|| Error::Usage(format!("{id}: no spec for this claim")))?;
         let (p0, f0) = &files[0];
         let profile = f0.profile;
-        let params = serde_json::to_value(spec.merged(profile)).unwrap_or_default();
+        let params = shard_params(spec, profile);
         // which of 0..of are present (a set, not a vector of `of` flags: `of`
         // comes from the file)
         let mut seen = std::collections::BTreeSet::new();

@@ -311,11 +311,18 @@ fn describe(d: &crate::kernel::expr::Datum) -> (String, String) {
             heads,
             sha256,
             layers,
+            embedding,
+            ..
         } => (
             "attn-weights".into(),
             format!(
-                "attention weights: hidden {hidden}, {heads} heads, {} layers, sha256 {sha256}",
-                layers.len()
+                "attention weights: hidden {hidden}, {heads} heads, {} layers{}, sha256 {sha256}",
+                layers.len(),
+                if embedding.is_some() {
+                    ", with the embedding"
+                } else {
+                    ""
+                }
             ),
         ),
     }

@@ -49,7 +49,7 @@ pub fn stored(layers: &[Layer]) -> (Vec<LayerHex>, String) {
 
 fn datum(hidden: usize, heads: usize, layers: &[Layer]) -> AttnWeights {
     let (hx, sha) = stored(layers);
-    AttnWeights::new(hidden, heads, &sha, hx).expect("a valid datum")
+    AttnWeights::new(hidden, heads, &sha, hx, None).expect("a valid datum")
 }
 
 fn data_of(pairs: &[(&str, AttnWeights)]) -> Data {
@@ -520,7 +520,7 @@ mod scan_certificate {
                     })
                 })
                 .collect();
-            let w2 = AttnWeights::new(w.hidden(), w.heads(), &digest(&bits), hx).unwrap();
+            let w2 = AttnWeights::new(w.hidden(), w.heads(), &digest(&bits), hx, None).unwrap();
             v["data"][&name] =
                 serde_json::to_value(DataEntry::from_datum(&Datum::Attn(w2))).unwrap();
         });

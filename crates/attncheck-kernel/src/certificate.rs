@@ -152,6 +152,12 @@ pub enum DataEntry {
         sha256: String,
         /// One entry per layer.
         layers: Vec<AttnLayerEntry>,
+        /// ε_LN, one f32 (with the embedding).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ln_eps: Option<String>,
+        /// The token embedding E, 256 × d (layer 0's input; with ε_LN).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        embedding: Option<String>,
     },
 }
 
@@ -249,6 +255,8 @@ impl DataEntry {
                 heads,
                 sha256,
                 layers,
+                ln_eps,
+                embedding,
             } => {
                 let hex = layers
                     .iter()
@@ -256,7 +264,21 @@ impl DataEntry {
                         [&l.ln_gain, &l.ln_shift, &l.w_q, &l.b_q, &l.w_k, &l.b_k].map(String::clone)
                     })
                     .collect();
-                crate::weights::AttnWeights::new(*hidden, *heads, sha256, hex).map(Datum::Attn)
+                let input = match (ln_eps, embedding) {
+                    (None, None) => None,
+                    (Some(e), Some(x)) => Some(crate::weights::InputHex {
+                        ln_eps: e.clone(),
+                        embedding: x.clone(),
+                    }),
+                    (None, Some(_)) => {
+                        return Err(("ln_eps".into(), "missing (the embedding needs it)".into()))
+                    }
+                    (Some(_), None) => {
+                        return Err(("embedding".into(), "missing (ln_eps needs it)".into()))
+                    }
+                };
+                crate::weights::AttnWeights::new(*hidden, *heads, sha256, hex, input)
+                    .map(Datum::Attn)
             }
             DataEntry::Sparse { n, rows } => {
                 let mut out = Vec::with_capacity(rows.len());
@@ -315,6 +337,8 @@ impl DataEntry {
                         b_k: bk.clone(),
                     })
                     .collect(),
+                ln_eps: w.input().map(|i| i.ln_eps.clone()),
+                embedding: w.input().map(|i| i.embedding.clone()),
             },
         }
     }

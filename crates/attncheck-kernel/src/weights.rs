@@ -34,8 +34,32 @@
 //!    inputs, all sequence lengths and all pairs (i, j), max s − min s, is at most
 //!    **Δ̄_ℓh := 2·Q̄·K̄/√d_h**.
 //!
-//! Each operation returns an outward enclosure of the real number it names (B_ℓ or
-//! Δ̄_ℓh): the exact rational sums, then √, ×, +, min and ÷ of the kernel's
+//! 4. *Layer 0, exactly* (when the datum carries the token embedding E, 256 × d, and the
+//!    layer norms' ε_LN, both exact f32 values). In a model whose layer-0 input at a
+//!    position holding byte a is E[a] (no position vector added at the input, as ALiBi's),
+//!    the content logit of a query holding byte a and a key holding byte b is
+//!    s(a, b) = q(a)·k(b)/√d_h with q(a) = LN(E[a])·W_Q^h + b_Q^h, k(b) likewise. Write
+//!    n_a = d·(E[a] − μ_a) (exact), ρ_a = 1/√(Σ_i n_a,i²/d + d²ε_LN) (the only irrational
+//!    number: LN(E[a]) = γ ⊙ n_a·ρ_a + β), u_a = (γ ⊙ n_a)·W_Q^h, v_b = (γ ⊙ n_b)·W_K^h,
+//!    c_q = β·W_Q^h + b_Q^h and c_k = β·W_K^h + b_K^h (all exact). Then
+//!    √d_h·s(a, b) = ρ_aρ_b(u_a·v_b) + ρ_a(u_a·c_k) + ρ_b(c_q·v_b) + c_q·c_k, and for a
+//!    fixed query byte a the terms ρ_a(u_a·c_k) and c_q·c_k do not depend on b, so
+//!    s(a, b) − s(a, b′) = (f_a(b) − f_a(b′))/√d_h with f_a(b) = ρ_b·(ρ_a(u_a·v_b) + c_q·v_b).
+//!    A query's row holds its own byte and the bytes of the keys it sees, and every set of
+//!    key bytes occurs in some input (the sequence b, b′, a), so the largest content-logit
+//!    range of a row over all inputs is **Δ⁰_h = max_a (max_b f_a(b) − min_b f_a(b))/√d_h**,
+//!    attained by a byte triple (a, b, b′). The kernel computes every u_a·v_b and c_q·v_b
+//!    exactly (integers scaled by 2^596), encloses each ρ_a between integer square roots
+//!    at a common scale 2^T (T ≥ 128 bits beyond the largest ρ's magnitude), so every
+//!    f_a(b) lies in an integer interval at scale 2^(2T+596); the maximum over a of
+//!    (max_b upper − min_b lower) bounds Δ⁰_h from above and the maximum of
+//!    (max_b lower − min_b upper) from below, both exact integers. The bytes attaining the
+//!    upper bound are kept ([`AttnWeights::byte_logit_witness`]): a test evaluates their
+//!    logits. Cost: 256²·d products of integers of about 900 bits, once, when the datum is
+//!    read (d ≤ [`MAX_HIDDEN`]).
+//!
+//! Each operation returns an outward enclosure of the real number it names (B_ℓ,
+//! Δ̄_ℓh or Δ⁰_h): the exact rational sums, then √, ×, +, min and ÷ of the kernel's
 //! outward-rounded intervals, all inclusion-monotone. The theorem a formula states with
 //! them is about the model computed in exact real arithmetic with these weights; the
 //! model's own f32 evaluation rounds, which this datum does not bound.
@@ -46,7 +70,7 @@
 //! interval operations. A malformed datum is an error naming the field, never a panic.
 
 use crate::Interval;
-use rug::{Integer, Rational};
+use rug::{Assign, Integer, Rational};
 
 /// The most layers a datum may hold.
 pub const MAX_LAYERS: usize = 64;
@@ -94,6 +118,25 @@ struct LayerSums {
 /// One layer as stored: the six tensors' hex bit patterns, in [`PARTS`] order.
 pub type LayerHex = [String; 6];
 
+/// Layer 0's input, when the datum carries it: ε_LN and the embedding E (hex).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputHex {
+    /// ε_LN, one f32 bit pattern (8 hex digits).
+    pub ln_eps: String,
+    /// E, 256 × d values, row-major.
+    pub embedding: String,
+}
+
+/// The exact bounds of bound 4 for one head of layer 0: Δ⁰_h·√d_h·2^scale lies in
+/// [lo, hi], and the bytes (a, b, b′) attain the upper end's f_a(b) − f_a(b′).
+#[derive(Clone, Debug, PartialEq)]
+struct PairRange {
+    lo: Integer,
+    hi: Integer,
+    scale: u32,
+    witness: (u8, u8, u8),
+}
+
 /// The exact data of an `attn-weights` datum, and the exact sums read from it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AttnWeights {
@@ -102,6 +145,181 @@ pub struct AttnWeights {
     sha256: String,
     hex: Vec<LayerHex>,
     sums: Vec<LayerSums>,
+    input: Option<InputHex>,
+    pairs: Vec<PairRange>,
+}
+
+/// The largest byte value plus one: the embedding's rows.
+pub const VOCAB: usize = 256;
+
+/// Bound 4: per head of layer 0, the exact integer enclosure of the byte-pair range.
+/// `e` is E (256 × d), `g`, `b` γ and β, `wq`, `bq`, `wk` the projections (all scaled by
+/// 2^149), `eps` ε_LN scaled by 2^149 (b_K cancels within a query's row).
+#[allow(clippy::too_many_arguments)]
+fn pair_ranges(
+    d: usize,
+    heads: usize,
+    e: &[Integer],
+    eps: &Integer,
+    g: &[Integer],
+    b: &[Integer],
+    wq: &[Integer],
+    bq: &[Integer],
+    wk: &[Integer],
+) -> Vec<PairRange> {
+    let dh = d / heads;
+    // n_a = d·E[a] − Σ E[a] (scale 2^149); M_a = Σ n² + d³·ε·2^149 (scale 2^298), so that
+    // ρ_a = 2^149·√(d/M_a)
+    let di = Integer::from(d);
+    let d3eps = Integer::from(d * d * d) * eps << 149u32;
+    let mut n = Vec::with_capacity(VOCAB);
+    let mut m = Vec::with_capacity(VOCAB);
+    for a in 0..VOCAB {
+        let row = &e[a * d..(a + 1) * d];
+        let sum: Integer = row.iter().sum();
+        let na: Vec<Integer> = row.iter().map(|x| Integer::from(x * &di) - &sum).collect();
+        m.push(sum_sq(&na) + &d3eps);
+        n.push(na);
+    }
+    // σ_a = √(d/M_a) (ρ_a = 2^149·σ_a), enclosed as integers at scale 2^t: ⌊√⌊d·2^2t/M⌋⌋ ≤
+    // σ·2^t ≤ ⌈√⌈d·2^2t/M⌉⌉, t leaving ≥ 128 bits in the smallest σ
+    let t = m.iter().map(|x| x.significant_bits()).max().unwrap_or(1) / 2 + 130;
+    let sig: Vec<(Integer, Integer)> = m
+        .iter()
+        .map(|ma| {
+            let num = Integer::from(&di << (2 * t));
+            let (q, r) = num.div_rem_floor(ma.clone());
+            let lo = q.clone().sqrt();
+            let up = if r == 0 { q } else { q + 1u32 };
+            let (s, rem) = up.sqrt_rem(Integer::new());
+            let hi = if rem == 0 { s } else { s + 1u32 };
+            (lo, hi)
+        })
+        .collect();
+    let sig149: Vec<(Integer, Integer)> = sig
+        .iter()
+        .map(|(lo, hi)| (Integer::from(lo << 149u32), Integer::from(hi << 149u32)))
+        .collect();
+    // u_a = (γ ⊙ n_a)·W_Q^h (scale 2^447), v_b likewise; c = β·W^h + b^h (scale 2^298)
+    let proj = |w: &[Integer], h: usize, v: &[Integer]| -> Vec<Integer> {
+        (0..dh)
+            .map(|k| {
+                let mut acc = Integer::new();
+                for i in 0..d {
+                    acc += Integer::from(&v[i] * &w[i * d + h * dh + k]);
+                }
+                acc
+            })
+            .collect()
+    };
+    let gn: Vec<Vec<Integer>> = n
+        .iter()
+        .map(|na| {
+            na.iter()
+                .zip(g)
+                .map(|(x, y)| Integer::from(x * y))
+                .collect()
+        })
+        .collect();
+    let mut out = Vec::with_capacity(heads);
+    for h in 0..heads {
+        let u: Vec<Vec<Integer>> = gn.iter().map(|x| proj(wq, h, x)).collect();
+        let v: Vec<Vec<Integer>> = gn.iter().map(|x| proj(wk, h, x)).collect();
+        let cq: Vec<Integer> = proj(wq, h, b)
+            .into_iter()
+            .zip(&bq[h * dh..(h + 1) * dh])
+            .map(|(x, y)| x + (Integer::from(y) << 149u32))
+            .collect();
+        // c_q·v_b at scale 2^745, raised to u_a·v_b's 2^894
+        let cv: Vec<Integer> = v
+            .iter()
+            .map(|vb| {
+                let mut acc = Integer::new();
+                for (x, y) in cq.iter().zip(vb) {
+                    acc += Integer::from(x * y);
+                }
+                acc << 149u32
+            })
+            .collect();
+        // t_ab = ρ_a(u_a·v_b) + c_q·v_b at scale 2^(t+894): ρ_a = 2^149·σ̂_a/2^t, so
+        // t_ab·2^(t+894) = 2^149·σ̂_a·(u·v) + 2^t·(c_q·v_b); f_a(b) = ρ_b·t_ab at scale
+        // 2^(2t+745) is σ̂_b times that (each σ̂ by its lower or upper end, by sign)
+        let scale = 2 * t + 745;
+        let (mut best_hi, mut best_lo) = (None::<Integer>, None::<Integer>);
+        let mut witness = (0u8, 0u8, 0u8);
+        let mut uv = Integer::new();
+        let mut tmp = Integer::new();
+        for a in 0..VOCAB {
+            let (mut max_hi, mut min_lo, mut max_lo, mut min_hi) = (
+                None::<Integer>,
+                None::<Integer>,
+                None::<Integer>,
+                None::<Integer>,
+            );
+            let (mut arg_max, mut arg_min) = (0u8, 0u8);
+            for bb in 0..VOCAB {
+                uv.assign(0);
+                for (x, y) in u[a].iter().zip(&v[bb]) {
+                    tmp.assign(x * y);
+                    uv += &tmp;
+                }
+                let c = Integer::from(&cv[bb] << t);
+                let (sl_a, sh_a) = (&sig149[a].0, &sig149[a].1);
+                let (t_lo, t_hi) = if uv >= 0 {
+                    (
+                        Integer::from(sl_a * &uv) + &c,
+                        Integer::from(sh_a * &uv) + &c,
+                    )
+                } else {
+                    (
+                        Integer::from(sh_a * &uv) + &c,
+                        Integer::from(sl_a * &uv) + &c,
+                    )
+                };
+                let (sl_b, sh_b) = &sig[bb];
+                let f_lo = if t_lo >= 0 {
+                    Integer::from(sl_b * &t_lo)
+                } else {
+                    Integer::from(sh_b * &t_lo)
+                };
+                let f_hi = if t_hi >= 0 {
+                    Integer::from(sh_b * &t_hi)
+                } else {
+                    Integer::from(sl_b * &t_hi)
+                };
+                if max_hi.as_ref().is_none_or(|x| f_hi > *x) {
+                    max_hi = Some(f_hi.clone());
+                    arg_max = bb as u8;
+                }
+                if min_hi.as_ref().is_none_or(|x| f_hi < *x) {
+                    min_hi = Some(f_hi);
+                }
+                if max_lo.as_ref().is_none_or(|x| f_lo > *x) {
+                    max_lo = Some(f_lo.clone());
+                }
+                if min_lo.as_ref().is_none_or(|x| f_lo < *x) {
+                    min_lo = Some(f_lo);
+                    arg_min = bb as u8;
+                }
+            }
+            let hi = max_hi.unwrap_or_default() - min_lo.unwrap_or_default();
+            let lo = max_lo.unwrap_or_default() - min_hi.unwrap_or_default();
+            if best_hi.as_ref().is_none_or(|x| hi > *x) {
+                best_hi = Some(hi);
+                witness = (a as u8, arg_max, arg_min);
+            }
+            if best_lo.as_ref().is_none_or(|x| lo > *x) {
+                best_lo = Some(lo);
+            }
+        }
+        out.push(PairRange {
+            lo: best_lo.unwrap_or_default(),
+            hi: best_hi.unwrap_or_default(),
+            scale,
+            witness,
+        });
+    }
+    out
 }
 
 /// An f32 as an integer scaled by 2^149: exact for every finite f32 (the smallest
@@ -212,6 +430,7 @@ impl AttnWeights {
         heads: usize,
         sha256: &str,
         layers: Vec<LayerHex>,
+        input: Option<InputHex>,
     ) -> Result<AttnWeights, (String, String)> {
         let err = |f: &str, r: String| Err((f.to_string(), r));
         if hidden == 0 || hidden > MAX_HIDDEN {
@@ -254,6 +473,20 @@ impl AttnWeights {
                 bits.push(decode(&format!("layers[{l}].{part}"), s, n)?);
             }
         }
+        if let Some(inp) = &input {
+            let eps = decode("ln_eps", &inp.ln_eps, 1)?;
+            if eps[0] >> 31 == 1 || eps[0] == 0 {
+                return err(
+                    "ln_eps",
+                    format!(
+                        "`{}` is not a positive f32 (a layer norm's ε is > 0)",
+                        inp.ln_eps
+                    ),
+                );
+            }
+            bits.push(eps);
+            bits.push(decode("embedding", &inp.embedding, VOCAB * d)?);
+        }
         let found = digest(&bits);
         if found != sha256 {
             return err(
@@ -269,7 +502,18 @@ impl AttnWeights {
                     .collect()
             })
             .collect();
-        let sums = ints
+        let pairs = match &input {
+            None => Vec::new(),
+            Some(_) => {
+                let [g, be, wq, bq, wk, _] = &ints[0..6] else {
+                    unreachable!("layer 0 has six tensors")
+                };
+                let n = ints.len();
+                pair_ranges(d, heads, &ints[n - 1], &ints[n - 2][0], g, be, wq, bq, wk)
+            }
+        };
+        let layer_ints = &ints[..6 * layers.len()];
+        let sums = layer_ints
             .chunks_exact(6)
             .map(|t| {
                 let [g, be, wq, bq, wk, bk] = t else {
@@ -295,6 +539,8 @@ impl AttnWeights {
             sha256: sha256.to_string(),
             hex: layers,
             sums,
+            input,
+            pairs,
         })
     }
 
@@ -317,6 +563,10 @@ impl AttnWeights {
     /// The stored tensors, per layer in [`PARTS`] order.
     pub fn hex(&self) -> &[LayerHex] {
         &self.hex
+    }
+    /// Layer 0's input (ε_LN and the embedding), when the datum carries it.
+    pub fn input(&self) -> Option<&InputHex> {
+        self.input.as_ref()
     }
 
     fn index(i: &Rational, bound: usize, what: &'static str) -> Result<usize, IndexError> {
@@ -372,6 +622,39 @@ impl AttnWeights {
         let sqrt_dh = Interval::from_i64(p, (self.hidden / self.heads) as i64).sqrt();
         Ok((&(&qbar * &kbar) / &sqrt_dh).mul_2exp(1))
     }
+
+    /// An enclosure of Δ⁰_h = max_a (max_b s(a, b) − min_b s(a, b)), layer 0's exact
+    /// content-logit range over the bytes of a query's row (bound 4).
+    pub fn byte_logit_range(&self, p: u32, h: &Rational) -> Result<Interval, AttnOpError> {
+        let h = Self::index(h, self.heads, "head")?;
+        let r = self.pairs.get(h).ok_or(AttnOpError::NoEmbedding)?;
+        let e = -(r.scale as i32);
+        let lo = Interval::from_dyadic(p, &r.lo, e);
+        let hi = Interval::from_dyadic(p, &r.hi, e);
+        let range = Interval::from_endpoints(lo.lo().clone(), hi.hi().clone());
+        let sqrt_dh = Interval::from_i64(p, (self.hidden / self.heads) as i64).sqrt();
+        Ok(&range / &sqrt_dh)
+    }
+
+    /// The bytes (a, b, b′) whose f_a(b) − f_a(b′) is the upper end of head h's
+    /// [`AttnWeights::byte_logit_range`]: the query byte, the key byte of the largest and of
+    /// the smallest logit; `None` without the embedding or for a head out of range.
+    pub fn byte_logit_witness(&self, h: usize) -> Option<(u8, u8, u8)> {
+        self.pairs.get(h).map(|r| r.witness)
+    }
+}
+
+/// Why an `attn-weights` operation has no value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AttnOpError {
+    /// A layer or head index out of range.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// Layer 0's exact range needs the embedding and ε_LN.
+    #[error(
+        "the datum carries no embedding and ln_eps (layer 0's exact byte-pair range needs them)"
+    )]
+    NoEmbedding,
 }
 
 #[cfg(test)]

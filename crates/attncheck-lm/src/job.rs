@@ -51,6 +51,10 @@ pub struct Evaluation {
     pub bootstrap: usize,
     /// The resamples at the k-th evaluation length are drawn from seed `bootstrap_seed + k`.
     pub bootstrap_seed: u64,
+    /// Steps (after that many optimiser steps, each below the job's steps, increasing) at
+    /// which every measurement above is also taken during training ([`Checkpoint`]); the
+    /// end of training is always measured.
+    pub checkpoints: Vec<usize>,
 }
 
 /// The validation-loss curve during training.
@@ -77,8 +81,10 @@ pub struct Job {
     pub eval: Evaluation,
     /// The validation-loss curve, if wanted.
     pub validation: Option<Validation>,
-    /// Keep the weights that bound the attention logits ([`AttentionWeights`]).
-    pub keep_attention_weights: bool,
+    /// Keep the trained model's weights ([`StoredWeights`], from which the certificate's
+    /// [`AttentionWeights`] are read) and measure the content-logit ranges its heads reach
+    /// on validation data ([`JobResult::logit_ranges`]).
+    pub keep_weights: bool,
 }
 
 /// One job as a unit of sharded work stores it: the result, or why the job failed
@@ -131,18 +137,168 @@ pub struct JobResult {
     pub curves: Vec<Vec<f64>>,
     /// The largest distance with a nonzero mean gradient at each evaluation length.
     pub support: Vec<usize>,
-    /// The weights that bound the attention logits, when asked.
-    #[serde(default)]
-    pub attention_weights: Option<AttentionWeights>,
+    /// The same measurements at the checkpoints during training, in step order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkpoints: Vec<Checkpoint>,
+    /// The trained weights, when asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<StoredWeights>,
+    /// Per layer and head, the largest range max_j s_ij − min_j s_ij of the content logits
+    /// s_ij = q_i·k_j/√d_h over the keys j a query i sees (its own row; the position bias
+    /// is not part of s), over every query of the job's `rf_sequences` validation windows
+    /// of L_tr bytes (f64 from the model's f32 q and k); when the weights are kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logit_ranges: Vec<Vec<f64>>,
+}
+
+/// The measurements of a job at one point of training.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Measured {
+    /// Validation NLL (nats/byte) at each evaluation length.
+    pub nll: Vec<f64>,
+    /// (W multiple, NLL) with attention truncated to the last W tokens.
+    pub truncated: Vec<(usize, f64)>,
+    /// RF of the mean normalised-gradient curve at each evaluation length.
+    pub rf: Vec<usize>,
+    /// Bootstrap RFs at each evaluation length.
+    pub rf_boot: Vec<Vec<usize>>,
+    /// The mean normalised-gradient curve at each evaluation length.
+    pub curves: Vec<Vec<f64>>,
+    /// The largest distance with a nonzero mean gradient at each evaluation length.
+    pub support: Vec<usize>,
+}
+
+/// The measurements after some steps of training (a checkpoint before the end).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Checkpoint {
+    /// Optimiser steps done.
+    pub step: usize,
+    /// What was measured then.
+    pub measured: Measured,
+}
+
+impl JobResult {
+    /// The measurements at the end of training.
+    pub fn last(&self) -> Measured {
+        Measured {
+            nll: self.nll.clone(),
+            truncated: self.truncated.clone(),
+            rf: self.rf.clone(),
+            rf_boot: self.rf_boot.clone(),
+            curves: self.curves.clone(),
+            support: self.support.clone(),
+        }
+    }
+
+    /// This result as it stood at checkpoint `k` (its measurements in place of the final
+    /// ones; the curves of training, the weights and the logit ranges are the final run's).
+    pub fn as_of(&self, k: usize) -> Option<JobResult> {
+        let c = self.checkpoints.get(k)?;
+        let m = c.measured.clone();
+        Some(JobResult {
+            nll: m.nll,
+            truncated: m.truncated,
+            rf: m.rf,
+            rf_boot: m.rf_boot,
+            curves: m.curves,
+            support: m.support,
+            checkpoints: Vec::new(),
+            ..self.clone()
+        })
+    }
+
+    /// The attention weights the certificate carries, read from the stored weights.
+    pub fn attention_weights(&self) -> Option<Result<AttentionWeights>> {
+        self.weights.as_ref().map(AttentionWeights::from_stored)
+    }
+}
+
+/// One tensor of [`StoredWeights`]: its shape and its f32 values as 8-hex-digit bit
+/// patterns, row-major ([`to_hex`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct StoredTensor {
+    /// Dimensions.
+    pub shape: Vec<usize>,
+    /// The values.
+    pub values: String,
+}
+
+/// Every weight of a trained model, exactly (f32 bit patterns), by the model's names
+/// (`emb`, `l0.ln1.w`, `l0.qkv.w`, …, `head.w`), with the layer norms' ε and the number of
+/// heads: what a certificate about the model, or a re-evaluation of it, reads.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct StoredWeights {
+    /// Heads.
+    pub heads: usize,
+    /// Layers.
+    pub layers: usize,
+    /// The ε of every layer norm as the model adds it (an f32 bit pattern).
+    pub ln_eps: String,
+    /// The tensors by name.
+    pub tensors: std::collections::BTreeMap<String, StoredTensor>,
+}
+
+impl StoredWeights {
+    /// Reads them from a model (its weights as f32: exact for an f32 model).
+    pub fn of(model: &Model) -> Result<StoredWeights> {
+        let mut tensors = std::collections::BTreeMap::new();
+        for (name, t) in model.weights() {
+            let t = t.to_dtype(DType::F32)?;
+            let v: Vec<f32> = t.flatten_all()?.to_vec1::<f32>()?;
+            tensors.insert(
+                name.clone(),
+                StoredTensor {
+                    shape: t.dims().to_vec(),
+                    values: to_hex(&v),
+                },
+            );
+        }
+        Ok(StoredWeights {
+            heads: model.cfg.heads,
+            layers: model.cfg.layers,
+            ln_eps: to_hex(&[crate::model::ln_eps_f32()]),
+            tensors,
+        })
+    }
+
+    /// The values of tensor `name`, checked to have `shape`.
+    pub fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
+        let t = self
+            .tensors
+            .get(name)
+            .ok_or_else(|| Error::Config(format!("the stored weights have no tensor {name}")))?;
+        if t.shape != shape {
+            return Err(Error::Config(format!(
+                "stored tensor {name} has shape {:?}, expected {shape:?}",
+                t.shape
+            )));
+        }
+        let v = from_hex(&t.values).ok_or_else(|| {
+            Error::Config(format!("stored tensor {name}: not 8-digit lower-case hex"))
+        })?;
+        if v.len() != shape.iter().product::<usize>() {
+            return Err(Error::Config(format!(
+                "stored tensor {name} has {} values, its shape {shape:?} needs {}",
+                v.len(),
+                shape.iter().product::<usize>()
+            )));
+        }
+        Ok(v)
+    }
 }
 
 /// The weights of a trained model that enter a bound on its attention logits
 /// q_i·k_j over all inputs: per layer the LayerNorm before attention (gain γ, shift β) and
-/// the query and key projections with their biases. Every value is an f32 (so an exact
-/// dyadic rational), written as its IEEE-754 bit pattern in 8 hex digits, values
-/// concatenated in row-major order: `w_q` and `w_k` are [hidden (in), hidden (out)], head h
-/// owning the output columns h·d_h … (h + 1)·d_h − 1 (d_h = hidden/heads), as the model
-/// computes q = LN(x)·W_Q + b_Q.
+/// the query and key projections with their biases, and (when known) the token embedding E
+/// with the layer norms' ε, which make layer 0's logits a function of two bytes. Every
+/// value is an f32 (so an exact dyadic rational), written as its IEEE-754 bit pattern in 8
+/// hex digits, values concatenated in row-major order: `w_q` and `w_k` are [hidden (in),
+/// hidden (out)], head h owning the output columns h·d_h … (h + 1)·d_h − 1 (d_h =
+/// hidden/heads), as the model computes q = LN(x)·W_Q + b_Q; `embedding` is [256, hidden].
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct AttentionWeights {
@@ -151,10 +307,18 @@ pub struct AttentionWeights {
     /// Heads.
     pub heads: usize,
     /// SHA-256 (hex) of the bit patterns of every value, 4 bytes little-endian each, in
-    /// the order layer by layer: ln_gain, ln_shift, w_q, b_q, w_k, b_k ([`AttentionWeights::digest`]).
+    /// the order layer by layer: ln_gain, ln_shift, w_q, b_q, w_k, b_k, then ln_eps and the
+    /// embedding when present ([`AttentionWeights::digest`]).
     pub sha256: String,
     /// One entry per layer.
     pub layers: Vec<LayerAttentionWeights>,
+    /// The layer norms' ε (one f32 bit pattern), with the embedding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ln_eps: Option<String>,
+    /// The token embedding E [256, hidden]: layer 0's input at a position holding byte a
+    /// is E[a] (a model without position vectors at its input).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<String>,
 }
 
 /// One layer's [`AttentionWeights`] (hex f32 bit patterns, 8 digits per value).
@@ -223,12 +387,18 @@ impl AttentionWeights {
     pub fn digest(&self) -> Option<String> {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
+        let mut feed = |part: Vec<f32>| {
+            for x in part {
+                h.update(x.to_bits().to_le_bytes());
+            }
+        };
         for l in &self.layers {
             for part in l.parts()? {
-                for x in part {
-                    h.update(x.to_bits().to_le_bytes());
-                }
+                feed(part);
             }
+        }
+        for extra in [&self.ln_eps, &self.embedding].into_iter().flatten() {
+            feed(from_hex(extra)?);
         }
         Some(
             h.finalize()
@@ -241,8 +411,15 @@ impl AttentionWeights {
     /// Whether every tensor has its size and the hash matches the values.
     pub fn is_consistent(&self) -> bool {
         let d = self.hidden;
+        let sized = |s: &Option<String>, n: usize| {
+            s.as_deref()
+                .is_none_or(|s| from_hex(s).is_some_and(|v| v.len() == n))
+        };
         self.heads >= 1
             && d.is_multiple_of(self.heads)
+            && self.ln_eps.is_some() == self.embedding.is_some()
+            && sized(&self.ln_eps, 1)
+            && sized(&self.embedding, crate::model::VOCAB * d)
             && self.layers.iter().all(|l| {
                 l.parts().is_some_and(|p| {
                     p[0].len() == d
@@ -256,35 +433,47 @@ impl AttentionWeights {
             && self.digest().as_deref() == Some(self.sha256.as_str())
     }
 
-    /// Reads them from a model (its weights as f32: exact for an f32 model).
+    /// Reads them from a model (its weights as f32: exact for an f32 model), the embedding
+    /// included.
     pub fn of(model: &Model) -> Result<AttentionWeights> {
-        let d = model.cfg.hidden;
-        let w = model.weights();
-        let get = |name: &str| -> Result<Vec<Vec<f32>>> {
-            let t = w
-                .get(name)
-                .ok_or_else(|| Error::Config(format!("the model has no weight {name}")))?
-                .to_dtype(DType::F32)?;
-            Ok(match t.rank() {
-                1 => vec![t.to_vec1::<f32>()?],
-                _ => t.to_vec2::<f32>()?,
-            })
-        };
-        let mut layers = Vec::new();
-        for l in 0..model.cfg.layers {
-            let gain = get(&format!("l{l}.ln1.w"))?.concat();
-            let shift = get(&format!("l{l}.ln1.b"))?.concat();
-            let qkv_w = get(&format!("l{l}.qkv.w"))?;
-            let qkv_b = get(&format!("l{l}.qkv.b"))?.concat();
-            if qkv_w.len() != d || qkv_w.iter().any(|r| r.len() != 3 * d) || qkv_b.len() != 3 * d {
+        AttentionWeights::from_stored(&StoredWeights::of(model)?)
+    }
+
+    /// Reads them from stored weights (names and shapes of [`Model`]), the embedding
+    /// included.
+    pub fn from_stored(w: &StoredWeights) -> Result<AttentionWeights> {
+        let emb = w
+            .tensors
+            .get("emb")
+            .ok_or_else(|| Error::Config("the stored weights have no tensor emb".into()))?;
+        let d = match emb.shape[..] {
+            [v, d] if v == crate::model::VOCAB => d,
+            _ => {
                 return Err(Error::Config(format!(
-                    "layer {l}: the qkv projection is not [{d}, {}]",
-                    3 * d
-                )));
+                    "stored tensor emb has shape {:?}, expected [256, hidden]",
+                    emb.shape
+                )))
             }
+        };
+        if w.heads == 0 || !d.is_multiple_of(w.heads) {
+            return Err(Error::Config(format!(
+                "{} heads do not divide hidden {d}",
+                w.heads
+            )));
+        }
+        let embedding = w.get("emb", &[crate::model::VOCAB, d])?;
+        let ln_eps = from_hex(&w.ln_eps)
+            .filter(|v| v.len() == 1)
+            .ok_or_else(|| Error::Config("stored ln_eps: not one f32 bit pattern".into()))?;
+        let mut layers = Vec::new();
+        for l in 0..w.layers {
+            let gain = w.get(&format!("l{l}.ln1.w"), &[d])?;
+            let shift = w.get(&format!("l{l}.ln1.b"), &[d])?;
+            let qkv_w = w.get(&format!("l{l}.qkv.w"), &[d, 3 * d])?;
+            let qkv_b = w.get(&format!("l{l}.qkv.b"), &[3 * d])?;
             let cols = |from: usize| -> Vec<f32> {
                 qkv_w
-                    .iter()
+                    .chunks_exact(3 * d)
                     .flat_map(|row| row[from..from + d].iter().copied())
                     .collect()
             };
@@ -299,9 +488,11 @@ impl AttentionWeights {
         }
         let mut a = AttentionWeights {
             hidden: d,
-            heads: model.cfg.heads,
+            heads: w.heads,
             sha256: String::new(),
             layers,
+            ln_eps: Some(to_hex(&ln_eps)),
+            embedding: Some(to_hex(&embedding)),
         };
         a.sha256 = a.digest().expect("written by to_hex");
         Ok(a)
@@ -344,42 +535,10 @@ pub fn validation_loss(
     Ok(total / (n * length) as f64)
 }
 
-/// Trains and measures one job on `corpus` (training on `corpus.train`, every measurement
-/// on `corpus.val`).
-pub fn run(job: &Job, corpus: &Corpus) -> Result<JobResult> {
-    let named = |e: Error| Error::Config(format!("{}: {e}", job.name));
+/// Every measurement of [`Evaluation`] on `frozen` (a model detached from training).
+fn measure(job: &Job, frozen: &Model, corpus: &Corpus) -> Result<Measured> {
     let l = job.train.length;
     let ev = &job.eval;
-    let model = Model::new(job.model.clone(), job.seed).map_err(named)?;
-    let mut val_curve = Vec::new();
-    let mut val_error = None;
-    let log = match job.validation {
-        None => train(&model, &corpus.train, &job.train, &mut |_| {}),
-        Some(v) => {
-            let block = (job.train.steps / v.points.max(1)).max(1);
-            let last = job.train.steps;
-            train(&model, &corpus.train, &job.train, &mut |step| {
-                let done = step + 1;
-                if val_error.is_none() && (done % block == 0 || done == last) {
-                    match validation_loss(
-                        &model.frozen(),
-                        &corpus.val,
-                        l,
-                        v.sequences,
-                        ev.batch_tokens,
-                    ) {
-                        Ok(x) => val_curve.push((done, x)),
-                        Err(e) => val_error = Some(e),
-                    }
-                }
-            })
-        }
-    }
-    .map_err(named)?;
-    if let Some(e) = val_error {
-        return Err(named(e));
-    }
-    let frozen = model.frozen();
     let max = l * ev.multiples.iter().copied().max().unwrap_or(1);
     let sl = Sliding {
         stride: ev.stride,
@@ -388,17 +547,14 @@ pub fn run(job: &Job, corpus: &Corpus) -> Result<JobResult> {
     };
     let mut nll = Vec::new();
     for &m in &ev.multiples {
-        nll.push(
-            sliding_nll(
-                &frozen,
-                &corpus.val,
-                m * l,
-                sl,
-                Inference::default(),
-                ev.batch_tokens,
-            )
-            .map_err(named)?,
-        );
+        nll.push(sliding_nll(
+            frozen,
+            &corpus.val,
+            m * l,
+            sl,
+            Inference::default(),
+            ev.batch_tokens,
+        )?);
     }
     let mut truncated = Vec::new();
     for &w in &ev.truncations {
@@ -407,31 +563,22 @@ pub fn run(job: &Job, corpus: &Corpus) -> Result<JobResult> {
             ..Inference::default()
         };
         let v = sliding_nll(
-            &frozen,
+            frozen,
             &corpus.val,
             ev.truncation_length * l,
             sl,
             inf,
             ev.batch_tokens,
-        )
-        .map_err(named)?;
+        )?;
         truncated.push((w, v));
     }
     let (mut rf, mut rf_boot, mut curves, mut support) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (k, &m) in ev.multiples.iter().enumerate() {
-        let g = normalised_gradients(
-            &frozen,
-            &corpus.val,
-            m * l,
-            ev.rf_sequences,
-            ev.batch_tokens,
-        )
-        .map_err(named)?;
+        let g = normalised_gradients(frozen, &corpus.val, m * l, ev.rf_sequences, ev.batch_tokens)?;
         if g.iter().any(|row| row.iter().any(|x| !x.is_finite())) {
             return Err(Error::Config(format!(
-                "{}: a gradient was not finite at L_ex = {}",
-                job.name,
+                "a gradient was not finite at L_ex = {}",
                 m * l
             )));
         }
@@ -447,21 +594,128 @@ pub fn run(job: &Job, corpus: &Corpus) -> Result<JobResult> {
         support.push(mc.iter().rposition(|&x| x > 0.0).unwrap_or(0));
         curves.push(mc);
     }
-    let attention_weights = if job.keep_attention_weights {
-        Some(AttentionWeights::of(&frozen).map_err(named)?)
-    } else {
-        None
-    };
-    Ok(JobResult {
-        name: job.name.clone(),
-        loss_curve: log.loss_curve,
-        val_curve,
+    Ok(Measured {
         nll,
         truncated,
         rf,
         rf_boot,
         curves,
         support,
-        attention_weights,
+    })
+}
+
+/// The largest content-logit range per (layer, head) over the queries of `n` validation
+/// windows of `length` bytes at evenly spaced offsets ([`JobResult::logit_ranges`]).
+fn observed_logit_ranges(
+    model: &Model,
+    data: &[u8],
+    length: usize,
+    n: usize,
+    tokens_per_batch: usize,
+) -> Result<Vec<Vec<f64>>> {
+    if n == 0 || data.len() < length + n {
+        return Err(Error::Config(format!(
+            "validation data has {} bytes, {n} windows of {length} need more",
+            data.len()
+        )));
+    }
+    let gap = (data.len() - length) / n;
+    let per = (tokens_per_batch / length).max(1);
+    let mut out = vec![vec![0.0f64; model.cfg.heads]; model.cfg.layers];
+    let mut k = 0;
+    while k < n {
+        let m = per.min(n - k);
+        let xs: Vec<&[u8]> = (k..k + m)
+            .map(|j| &data[j * gap..j * gap + length])
+            .collect();
+        let r = model.content_logit_ranges(&tokens(&xs)?)?;
+        for (o, r) in out.iter_mut().zip(r) {
+            for (o, r) in o.iter_mut().zip(r) {
+                *o = o.max(r);
+            }
+        }
+        k += m;
+    }
+    Ok(out)
+}
+
+/// Trains and measures one job on `corpus` (training on `corpus.train`, every measurement
+/// on `corpus.val`): the validation-loss curve and the checkpoints' measurements during
+/// training, the final measurements, and (when asked) the weights and their logit ranges.
+pub fn run(job: &Job, corpus: &Corpus) -> Result<JobResult> {
+    let named = |e: Error| Error::Config(format!("{}: {e}", job.name));
+    let l = job.train.length;
+    let ev = &job.eval;
+    let steps = job.train.steps;
+    if ev.checkpoints.windows(2).any(|w| w[0] >= w[1])
+        || ev.checkpoints.iter().any(|&c| c == 0 || c >= steps)
+    {
+        return Err(named(Error::Config(format!(
+            "checkpoints {:?} must increase within 1..{steps}",
+            ev.checkpoints
+        ))));
+    }
+    let model = Model::new(job.model.clone(), job.seed).map_err(named)?;
+    let mut val_curve = Vec::new();
+    let mut checkpoints = Vec::new();
+    let mut failed = None;
+    let block = job.validation.map(|v| (steps / v.points.max(1)).max(1));
+    let log = train(&model, &corpus.train, &job.train, &mut |step| {
+        let done = step + 1;
+        if failed.is_some() {
+            return;
+        }
+        if let (Some(v), Some(block)) = (job.validation, block) {
+            if done % block == 0 || done == steps {
+                match validation_loss(
+                    &model.frozen(),
+                    &corpus.val,
+                    l,
+                    v.sequences,
+                    ev.batch_tokens,
+                ) {
+                    Ok(x) => val_curve.push((done, x)),
+                    Err(e) => failed = Some(e),
+                }
+            }
+        }
+        if ev.checkpoints.contains(&done) {
+            match measure(job, &model.frozen(), corpus) {
+                Ok(m) => checkpoints.push(Checkpoint {
+                    step: done,
+                    measured: m,
+                }),
+                Err(e) => failed = Some(e),
+            }
+        }
+    })
+    .map_err(named)?;
+    if let Some(e) = failed {
+        return Err(named(e));
+    }
+    let frozen = model.frozen();
+    let m = measure(job, &frozen, corpus).map_err(named)?;
+    let (weights, logit_ranges) = if job.keep_weights {
+        (
+            Some(StoredWeights::of(&frozen).map_err(named)?),
+            observed_logit_ranges(&frozen, &corpus.val, l, ev.rf_sequences, ev.batch_tokens)
+                .map_err(named)?,
+        )
+    } else {
+        (None, Vec::new())
+    };
+    Ok(JobResult {
+        name: job.name.clone(),
+        loss_curve: log.loss_curve,
+        val_curve,
+        nll: m.nll,
+        truncated: m.truncated,
+        rf: m.rf,
+        rf_boot: m.rf_boot,
+        curves: m.curves,
+        support: m.support,
+        checkpoints,
+        weights,
+        logit_ranges,
     })
 }

@@ -72,6 +72,15 @@ pub struct Config {
 /// Vocabulary size: bytes.
 pub const VOCAB: usize = 256;
 
+/// The ε of every layer norm, (x − μ)/√(σ² + ε): 10⁻⁵ as written, rounded to the model's
+/// type when it is applied (f32: [`ln_eps_f32`]).
+pub const LN_EPS: f64 = 1e-5;
+
+/// The ε an f32 model's layer norms add, exactly: [`LN_EPS`] rounded to f32.
+pub fn ln_eps_f32() -> f32 {
+    LN_EPS as f32
+}
+
 /// What a forward pass may change at inference time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Inference {
@@ -290,7 +299,7 @@ impl Model {
         Ok(x.contiguous()?.apply_op3(
             self.t(&format!("{name}.w")),
             self.t(&format!("{name}.b")),
-            LayerNorm { eps: 1e-5 },
+            LayerNorm { eps: LN_EPS },
         )?)
     }
 
@@ -338,6 +347,57 @@ impl Model {
     /// respect to the inputs, pass a `Var`'s tensor). Sinusoidal position vectors are added
     /// here, so ∂loss/∂x is the gradient with respect to the token embeddings.
     pub fn forward_embedded(&self, x: &Tensor, inf: Inference) -> Result<Tensor> {
+        self.forward_observed(x, inf, &mut |_, _| Ok(()))
+    }
+
+    /// Per layer and head, the largest range max_j s_ij − min_j s_ij of the content logits
+    /// s_ij = q_i·k_j/√d_h over the keys j that query i sees (the position bias is not part
+    /// of s), over every query of `tokens` [B, L]: computed in f64 from the model's q and k.
+    /// Not for RoPE models (their q and k are rotated inside the attention).
+    pub fn content_logit_ranges(&self, tokens: &Tensor) -> Result<Vec<Vec<f64>>> {
+        if matches!(self.cfg.position, Position::Rope(_)) {
+            return Err(Error::Config(
+                "content-logit ranges are not measured for RoPE models".into(),
+            ));
+        }
+        let (h, d) = (self.cfg.heads, self.cfg.hidden);
+        let dh = d / h;
+        let limit = self.visible_limit(Inference::default());
+        let scale = 1.0 / (dh as f64).sqrt();
+        let mut out = vec![vec![0.0f64; h]; self.cfg.layers];
+        let x = self.embed(tokens)?;
+        self.forward_observed(&x, Inference::default(), &mut |layer, qkv| {
+            let (b, l, _) = qkv.dims3()?;
+            let v: Vec<f64> = qkv.to_dtype(DType::F64)?.flatten_all()?.to_vec1::<f64>()?;
+            for bi in 0..b {
+                let row = |i: usize| &v[(bi * l + i) * 3 * d..(bi * l + i + 1) * 3 * d];
+                for (hh, o) in out[layer].iter_mut().enumerate() {
+                    for i in 0..l {
+                        let q = &row(i)[hh * dh..(hh + 1) * dh];
+                        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                        for j in i.saturating_sub(limit)..=i {
+                            let k = &row(j)[d + hh * dh..d + (hh + 1) * dh];
+                            let s = scale * q.iter().zip(k).map(|(a, b)| a * b).sum::<f64>();
+                            lo = lo.min(s);
+                            hi = hi.max(s);
+                        }
+                        *o = o.max(hi - lo);
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Model::forward_embedded`], calling `observe(layer, qkv)` with each layer's fused
+    /// q/k/v projection [B, L, 3·hidden] before its attention.
+    fn forward_observed(
+        &self,
+        x: &Tensor,
+        inf: Inference,
+        observe: &mut dyn FnMut(usize, &Tensor) -> Result<()>,
+    ) -> Result<Tensor> {
         let (b, l, d) = x.dims3()?;
         let h = self.cfg.heads;
         let dh = d / h;
@@ -368,6 +428,7 @@ impl Model {
             let qkv = self
                 .linear(&y.reshape((b * l, d))?, &format!("{p}.qkv"), false)?
                 .reshape((b, l, 3 * d))?;
+            observe(layer, &qkv)?;
             // the last layer computes only the positions whose outputs are asked for
             let n = match inf.last {
                 Some(n) if layer + 1 == self.cfg.layers && n < l => {

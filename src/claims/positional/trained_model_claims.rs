@@ -110,11 +110,9 @@ pub struct ScanLength {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScanCriteria {
-    /// Converged: the validation loss fell by at most `convergence_tolerance` (relative to
-    /// its final value) over the last `convergence_tail` of the steps.
-    pub convergence_tail: f64,
-    /// … this relative amount.
-    pub convergence_tolerance: f64,
+    /// The checkpoints, in percent of the steps (increasing, below 100): every measurement
+    /// is taken there too, and the conclusion must be the same there as at the end.
+    pub checkpoints: Vec<usize>,
     /// "ALiBi uses no tokens beyond L_tr": RF99 < L_tr at every L_ex ≥ this multiple of L_tr.
     pub alibi_rf_from: usize,
     /// The paper's explanation, trend: the gradient mass beyond L_tr is compared across L_tr
@@ -135,6 +133,15 @@ pub struct Scan {
     /// Validation bytes scored per evaluation: validation_bytes/L_tr windows of L_tr + 1
     /// bytes (the same number of bytes at every L_tr).
     pub validation_bytes: usize,
+    /// The former convergence reading, reported as a figure (no criterion): the fall of the
+    /// validation loss over this last share of the steps, relative to its final value.
+    pub loss_fall_tail: f64,
+    /// The SHA-256 of every certified model's weights (the `attn-weights` datum's hash), by
+    /// the datum's name (`W_L128_alibi-paper-s1`): written once the scan's weights exist,
+    /// so that a certificate is bound to these weights and no others. A `pins` table is no
+    /// part of a shard's identity (it checks what the shards produced).
+    #[serde(default)]
+    pub pins: std::collections::BTreeMap<String, String>,
     /// The scan's decision rules.
     pub criteria: ScanCriteria,
 }
@@ -509,15 +516,43 @@ impl Params {
                 )?;
                 let c = &s.criteria;
                 ensure(
-                    c.convergence_tail > 0.0 && c.convergence_tail < 1.0,
-                    "scan.criteria.convergence_tail",
+                    s.loss_fall_tail > 0.0 && s.loss_fall_tail < 1.0,
+                    "scan.loss_fall_tail",
                     "must lie in (0, 1)",
                 )?;
                 ensure(
-                    c.convergence_tolerance > 0.0 && c.convergence_tolerance < 1.0,
-                    "scan.criteria.convergence_tolerance",
-                    "must lie in (0, 1)",
+                    !c.checkpoints.is_empty()
+                        && c.checkpoints.windows(2).all(|w| w[0] < w[1])
+                        && c.checkpoints.iter().all(|&x| (1..100).contains(&x)),
+                    "scan.criteria.checkpoints",
+                    "must list increasing percentages in 1..=99",
                 )?;
+                ensure(
+                    s.lengths
+                        .iter()
+                        .all(|x| c.checkpoints.iter().all(|&k| (x.steps * k).is_multiple_of(100))),
+                    "scan.criteria.checkpoints",
+                    "every checkpoint must fall on a whole step of every length (steps·percent a multiple of 100)",
+                )?;
+                let names: Vec<String> = window::window_jobs(self)
+                    .iter()
+                    .map(window::datum_name)
+                    .collect();
+                for (k, v) in &s.pins {
+                    let f = format!("scan.pins.{k}");
+                    ensure(
+                        names.contains(k),
+                        f.as_str(),
+                        "names no certified model of the scan (W_L<L_tr>_alibi-paper-s<seed>)",
+                    )?;
+                    ensure(
+                        v.len() == 64
+                            && v.bytes()
+                                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+                        f.as_str(),
+                        "must be 64 lower-case hex digits (a SHA-256)",
+                    )?;
+                }
                 let eps =
                     crate::spec::exact("scan.criteria.prediction_epsilon", &c.prediction_epsilon)?;
                 ensure(

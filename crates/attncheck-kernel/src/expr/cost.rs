@@ -399,8 +399,8 @@ impl<'a> Cost<'a> {
                 }
                 1
             }
-            // attn-ln-bound and attn-logit-range: a few interval operations on sums read
-            // with the datum (crate::weights), their table charge
+            // attn-ln-bound, attn-logit-range and attn-byte-logit-range: a few interval
+            // operations on sums read with the datum (crate::weights), their table charge
             _ => 0,
         }
     }

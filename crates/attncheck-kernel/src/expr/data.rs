@@ -391,7 +391,10 @@ pub(super) fn layer_op<'a>(
 /// - `(attn-ln-bound W l)`: an outward enclosure of B_l = √d·max|γ| + ‖β‖₂;
 /// - `(attn-logit-range W l h)`: an outward enclosure of
 ///   Δ̄_lh = 2·(N(W_Q^h)B_l + ‖b_Q^h‖)(N(W_K^h)B_l + ‖b_K^h‖)/√d_h, an upper bound on the
-///   range of head h's content logits in layer l over all inputs.
+///   range of head h's content logits in layer l over all inputs;
+/// - `(attn-byte-logit-range W h)`: an outward enclosure of layer 0's exact range
+///   Δ⁰_h = max_a (max_b s(a, b) − min_b s(a, b)) over the bytes of a query's row (the
+///   datum's embedding and ε_LN; an error without them).
 ///
 /// `None` when `op` is not one of these.
 pub(super) fn attn_op<'a>(
@@ -426,8 +429,9 @@ pub(super) fn attn_op<'a>(
     }
     let p = env.prec;
     let v = match aop {
-        tree::AttnOp::LnBound => x.ln_bound(p, &idx[0]),
-        tree::AttnOp::LogitRange => x.logit_range(p, &idx[0], &idx[1]),
+        tree::AttnOp::LnBound => x.ln_bound(p, &idx[0]).map_err(Into::into),
+        tree::AttnOp::LogitRange => x.logit_range(p, &idx[0], &idx[1]).map_err(Into::into),
+        tree::AttnOp::ByteLogitRange => x.byte_logit_range(p, &idx[0]),
     };
     v.map(|i| Some(Val::I(i)))
         .or_else(|reason| err(o, format!("`{op}`: {reason}")))

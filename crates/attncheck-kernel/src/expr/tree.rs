@@ -174,8 +174,8 @@ pub enum DataOp<'a> {
     /// `(layer-dual-sup X r k lo hi i)`, `(layer-dual-inf X r k lo hi i)`, `(layer-v-frob2 X)`,
     /// `(layer-qk-frob2 X)`, `(layer-dt X)`: the layer datum and the index terms.
     Layer(LayerOp, Named<'a, LayerData>, Vec<Term<'a>>),
-    /// `(attn-ln-bound W l)`, `(attn-logit-range W l h)`: the attention-weights datum and
-    /// the index terms.
+    /// `(attn-ln-bound W l)`, `(attn-logit-range W l h)`, `(attn-byte-logit-range W h)`: the
+    /// attention-weights datum and the index terms.
     Attn(AttnOp, Named<'a, AttnWeights>, Vec<Term<'a>>),
 }
 
@@ -315,6 +315,8 @@ pub enum AttnOp {
     LnBound,
     /// `attn-logit-range` (indices l, h)
     LogitRange,
+    /// `attn-byte-logit-range` (index h; layer 0)
+    ByteLogitRange,
 }
 
 impl AttnOp {
@@ -323,6 +325,7 @@ impl AttnOp {
         match self {
             AttnOp::LnBound => "attn-ln-bound",
             AttnOp::LogitRange => "attn-logit-range",
+            AttnOp::ByteLogitRange => "attn-byte-logit-range",
         }
     }
 
@@ -338,6 +341,7 @@ impl AttnOp {
         Some(match op {
             "attn-ln-bound" => AttnOp::LnBound,
             "attn-logit-range" => AttnOp::LogitRange,
+            "attn-byte-logit-range" => AttnOp::ByteLogitRange,
             _ => return None,
         })
     }

@@ -91,12 +91,23 @@ pub fn lm_job(job: &Job, p: &Params) -> attncheck_lm::job::Job {
             rf_sequences: p.rf_sequences,
             bootstrap: p.bootstrap,
             bootstrap_seed: 0xB007 + 1000 * job.seed,
+            checkpoints: p
+                .scan
+                .as_ref()
+                .map(|s| {
+                    s.criteria
+                        .checkpoints
+                        .iter()
+                        .map(|&c| plan.steps * c / 100)
+                        .collect()
+                })
+                .unwrap_or_default(),
         },
         validation: p.scan.as_ref().map(|s| Validation {
             points: s.validation_points,
             sequences: s.validation_bytes / l,
         }),
-        keep_attention_weights: super::window::keeps_weights(p, job),
+        keep_weights: super::window::keeps_weights(p, job),
     }
 }
 
@@ -250,9 +261,10 @@ pub fn search_windows(
         let w = results
             .iter()
             .find(|(x, _)| *x == j)
-            .and_then(|(_, r)| r.attention_weights.as_ref())
-            .ok_or_else(|| format!("{}: no stored attention weights", j.long_name()))?;
-        let d = weights_datum(w).map_err(|e| format!("{}: stored weights: {e}", j.long_name()))?;
+            .and_then(|(_, r)| r.attention_weights())
+            .ok_or_else(|| format!("{}: no stored weights", j.long_name()))?
+            .map_err(|e| format!("{}: stored weights: {e}", j.long_name()))?;
+        let d = weights_datum(&w).map_err(|e| format!("{}: stored weights: {e}", j.long_name()))?;
         data.insert(super::window::datum_name(&j), d);
         let ws = super::window::search(p, &j, eps, &data, ctx.prec())
             .map_err(|e| format!("{}: window search: {e}", j.long_name()))?;

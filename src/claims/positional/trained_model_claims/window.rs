@@ -65,9 +65,15 @@ pub fn slope_term(p: &Params, job: &Job, h: usize) -> String {
     }
 }
 
-/// The term Δ̄_ℓh of the model's weights.
+/// The term Δ̄_ℓh of the model's weights: at layer 0 the exact range over the bytes of a
+/// query's row (`attn-byte-logit-range`: an ALiBi model's layer-0 input is the byte's
+/// embedding), deeper the bound over all inputs of the layer (`attn-logit-range`).
 pub fn delta_term(job: &Job, l: usize, h: usize) -> String {
-    format!("(attn-logit-range {} {l} {h})", datum_name(job))
+    if l == 0 {
+        format!("(attn-byte-logit-range {} {h})", datum_name(job))
+    } else {
+        format!("(attn-logit-range {} {l} {h})", datum_name(job))
+    }
 }
 
 /// Why a windows hint does not read.
@@ -131,7 +137,7 @@ pub fn statement(
     hints: &Hints,
     carried: &Data,
 ) -> Option<Result<Statement, StatementError>> {
-    let (_, eps) = r.scan()?;
+    let (scan, eps) = r.scan()?;
     let p = &r.params;
     let js = window_jobs(p);
     if js.is_empty() {
@@ -157,6 +163,24 @@ pub fn statement(
                     p.heads,
                     p.layers
                 )));
+            }
+            if w.input().is_none() {
+                return Err(StatementError::build(format!(
+                    "`{name}` carries no embedding and ln_eps: layer 0's window is certified at the exact byte-pair range, which needs them"
+                )));
+            }
+            if !scan.pins.is_empty() {
+                let pin = scan.pins.get(&name).ok_or_else(|| {
+                    StatementError::build(format!(
+                        "the spec pins no SHA-256 for `{name}` (scan.pins; it pins the others)"
+                    ))
+                })?;
+                if w.sha256() != pin {
+                    return Err(StatementError::build(format!(
+                        "`{name}`: the weights hash to {}, but the spec pins {pin} (scan.pins.{name})",
+                        w.sha256()
+                    )));
+                }
             }
             let key = hint_key(j);
             let text = hints
