@@ -583,10 +583,10 @@ truncation_length = 4
 [profiles.full.scan]
 validation_points = 2
 validation_bytes = 32
+loss_fall_tail = 0.25
 
 [profiles.full.scan.criteria]
-convergence_tail = 0.25
-convergence_tolerance = 0.02
+checkpoints = [50, 75]
 alibi_rf_from = 2
 trend_multiple = 8
 prediction_epsilon = "1/100"
@@ -712,15 +712,27 @@ fn the_scan_has_one_shard_per_scheme_length_and_seed_and_merges_to_the_unsharded
             jobs[i - 1].long_name()
         );
         assert!(unit["error"].is_null(), "{key}: {}", unit["error"]);
-        // the ALiBi jobs store their attention weights, exactly and with their hash
+        // the ALiBi jobs store their weights, exactly, and the logit ranges they reach; every
+        // job is measured at 50% and 75% of its 4 steps too
         let r: attncheck_lm::job::JobResult =
             serde_json::from_value(unit["result"].clone()).unwrap();
         let alibi = matches!(jobs[i - 1].scheme, Scheme::Alibi(_));
-        assert_eq!(r.attention_weights.is_some(), alibi, "{key}");
-        if let Some(w) = &r.attention_weights {
-            assert!(w.is_consistent(), "{key}");
+        assert_eq!(r.weights.is_some(), alibi, "{key}");
+        assert_eq!(r.logit_ranges.len(), if alibi { 1 } else { 0 }, "{key}");
+        if let Some(w) = r.attention_weights() {
+            let w = w.unwrap();
+            assert!(w.is_consistent() && w.embedding.is_some(), "{key}");
         }
         assert_eq!(r.val_curve.len(), 2, "{key}");
+        assert_eq!(
+            r.checkpoints.iter().map(|c| c.step).collect::<Vec<_>>(),
+            vec![2, 3],
+            "{key}"
+        );
+        assert!(
+            r.checkpoints.iter().all(|c| c.measured.rf.len() == 4),
+            "{key}"
+        );
     }
     run_ok(d.path(), &["merge", "shards", "--out", "merged"]);
     let whole = d.path().join("whole/positional");
@@ -760,7 +772,7 @@ fn the_scan_has_one_shard_per_scheme_length_and_seed_and_merges_to_the_unsharded
         "ALiBi uses no tokens beyond L_tr (L_tr = 16)",
         "windowed attention extrapolates iff layers·(w − 1) ≤ L_tr (L_tr = 16)",
         "ALiBi's window against L_tr: the paper's explanation",
-        "setup: biases, controls and convergence",
+        "setup: biases, controls and stability",
     ] {
         assert!(md.contains(part), "missing part {part}");
     }
@@ -803,10 +815,7 @@ fn a_scan_shard_from_an_older_spec_is_refused_by_merge() {
     run_shards(d.path(), 10, "shards");
     // the spec moves on (a criterion, then a size) after the shards ran
     for (from, to) in [
-        (
-            "convergence_tolerance = 0.02",
-            "convergence_tolerance = 0.03",
-        ),
+        ("checkpoints = [50, 75]", "checkpoints = [25, 75]"),
         (
             "eval_targets = 16\neval_batch_tokens = 256\n\n[[",
             "eval_targets = 32\neval_batch_tokens = 256\n\n[[",
@@ -848,8 +857,8 @@ fn a_merged_scan_without_a_models_weights_is_inconclusive_and_certifies_nothing(
         .next()
         .unwrap();
     assert!(key.starts_with("L8 alibi-paper-s1 #"), "{key}");
-    assert!(!unit["result"]["attention_weights"].is_null(), "{key}");
-    unit["result"]["attention_weights"] = serde_json::Value::Null;
+    assert!(!unit["result"]["weights"].is_null(), "{key}");
+    unit["result"].as_object_mut().unwrap().remove("weights");
     std::fs::write(&f, serde_json::to_string(&v).unwrap()).unwrap();
     run_ok(d.path(), &["merge", "shards", "--out", "merged"]);
     let out = d.path().join("merged/positional");
@@ -863,7 +872,7 @@ fn a_merged_scan_without_a_models_weights_is_inconclusive_and_certifies_nothing(
     .unwrap();
     assert_eq!(j["verdict"], "inconclusive");
     assert_eq!(
-        j["reason"], "L8 alibi-paper-s1: no stored attention weights",
+        j["reason"], "L8 alibi-paper-s1: no stored weights",
         "the window search's reason, not the statement's"
     );
     let checks = j["checks"].as_array().unwrap();
@@ -878,6 +887,74 @@ fn a_merged_scan_without_a_models_weights_is_inconclusive_and_certifies_nothing(
         "no window table"
     );
     assert!(md.contains("ALiBi uses no tokens beyond L_tr (L_tr = 16)"));
+}
+
+/// Pins are written once the scan's weights exist, so they cannot be part of a shard's
+/// identity: a `pins` table added to the spec after the shards ran leaves them mergeable.
+/// The merged run then binds the certified weights to the pins: the right pins give the
+/// same report and a certificate that verifies against the pinned spec; one wrong pin
+/// leaves the run inconclusive with the reason, with no certified check and no certificate.
+#[test]
+fn pins_written_after_the_scan_bind_its_weights_without_orphaning_its_shards() {
+    let d = scan_project(&tiny_scan_spec(""));
+    run_shards(d.path(), 10, "shards");
+    run_ok(d.path(), &["merge", "shards", "--out", "unpinned"]);
+    let out = |dir: &str, f: &str| d.path().join(dir).join("positional").join(f);
+    let cert: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out("unpinned", "trained-model-claims.cert.json")).unwrap(),
+    )
+    .unwrap();
+    let pins: Vec<(String, String)> = cert["data"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, e)| (k.clone(), e["sha256"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(pins.len(), 2, "one ALiBi model per L_tr");
+    let write_pins = |pins: &[(String, String)]| {
+        let mut t = tiny_scan_spec("");
+        t.push_str("\n[profiles.full.scan.pins]\n");
+        for (k, v) in pins {
+            t.push_str(&format!("\"{k}\" = \"{v}\"\n"));
+        }
+        std::fs::write(
+            d.path()
+                .join("theorems/positional/trained-model-claims.toml"),
+            t,
+        )
+        .unwrap();
+    };
+    write_pins(&pins);
+    run_ok(d.path(), &["merge", "shards", "--out", "pinned"]);
+    // the same certificate (the report differs only in the parameters it lists)
+    let f = "trained-model-claims.cert.json";
+    let a = std::fs::read_to_string(out("unpinned", f)).unwrap();
+    let b = std::fs::read_to_string(out("pinned", f)).unwrap();
+    assert!(a == b, "the pins changed the certificate");
+    let c = out("pinned", "trained-model-claims.cert.json");
+    let o = crate::util::run_in(d.path(), &["verify", c.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", crate::util::output_text(&o));
+    // one pin wrong: the run certifies nothing and says why
+    let mut wrong = pins.clone();
+    wrong[1].1 = "f".repeat(64);
+    write_pins(&wrong);
+    run_ok(d.path(), &["merge", "shards", "--out", "wrong"]);
+    assert!(!out("wrong", "trained-model-claims.cert.json").exists());
+    let j: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out("wrong", "trained-model-claims.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(j["verdict"], "inconclusive");
+    let why = j["reason"].as_str().unwrap();
+    assert!(
+        why.contains("the spec pins") && why.contains(&wrong[1].0),
+        "{why}"
+    );
+    assert!(j["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["kind"] == "observed"));
 }
 
 /// The scan spans sessions, so its shards land a few at a time. A partial set is never
@@ -942,6 +1019,53 @@ fn stored_attention_weights_are_the_models_exact_f32_values() {
     let w = attncheck_lm::job::AttentionWeights::of(&model).unwrap();
     assert!(w.is_consistent());
     assert_eq!((w.hidden, w.heads, w.layers.len()), (16, 8, p.layers));
+    // the embedding and the layer norms' ε, exactly
+    let emb = model.weights()["emb"].to_vec2::<f32>().unwrap().concat();
+    assert_eq!(
+        w.embedding.as_deref(),
+        Some(attncheck_lm::job::to_hex(&emb).as_str())
+    );
+    assert_eq!(
+        w.ln_eps.as_deref(),
+        Some(attncheck_lm::job::to_hex(&[1e-5f32]).as_str())
+    );
+    // the stored weights hold every tensor exactly, and give the same attention weights
+    let stored = attncheck_lm::job::StoredWeights::of(&model).unwrap();
+    assert_eq!(stored.tensors.len(), model.weights().len());
+    assert_eq!(
+        attncheck_lm::job::AttentionWeights::from_stored(&stored).unwrap(),
+        w
+    );
+    // the kernel reads them, and layer 0's certified byte-pair range contains every
+    // content-logit range the model's own f32 forward pass reaches (up to its rounding)
+    let d = tmc::weights_datum(&w).unwrap();
+    let data: attncheck::kernel::expr::Data = [("W".to_string(), d)].into_iter().collect();
+    let xs: Vec<u8> = text(4 * 64, 9);
+    let rows: Vec<&[u8]> = xs.chunks(64).collect();
+    let seen = model
+        .content_logit_ranges(&attncheck_lm::model::tokens(&rows).unwrap())
+        .unwrap();
+    for (h, &seen) in seen[0].iter().enumerate() {
+        let b = attncheck::kernel::expr::eval_with(
+            &format!("(attn-byte-logit-range W {h})"),
+            64,
+            &data,
+        )
+        .unwrap();
+        let deep =
+            attncheck::kernel::expr::eval_with(&format!("(attn-logit-range W 0 {h})"), 64, &data)
+                .unwrap();
+        assert!(
+            seen <= b.hi_f64() * (1.0 + 1e-4) + 1e-6,
+            "head {h}: {} > {}",
+            seen,
+            b.hi_f64()
+        );
+        assert!(
+            b.hi_f64() <= deep.hi_f64(),
+            "head {h}: the exact range exceeds the norm bound"
+        );
+    }
     let qkv = model.weights()["l1.qkv.w"].to_vec2::<f32>().unwrap();
     let [gain, _, wq, bq, wk, _] = w.layers[1].parts().unwrap();
     assert_eq!(gain, vec![1.0f32; 16]);

@@ -171,7 +171,7 @@ fn pair_ranges(
     // n_a = d·E[a] − Σ E[a] (scale 2^149); M_a = Σ n² + d³·ε·2^149 (scale 2^298), so that
     // ρ_a = 2^149·√(d/M_a)
     let di = Integer::from(d);
-    let d3eps = Integer::from(d * d * d) * eps << 149u32;
+    let d3eps = (Integer::from(d * d * d) * eps) << 149u32;
     let mut n = Vec::with_capacity(VOCAB);
     let mut m = Vec::with_capacity(VOCAB);
     for a in 0..VOCAB {
@@ -196,10 +196,6 @@ fn pair_ranges(
             (lo, hi)
         })
         .collect();
-    let sig149: Vec<(Integer, Integer)> = sig
-        .iter()
-        .map(|(lo, hi)| (Integer::from(lo << 149u32), Integer::from(hi << 149u32)))
-        .collect();
     // u_a = (γ ⊙ n_a)·W_Q^h (scale 2^447), v_b likewise; c = β·W^h + b^h (scale 2^298)
     let proj = |w: &[Integer], h: usize, v: &[Integer]| -> Vec<Integer> {
         (0..dh)
@@ -221,16 +217,46 @@ fn pair_ranges(
                 .collect()
         })
         .collect();
+    // the common factor 2^z of the entries of a set of exact values, dropped (exact: the
+    // z low bits of every entry are 0), so that the products below have as few limbs as the
+    // weights' mantissas need
+    fn strip(x: &mut [Vec<Integer>]) -> i64 {
+        let z = x
+            .iter()
+            .flatten()
+            .filter_map(|v| v.find_one(0))
+            .min()
+            .unwrap_or(0);
+        for v in x.iter_mut().flatten() {
+            *v >>= z;
+        }
+        i64::from(z)
+    }
     let mut out = Vec::with_capacity(heads);
     for h in 0..heads {
-        let u: Vec<Vec<Integer>> = gn.iter().map(|x| proj(wq, h, x)).collect();
-        let v: Vec<Vec<Integer>> = gn.iter().map(|x| proj(wk, h, x)).collect();
+        // u_a at scale 2^(447 − zu), v_b at 2^(447 − zv)
+        let mut u: Vec<Vec<Integer>> = gn.iter().map(|x| proj(wq, h, x)).collect();
+        let mut v: Vec<Vec<Integer>> = gn.iter().map(|x| proj(wk, h, x)).collect();
+        let zu = strip(&mut u);
+        let zv = strip(&mut v);
         let cq: Vec<Integer> = proj(wq, h, b)
             .into_iter()
             .zip(&bq[h * dh..(h + 1) * dh])
             .map(|(x, y)| x + (Integer::from(y) << 149u32))
             .collect();
-        // c_q·v_b at scale 2^745, raised to u_a·v_b's 2^894
+        // u_a·v_b at scale 2^s1, c_q·v_b at 2^s2; t_ab = ρ_a(u_a·v_b) + c_q·v_b with
+        // ρ_a = 2^149·σ̂_a/2^t is T_ab/2^(t+s), s = max(s1 − 149, s2), where
+        // T_ab = σ̂_a·2^(s − s1 + 149)·(u_a·v_b) + 2^(t + s − s2)·(c_q·v_b); and
+        // f_a(b) = ρ_b·t_ab = σ̂_b·T_ab/2^(2t + s − 149) (each σ̂ by its lower or upper end,
+        // by the sign of what it multiplies)
+        let (s1, s2) = (894 - zu - zv, 745 - zv);
+        let s = (s1 - 149).max(s2);
+        let ti = i64::from(t);
+        let (sa, sc) = (
+            u32::try_from(s - s1 + 149).expect("s ≥ s1 − 149"),
+            u32::try_from(ti + s - s2).expect("s ≥ s2"),
+        );
+        let scale = u32::try_from(2 * ti + s - 149).expect("t ≥ 130, s ≥ 298");
         let cv: Vec<Integer> = v
             .iter()
             .map(|vb| {
@@ -238,24 +264,26 @@ fn pair_ranges(
                 for (x, y) in cq.iter().zip(vb) {
                     acc += Integer::from(x * y);
                 }
-                acc << 149u32
+                acc << sc
             })
             .collect();
-        // t_ab = ρ_a(u_a·v_b) + c_q·v_b at scale 2^(t+894): ρ_a = 2^149·σ̂_a/2^t, so
-        // t_ab·2^(t+894) = 2^149·σ̂_a·(u·v) + 2^t·(c_q·v_b); f_a(b) = ρ_b·t_ab at scale
-        // 2^(2t+745) is σ̂_b times that (each σ̂ by its lower or upper end, by sign)
-        let scale = 2 * t + 745;
+        let sig_a: Vec<(Integer, Integer)> = sig
+            .iter()
+            .map(|(lo, hi)| (Integer::from(lo << sa), Integer::from(hi << sa)))
+            .collect();
         let (mut best_hi, mut best_lo) = (None::<Integer>, None::<Integer>);
         let mut witness = (0u8, 0u8, 0u8);
-        let mut uv = Integer::new();
-        let mut tmp = Integer::new();
+        let (mut uv, mut tmp) = (Integer::new(), Integer::new());
+        let (mut t_lo, mut t_hi) = (Integer::new(), Integer::new());
+        let (mut f_lo, mut f_hi) = (Integer::new(), Integer::new());
+        let (mut max_hi, mut min_lo, mut max_lo, mut min_hi) = (
+            Integer::new(),
+            Integer::new(),
+            Integer::new(),
+            Integer::new(),
+        );
         for a in 0..VOCAB {
-            let (mut max_hi, mut min_lo, mut max_lo, mut min_hi) = (
-                None::<Integer>,
-                None::<Integer>,
-                None::<Integer>,
-                None::<Integer>,
-            );
+            let (sl_a, sh_a) = (&sig_a[a].0, &sig_a[a].1);
             let (mut arg_max, mut arg_min) = (0u8, 0u8);
             for bb in 0..VOCAB {
                 uv.assign(0);
@@ -263,47 +291,38 @@ fn pair_ranges(
                     tmp.assign(x * y);
                     uv += &tmp;
                 }
-                let c = Integer::from(&cv[bb] << t);
-                let (sl_a, sh_a) = (&sig149[a].0, &sig149[a].1);
-                let (t_lo, t_hi) = if uv >= 0 {
-                    (
-                        Integer::from(sl_a * &uv) + &c,
-                        Integer::from(sh_a * &uv) + &c,
-                    )
-                } else {
-                    (
-                        Integer::from(sh_a * &uv) + &c,
-                        Integer::from(sl_a * &uv) + &c,
-                    )
-                };
+                let (lo_a, hi_a) = if uv >= 0 { (sl_a, sh_a) } else { (sh_a, sl_a) };
+                t_lo.assign(lo_a * &uv);
+                t_lo += &cv[bb];
+                t_hi.assign(hi_a * &uv);
+                t_hi += &cv[bb];
                 let (sl_b, sh_b) = &sig[bb];
-                let f_lo = if t_lo >= 0 {
-                    Integer::from(sl_b * &t_lo)
-                } else {
-                    Integer::from(sh_b * &t_lo)
-                };
-                let f_hi = if t_hi >= 0 {
-                    Integer::from(sh_b * &t_hi)
-                } else {
-                    Integer::from(sl_b * &t_hi)
-                };
-                if max_hi.as_ref().is_none_or(|x| f_hi > *x) {
-                    max_hi = Some(f_hi.clone());
+                f_lo.assign(if t_lo >= 0 { sl_b } else { sh_b } * &t_lo);
+                f_hi.assign(if t_hi >= 0 { sh_b } else { sl_b } * &t_hi);
+                if bb == 0 {
+                    max_hi.assign(&f_hi);
+                    min_hi.assign(&f_hi);
+                    max_lo.assign(&f_lo);
+                    min_lo.assign(&f_lo);
+                    continue;
+                }
+                if f_hi > max_hi {
+                    max_hi.assign(&f_hi);
                     arg_max = bb as u8;
                 }
-                if min_hi.as_ref().is_none_or(|x| f_hi < *x) {
-                    min_hi = Some(f_hi);
+                if f_hi < min_hi {
+                    min_hi.assign(&f_hi);
                 }
-                if max_lo.as_ref().is_none_or(|x| f_lo > *x) {
-                    max_lo = Some(f_lo.clone());
+                if f_lo > max_lo {
+                    max_lo.assign(&f_lo);
                 }
-                if min_lo.as_ref().is_none_or(|x| f_lo < *x) {
-                    min_lo = Some(f_lo);
+                if f_lo < min_lo {
+                    min_lo.assign(&f_lo);
                     arg_min = bb as u8;
                 }
             }
-            let hi = max_hi.unwrap_or_default() - min_lo.unwrap_or_default();
-            let lo = max_lo.unwrap_or_default() - min_hi.unwrap_or_default();
+            let hi = Integer::from(&max_hi - &min_lo);
+            let lo = Integer::from(&max_lo - &min_hi);
             if best_hi.as_ref().is_none_or(|x| hi > *x) {
                 best_hi = Some(hi);
                 witness = (a as u8, arg_max, arg_min);
@@ -659,8 +678,177 @@ pub enum AttnOpError {
 
 #[cfg(test)]
 mod tests {
-    use super::scaled;
-    use rug::{Integer, Rational};
+    use super::{digest, scaled, AttnWeights, InputHex, VOCAB};
+    use rug::{Float, Integer, Rational};
+
+    /// Seeded f32 values c + k·2^e, k in −8..=8 (exact dyadics of a trained model's scale).
+    fn values(n: usize, c: f32, e: i32, seed: &mut u64) -> Vec<f32> {
+        (0..n)
+            .map(|_| {
+                *seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                c + (((*seed >> 33) % 17) as f32 - 8.0) * 2f32.powi(e)
+            })
+            .collect()
+    }
+
+    fn hex(v: &[f32]) -> String {
+        v.iter().map(|x| format!("{:08x}", x.to_bits())).collect()
+    }
+
+    /// A one-layer model with its embedding: (datum, [γ, β, W_Q, b_Q, W_K, b_K], E, ε).
+    fn model(d: usize, heads: usize, seed: u64) -> (AttnWeights, Vec<Vec<f32>>, Vec<f32>, f32) {
+        let mut s = seed;
+        let parts = vec![
+            values(d, 1.0, -4, &mut s),
+            values(d, 0.0, -5, &mut s),
+            values(d * d, 0.0, -3, &mut s),
+            values(d, 0.0, -5, &mut s),
+            values(d * d, 0.0, -3, &mut s),
+            values(d, 0.0, -5, &mut s),
+        ];
+        let emb = values(VOCAB * d, 0.0, -3, &mut s);
+        let eps = 1e-5f32;
+        let mut bits: Vec<Vec<u32>> = parts
+            .iter()
+            .map(|p| p.iter().map(|x| x.to_bits()).collect())
+            .collect();
+        bits.push(vec![eps.to_bits()]);
+        bits.push(emb.iter().map(|x| x.to_bits()).collect());
+        let hx: [String; 6] = std::array::from_fn(|i| hex(&parts[i]));
+        let input = InputHex {
+            ln_eps: hex(&[eps]),
+            embedding: hex(&emb),
+        };
+        let w = AttnWeights::new(d, heads, &digest(&bits), vec![hx], Some(input)).unwrap();
+        (w, parts, emb, eps)
+    }
+
+    /// s(a, b)·√d_h for head h, in 256-bit floats (the reference).
+    fn logits(
+        parts: &[Vec<f32>],
+        emb: &[f32],
+        eps: f32,
+        d: usize,
+        heads: usize,
+        h: usize,
+    ) -> Vec<Vec<Float>> {
+        let p = 256;
+        let dh = d / heads;
+        let f = |x: f32| Float::with_val(p, x);
+        let proj = |y: &[Float], w: &[f32], b: &[f32]| -> Vec<Float> {
+            (0..dh)
+                .map(|k| {
+                    let mut acc = f(b[h * dh + k]);
+                    for i in 0..d {
+                        acc += Float::with_val(p, &y[i] * f(w[i * d + h * dh + k]));
+                    }
+                    acc
+                })
+                .collect()
+        };
+        let mut q = Vec::new();
+        let mut kk = Vec::new();
+        for a in 0..VOCAB {
+            let x: Vec<Float> = emb[a * d..(a + 1) * d].iter().map(|&v| f(v)).collect();
+            let mean = Float::with_val(p, Float::sum(x.iter())) / d as u32;
+            let var = x
+                .iter()
+                .map(|v| Float::with_val(p, v - &mean).square())
+                .fold(Float::new(p), |s, v| s + v)
+                / d as u32;
+            let r = (var + f(eps)).sqrt().recip();
+            let y: Vec<Float> = (0..d)
+                .map(|i| Float::with_val(p, &x[i] - &mean) * &r * f(parts[0][i]) + f(parts[1][i]))
+                .collect();
+            q.push(proj(&y, &parts[2], &parts[3]));
+            kk.push(proj(&y, &parts[4], &parts[5]));
+        }
+        q.iter()
+            .map(|qa| {
+                kk.iter()
+                    .map(|kb| {
+                        qa.iter()
+                            .zip(kb)
+                            .fold(Float::new(p), |s, (x, y)| s + Float::with_val(p, x * y))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Bound 4 against a 256-bit brute force over every byte pair: the true range lies in
+    /// the kernel's enclosure, the enclosure is tight, and the witness bytes attain it.
+    #[test]
+    fn layer_zero_byte_range_is_exact_and_attained_by_a_byte_triple() {
+        for (d, heads, seed) in [(8, 2, 1), (8, 4, 7), (12, 3, 11)] {
+            let (w, parts, emb, eps) = model(d, heads, seed);
+            let dh = d / heads;
+            let sqrt_dh = Float::with_val(256, dh).sqrt();
+            for h in 0..heads {
+                let s = logits(&parts, &emb, eps, d, heads, h);
+                let mut best = Float::with_val(256, -1);
+                for row in &s {
+                    let hi = row.iter().max_by(|x, y| x.partial_cmp(y).unwrap()).unwrap();
+                    let lo = row.iter().min_by(|x, y| x.partial_cmp(y).unwrap()).unwrap();
+                    let r = Float::with_val(256, hi - lo);
+                    if r > best {
+                        best = r;
+                    }
+                }
+                let best = best / &sqrt_dh;
+                let e = w.byte_logit_range(128, &Rational::from(h)).unwrap();
+                let slack = Float::with_val(256, &best * 1e-30);
+                assert!(
+                    *e.lo() <= Float::with_val(256, &best + &slack)
+                        && *e.hi() >= Float::with_val(256, &best - &slack),
+                    "d {d} head {h}: range {best} not in [{}, {}]",
+                    e.lo(),
+                    e.hi()
+                );
+                let width = Float::with_val(256, e.hi() - e.lo());
+                assert!(
+                    width <= Float::with_val(256, &best * 1e-25),
+                    "d {d} head {h}: width {width}"
+                );
+                let (a, b, b2) = w.byte_logit_witness(h).unwrap();
+                let r = Float::with_val(
+                    256,
+                    &s[a as usize][b as usize] - &s[a as usize][b2 as usize],
+                ) / &sqrt_dh;
+                assert!(
+                    Float::with_val(256, &r - &best).abs() <= slack,
+                    "d {d} head {h}: the witness ({a}, {b}, {b2}) gives {r}, the range is {best}"
+                );
+            }
+            // an index out of range, and a datum without the embedding
+            assert!(w.byte_logit_range(64, &Rational::from(heads)).is_err());
+        }
+        let (w, parts, _, _) = model(8, 2, 3);
+        let bits: Vec<Vec<u32>> = parts
+            .iter()
+            .map(|p| p.iter().map(|x| x.to_bits()).collect())
+            .collect();
+        let hx: [String; 6] = std::array::from_fn(|i| hex(&parts[i]));
+        let bare = AttnWeights::new(8, 2, &digest(&bits), vec![hx], None).unwrap();
+        assert_eq!(
+            bare.byte_logit_range(64, &Rational::from(0)),
+            Err(super::AttnOpError::NoEmbedding)
+        );
+        assert!(w.byte_logit_witness(0).is_some() && bare.byte_logit_witness(0).is_none());
+    }
+
+    /// Bound 4's cost at the scan's size (d = 64, 8 heads): `cargo test --release -p
+    /// attncheck-kernel -- --ignored --nocapture byte_range_cost`.
+    #[test]
+    #[ignore]
+    fn byte_range_cost() {
+        let t = std::time::Instant::now();
+        let (w, ..) = model(64, 8, 5);
+        eprintln!("d = 64, 8 heads: read in {:?}", t.elapsed());
+        assert!(w.byte_logit_range(64, &Rational::from(0)).is_ok());
+    }
 
     #[test]
     fn f32_patterns_are_read_exactly() {

@@ -893,7 +893,7 @@ mod exec {
 }
 
 #[cfg(feature = "lm")]
-pub use exec::{corpus, lm_job, model_config};
+pub use exec::{corpus, lm_job, model_config, weights_datum};
 
 #[cfg(feature = "lm")]
 mod present;
