@@ -1369,7 +1369,7 @@ pub(super) fn present(
         p.seeds
     ));
     o.note(format!(
-        "Protocol (issue #40), the anchors': a budget fixed in advance and equal for every arm ({}), three seeds, the last checkpoint reported. \
+        "Protocol (issue #40), the anchors': a budget fixed in advance and equal for every arm ({}), {} seeds, the last checkpoint reported. \
          Training is judged long enough by the stability of what is concluded, not by the flatness of the loss: at {} of the steps every part has the same outcome, and each model's RF99 moves by less than the spread of its scheme's final RF99 across seeds (largest minus smallest, same L_tr and L_ex), or not at all (the setup's checks). \
          This replaces the first scan's criterion, a validation-loss fall of at most 2% over the last quarter, which no anchor uses (ALiBi trains every arm for a fixed budget with the same seed; KERPLE a fixed 50k iterations with 5 seeds, keeping the last checkpoint; Kazemnejad et al. a fixed 40k steps with 3 seeds) and which the first scan (4000 steps) failed at every L_tr (largest falls 3.7, 4.4 and 6.1%); that reading is still reported above, as a figure. The first scan is archived in bench/sweeps/trained-scan/v1-4000-steps/.",
         plans
@@ -1377,6 +1377,7 @@ pub(super) fn present(
             .map(|x| format!("{} steps × {} bytes at L_tr = {}", x.steps, x.batch * x.train_length, x.train_length))
             .collect::<Vec<_>>()
             .join(", "),
+        p.seeds.len(),
         s.criteria
             .checkpoints
             .iter()
@@ -1464,7 +1465,10 @@ fn findings(p: &Params, s: &Scan, ats: &[At], results: &[(Job, JobResult)], o: &
     ));
     let colrefs: Vec<&str> = cols.iter().map(String::as_str).collect();
     let mut t = Table::new(
-        "The paper's findings and this scan's (2 layers, hidden 64, byte-level): the outcome of each part at each L_tr, by the criteria fixed before the scan",
+        format!(
+            "The paper's findings and this scan's ({} layers, hidden {}, byte-level): the outcome of each part at each L_tr, by the criteria fixed before the scan",
+            p.layers, p.hidden
+        ),
         &colrefs,
     );
     for (finding, paper) in PAPER {
@@ -1505,8 +1509,8 @@ fn findings(p: &Params, s: &Scan, ats: &[At], results: &[(Job, JobResult)], o: &
                     let k = at.plan.eval_multiples.len() - 1;
                     let v: Vec<f64> = at.of(alibi).iter().map(|(_, r)| r.rf[k] as f64).collect();
                     format!(
-                        "{} at L_tr = {} (L_ex = {})",
-                        sig(mean(&v)),
+                        "{:.0} at L_tr = {} (L_ex = {})",
+                        mean(&v),
                         at.l(),
                         at.plan.eval_multiples[k] * at.l()
                     )
