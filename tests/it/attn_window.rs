@@ -1,6 +1,8 @@
 //! The `attn-weights` datum (crates/attncheck-kernel/src/weights.rs) and its operations
-//! `attn-ln-bound` and `attn-logit-range`: a hand-built model whose bound and window are
-//! computed by hand, hostile data, and containment of the f64 forward computation.
+//! `attn-ln-bound`, `attn-logit-range`, `attn-row-logit-range` and `attn-byte-logit-range`:
+//! a hand-built model whose bound and window are computed by hand, hostile data,
+//! containment of the f64 forward computation, and the trained-model claim's certificate
+//! (pins, tampering).
 
 use attncheck::certificate::DataEntry;
 use attncheck::kernel::expr::{check_with, eval_with, Data, Datum};
@@ -186,6 +188,60 @@ fn malformed_weights_are_refused_naming_the_field() {
     assert_eq!(f, "hidden");
     let (f, r) = refused(&entry_of(4, 1, &[]));
     assert_eq!(f, "layers", "{r}");
+    // layer 0's input: the embedding needs ε_LN and both need their sizes; ε must be a
+    // positive finite f32; both are hashed
+    let emb: String = (0..256 * 4)
+        .map(|i| format!("{:08x}", ((i % 7) as f32 * 0.125 - 0.25).to_bits()))
+        .collect();
+    let with_input = |eps: &str, emb: &str| {
+        let mut v = good.clone();
+        v["ln_eps"] = eps.into();
+        v["embedding"] = emb.into();
+        v
+    };
+    let rehashed = |mut v: serde_json::Value| {
+        let words = |s: &str| -> Vec<u32> {
+            (0..s.len() / 8)
+                .map(|i| u32::from_str_radix(&s[8 * i..8 * i + 8], 16).unwrap_or(0))
+                .collect()
+        };
+        let mut bits: Vec<Vec<u32>> = attncheck::kernel::weights::PARTS
+            .iter()
+            .map(|p| words(v["layers"][0][*p].as_str().unwrap()))
+            .collect();
+        bits.push(words(v["ln_eps"].as_str().unwrap()));
+        bits.push(words(v["embedding"].as_str().unwrap()));
+        v["sha256"] = digest(&bits).into();
+        v
+    };
+    let eps = format!("{:08x}", 1e-5f32.to_bits());
+    let ok = rehashed(with_input(&eps, &emb));
+    let e: DataEntry = serde_json::from_value(ok.clone()).unwrap();
+    let Datum::Attn(w) = e.to_datum().unwrap() else {
+        unreachable!()
+    };
+    assert!(w.input().is_some());
+    assert_eq!(DataEntry::from_datum(&Datum::Attn(w)), e, "round trip");
+    let (f, r) = refused(&with_input(&eps, &emb));
+    assert_eq!(f, "sha256", "the input is hashed: {r}");
+    for (bad, why) in [
+        ("00000000", "positive"),
+        ("80000001", "positive"),
+        ("7fc00000", "finite"),
+        ("7f800000", "finite"),
+    ] {
+        let (f, r) = refused(&rehashed(with_input(bad, &emb)));
+        assert_eq!(f, "ln_eps", "{bad}: {r}");
+        assert!(r.contains(why), "{bad}: {r}");
+    }
+    let (f, r) = refused(&rehashed(with_input(&eps, &emb[8..])));
+    assert_eq!(f, "embedding", "{r}");
+    let mut no_eps = ok.clone();
+    no_eps.as_object_mut().unwrap().remove("ln_eps");
+    assert_eq!(refused(&no_eps).0, "ln_eps");
+    let mut no_emb = ok.clone();
+    no_emb.as_object_mut().unwrap().remove("embedding");
+    assert_eq!(refused(&no_emb).0, "embedding");
     // unknown fields are refused by the format
     let mut extra = good.clone();
     extra["layers"][0]["w_v"] = "00000000".into();
@@ -208,6 +264,16 @@ fn weight_operations_reject_bad_indices_and_data_without_panicking() {
         ("(<= (attn-ln-bound W (sqrt 2)) 1)", "exact integer"),
         ("(<= (attn-ln-bound W 0 0) 1)", "takes 2 argument"),
         ("(<= (attn-logit-range W 0) 1)", "takes 3 argument"),
+        ("(<= (attn-row-logit-range W 1 0) 1)", "layer 1"),
+        ("(<= (attn-row-logit-range W 0 2) 1)", "head 2"),
+        ("(<= (attn-row-logit-range W 0) 1)", "takes 3 argument"),
+        ("(<= (attn-byte-logit-range W 1) 1)", "head 1"),
+        ("(<= (attn-byte-logit-range W 0) 1)", "no embedding"),
+        ("(<= (attn-byte-logit-range W 0 0) 1)", "takes 2 argument"),
+        (
+            "(<= (attn-byte-logit-range S 0) 1)",
+            "expected an attention-weights datum",
+        ),
         ("(<= (attn-logit-range V 0 0) 1)", "no datum named `V`"),
         (
             "(<= (attn-logit-range S 0 0) 1)",
@@ -358,6 +424,14 @@ proptest! {
                 // the f64 range has rounding errors of relative size ~1e-15
                 prop_assert!(range <= bound.hi_f64() * (1.0 + 1e-12) + 1e-300,
                     "layer {li} head {h}: range {range} > bound {}", bound.hi_f64());
+                // the row bound (γ and β folded): every query's row, and never above the former
+                let row = eval_with(&format!("(attn-row-logit-range W {li} {h})"), 64, &data).unwrap();
+                prop_assert!(row.hi_f64() <= bound.hi_f64() * (1.0 + 1e-12));
+                for r in s.chunks(n) {
+                    let rr = r.iter().cloned().fold(f64::MIN, f64::max) - r.iter().cloned().fold(f64::MAX, f64::min);
+                    prop_assert!(rr <= row.hi_f64() * (1.0 + 1e-12) + 1e-300,
+                        "layer {li} head {h}: a row's range {rr} > row bound {}", row.hi_f64());
+                }
             }
         }
     }

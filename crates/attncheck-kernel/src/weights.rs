@@ -58,8 +58,23 @@
 //!    logits. Cost: 256²·d products of integers of about 900 bits, once, when the datum is
 //!    read (d ≤ [`MAX_HIDDEN`]).
 //!
+//! 5. *A query's row, every layer* (tighter than bound 3, for any input of the layer). With
+//!    z = (x − μ)/√(σ² + ε_LN), LN(x) = γ ⊙ z + β, so q = z·G_Q + c_q and k = z·G_K + c_k with
+//!    G = diag(γ)·W^h and c_q = β·W_Q^h + b_Q^h (exact). z sums to 0 and ‖z‖² ≤ d (bound 1),
+//!    so in a query's row s_ij − s_ij′ = (z_i G_Q + c_q)·((z_j − z_j′)G_K)/√d_h where
+//!    z_j − z_j′ = P(z_j − z_j′) (P = I − 𝟙𝟙ᵀ/d, the projection onto sums 0) has norm
+//!    ≤ 2√d, and z_i = z_i P. By Cauchy–Schwarz the row's range is at most
+//!    **Δ̃_ℓh := 2√d·(√d·‖P G_Q G_Kᵀ P‖₂ + ‖P G_K c_qᵀ‖₂)/√d_h** (the key's c_k cancels). The
+//!    spectral norm: ‖P G_Q G_Kᵀ P‖₂² = λ_max(S) for S = (PG_Q)ᵀ(PG_Q)·(PG_K)ᵀ(PG_K), a
+//!    d_h × d_h product of two positive semi-definite matrices, whose eigenvalues are those
+//!    of a PSD matrix (similar to A^{1/2}BA^{1/2}), so λ_max^16 ≤ tr(S^16) ≤ d_h·λ_max^16
+//!    and ‖P G_Q G_Kᵀ P‖₂ ≤ tr(S^16)^{1/32} (over-estimating by at most d_h^{1/32}, 1.07
+//!    at d_h = 8); S^16 by four exact squarings of an integer matrix, the 32nd root by five
+//!    square roots of an enclosure; ‖P G_K c_qᵀ‖₂² = c_q(PG_K)ᵀ(PG_K)c_qᵀ exactly. The operation returns
+//!    min(Δ̄_ℓh, Δ̃_ℓh).
+//!
 //! Each operation returns an outward enclosure of the real number it names (B_ℓ,
-//! Δ̄_ℓh or Δ⁰_h): the exact rational sums, then √, ×, +, min and ÷ of the kernel's
+//! Δ̄_ℓh, Δ⁰_h or min(Δ̄_ℓh, Δ̃_ℓh)): the exact rational sums, then √, ×, +, min and ÷ of the kernel's
 //! outward-rounded intervals, all inclusion-monotone. The theorem a formula states with
 //! them is about the model computed in exact real arithmetic with these weights; the
 //! model's own f32 evaluation rounds, which this datum does not bound.
@@ -70,6 +85,7 @@
 //! interval operations. A malformed datum is an error naming the field, never a panic.
 
 use crate::Interval;
+use rug::ops::Pow;
 use rug::{Assign, Integer, Rational};
 
 /// The most layers a datum may hold.
@@ -103,6 +119,101 @@ struct HeadSums {
     /// ‖b_Q^h‖², ‖b_K^h‖², scaled by 2^298.
     bq2: Integer,
     bk2: Integer,
+    /// Bound 5: tr(S^16) and ‖P G_K c_qᵀ‖₂², exactly.
+    trace: Rational,
+    cq2: Rational,
+}
+
+/// Bound 5's exact quantities for head h of one layer: (tr(S^16), c_q(PG_K)ᵀ(PG_K)c_qᵀ).
+/// `g`, `be`, `wq`, `bq`, `wk` scaled by 2^149.
+#[allow(clippy::too_many_arguments)]
+fn row_sums(
+    d: usize,
+    dh: usize,
+    h: usize,
+    g: &[Integer],
+    be: &[Integer],
+    wq: &[Integer],
+    bq: &[Integer],
+    wk: &[Integer],
+) -> (Rational, Rational) {
+    // G = diag(γ)W^h at scale 2^298; dP·G = d·G − 𝟙(𝟙ᵀG); the Gram d·(PG)ᵀ(PG) = Gᵀ(dP)G
+    // (P symmetric, idempotent) at scale d·2^596
+    let gram = |w: &[Integer]| -> Vec<Vec<Integer>> {
+        let gm: Vec<Vec<Integer>> = (0..d)
+            .map(|c| {
+                (0..dh)
+                    .map(|k| Integer::from(&g[c] * &w[c * d + h * dh + k]))
+                    .collect()
+            })
+            .collect();
+        let col: Vec<Integer> = (0..dh).map(|k| gm.iter().map(|r| &r[k]).sum()).collect();
+        let dpg: Vec<Vec<Integer>> = gm
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .zip(&col)
+                    .map(|(x, s)| Integer::from(x * d) - s)
+                    .collect()
+            })
+            .collect();
+        (0..dh)
+            .map(|i| {
+                (0..dh)
+                    .map(|j| {
+                        let mut acc = Integer::new();
+                        for c in 0..d {
+                            acc += Integer::from(&gm[c][i] * &dpg[c][j]);
+                        }
+                        acc
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let mul = |a: &[Vec<Integer>], b: &[Vec<Integer>]| -> Vec<Vec<Integer>> {
+        (0..dh)
+            .map(|i| {
+                (0..dh)
+                    .map(|j| {
+                        let mut acc = Integer::new();
+                        for k in 0..dh {
+                            acc += Integer::from(&a[i][k] * &b[k][j]);
+                        }
+                        acc
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let (ga, gb) = (gram(wq), gram(wk));
+    // S = X/(d²·2^1192), X = (d·GA)(d·GB); S^16 = X^16/(d²·2^1192)^16
+    let mut x = mul(&ga, &gb);
+    for _ in 0..4 {
+        x = mul(&x, &x);
+    }
+    let tr: Integer = (0..dh).map(|i| &x[i][i]).sum();
+    let den = (Integer::from(d * d) << 1192u32).pow(16);
+    let trace = Rational::from((tr, den));
+    // c_q at scale 2^298: β·W_Q^h (2^298) + b_Q^h (2^149, raised)
+    let cq: Vec<Integer> = (0..dh)
+        .map(|k| {
+            let mut acc = Integer::from(&bq[h * dh + k] << 149u32);
+            for c in 0..d {
+                acc += Integer::from(&be[c] * &wq[c * d + h * dh + k]);
+            }
+            acc
+        })
+        .collect();
+    // c_q(d·GB)c_qᵀ at scale 2^596·d·2^596
+    let mut c2 = Integer::new();
+    for i in 0..dh {
+        for j in 0..dh {
+            c2 += Integer::from(&cq[i] * &gb[i][j]) * &cq[j];
+        }
+    }
+    let cq2 = Rational::from((c2, Integer::from(d) << 1192u32));
+    (trace, cq2)
 }
 
 /// The exact sums of one layer.
@@ -542,11 +653,16 @@ impl AttnWeights {
                     gamma_max: g.iter().map(|x| x.clone().abs()).max().unwrap_or_default(),
                     beta2: sum_sq(be),
                     heads: (0..heads)
-                        .map(|h| HeadSums {
-                            q: block_norms(wq, d, dh, h),
-                            k: block_norms(wk, d, dh, h),
-                            bq2: sum_sq(&bq[h * dh..(h + 1) * dh]),
-                            bk2: sum_sq(&bk[h * dh..(h + 1) * dh]),
+                        .map(|h| {
+                            let (trace, cq2) = row_sums(d, dh, h, g, be, wq, bq, wk);
+                            HeadSums {
+                                q: block_norms(wq, d, dh, h),
+                                k: block_norms(wk, d, dh, h),
+                                bq2: sum_sq(&bq[h * dh..(h + 1) * dh]),
+                                bk2: sum_sq(&bk[h * dh..(h + 1) * dh]),
+                                trace,
+                                cq2,
+                            }
                         })
                         .collect(),
                 }
@@ -640,6 +756,32 @@ impl AttnWeights {
         let kbar = &(&Self::norm2_upper(&s.k, p) * &b) + &Self::sqrt_sq(&s.bk2, p);
         let sqrt_dh = Interval::from_i64(p, (self.hidden / self.heads) as i64).sqrt();
         Ok((&(&qbar * &kbar) / &sqrt_dh).mul_2exp(1))
+    }
+
+    /// An enclosure of min(Δ̄_ℓh, Δ̃_ℓh), bounds 3 and 5: an upper bound on the range of a
+    /// query's content logits in head h of layer ℓ (max over its keys minus min) over all
+    /// inputs of the layer.
+    pub fn row_logit_range(
+        &self,
+        p: u32,
+        l: &Rational,
+        h: &Rational,
+    ) -> Result<Interval, IndexError> {
+        let old = self.logit_range(p, l, h)?;
+        let (l, h) = (
+            Self::index(l, self.layers(), "layer")?,
+            Self::index(h, self.heads, "head")?,
+        );
+        let s = &self.sums[l].heads[h];
+        let mut m = Interval::from_rational(p, &s.trace);
+        for _ in 0..5 {
+            m = m.sqrt();
+        }
+        let sqrt_d = Interval::from_i64(p, self.hidden as i64).sqrt();
+        let sqrt_dh = Interval::from_i64(p, (self.hidden / self.heads) as i64).sqrt();
+        let c = Interval::from_rational(p, &s.cq2).sqrt();
+        let new = (&(&sqrt_d * &(&(&sqrt_d * &m) + &c)) / &sqrt_dh).mul_2exp(1);
+        Ok(old.min(&new))
     }
 
     /// An enclosure of Δ⁰_h = max_a (max_b s(a, b) − min_b s(a, b)), layer 0's exact
@@ -837,6 +979,145 @@ mod tests {
             Err(super::AttnOpError::NoEmbedding)
         );
         assert!(w.byte_logit_witness(0).is_some() && bare.byte_logit_witness(0).is_none());
+    }
+
+    /// Bound 5 against f64: its spectral factor tr(S^16)^{1/32} lies within [1, 1.07] of
+    /// ‖P G_Q G_Kᵀ P‖₂ (power iteration), its bias term equals ‖P G_K c_qᵀ‖₂, and no row of
+    /// random inputs (random vectors, scaled embedding rows) reaches beyond it.
+    #[test]
+    fn folded_row_bound_is_the_spectral_bound_and_contains_every_row() {
+        for (d, heads, seed) in [(8, 2, 2), (12, 3, 5), (16, 2, 9)] {
+            let (w, parts, emb, eps) = model(d, heads, seed);
+            let dh = d / heads;
+            let f = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+            let (g, be, wq, bq, wk, bk) = (
+                f(&parts[0]),
+                f(&parts[1]),
+                f(&parts[2]),
+                f(&parts[3]),
+                f(&parts[4]),
+                f(&parts[5]),
+            );
+            for h in 0..heads {
+                let e = w
+                    .row_logit_range(128, &Rational::from(0), &Rational::from(h))
+                    .unwrap();
+                let old = w
+                    .logit_range(128, &Rational::from(0), &Rational::from(h))
+                    .unwrap();
+                assert!(
+                    e.hi_f64() <= old.hi_f64() * (1.0 + 1e-12),
+                    "min with bound 3"
+                );
+                // PG (d × dh) for Q and K
+                let pg = |wm: &[f64]| -> Vec<Vec<f64>> {
+                    let gm: Vec<Vec<f64>> = (0..d)
+                        .map(|c| (0..dh).map(|k| g[c] * wm[c * d + h * dh + k]).collect())
+                        .collect();
+                    let mean: Vec<f64> = (0..dh)
+                        .map(|k| gm.iter().map(|r| r[k]).sum::<f64>() / d as f64)
+                        .collect();
+                    gm.iter()
+                        .map(|r| r.iter().zip(&mean).map(|(x, m)| x - m).collect())
+                        .collect()
+                };
+                let (a, b) = (pg(&wq), pg(&wk));
+                // M = A Bᵀ (d × d); power iteration on MᵀM
+                let m: Vec<Vec<f64>> = (0..d)
+                    .map(|i| {
+                        (0..d)
+                            .map(|j| (0..dh).map(|k| a[i][k] * b[j][k]).sum())
+                            .collect()
+                    })
+                    .collect();
+                let mut v: Vec<f64> = (0..d).map(|i| 1.0 + i as f64).collect();
+                let mut sigma = 0.0;
+                for _ in 0..500 {
+                    let mv: Vec<f64> = (0..d)
+                        .map(|i| (0..d).map(|j| m[i][j] * v[j]).sum())
+                        .collect();
+                    let mtmv: Vec<f64> = (0..d)
+                        .map(|j| (0..d).map(|i| m[i][j] * mv[i]).sum())
+                        .collect();
+                    let n = mtmv.iter().map(|x| x * x).sum::<f64>().sqrt();
+                    sigma = n.sqrt();
+                    v = mtmv.iter().map(|x| x / n).collect();
+                }
+                let s = &w.sums[0].heads[h];
+                let mut t = crate::Interval::from_rational(128, &s.trace);
+                for _ in 0..5 {
+                    t = t.sqrt();
+                }
+                let ratio = t.hi_f64() / sigma;
+                assert!(
+                    (1.0 - 1e-9..=1.07).contains(&ratio),
+                    "d {d} head {h}: tr^(1/32) = {} against ‖M‖₂ = {sigma}",
+                    t.hi_f64()
+                );
+                let cq: Vec<f64> = (0..dh)
+                    .map(|k| {
+                        bq[h * dh + k] + (0..d).map(|c| be[c] * wq[c * d + h * dh + k]).sum::<f64>()
+                    })
+                    .collect();
+                let pgc: f64 = (0..d)
+                    .map(|c| (0..dh).map(|k| b[c][k] * cq[k]).sum::<f64>().powi(2))
+                    .sum();
+                let c2 = crate::Interval::from_rational(128, &s.cq2);
+                assert!(
+                    (c2.hi_f64() - pgc).abs() <= 1e-9 * pgc.max(1e-300),
+                    "d {d} head {h}: {} against {pgc}",
+                    c2.hi_f64()
+                );
+                // rows of random inputs
+                let mut seed2 = seed * 31 + h as u64;
+                let mut reached = 0.0f64;
+                for trial in 0..200 {
+                    let xs: Vec<Vec<f64>> = (0..6)
+                        .map(|r| {
+                            if trial % 2 == 0 {
+                                let a = (r * 37 + trial * 11) % VOCAB;
+                                emb[a * d..(a + 1) * d]
+                                    .iter()
+                                    .map(|&x| 5.0 * f64::from(x))
+                                    .collect()
+                            } else {
+                                f(&values(d, 0.0, (trial % 7) as i32 - 3, &mut seed2))
+                            }
+                        })
+                        .collect();
+                    let ln = |x: &[f64]| -> Vec<f64> {
+                        let mu = x.iter().sum::<f64>() / d as f64;
+                        let var = x.iter().map(|v| (v - mu).powi(2)).sum::<f64>() / d as f64;
+                        let r = 1.0 / (var + f64::from(eps)).sqrt();
+                        (0..d).map(|c| (x[c] - mu) * r * g[c] + be[c]).collect()
+                    };
+                    let proj = |y: &[f64], wm: &[f64], bm: &[f64]| -> Vec<f64> {
+                        (0..dh)
+                            .map(|k| {
+                                bm[h * dh + k]
+                                    + (0..d).map(|c| y[c] * wm[c * d + h * dh + k]).sum::<f64>()
+                            })
+                            .collect()
+                    };
+                    let q = proj(&ln(&xs[0]), &wq, &bq);
+                    let ss: Vec<f64> = xs
+                        .iter()
+                        .map(|x| {
+                            let k = proj(&ln(x), &wk, &bk);
+                            q.iter().zip(&k).map(|(a, b)| a * b).sum::<f64>() / (dh as f64).sqrt()
+                        })
+                        .collect();
+                    let hi = ss.iter().cloned().fold(f64::MIN, f64::max);
+                    let lo = ss.iter().cloned().fold(f64::MAX, f64::min);
+                    reached = reached.max(hi - lo);
+                }
+                assert!(
+                    reached <= e.hi_f64() * (1.0 + 1e-9),
+                    "d {d} head {h}: a row reached {reached} > {}",
+                    e.hi_f64()
+                );
+            }
+        }
     }
 
     /// Bound 4's cost at the scan's size (d = 64, 8 heads): `cargo test --release -p

@@ -399,8 +399,9 @@ impl<'a> Cost<'a> {
                 }
                 1
             }
-            // attn-ln-bound, attn-logit-range and attn-byte-logit-range: a few interval
-            // operations on sums read with the datum (crate::weights), their table charge
+            // attn-ln-bound, attn-logit-range, attn-byte-logit-range and
+            // attn-row-logit-range: a few interval operations on sums read with the datum
+            // (crate::weights), their table charge
             _ => 0,
         }
     }

@@ -394,7 +394,10 @@ pub(super) fn layer_op<'a>(
 ///   range of head h's content logits in layer l over all inputs;
 /// - `(attn-byte-logit-range W h)`: an outward enclosure of layer 0's exact range
 ///   Δ⁰_h = max_a (max_b s(a, b) − min_b s(a, b)) over the bytes of a query's row (the
-///   datum's embedding and ε_LN; an error without them).
+///   datum's embedding and ε_LN; an error without them);
+/// - `(attn-row-logit-range W l h)`: an outward enclosure of min(Δ̄_lh, Δ̃_lh), Δ̃_lh the
+///   bound over a query's row with γ and β folded into the projections (crate::weights,
+///   bound 5).
 ///
 /// `None` when `op` is not one of these.
 pub(super) fn attn_op<'a>(
@@ -432,6 +435,7 @@ pub(super) fn attn_op<'a>(
         tree::AttnOp::LnBound => x.ln_bound(p, &idx[0]).map_err(Into::into),
         tree::AttnOp::LogitRange => x.logit_range(p, &idx[0], &idx[1]).map_err(Into::into),
         tree::AttnOp::ByteLogitRange => x.byte_logit_range(p, &idx[0]),
+        tree::AttnOp::RowLogitRange => x.row_logit_range(p, &idx[0], &idx[1]).map_err(Into::into),
     };
     v.map(|i| Some(Val::I(i)))
         .or_else(|reason| err(o, format!("`{op}`: {reason}")))

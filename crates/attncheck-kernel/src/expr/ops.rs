@@ -346,6 +346,13 @@ pub static OPS: &[Op] = &[
         "an attention-weights datum with its embedding and ln_eps; an exact integer h in range",
         16,
     ),
+    op(
+        "attn-row-logit-range",
+        DataOp,
+        Exactly(3),
+        "an attention-weights datum; exact integers l, h in range",
+        16,
+    ),
     op("alibi-slope", Block, Exactly(2), "integers 1 ≤ h ≤ H", 0),
     op(
         "alibi-tail",

@@ -174,8 +174,8 @@ pub enum DataOp<'a> {
     /// `(layer-dual-sup X r k lo hi i)`, `(layer-dual-inf X r k lo hi i)`, `(layer-v-frob2 X)`,
     /// `(layer-qk-frob2 X)`, `(layer-dt X)`: the layer datum and the index terms.
     Layer(LayerOp, Named<'a, LayerData>, Vec<Term<'a>>),
-    /// `(attn-ln-bound W l)`, `(attn-logit-range W l h)`, `(attn-byte-logit-range W h)`: the
-    /// attention-weights datum and the index terms.
+    /// `(attn-ln-bound W l)`, `(attn-logit-range W l h)`, `(attn-byte-logit-range W h)`,
+    /// `(attn-row-logit-range W l h)`: the attention-weights datum and the index terms.
     Attn(AttnOp, Named<'a, AttnWeights>, Vec<Term<'a>>),
 }
 
@@ -317,6 +317,8 @@ pub enum AttnOp {
     LogitRange,
     /// `attn-byte-logit-range` (index h; layer 0)
     ByteLogitRange,
+    /// `attn-row-logit-range` (indices l, h)
+    RowLogitRange,
 }
 
 impl AttnOp {
@@ -326,6 +328,7 @@ impl AttnOp {
             AttnOp::LnBound => "attn-ln-bound",
             AttnOp::LogitRange => "attn-logit-range",
             AttnOp::ByteLogitRange => "attn-byte-logit-range",
+            AttnOp::RowLogitRange => "attn-row-logit-range",
         }
     }
 
@@ -342,6 +345,7 @@ impl AttnOp {
             "attn-ln-bound" => AttnOp::LnBound,
             "attn-logit-range" => AttnOp::LogitRange,
             "attn-byte-logit-range" => AttnOp::ByteLogitRange,
+            "attn-row-logit-range" => AttnOp::RowLogitRange,
             _ => return None,
         })
     }

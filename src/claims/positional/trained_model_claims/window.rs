@@ -2,9 +2,11 @@
 //! peer"): the statement (trusted: built from the spec's ε and slopes, the window hints and
 //! the attention weights the certificate carries) and the untrusted search for the hints.
 //!
-//! For head h of layer ℓ of a trained ALiBi model, the kernel's `attn-logit-range` bounds
-//! the range of the content logits over all inputs by Δ̄_ℓh (crates/attncheck-kernel's
-//! `weights.rs`: the LayerNorm bound, spectral-norm bounds of W_Q^h and W_K^h, the biases).
+//! For head h of layer ℓ of a trained ALiBi model, the kernel bounds the range of a query's
+//! content logits over all inputs by Δ̄_ℓh (crates/attncheck-kernel's `weights.rs`): at
+//! layer 0 exactly, over every query/key byte pair (`attn-byte-logit-range`), deeper by
+//! the spectral norm of the folded product P·diag(γ)W_Q^h·(diag(γ)W_K^h)ᵀ·P and the folded
+//! query bias, or the norm bound when that is smaller (`attn-row-logit-range`).
 //! alibi-window's T^∞(w) = 1/(1 + (e^{mw} − 1)/e^Δ) bounds the attention mass a query
 //! puts on keys at distance ≥ w, for any content logits of range ≤ Δ and any sequence
 //! length; it increases in Δ, so T^∞(w) at Δ = Δ̄_ℓh bounds it for every input of the
@@ -67,12 +69,13 @@ pub fn slope_term(p: &Params, job: &Job, h: usize) -> String {
 
 /// The term Δ̄_ℓh of the model's weights: at layer 0 the exact range over the bytes of a
 /// query's row (`attn-byte-logit-range`: an ALiBi model's layer-0 input is the byte's
-/// embedding), deeper the bound over all inputs of the layer (`attn-logit-range`).
+/// embedding), deeper the bound over a query's row for all inputs of the layer, with the
+/// LayerNorm's γ and β folded into the projections (`attn-row-logit-range`).
 pub fn delta_term(job: &Job, l: usize, h: usize) -> String {
     if l == 0 {
         format!("(attn-byte-logit-range {} {h})", datum_name(job))
     } else {
-        format!("(attn-logit-range {} {l} {h})", datum_name(job))
+        format!("(attn-row-logit-range {} {l} {h})", datum_name(job))
     }
 }
 
