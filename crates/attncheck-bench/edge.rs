@@ -123,6 +123,53 @@ pub fn attn(layers: usize, d: usize, heads: usize) -> Value {
     json!({"kind": "attn-weights", "hidden": d, "heads": heads, "sha256": sha, "layers": layers})
 }
 
+/// An `attn-weights` datum with the embedding and ε_LN, and values as a trained model's:
+/// full 24-bit mantissas (pseudo-random), γ near 1, the rest of magnitude 2^top down to
+/// 2^(top − spread + 1) (a trained model: top = −3, spread = 10), the embedding 8 times
+/// that, ε_LN = 10⁻⁵ — the widths the cost of bounds 4 and 5 grows with.
+pub fn attn_input(layers: usize, d: usize, heads: usize, top: i32, spread: u64) -> Value {
+    let mut seed = 0x5eed_u64 + (layers * 131 + d * 7 + heads) as u64;
+    let mut value = |centre: f32| -> u32 {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let m = 1.0 + ((seed >> 40) & 0xff_ffff) as f32 / 16_777_216.0;
+        let e = ((seed >> 20) % spread) as i32;
+        let sign = if (seed >> 11) & 1 == 1 { -1.0 } else { 1.0 };
+        (centre + sign * m * 2f32.powi(top - e)).to_bits()
+    };
+    let sizes = [d, d, d * d, d, d * d, d];
+    let mut bits: Vec<Vec<u32>> = Vec::new();
+    for _ in 0..layers {
+        for (part, &n) in sizes.iter().enumerate() {
+            let centre = if part == 0 { 1.0 } else { 0.0 };
+            bits.push((0..n).map(|_| value(centre)).collect());
+        }
+    }
+    bits.push(vec![1e-5f32.to_bits()]);
+    bits.push(
+        (0..256 * d)
+            .map(|_| (f32::from_bits(value(0.0)) * 8.0).to_bits())
+            .collect(),
+    );
+    let sha = attncheck::kernel::weights::digest(&bits);
+    let hex = |p: &[u32]| -> String { p.iter().map(|b| format!("{b:08x}")).collect() };
+    let names = attncheck::kernel::weights::PARTS;
+    let layer_entries: Vec<Value> = bits[..6 * layers]
+        .chunks(6)
+        .map(|parts| {
+            names
+                .iter()
+                .zip(parts)
+                .map(|(n, p)| (n.to_string(), Value::from(hex(p))))
+                .collect::<serde_json::Map<_, _>>()
+                .into()
+        })
+        .collect();
+    json!({"kind": "attn-weights", "hidden": d, "heads": heads, "sha256": sha,
+        "layers": layer_entries, "ln_eps": hex(&bits[6 * layers]), "embedding": hex(&bits[6 * layers + 1])})
+}
+
 /// The body of a stressed interval operation: x = √2 is an enclosure, so every
 /// operation on it runs in MPFR (an exact argument would stay rational). Every
 /// formula here holds at every value of its range, so that `forall` runs it whole
@@ -263,6 +310,40 @@ pub fn cases() -> Vec<Case> {
     v.push(with_data("attn-logit-range", 50_000_000, w, |n| {
         format!("(forall i 1 {n} (> (attn-logit-range W 1 (- i (* 8 (floor (/ i 8))))) 0))")
     }));
+    // bounds 4 and 5: computed once per datum (the scan's model size, d = 64, 8 heads,
+    // 2 layers: the once-only cost dominates; values of a trained model's widths, and
+    // values from 2^60 down to 2^-59), then per evaluation (a small model, d = 8)
+    let cases: [(&'static str, &'static str, Value, usize, usize); 3] = [
+        (
+            "attn-byte-logit-range (d = 64)",
+            "attn-row-logit-range (d = 64)",
+            json!({"W": attn_input(2, 64, 8, -3, 10)}),
+            8,
+            1,
+        ),
+        (
+            "attn-byte-logit-range (d = 64, wide values)",
+            "attn-row-logit-range (d = 64, wide values)",
+            json!({"W": attn_input(2, 64, 8, 60, 120)}),
+            8,
+            1,
+        ),
+        (
+            "attn-byte-logit-range (d = 8)",
+            "attn-row-logit-range (d = 8)",
+            json!({"W": attn_input(1, 8, 2, -3, 10)}),
+            2,
+            0,
+        ),
+    ];
+    for (name, row_name, w, heads, layer) in cases {
+        v.push(with_data(name, 50_000_000, w.clone(), move |n| {
+            format!("(forall i 1 {n} (> (attn-byte-logit-range W (- i (* {heads} (floor (/ i {heads}))))) 0))")
+        }));
+        v.push(with_data(row_name, 50_000_000, w, move |n| {
+            format!("(forall i 1 {n} (> (attn-row-logit-range W {layer} (- i (* {heads} (floor (/ i {heads}))))) 0))")
+        }));
+    }
     // many small obligations: the budget of one certificate, not of one formula
     v.push(Case {
         op: "many obligations",

@@ -1,7 +1,7 @@
 //! An independent proof checker: certificates re-proven in Coq.
 //!
 //! [`translate`] turns a certificate (read by the one certificate reader,
-//! [`crate::certificate::parse`], format `attncheck-certificate/5`) into a Coq file: one `Lemma` per
+//! [`crate::certificate::parse`], format `attncheck-certificate/6`) into a Coq file: one `Lemma` per
 //! obligation, stated in Coq's real-number syntax (`Rle`, `exp`, `ln`, `sqrt`,
 //! `cos`, `sin`, `PI`, `IZR`, rational literals `p / q`) with the obligation's
 //! name as a comment; an obligation with `expect: "fails"` is stated negated.

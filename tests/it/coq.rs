@@ -136,7 +136,7 @@ fn coverage_of_the_required_certificates_is_complete() {
 /// A certificate read from JSON text by the one reader.
 fn v2(obligations: &str, data: &str) -> Certificate {
     let text = format!(
-        r#"{{"format": "attncheck-certificate/5", "claim": "test/v2", "profile": "quick",
+        r#"{{"format": "attncheck-certificate/6", "claim": "test/v2", "profile": "quick",
             "precision": 128, "hints": {{"t_star": "1/8"}},
             "obligations": [{obligations}]{data}}}"#
     );
@@ -176,7 +176,7 @@ fn coq_reads_certificates_with_the_one_reader() {
     )
     .unwrap();
     let e = coq::load(&p).unwrap_err().to_string();
-    assert!(e.contains("expected `attncheck-certificate/5`"), "{e}");
+    assert!(e.contains("expected `attncheck-certificate/6`"), "{e}");
     let text = std::fs::read_to_string(cert_path("clusters/paranormal"))
         .unwrap()
         .replacen("\"precision\"", "\"extra\": 1, \"precision\"", 1);

@@ -409,7 +409,7 @@ fn binder_names_never_come_from_the_certificate() {
     // Coq keywords, the names the translation itself uses, shadowing
     let c = certificate::parse(
         Path::new("names.cert.json"),
-        &serde_json::json!({"format": "attncheck-certificate/5", "claim": "test/names", "profile": "quick",
+        &serde_json::json!({"format": "attncheck-certificate/6", "claim": "test/names", "profile": "quick",
             "precision": 128, "obligations": [
             {"name": "keywords", "formula": "(forall fun 1 2 (forall Type 1 1 (< (+ fun Type) 4)))", "expect": "holds"},
             {"name": "our names", "formula": "(forall v1 1 2 (forall v0 3 3 (< (- v0 v1) 3)))", "expect": "holds"},
@@ -695,7 +695,7 @@ fn the_cost_model_counts_every_operand() {
     let bits = |f: &str| {
         let c = certificate::parse(
             Path::new("cost.cert.json"),
-            &serde_json::json!({"format": "attncheck-certificate/5", "claim": "test/cost", "profile": "quick",
+            &serde_json::json!({"format": "attncheck-certificate/6", "claim": "test/cost", "profile": "quick",
                 "precision": 128, "obligations": [{"name": "x", "formula": f, "expect": "holds"}]})
             .to_string(),
         )

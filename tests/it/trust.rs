@@ -255,7 +255,7 @@ fn verify_rejects_an_old_format_with_a_clear_message() {
     .unwrap();
     let o = run_in(dir.path(), &["verify", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("attncheck-certificate/5"), "{}", text(&o));
+    assert!(text(&o).contains("attncheck-certificate/6"), "{}", text(&o));
 }
 
 /// A committed certificate rewritten to claim format `old`: refused whatever it carries,
@@ -281,7 +281,7 @@ fn an_old_version_is_refused(old: &str) {
         let o = run_in(dir.path(), &a);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
         assert!(
-            text(&o).contains("attncheck-certificate/5"),
+            text(&o).contains("attncheck-certificate/6"),
             "{args:?}: {}",
             text(&o)
         );
@@ -298,6 +298,13 @@ fn a_version_3_certificate_is_refused_after_the_bump_to_4() {
 #[test]
 fn a_version_4_certificate_is_refused_after_the_bump_to_5() {
     an_old_version_is_refused("attncheck-certificate/4");
+}
+
+/// Format 6 added `attn-byte-logit-range`, `attn-row-logit-range` and the weights'
+/// embedding (issue #40).
+#[test]
+fn a_version_5_certificate_is_refused_after_the_bump_to_6() {
+    an_old_version_is_refused("attncheck-certificate/5");
 }
 
 fn ck(kind: CheckKind, result: Certainty, expect: Expect) -> Check {

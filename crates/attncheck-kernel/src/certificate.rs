@@ -4,7 +4,7 @@
 //!
 //! The format (`docs/certificate-format.md` is the normative document):
 //! ```json
-//! { "format": "attncheck-certificate/5", "claim": "positional/alibi-window",
+//! { "format": "attncheck-certificate/6", "claim": "positional/alibi-window",
 //!   "profile": "quick", "precision": 128, "hints": { "t_star": "1/8" },
 //!   "obligations": [ { "name": "T∞(1179) ≤ 1/100", "formula": "(<= … 1/100)", "expect": "holds" } ],
 //!   "data": { "S": { "kind": "signs", "n": 2, "d": 3, "rows": ["0000000000000005", "0000000000000002"] } } }
@@ -26,7 +26,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// The format tag.
-pub const FORMAT: &str = "attncheck-certificate/5";
+pub const FORMAT: &str = "attncheck-certificate/6";
 
 /// The run profile a statement was built from: `quick` (default; the whole suite in
 /// minutes) or `full`. The application's specs give each profile its parameters.

@@ -80,13 +80,19 @@
 //! model's own f32 evaluation rounds, which this datum does not bound.
 //!
 //! **Cost.** Bounded before anything runs: 1 ≤ layers ≤ [`MAX_LAYERS`], 1 ≤ H ≤ 64,
-//! H | d, d ≤ [`MAX_HIDDEN`] and layers·d² ≤ [`MAX_VALUES`]; the exact sums are computed
-//! once, when the datum is read (linear in its size), and an operation then costs a few
-//! interval operations. A malformed datum is an error naming the field, never a panic.
+//! H | d, d ≤ [`MAX_HIDDEN`] and layers·d² ≤ [`MAX_VALUES`]; the sums of bounds 1–3 are
+//! computed when the datum is read (linear in its size). Bounds 4 and 5 cost more than
+//! linear (256²·d_h products per head; d_h³ products of growing integers per head), so they
+//! are computed on first use and cached in the datum, and the cost model charges each once
+//! per statement, before anything runs, from the datum's sizes and the bit widths of its
+//! values ([`AttnWeights::row_words`], [`AttnWeights::pair_words`]: schoolbook products,
+//! which GMP only beats). An operation then costs a few interval operations. A malformed
+//! datum is an error naming the field, never a panic.
 
 use crate::Interval;
 use rug::ops::Pow;
 use rug::{Assign, Integer, Rational};
+use std::sync::{Arc, OnceLock};
 
 /// The most layers a datum may hold.
 pub const MAX_LAYERS: usize = 64;
@@ -119,9 +125,22 @@ struct HeadSums {
     /// ‖b_Q^h‖², ‖b_K^h‖², scaled by 2^298.
     bq2: Integer,
     bk2: Integer,
-    /// Bound 5: tr(S^16) and ‖P G_K c_qᵀ‖₂², exactly.
+}
+
+/// Bound 5's exact quantities of one head: tr(S^16) and ‖P G_K c_qᵀ‖₂².
+#[derive(Clone, Debug, PartialEq)]
+struct RowSums {
     trace: Rational,
     cq2: Rational,
+}
+
+/// The bounds computed on first use (bounds 4 and 5), shared by the datum's clones.
+#[derive(Debug, Default)]
+struct Derived {
+    /// Per layer, per head.
+    rows: OnceLock<Vec<Vec<RowSums>>>,
+    /// Per head of layer 0 (only with the embedding).
+    pairs: OnceLock<Vec<PairRange>>,
 }
 
 /// Bound 5's exact quantities for head h of one layer: (tr(S^16), c_q(PG_K)ᵀ(PG_K)c_qᵀ).
@@ -248,8 +267,9 @@ struct PairRange {
     witness: (u8, u8, u8),
 }
 
-/// The exact data of an `attn-weights` datum, and the exact sums read from it.
-#[derive(Clone, Debug, PartialEq)]
+/// The exact data of an `attn-weights` datum, the exact sums read from it, and the
+/// bounds computed on first use.
+#[derive(Clone, Debug)]
 pub struct AttnWeights {
     hidden: usize,
     heads: usize,
@@ -257,8 +277,57 @@ pub struct AttnWeights {
     hex: Vec<LayerHex>,
     sums: Vec<LayerSums>,
     input: Option<InputHex>,
-    pairs: Vec<PairRange>,
+    /// The bit widths of the values, per layer in [`PARTS`] order, then ε_LN and E
+    /// (the cost bounds' input).
+    widths: Vec<Width>,
+    derived: Arc<Derived>,
 }
+
+impl PartialEq for AttnWeights {
+    /// Equal exact data (the cached bounds are functions of it).
+    fn eq(&self, o: &AttnWeights) -> bool {
+        (
+            self.hidden,
+            self.heads,
+            &self.sha256,
+            &self.hex,
+            &self.input,
+        ) == (o.hidden, o.heads, &o.sha256, &o.hex, &o.input)
+    }
+}
+
+/// The bit width of a tensor's values scaled by 2^149: the most significant bits of
+/// any, and the fewest trailing zero bits of a nonzero one (its common factor 2^lo).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Width {
+    hi: u128,
+    lo: u128,
+}
+
+impl Width {
+    fn of(v: &[Integer]) -> Width {
+        let hi = v.iter().map(|x| x.significant_bits()).max().unwrap_or(0);
+        let lo = v.iter().filter_map(|x| x.find_one(0)).min().unwrap_or(0);
+        Width {
+            hi: hi.into(),
+            lo: lo.into(),
+        }
+    }
+}
+
+/// Limbs (64-bit words) of an integer of `bits` bits.
+fn limbs(bits: u128) -> u128 {
+    bits / 64 + 1
+}
+
+/// Bits enough for n (⌈log₂(n + 1)⌉).
+fn lg(n: usize) -> u128 {
+    u128::from(usize::BITS - n.leading_zeros())
+}
+
+/// What one big-integer operation costs besides its words (allocation, dispatch), in
+/// words: an upper bound of GMP's constant cost against a unit's 64 words.
+const OP_WORDS: u128 = 16;
 
 /// The largest byte value plus one: the embedding's rows.
 pub const VOCAB: usize = 256;
@@ -632,16 +701,7 @@ impl AttnWeights {
                     .collect()
             })
             .collect();
-        let pairs = match &input {
-            None => Vec::new(),
-            Some(_) => {
-                let [g, be, wq, bq, wk, _] = &ints[0..6] else {
-                    unreachable!("layer 0 has six tensors")
-                };
-                let n = ints.len();
-                pair_ranges(d, heads, &ints[n - 1], &ints[n - 2][0], g, be, wq, bq, wk)
-            }
-        };
+        let widths = ints.iter().map(|v| Width::of(v)).collect();
         let layer_ints = &ints[..6 * layers.len()];
         let sums = layer_ints
             .chunks_exact(6)
@@ -653,16 +713,11 @@ impl AttnWeights {
                     gamma_max: g.iter().map(|x| x.clone().abs()).max().unwrap_or_default(),
                     beta2: sum_sq(be),
                     heads: (0..heads)
-                        .map(|h| {
-                            let (trace, cq2) = row_sums(d, dh, h, g, be, wq, bq, wk);
-                            HeadSums {
-                                q: block_norms(wq, d, dh, h),
-                                k: block_norms(wk, d, dh, h),
-                                bq2: sum_sq(&bq[h * dh..(h + 1) * dh]),
-                                bk2: sum_sq(&bk[h * dh..(h + 1) * dh]),
-                                trace,
-                                cq2,
-                            }
+                        .map(|h| HeadSums {
+                            q: block_norms(wq, d, dh, h),
+                            k: block_norms(wk, d, dh, h),
+                            bq2: sum_sq(&bq[h * dh..(h + 1) * dh]),
+                            bk2: sum_sq(&bk[h * dh..(h + 1) * dh]),
                         })
                         .collect(),
                 }
@@ -675,8 +730,190 @@ impl AttnWeights {
             hex: layers,
             sums,
             input,
-            pairs,
+            widths,
+            derived: Arc::default(),
         })
+    }
+
+    /// The values scaled by 2^149, per layer in [`PARTS`] order, then ε_LN and E when
+    /// present (decoded again from the hex that [`AttnWeights::new`] checked).
+    fn ints(&self) -> Vec<Vec<Integer>> {
+        let d = self.hidden;
+        let mut out = Vec::new();
+        let mut push = |s: &str, n: usize| {
+            out.push(
+                decode("", s, n)
+                    .expect("checked when read")
+                    .into_iter()
+                    .map(|b| scaled(b).expect("checked finite"))
+                    .collect(),
+            );
+        };
+        for lh in &self.hex {
+            for (part, s) in PARTS.iter().zip(lh) {
+                push(s, if part.starts_with("w_") { d * d } else { d });
+            }
+        }
+        if let Some(inp) = &self.input {
+            push(&inp.ln_eps, 1);
+            push(&inp.embedding, VOCAB * d);
+        }
+        out
+    }
+
+    /// Bound 5's exact quantities of every head of every layer, computed on first use.
+    fn rows(&self) -> &[Vec<RowSums>] {
+        self.derived.rows.get_or_init(|| {
+            let (d, heads) = (self.hidden, self.heads);
+            let ints = self.ints();
+            ints[..6 * self.layers()]
+                .chunks_exact(6)
+                .map(|t| {
+                    let [g, be, wq, bq, wk, _] = t else {
+                        unreachable!("chunks of 6")
+                    };
+                    (0..heads)
+                        .map(|h| {
+                            let (trace, cq2) = row_sums(d, d / heads, h, g, be, wq, bq, wk);
+                            RowSums { trace, cq2 }
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+    }
+
+    /// Bound 4's enclosures of every head, computed on first use; `None` without the
+    /// embedding.
+    fn pairs(&self) -> Option<&[PairRange]> {
+        self.input.as_ref()?;
+        Some(self.derived.pairs.get_or_init(|| {
+            let ints = self.ints();
+            let [g, be, wq, bq, wk, _] = &ints[0..6] else {
+                unreachable!("layer 0 has six tensors")
+            };
+            let n = ints.len();
+            pair_ranges(
+                self.hidden,
+                self.heads,
+                &ints[n - 1],
+                &ints[n - 2][0],
+                g,
+                be,
+                wq,
+                bq,
+                wk,
+            )
+        }))
+    }
+
+    /// An upper bound, in 64-bit words, of what computing bound 5 (every head of every
+    /// layer, [`row_sums`]) handles: schoolbook products of the integers' limbs, whose
+    /// sizes follow from the values' widths (a product's bits are at most the sum of
+    /// its factors', a sum of n terms adds ⌈log₂ n⌉), plus [`OP_WORDS`] per operation.
+    pub fn row_words(&self) -> u128 {
+        let (d, dh) = (self.hidden, self.hidden / self.heads);
+        let (du, dhu) = (d as u128, dh as u128);
+        let (ld, lh) = (lg(d), lg(dh));
+        let mut total = 0u128;
+        for l in 0..self.layers() {
+            let w = |k: usize| self.widths[6 * l + k];
+            let (g, be, wq, bq, wk) = (w(0).hi, w(1).hi, w(2).hi, w(3).hi, w(4).hi);
+            let wmax = wq.max(wk);
+            // G = diag(γ)W^h; d·PG; the Gram Gᵀ(dP)G
+            let gw = g + wmax;
+            let p = gw + 2 * ld + 1;
+            let b0 = gw + p + ld;
+            let mut words = 2 * du * dhu * (limbs(g) * limbs(wmax) + 2 * limbs(p) + 3 * OP_WORDS)
+                + 2 * dhu * dhu * du * (limbs(gw) * limbs(p) + limbs(b0) + 2 * OP_WORDS);
+            // X = (dGA)(dGB), then four squarings: d_h³ products each, the bits doubling
+            let mut b = b0;
+            for _ in 0..5 {
+                words += dhu * dhu * dhu * (limbs(b) * limbs(b) + limbs(2 * b + lh) + 2 * OP_WORDS);
+                b = 2 * b + lh;
+            }
+            // the trace over (d²·2^1192)^16, reduced (a quadratic gcd)
+            let den = 16 * (1192 + 2 * ld);
+            words += limbs(den) * limbs(den) + limbs(b + lh).max(limbs(den)).pow(2) + OP_WORDS;
+            // c_q, then c_q(dGB)c_qᵀ over d·2^1192, reduced
+            let c = (be + wq + ld).max(bq + 149) + 1;
+            let c2 = 2 * c + b0 + 2 * lh;
+            words += dhu * du * (limbs(be) * limbs(wq) + limbs(c) + 2 * OP_WORDS)
+                + dhu
+                    * dhu
+                    * (limbs(c) * limbs(b0) + limbs(c + b0) * limbs(c) + limbs(c2) + 3 * OP_WORDS)
+                + limbs(c2).max(limbs(1192 + ld)).pow(2);
+            total = total.saturating_add(words.saturating_mul(self.heads as u128));
+        }
+        total
+    }
+
+    /// The words of bound 5's exact quantities of one head (at most), which each
+    /// evaluation of `attn-row-logit-range` rounds to the working precision: linear in
+    /// their size.
+    pub fn row_eval_words(&self) -> u128 {
+        let (d, dh) = (self.hidden, self.hidden / self.heads);
+        let (ld, lh) = (lg(d), lg(dh));
+        (0..self.layers())
+            .map(|l| {
+                let w = |k: usize| self.widths[6 * l + k].hi;
+                let gw = w(0) + w(2).max(w(4));
+                let b0 = 2 * gw + 4 * ld + 1;
+                let b5 = (b0 + lh) * 32;
+                let c = (w(1) + w(2) + ld).max(w(3) + 149) + 1;
+                limbs(b5)
+                    + limbs(16 * (1192 + 2 * ld))
+                    + limbs(2 * c + b0 + 2 * lh)
+                    + limbs(1192 + ld)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// An upper bound, in 64-bit words, of what computing bound 4 ([`pair_ranges`])
+    /// handles, as for [`AttnWeights::row_words`] (0 without the embedding): per head
+    /// the projections of the 256 bytes, then per byte pair d_h products of the
+    /// projections with their common powers of 2 dropped (at most the bits between
+    /// the highest and the fewest trailing zeros the widths allow) and a few products
+    /// with the square roots' enclosures.
+    pub fn pair_words(&self) -> u128 {
+        if self.input.is_none() {
+            return 0;
+        }
+        let (d, dh, heads) = (self.hidden, self.hidden / self.heads, self.heads as u128);
+        let (du, dhu, v) = (d as u128, dh as u128, VOCAB as u128);
+        let (ld, lh) = (lg(d), lg(dh));
+        let n = self.widths.len();
+        let (eps, e) = (self.widths[n - 2], self.widths[n - 1]);
+        let w = |k: usize| self.widths[k];
+        let (g, be, wq, bq, wk) = (w(0), w(1).hi, w(2), w(3).hi, w(4));
+        // n_a = d·E[a] − ΣE[a]; M_a = Σ n² + (d³·ε) << 149; t as in pair_ranges
+        let nh = e.hi + ld + 1;
+        let m = (2 * nh + ld).max(eps.hi + 3 * ld + 149) + 1;
+        let t = m / 2 + 130;
+        let words = v * du * (limbs(nh) * limbs(nh) + limbs(nh) * limbs(g.hi) + 3 * OP_WORDS)
+            + v * (limbs(2 * t + ld) * limbs(m) + 2 * limbs(2 * t + ld).pow(2) + 4 * OP_WORDS);
+        // per head: u_a, v_b unstripped, then stripped of at least lo bits
+        let gn = nh + g.hi;
+        let (uh, vh) = (gn + wq.hi + ld, gn + wk.hi + ld);
+        let (ulo, vlo) = (e.lo + g.lo + wq.lo, e.lo + g.lo + wk.lo);
+        let (su, sv) = (uh.saturating_sub(ulo), vh.saturating_sub(vlo));
+        let c = (be + wq.hi + ld).max(bq + 149) + 1;
+        let uv = su + sv + lh;
+        let sig_a = t + ld + uh;
+        let tt = (sig_a + uv).max(c + sv + lh + t) + 1;
+        let f = t + ld + tt;
+        let per_head = 2 * v * du * dhu * (limbs(gn) * limbs(wq.hi.max(wk.hi)) + OP_WORDS)
+            + du * dhu * (limbs(be) * limbs(wq.hi) + OP_WORDS)
+            + v * dhu * (limbs(c) * limbs(sv) + limbs(c + sv + lh + t) + OP_WORDS)
+            + v * (2 * limbs(sig_a) + OP_WORDS)
+            + v * v
+                * (dhu * (limbs(su) * limbs(sv) + limbs(uv) + 2 * OP_WORDS)
+                    + 2 * limbs(sig_a) * limbs(uv)
+                    + 2 * limbs(t + ld) * limbs(tt)
+                    + 8 * limbs(f)
+                    + 12 * OP_WORDS);
+        words.saturating_add(per_head.saturating_mul(heads))
     }
 
     /// Hidden size d.
@@ -772,7 +1009,7 @@ impl AttnWeights {
             Self::index(l, self.layers(), "layer")?,
             Self::index(h, self.heads, "head")?,
         );
-        let s = &self.sums[l].heads[h];
+        let s = &self.rows()[l][h];
         let mut m = Interval::from_rational(p, &s.trace);
         for _ in 0..5 {
             m = m.sqrt();
@@ -788,7 +1025,11 @@ impl AttnWeights {
     /// content-logit range over the bytes of a query's row (bound 4).
     pub fn byte_logit_range(&self, p: u32, h: &Rational) -> Result<Interval, AttnOpError> {
         let h = Self::index(h, self.heads, "head")?;
-        let r = self.pairs.get(h).ok_or(AttnOpError::NoEmbedding)?;
+        let r = self
+            .pairs()
+            .ok_or(AttnOpError::NoEmbedding)?
+            .get(h)
+            .ok_or(AttnOpError::NoEmbedding)?;
         let e = -(r.scale as i32);
         let lo = Interval::from_dyadic(p, &r.lo, e);
         let hi = Interval::from_dyadic(p, &r.hi, e);
@@ -801,7 +1042,7 @@ impl AttnWeights {
     /// [`AttnWeights::byte_logit_range`]: the query byte, the key byte of the largest and of
     /// the smallest logit; `None` without the embedding or for a head out of range.
     pub fn byte_logit_witness(&self, h: usize) -> Option<(u8, u8, u8)> {
-        self.pairs.get(h).map(|r| r.witness)
+        self.pairs()?.get(h).map(|r| r.witness)
     }
 }
 
@@ -1043,7 +1284,7 @@ mod tests {
                     sigma = n.sqrt();
                     v = mtmv.iter().map(|x| x / n).collect();
                 }
-                let s = &w.sums[0].heads[h];
+                let s = &w.rows()[0][h];
                 let mut t = crate::Interval::from_rational(128, &s.trace);
                 for _ in 0..5 {
                     t = t.sqrt();

@@ -92,10 +92,12 @@ pub fn datum_cost(d: &Datum) -> u128 {
             1 + units(words) + (l.n() * l.d() * (l.runs().len() + 3)) as u128
         }
         Datum::Attn(a) => {
-            // the tensors of every layer (w_q, w_k: d² each; γ, β, b_q, b_k: d each),
-            // hashed and summed exactly once when the datum is read
+            // the tensors of every layer (w_q, w_k: d² each; γ, β, b_q, b_k: d each) and
+            // the embedding (256·d), hashed and summed exactly once when the datum is read
+            // (bounds 4 and 5 are computed on first use: their operations charge them)
             let d = a.hidden() as u128;
-            let values = (a.layers() as u128).saturating_mul(2 * d * d + 4 * d);
+            let embedding = if a.input().is_some() { 256 * d + 1 } else { 0 };
+            let values = (a.layers() as u128).saturating_mul(2 * d * d + 4 * d) + embedding;
             1 + values / 16
         }
     }
@@ -399,9 +401,23 @@ impl<'a> Cost<'a> {
                 }
                 1
             }
-            // attn-ln-bound, attn-logit-range, attn-byte-logit-range and
-            // attn-row-logit-range: a few interval operations on sums read with the datum
-            // (crate::weights), their table charge
+            // bound 5 (crate::weights) computed once per datum on first use, then per
+            // evaluation its exact quantities rounded to the precision; bound 4 likewise,
+            // once, then read at the precision (its table charge)
+            "attn-row-logit-range" | "attn-byte-logit-range" => {
+                if let (Some(x), Some(Datum::Attn(a))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    if op == "attn-row-logit-range" {
+                        self.once_for(x, "row-sums", units(a.row_words()));
+                        return 1 + units(a.row_eval_words().saturating_mul(16));
+                    }
+                    self.once_for(x, "byte-pairs", units(a.pair_words()));
+                }
+                1
+            }
+            // attn-ln-bound and attn-logit-range: a few interval operations on sums read
+            // with the datum (crate::weights), their table charge
             _ => 0,
         }
     }
