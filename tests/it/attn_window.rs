@@ -287,6 +287,43 @@ fn weight_operations_reject_bad_indices_and_data_without_panicking() {
     }
 }
 
+/// Regression (issue #40's bounds 4 and 5 were computed when the datum was read, before
+/// the budget was checked): a datum of one wide head (d = d_h = 256) whose folded-row bound
+/// would take d_h³ products of integers of thousands of bits, five times over, is read at
+/// once; the formula that asks for that bound is refused by the budget before anything
+/// runs, naming the limit, and the norm bound of the same datum is still decided.
+#[test]
+fn a_row_bound_that_would_run_for_hours_is_refused_before_it_runs() {
+    let d = 256;
+    let mut k = 0u32;
+    let mut v = |n: usize, centre: f32| -> Vec<f32> {
+        (0..n)
+            .map(|_| {
+                k = k.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                centre + (1.0 + (k >> 9) as f32 / 8_388_608.0) * 2f32.powi(-4 - (k % 6) as i32)
+            })
+            .collect()
+    };
+    let wide = Layer {
+        gamma: v(d, 1.0),
+        beta: v(d, 0.0),
+        wq: v(d * d, 0.0),
+        bq: v(d, 0.0),
+        wk: v(d * d, 0.0),
+        bk: v(d, 0.0),
+    };
+    let t = std::time::Instant::now();
+    let data = data_of(&[("W", datum(d, 1, &[wide]))]);
+    let e = check_with("(> (attn-row-logit-range W 0 0) 0)", 64, &data).unwrap_err();
+    assert!(e.reason.contains("the limit is 1000000000"), "{}", e.reason);
+    assert!(check_with("(> (attn-logit-range W 0 0) 0)", 64, &data).unwrap() == Certainty::True);
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        t.elapsed()
+    );
+}
+
 /// The datum argument always names data, never a variable: a bound variable named like a
 /// datum does not capture it, and each operation reads the datum it names.
 #[test]
