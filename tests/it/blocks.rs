@@ -302,7 +302,10 @@ fn let_errors_name_the_offset() {
         ("(let (x) 1 (< 1 2))", "`let` binds a variable name"),
         ("(let x 1 (< x 2) 3)", "`let` takes"),
         ("(let x 1)", "`let` takes"),
-        ("(< (let x 1) 2)", "`let` takes 3"),
+        (
+            "(< (let x 1) 2)",
+            "`let` takes a variable, a term and a formula",
+        ),
         ("(let #x 1 (< #x 2))", "reserved"),
         ("(< #0 2)", "reserved"),
     ] {

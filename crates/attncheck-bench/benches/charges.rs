@@ -11,7 +11,7 @@
 //! is set by the bench itself) prints a Markdown table; bench/charges.md records it.
 //! `-- --quick` measures at 128 and 4096 bits only.
 
-use attncheck::kernel::{check, expr, Statement};
+use attncheck::kernel::{check, Statement};
 use serde_json::Value;
 use std::path::Path;
 
@@ -47,17 +47,6 @@ fn cpu_seconds() -> f64 {
     ns as f64 * 1e-9
 }
 
-fn cost(st: &Statement, prec: u32) -> u128 {
-    let sexps: Vec<_> = st
-        .obligations
-        .iter()
-        .map(|o| expr::parse(&o.formula).expect("parses"))
-        .collect();
-    *expr::work_of_all(sexps.iter(), &st.data, prec)
-        .last()
-        .expect("one obligation")
-}
-
 fn main() {
     std::env::set_var("RAYON_NUM_THREADS", "1");
     let quick = std::env::args().any(|a| a == "--quick");
@@ -72,12 +61,12 @@ fn main() {
     for case in edge::cases() {
         for &p in precisions {
             // N such that the charge is about 3·10⁶ units (0.3 s at the documented rate)
-            let per = |n: u64| cost(&statement((case.build)(n), p), p);
+            let per = |n: u64| edge::cost(&case, n, p);
             let (c1, c2) = (per(1), per(2));
             let step = c2.saturating_sub(c1).max(1);
             let n = ((3_000_000u128.saturating_sub(c1)) / step).clamp(1, case.max_n as u128) as u64;
             let st = statement((case.build)(n), p);
-            let charged = cost(&st, p);
+            let charged = edge::cost(&case, n, p);
             let mut best = f64::INFINITY;
             for _ in 0..3 {
                 let t = cpu_seconds();

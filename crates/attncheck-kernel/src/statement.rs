@@ -39,7 +39,7 @@ impl Expect {
 }
 
 /// One obligation: a named formula of the certificate language ([`expr`]). Two are
-/// equal when they state the same (name, text, expectation, part), built or parsed.
+/// equal when they state the same (name, text, expectation), built or parsed.
 #[derive(Clone, Debug)]
 pub struct Obligation {
     /// What it states, in words (the check's name in the report).
@@ -48,8 +48,6 @@ pub struct Obligation {
     pub formula: String,
     /// Whether it is asserted true or false.
     pub expect: Expect,
-    /// The report part it belongs to (presentation only; not part of the meaning).
-    pub part: Option<String>,
     /// The tree a statement builder built (`formula` is its text): decided as built,
     /// not parsed again ([`expr::prepare_built`]).
     built: Option<expr::Sexp>,
@@ -57,8 +55,7 @@ pub struct Obligation {
 
 impl PartialEq for Obligation {
     fn eq(&self, other: &Self) -> bool {
-        (&self.name, &self.formula, self.expect, &self.part)
-            == (&other.name, &other.formula, other.expect, &other.part)
+        (&self.name, &self.formula, self.expect) == (&other.name, &other.formula, other.expect)
     }
 }
 
@@ -73,7 +70,6 @@ pub struct Statement {
     pub obligations: Vec<Obligation>,
     /// Named data the formulas refer to.
     pub data: Data,
-    part: Option<String>,
 }
 
 impl Statement {
@@ -91,7 +87,6 @@ impl Statement {
             name: name.into(),
             formula: formula.into(),
             expect: Expect::Holds,
-            part: self.part.clone(),
             built: None,
         });
     }
@@ -104,13 +99,8 @@ impl Statement {
             name: name.into(),
             formula: text,
             expect: Expect::Holds,
-            part: self.part.clone(),
             built: Some(tree),
         });
-    }
-    /// Tags the obligations added from now on with a report part.
-    pub fn set_part(&mut self, part: Option<&str>) {
-        self.part = part.map(str::to_string);
     }
     /// Adds a named datum.
     pub fn datum(&mut self, name: &str, d: Datum) {
@@ -146,7 +136,6 @@ pub struct Decision {
     name: String,
     result: Certainty,
     expect: Expect,
-    part: Option<String>,
 }
 
 impl Decision {
@@ -161,10 +150,6 @@ impl Decision {
     /// What the statement asserts about it.
     pub fn expect(&self) -> Expect {
         self.expect
-    }
-    /// Its report part.
-    pub fn part(&self) -> Option<&str> {
-        self.part.as_deref()
     }
     /// True iff the formula came out as asserted (True for `holds`, False for `fails`).
     pub fn as_expected(&self) -> bool {
@@ -190,7 +175,6 @@ impl Decision {
 ///     name: "anything".to_string(),
 ///     result: Certainty::True,
 ///     expect: Expect::Holds,
-///     part: None,
 /// };
 /// let _ = Checked { decisions: vec![forged], prec: 64 };
 /// ```
@@ -314,7 +298,6 @@ pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
                 name: o.name.clone(),
                 result,
                 expect: o.expect,
-                part: o.part.clone(),
             })
         })
         .collect::<Vec<_>>()

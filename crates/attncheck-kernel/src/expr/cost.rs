@@ -11,7 +11,16 @@ use super::units::{
     PAIRS_PER_UNIT, WORDS_PER_UNIT,
 };
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a `sandwich-centred` value found in the statement's memo costs: a lock and a
+/// hash lookup (measured with the other charges, bench/charges.md).
+const SANDWICH_LOOKUP: u128 = 2;
+
+/// The table's charge of `op` (an unknown one, which the grammar refuses, is charged 1).
+fn charge(op: &str) -> u128 {
+    lookup(op).map_or(1, |o| o.charge)
+}
 
 /// The evaluation cost of a parsed formula with no data, at 128 bits ([`work_with`]).
 pub fn work(e: &Sexp) -> u128 {
@@ -24,15 +33,7 @@ pub fn work(e: &Sexp) -> u128 {
 /// operation at the cost its data's sizes give, and, once per formula, each literal's
 /// reading and each layer datum's iteration. Saturating.
 pub fn work_with(e: &Sexp, data: &Data, prec: u32) -> u128 {
-    let mut c = Cost {
-        data,
-        prec,
-        unit: precision_factor(prec),
-        scope: Vec::new(),
-        once: 0,
-        cached: BTreeSet::new(),
-        cached_dual: BTreeSet::new(),
-    };
+    let mut c = Cost::new(data, prec, 0);
     let per = c.node(e);
     per.saturating_add(c.once)
 }
@@ -49,15 +50,11 @@ pub fn work_of_all<'a>(
     data: &'a Data,
     prec: u32,
 ) -> Vec<u128> {
-    let mut c = Cost {
+    let mut c = Cost::new(
         data,
         prec,
-        unit: precision_factor(prec),
-        scope: Vec::new(),
-        once: data.values().map(datum_cost).fold(0, u128::saturating_add),
-        cached: BTreeSet::new(),
-        cached_dual: BTreeSet::new(),
-    };
+        data.values().map(datum_cost).fold(0, u128::saturating_add),
+    );
     let mut per = 0u128;
     formulas
         .into_iter()
@@ -116,6 +113,43 @@ pub(super) struct Cost<'a> {
     pub(super) cached: BTreeSet<(&'a str, &'static str)>,
     /// The (datum, argument text) of the `layer-dual-*` traces counted.
     pub(super) cached_dual: BTreeSet<(&'a str, String)>,
+    /// The values r of `(sandwich-centred D F r)` counted in full, by (D, F): disjoint
+    /// ranges, sorted. The evaluator's memo (one per statement) computes each value
+    /// once; later calls look it up.
+    pub(super) sandwich: BTreeMap<(i64, i64), Vec<(i128, i128)>>,
+    /// How many values `sandwich` holds (at most the memo's capacity).
+    pub(super) sandwich_values: u128,
+}
+
+/// The values of `lo..=hi` not in `seen` (disjoint sorted ranges), which it then holds.
+pub(super) fn add_new(seen: &mut Vec<(i128, i128)>, lo: i128, hi: i128) -> u128 {
+    if hi < lo {
+        return 0;
+    }
+    let covered: u128 = seen
+        .iter()
+        .map(|&(a, b)| {
+            let (a, b) = (a.max(lo), b.min(hi));
+            if a <= b {
+                (b - a + 1) as u128
+            } else {
+                0
+            }
+        })
+        .sum();
+    // merge lo..=hi with every range it touches
+    let (mut a, mut b) = (lo, hi);
+    seen.retain(|&(x, y)| {
+        let touches = x <= b.saturating_add(1) && a <= y.saturating_add(1);
+        if touches {
+            a = a.min(x);
+            b = b.max(y);
+        }
+        !touches
+    });
+    let at = seen.partition_point(|&(x, _)| x < a);
+    seen.insert(at, (a, b));
+    (hi - lo + 1) as u128 - covered
 }
 
 /// The text of a term without offsets (atoms and parentheses), a cost-cache key.
@@ -132,6 +166,20 @@ pub(super) fn sexp_text(e: &Sexp) -> String {
 }
 
 impl<'a> Cost<'a> {
+    fn new(data: &'a Data, prec: u32, once: u128) -> Cost<'a> {
+        Cost {
+            data,
+            prec,
+            unit: precision_factor(prec),
+            scope: Vec::new(),
+            once,
+            cached: BTreeSet::new(),
+            cached_dual: BTreeSet::new(),
+            sandwich: BTreeMap::new(),
+            sandwich_values: 0,
+        }
+    }
+
     pub(super) fn node(&mut self, e: &'a Sexp) -> u128 {
         let items = match e {
             Sexp::Atom(a, _) => {
@@ -147,12 +195,32 @@ impl<'a> Cost<'a> {
             _ => "",
         };
         let args = items.get(1..).unwrap_or(&[]);
-        if let ("sandwich-centred", [dbar, _, r]) = (op, args) {
-            // D/2 cosines per evaluation (a memo may spare some; counted anyway)
+        if let ("sandwich-centred", [dbar, first, r]) = (op, args) {
+            // D/2 terms cos(r·ω_i) − 1 per value of r, each a product, a cosine and a
+            // difference: the table's charges (measured: 2.5 µs a term at 128 bits; it was
+            // charged 0.1 µs, 25× too little). The statement's memo computes each value
+            // once: where r's range is known and the memo has room for it, the values not
+            // counted yet are paid in full once (for the whole certificate, however often
+            // the enclosing ranges repeat the call) and each call pays a lookup; else every
+            // call pays in full. (Two obligations decided in parallel may compute one value
+            // at the same time, once per thread: wall time, which the budget bounds, stays
+            // that of one.)
             let terms = int_atom(dbar).map_or(1, |d| (d.max(0) as u128) / 2);
-            return (1 + terms)
-                .saturating_mul(self.unit)
-                .saturating_add(self.node(r));
+            let each = charge("*") + charge("cos") + charge("-");
+            let full = (1 + terms.saturating_mul(each)).saturating_mul(self.unit);
+            let lookup = SANDWICH_LOOKUP.saturating_mul(self.unit);
+            let key = int_atom(dbar).ok().zip(int_atom(first).ok());
+            if let (Some(key), Some((lo, hi))) = (key, self.int_range(r)) {
+                let room = super::sandwich::MEMO_VALUES as u128;
+                let size = (hi - lo + 1).max(0) as u128;
+                if self.sandwich_values.saturating_add(size) <= room {
+                    let new = add_new(self.sandwich.entry(key).or_default(), lo, hi);
+                    self.sandwich_values += new;
+                    self.once = self.once.saturating_add(new.saturating_mul(full));
+                    return lookup.saturating_add(self.node(r));
+                }
+            }
+            return full.saturating_add(self.node(r));
         }
         if let ("forall" | "sum", [v, lo, hi, body]) = (op, args) {
             if let (Ok(lo), Ok(hi)) = (int_atom(lo), int_atom(hi)) {
@@ -184,7 +252,7 @@ impl<'a> Cost<'a> {
         }
         // the operator's own charge from the table (an unknown one is refused by the
         // grammar; it is charged as 1 here), plus what its data's sizes give
-        let charge = lookup(op).map_or(1, |o| o.charge);
+        let charge = charge(op);
         let own = self.data_cost(op, args);
         items.iter().fold(
             self.unit.saturating_mul(charge).saturating_add(own),
