@@ -32,6 +32,7 @@ TEST_THREADS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 PYTHON ?= 1
 test: deps
 	@set -u; pylog=$${CARGO_TARGET_DIR:-target}/python.log; py=""; \
+	$(CARGO) test --no-run --quiet 2>&1 | grep -v '^ *Executable ' ; \
 	if [ "$(PYTHON)" = 1 ]; then \
 	  mkdir -p "$$(dirname "$$pylog")"; \
 	  echo "make test: the Python wheel builds and is tested in the background (log: $$pylog)"; \
