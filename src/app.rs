@@ -709,7 +709,8 @@ pub fn verify_inputs(
 
 /// The certificate's data of the kinds a statement is built from (`attn-weights`: the
 /// trained-model claim's windows), each read by the kernel; errors name the field.
-fn carried_data(
+/// What [`verify_inputs`] rebuilds a spec claim's statement with.
+pub fn carried_data(
     path: &Path,
     cert: &Certificate,
 ) -> Result<crate::kernel::expr::Data, CertificateError> {
