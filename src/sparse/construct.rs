@@ -120,8 +120,7 @@ pub fn t_of(s: Term) -> Term {
 /// Evaluates a term built by [`t_expr`]/[`d_expr`] to an exact integer, `None`
 /// when the precision does not decide the ceiling.
 pub fn certified_integer(term: &Term, prec: u32) -> Option<u64> {
-    let q =
-        crate::kernel::expr::eval_exact(&term.to_string(), prec, &Default::default()).ok()??;
+    let q = crate::kernel::expr::eval_built_exact(term, prec, &Default::default()).ok()??;
     if *q.denom() != 1 {
         return None;
     }

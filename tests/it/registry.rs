@@ -424,7 +424,9 @@ fn the_presentation_scan_finds_a_planted_check() {
 /// literal that opens an S-expression, `"(` followed by an operator of the kernel's
 /// language and a space or `)`, or by a pasted `{…}` and a space (an operator given
 /// by name). A comment, or a parenthesis that opens words (`"(i) ALiBi …"`, a tuple
-/// `"({})"`), is not statement text.
+/// `"({})"`), is not statement text. Also a built term or formula handed to the
+/// kernel as its text (`expr::eval(&t.to_string(), …)`: `eval_built`, `check_built`
+/// take the tree).
 fn statement_text(text: &str) -> Vec<usize> {
     use attncheck::kernel::expr::OPS;
     let opens_sexp = |rest: &str| {
@@ -437,11 +439,43 @@ fn statement_text(text: &str) -> Vec<usize> {
         let (op, after) = rest.split_at(end);
         OPS.iter().any(|o| o.name == op) && (after.starts_with(' ') || after.starts_with(')'))
     };
+    // the first argument of a call, up to its `,` or `)` at depth 0
+    fn first_arg(rest: &str) -> &str {
+        let mut depth = 0usize;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' if depth == 0 => return &rest[..i],
+                ')' => depth -= 1,
+                ',' if depth == 0 => return &rest[..i],
+                _ => {}
+            }
+        }
+        rest
+    }
+    let reparses = |code: &str| {
+        [
+            "eval(&",
+            "eval_with(&",
+            "eval_exact(&",
+            "check_with(&",
+            "expr::check(&",
+        ]
+        .iter()
+        .any(|p| {
+            code.match_indices(p).any(|(i, _)| {
+                first_arg(&code[i + p.len()..])
+                    .trim_end()
+                    .ends_with(".to_string()")
+            })
+        })
+    };
     text.lines()
         .enumerate()
         .filter(|(_, l)| {
             let code = l.split("//").next().unwrap_or("");
             code.contains(".assert(")
+                || reparses(code)
                 || code
                     .match_indices("\"(")
                     .any(|(i, _)| opens_sexp(&code[i + 2..]))
@@ -485,7 +519,8 @@ fn no_statement_builder_pastes_s_expression_text() {
 }
 
 /// The scan behind [`no_statement_builder_pastes_s_expression_text`] finds each planted
-/// kind of statement text, and neither prose in parentheses nor a comment.
+/// kind of statement text and a built term handed over as text, and neither prose in
+/// parentheses, a comment, an error's text nor a spec's own text.
 #[test]
 fn the_statement_text_scan_finds_a_planted_twin() {
     let planted = "fn statement(st: &mut Statement, x: &str, op: &str) {\n\
@@ -500,8 +535,12 @@ fn the_statement_text_scan_finds_a_planted_twin() {
                    \x20   let cell = format!(\"({})\", x);\n\
                    \x20   let label = format!(\"(G) {name}: (ii) at most one\");\n\
                    \x20   let neg = format!(\"(b) for A: Δ − 2η* ≥ γ = {x}\");\n\
+                   \x20   let v = expr::eval(&y_term(slope(q), eps).to_string(), prec);\n\
+                   \x20   let ok = crate::kernel::check(&st, prec).map_err(|e| e.to_string());\n\
+                   \x20   let u = check_with(&f.to_string(), prec, data);\n\
+                   \x20   let w = expr::eval(&raw.table_delta, 64);\n\
                    }\n";
-    assert_eq!(statement_text(planted), vec![2, 3, 4, 5, 6, 7]);
+    assert_eq!(statement_text(planted), vec![2, 3, 4, 5, 6, 7, 13, 15]);
 }
 
 /// Issue #38: every committed certificate's statement, rebuilt through the registry

@@ -24,7 +24,7 @@ use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
 use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::kernel::expr::build::{add, call, exp, forall, int, le, ln, mul, pow, sqrt, var, Term};
-use crate::kernel::expr::eval_with;
+use crate::kernel::expr::eval_built;
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::FieldError;
@@ -129,7 +129,7 @@ impl crate::claims::shape::Claim for Claim {
     fn witness(p: &Params, ctx: &Ctx) -> Option<Growth> {
         let prec = ctx.prec();
         let data = Self::statement(p, &ctx.spec.id, &Hints::new())?.ok()?.data;
-        let ev = |t: &Term| eval_with(&t.to_string(), prec, &data).ok();
+        let ev = |t: &Term| eval_built(t, prec, &data).ok();
         let mut rows = Vec::with_capacity(p.instances.len());
         for (i, inst) in p.instances.iter().enumerate() {
             let x = format!("X{i}");

@@ -432,7 +432,7 @@ fn boundrj_name(c_txt: &str) -> String {
 }
 
 fn eval_q(term: &Term) -> Rational {
-    expr::eval_exact(&term.to_string(), 64, &expr::Data::new())
+    expr::eval_built_exact(term, 64, &expr::Data::new())
         .ok()
         .flatten()
         .expect("a rational term of the statement")

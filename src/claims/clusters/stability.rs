@@ -33,7 +33,7 @@ use crate::claims::shape::StatementError;
 use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::dynamics::model::{random_dyadic, Mat};
 use crate::kernel::expr::build::{add, call, forall, int, le, max, mul, pow, sqrt, var, Term};
-use crate::kernel::expr::eval_with;
+use crate::kernel::expr::eval_built;
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Presentation, Series, Style, Table};
 use crate::spec::{ensure, FieldError};
@@ -145,11 +145,7 @@ impl crate::claims::shape::Claim for Claim {
     fn witness(p: &Params, ctx: &Ctx) -> Option<Deltas> {
         let prec = ctx.prec();
         let data = Self::statement(p, &ctx.spec.id, &Hints::new())?.ok()?.data;
-        let ev = |t: &Term| {
-            eval_with(&t.to_string(), prec, &data)
-                .ok()
-                .map(|x| x.mid_f64())
-        };
+        let ev = |t: &Term| eval_built(t, prec, &data).ok().map(|x| x.mid_f64());
         let mut rows = Vec::with_capacity(p.instances.len());
         for (idx, inst) in p.instances.iter().enumerate() {
             let x = format!("X{idx}");

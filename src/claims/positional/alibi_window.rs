@@ -270,7 +270,8 @@ impl crate::claims::shape::Claim for Claim {
                     ev(&tail_term(m, d, w), prec).fmt_outward(10),
                     ev(&tail_term(m, d, w - 1), prec).fmt_outward(10),
                 ]);
-                let is_ceil = expr::check(&ceil_formula(m, d, &eps, w).to_string(), prec);
+                let is_ceil =
+                    expr::check_built(&ceil_formula(m, d, &eps, w), prec, &Default::default());
                 cells.push(if is_ceil == Ok(Certainty::True) {
                     format!("{w} | {w}")
                 } else {
@@ -514,5 +515,5 @@ impl Params {
 
 /// Evaluates a term of the statement for presentation (never decides anything).
 fn ev(term: &Term, prec: u32) -> Interval {
-    expr::eval(&term.to_string(), prec).expect("the statement's own term")
+    expr::eval_built(term, prec, &Default::default()).expect("the statement's own term")
 }

@@ -540,7 +540,7 @@ pub fn alpha_term(dbar: u32, heads: usize, h: usize) -> Term {
 
 /// α_h in intervals: the statement's term, evaluated (presentation and witness search).
 pub fn alpha(dbar: u32, heads: usize, h: usize, prec: u32) -> Interval {
-    expr::eval(&alpha_term(dbar, heads, h).to_string(), prec).expect("a closed term")
+    expr::eval_built(&alpha_term(dbar, heads, h), prec, &Default::default()).expect("a closed term")
 }
 
 /// v − ½u ≤ x ≤ v + ½u for a printed v with last-digit unit u (no `abs`, for the Coq translation).

@@ -317,9 +317,10 @@ impl crate::claims::shape::Claim for Claim {
                     .iter()
                     .map(Interval::mid_f64)
                     .collect();
-                let ap = crate::kernel::expr::eval(&a_pred_term(d).to_string(), prec)
-                    .expect("a closed term")
-                    .mid_f64();
+                let ap =
+                    crate::kernel::expr::eval_built(&a_pred_term(d), prec, &Default::default())
+                        .expect("a closed term")
+                        .mid_f64();
                 let fits = p
                     .raw
                     .fit_ranges

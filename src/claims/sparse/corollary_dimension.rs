@@ -421,7 +421,7 @@ impl crate::claims::shape::Claim for Claim {
         );
         for (r, terms) in p.raw.table.iter().zip(&p.table_terms) {
             let s = &r.setting;
-            let tv = expr::eval(&terms.t().to_string(), prec)
+            let tv = expr::eval_built(&terms.t(), prec, &Default::default())
                 .map(|x| format!("{:.9}", x.mid_f64()))
                 .unwrap_or_default();
             for &(n, d) in &r.d {
@@ -439,7 +439,7 @@ impl crate::claims::shape::Claim for Claim {
         let failed = &w.failed;
         let i = &p.raw.instance;
         let ts = &w.t_star;
-        let tv = expr::eval(&p.instance_terms.t().to_string(), prec)
+        let tv = expr::eval_built(&p.instance_terms.t(), prec, &Default::default())
             .unwrap_or_else(|_| Interval::entire(prec));
         o.figure(
             "t*/t (end-to-end instance)",
@@ -501,7 +501,7 @@ impl PrintedDecimal {
 fn eta_identity(s: &SettingTerms) -> (Formula, bool) {
     let big_delta = add([s.gamma.clone(), s.eps.clone()]);
     let eta = mul([s.t(), s.k.into(), add([big_delta, s.rho.clone()])]);
-    let exact = expr::eval_exact(&eta.to_string(), 64, &Default::default())
+    let exact = expr::eval_built_exact(&eta, 64, &Default::default())
         .ok()
         .flatten()
         .is_some();
@@ -587,12 +587,12 @@ fn grid(p: &Params, prec: u32) -> GridScan {
                         rho: rt.clone(),
                         delta: gt_.delta.clone(),
                     };
-                    let t = expr::eval(&st.t().to_string(), prec)
+                    let t = expr::eval_built(&st.t(), prec, &Default::default())
                         .unwrap_or_else(|_| Interval::entire(prec));
                     let t_lo = t.lo().to_rational().unwrap_or_default();
                     for &n in &g.ns {
-                        let df = expr::eval_exact(
-                            &d_formula_expr(n as u64, &st).to_string(),
+                        let df = expr::eval_built_exact(
+                            &d_formula_expr(n as u64, &st),
                             prec,
                             &Default::default(),
                         )

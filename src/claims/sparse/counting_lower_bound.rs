@@ -265,9 +265,13 @@ impl crate::claims::shape::Claim for Claim {
                     n,
                     ceil_log2_factorial: ceil_log2_factorial(n),
                     per_n: per_n.mid_f64(),
-                    lead: crate::kernel::expr::eval(&leading_term(n).to_string(), prec)
-                        .ok()
-                        .map(|x| x.mid_f64()),
+                    lead: crate::kernel::expr::eval_built(
+                        &leading_term(n),
+                        prec,
+                        &Default::default(),
+                    )
+                    .ok()
+                    .map(|x| x.mid_f64()),
                     least_dp: least_dp(n),
                     gap: gap_of(&f, n, prec),
                 }

@@ -250,7 +250,7 @@ impl crate::claims::shape::Claim for Claim {
         );
         let mut last_ratio = 0.0;
         for r in &p.raw.table {
-            let rv = expr::eval(&ratio_term(r).to_string(), prec)
+            let rv = expr::eval_built(&ratio_term(r), prec, &Default::default())
                 .map(|x| x.mid_f64())
                 .unwrap_or(f64::NAN);
             last_ratio = rv;

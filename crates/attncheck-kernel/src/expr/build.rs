@@ -506,6 +506,61 @@ mod tests {
         assert!(parse_term("1 2").is_err());
     }
 
+    /// A built term evaluates from its tree as its text does, block and all; an
+    /// ill-formed one is refused as its text is.
+    #[test]
+    fn a_built_term_evaluates_as_its_text() {
+        use super::super::{eval_built, eval_built_exact, eval_exact, eval_with, Data};
+        let data = Data::new();
+        let t = add([
+            call("alibi-slope", [int(1), int(8)]),
+            mul([lit("2^-3"), exp(minus(int(1)))]),
+        ]);
+        let text = t.to_string();
+        assert_eq!(
+            eval_built(&t, 96, &data).unwrap(),
+            eval_with(&text, 96, &data).unwrap()
+        );
+        let e = div(int(3), add([int(1), q(&Rational::from((1, 2)))]));
+        assert_eq!(
+            eval_built_exact(&e, 64, &data).unwrap(),
+            Some(Rational::from(2))
+        );
+        assert_eq!(
+            eval_built_exact(&e, 64, &data).unwrap(),
+            eval_exact(&e.to_string(), 64, &data).unwrap()
+        );
+        assert_eq!(eval_built_exact(&t, 64, &data).unwrap(), None);
+        assert!(eval_built(&ln(var("x")), 64, &data).is_err());
+        assert!(eval_built(&call("no-such-op", [int(1)]), 64, &data).is_err());
+    }
+
+    /// An atom that is not one token of the reader is refused: its text would read back
+    /// as another tree than the one decided (`(< (+ 1 1) 3)` written as one atom, a
+    /// bound name with a space in it), and what the kernel decides must be what the
+    /// certificate's text says.
+    #[test]
+    fn an_atom_that_is_not_one_token_is_refused() {
+        use super::super::{check_built, eval_built, Data};
+        let d = Data::new();
+        for bad in ["(+ 1 1)", "1 2", "", "x)", "(x"] {
+            assert!(
+                check_built(&lt(lit(bad), int(3)), 64, &d).is_err(),
+                "{bad:?}"
+            );
+            assert!(
+                eval_built(&add([lit(bad), int(1)]), 64, &d).is_err(),
+                "{bad:?}"
+            );
+        }
+        let spaced = forall("a b", 0, 1, lt(var("a b"), int(5)));
+        assert!(check_built(&spaced, 64, &d).is_err());
+        let huge = lit("1".repeat(1_000_001));
+        assert!(check_built(&lt(huge, int(3)), 64, &d).is_err());
+        let ok = lt(add([int(1), int(1)]), int(3));
+        assert_eq!(check_built(&ok, 64, &d).unwrap(), crate::Certainty::True);
+    }
+
     #[test]
     fn rationals_print_exactly() {
         assert_eq!(q(&Rational::from((-3, 4))).to_string(), "-3/4");

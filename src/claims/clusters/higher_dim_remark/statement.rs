@@ -23,12 +23,13 @@ pub fn exponent10_term(eps: &Rational, t: &Rational) -> Term {
 
 /// L(ε) = ε e^{−1/(2ε²)}, an outward-rounded enclosure (evaluates [`lower_term`]).
 pub fn lower_bound(eps: &Rational, prec: u32) -> Interval {
-    expr::eval(&lower_term(eps).to_string(), prec).expect("a well-formed term")
+    expr::eval_built(&lower_term(eps), prec, &Default::default()).expect("a well-formed term")
 }
 
 /// X(ε, T), an outward-rounded enclosure (evaluates [`exponent10_term`]).
 pub fn bound_exponent10(eps: &Rational, t: &Rational, prec: u32) -> Interval {
-    expr::eval(&exponent10_term(eps, t).to_string(), prec).expect("a well-formed term")
+    expr::eval_built(&exponent10_term(eps, t), prec, &Default::default())
+        .expect("a well-formed term")
 }
 
 /// The name of the obligation "single cluster" at ε (the spec's `refutes` lists them).

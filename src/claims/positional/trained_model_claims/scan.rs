@@ -108,7 +108,7 @@ fn convergence(r: &JobResult, steps: usize, tail: f64) -> Option<(f64, f64, f64)
 /// ⌈(1/m)·ln(1/ε)⌉ (alibi-window's formula at Δ = 0), from a kernel enclosure of y;
 /// `None` when the enclosure straddles an integer.
 pub(super) fn bias_alone_window(q: &Rational, eps: &Rational, prec: u32) -> Option<u64> {
-    let y = expr::eval(&y_term(slope_expr(q), eps).to_string(), prec).ok()?;
+    let y = expr::eval_built(&y_term(slope_expr(q), eps), prec, &Default::default()).ok()?;
     let (lo, hi) = (y.lo_f64().ceil(), y.hi_f64().ceil());
     (lo == hi && lo >= 1.0).then_some(lo as u64)
 }
@@ -131,7 +131,7 @@ fn y_term(m: Term, eps: &Rational) -> Term {
 /// e^{−m·l} for the slope 2^{−q}, enclosed.
 fn tail_at(q: &Rational, l: usize, prec: u32) -> Interval {
     let t = build::exp(build::neg(build::mul([slope_expr(q), l.into()])));
-    expr::eval(&t.to_string(), prec).expect("a closed term")
+    expr::eval_built(&t, prec, &Default::default()).expect("a closed term")
 }
 
 /// One view per training length, in the plans' order.

@@ -216,13 +216,13 @@ pub fn search(
     data: &Data,
     prec: u32,
 ) -> Result<Vec<HeadWindow>, crate::kernel::expr::ExprError> {
-    use crate::kernel::expr::{check_with, eval_with};
+    use crate::kernel::expr::{check_built, eval_built};
     use crate::kernel::Certainty;
     let mut out = Vec::new();
     for l in 0..p.layers {
         for h in 0..p.heads {
             let (m, d) = (slope_term(p, job, h), delta_term(job, l, h));
-            let delta = eval_with(&d.to_string(), prec, data)?;
+            let delta = eval_built(&d, prec, data)?;
             let y = div(
                 ln(div(
                     add([mul([exp(d.clone()), sub(int(1), q(eps))]), q(eps)]),
@@ -230,12 +230,12 @@ pub fn search(
                 )),
                 m.clone(),
             );
-            let yv = eval_with(&y.to_string(), prec, data)?;
+            let yv = eval_built(&y, prec, data)?;
             let mut w = yv.hi_f64().ceil().clamp(1.0, 1e9) as u64;
             let holds = |w: u64, at: bool| -> bool {
                 let t = alibi_tail_inf_expr(m.clone(), w.into(), d.clone());
                 let f = if at { le(t, q(eps)) } else { gt(t, q(eps)) };
-                check_with(&f.to_string(), prec, data).is_ok_and(|c| c == Certainty::True)
+                check_built(&f, prec, data).is_ok_and(|c| c == Certainty::True)
             };
             for _ in 0..4 {
                 if !holds(w, true) {
