@@ -9,7 +9,7 @@
 //!
 //! `cargo bench -p attncheck-bench --bench charges` (one thread: `RAYON_NUM_THREADS=1`
 //! is set by the bench itself) prints a Markdown table; bench/charges.md records it.
-//! `-- --quick` measures at 128 and 4096 bits only.
+//! `-- --quick` measures at 128 and 4096 bits only; `-- OP…` only the operators named.
 
 use attncheck::kernel::{check, Statement};
 use serde_json::Value;
@@ -50,6 +50,11 @@ fn cpu_seconds() -> f64 {
 fn main() {
     std::env::set_var("RAYON_NUM_THREADS", "1");
     let quick = std::env::args().any(|a| a == "--quick");
+    // `-- OP…`: only the cases whose operator contains one of these (as budget_edge)
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let precisions: &[u32] = if quick {
         &[128, 4096]
     } else {
@@ -59,6 +64,9 @@ fn main() {
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut worst: (f64, String) = (0.0, String::new());
     for case in edge::cases() {
+        if !only.is_empty() && !only.iter().any(|o| case.op.contains(o.as_str())) {
+            continue;
+        }
         for &p in precisions {
             // N such that the charge is about 3·10⁶ units (0.3 s at the documented rate)
             let per = |n: u64| edge::cost(&case, n, p);
