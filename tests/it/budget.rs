@@ -24,12 +24,30 @@ fn every_operator_at_the_edge_of_the_budget_is_accepted_and_one_step_past_it_ref
         let at = edge::cost(&case, n, precision);
         assert!(at <= expr::MAX_WORK, "{}: {at}", case.op);
         if n == case.max_n {
-            // the operator's own limits stop it first: nothing is past the budget
-            // (only the layer operations, whose datum's own limit, runs·steps·n²·d ≤ 2^24,
-            // is far within the budget)
+            // the operator's own limit stops it first: only the layer operations, whose
+            // datum allows runs·steps·n²·d ≤ layer_data::MAX_COST; one step more is refused
+            // by the datum's reader (exit 2, naming the limit) before anything runs
             assert!(
-                case.op.starts_with("layer-") && at < expr::MAX_WORK / 64,
+                case.op.starts_with("layer-"),
                 "{} stops at its own limit with cost {at}: grow its case to reach the budget",
+                case.op
+            );
+            let (formulas, data) = (case.build)(n + 1);
+            let c = edge::certificate(&formulas, &data, precision);
+            let p = dir.path().join("edge.cert.json");
+            std::fs::write(&p, c.to_string()).unwrap();
+            let out = crate::util::bin()
+                .args(["verify", p.to_str().unwrap(), "--no-spec"])
+                .output()
+                .unwrap();
+            let text = output_text(&out);
+            assert_eq!(out.status.code(), Some(2), "{}: {text}", case.op);
+            assert!(
+                text.contains(&format!(
+                    "exceeds the budget {}",
+                    attncheck::kernel::layer_data::MAX_COST
+                )),
+                "{}: one step past the datum's limit names it: {text}",
                 case.op
             );
             continue;
