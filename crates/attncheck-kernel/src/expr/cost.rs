@@ -123,7 +123,6 @@ fn layer_state_units(l: &crate::layer_data::LayerData) -> u128 {
 
 pub(super) struct Cost<'a> {
     pub(super) data: &'a Data,
-    pub(super) prec: u32,
     /// The cost of one node's evaluation at this precision ([`precision_factor`]).
     pub(super) unit: u128,
     /// The enclosing `forall`/`sum` variables with their ranges and `let` variables
@@ -192,7 +191,6 @@ impl<'a> Cost<'a> {
     fn new(data: &'a Data, prec: u32, once: u128) -> Cost<'a> {
         Cost {
             data,
-            prec,
             unit: precision_factor(prec),
             scope: Vec::new(),
             once,
