@@ -9,7 +9,8 @@
 //!
 //! `cargo bench -p attncheck-bench --bench charges` (one thread: `RAYON_NUM_THREADS=1`
 //! is set by the bench itself) prints a Markdown table; bench/charges.md records it.
-//! `-- --quick` measures at 128 and 4096 bits only; `-- OP…` only the operators named.
+//! `-- --quick` measures at 128 and 4096 bits only, `-- --bits=256,512` at those; `-- OP…`
+//! only the operators named.
 
 use attncheck::kernel::{check, Statement};
 use serde_json::Value;
@@ -55,10 +56,14 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let precisions: &[u32] = if quick {
-        &[128, 4096]
-    } else {
-        &[128, 1024, 4096, 16384]
+    // `-- --bits=256,512`: these precisions instead
+    let bits: Option<Vec<u32>> = std::env::args()
+        .find_map(|a| a.strip_prefix("--bits=").map(str::to_string))
+        .map(|b| b.split(',').filter_map(|x| x.parse().ok()).collect());
+    let precisions: &[u32] = match &bits {
+        Some(b) => b,
+        None if quick => &[128, 4096],
+        None => &[128, 1024, 4096, 16384],
     };
     println!("| operator | bits | N | charged units | CPU seconds | ns per unit | × charge |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");

@@ -103,6 +103,17 @@ fn layer_states(l: &crate::layer_data::LayerData) -> u128 {
     (l.runs().len() as u128).saturating_mul(l.steps() as u128 + 1)
 }
 
+/// The precision factor of the layer walk: max(1, q·⌈√q⌉/4), q = ⌈p/128⌉ (1 at 128 and
+/// 256 bits, 2 at 512, 6 at 1024, 48 at 4096, 384 at 16384). The walk is multiply-adds,
+/// softmax and sums, whose MPFR time grows slower with p than the general factor
+/// q·⌈√q⌉ assumes (that one covers `sin` and `ln` too): measured against 128 bits, the
+/// walk costs 6.4× at 1024 bits, 63× at 4096 and 532× at 16384 (bench/charges.md,
+/// session 25), so this factor keeps it at most 1× its charge at every precision,
+/// where q·⌈√q⌉ charged it 3–4× over and left no room for a collapse run's escalation.
+fn layer_factor(prec: u32) -> u128 {
+    (precision_factor(prec) / 4).max(1)
+}
+
 /// What the walk costs per state at 128 bits, in the table's units (`*` and `+` 1 each,
 /// `exp` 18, `/` 4: bench/charges.md). For each state x^k of a run, P(x^k)
 /// (`layer_map::attention`): a_i = Mᵀx_i (2nd² for the n multiply-adds of d terms of
@@ -111,8 +122,9 @@ fn layer_states(l: &crate::layer_data::LayerData) -> u128 {
 /// 2·18 + 2·4 + 2 = 46 per entry); and for the step to x^{k+1}
 /// (`layer_map::residual_step`), Σ_j P_ij (x_j − x_i) (3n²d), Δt V times it (2nd²) and
 /// the sums (2nd). Counted as 4nd² + 5n²d + 46n² + 2nd for each of the K + 1 states
-/// (the last state takes no step: a little over). Session 25's bench measured the old
-/// charge, n²d for each of K states, at up to 51× under the time (bench/charges.md).
+/// (the last state takes no step: a little over), times [`layer_factor`]. Session 25's
+/// bench measured the old charge, n²d for each of K states at ⌈p/128⌉, at up to 51×
+/// under the time (bench/charges.md).
 fn layer_state_units(l: &crate::layer_data::LayerData) -> u128 {
     let (n, d) = (l.n() as u128, l.d() as u128);
     (4 * n * d * d)
@@ -123,6 +135,8 @@ fn layer_state_units(l: &crate::layer_data::LayerData) -> u128 {
 
 pub(super) struct Cost<'a> {
     pub(super) data: &'a Data,
+    /// The evaluation precision, in bits.
+    pub(super) prec: u32,
     /// The cost of one node's evaluation at this precision ([`precision_factor`]).
     pub(super) unit: u128,
     /// The enclosing `forall`/`sum` variables with their ranges and `let` variables
@@ -191,6 +205,7 @@ impl<'a> Cost<'a> {
     fn new(data: &'a Data, prec: u32, once: u128) -> Cost<'a> {
         Cost {
             data,
+            prec,
             unit: precision_factor(prec),
             scope: Vec::new(),
             once,
@@ -388,7 +403,7 @@ impl<'a> Cost<'a> {
                         .saturating_add((2 * n * d * d + 2 * n * n * d).saturating_add(18 * n * n));
                     let cost = layer_states(l)
                         .saturating_mul(per_state)
-                        .saturating_mul(self.unit);
+                        .saturating_mul(layer_factor(self.prec));
                     self.once_for(x, "partition", cost);
                 }
                 1
@@ -408,7 +423,7 @@ impl<'a> Cost<'a> {
                     let cost = layer_states(l)
                         .saturating_mul(per_state)
                         .saturating_add(2 * d * d * d * d)
-                        .saturating_mul(self.unit);
+                        .saturating_mul(layer_factor(self.prec));
                     let key = args.get(3..6).unwrap_or(&[]);
                     let open = key.iter().any(|a| self.mentions_scope(a));
                     let text = if open {
@@ -444,7 +459,7 @@ impl<'a> Cost<'a> {
                     let cost = layer_states(l)
                         .saturating_mul(layer_state_units(l))
                         .saturating_add(maxima)
-                        .saturating_mul(self.unit);
+                        .saturating_mul(layer_factor(self.prec));
                     self.once_for(x, "iterate", cost);
                 }
                 1
