@@ -1,8 +1,8 @@
 //! Three-valued comparisons against sampled point pairs, and outward printing
 //! parsed back exactly.
 
-use crate::kernel::{any_rat, exact, fraction, prec, rat, Drawn};
-use attncheck::kernel::{parse_rational, Certainty, Interval};
+use crate::common::{any_rat, exact, fraction, prec, rat, Drawn};
+use attncheck_kernel::{parse_rational, Certainty, Interval};
 use proptest::prelude::*;
 use rug::ops::Pow;
 use rug::{Integer, Rational};

@@ -12,10 +12,8 @@
 //! Inside the domain the result must contain f(x) (MPFR at p + 64, both ways, or the
 //! exact rational) and equal the total operation's, so tightness is unchanged there.
 
-use crate::kernel::{drawn, drawn_pair, encloses, is_entire, rat, reference, valid, Drawn};
-use crate::util::{output_text as text, run_in};
-use attncheck::certificate;
-use attncheck::kernel::{expr, Certainty, Interval};
+use crate::common::{drawn, drawn_pair, encloses, is_entire, rat, reference, valid, Drawn};
+use attncheck_kernel::{expr, Certainty, Interval};
 use proptest::prelude::*;
 use rug::float::Special;
 use rug::{Float, Rational};
@@ -400,20 +398,4 @@ fn ln_of_e_minus_e_plus_10_to_the_minus_45_is_undecided_not_certified() {
         ),
         Ok(Certainty::True)
     );
-}
-
-/// Through the binary: `verify --no-spec` says undecided (exit 3), not proven (exit 0).
-#[test]
-fn verify_no_spec_does_not_certify_ln_of_zero_or_of_a_negative_number() {
-    let dir = tempfile::tempdir().unwrap();
-    for f in [LN_OF_ZERO, LN_OF_A_NEGATIVE] {
-        let c = serde_json::json!({
-            "format": certificate::FORMAT, "claim": "positional/alibi-window", "profile": "quick",
-            "precision": 128, "obligations": [{"name": "ln edge", "formula": f, "expect": "holds"}]
-        });
-        let p = dir.path().join("c.cert.json");
-        std::fs::write(&p, c.to_string()).unwrap();
-        let o = run_in(dir.path(), &["verify", "--no-spec", p.to_str().unwrap()]);
-        assert_eq!(o.status.code(), Some(3), "{f}: {}", text(&o));
-    }
 }

@@ -3,8 +3,8 @@
 //! inside the input; sin and cos on wide intervals (extrema inside) and at huge
 //! arguments. Also the p vs p + 20 overlap (quickcheck) and exp(a)·exp(b) ∩ exp(a+b).
 
-use crate::kernel::{centred, drawn, drawn_pair, encloses, is_entire, rat, reference, valid};
-use attncheck::kernel::{dot, log_sum_exp, softmax, Interval};
+use crate::common::{centred, drawn, drawn_pair, encloses, is_entire, rat, reference, valid};
+use attncheck_kernel::{dot, log_sum_exp, softmax, Interval};
 use proptest::prelude::*;
 use quickcheck::{QuickCheck, TestResult};
 use rug::ops::AssignRound;

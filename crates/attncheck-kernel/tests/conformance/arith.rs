@@ -1,8 +1,8 @@
 //! Exact input, + − × ÷, integer powers and set operations: the exact rational
 //! result for rationals drawn inside random intervals must lie in the output.
 
-use crate::kernel::{any_rat, drawn, exact, fraction, is_entire, prec, rat, valid, Drawn};
-use attncheck::kernel::{parse_rational, Interval};
+use crate::common::{any_rat, drawn, exact, fraction, is_entire, prec, rat, valid, Drawn};
+use attncheck_kernel::{parse_rational, Interval};
 use proptest::prelude::*;
 use rug::ops::Pow;
 use rug::{Integer, Rational};

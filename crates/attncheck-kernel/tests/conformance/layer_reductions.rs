@@ -4,12 +4,12 @@
 //! (`MirrorRun`). Each is checked against an independent reference: the softmax at
 //! p + 64 bits for the rows, and the plain layer map at p + 200 bits for the mirror run.
 
-use crate::kernel::{dyadic, encloses, prec};
-use crate::kernel_softmax::softmax_reference;
-use attncheck::kernel::layer_map::{
+use crate::common::{dyadic, encloses, prec};
+use crate::softmax::softmax_reference;
+use attncheck_kernel::layer_map::{
     attention, attention_stochastic, residual_step, rest_mass, MirrorError, MirrorRun,
 };
-use attncheck::kernel::Interval;
+use attncheck_kernel::Interval;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use rug::float::Round;

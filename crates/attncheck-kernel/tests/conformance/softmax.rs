@@ -3,8 +3,8 @@
 //! the exact rational row drawn inside the input; dot and mat·vec against the
 //! exact rational result.
 
-use crate::kernel::{any_rat, drawn, dyadic, encloses, prec, rat, valid, Drawn};
-use attncheck::kernel::{dot, log_sum_exp, mat_vec, softmax, softmax_into, Interval};
+use crate::common::{any_rat, drawn, dyadic, encloses, prec, rat, valid, Drawn};
+use attncheck_kernel::{dot, log_sum_exp, mat_vec, softmax, softmax_into, Interval};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use rug::float::Round;
