@@ -5,14 +5,17 @@
 #![allow(dead_code)]
 mod arith;
 mod blocks;
+mod certainty;
 mod common;
 mod compare;
 mod domain;
 mod elementary;
+mod interval_api;
 mod itf1788;
 mod layer;
 mod layer_dual;
 mod layer_reductions;
+mod literals;
 mod regressions;
 mod signs;
 mod softmax;
