@@ -402,3 +402,469 @@ fn the_layer_datum_iterates_the_papers_map_not_its_transpose() {
         }
     }
 }
+
+// ----- the datum's validation, budgets, indices and caches ----------------------------
+
+fn ones(rows: usize, cols: usize) -> Mat {
+    Mat::from_rows(vec![vec![q("1"); cols]; rows])
+}
+
+/// Every shape check of `LayerData::new` at its edge: the field it names, and the
+/// largest accepted value beside the smallest refused one.
+#[test]
+fn layer_datum_validation_names_the_field_at_each_edge() {
+    use layer_data::LayerData;
+    let i = |n| Mat::identity(n);
+    let ok = |qm: Mat, km: Mat, v: Mat, dt: &str, steps: usize, runs: Vec<Mat>| {
+        LayerData::new(qm, km, v, q(dt), steps, runs)
+    };
+    let field = |r: Result<LayerData, (String, String)>| r.map(|_| ()).unwrap_err().0;
+    // v: d × d with 1 ≤ d ≤ 64
+    assert_eq!(
+        field(ok(
+            ones(1, 0),
+            ones(1, 0),
+            Mat::zeros(0, 0),
+            "1",
+            1,
+            vec![ones(1, 0)]
+        )),
+        "v"
+    );
+    assert_eq!(
+        field(ok(
+            ones(1, 2),
+            ones(1, 2),
+            ones(2, 3),
+            "1",
+            1,
+            vec![ones(1, 2)]
+        )),
+        "v"
+    );
+    assert!(ok(ones(1, 64), ones(1, 64), i(64), "1", 1, vec![ones(1, 64)]).is_ok());
+    assert_eq!(
+        field(ok(
+            ones(1, 65),
+            ones(1, 65),
+            i(65),
+            "1",
+            1,
+            vec![ones(1, 65)]
+        )),
+        "v"
+    );
+    // q: m × d with 1 ≤ m ≤ 512
+    assert_eq!(
+        field(ok(
+            Mat::zeros(0, 2),
+            Mat::zeros(0, 2),
+            i(2),
+            "1",
+            1,
+            vec![ones(1, 2)]
+        )),
+        "q"
+    );
+    assert!(ok(ones(512, 2), ones(512, 2), i(2), "1", 1, vec![ones(1, 2)]).is_ok());
+    assert_eq!(
+        field(ok(
+            ones(513, 2),
+            ones(513, 2),
+            i(2),
+            "1",
+            1,
+            vec![ones(1, 2)]
+        )),
+        "q"
+    );
+    assert_eq!(
+        field(ok(ones(1, 3), ones(1, 3), i(2), "1", 1, vec![ones(1, 2)])),
+        "q"
+    );
+    // k: the shape of q
+    assert_eq!(
+        field(ok(ones(2, 2), ones(1, 2), i(2), "1", 1, vec![ones(1, 2)])),
+        "k"
+    );
+    assert_eq!(
+        field(ok(ones(1, 2), ones(1, 3), i(2), "1", 1, vec![ones(1, 2)])),
+        "k"
+    );
+    // dt > 0
+    assert_eq!(field(ok(i(2), i(2), i(2), "0", 1, vec![ones(1, 2)])), "dt");
+    assert_eq!(
+        field(ok(i(2), i(2), i(2), "-1/8", 1, vec![ones(1, 2)])),
+        "dt"
+    );
+    assert!(ok(i(2), i(2), i(2), "1/1000000", 1, vec![ones(1, 2)]).is_ok());
+    // 1 ≤ steps ≤ 100 000
+    assert_eq!(
+        field(ok(i(1), i(1), i(1), "1", 0, vec![ones(1, 1)])),
+        "steps"
+    );
+    assert!(ok(i(1), i(1), i(1), "1", 100_000, vec![ones(1, 1)]).is_ok());
+    assert_eq!(
+        field(ok(i(1), i(1), i(1), "1", 100_001, vec![ones(1, 1)])),
+        "steps"
+    );
+    // 1 to 4 runs
+    assert_eq!(field(ok(i(1), i(1), i(1), "1", 1, vec![])), "tokens");
+    assert!(ok(i(1), i(1), i(1), "1", 1, vec![ones(1, 1); 4]).is_ok());
+    assert_eq!(
+        field(ok(i(1), i(1), i(1), "1", 1, vec![ones(1, 1); 5])),
+        "tokens"
+    );
+    // 1 ≤ n ≤ 512, and every run n × d
+    assert_eq!(
+        field(ok(i(1), i(1), i(1), "1", 1, vec![Mat::zeros(0, 1)])),
+        "tokens[0]"
+    );
+    assert!(ok(i(1), i(1), i(1), "1", 1, vec![ones(512, 1)]).is_ok());
+    assert_eq!(
+        field(ok(i(1), i(1), i(1), "1", 1, vec![ones(513, 1)])),
+        "tokens[0]"
+    );
+    assert_eq!(
+        field(ok(i(1), i(1), i(1), "1", 1, vec![ones(3, 1), ones(2, 1)])),
+        "tokens[1]"
+    );
+    assert_eq!(
+        field(ok(
+            i(2),
+            i(2),
+            i(2),
+            "1",
+            1,
+            vec![ones(3, 2), ones(3, 2), ones(3, 1)]
+        )),
+        "tokens[2]"
+    );
+    // runs·steps·n²·d ≤ 2^24: 64² · 4096 = 2^24 is accepted, one step more is not
+    assert_eq!(layer_data::MAX_COST, 1 << 24);
+    assert!(ok(i(1), i(1), i(1), "1", 4096, vec![ones(64, 1)]).is_ok());
+    let (f, reason) = ok(i(1), i(1), i(1), "1", 4097, vec![ones(64, 1)])
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(f, "steps");
+    assert!(reason.contains("16781312"), "{reason}");
+    assert!(
+        ok(i(2), i(2), i(2), "1", 2048, vec![ones(32, 2); 4]).is_ok(),
+        "4·2048·32²·2 = 2^24"
+    );
+    assert!(ok(i(2), i(2), i(2), "1", 2049, vec![ones(32, 2); 4]).is_err());
+}
+
+#[test]
+fn layer_datum_accessors_and_equality() {
+    use layer_data::LayerData;
+    let (qm, km, v) = (random(1, 2, 3), random(2, 2, 3), random(3, 3, 3));
+    let runs = vec![random(4, 5, 3), random(5, 5, 3)];
+    let a = LayerData::new(qm.clone(), km.clone(), v.clone(), q("1/8"), 7, runs.clone()).unwrap();
+    assert_eq!((a.n(), a.d(), a.steps()), (5, 3, 7));
+    assert_eq!((a.q(), a.k(), a.v(), a.dt()), (&qm, &km, &v, &q("1/8")));
+    assert_eq!(a.runs(), &runs[..]);
+    assert_eq!(a.v_frob2(), v.frobenius_sq());
+    assert_eq!(a.qk_frob2(), qm.transpose().mul(&km).frobenius_sq());
+    assert_eq!(a.v_frob2(), v.frobenius_sq(), "computed once, the same");
+    let same =
+        LayerData::new(qm.clone(), km.clone(), v.clone(), q("1/8"), 7, runs.clone()).unwrap();
+    assert_eq!(a, same);
+    let other = |qm: &Mat, km: &Mat, v: &Mat, dt: &str, steps: usize, runs: &[Mat]| {
+        LayerData::new(
+            qm.clone(),
+            km.clone(),
+            v.clone(),
+            q(dt),
+            steps,
+            runs.to_vec(),
+        )
+        .unwrap()
+    };
+    assert_ne!(a, other(&km, &km, &v, "1/8", 7, &runs));
+    assert_ne!(a, other(&qm, &qm, &v, "1/8", 7, &runs));
+    assert_ne!(a, other(&qm, &km, &v.scale(&q("2")), "1/8", 7, &runs));
+    assert_ne!(a, other(&qm, &km, &v, "1/9", 7, &runs));
+    assert_ne!(a, other(&qm, &km, &v, "1/8", 8, &runs));
+    assert_ne!(a, other(&qm, &km, &v, "1/8", 7, &runs[..1]));
+    let dbg = format!("{a:?}");
+    assert!(
+        dbg.contains("n: 5") && dbg.contains("d: 3") && dbg.contains("runs: 2"),
+        "{dbg}"
+    );
+}
+
+/// With Q = 0 (uniform attention) the iterates are exact rationals: every pair of four
+/// runs, asked in either order, encloses the exact max_i ‖x_i^(r) − x_i^(s)‖² (the pair's
+/// index among the lexicographic pairs is computed, not searched).
+#[test]
+fn layer_datum_distances_of_every_pair_of_four_runs() {
+    let (n, d, steps) = (3, 2, 4);
+    let v = random(61, d, d);
+    let runs: Vec<Mat> = (0..4).map(|r| random(70 + r, n, d)).collect();
+    let data = layer(
+        Mat::zeros(d, d),
+        Mat::identity(d),
+        v.clone(),
+        "1/8",
+        steps,
+        runs.clone(),
+    );
+    let mut xs = runs;
+    for k in 0..=steps {
+        for r in 0..4 {
+            for s in 0..4 {
+                if r == s {
+                    continue;
+                }
+                let diff = xs[r].add(&xs[s].scale(&q("-1")));
+                let exact = (0..n)
+                    .map(|i| {
+                        diff.row(i)
+                            .iter()
+                            .map(|x| Rational::from(x * x))
+                            .sum::<Rational>()
+                    })
+                    .max()
+                    .unwrap();
+                let t = format!("(layer-max-sqdist X {r} {s} {k})");
+                let iv = eval_with(&t, 96, &data).unwrap();
+                assert!(iv.contains_rational(&exact), "{t}: {exact} not in {iv:?}");
+                assert!(iv.width_up() < 1e-20, "{t}: {iv:?}");
+            }
+        }
+        xs = xs.iter().map(|x| uniform_attention_step(x, &v)).collect();
+    }
+}
+
+/// Indices: exact integers in range, named in the error; the dual's bracket, row and d.
+#[test]
+fn layer_datum_queries_refuse_bad_indices() {
+    use layer_data::{LayerData, QueryError};
+    let l = LayerData::new(
+        Mat::identity(2),
+        Mat::identity(2),
+        Mat::identity(2),
+        q("1/10"),
+        3,
+        vec![random(1, 3, 2), random(2, 3, 2)],
+    )
+    .unwrap();
+    let z = Rational::new;
+    let one = || Rational::from(1);
+    assert!(l.max_sqnorm(64, &q("1"), &q("3")).is_ok());
+    for (r, k, want) in [
+        (
+            "2",
+            "0",
+            QueryError::Run {
+                run: q("2"),
+                runs: 2,
+            },
+        ),
+        (
+            "-1",
+            "0",
+            QueryError::Run {
+                run: q("-1"),
+                runs: 2,
+            },
+        ),
+        (
+            "1/2",
+            "0",
+            QueryError::Run {
+                run: q("1/2"),
+                runs: 2,
+            },
+        ),
+        (
+            "0",
+            "4",
+            QueryError::Step {
+                step: q("4"),
+                steps: 3,
+            },
+        ),
+        (
+            "0",
+            "-1",
+            QueryError::Step {
+                step: q("-1"),
+                steps: 3,
+            },
+        ),
+        (
+            "0",
+            "3/2",
+            QueryError::Step {
+                step: q("3/2"),
+                steps: 3,
+            },
+        ),
+    ] {
+        assert_eq!(l.max_sqnorm(64, &q(r), &q(k)), Err(want.clone()), "{r} {k}");
+        assert_eq!(l.partition(64, &q(r), &q(k)), Err(want), "{r} {k}");
+    }
+    assert_eq!(
+        l.max_sqdist(64, &z(), &z(), &z()),
+        Err(QueryError::SameRun(0))
+    );
+    assert_eq!(
+        l.max_sqdist(64, &one(), &one(), &z()),
+        Err(QueryError::SameRun(1))
+    );
+    assert!(l.max_sqdist(64, &one(), &z(), &q("3")).is_ok());
+    assert!(matches!(
+        l.max_sqdist(64, &q("2"), &z(), &z()),
+        Err(QueryError::Run { .. })
+    ));
+    assert!(matches!(
+        l.max_sqdist(64, &z(), &q("2"), &z()),
+        Err(QueryError::Run { .. })
+    ));
+    assert!(matches!(
+        l.max_sqdist(64, &z(), &one(), &q("4")),
+        Err(QueryError::Step { .. })
+    ));
+    let dual = |lo: &str, hi: &str, i: &str| l.dual(64, &z(), &z(), &q(lo), &q(hi), &q(i), true);
+    assert!(dual("0", "0", "1").is_ok(), "a point bracket");
+    assert_eq!(
+        dual("1", "0", "0"),
+        Err(QueryError::Bracket {
+            lo: q("1"),
+            hi: q("0")
+        })
+    );
+    assert_eq!(
+        dual("0", "1", "2"),
+        Err(QueryError::Row { row: q("2"), d: 2 })
+    );
+    assert_eq!(
+        dual("0", "1", "-1"),
+        Err(QueryError::Row { row: q("-1"), d: 2 })
+    );
+    assert_eq!(
+        dual("0", "1", "1/2"),
+        Err(QueryError::Row {
+            row: q("1/2"),
+            d: 2
+        })
+    );
+    // d ≤ 16 for the duals: 16 is accepted, 17 is not
+    let at = |d: usize| {
+        LayerData::new(
+            Mat::identity(d),
+            Mat::identity(d),
+            Mat::identity(d),
+            q("1/10"),
+            1,
+            vec![ones(1, d)],
+        )
+        .unwrap()
+        .dual(64, &z(), &z(), &z(), &one(), &z(), false)
+    };
+    assert!(at(16).is_ok());
+    assert_eq!(at(17), Err(QueryError::DualDim(17)));
+}
+
+/// The budgets at a precision, with the cost or size they would have: one iteration
+/// ≤ 4·2^24 (runs·K·n²·d·⌈p/128⌉), the stored enclosures ≤ 2^32 bits.
+#[test]
+fn layer_datum_budgets_name_what_they_would_cost() {
+    use layer_data::{LayerData, QueryError};
+    let z = Rational::new();
+    // 2 runs · 1000 steps · 8² · 2 = 256 000 per unit of ⌈p/128⌉: 512 units at 2^16 bits
+    let l = LayerData::new(
+        Mat::identity(2),
+        Mat::identity(2),
+        Mat::identity(2),
+        q("1/10"),
+        1000,
+        vec![ones(8, 2); 2],
+    )
+    .unwrap();
+    let over = QueryError::Cost {
+        prec: 1 << 16,
+        cost: 131_072_000,
+    };
+    assert_eq!(l.max_sqnorm(1 << 16, &z, &z), Err(over.clone()));
+    assert_eq!(l.partition(1 << 16, &z, &z), Err(over));
+    // 262 units is the last within 4·2^24 = 67 108 864 = 262.14… · 256 000; 263 (p = 33 664) is over
+    assert!(matches!(
+        l.max_sqnorm(263 * 128, &z, &z),
+        Err(QueryError::Cost {
+            cost: 67_328_000,
+            ..
+        })
+    ));
+    // storage: (K + 1)·(runs + pairs)·2p bits for the norms and distances, (K + 1)·runs·w·2p
+    // for a trace (w = 1 for the partition sum, 2 for a dual)
+    let l = LayerData::new(
+        Mat::identity(1),
+        Mat::identity(1),
+        Mat::identity(1),
+        q("1/10"),
+        20_000,
+        vec![ones(1, 1); 4],
+    )
+    .unwrap();
+    let p = 10_752; // 20 001 · (4 + 6) · 2 · 10 752 = 4 301 015 040 > 2^32
+    assert_eq!(
+        l.max_sqnorm(p, &z, &z),
+        Err(QueryError::Stored {
+            prec: p,
+            stored: 4_301_015_040
+        })
+    );
+    let p = 26_880; // 20 001 · 4 · 1 · 2 · 26 880 = 4 301 015 040
+    assert_eq!(
+        l.partition(p, &z, &z),
+        Err(QueryError::Stored {
+            prec: p,
+            stored: 4_301_015_040
+        })
+    );
+    let p = 13_440; // 20 001 · 4 · 2 · 2 · 13 440
+    assert_eq!(
+        l.dual(p, &z, &z, &z, &z, &z, true),
+        Err(QueryError::Stored {
+            prec: p,
+            stored: 4_301_015_040
+        })
+    );
+    // the messages say so
+    assert!(QueryError::Traces.to_string().contains("at most 16"));
+    assert!(QueryError::DualDim(17).to_string().contains("d ≤ 16"));
+}
+
+/// At most 16 traces per datum: the 16th is computed, the 17th refused, a cached one
+/// still answered; the same query twice is the same enclosure.
+#[test]
+fn layer_datum_traces_sixteen_quantities_and_caches_them() {
+    use layer_data::{LayerData, QueryError};
+    let l = LayerData::new(
+        Mat::identity(1),
+        Mat::identity(1),
+        Mat::identity(1),
+        q("1/10"),
+        2,
+        vec![ones(2, 1)],
+    )
+    .unwrap();
+    let z = Rational::new();
+    assert_eq!(layer_data::MAX_TRACES, 16);
+    for p in 0..16u32 {
+        assert!(l.partition(64 + p, &z, &z).is_ok(), "trace {p}");
+    }
+    assert_eq!(l.partition(200, &z, &z), Err(QueryError::Traces));
+    assert_eq!(
+        l.partition(64, &z, &Rational::from(1)),
+        l.partition(64, &z, &Rational::from(1))
+    );
+    assert!(l.partition(79, &z, &Rational::from(2)).is_ok(), "cached");
+    // a clone shares the cache (and the limit)
+    let c = l.clone();
+    assert_eq!(c.partition(201, &z, &z), Err(QueryError::Traces));
+    assert!(c.max_sqnorm(64, &z, &z).is_ok(), "norms are not traces");
+}

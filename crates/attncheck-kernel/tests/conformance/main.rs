@@ -16,6 +16,7 @@ mod layer;
 mod layer_dual;
 mod layer_reductions;
 mod literals;
+mod mat_tally;
 mod regressions;
 mod signs;
 mod softmax;
