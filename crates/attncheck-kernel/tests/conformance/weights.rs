@@ -6,7 +6,7 @@ use crate::common::SplitMix64;
 use crate::weights_model::{data_of, datum, stored, Layer};
 use attncheck_kernel::certificate::DataEntry;
 use attncheck_kernel::expr::{check_with, eval_with, Datum};
-use attncheck_kernel::Certainty;
+use attncheck_kernel::{Certainty, Interval};
 use proptest::prelude::*;
 use rug::Rational;
 
@@ -312,4 +312,212 @@ proptest! {
             }
         }
     }
+}
+
+// ----- the bounds against their formulas, computed independently -------------------------
+
+/// B_ℓ and Δ̄_ℓh written out from the module's formulas over the exact f32 values, with
+/// the sums taken in exact rationals and the roots, products and quotient at 400 bits:
+/// B = √d·max|γ| + ‖β‖, N(W) = min(‖W‖_F, √(‖W‖₁‖W‖_∞)) over head h's column block,
+/// Q̄ = N(W_Q^h)·B + ‖b_Q^h‖, K̄ likewise, Δ̄ = 2·Q̄·K̄/√d_h.
+fn reference(l: &Layer, d: usize, heads: usize, h: usize) -> (Interval, Interval) {
+    let p = 400;
+    let x = |v: f32| Rational::from_f32(v).expect("finite");
+    let iv = |r: &Rational| Interval::from_rational(p, r);
+    let root = |r: &Rational| iv(r).sqrt();
+    let sq = |v: &[f32]| v.iter().map(|&a| x(a) * x(a)).sum::<Rational>();
+    let gmax = l.gamma.iter().map(|&g| x(g).abs()).max().unwrap();
+    let b = &(&Interval::from_i64(p, d as i64).sqrt() * &iv(&gmax)) + &root(&sq(&l.beta));
+    let dh = d / heads;
+    let cols = h * dh..(h + 1) * dh;
+    let norm = |w: &[f32]| {
+        let at = |a: usize, c: usize| x(w[a * d + c]);
+        let frob2: Rational = (0..d)
+            .flat_map(|a| cols.clone().map(move |c| (a, c)))
+            .map(|(a, c)| at(a, c) * at(a, c))
+            .sum();
+        let one = cols
+            .clone()
+            .map(|c| (0..d).map(|a| at(a, c).abs()).sum::<Rational>())
+            .max()
+            .unwrap();
+        let inf = (0..d)
+            .map(|a| cols.clone().map(|c| at(a, c).abs()).sum::<Rational>())
+            .max()
+            .unwrap();
+        root(&frob2).min(&root(&(one * inf)))
+    };
+    let qbar = &(&norm(&l.wq) * &b) + &root(&sq(&l.bq[cols.clone()]));
+    let kbar = &(&norm(&l.wk) * &b) + &root(&sq(&l.bk[cols.clone()]));
+    let delta = (&(&qbar * &kbar) / &Interval::from_i64(p, dh as i64).sqrt()).mul_2exp(1);
+    (b, delta)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// The kernel's B_ℓ and Δ̄_ℓh at 128 bits contain the reference (and are tight: the
+    /// reference at 400 bits is 2^-100 of their width, so a different formula, head block
+    /// or norm would miss it), for every layer and head of random models.
+    #[test]
+    fn bounds_equal_their_formulas_for_every_layer_and_head(
+        (d, heads, layers) in model_strategy(),
+    ) {
+        let data = data_of(&[("W", datum(d, heads, &layers))]);
+        for (li, l) in layers.iter().enumerate() {
+            let b = eval_with(&format!("(attn-ln-bound W {li})"), 128, &data).unwrap();
+            for h in 0..heads {
+                let (rb, rd) = reference(l, d, heads, h);
+                prop_assert!(b.contains(&rb), "B_{}: {:?} ⊉ {:?}", li, b, rb);
+                let got = eval_with(&format!("(attn-logit-range W {li} {h})"), 128, &data).unwrap();
+                prop_assert!(got.contains(&rd), "Δ̄_{}{}: {:?} ⊉ {:?}", li, h, got, rd);
+                let w = got.width_up();
+                prop_assert!(w <= rd.hi().clone().abs() >> 100u32 || *rd.hi() == 0, "{:?}", got);
+            }
+        }
+    }
+}
+
+/// The model's accessors, and each size limit at its edge (`hidden`, `heads`, `layers`,
+/// layers·d² ≤ 2^22, `sha256`'s form).
+#[test]
+fn weights_accessors_and_size_limits() {
+    use attncheck_kernel::weights::{AttnWeights, MAX_HEADS, MAX_HIDDEN, MAX_LAYERS, MAX_VALUES};
+    assert_eq!(
+        (MAX_HIDDEN, MAX_HEADS, MAX_LAYERS, MAX_VALUES),
+        (1024, 64, 64, 1 << 22)
+    );
+    let w = datum(4, 2, &[hand_model(), hand_model()]);
+    assert_eq!((w.hidden(), w.heads(), w.layers()), (4, 2, 2));
+    let (hx, sha) = stored(&[hand_model(), hand_model()]);
+    assert_eq!((w.sha256(), w.hex()), (sha.as_str(), &hx[..]));
+    let new = |hidden: usize,
+               heads: usize,
+               sha: &str,
+               layers: Vec<attncheck_kernel::weights::LayerHex>| {
+        AttnWeights::new(hidden, heads, sha, layers)
+            .map(|_| ())
+            .map_err(|e| e.0)
+    };
+    let zero = |d: usize| -> Layer {
+        Layer {
+            gamma: vec![0.0; d],
+            beta: vec![0.0; d],
+            wq: vec![0.0; d * d],
+            bq: vec![0.0; d],
+            wk: vec![0.0; d * d],
+            bk: vec![0.0; d],
+        }
+    };
+    let (hx, sha) = stored(&[zero(4)]);
+    assert_eq!(new(4, 4, &sha, hx.clone()), Ok(()));
+    assert_eq!(new(0, 1, &sha, hx.clone()), Err("hidden".into()));
+    assert_eq!(new(1025, 1, &sha, hx.clone()), Err("hidden".into()));
+    assert_eq!(new(4, 0, &sha, hx.clone()), Err("heads".into()));
+    assert_eq!(new(4, 3, &sha, hx.clone()), Err("heads".into()));
+    assert_eq!(
+        new(128, 128, &sha, hx.clone()),
+        Err("heads".into()),
+        "more than 64 heads"
+    );
+    assert_eq!(new(4, 4, &sha, vec![]), Err("layers".into()));
+    assert_eq!(
+        new(4, 4, &sha, vec![hx[0].clone(); 65]),
+        Err("layers".into())
+    );
+    assert_eq!(
+        new(4, 4, &sha.to_uppercase(), hx.clone()),
+        Err("sha256".into())
+    );
+    assert_eq!(new(4, 4, &sha[1..], hx.clone()), Err("sha256".into()));
+    assert_eq!(
+        new(4, 4, &format!("{}g", &sha[1..]), hx.clone()),
+        Err("sha256".into())
+    );
+    // 64 heads of d = 64 (d_h = 1) are fine; layers·d² = 2^22 is the edge: 4 layers of
+    // d = 1024 pass the size check (and then fail only on their short tensors), 5 do not
+    let (hx, sha) = stored(&[zero(64)]);
+    assert_eq!(new(64, 64, &sha, hx), Ok(()));
+    let short = hx_of(4);
+    assert_eq!(
+        new(1024, 1, &sha, vec![short.clone(); 4]).unwrap_err(),
+        "layers[0].ln_gain"
+    );
+    assert_eq!(new(1024, 1, &sha, vec![short; 5]), Err("layers".into()));
+}
+
+fn hx_of(d: usize) -> attncheck_kernel::weights::LayerHex {
+    let z = "00000000".repeat(d);
+    [z.clone(), z.clone(), z.clone(), z.clone(), z.clone(), z]
+}
+
+/// Layer and head indices: exact integers in range, named in the error.
+#[test]
+fn weight_indices_are_exact_integers_in_range() {
+    use attncheck_kernel::weights::IndexError;
+    let w = datum(4, 2, &[hand_model()]);
+    let e = |what, index: &str, bound| IndexError {
+        what,
+        index: crate::common::q(index),
+        bound,
+    };
+    let q = crate::common::q;
+    assert!(w.logit_range(64, &q("0"), &q("1")).is_ok());
+    assert_eq!(w.logit_range(64, &q("1"), &q("0")), Err(e("layer", "1", 1)));
+    assert_eq!(w.logit_range(64, &q("0"), &q("2")), Err(e("head", "2", 2)));
+    assert_eq!(
+        w.logit_range(64, &q("0"), &q("-1")),
+        Err(e("head", "-1", 2))
+    );
+    assert_eq!(
+        w.logit_range(64, &q("0"), &q("1/2")),
+        Err(e("head", "1/2", 2))
+    );
+    assert_eq!(w.ln_bound(64, &q("1")), Err(e("layer", "1", 1)));
+    assert_eq!(w.ln_bound(64, &q("-1/3")), Err(e("layer", "-1/3", 1)));
+    assert_eq!(
+        e("head", "2", 2).to_string(),
+        "head 2 is not an integer in 0..2"
+    );
+}
+
+/// f32 patterns as exact values: `scaled` is the value times 2^149, for normal, subnormal,
+/// signed and extreme patterns; NaN and ±∞ have none. The digest is SHA-256 over the
+/// patterns' little-endian bytes.
+#[test]
+fn f32_patterns_and_the_digest() {
+    use attncheck_kernel::weights::{digest, scaled};
+    for x in [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.5,
+        0.1,
+        3.0e-39,
+        -1e-45,
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        -f32::MAX,
+    ] {
+        let v = Rational::from((scaled(x.to_bits()).unwrap(), rug::Integer::from(1) << 149));
+        assert_eq!(v, Rational::from_f32(x).unwrap(), "{x}");
+    }
+    for bits in [
+        0x7f80_0000u32,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7f80_0001,
+        0xffff_ffff,
+    ] {
+        assert!(scaled(bits).is_none(), "{bits:08x}");
+    }
+    // SHA-256 of the empty input, and of the bytes 01 00 00 00 02 00 00 00
+    assert_eq!(
+        digest(&[]),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    assert_eq!(digest(&[vec![1], vec![2]]), digest(&[vec![1, 2]]));
+    assert_eq!(
+        digest(&[vec![1, 2]]),
+        "34fb5c825de7ca4aea6e712f19d439c1da0c92c37b423936c5f618545ca4fa1f"
+    );
 }
