@@ -7,7 +7,7 @@ use crate::common::{any_rat, drawn, dyadic, encloses, prec, rat, valid, Drawn};
 use attncheck_kernel::{dot, log_sum_exp, mat_vec, softmax, softmax_into, Interval};
 use proptest::collection::vec;
 use proptest::prelude::*;
-use rug::float::Round;
+use rug::float::{Round, Special};
 use rug::ops::{AddAssignRound, DivAssignRound};
 use rug::{Float, Rational};
 
@@ -214,4 +214,40 @@ fn softmax_with_underflowing_weights() {
     let l = log_sum_exp(&z);
     // ln(1 + 2e^−100000) > 0, enclosed within a few ulps of 1
     assert!(*l.lo() >= 0 && l.hi().to_f64() < 1e-15, "{l:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Tightness: for a row of points (exact at p bits), every softmax entry is within
+    /// 2^−(p−10)·(1 + W) of its own size, W = max_j |z_j − M| (the shifts z_j − M are
+    /// rounded at p bits, an absolute error of W·2^−p each), and log-sum-exp within
+    /// 2^−(p−10)·(|M| + W + ln n + 1): a few ulps of each rounding; containment alone
+    /// would accept [0, 1] and the whole line.
+    #[test]
+    fn softmax_and_log_sum_exp_of_points_are_a_few_ulps_wide(p in prec(), x in vec(logit(), 1..=6)) {
+        // the rationals' lower ends at p bits: points
+        let z: Vec<Interval> = x
+            .iter()
+            .map(|q| {
+                let lo = Interval::from_rational(p, q).lo().clone();
+                Interval::from_endpoints(lo.clone(), lo)
+            })
+            .collect();
+        let big = |a: Float, b: Float| if b > a { b } else { a };
+        let m = z.iter().map(|v| v.hi().clone()).fold(Float::with_val(p, Special::NegInfinity), big);
+        let w = z
+            .iter()
+            .map(|v| Float::with_val(p + 64, &m - v.lo()))
+            .fold(Float::with_val(p + 64, 0), big);
+        let tol = |scale: &Float| Float::with_val(p + 64, scale >> (p as i32 - 10));
+        for (i, pi) in softmax(&z).iter().enumerate() {
+            prop_assert!(valid(pi) && *pi.lo() > 0 && *pi.hi() <= 1, "{pi:?}");
+            let scale = Float::with_val(p + 64, pi.hi() * Float::with_val(p + 64, &w + 1u32));
+            prop_assert!(pi.width_up() <= tol(&scale), "p_{i} = {pi:?} at {p} bits, W = {w}");
+        }
+        let l = log_sum_exp(&z);
+        let scale = Float::with_val(p + 64, m.abs_ref()) + &w + 3u32 + x.len() as u32;
+        prop_assert!(l.width_up() <= tol(&scale), "lse = {l:?} at {p} bits");
+    }
 }
