@@ -26,6 +26,7 @@ mod positional_alibi;
 mod positional_sandwich;
 mod positional_slopes;
 mod practical;
+mod reading;
 mod registry;
 mod report_html;
 mod report_svg;

@@ -16,7 +16,7 @@ mod layer;
 mod layer_dual;
 mod layer_reductions;
 mod literals;
-mod mat_tally;
+mod mat;
 mod regressions;
 mod signs;
 mod softmax;
