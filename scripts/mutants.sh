@@ -13,7 +13,9 @@
 # The run works on a snapshot of HEAD (git archive) in target/mutants-work/tree, mutated in
 # place there with its own target directory (kept between starts, so only the kernel is
 # rebuilt), never on the working tree: edits made during a run of hours change nothing, and
-# uncommitted edits are not tested. Only one run at a time (a lock on the snapshot).
+# uncommitted edits are not tested. Only one run at a time (a lock on the snapshot); a
+# recheck has a snapshot of its own (target/mutants-work/recheck-tree), so it can go on
+# beside a run.
 #
 #   scripts/mutants.sh                 # run the missing shards, then the summary
 #   SUMMARY_ONLY=1 scripts/mutants.sh  # only the summary, against the working tree's files
@@ -43,6 +45,9 @@ chunk=${MUTANTS_CHUNK:-40}
 last="${MUTANTS_LAST:-expr/cost.rs}"
 CARGO=${CARGO:-cargo}
 work="$root/target/mutants-work"
+# the snapshot: one for the run, another for rechecks (so that both can go on at once)
+tree="$work/tree"
+[ "${RECHECK:-0}" = 1 ] && tree="$work/recheck-tree"
 mkdir -p "$store" "$work"
 
 # shard_list DIR: "file k n" for every shard of the mutants listed in the tree DIR, in run order
@@ -69,17 +74,17 @@ regex_escape() { sed 's/[][\\.^$|?*+(){}]/\\&/g'; }
 # The snapshot: HEAD's tree, extracted afresh each start (a run killed mid-mutant leaves a
 # mutated file behind), keeping its target directory.
 snapshot() {
-    exec 8>"$work/tree.lock"
-    flock -n 8 || { echo "another run holds $work/tree" >&2; exit 1; }
+    exec 8>"$tree.lock"
+    flock -n 8 || { echo "another run holds $tree" >&2; exit 1; }
     checkout=$(git rev-parse --short=12 HEAD)
     if ! git diff --quiet HEAD -- "$crate" .cargo Cargo.toml Cargo.lock; then
         echo "note: uncommitted edits in the kernel are not tested (the run tests HEAD, $checkout)" >&2
     fi
-    [ -d "$work/tree/target" ] && mv "$work/tree/target" "$work/target.keep"
-    rm -rf "$work/tree"
-    mkdir -p "$work/tree"
-    git archive HEAD | tar -x -C "$work/tree"
-    [ -d "$work/target.keep" ] && mv "$work/target.keep" "$work/tree/target"
+    [ -d "$tree/target" ] && mv "$tree/target" "$tree.target"
+    rm -rf "$tree"
+    mkdir -p "$tree"
+    git archive HEAD | tar -x -C "$tree"
+    [ -d "$tree.target" ] && mv "$tree.target" "$tree/target"
     return 0
 }
 
@@ -90,7 +95,7 @@ mutate() {
     rm -rf "$out"
     mkdir -p "$out"
     set +e
-    (cd "$work/tree" && /usr/bin/time -f "wall %e s user %U s sys %S s" -o "$out.time" \
+    (cd "$tree" && /usr/bin/time -f "wall %e s user %U s sys %S s" -o "$out.time" \
         $CARGO mutants -p attncheck-kernel --in-place --output "$out" "$@" >"$out.log" 2>&1)
     rc=$?
     set -e
@@ -109,7 +114,7 @@ run_shards() {
     while read -r file k n; do
         wanted "$file" || continue
         name=$(shard_name "$file" "$k" "$n")
-        b=$(blob "$work/tree" "$file")
+        b=$(blob "$tree" "$file")
         [ "$(stored_blob "$name")" = "$b" ] && continue
         [ -n "${MAX_SHARDS:-}" ] && [ "$done" -ge "$MAX_SHARDS" ] && break
         echo "shard $name: running ($(date -u +%FT%TZ))" >&2
@@ -142,7 +147,7 @@ run_shards() {
         mv "$tmp" "$store/$name"
         echo "shard $name: $got mutants, $(wc -l <"$m/missed.txt") missed ($(tail -1 "$work/out/$name.time"))" >&2
         done=$((done + 1))
-    done < <(shard_list "$work/tree")
+    done < <(shard_list "$tree")
 }
 
 recheck() {
@@ -153,7 +158,7 @@ recheck() {
         [ -s "$d/missed.txt" ] || continue
         file=$(sed -n 's/^file: //p' "$d/log.txt")
         wanted "${file#$src/}" || continue
-        b=$(blob "$work/tree" "${file#$src/}")
+        b=$(blob "$tree" "${file#$src/}")
         [ "$(stored_blob "$name")" = "$b" ] || { echo "$name: stale, not rechecked" >&2; continue; }
         local re
         re="^($(regex_escape <"$d/missed.txt" | paste -sd'|'))\$"

@@ -450,3 +450,62 @@ fn blocks_at_their_domain_edges_are_undefined_never_a_value() {
         assert!(expr::check(f, 128).is_err(), "{f}");
     }
 }
+
+/// Every atom of `e` with its offset, in order.
+fn atoms(e: &expr::Sexp, out: &mut Vec<(String, usize)>) {
+    match e {
+        expr::Sexp::Atom(a, o) => out.push((a.clone(), *o)),
+        expr::Sexp::List(items, _) => items.iter().for_each(|x| atoms(x, out)),
+    }
+}
+
+#[test]
+fn each_expansion_of_a_formula_has_its_own_fresh_names() {
+    // k counts the expansions of one formula, innermost first: the inner block is 0
+    let e = expr::parse("(+ (alibi-tail (alibi-slope 1 8) 0 4) (alibi-slope 2 8))").unwrap();
+    let mut a = Vec::new();
+    atoms(&e, &mut a);
+    let fresh: std::collections::BTreeSet<&str> = a
+        .iter()
+        .map(|(x, _)| x.as_str())
+        .filter(|x| x.starts_with('#'))
+        .collect();
+    let want = [
+        "#h.0", "#H.0", "#m.1", "#d.1", "#w.1", "#x.1", "#e.1", "#h.2", "#H.2",
+    ];
+    assert_eq!(fresh, want.into_iter().collect(), "{e:?}");
+}
+
+#[test]
+fn a_blocks_literals_sit_at_distinct_offsets_inside_its_name() {
+    // the template's literals carry the block's offset + 1 + (the index of their text
+    // among its distinct literals, in order of appearance): inside the operator's name,
+    // so that the evaluator's table of literals (by offset) never holds two texts at
+    // one offset; the arguments keep their own offsets
+    let text = "(< 0 (alibi-slope 3 8))";
+    let e = expr::parse(text).unwrap();
+    let mut a = Vec::new();
+    atoms(&e, &mut a);
+    let o = text.find("(alibi").unwrap();
+    let lits: Vec<(String, usize)> = a
+        .into_iter()
+        .filter(|(x, _)| x.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    let mut by_offset = std::collections::BTreeMap::new();
+    for (x, off) in &lits {
+        assert_eq!(
+            by_offset.insert(*off, x.clone()).unwrap_or(x.clone()),
+            *x,
+            "{lits:?}"
+        );
+    }
+    // the written 0 at 3, the arguments 3 and 8 where they are written
+    assert_eq!(by_offset[&3], "0");
+    assert_eq!(by_offset[&text.find("3 8").unwrap()], "3");
+    assert_eq!(by_offset[&(text.find("3 8").unwrap() + 2)], "8");
+    // the template's 8, 2, 0, 1 in that order, from o + 1
+    for (i, x) in ["8", "2", "0", "1"].into_iter().enumerate() {
+        assert_eq!(by_offset[&(o + 1 + i)], x, "{lits:?}");
+    }
+    assert_eq!(by_offset.len(), 7, "{lits:?}");
+}
