@@ -83,7 +83,9 @@ snapshot() {
     [ -d "$tree/target" ] && mv "$tree/target" "$tree.target"
     rm -rf "$tree"
     mkdir -p "$tree"
-    git archive HEAD | tar -x -C "$tree"
+    # -m: the files are new (mtime now), so cargo rebuilds the kernel; with the commit's
+    # mtimes it would take the last mutant's build, left in target/, for the current one
+    git archive HEAD | tar -xm -C "$tree"
     [ -d "$tree.target" ] && mv "$tree.target" "$tree/target"
     return 0
 }
@@ -124,8 +126,9 @@ run_shards() {
         mutate "$work/out/$name" -f "$src/$file" --shard "$k/$n"
         local m="$work/out/$name/mutants.out"
         if [ $rc != 0 ] && [ $rc != 2 ] && [ $rc != 3 ]; then
-            echo "shard $name: cargo mutants exit $rc, not stored (see $work/out/$name.log)" >&2
-            continue
+            # 4: the tests fail in the unmutated tree; any other: cargo mutants could not run
+            echo "shard $name: cargo mutants exit $rc, not stored, the run stops (see $work/out/$name.log)" >&2
+            exit 1
         fi
         local got
         got=$(cat "$m"/{caught,missed,timeout,unviable}.txt | wc -l)
