@@ -6,6 +6,7 @@
 mod arith;
 mod blocks;
 mod certainty;
+mod certificate;
 mod common;
 mod compare;
 mod domain;
