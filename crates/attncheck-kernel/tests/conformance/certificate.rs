@@ -149,17 +149,26 @@ fn sparse_entries_are_exact_and_refused_naming_the_field() {
 
 /// A layer entry of n tokens in d = 2 with one run, every matrix given.
 fn layer(n: usize, q_rows: usize) -> DataEntry {
-    let row = || vec!["1".to_string(), "-1/2".to_string()];
+    layer_of(n, 2, q_rows, 1)
+}
+
+/// A layer entry of n tokens in dimension d, Q and K of m rows, and `runs` runs.
+fn layer_of(n: usize, d: usize, m: usize, runs: usize) -> DataEntry {
+    let row = || {
+        (0..d)
+            .map(|j| Rational::from((j as i64 % 3 - 1, j as i64 + 2)).to_string())
+            .collect::<Vec<_>>()
+    };
     DataEntry::Layer {
         form: "layer".into(),
         n,
-        d: 2,
+        d,
         dt: "1/10".into(),
         steps: 2,
-        q: vec![row(); q_rows],
-        k: vec![row(); q_rows],
-        v: vec![row(); 2],
-        tokens: vec![vec![row(); n]],
+        q: vec![row(); m],
+        k: vec![row(); m],
+        v: vec![row(); d],
+        tokens: vec![vec![row(); n]; runs],
     }
 }
 
@@ -280,6 +289,13 @@ fn layer_entries_are_refused_naming_the_field() {
     assert_eq!(refused(&layer(3, 513)), "q");
     assert!(layer(3, 512).to_datum().is_ok());
     assert!(layer(512, 1).to_datum().is_ok());
+    // d in 1..=64, 1 to MAX_RUNS runs
+    assert!(layer_of(2, 64, 1, 1).to_datum().is_ok());
+    assert!(layer_of(2, 1, 1, 1).to_datum().is_ok());
+    assert_eq!(refused(&layer_of(2, 65, 1, 1)), "n");
+    assert_eq!(attncheck_kernel::layer_data::MAX_RUNS, 4);
+    assert!(layer_of(2, 2, 1, 4).to_datum().is_ok());
+    assert_eq!(refused(&layer_of(2, 2, 1, 5)), "tokens");
 }
 
 fn cert(obligations: &[(&str, &str, Expect)]) -> Certificate {
