@@ -183,7 +183,7 @@ fn layer_entries_are_refused_naming_the_field() {
         refused(&e)
     };
     type F = Box<dyn Fn(&mut DataEntry)>;
-    let cases: Vec<(F, &str)> = vec![
+    let mut cases: Vec<(F, &str)> = vec![
         (
             Box::new(|e| {
                 if let DataEntry::Layer { form, .. } = e {
@@ -281,6 +281,15 @@ fn layer_entries_are_refused_naming_the_field() {
             "n",
         ),
     ];
+    // every run has n rows, the n the entry declares (not only the same number)
+    cases.push((
+        Box::new(|e| {
+            if let DataEntry::Layer { n, .. } = e {
+                *n = 2
+            }
+        }),
+        "tokens[0]",
+    ));
     for (f, field) in cases {
         assert_eq!(with(&*f), field);
     }
