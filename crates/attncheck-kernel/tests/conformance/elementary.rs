@@ -228,3 +228,54 @@ fn constants_enclose_pi_and_ln2() {
         assert!(Interval::ln2(p).exp().contains_rational(&Rational::from(2)));
     }
 }
+
+/// An extremum inside the tightest enclosure of itself, [RD(kπ), RU(kπ)] (and of
+/// (k + ½)π for sin), is reached exactly, at every precision: each end lies within
+/// an ulp of the extremum, where a quotient by the wrong end of π's enclosure would
+/// put the extremum outside, and at large k and low precision the endpoints' own
+/// values are far from ±1 (1 − cos δ ≈ δ²/2 with δ up to an ulp of kπ).
+#[test]
+fn trig_reaches_an_extremum_at_the_ends_of_its_tightest_enclosure() {
+    let ks: Vec<i64> = (1..=400)
+        .chain((4..=24).flat_map(|j| [(1i64 << j) - 1, 1 << j, (1 << j) + 1, 3 << (j - 2)]))
+        .flat_map(|k| [k, -k])
+        .chain([0])
+        .collect();
+    for p in [24u32, 25, 31, 40, 53, 64, 113] {
+        let pi = Interval::pi(p + 64);
+        for &k in &ks {
+            for (shift, is_sin) in [(Rational::new(), false), (Rational::from((1, 2)), true)] {
+                let c = &pi * Interval::from_rational(p + 64, &(Rational::from(k) + &shift));
+                let x = Interval::from_rational(p, &c.lo().to_rational().unwrap())
+                    .hull(&Interval::from_rational(p, &c.hi().to_rational().unwrap()));
+                let r = if is_sin { x.sin() } else { x.cos() };
+                // even k: a maximum (+1), odd k: a minimum (−1)
+                if k % 2 == 0 {
+                    assert!(*r.hi() == 1, "p = {p}, k = {k}, sin: {is_sin}: {x:?} ↦ {r:?}");
+                } else {
+                    assert!(*r.lo() == -1, "p = {p}, k = {k}, sin: {is_sin}: {x:?} ↦ {r:?}");
+                }
+            }
+        }
+    }
+}
+
+/// e^{−x}: the exponential of the negation, containing e^{−q} for q in the
+/// enclosure, and decreasing.
+#[test]
+fn neg_exp_is_the_exponential_of_the_negation() {
+    for (n, d) in [(0i64, 1i64), (1, 1), (-1, 1), (7, 3), (-50, 7), (123, 10)] {
+        let q = Rational::from((n, d));
+        for p in [24u32, 53, 128] {
+            let x = Interval::from_rational(p, &q);
+            let r = x.neg_exp();
+            let reference = Interval::from_rational(p + 64, &Rational::from(-&q)).exp();
+            assert!(r.contains(&reference), "e^-({q}) at {p}: {r:?} ∌ {reference:?}");
+            assert!(r.contains(&(-&x).exp()) && (-&x).exp().contains(&r), "{q}");
+            if n != 0 {
+                // not e^{x}: on the other side of 1
+                assert!(!r.contains(&x.exp()), "e^-({q}) at {p}: {r:?}");
+            }
+        }
+    }
+}
