@@ -71,24 +71,7 @@ fn alibi_window_and_tail_reproduce_the_papers_table() {
 /// written out by hand (positional.md's T^∞ and w_ε, sparse.md's d_ub).
 #[test]
 fn blocks_equal_their_formulas_written_out() {
-    for (block, plain) in [
-        (
-            "(alibi-tail 1/32 2 100)",
-            "(/ (* (exp 2) (exp (* -1/32 100))) (+ (- 1 (exp (* -1/32 100))) (* (exp 2) (exp (* -1/32 100)))))",
-        ),
-        (
-            "(alibi-slope 3 12)",
-            "(exp (neg (* 2 (ln 2))))",
-        ),
-        (
-            "(alibi-window 1/32 2 1/1000)",
-            "(ceil (* 32 (ln (/ (+ (* (exp 2) (- 1 1/1000)) 1/1000) 1/1000))))",
-        ),
-        (
-            "(union-bound-dim 1024 1/8 1/100)",
-            "(ceil (* 128 (ln (/ (* 1024 1024) 1/100))))",
-        ),
-    ] {
+    for (block, plain) in WRITTEN_OUT {
         let (a, b) = (value(block), value(plain));
         assert!(a.0 <= b.1 && b.0 <= a.1, "{block}: {a:?} vs {plain}: {b:?}");
         assert!(a.1 - a.0 <= 1e-12 * a.1.abs().max(1.0), "{block}: {a:?}");
@@ -451,61 +434,134 @@ fn blocks_at_their_domain_edges_are_undefined_never_a_value() {
     }
 }
 
-/// Every atom of `e` with its offset, in order.
-fn atoms(e: &expr::Sexp, out: &mut Vec<(String, usize)>) {
+/// A call of each block inside its domain, and its formula written out by hand.
+const WRITTEN_OUT: [(&str, &str); 4] = [
+    (
+        "(alibi-tail 1/32 2 100)",
+        "(/ (* (exp 2) (exp (* -1/32 100))) (+ (- 1 (exp (* -1/32 100))) (* (exp 2) (exp (* -1/32 100)))))",
+    ),
+    ("(alibi-slope 3 12)", "(exp (neg (* 2 (ln 2))))"),
+    (
+        "(alibi-window 1/32 2 1/1000)",
+        "(ceil (* 32 (ln (/ (+ (* (exp 2) (- 1 1/1000)) 1/1000) 1/1000))))",
+    ),
+    (
+        "(union-bound-dim 1024 1/8 1/100)",
+        "(ceil (* 128 (ln (/ (* 1024 1024) 1/100))))",
+    ),
+];
+
+/// Formulas with several expansions: blocks side by side (every pair, a block beside
+/// itself), nested in each other's arguments, after padding that moves their offsets.
+fn several_blocks() -> Vec<String> {
+    let mut out = Vec::new();
+    for (a, _) in WRITTEN_OUT {
+        for (b, _) in WRITTEN_OUT {
+            out.push(format!("(< (+ {a} {b}) 10^9)"));
+        }
+    }
+    for pad in 0..24 {
+        let sp = " ".repeat(pad);
+        out.push(format!(
+            "(<{sp}(+ 7 (alibi-slope 3 12) 5 (union-bound-dim 16 1/4 1/100) 11 13 17 19 23 29 31 37) 10^9)"
+        ));
+        out.push(format!(
+            "(<{sp}(alibi-tail (alibi-slope 1 8) (alibi-window 1/2 (alibi-slope 2 8) 1/100) (union-bound-dim 4 1 1/2)) 3)"
+        ));
+    }
+    out
+}
+
+/// Every literal atom of `e` (a number as written: a digit first) with its offset.
+fn literals(e: &expr::Sexp, out: &mut Vec<(String, usize)>) {
     match e {
-        expr::Sexp::Atom(a, o) => out.push((a.clone(), *o)),
-        expr::Sexp::List(items, _) => items.iter().for_each(|x| atoms(x, out)),
+        expr::Sexp::Atom(a, o) => {
+            if a.starts_with(|c: char| c.is_ascii_digit()) {
+                out.push((a.clone(), *o))
+            }
+        }
+        expr::Sexp::List(items, _) => items.iter().for_each(|x| literals(x, out)),
     }
 }
 
+/// The evaluator reads every literal once, into a table by offset: an expansion's
+/// literals must never share an offset with another literal of different text (its
+/// own, another expansion's, or one the user wrote), or one of them would be read as
+/// the other.
 #[test]
-fn each_expansion_of_a_formula_has_its_own_fresh_names() {
-    // k counts the expansions of one formula, innermost first: the inner block is 0
-    let e = expr::parse("(+ (alibi-tail (alibi-slope 1 8) 0 4) (alibi-slope 2 8))").unwrap();
-    let mut a = Vec::new();
-    atoms(&e, &mut a);
-    let fresh: std::collections::BTreeSet<&str> = a
-        .iter()
-        .map(|(x, _)| x.as_str())
-        .filter(|x| x.starts_with('#'))
-        .collect();
-    let want = [
-        "#h.0", "#H.0", "#m.1", "#d.1", "#w.1", "#x.1", "#e.1", "#h.2", "#H.2",
-    ];
-    assert_eq!(fresh, want.into_iter().collect(), "{e:?}");
+fn no_two_literals_of_different_text_share_an_offset_after_expansion() {
+    for f in several_blocks() {
+        let e = expr::parse(&f).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let mut lits = Vec::new();
+        literals(&e, &mut lits);
+        let mut by_offset = std::collections::BTreeMap::new();
+        for (x, o) in &lits {
+            if let Some(y) = by_offset.insert(*o, x) {
+                assert_eq!(y, x, "{f}: `{y}` and `{x}` at offset {o}");
+            }
+        }
+        // and the user's own literals are where they are written
+        let written = expr::parse_written(&f).unwrap();
+        let mut mine = Vec::new();
+        literals(&written, &mut mine);
+        for (x, o) in mine {
+            assert_eq!(by_offset[&o], &x, "{f}");
+        }
+    }
 }
 
+/// Several blocks in one formula mean the sum of their written-out formulas: each
+/// expansion reads its own literals and binds its own arguments.
 #[test]
-fn a_blocks_literals_sit_at_distinct_offsets_inside_its_name() {
-    // the template's literals carry the block's offset + 1 + (the index of their text
-    // among its distinct literals, in order of appearance): inside the operator's name,
-    // so that the evaluator's table of literals (by offset) never holds two texts at
-    // one offset; the arguments keep their own offsets
-    let text = "(< 0 (alibi-slope 3 8))";
-    let e = expr::parse(text).unwrap();
-    let mut a = Vec::new();
-    atoms(&e, &mut a);
-    let o = text.find("(alibi").unwrap();
-    let lits: Vec<(String, usize)> = a
-        .into_iter()
-        .filter(|(x, _)| x.chars().all(|c| c.is_ascii_digit()))
-        .collect();
-    let mut by_offset = std::collections::BTreeMap::new();
-    for (x, off) in &lits {
-        assert_eq!(
-            by_offset.insert(*off, x.clone()).unwrap_or(x.clone()),
-            *x,
-            "{lits:?}"
-        );
+fn several_blocks_in_one_formula_mean_their_written_out_formulas() {
+    for (a, pa) in WRITTEN_OUT {
+        for (b, pb) in WRITTEN_OUT {
+            let f = format!("(< (abs (- (+ {a} 1/3 {b}) (+ {pa} 1/3 {pb}))) 10^-30)");
+            assert_eq!(decide(&f), Certainty::True, "{f}");
+        }
     }
-    // the written 0 at 3, the arguments 3 and 8 where they are written
-    assert_eq!(by_offset[&3], "0");
-    assert_eq!(by_offset[&text.find("3 8").unwrap()], "3");
-    assert_eq!(by_offset[&(text.find("3 8").unwrap() + 2)], "8");
-    // the template's 8, 2, 0, 1 in that order, from o + 1
-    for (i, x) in ["8", "2", "0", "1"].into_iter().enumerate() {
-        assert_eq!(by_offset[&(o + 1 + i)], x, "{lits:?}");
+    // nested: the tail at m = m_1 (H = 8), Δ = 0, w = d_ub(4, 1, 1/2) = ⌈2 ln 32⌉ = 7
+    let f = "(< (abs (- (alibi-tail (alibi-slope 1 8) 0 (union-bound-dim 4 1 1/2)) \
+             (alibi-tail 1/2 0 7))) 10^-30)";
+    assert_eq!(decide(f), Certainty::True, "{f}");
+}
+
+/// Each expansion binds fresh names, as the module promises (a reader of the expanded
+/// tree, such as the Coq translation, may take a `#` name to have one binding): in a
+/// formula with several expansions every `#` name is bound by exactly one `let`, and
+/// every `#` atom lies inside the `let` that binds it.
+#[test]
+fn each_expansion_binds_names_no_other_expansion_binds() {
+    fn walk<'a>(e: &'a expr::Sexp, scope: &mut Vec<&'a str>, bound: &mut Vec<&'a str>, f: &str) {
+        match e {
+            expr::Sexp::Atom(a, _) => {
+                assert!(
+                    !a.starts_with('#') || scope.contains(&a.as_str()),
+                    "{f}: `{a}` free"
+                );
+            }
+            expr::Sexp::List(items, _) => match &items[..] {
+                [expr::Sexp::Atom(op, _), expr::Sexp::Atom(x, _), t, body] if op == "let" => {
+                    walk(t, scope, bound, f);
+                    if x.starts_with('#') {
+                        bound.push(x);
+                    }
+                    scope.push(x);
+                    walk(body, scope, bound, f);
+                    scope.pop();
+                }
+                _ => items.iter().for_each(|x| walk(x, scope, bound, f)),
+            },
+        }
     }
-    assert_eq!(by_offset.len(), 7, "{lits:?}");
+    for f in several_blocks() {
+        let e = expr::parse(&f).unwrap();
+        let mut bound = Vec::new();
+        walk(&e, &mut Vec::new(), &mut bound, &f);
+        let n = bound.len();
+        bound.sort();
+        bound.dedup();
+        assert_eq!(bound.len(), n, "{f}: a `#` name bound twice");
+        assert!(n >= 4, "{f}");
+    }
 }

@@ -251,9 +251,15 @@ fn trig_reaches_an_extremum_at_the_ends_of_its_tightest_enclosure() {
                 let r = if is_sin { x.sin() } else { x.cos() };
                 // even k: a maximum (+1), odd k: a minimum (−1)
                 if k % 2 == 0 {
-                    assert!(*r.hi() == 1, "p = {p}, k = {k}, sin: {is_sin}: {x:?} ↦ {r:?}");
+                    assert!(
+                        *r.hi() == 1,
+                        "p = {p}, k = {k}, sin: {is_sin}: {x:?} ↦ {r:?}"
+                    );
                 } else {
-                    assert!(*r.lo() == -1, "p = {p}, k = {k}, sin: {is_sin}: {x:?} ↦ {r:?}");
+                    assert!(
+                        *r.lo() == -1,
+                        "p = {p}, k = {k}, sin: {is_sin}: {x:?} ↦ {r:?}"
+                    );
                 }
             }
         }
@@ -270,7 +276,10 @@ fn neg_exp_is_the_exponential_of_the_negation() {
             let x = Interval::from_rational(p, &q);
             let r = x.neg_exp();
             let reference = Interval::from_rational(p + 64, &Rational::from(-&q)).exp();
-            assert!(r.contains(&reference), "e^-({q}) at {p}: {r:?} ∌ {reference:?}");
+            assert!(
+                r.contains(&reference),
+                "e^-({q}) at {p}: {r:?} ∌ {reference:?}"
+            );
             assert!(r.contains(&(-&x).exp()) && (-&x).exp().contains(&r), "{q}");
             if n != 0 {
                 // not e^{x}: on the other side of 1
