@@ -49,11 +49,18 @@ work="$root/target/mutants-work"
 tree="$work/tree"
 [ "${RECHECK:-0}" = 1 ] && tree="$work/recheck-tree"
 mkdir -p "$store" "$work"
+# without cargo-mutants the list of mutants is empty and the summary would be overwritten
+# with an empty table
+if ! $CARGO mutants --version >/dev/null 2>&1; then
+    echo "cargo-mutants is not installed: cargo install cargo-mutants --version 27.1.0 --locked" >&2
+    exit 1
+fi
 
 # shard_list DIR: "file k n" for every shard of the mutants listed in the tree DIR, in run order
 shard_list() {
     local dir=$1
-    (cd "$dir" && $CARGO mutants -p attncheck-kernel --list) >"$work/list.txt"
+    (cd "$dir" && $CARGO mutants -p attncheck-kernel --list) >"$work/list.txt" ||
+        { echo "cargo mutants --list failed in $dir" >&2; kill $$; exit 1; }
     cut -d: -f1 "$work/list.txt" | sed "s|^$src/||" | sort | uniq -c |
         awk -v chunk="$chunk" -v last=" $last " '
             { n = int(($1 + chunk - 1) / chunk); late = index(last, " " $2 " ") > 0
