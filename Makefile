@@ -69,11 +69,12 @@ lint:
 	$(CARGO) fmt --check --manifest-path crates/attncheck-py/Cargo.toml
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-## mutants: cargo mutants on the kernel crate with its own tests, sharded (scripts/mutants.sh;
-## MUTANTS_SHARDS=8 shards, MUTANTS_PARALLEL=1 at a time, results in target/mutants/): the score
-## and the surviving mutants by file are recorded in crates/attncheck-kernel/README.md
+## mutants: cargo mutants on the kernel crate with its own tests, sharded (scripts/mutants.sh:
+## shards of at most MUTANTS_CHUNK=40 mutants of one file, stored as they land in
+## bench/sweeps/mutants/; RECHECK=1, SUMMARY_ONLY=1, MUTANTS_FILES): the score and the
+## surviving mutants by file are recorded in crates/attncheck-kernel/README.md
 mutants: deps
-	@command -v cargo-mutants >/dev/null || nice -n 10 $(CARGO) install --locked cargo-mutants
+	@command -v cargo-mutants >/dev/null || nice -n 10 $(CARGO) install --locked cargo-mutants --version 27.1.0
 	bash scripts/mutants.sh
 
 ## bench: criterion benchmarks (crates/attncheck-bench)
