@@ -305,6 +305,18 @@ fn layer_entries_are_refused_naming_the_field() {
     assert_eq!(attncheck_kernel::layer_data::MAX_RUNS, 4);
     assert!(layer_of(2, 2, 1, 4).to_datum().is_ok());
     assert_eq!(refused(&layer_of(2, 2, 1, 5)), "tokens");
+    // too many runs is refused on their count, before any run is read (a reader that
+    // parsed them first would read a certificate of a million runs before refusing it):
+    // a malformed fifth run is not what is reported
+    type Runs = Vec<Vec<Vec<String>>>;
+    let malformed: [fn(&mut Runs); 2] = [|t| t[4][0][0] = "x".into(), |t| drop(t[4].pop())];
+    for bad in malformed {
+        let mut e = layer_of(2, 2, 1, 5);
+        if let DataEntry::Layer { tokens, .. } = &mut e {
+            bad(tokens);
+        }
+        assert_eq!(refused(&e), "tokens", "{e:?}");
+    }
 }
 
 fn cert(obligations: &[(&str, &str, Expect)]) -> Certificate {

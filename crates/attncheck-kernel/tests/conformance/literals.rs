@@ -97,6 +97,16 @@ fn malformed_literals_are_refused_with_their_reason() {
         ("0x10", "malformed decimal"),
         ("--1", "malformed decimal"),
         ("+-1", "malformed decimal"),
+        // a numerator or denominator is digits after at most one sign
+        ("1_000/3", "numerator must be an integer"),
+        ("++1/2", "numerator must be an integer"),
+        ("+-1/2", "numerator must be an integer"),
+        ("-+1/2", "numerator must be an integer"),
+        ("-/2", "numerator must be an integer"),
+        ("3/1_000", "denominator must be an integer"),
+        ("1/++2", "denominator must be an integer"),
+        ("1/+-2", "denominator must be an integer"),
+        ("1_0^2", "base of a power must be an integer"),
     ] {
         let e = parse_rational(s).expect_err(s);
         assert_eq!(e.reason, reason, "{s:?}");

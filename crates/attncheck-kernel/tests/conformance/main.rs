@@ -4,6 +4,7 @@
 //! table names each test). One test binary, so that the crate's tests link once.
 #![allow(dead_code)]
 mod arith;
+mod band;
 mod blocks;
 mod certainty;
 mod certificate;
