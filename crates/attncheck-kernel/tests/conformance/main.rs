@@ -22,5 +22,6 @@ mod mat;
 mod regressions;
 mod signs;
 mod softmax;
+mod terms;
 mod weights;
 mod weights_model;
