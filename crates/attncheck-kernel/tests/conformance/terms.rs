@@ -59,11 +59,11 @@ fn comparisons_of_exact_values_follow_the_rationals() {
 /// (`Unknown`), since it does not say which point it holds.
 #[test]
 fn comparisons_of_enclosures_follow_the_reals_when_apart() {
-    // (term, a value within 10⁻⁹ of it)
+    // (term, its value to a few digits: they lie apart by more than that)
     let values = [
-        ("(sqrt 2)", 1.414213562),
+        ("(sqrt 2)", std::f64::consts::SQRT_2),
         ("(sqrt 3)", 1.732050808),
-        ("pi", 3.141592654),
+        ("pi", std::f64::consts::PI),
         ("(neg (sqrt 3))", -1.732050808),
         ("3/2", 1.5),
     ];
