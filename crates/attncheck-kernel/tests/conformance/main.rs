@@ -12,6 +12,7 @@ mod common;
 mod compare;
 mod domain;
 mod elementary;
+mod grammar;
 mod interval_api;
 mod itf1788;
 mod layer;
