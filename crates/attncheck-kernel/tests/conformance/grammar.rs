@@ -305,3 +305,54 @@ fn sparse_extrema_over_no_entry_are_refused_and_sums_over_none_are_zero() {
         refused(t);
     }
 }
+
+/// `k` negations around 1: its atom lies at level k (the top is level 0).
+fn nested(k: usize) -> String {
+    format!("{}1{}", "(neg ".repeat(k), ")".repeat(k))
+}
+
+/// The reader's depth limit at its edge: an atom at level MAX_DEPTH is read, one
+/// level deeper is refused by the reader itself, at the offset of the level too deep;
+/// a text of a million open parentheses is refused, not a stack overflow.
+#[test]
+fn the_readers_depth_limit_admits_its_edge_and_refuses_beyond() {
+    let m = expr::MAX_DEPTH;
+    assert!(expr::parse_written(&nested(m)).is_ok());
+    assert!(expr::parse(&nested(m)).is_ok());
+    let t = nested(m + 1);
+    let e = expr::parse_written(&t).unwrap_err();
+    assert_eq!(e.reason, format!("nested deeper than {m} levels"));
+    assert_eq!(e.offset, t.rfind("neg").unwrap());
+    assert_eq!(expr::parse(&t).unwrap_err(), e);
+    // as a formula: (< t 0) puts t's atom one level lower
+    assert!(expr::check(&format!("(< {} 0)", nested(m - 1)), 64).is_ok());
+    assert_eq!(
+        expr::check(&format!("(< {} 0)", nested(m)), 64)
+            .unwrap_err()
+            .reason,
+        format!("nested deeper than {m} levels")
+    );
+    let deep = "(".repeat(1_000_000);
+    let e = expr::parse_written(&deep).unwrap_err();
+    assert_eq!(
+        (e.offset, e.reason.as_str()),
+        (m + 1, "nested deeper than 200 levels")
+    );
+}
+
+/// The reader's refusals name what is wrong and where.
+#[test]
+fn the_readers_refusals_name_the_fault_and_its_offset() {
+    for (t, offset, reason) in [
+        (") 1", 0, "unexpected ')'"),
+        ("  )", 2, "unexpected ')'"),
+        ("(< 1 2))", 7, "trailing text after the expression"),
+        ("(< 1 2", 0, "unclosed parenthesis"),
+        ("(< (+ 1 2) 3", 0, "unclosed parenthesis"),
+        ("", 0, "unexpected end of expression"),
+        ("   ", 3, "unexpected end of expression"),
+    ] {
+        let e = expr::parse_written(t).unwrap_err();
+        assert_eq!((e.offset, e.reason.as_str()), (offset, reason), "{t:?}");
+    }
+}
