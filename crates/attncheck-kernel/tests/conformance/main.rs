@@ -6,6 +6,7 @@
 mod arith;
 mod band;
 mod blocks;
+mod budget;
 mod certainty;
 mod certificate;
 mod common;

@@ -257,3 +257,34 @@ fn exact_powers_stay_exact_up_to_the_bound_and_enclosures_beyond() {
     assert_eq!(decide("(< 10^400 (pow 3 1000000000))"), True);
     assert_eq!(decide("(= (pow 1/9 2) 1/81)"), True);
 }
+
+/// An exact result stays exact while its numerator and denominator together have at
+/// most MAX_EXACT_BITS bits, and becomes an enclosure of itself beyond.
+#[test]
+fn exact_results_are_demoted_to_enclosures_past_max_exact_bits() {
+    let m = expr::MAX_EXACT_BITS;
+    assert_eq!(m, 1 << 16);
+    // 2^k has k + 1 bits over a denominator of 1 bit: k + 2 in all
+    for (a, b, is_exact) in [
+        (32_767u32, 32_767u32, true), // 2^65534: 65,536 bits
+        (32_767, 32_768, false),      // 2^65535: 65,537
+        (30_000, 30_000, true),
+        (40_000, 40_000, false),
+    ] {
+        let t = format!("(* 2^{a} 2^{b})");
+        let want = Rational::from(Integer::from(1) << (a + b));
+        match exact(&t) {
+            Some(q) => {
+                assert!(is_exact, "{t} stayed exact");
+                assert_eq!(q, want, "{t}");
+            }
+            None => {
+                assert!(!is_exact, "{t} was demoted");
+                assert!(expr::eval(&t, 128).unwrap().contains_rational(&want), "{t}");
+            }
+        }
+        // and over a denominator: 1/2^k has 1 + (k + 1) bits too
+        let t = format!("(/ 1 (* 2^{a} 2^{b}))");
+        assert_eq!(exact(&t).is_some(), is_exact, "{t}");
+    }
+}

@@ -1,0 +1,106 @@
+//! The work budget's units (expr/units.rs) as the kernel applies them: the precision
+//! factor as documented, and exact arithmetic charged by the size of its operands,
+//! one allowance for a whole statement.
+
+use attncheck_kernel::expr::precision_factor;
+use attncheck_kernel::{check, Certainty, Statement};
+
+/// q·⌈√q⌉ with q = ⌈p/128⌉: 1 at 128 bits, 24 at 1024, 1536 at 16384.
+#[test]
+fn the_precision_factor_is_q_times_the_ceiling_of_its_root() {
+    assert_eq!(precision_factor(1), 1);
+    assert_eq!(precision_factor(128), 1);
+    assert_eq!(precision_factor(1024), 24);
+    assert_eq!(precision_factor(16384), 1536);
+    for p in 1..=20_000u32 {
+        let q = u128::from(p.div_ceil(128));
+        let root = (1..).find(|r: &u128| r * r >= q).unwrap();
+        assert_eq!(precision_factor(p), q * root, "p = {p}");
+    }
+}
+
+/// Exact arithmetic is charged as it runs, by the limbs of its operands, from one
+/// allowance for the whole statement: a formula within it alone, 64 copies of it
+/// together run out (with the reason), rather than running 64 times as long.
+#[test]
+fn exact_arithmetic_shares_one_allowance_across_the_obligations() {
+    // per iteration: 3^20000·3^20000 (496-limb operands: 19,220 units), times i (15,391)
+    // and compared with 0 (15,391): about 5·10⁴ units, 7.5·10⁸ for 15,000 iterations
+    let costly = "(forall i 1 15000 (> (* 3^20000 3^20000 i) 0))";
+    let mut alone = Statement::new("x/alone");
+    alone.assert("o", costly);
+    let checked = check(&alone, 128).expect("one alone is within the budget");
+    assert_eq!(checked.decisions()[0].result(), Certainty::True);
+    let mut many = Statement::new("x/many");
+    for k in 0..64 {
+        many.assert(format!("o{k}"), costly);
+    }
+    let e = check(&many, 128).expect_err("64 of them run out of the one allowance");
+    assert!(e.error.reason.contains("exceed the work budget"), "{e}");
+}
+
+/// A data operation is charged at least the words it reads: `gram-max-abs` compares
+/// every pair of rows, n(n − 1)/2 pairs of w words each, WORDS_PER_UNIT words to a
+/// unit; and the sign datum's own charge counts its n·w words.
+#[test]
+fn a_scan_of_sign_rows_is_charged_at_least_the_words_it_reads() {
+    use attncheck_kernel::expr::{self, datum_cost, Data, Datum, WORDS_PER_UNIT};
+    use attncheck_kernel::SignMatrix;
+    for (n, d) in [
+        (1000usize, 4096usize),
+        (300, 64 * 50),
+        (100, 64 * 100),
+        (2000, 64),
+    ] {
+        let w = d.div_ceil(64);
+        let s = SignMatrix::from_words(n, d, vec![0x5555_5555_5555_5555; n * w]).unwrap();
+        let words = (n * w) as u128;
+        assert!(datum_cost(&Datum::Signs(s.clone())) >= words / WORDS_PER_UNIT);
+        let mut data = Data::new();
+        data.insert("S".into(), Datum::Signs(s));
+        let e = expr::parse("(< (gram-max-abs S) 0)").unwrap();
+        let read = (n * (n - 1) / 2 * w) as u128 / WORDS_PER_UNIT;
+        let charged = expr::work_with(&e, &data, 128);
+        assert!(charged >= read, "n = {n}, d = {d}: {charged} < {read}");
+    }
+}
+
+/// The size of a rational in limbs, as the charge documents it: 1 + (bits of its
+/// numerator and denominator)/64.
+fn limbs(q: &rug::Rational) -> u128 {
+    1 + u128::from(q.numer().significant_bits() + q.denom().significant_bits()) / 64
+}
+
+/// An exact operation on operands of a and b limbs costs (a·b + (a + b)²)/64 units of
+/// the statement's allowance for exact arithmetic: a formula whose exact operations
+/// cost exactly the allowance is decided, one unit less is refused with the reason.
+#[test]
+fn exact_operations_are_charged_as_documented_at_the_edge_of_the_allowance() {
+    use attncheck_kernel::expr::{self, Budget, Data, WORDS_PER_UNIT};
+    use rug::ops::Pow;
+    use rug::{Integer, Rational};
+    let charge = |x: &Rational, y: &Rational| {
+        let (a, b) = (limbs(x), limbs(y));
+        (a * b + (a + b) * (a + b)) / WORDS_PER_UNIT
+    };
+    let data = Data::new();
+    for (e1, e2) in [(20_000u32, 20_001u32), (5_000, 30_000), (100, 200)] {
+        let (x, y) = (
+            Rational::from(Integer::from(3).pow(e1)),
+            Rational::from(Integer::from(3).pow(e2)),
+        );
+        let product = Rational::from(&x * &y);
+        // the product, then its comparison with 0
+        let total = charge(&x, &y) + charge(&product, &Rational::new());
+        let f = expr::prepare(&format!("(> (* 3^{e1} 3^{e2}) 0)"), 128, &data).unwrap();
+        assert_eq!(
+            f.check(&Budget::new(total)),
+            Ok(Certainty::True),
+            "3^{e1}·3^{e2}"
+        );
+        if total > 0 {
+            let e = f.check(&Budget::new(total - 1)).unwrap_err();
+            assert!(e.reason.contains("exceed the work budget"), "{e}");
+        }
+    }
+}
