@@ -76,7 +76,7 @@ proptest! {
 
     /// The printed lower end, parsed back exactly, is ≤ the true lower end and
     /// the printed upper end ≥ the true upper end; both within one unit of the
-    /// last printed digit.
+    /// last printed digit. The midpoint printed to nearest lies between them.
     #[test]
     fn fmt_outward_parsed_back_encloses(
         p in prec(),
@@ -106,6 +106,10 @@ proptest! {
         prop_assert!(Rational::from(&tlo - &lo) <= Rational::from(tlo.abs_ref()) * &ulp, "{lo_s} far below {tlo}");
         prop_assert!(Rational::from(&hi - &thi) <= Rational::from(thi.abs_ref()) * &ulp, "{hi_s} far above {thi}");
         prop_assert!(!s.contains("NaN"));
+        // the midpoint, printed to nearest, lies between the ends printed outward
+        let mid_s = iv.fmt_mid(digits);
+        let mid = parse_rational(&mid_s).map_err(|e| TestCaseError::fail(format!("{mid_s}: {e}")))?;
+        prop_assert!(lo <= mid && mid <= hi, "{} outside [{}, {}]", mid_s, lo_s, hi_s);
         let sig = lo_s.trim_start_matches('-').split('e').next().unwrap().replace('.', "");
         prop_assert!(sig.trim_matches('0').len() <= digits, "{lo_s} has more than {digits} digits");
     }
