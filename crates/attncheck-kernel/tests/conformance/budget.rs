@@ -103,4 +103,13 @@ fn exact_operations_are_charged_as_documented_at_the_edge_of_the_allowance() {
             assert!(e.reason.contains("exceed the work budget"), "{e}");
         }
     }
+    // fractions: the limbs count the numerator's and the denominator's bits together
+    let pow = |b: u32, e: u32| Rational::from(Integer::from(b).pow(e));
+    let (n1, d1, n2, d2) = (pow(3, 5000), pow(5, 4000), pow(7, 3000), pow(2, 7001));
+    let (a, b) = (Rational::from(&n1 / &d1), Rational::from(&n2 / &d2));
+    let c = Rational::from(&a * &b);
+    let total = charge(&n1, &d1) + charge(&n2, &d2) + charge(&a, &b) + charge(&c, &Rational::new());
+    let f = expr::prepare("(> (* (/ 3^5000 5^4000) (/ 7^3000 2^7001)) 0)", 128, &data).unwrap();
+    assert_eq!(f.check(&Budget::new(total)), Ok(Certainty::True));
+    assert!(f.check(&Budget::new(total - 1)).is_err());
 }
