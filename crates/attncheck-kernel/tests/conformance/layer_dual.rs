@@ -77,6 +77,14 @@ fn adj_row_is_the_adjugate() {
                         adj.at(i, j),
                         row[j]
                     );
+                    // and tight: rational data at 128 bits, a few dozen roundings
+                    let width = row[j].width_up().to_f64();
+                    let size = adj.at(i, j).to_f64().abs().max(1.0);
+                    assert!(
+                        width <= 1e-25 * size,
+                        "d = {d}, λ = {lam}, adj[{i}][{j}]: {:?} is {width} wide",
+                        row[j]
+                    );
                     // the test's own adjugate: adj(A)·A = det(A)·I
                     let s: Rational = (0..d)
                         .map(|c| Rational::from(adj.at(i, c) * a.at(c, j)))
