@@ -187,3 +187,29 @@ fn a_rest_tighter_than_its_reference_at_p_plus_64_is_checked_by_a_sharper_one() 
     let below = Interval::from_endpoints(Float::with_val(p, 0.25), Float::with_val(p, 0.5));
     assert!(!rest_contains_the_exact_rest(&below, &z, 0, p));
 }
+
+/// What the tightening is for: a saturated entry, whose softmax enclosure is about
+/// [1 − ulp·e^W, 1] for logits of width W, comes out as tight as its complement, one
+/// minus the tiny entries of its row: within two ulps of 1, strictly narrower than the
+/// plain row's.
+#[test]
+fn tightening_narrows_a_saturated_entry_to_its_complement() {
+    for p in [24u32, 53, 113] {
+        // z = x_0·(1/3)·x_j = (100/3, 0, −100/3) on row 0 (inexact logits, of width W > 0):
+        // P_00 = 1 − e^−100/3 − …
+        let x: Vec<Interval> = ["10", "0", "-10"]
+            .iter()
+            .map(|t| Interval::parse_decimal(p, t).unwrap())
+            .collect();
+        let qk_t = [Interval::parse_decimal(p, "1/3").unwrap()];
+        let plain = attention(&qk_t, &x, 3, 1, p);
+        let tight = attention_stochastic(&qk_t, &x, 3, 1, p);
+        let (pl, t) = (&plain[0], &tight[0]);
+        assert!(contains(pl, t), "{t:?} not inside {pl:?}");
+        let (wp, wt) = (pl.width_up(), t.width_up());
+        assert!(wt < wp, "p = {p}: {t:?} is not narrower than {pl:?}");
+        // 1 − (a tiny rest): within two ulps of 1, the grid's own limit
+        let two_ulps = Float::with_val(p, 1) >> (p - 1);
+        assert!(wt <= two_ulps, "p = {p}: {t:?} (the plain {pl:?})");
+    }
+}
