@@ -138,7 +138,9 @@ proptest! {
             if k > 0 {
                 prop_assert_eq!(&s.y()[n / 2], &Interval::zero(p));
             }
+            prop_assert_eq!(s.k(), k);
             let pr = attention(&one, &y, n, 1, hp);
+            prop_assert_eq!(s.p().len(), n * n);
             for (a, b) in s.p().iter().zip(&pr) {
                 prop_assert!(overlap(a, b), "step {k}: P {a:?} vs {b:?}");
             }
