@@ -65,10 +65,14 @@ fn main() {
             let (c1, c2) = (per(1), per(2));
             let step = c2.saturating_sub(c1).max(1);
             let n = ((3_000_000u128.saturating_sub(c1)) / step).clamp(1, case.max_n as u128) as u64;
-            let st = statement((case.build)(n), p);
             let charged = edge::cost(&case, n, p);
             let mut best = f64::INFINITY;
             for _ in 0..3 {
+                // a fresh statement each time, as `verify` reads one: the layer trace,
+                // the attention bounds and the sandwich values are cached in the data
+                // once computed, and a second check of the same statement timed only
+                // the lookups (session 24: `layer-*` measured 0.000 s at N = 1024)
+                let st = statement((case.build)(n), p);
                 let t = cpu_seconds();
                 let checked = check(&st, p).expect("within the budget");
                 // a false one would stop its `forall` early and time less than is charged
