@@ -30,6 +30,9 @@
 #   MUTANTS_LAST   these files' shards run last (default "expr/cost.rs": the cost model is being
 #                  edited, and charges decide no comparison)
 #   MAX_SHARDS     stop after this many shards (default all)
+#   MUTANTS_WORKER a second run beside the first (e.g. 2, on the other core): a snapshot and
+#                  target directory of its own (target/mutants-work/tree-2); each shard is
+#                  claimed by one worker, so the two share the list
 #
 # Run it pinned to one core at low priority, e.g.
 #   setsid nohup taskset -c 0 nice -n 15 scripts/mutants.sh >target/mutants-run.log 2>&1 &
@@ -46,7 +49,7 @@ last="${MUTANTS_LAST:-expr/cost.rs}"
 CARGO=${CARGO:-cargo}
 work="$root/target/mutants-work"
 # the snapshot: one for the run, another for rechecks (so that both can go on at once)
-tree="$work/tree"
+tree="$work/tree${MUTANTS_WORKER:+-$MUTANTS_WORKER}"
 [ "${RECHECK:-0}" = 1 ] && tree="$work/recheck-tree"
 mkdir -p "$store" "$work"
 # without cargo-mutants the list of mutants is empty and the summary would be overwritten
@@ -59,9 +62,9 @@ fi
 # shard_list DIR: "file k n" for every shard of the mutants listed in the tree DIR, in run order
 shard_list() {
     local dir=$1
-    (cd "$dir" && $CARGO mutants -p attncheck-kernel --list) >"$work/list.txt" ||
+    (cd "$dir" && $CARGO mutants -p attncheck-kernel --list) >"$dir.list.txt" ||
         { echo "cargo mutants --list failed in $dir" >&2; kill $$; exit 1; }
-    cut -d: -f1 "$work/list.txt" | sed "s|^$src/||" | sort | uniq -c |
+    cut -d: -f1 "$dir.list.txt" | sed "s|^$src/||" | sort | uniq -c |
         awk -v chunk="$chunk" -v last=" $last " '
             { n = int(($1 + chunk - 1) / chunk); late = index(last, " " $2 " ") > 0
               for (k = 0; k < n; k++) print late, $2, k, n }' |
@@ -126,6 +129,11 @@ run_shards() {
         b=$(blob "$tree" "$file")
         [ "$(stored_blob "$name")" = "$b" ] && continue
         [ -n "${MAX_SHARDS:-}" ] && [ "$done" -ge "$MAX_SHARDS" ] && break
+        # a shard is claimed by one worker (a lock held while it runs); another worker
+        # skips it, and a shard stored meanwhile is not run again
+        exec 9>"$work/$name.claim"
+        flock -n 9 || { exec 9>&-; continue; }
+        [ "$(stored_blob "$name")" = "$b" ] && { exec 9>&-; continue; }
         echo "shard $name: running ($(date -u +%FT%TZ))" >&2
         local started
         started=$(date -u +%FT%TZ)
@@ -156,6 +164,7 @@ run_shards() {
         rm -rf "$store/$name"
         mv "$tmp" "$store/$name"
         echo "shard $name: $got mutants, $(wc -l <"$m/missed.txt") missed ($(tail -1 "$work/out/$name.time"))" >&2
+        exec 9>&-
         done=$((done + 1))
     done < <(shard_list "$tree")
 }
