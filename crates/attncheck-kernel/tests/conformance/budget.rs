@@ -113,3 +113,51 @@ fn exact_operations_are_charged_as_documented_at_the_edge_of_the_allowance() {
     assert_eq!(f.check(&Budget::new(total)), Ok(Certainty::True));
     assert!(f.check(&Budget::new(total - 1)).is_err());
 }
+
+/// A formula whose cost is exactly `MAX_WORK` is accepted by `prepare` and `parse_valid`
+/// (and `prepare` reports that cost), one step more is refused by both, before anything
+/// is evaluated (expr/mod.rs's mutants of the two comparisons with the budget and of
+/// `Prepared::work` lived: no kernel test stood at the edge).
+#[test]
+fn a_formula_at_exactly_the_budget_is_accepted_and_one_step_more_refused() {
+    use attncheck_kernel::expr::{parse, parse_valid, prepare, work_with, Data, MAX_WORK};
+    let d = Data::new();
+    // a range holds at most 5·10⁷ values: a third range, fixed, makes up the rest
+    let text = |n: u64, m: u64| {
+        format!(
+            "(and (forall i 1 {n} (> i 0)) (forall j 1 {m} (> (+ j 0) 0)) \
+             (forall k 1 50000000 (> (+ k 0) 0)))"
+        )
+    };
+    let cost = |n: u64, m: u64| work_with(&parse(&text(n, m)).unwrap(), &d, 128);
+    // the cost is base + c1·n + c2·m for 8-digit n and m (the literals' reading is in base)
+    let (lo, hi) = (10_000_000u64, 50_000_000u64);
+    let c1 = cost(lo + 1, lo) - cost(lo, lo);
+    let c2 = cost(lo, lo + 1) - cost(lo, lo);
+    let base = cost(lo, lo) - c1 * u128::from(lo) - c2 * u128::from(lo);
+    // the least m that leaves n ≤ hi, then the next c1 values of m: one solves it when
+    // gcd(c1, c2) = 1
+    let m_min = (MAX_WORK - base - c1 * u128::from(hi)).div_ceil(c2) as u64;
+    let (n, m) = (m_min..m_min + c1 as u64)
+        .find_map(|m| {
+            let rest = MAX_WORK - base - c2 * u128::from(m);
+            (rest % c1 == 0).then(|| ((rest / c1) as u64, m))
+        })
+        .expect("c1 and c2 coprime");
+    assert!((lo..=hi).contains(&n) && (lo..=hi).contains(&m), "{n} {m}");
+    let at = text(n, m);
+    assert_eq!(cost(n, m), MAX_WORK, "{at}");
+    let p = prepare(&at, 128, &d).unwrap_or_else(|e| panic!("{at}: {e}"));
+    assert_eq!(p.work(), MAX_WORK);
+    assert!(parse_valid(&at, &d).is_ok());
+    let past = text(n + 1, m);
+    assert_eq!(cost(n + 1, m), MAX_WORK + c1);
+    let e = prepare(&past, 128, &d).err().expect("past the budget");
+    assert!(e.to_string().contains("would cost"), "{e}");
+    assert!(parse_valid(&past, &d).is_err());
+    // a small formula is accepted by both
+    assert!(parse_valid("(< 1 2)", &d).is_ok());
+    let small = work_with(&parse("(< 1 2)").unwrap(), &d, 128);
+    assert!(small > 1);
+    assert_eq!(prepare("(< 1 2)", 128, &d).unwrap().work(), small);
+}

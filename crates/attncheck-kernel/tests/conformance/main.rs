@@ -19,6 +19,7 @@ mod itf1788;
 mod layer;
 mod layer_dual;
 mod layer_reductions;
+mod lemma;
 mod literals;
 mod mat;
 mod regressions;
