@@ -356,3 +356,22 @@ fn the_readers_refusals_name_the_fault_and_its_offset() {
         assert_eq!((e.offset, e.reason.as_str()), (offset, reason), "{t:?}");
     }
 }
+
+/// A built tree whose atom holds a parenthesis or a space is refused, even where the
+/// validator takes it: `x)` is a variable name to it (it starts with a letter), but its
+/// text would read back as another tree (expr/mod.rs's `read_back`: its `||` → `&&`
+/// lived, the other checks refusing every atom the tests built).
+#[test]
+fn a_built_name_holding_a_parenthesis_or_a_space_is_refused() {
+    use attncheck_kernel::expr::build::{forall, int, lt, var};
+    let d = Data::new();
+    for name in ["x)", "x(", "x y", "x\ty"] {
+        let f = forall(name, 0, 1, lt(var(name), int(5)));
+        assert!(expr::check_built(&f, 64, &d).is_err(), "{name:?}");
+    }
+    let plain = forall("x", 0, 1, lt(var("x"), int(5)));
+    assert_eq!(
+        expr::check_built(&plain, 64, &d).unwrap(),
+        attncheck_kernel::Certainty::True
+    );
+}
