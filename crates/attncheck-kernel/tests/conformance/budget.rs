@@ -259,7 +259,7 @@ fn the_cost_formulas_are_the_documented_ones() {
                 .map(|i| {
                     (0..cols)
                         .map(|j| {
-                            if (i + j + k) % 3 == 0 {
+                            if (i + j + k).is_multiple_of(3) {
                                 big.clone()
                             } else {
                                 Rational::from((i as i64 - j as i64, 7))
