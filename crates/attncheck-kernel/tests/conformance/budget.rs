@@ -336,7 +336,8 @@ fn the_cost_formulas_are_the_documented_ones() {
         vec![],
         vec![(1, Rational::from(-5)); 1],
     ];
-    let want = 3 + (2 + (limbs(&big) + 1).div_ceil(64)) + 0 + (1 + 1u128.div_ceil(64));
+    // rows of 2, 0 and 1 entries (the empty row adds nothing)
+    let want = 3 + (2 + (limbs(&big) + 1).div_ceil(64)) + (1 + 1u128.div_ceil(64));
     let b = SparseRows { n: 3, rows };
     assert_eq!(datum_cost(&Datum::Sparse(b)), want);
     // attention weights: 1 + layers·(2d² + 4d)/16 (the tensors hashed and summed once)
