@@ -626,6 +626,17 @@ Definition matR (M : list (list Q)) : list (list R) := map (map Q2R) M.
 Definition layer_of_Q (L : layerQ) : layer :=
   Layer (matR (lq_q L)) (matR (lq_k L)) (matR (lq_v L)) (Q2R (lq_dt L)) (map matR (lq_runs L)).
 
+(** The datum's exact scalars: [layer-v-frob2] = ‖V‖_F² = Σ_ab V_ab², [layer-qk-frob2] =
+    ‖QᵀK‖_F² with (QᵀK)_ab = Σ_r Q_ra K_rb (a, b < d, the length of Q's rows), and
+    [layer-dt] = Δt ([lq_dt]). *)
+Definition frob2Q (M : list (list Q)) : Q :=
+  fold_right (fun row acc => fold_right (fun a acc' => Qred (a * a + acc')%Q) acc row) 0%Q M.
+Definition qtkQ (Qm Km : list (list Q)) : list (list Q) :=
+  let d := length (hd [] Qm) in
+  map (fun a => map (fun b =>
+         fold_right (fun rs acc => Qred (nth a (fst rs) 0 * nth b (snd rs) 0 + acc)%Q) 0%Q (combine Qm Km))
+       (seq 0 d)) (seq 0 d).
+
 (** The dual functionals of [layer-dual-sup] and [layer-dual-inf]: a_i(λ) = row i
     of adj(V − λI), the adjugate by cofactors (determinant by expansion along the
     first row).  Since a_i(λ)(V − λI) = det(V − λI)·e_i, at an eigenvalue λ of V it
@@ -1270,6 +1281,19 @@ Proof.
   - assert (0 <= a) by (apply H; left; reflexivity). pose proof (IH j Hl). lra.
 Qed.
 
+Lemma fold_left_plus : forall l a, fold_left Rplus l a = a + sumR l.
+Proof. induction l as [|b l IH]; intros a; simpl; [ring|]. rewrite IH. ring. Qed.
+
+(** Σ_{l≠j} as the sum of the first j (added from the left) and of those after j. *)
+Lemma sum_but_pre_suf : forall l j, (j < length l)%nat ->
+  sum_but j l = fold_left Rplus (firstn j l) 0 + sumR (skipn (S j) l).
+Proof.
+  induction l as [|a l IH]; intros j Hj; simpl in Hj; [lia|].
+  destruct j as [|j]; [cbn [sum_but firstn skipn fold_left]; ring|].
+  change (skipn (S (S j)) (a :: l)) with (skipn (S j) l).
+  cbn [sum_but firstn fold_left]. rewrite IH by lia. rewrite !fold_left_plus. ring.
+Qed.
+
 (** The softmax with a shift M and each entry as 1 / (1 + R_j / E_j), E_l = e^{s_l − M},
     R_j = Σ_{l≠j} E_l: the kernel's form (softmax.rs), whose interval evaluation is the
     monotone enclosure E_j⁻ / (E_j⁻ + R_j⁺) ≤ p_j ≤ E_j⁺ / (E_j⁺ + R_j⁻). *)
@@ -1757,11 +1781,57 @@ Definition upper_of (x : I.type) : F.type := match x with Float.Ibnd _ u => u | 
 Definition shiftI (s : list I.type) : I.type :=
   ptI (fold_right (fun x m => F.max (upper_of x) m) (upper_of (hd I.zero s)) s).
 
+(** The sums of the last l − j entries (j = 0, …, l), from the right, and of the first j,
+    from the left: R_j = Σ_{l≠j} E_l from both in O(1) each ([sum_but_pre_suf]). *)
+Fixpoint suffixesI (l : list I.type) : list I.type :=
+  match l with [] => [I.zero] | a :: l' => let s := suffixesI l' in I.add prec a (hd I.zero s) :: s end.
+Fixpoint prefixesI (acc : I.type) (l : list I.type) : list I.type :=
+  acc :: match l with [] => [] | a :: l' => prefixesI (I.add prec acc a) l' end.
+
+Lemma suffixesI_nth : forall l j, (j <= length l)%nat -> nth j (suffixesI l) I.zero = sumI (skipn j l).
+Proof.
+  assert (Hd : forall l, hd I.zero (suffixesI l) = sumI l).
+  { induction l as [|a l IH]; simpl; [reflexivity|]. rewrite IH. reflexivity. }
+  induction l as [|a l IH]; intros j Hj.
+  - simpl in Hj. replace j with O by lia. reflexivity.
+  - destruct j as [|j]; simpl; [rewrite Hd; reflexivity | apply IH; simpl in Hj; lia].
+Qed.
+
+Lemma prefixesI_nth : forall l acc j, (j <= length l)%nat ->
+  nth j (prefixesI acc l) I.zero = fold_left (fun s a => I.add prec s a) (firstn j l) acc.
+Proof.
+  induction l as [|a l IH]; intros acc j Hj.
+  - simpl in Hj. replace j with O by lia. reflexivity.
+  - destruct j as [|j]; simpl; [reflexivity | apply IH; simpl in Hj; lia].
+Qed.
+
+Lemma fold_add_c : forall l x acc r, contv l x -> cont acc r ->
+  cont (fold_left (fun s a => I.add prec s a) l acc) (fold_left Rplus x r).
+Proof.
+  induction l as [|a l IH]; intros [|b x] acc r H Hr; try contradiction; [exact Hr|].
+  destruct H as [Ha H]. simpl. apply IH; [exact H | apply add_c; assumption].
+Qed.
+
+Lemma contv_firstn : forall l x j, contv l x -> contv (firstn j l) (firstn j x).
+Proof.
+  induction l as [|a l IH]; intros [|b x] j H; try contradiction; destruct j; simpl; try exact I.
+  destruct H as [Ha H]. split; [exact Ha | apply IH, H].
+Qed.
+Lemma contv_skipn : forall l x j, contv l x -> contv (skipn j l) (skipn j x).
+Proof.
+  induction l as [|a l IH]; intros [|b x] j H; try contradiction; destruct j; simpl; try exact I.
+  - split; [apply H | apply H].
+  - apply IH, H.
+Qed.
+
 (** p_j = 1 / (1 + R_j / E_j): the kernel's softmax (softmax.rs). *)
 Definition softI (s : list I.type) : list I.type :=
   let M := shiftI s in
   let E := map (fun x => I.exp prec (I.sub prec x M)) s in
-  map (fun j => I.inv prec (I.add prec (I.fromZ prec 1) (I.div prec (sum_butI j E) (nth j E I.zero))))
+  let pre := prefixesI I.zero E in
+  let suf := suffixesI E in
+  map (fun j => I.inv prec (I.add prec (I.fromZ prec 1)
+                  (I.div prec (I.add prec (nth j pre I.zero) (nth (S j) suf I.zero)) (nth j E I.zero))))
       (seq 0 (length s)).
 
 Lemma map_shift_c : forall M Mr s x, cont M Mr -> contv s x ->
@@ -1792,8 +1862,13 @@ Proof.
     apply inv_c.
     + apply Rgt_not_eq. apply Rlt_gt. apply Rplus_lt_le_0_compat; [lra|].
       apply Rmult_le_pos; [exact HR | left; apply Rinv_0_lt_compat; exact HEj].
-    + apply add_c; [apply fromZ_c|]. apply div_c; [apply Rgt_not_eq; exact HEj | apply sum_butI_c, HE |].
-      apply contv_nth; [exact HE | unfold E; rewrite map_length; exact Hj].
+    + assert (HlE : length E = length s) by (unfold E; apply map_length).
+      apply add_c; [apply fromZ_c|]. apply div_c; [apply Rgt_not_eq; exact HEj | |].
+      * rewrite prefixesI_nth, suffixesI_nth
+          by (unfold E; rewrite map_length; first [exact Hj | apply Nat.lt_le_incl; exact Hj]).
+        rewrite (sum_but_pre_suf _ j) by (unfold shifted; rewrite map_length; lia).
+        apply add_c; [apply fold_add_c; [apply contv_firstn, HE | exact zero_c] | apply sumI_c, contv_skipn, HE].
+      * apply contv_nth; [exact HE | unfold E; rewrite map_length; exact Hj].
 Qed.
 
 Fixpoint wdiffI (i j : nat) (p : list I.type) (X : list (list I.type)) (xi acc : list I.type) : list I.type :=
@@ -1816,13 +1891,28 @@ Lemma repeat_c : forall n, contv (repeat I.zero n) (repeat 0 n).
 Proof. induction n as [|n IH]; simpl; [exact I | split; [apply zero_c | exact IH]]. Qed.
 
 (** One step of the map, token by token, in the kernel's form (layer_map.rs). *)
-Definition tokenI (Q K V : list (list I.type)) (dt : I.type) (x : list (list I.type)) (i : nat) : list I.type :=
+Definition tokenI (V : list (list I.type)) (dt : I.type) (x : list (list I.type)) (s : list I.type) (i : nat) :
+  list I.type :=
   let xi := nth i x [] in
-  let p := softI (map (logitI Q K xi) x) in
+  let p := softI s in
   let avg := vaddI (wdiffI i 0 p x xi (repeat I.zero (length xi))) xi in
   vaddI xi (vscaleI dt (mvI V avg)).
+(** The logits s_ij = ⟨Q x_i, K x_j⟩ from Q x_i and K x_j, each computed once. *)
 Definition layer_stepI (Q K V : list (list I.type)) (dt : I.type) (x : list (list I.type)) : list (list I.type) :=
-  map (tokenI Q K V dt x) (seq 0 (length x)).
+  let qx := map (mvI Q) x in
+  let kx := map (mvI K) x in
+  map (fun i => tokenI V dt x (map (dotI (nth i qx [])) kx) i) (seq 0 (length x)).
+
+Lemma map_mvI_c : forall A M x X, contm A M -> contm x X -> contm (map (mvI A) x) (map (mvR M) X).
+Proof.
+  intros A M. induction x as [|u x IH]; intros [|v X] HA Hx; try contradiction; [exact I|].
+  destruct Hx as [Hu Hx]. split; [apply mvI_c; assumption | apply IH; assumption].
+Qed.
+Lemma map_dot_c : forall q qr k K, contv q qr -> contm k K -> contv (map (dotI q) k) (map (dotR qr) K).
+Proof.
+  intros q qr. induction k as [|u k IH]; intros [|v K] Hq Hk; try contradiction; [exact I|].
+  destruct Hk as [Hu Hk]. split; [apply dotI_c; assumption | apply IH; assumption].
+Qed.
 
 Lemma map_seq_nth_l : forall (f : list R -> list R) (X : list (list R)),
   map f X = map (fun i => f (nth i X [])) (seq 0 (length X)).
@@ -1839,14 +1929,19 @@ Proof.
   pose proof (contm_length _ _ Hx) as Hl.
   unfold layer_stepI, layer_stepR. rewrite map_seq_nth_l, Hl.
   assert (H : forall l, (forall i, In i l -> (i < length X)%nat) ->
-    contm (map (tokenI Q K V dt x) l)
+    contm (map (fun i => tokenI V dt x (map (dotI (nth i (map (mvI Q) x) [])) (map (mvI K) x)) i) l)
           (map (fun i => vaddR (nth i X []) (vscaleR dtr (mvR Vr (wsumR (softmaxR (map (logitR Qr Kr (nth i X [])) X)) X)))) l)).
   { induction l as [|i l IH]; intros Hin; simpl; [exact I|]. split; [|apply IH; intros; apply Hin; right; assumption].
     assert (Hi : (i < length X)%nat) by (apply Hin; left; reflexivity).
     pose proof (contm_nth x X i Hx) as Hxi.
     unfold tokenI. cbv zeta.
     set (sr := map (logitR Qr Kr (nth i X [])) X).
-    assert (Hs : contv (map (logitI Q K (nth i x [])) x) sr) by (apply map_logit_c; assumption).
+    assert (Hs : contv (map (dotI (nth i (map (mvI Q) x) [])) (map (mvI K) x)) sr).
+    { unfold sr. replace (map (logitR Qr Kr (nth i X [])) X) with (map (dotR (mvR Qr (nth i X []))) (map (mvR Kr) X))
+        by (rewrite map_map; reflexivity).
+      apply map_dot_c; [|apply map_mvI_c; assumption].
+      rewrite (nth_indep _ [] (mvI Q [])) by (rewrite map_length; lia). rewrite map_nth.
+      apply mvI_c; assumption. }
     assert (Hp := softI_c _ _ Hs).
     assert (Hsne : sr <> []) by (unfold sr; destruct X; [congruence | discriminate]).
     assert (Hxid : length (nth i X []) = d) by (apply Hall, nth_In, Hi).

@@ -21,7 +21,7 @@ mod translate;
 use crate::certificate::{Certificate, CertificateError};
 use crate::kernel::Checked;
 pub use translate::{
-    LAYER_BOUND_COST, MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS,
+    LAYER_OP_SECONDS, MARGIN_BITS, MAX_LAYER_SECONDS, RUNGS, MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS,
 };
 
 use std::path::{Path, PathBuf};

@@ -247,9 +247,8 @@ fn sandwich_centred_summation_variable_never_captures_the_argument() {
 
 #[test]
 fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
-    // the layer map (growth-bound's datum) is beyond the Coq budget, with its
-    // measured cost as the reason; an operator the translator does not know has no
-    // Coq translation
+    // the layer map's dual functionals have no Coq translation, with the reason; an
+    // operator the translator does not know has no Coq translation
     let layer = cert("clusters/growth-bound").data["X0"].clone();
     assert!(matches!(layer, DataEntry::Layer { .. }));
     let c = hand_built(
@@ -257,13 +256,12 @@ fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
             ("a", "(<= (tanh 1) 1)"),
             ("b", "(<= (traj-max X) 1)"),
             ("c", "(<= (gram-max-abs X) 1)"),
-            ("d", "(<= (layer-max-sqnorm X 0 1) 1)"),
+            ("d", "(<= (layer-dual-sup X 0 1 0 1 0) 1)"),
         ],
         BTreeMap::from([("X".to_string(), layer)]),
     );
     let (k, n, ko) = coq::coverage(&c);
     assert_eq!((k, n), (0, 4));
-    let (s, gb) = coq::LAYER_BOUND_COST[0].2.unwrap();
     // what the kernel rejects (an unknown operator, a datum of the wrong kind)
     // is rejected by its own validation before the translator reads it
     assert_eq!(
@@ -278,22 +276,14 @@ fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
         ko[2].1,
         "the kernel rejects the formula: at offset 18: expected a sign matrix"
     );
-    // a layer operator: the measured cost of iterating the map in Coq (X0 of
-    // growth-bound: n = 5, d = 3, 50 steps, one run)
-    assert_eq!(
-        ko[3].1,
-        format!(
-            "iterating the layer map in Coq is beyond the Coq budget: `interval` on the plain map from \
-             per-step boxes needs 2·K·R·n·d = 1500 coordinate bounds (K = 50, R = 1, n = 5, d = 3), each \
-             about {s} CPU-s and {gb} GB at this n and d (measured): about {} CPU-hours",
-            (1500 * s).div_ceil(3600),
-        )
+    assert!(
+        ko[3].1.starts_with("`layer-dual-sup` has no Coq translation"),
+        "{}",
+        ko[3].1
     );
+    // the datum itself is in the data file, as exact rationals
     let f = coq::translate(&c);
-    assert!(f
-        .data
-        .unwrap()
-        .contains("X: a datum of kind layer, not translated"));
+    assert!(f.data.unwrap().contains("Definition data_0 : layerQ := LayerQ"));
 }
 
 /// The translator has no reader of the S-expressions of its own: it reads the typed
@@ -344,12 +334,16 @@ fn coq_reads_the_tree_the_kernels_validation_builds() {
     // a layer operation with no Coq definition is named, never dropped
     let layer = cert("clusters/growth-bound").data["X0"].clone();
     let c = hand_built(
-        &[("a", "(<= (layer-dt X) 1)")],
+        &[("a", "(<= (layer-dual-inf X 0 1 0 1 0) 1)")],
         BTreeMap::from([("X".to_string(), layer)]),
     );
     let (k, _, ko) = coq::coverage(&c);
     assert_eq!(k, 0);
-    assert_eq!(ko[0].1, "operator `layer-dt` has no Coq translation");
+    assert!(
+        ko[0].1.starts_with("`layer-dual-inf` has no Coq translation"),
+        "{}",
+        ko[0].1
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! (decimal, or hexadecimal above 64 bits: [`num`]), big literals named once
 //! ([`hoist_big`]) and comments ([`comment`]).
 
-use super::ast::{Cmp, Elem, Op, F, T};
+use super::ast::{Cmp, Elem, LayerKind, Op, F, T};
 use rug::{Integer, Rational};
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -246,6 +246,19 @@ impl Render<'_> {
                     .collect();
                 format!("(IZR (band_op {count} {}))", args.join(" "))
             }
+            T::Layer(a, ts) => {
+                let f = match a.kind {
+                    LayerKind::Sqnorm => "layer_max_sqnorm",
+                    LayerKind::Sqdist => "layer_max_sqdist",
+                    LayerKind::Partition => "layer_partition",
+                    LayerKind::Coord => "layer_coord",
+                };
+                let args: Vec<String> = ts
+                    .iter()
+                    .map(|u| format!("(Z.to_nat ({})%Z)", z_term(u, ctx)))
+                    .collect();
+                format!("({f} (layer_of_Q {}) {})", a.coq, args.join(" "))
+            }
         }
     }
 
@@ -304,6 +317,28 @@ impl Render<'_> {
     }
 }
 
+/// An integer expression (a layer index: [`super::ast::integral`]) in Coq's `Z` syntax,
+/// fixed variables as their values.
+pub(super) fn z_term(t: &T, ctx: &Ctx) -> String {
+    let join = |ts: &[T], sep: &str| {
+        let parts: Vec<String> = ts.iter().map(|u| z_term(u, ctx)).collect();
+        format!("({})", parts.join(sep))
+    };
+    match t {
+        T::Lit(q) => z(q.numer()),
+        T::Var(v) => match lookup(ctx, v) {
+            Some(Some(k)) => zi(k),
+            _ => v.clone(),
+        },
+        T::Add(ts) => join(ts, " + "),
+        T::Mul(ts) => join(ts, " * "),
+        T::Sub(a, b) => format!("({} - {})", z_term(a, ctx), z_term(b, ctx)),
+        T::Neg(a) => format!("(- {})", z_term(a, ctx)),
+        // not reached: the reader takes integer expressions only
+        _ => "0".into(),
+    }
+}
+
 /// The reflected term (`Attncheck.term`); binders as de Bruijn indices, fixed
 /// variables and replaced subterms as literals.
 pub(super) fn ast_term(
@@ -347,7 +382,7 @@ pub(super) fn ast_term(
             }
             format!("(TVar {idx})")
         }
-        T::Pi | T::Fun(..) => unreachable!("not exact"),
+        T::Pi | T::Fun(..) | T::Layer(..) => unreachable!("not exact"),
         T::Add(ts) => fold("TAdd", ts, ctx),
         T::Mul(ts) => fold("TMul", ts, ctx),
         T::Sub(a, b) => two("TSub", a, b, ctx),
@@ -466,6 +501,7 @@ pub(super) fn kernel_term(t: &T, ctx: &[(String, Option<i64>)], ops: &[Op]) -> S
             },
             ts,
         ),
+        T::Layer(a, ts) => many(&format!("{} {}", a.op, a.name), ts),
     }
 }
 

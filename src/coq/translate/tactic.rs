@@ -206,6 +206,10 @@ impl Prover<'_> {
             }
             // not reached: `translate` keeps a band term beside a transcendental one kernel-only
             T::Band(..) => Err(TranslateError::BandInInterval),
+            // not reached: an obligation with a layer quantity takes the layer road
+            T::Layer(..) => Err(TranslateError::LayerRoad(
+                "a layer quantity outside the layer road".into(),
+            )),
             T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) => {
                 self.collect(a, ctx, open, r, lits, steps)
             }
@@ -419,7 +423,7 @@ fn exact_after(t: &T, lits: &HashMap<usize, Rational>) -> bool {
     }
     match t {
         T::Lit(_) | T::Var(_) | T::Data(_) => true,
-        T::Pi | T::Fun(..) => false,
+        T::Pi | T::Fun(..) | T::Layer(..) => false,
         T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().all(|u| exact_after(u, lits)),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             exact_after(a, lits) && exact_after(b, lits)
