@@ -261,6 +261,18 @@ pub fn cases() -> Vec<Case> {
             max_n: 1024,
         });
     }
+    v.push(Case {
+        op: "layer-coord",
+        build: Box::new(move |n| {
+            (
+                vec![format!(
+                    "(forall k 0 {n} (> (layer-coord X 0 k 0 0) -1000000))"
+                )],
+                json!({"X": layer(1, 16, 4, n)}),
+            )
+        }),
+        max_n: 1024,
+    });
     for op in ["layer-v-frob2", "layer-qk-frob2", "layer-dt"] {
         v.push(with_data(
             op,

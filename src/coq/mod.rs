@@ -21,7 +21,8 @@ mod translate;
 use crate::certificate::{Certificate, CertificateError};
 use crate::kernel::Checked;
 pub use translate::{
-    LAYER_OP_SECONDS, MARGIN_BITS, MAX_LAYER_SECONDS, RUNGS, MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS,
+    LAYER_OP_SECONDS, MARGIN_BITS, MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS,
+    MAX_INTERVAL_TERMS, MAX_LAYER_SECONDS, RUNGS,
 };
 
 use std::path::{Path, PathBuf};
@@ -38,6 +39,17 @@ pub const LIBRARY: &str = include_str!("../../coq/Attncheck.v");
 pub const LEMMAS: &[(&str, &str)] = &[
     ("AlibiTailBound", include_str!("../../coq/AlibiTailBound.v")),
     ("BooleanLimit", include_str!("../../coq/BooleanLimit.v")),
+];
+
+/// What `Print Assumptions` lists for each file of [`LEMMAS`], in the order Coq prints
+/// it: the axioms of Coq's standard real numbers, nothing else. A report whose claim
+/// rests on one of these lemmas (the spec's `[lemma]`) states it in its trust base; the
+/// tests of the lemmas (tests/it/coq.rs) require Coq to print exactly this list.
+pub const LEMMA_ASSUMPTIONS: &[&str] = &[
+    "ClassicalDedekindReals.sig_not_dec",
+    "ClassicalDedekindReals.sig_forall_dec",
+    "FunctionalExtensionality.functional_extensionality_dep",
+    "Classical_Prop.classic",
 ];
 
 /// How to install Coq and CoqInterval.

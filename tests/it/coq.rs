@@ -277,13 +277,18 @@ fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
         "the kernel rejects the formula: at offset 18: expected a sign matrix"
     );
     assert!(
-        ko[3].1.starts_with("`layer-dual-sup` has no Coq translation"),
+        ko[3]
+            .1
+            .starts_with("`layer-dual-sup` has no Coq translation"),
         "{}",
         ko[3].1
     );
     // the datum itself is in the data file, as exact rationals
     let f = coq::translate(&c);
-    assert!(f.data.unwrap().contains("Definition data_0 : layerQ := LayerQ"));
+    assert!(f
+        .data
+        .unwrap()
+        .contains("Definition data_0 : layerQ := LayerQ"));
 }
 
 /// The translator has no reader of the S-expressions of its own: it reads the typed
@@ -340,7 +345,9 @@ fn coq_reads_the_tree_the_kernels_validation_builds() {
     let (k, _, ko) = coq::coverage(&c);
     assert_eq!(k, 0);
     assert!(
-        ko[0].1.starts_with("`layer-dual-inf` has no Coq translation"),
+        ko[0]
+            .1
+            .starts_with("`layer-dual-inf` has no Coq translation"),
         "{}",
         ko[0].1
     );

@@ -355,12 +355,21 @@ impl<'a> Reader<'a> {
                     .collect::<Result<Vec<_>, _>>()?;
                 return Ok(T::Band(*count, ts));
             }
-            DataOp::Layer(op @ (LayerOp::MaxSqnorm | LayerOp::MaxSqdist | LayerOp::Partition), x, args) => {
+            DataOp::Layer(
+                op
+                @ (LayerOp::MaxSqnorm | LayerOp::MaxSqdist | LayerOp::Partition | LayerOp::Coord),
+                x,
+                args,
+            ) => {
                 let l = x.datum;
                 let (runs, k) = (l.runs().len() as i64 - 1, l.steps() as i64);
                 let (kind, max) = match op {
                     LayerOp::MaxSqnorm => (LayerKind::Sqnorm, vec![runs, k]),
                     LayerOp::MaxSqdist => (LayerKind::Sqdist, vec![runs, runs, k]),
+                    LayerOp::Coord => (
+                        LayerKind::Coord,
+                        vec![runs, k, l.n() as i64 - 1, l.d() as i64 - 1],
+                    ),
                     _ => (LayerKind::Partition, vec![runs, k]),
                 };
                 let ts = args

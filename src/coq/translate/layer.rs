@@ -187,7 +187,8 @@ fn cost_seconds(used: &[Used], data: &Data, bits: u32) -> f64 {
                     l.steps() as f64,
                     l.runs().len() as f64,
                 );
-                let mut step = n * n * exp + (n * n * (m + 3.0 * d + 6.0) + 2.0 * n * d * (m + d)) * op;
+                let mut step =
+                    n * n * exp + (n * n * (m + 3.0 * d + 6.0) + 2.0 * n * d * (m + d)) * op;
                 if u.part {
                     step += n * n * exp + n * n * m * op;
                 }
@@ -326,11 +327,7 @@ fn xterm(t: &T, ctx: &mut Ctx, used: &[Used], ops: &[Op]) -> String {
             ctx.push((v.clone(), None));
             let body = xterm(b, ctx, used, ops);
             ctx.pop();
-            format!(
-                "(XSum {}%Z {}%Z {body})",
-                zi(*lo),
-                zi(*hi)
-            )
+            format!("(XSum {}%Z {}%Z {body})", zi(*lo), zi(*hi))
         }
         T::Data(i) => {
             let o = &ops[*i];
@@ -398,11 +395,7 @@ fn xform(f: &F, ctx: &mut Ctx, used: &[Used], ops: &[Op]) -> String {
             } else {
                 "XEx"
             };
-            format!(
-                "({name} {}%Z {}%Z {body})",
-                zi(*lo),
-                zi(*hi)
-            )
+            format!("({name} {}%Z {}%Z {body})", zi(*lo), zi(*hi))
         }
     }
 }

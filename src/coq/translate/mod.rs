@@ -48,8 +48,8 @@ mod print;
 mod tactic;
 
 pub use cost::{MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS};
-pub use layer::{LAYER_OP_SECONDS, MARGIN_BITS, MAX_LAYER_SECONDS, RUNGS};
 pub(crate) use file::{footer, stem, translate, Translation};
+pub use layer::{LAYER_OP_SECONDS, MARGIN_BITS, MAX_LAYER_SECONDS, RUNGS};
 
 use crate::kernel::expr::ExprError;
 use cost::MAX_LN_CHUNKED_BLOCKS;

@@ -373,6 +373,21 @@ impl<'a> Cost<'a> {
                 }
                 1
             }
+            "layer-coord" => {
+                if let (Some(x), Some(Datum::Layer(l))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    // its own iteration, once per precision: the map's runs·steps·n²·d
+                    // plus the n·d coordinates it keeps per step and run
+                    let (n, d) = (l.n() as u128, l.d() as u128);
+                    let cost = (l.runs().len() as u128)
+                        * (l.steps() as u128 + 1)
+                        * (n * n * d + n * d)
+                        * u128::from(self.prec.div_ceil(128));
+                    self.once_for(x, "tokens", cost);
+                }
+                1
+            }
             "layer-dual-sup" | "layer-dual-inf" => {
                 if let (Some(x), Some(Datum::Layer(l))) =
                     (args.first(), args.first().and_then(|a| self.datum(a)))
