@@ -1575,6 +1575,35 @@ Proof.
   - injection H as <-. reflexivity.
 Qed.
 
+(** Integer arithmetic on indices, exactly: an index term such as [i + 1] (a bound
+    variable plus a literal) is an integer, evaluated in Z so that the interval
+    evaluation below gives it as a point (primitive floats bump every sum by an ulp,
+    which leaves a domain condition [i + 1 <= n - 1] undecided at its edge). *)
+Fixpoint zlit (env : list Z) (t : xterm) : option Z :=
+  match t with
+  | XInt z | XZ z => Some z
+  | XVar n => Some (nth n env 0%Z)
+  | XAdd a b => match zlit env a, zlit env b with Some x, Some y => Some (x + y)%Z | _, _ => None end
+  | XSub a b => match zlit env a, zlit env b with Some x, Some y => Some (x - y)%Z | _, _ => None end
+  | XNeg a => match zlit env a with Some x => Some (- x)%Z | None => None end
+  | _ => None
+  end.
+
+Lemma zlit_X : forall Ls t env v, zlit env t = Some v -> xdenX Ls env t = Xreal (IZR v).
+Proof.
+  intros Ls t. induction t as [z| | n | | z | | t1 IH1 t2 IH2 | t1 IH1 t2 IH2 | | | t IH | | | | | | | | | | | ];
+    intros env v H; cbn [zlit] in H; try discriminate; cbn [xdenX].
+  - injection H as <-. reflexivity.
+  - injection H as <-. reflexivity.
+  - injection H as <-. reflexivity.
+  - destruct (zlit env t1) as [x|] eqn:E1; [|discriminate]. destruct (zlit env t2) as [y|] eqn:E2; [|discriminate].
+    injection H as <-. rewrite (IH1 env x E1), (IH2 env y E2). simpl. rewrite plus_IZR. reflexivity.
+  - destruct (zlit env t1) as [x|] eqn:E1; [|discriminate]. destruct (zlit env t2) as [y|] eqn:E2; [|discriminate].
+    injection H as <-. rewrite (IH1 env x E1), (IH2 env y E2). simpl. rewrite minus_IZR. reflexivity.
+  - destruct (zlit env t) as [x|] eqn:E; [|discriminate].
+    injection H as <-. rewrite (IH env x E). simpl. rewrite opp_IZR. reflexivity.
+Qed.
+
 Inductive xform :=
 | XTrue
 | XLe (a b : xterm) | XLt (a b : xterm) | XGe (a b : xterm) | XGt (a b : xterm) | XNe (a b : xterm)
@@ -2264,6 +2293,17 @@ Proof.
     unfold layer_coord. apply (contv_nth_error u _ _ v); [apply (contm_nth_error x _ _ u); assumption | exact Hv].
 Qed.
 
+(** An integer term (its [zlit]) as a point, else the interval [i]. *)
+Definition zexact (env : list Z) (t : xterm) (i : I.type) : I.type :=
+  match zlit env t with Some z => I.fromZ prec z | None => i end.
+
+Lemma zexact_c : forall Ls env t i, contains (I.convert i) (xdenX Ls env t) ->
+  contains (I.convert (zexact env t i)) (xdenX Ls env t).
+Proof.
+  intros Ls env t i H. unfold zexact. destruct (zlit env t) eqn:E; [|exact H].
+  rewrite (zlit_X Ls t env z E). apply fromZ_c.
+Qed.
+
 Fixpoint xeval (tabs : list dtab) (env : list Z) (t : xterm) : I.type :=
   match t with
   | XInt z => I.fromZ prec z
@@ -2272,8 +2312,8 @@ Fixpoint xeval (tabs : list dtab) (env : list Z) (t : xterm) : I.type :=
   | XQ q => qI q
   | XZ z => I.fromZ prec z
   | XPi => I.pi prec
-  | XAdd a b => I.add prec (xeval tabs env a) (xeval tabs env b)
-  | XSub a b => I.sub prec (xeval tabs env a) (xeval tabs env b)
+  | XAdd a b => zexact env (XAdd a b) (I.add prec (xeval tabs env a) (xeval tabs env b))
+  | XSub a b => zexact env (XSub a b) (I.sub prec (xeval tabs env a) (xeval tabs env b))
   | XMul a b => I.mul prec (xeval tabs env a) (xeval tabs env b)
   | XDiv a b => I.div prec (xeval tabs env a) (xeval tabs env b)
   | XNeg a => I.neg (xeval tabs env a)
@@ -2300,8 +2340,8 @@ Proof.
   - apply qI_c.
   - apply fromZ_c.
   - apply I.pi_correct.
-  - exact (I.add_correct prec _ _ _ _ (IHt1 env) (IHt2 env)).
-  - exact (I.sub_correct prec _ _ _ _ (IHt1 env) (IHt2 env)).
+  - apply (zexact_c Ls env (XAdd t1 t2)). exact (I.add_correct prec _ _ _ _ (IHt1 env) (IHt2 env)).
+  - apply (zexact_c Ls env (XSub t1 t2)). exact (I.sub_correct prec _ _ _ _ (IHt1 env) (IHt2 env)).
   - exact (I.mul_correct prec _ _ _ _ (IHt1 env) (IHt2 env)).
   - exact (I.div_correct prec _ _ _ _ (IHt1 env) (IHt2 env)).
   - exact (I.neg_correct _ _ (IHt env)).
@@ -2420,3 +2460,11 @@ End LayerEval.
 (** Primitive floats (53 bits, fast) and big-integer floats (any precision). *)
 Module LP := LayerEval PrimitiveFloat.
 Module LB := LayerEval Tactic.SFBI2.
+
+(** Conversion between a generated statement (over [layer_coord] and the other layer
+    quantities) and the denotation [xfden] of its reflected formula: unfold the
+    denotation, never the layer map (whose unfolding on both sides took Coq's kernel
+    minutes at 17 steps of 8 tokens, where this takes milliseconds). Exported with the
+    library, so Coq's kernel uses it at [Qed] as well. *)
+Strategy 1000 [layer_coord layer_max_sqnorm layer_max_sqdist layer_partition].
+Strategy expand [xfden xden aden zden].

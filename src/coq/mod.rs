@@ -16,6 +16,7 @@
 //! value of a ceiling): Coq re-proves every hint, so a wrong one can only make
 //! an obligation fail.
 
+pub mod instance;
 mod translate;
 
 use crate::certificate::{Certificate, CertificateError};
@@ -39,6 +40,10 @@ pub const LIBRARY: &str = include_str!("../../coq/Attncheck.v");
 pub const LEMMAS: &[(&str, &str)] = &[
     ("AlibiTailBound", include_str!("../../coq/AlibiTailBound.v")),
     ("BooleanLimit", include_str!("../../coq/BooleanLimit.v")),
+    (
+        "BooleanInstance",
+        include_str!("../../coq/BooleanInstance.v"),
+    ),
 ];
 
 /// What `Print Assumptions` lists for each file of [`LEMMAS`], in the order Coq prints
@@ -305,6 +310,20 @@ pub struct CoqReport {
     pub seconds: f64,
     /// The axioms `Print Assumptions` listed for the proven lemmas (all allowed).
     pub axioms: Vec<String>,
+    /// For a certificate with witnesses of the Boolean limit ([`instance`]): the
+    /// limit of each instance, stated and proven in Coq from coq/BooleanLimit.v.
+    pub instance: Option<InstanceProof>,
+}
+
+/// The Boolean limit of a certificate's witnesses in Coq ([`instance`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstanceProof {
+    /// The witnesses, as the obligations name them.
+    pub witnesses: Vec<String>,
+    /// The theorems of the generated file that state their limits.
+    pub theorems: Vec<String>,
+    /// Coq's verdict on the whole file.
+    pub verdict: CoqVerdict,
 }
 
 impl CoqReport {
@@ -1120,7 +1139,7 @@ pub fn check(cert: &Certificate, kernel: &Checked, limits: &Limits) -> Result<Co
         support = compile_support(run.dir, &format!("{}_data", run.stem), d, limits)?;
     }
     let all: Vec<usize> = (0..run.t.blocks.len()).collect();
-    match support {
+    match &support {
         Support::Limit(why) => {
             for b in &run.t.blocks {
                 run.verdicts[b.index] = Some(CoqVerdict::KernelOnly(why.clone()));
@@ -1128,6 +1147,10 @@ pub fn check(cert: &Certificate, kernel: &Checked, limits: &Limits) -> Result<Co
         }
         Support::Compiled => run.prove(all)?,
     }
+    let instance = match &support {
+        Support::Compiled => prove_instance(cert, &mut run)?,
+        Support::Limit(_) => None,
+    };
     let results = cert
         .obligations
         .iter()
@@ -1144,7 +1167,69 @@ pub fn check(cert: &Certificate, kernel: &Checked, limits: &Limits) -> Result<Co
         results,
         seconds: start.elapsed().as_secs_f64(),
         axioms: run.axioms,
+        instance,
     })
+}
+
+/// The Boolean limit of the certificate's witnesses ([`instance`]): compiles
+/// coq/BooleanLimit.v and coq/BooleanInstance.v in the run's directory (beside the
+/// library and the data), then the generated file, whose `Print Assumptions` must list
+/// allowed axioms only. `None` when the certificate has no witnesses.
+fn prove_instance(cert: &Certificate, run: &mut Batch) -> Result<Option<InstanceProof>, CoqError> {
+    let Ok(st) = cert.statement(Path::new("<certificate>")) else {
+        return Ok(None);
+    };
+    let ws = instance::witnesses(cert, &st.data);
+    let Some(text) = instance::file(cert, &ws, &format!("{}_data", run.stem)) else {
+        return Ok(None);
+    };
+    let witnesses = ws.iter().map(|w| w.label.clone()).collect();
+    let theorems = ws
+        .iter()
+        .enumerate()
+        .flat_map(|(i, w)| instance::theorems(i, w))
+        .collect();
+    let done = |verdict| {
+        Ok(Some(InstanceProof {
+            witnesses,
+            theorems,
+            verdict,
+        }))
+    };
+    for (name, lemma) in LEMMAS.iter().filter(|(n, _)| n.starts_with("Boolean")) {
+        if let Support::Limit(why) = compile_support(run.dir, name, lemma, run.limits)? {
+            return done(CoqVerdict::KernelOnly(why));
+        }
+    }
+    let file = format!("{}_instance.v", run.stem);
+    let body = format!("{AXIOM_MODULES_REQUIRE}{text}\n");
+    let checks_from = body.lines().count() + 1;
+    write(
+        &run.dir.join(&file),
+        &format!("{body}{}", axiom_identity_checks()),
+    )?;
+    let r = coqc(run.dir, &file, run.limits)?;
+    if let Some(why) = r.limit {
+        return done(CoqVerdict::KernelOnly(why));
+    }
+    if !r.ok {
+        let message = first_error(&r.stderr, &r.stdout);
+        if error_line(&r.stderr).is_some_and(|l| l >= checks_from) {
+            return done(CoqVerdict::Rejected(format!("{NOT_COQS_OWN}: {message}")));
+        }
+        return done(CoqVerdict::Rejected(message));
+    }
+    let (axioms, bad) = axioms_of(&r.stdout);
+    if !bad.is_empty() {
+        return done(CoqVerdict::Rejected(beyond(&bad)));
+    }
+    for a in axioms {
+        if !run.axioms.contains(&a) {
+            run.axioms.push(a);
+        }
+    }
+    run.axioms.sort();
+    done(CoqVerdict::Proven)
 }
 
 /// One certificate's obligations being proven.

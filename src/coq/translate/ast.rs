@@ -148,7 +148,7 @@ impl Ops {
 /// The Coq name of a datum: `data_<k>` for the k-th datum of the certificate
 /// (in the order of its names), so that no two data share a name whatever they are
 /// called (the name itself appears only in comments).
-pub(super) fn data_name(cert: &Certificate, name: &str) -> String {
+pub(crate) fn data_name(cert: &Certificate, name: &str) -> String {
     match cert.data.keys().position(|k| k == name) {
         Some(k) => format!("data_{k}"),
         // not reached: the reader takes data names from the certificate's data

@@ -5,9 +5,11 @@
 //! decides the whole formula, binders included, on the enclosures (`xcheck_sound`).
 //!
 //! The statement is the one [`super::print::Render`] writes; the proof is
-//! `change (xfden Ls [] f)` with the reflected formula `f` ([`xform`]), whose meaning is
-//! that statement by conversion, then `xcheck_sound` and the computation, which Coq's
-//! kernel runs once, at `Qed` (`vm_cast_no_check`).
+//! `enough (H : xfden Ls [] f)` with the reflected formula `f` ([`xform`]), whose meaning,
+//! once `cbn` has unfolded the denotation (and nothing else: not the layer map), is that
+//! statement syntactically (a `change` left Coq's conversion free to unfold the map
+//! itself on both sides: minutes at K = 17, n = 8), then `xcheck_sound` and the
+//! computation, which Coq's kernel runs once, at `Qed` (`vm_cast_no_check`).
 //!
 //! The precision ([`precision`]): primitive floats (53 bits, `LP`) when the attncheck
 //! kernel decides the formula at 37 bits, else big-integer floats (`LB`) at the first
@@ -229,7 +231,7 @@ pub(super) fn proof(
         .join("; ");
     let x = xform(f, &mut Vec::new(), &used, ops);
     Ok(format!(
-        "change (xfden [{ls}] [] {x}); \
+        "enough (H : xfden [{ls}] [] {x}) by (cbn [xfden xden aden zden nth] in H; exact H); \
          apply ({m}.xcheck_sound ({m}.I.F.PtoP {bits}) [{ls}] [{parts}] _ eq_refl); \
          vm_cast_no_check (eq_refl true)"
     ))

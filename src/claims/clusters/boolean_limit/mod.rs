@@ -74,6 +74,7 @@
 //! and A_n ∈ [√lo, √hi].
 
 mod enclosure;
+pub mod hypotheses;
 mod runs;
 mod simulate;
 mod structure;
@@ -147,6 +148,8 @@ pub struct Raw {
     pub thresholds: Vec<Threshold>,
     /// Relative tolerance for the A_n references.
     pub threshold_rel_tol: String,
+    /// The last step at which the lemma's hypotheses are sought ([`hypotheses`]).
+    pub hypotheses_max_steps: usize,
 }
 
 /// The most steps a run may ask for (a budget).
@@ -179,6 +182,8 @@ pub struct Params {
     symmetric: Vec<Rational>,
     thresholds: Vec<(u32, Rational)>,
     rel_tol: Rational,
+    /// The last step at which the lemma's hypotheses are sought.
+    max_k: usize,
 }
 
 /// √q for a rational that is the square of a rational (lowest terms: numerator and
@@ -319,6 +324,11 @@ impl Raw {
         }
         let rel_tol = pos("threshold_rel_tol", &self.threshold_rel_tol)?;
         ensure(rel_tol < 1, "threshold_rel_tol", "must be below 1")?;
+        ensure(
+            (1..=MAX_STEPS).contains(&self.hypotheses_max_steps),
+            "hypotheses_max_steps",
+            format!("must be between 1 and {MAX_STEPS}"),
+        )?;
         Ok(Params {
             n: self.n,
             h,
@@ -329,6 +339,7 @@ impl Raw {
             symmetric: sym,
             thresholds,
             rel_tol,
+            max_k: self.hypotheses_max_steps,
         })
     }
 }
@@ -388,6 +399,7 @@ fn threshold_name(n: u32, reference: &Rational, rel_tol: &Rational) -> String {
 /// φ((r(1 − tol))²) ≤ 0 ≤ φ((r(1 + tol))²).
 fn statement_of(s: &Params, claim: &str) -> Statement {
     let mut st = Statement::new(claim);
+    st.set_part(Some(FLOW_PART));
     for (n, r) in &s.thresholds {
         let n2 = u64::from(*n) * u64::from(*n);
         let u = |sign: &str| format!("(pow (* {r} ({sign} 1 {})) 2)", s.rel_tol);
@@ -397,5 +409,10 @@ fn statement_of(s: &Params, claim: &str) -> Statement {
             format!("(and (<= (* {lo} (exp {lo})) {n2}) (>= (* {hi} (exp {hi})) {n2}))"),
         );
     }
+    hypotheses::state(s, &mut st);
     st
 }
+
+/// The part of the claim about the flow (`t:boolean` itself): A_n certified, the limit
+/// observed on the discrete map at T; capped at the spec's rigour.
+pub const FLOW_PART: &str = "(F) the flow t:boolean";
