@@ -196,7 +196,6 @@ pub fn threshold_name(n: usize, a: &Rational) -> String {
 /// a K its datum `Y<w>` and the two hypotheses at K. Returns the witnesses at K.
 pub fn state(s: &Params, st: &mut Statement) -> Vec<AtK> {
     let found = search(s);
-    st.set_part(Some(PART));
     let mut ns: Vec<usize> = found.iter().filter(|w| w.k.is_ok()).map(|w| w.n).collect();
     ns.sort_unstable();
     ns.dedup();
@@ -226,6 +225,5 @@ pub fn state(s: &Params, st: &mut Statement) -> Vec<AtK> {
             ),
         );
     }
-    st.set_part(None);
     found
 }

@@ -360,6 +360,27 @@ impl crate::claims::shape::Claim for Claim {
     ) -> Option<Result<Statement, StatementError>> {
         Some(Ok(statement_of(s, claim)))
     }
+    /// The flow's part holds the A_n references, the discrete map's part the lemma's
+    /// hypotheses at K ([`hypotheses::PART`]): the names of the statement the builder makes.
+    fn parts(s: &Params) -> crate::verdict::Parts {
+        let flow: Vec<String> = s
+            .thresholds
+            .iter()
+            .map(|(n, r)| threshold_name(*n, r, &s.rel_tol))
+            .collect();
+        statement_of(s, "")
+            .obligations
+            .iter()
+            .map(|o| {
+                let part = if flow.contains(&o.name) {
+                    FLOW_PART
+                } else {
+                    hypotheses::PART
+                };
+                (o.name.clone(), part.to_string())
+            })
+            .collect()
+    }
     type Witness = runs::Found;
     fn witness(s: &Params, ctx: &Ctx) -> runs::Found {
         runs::witness(s, ctx)
@@ -399,7 +420,6 @@ fn threshold_name(n: u32, reference: &Rational, rel_tol: &Rational) -> String {
 /// φ((r(1 − tol))²) ≤ 0 ≤ φ((r(1 + tol))²).
 fn statement_of(s: &Params, claim: &str) -> Statement {
     let mut st = Statement::new(claim);
-    st.set_part(Some(FLOW_PART));
     for (n, r) in &s.thresholds {
         let n2 = u64::from(*n) * u64::from(*n);
         let u = |sign: &str| format!("(pow (* {r} ({sign} 1 {})) 2)", s.rel_tol);
