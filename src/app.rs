@@ -814,7 +814,7 @@ pub fn verify_coq(
     let instance_rejected = report
         .instance
         .as_ref()
-        .is_some_and(|i| matches!(i.verdict, crate::coq::CoqVerdict::Rejected(_)));
+        .is_some_and(crate::coq::InstanceProof::rejected);
     let contrary = obligations.iter().any(|o| o.contrary()) || instance_rejected;
     let kernel_contrary = obligations.iter().any(|o| o.kernel_contrary);
     let undecided = obligations.iter().any(|o| o.kernel == Certainty::Unknown);
@@ -900,13 +900,15 @@ pub fn verify_coq_json(v: &Verification, r: &CoqVerification) -> serde_json::Val
     "result": r.word, "exit_code": r.exit_code, "proven_by_coq": by_coq, "kernel_only": kernel_only,
     "rejected_by_coq": rejected, "coq_axioms": r.axioms, "obligations": obligations,
     "instance": r.instance.as_ref().map(|i| {
-        let (coq, reason) = match &i.verdict {
-            CoqVerdict::Proven => ("proven", None),
-            CoqVerdict::Rejected(why) => ("rejected", Some(why)),
-            CoqVerdict::KernelOnly(why) => ("kernel-only", Some(why)),
-        };
-        serde_json::json!({"witnesses": i.witnesses, "theorems": i.theorems, "coq": coq,
-            "coq_reason": reason})
+        i.witnesses.iter().map(|w| {
+            let (coq, reason) = match &w.verdict {
+                CoqVerdict::Proven => ("proven", None),
+                CoqVerdict::Rejected(why) => ("rejected", Some(why)),
+                CoqVerdict::KernelOnly(why) => ("kernel-only", Some(why)),
+            };
+            serde_json::json!({"witness": w.label, "theorems": w.theorems, "coq": coq,
+                "coq_reason": reason})
+        }).collect::<Vec<_>>()
     })})
 }
 

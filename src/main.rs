@@ -1196,16 +1196,18 @@ fn verify_coq(
         emit(&line);
     }
     if let Some(i) = &r.instance {
-        let what = format!(
-            "the Boolean limit of {} witness(es), from coq/BooleanLimit.v ({})",
-            i.witnesses.len(),
-            i.theorems.join(", ")
-        );
-        emit(&match &i.verdict {
-            CoqVerdict::Proven => format!("proven   Coq          {what}"),
-            CoqVerdict::Rejected(why) => format!("REJECTED by Coq      {what}: {why}"),
-            CoqVerdict::KernelOnly(why) => format!("not proven in Coq    {what}: {why}"),
-        });
+        for w in &i.witnesses {
+            let what = format!(
+                "the Boolean limit of {}, from coq/BooleanLimit.v ({})",
+                w.label,
+                w.theorems.join(", ")
+            );
+            emit(&match &w.verdict {
+                CoqVerdict::Proven => format!("proven   Coq          {what}"),
+                CoqVerdict::Rejected(why) => format!("REJECTED by Coq      {what}: {why}"),
+                CoqVerdict::KernelOnly(why) => format!("not proven in Coq    {what}: {why}"),
+            });
+        }
     }
     emit(&format!(
         "{}: {} ({} obligations at {} bits: {by_coq} proven by Coq and the kernel, {kernel_only} by the kernel \

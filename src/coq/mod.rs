@@ -315,15 +315,38 @@ pub struct CoqReport {
     pub instance: Option<InstanceProof>,
 }
 
-/// The Boolean limit of a certificate's witnesses in Coq ([`instance`]).
+/// The Boolean limit of a certificate's witnesses in Coq ([`instance`]), witness by
+/// witness.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InstanceProof {
-    /// The witnesses, as the obligations name them.
-    pub witnesses: Vec<String>,
-    /// The theorems of the generated file that state their limits.
+    /// Per witness, in the certificate's order.
+    pub witnesses: Vec<WitnessProof>,
+}
+
+/// The Boolean limit of one witness in Coq.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WitnessProof {
+    /// The witness, as its obligations name it.
+    pub label: String,
+    /// The theorems of the generated file that state its limit.
     pub theorems: Vec<String>,
-    /// Coq's verdict on the whole file.
+    /// Coq's verdict on them.
     pub verdict: CoqVerdict,
+}
+
+impl InstanceProof {
+    /// Whether Coq rejected the limit of a witness.
+    pub fn rejected(&self) -> bool {
+        self.witnesses
+            .iter()
+            .any(|w| matches!(w.verdict, CoqVerdict::Rejected(_)))
+    }
+    /// Whether Coq proved the limit of every witness.
+    pub fn proven(&self) -> bool {
+        self.witnesses
+            .iter()
+            .all(|w| w.verdict == CoqVerdict::Proven)
+    }
 }
 
 impl CoqReport {
@@ -1171,36 +1194,105 @@ pub fn check(cert: &Certificate, kernel: &Checked, limits: &Limits) -> Result<Co
     })
 }
 
+/// The Boolean limit of the certificate's witnesses alone ([`prove_instance`], without
+/// its obligations): what [`check`] adds for a certificate of clusters/boolean-limit.
+/// `Ok(None)` when it has no witnesses or the data hit a limit.
+///
+/// Public for the tests (tests/it/coq_boolean.rs) only: not API.
+#[doc(hidden)]
+pub fn check_instance(
+    cert: &Certificate,
+    limits: &Limits,
+) -> Result<Option<InstanceProof>, CoqError> {
+    let (dir, lib) = prepare(limits)?;
+    let mut run = Batch {
+        dir: dir.path(),
+        stem: translate::stem(cert),
+        t: translate::translate(cert),
+        limits,
+        verdicts: Vec::new(),
+        axioms: Vec::new(),
+    };
+    let mut support = lib;
+    if let (Support::Compiled, Some(d)) = (&support, &run.t.data) {
+        support = compile_support(run.dir, &format!("{}_data", run.stem), d, limits)?;
+    }
+    match support {
+        Support::Compiled => prove_instance(cert, &mut run),
+        Support::Limit(_) => Ok(None),
+    }
+}
+
 /// The Boolean limit of the certificate's witnesses ([`instance`]): compiles
 /// coq/BooleanLimit.v and coq/BooleanInstance.v in the run's directory (beside the
-/// library and the data), then the generated file, whose `Print Assumptions` must list
-/// allowed axioms only. `None` when the certificate has no witnesses.
+/// library and the data), then the generated file of all witnesses, whose `Print
+/// Assumptions` must list allowed axioms only; when Coq does not accept it, each
+/// witness alone, so that each has its own verdict. `None` when the certificate has
+/// no witnesses.
 fn prove_instance(cert: &Certificate, run: &mut Batch) -> Result<Option<InstanceProof>, CoqError> {
     let Ok(st) = cert.statement(Path::new("<certificate>")) else {
         return Ok(None);
     };
     let ws = instance::witnesses(cert, &st.data);
-    let Some(text) = instance::file(cert, &ws, &format!("{}_data", run.stem)) else {
+    if ws.is_empty() {
         return Ok(None);
-    };
-    let witnesses = ws.iter().map(|w| w.label.clone()).collect();
-    let theorems = ws
-        .iter()
-        .enumerate()
-        .flat_map(|(i, w)| instance::theorems(i, w))
-        .collect();
-    let done = |verdict| {
-        Ok(Some(InstanceProof {
-            witnesses,
-            theorems,
-            verdict,
-        }))
-    };
+    }
+    let data_module = format!("{}_data", run.stem);
+    let mut verdicts: Vec<Option<CoqVerdict>> = vec![None; ws.len()];
+    let mut support = None;
     for (name, lemma) in LEMMAS.iter().filter(|(n, _)| n.starts_with("Boolean")) {
         if let Support::Limit(why) = compile_support(run.dir, name, lemma, run.limits)? {
-            return done(CoqVerdict::KernelOnly(why));
+            support = Some(why);
+            break;
         }
     }
+    let all: Vec<usize> = (0..ws.len()).collect();
+    match support {
+        Some(why) => verdicts.fill(Some(CoqVerdict::KernelOnly(why))),
+        None => {
+            let v = instance_file(cert, &st.data, &ws, &all, &data_module, run)?;
+            if v == CoqVerdict::Proven || ws.len() == 1 {
+                verdicts.fill(Some(v));
+            } else {
+                for i in all {
+                    verdicts[i] = Some(instance_file(
+                        cert,
+                        &st.data,
+                        &ws,
+                        &[i],
+                        &data_module,
+                        run,
+                    )?);
+                }
+            }
+        }
+    }
+    Ok(Some(InstanceProof {
+        witnesses: ws
+            .iter()
+            .zip(verdicts)
+            .enumerate()
+            .map(|(i, (w, v))| WitnessProof {
+                label: w.label.clone(),
+                theorems: instance::theorems(i, w, &st.data),
+                verdict: v.expect("every witness has a verdict"),
+            })
+            .collect(),
+    }))
+}
+
+/// Coq's verdict on the instance file of the witnesses `which` ([`prove_instance`]).
+fn instance_file(
+    cert: &Certificate,
+    data: &crate::kernel::expr::Data,
+    ws: &[instance::Witness],
+    which: &[usize],
+    data_module: &str,
+    run: &mut Batch,
+) -> Result<CoqVerdict, CoqError> {
+    let Some(text) = instance::file(cert, data, ws, which, data_module) else {
+        return Ok(CoqVerdict::Proven);
+    };
     let file = format!("{}_instance.v", run.stem);
     let body = format!("{AXIOM_MODULES_REQUIRE}{text}\n");
     let checks_from = body.lines().count() + 1;
@@ -1210,18 +1302,18 @@ fn prove_instance(cert: &Certificate, run: &mut Batch) -> Result<Option<Instance
     )?;
     let r = coqc(run.dir, &file, run.limits)?;
     if let Some(why) = r.limit {
-        return done(CoqVerdict::KernelOnly(why));
+        return Ok(CoqVerdict::KernelOnly(why));
     }
     if !r.ok {
         let message = first_error(&r.stderr, &r.stdout);
         if error_line(&r.stderr).is_some_and(|l| l >= checks_from) {
-            return done(CoqVerdict::Rejected(format!("{NOT_COQS_OWN}: {message}")));
+            return Ok(CoqVerdict::Rejected(format!("{NOT_COQS_OWN}: {message}")));
         }
-        return done(CoqVerdict::Rejected(message));
+        return Ok(CoqVerdict::Rejected(message));
     }
     let (axioms, bad) = axioms_of(&r.stdout);
     if !bad.is_empty() {
-        return done(CoqVerdict::Rejected(beyond(&bad)));
+        return Ok(CoqVerdict::Rejected(beyond(&bad)));
     }
     for a in axioms {
         if !run.axioms.contains(&a) {
@@ -1229,7 +1321,7 @@ fn prove_instance(cert: &Certificate, run: &mut Batch) -> Result<Option<Instance
         }
     }
     run.axioms.sort();
-    done(CoqVerdict::Proven)
+    Ok(CoqVerdict::Proven)
 }
 
 /// One certificate's obligations being proven.

@@ -13,6 +13,7 @@ mod clusters_polytope;
 mod clusters_remark;
 mod clusters_spectra;
 mod coq;
+mod coq_boolean;
 mod coq_helpers;
 mod coq_soundness;
 mod dynamics_flow;

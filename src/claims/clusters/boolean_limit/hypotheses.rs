@@ -184,6 +184,24 @@ pub fn escape_name(label: &str, k: usize, a: &Rational) -> String {
     )
 }
 
+/// y^K strictly increasing, over the y-layer datum `x` of n tokens.
+pub fn order_formula(x: &str, k: usize, n: usize) -> String {
+    let y = |i: &str| format!("(layer-coord {x} 0 {k} {i} 0)");
+    format!("(forall i 0 {} (< {} {}))", n - 2, y("i"), y("(+ i 1)"))
+}
+
+/// No two consecutive tokens of y^K in [−A, A], over the y-layer datum `x` of n tokens.
+pub fn escape_formula(x: &str, k: usize, n: usize, a: &Rational) -> String {
+    let y = |i: &str| format!("(layer-coord {x} 0 {k} {i} 0)");
+    format!(
+        "(forall i 0 {} (> (max (abs {}) (abs {})) {}))",
+        n - 2,
+        y("i"),
+        y("(+ i 1)"),
+        fmt_q(a)
+    )
+}
+
 /// The name of (T) for n.
 pub fn threshold_name(n: usize, a: &Rational) -> String {
     format!(
@@ -192,7 +210,7 @@ pub fn threshold_name(n: usize, a: &Rational) -> String {
     )
 }
 
-/// Adds the lemma's obligations to `st` under [`PART`]: (T) per n, then per witness with
+/// Adds the lemma's obligations to `st` (the report puts them in [`PART`]): (T) per n, then per witness with
 /// a K its datum `Y<w>` and the two hypotheses at K. Returns the witnesses at K.
 pub fn state(s: &Params, st: &mut Statement) -> Vec<AtK> {
     let found = search(s);
@@ -206,23 +224,13 @@ pub fn state(s: &Params, st: &mut Statement) -> Vec<AtK> {
     for (wi, (w, at)) in witnesses(s).iter().zip(&found).enumerate() {
         let Ok(k) = at.k else { continue };
         let n = at.n;
-        let a = fmt_q(&lemma_a(n));
         let x = format!("Y{wi}");
         let l = y_layer(&w.y0, &s.h, k).expect("validated by the search");
         st.datum(&x, Datum::Layer(l));
-        let y = |i: &str| format!("(layer-coord {x} 0 {k} {i} 0)");
-        st.assert(
-            order_name(&w.label, k),
-            format!("(forall i 0 {} (< {} {}))", n - 2, y("i"), y("(+ i 1)")),
-        );
+        st.assert(order_name(&w.label, k), order_formula(&x, k, n));
         st.assert(
             escape_name(&w.label, k, &lemma_a(n)),
-            format!(
-                "(forall i 0 {} (> (max (abs {}) (abs {})) {a}))",
-                n - 2,
-                y("i"),
-                y("(+ i 1)")
-            ),
+            escape_formula(&x, k, n, &lemma_a(n)),
         );
     }
     found

@@ -1,0 +1,222 @@
+//! The Boolean limit of an instance in Coq (issue #39; `attncheck::coq::instance`):
+//! `verify --coq` proves the lemma's hypotheses at K by computing the y-layer in Coq
+//! (reflection, coq/Attncheck.v's `xcheck_sound`), (T) by `interval`, and states the
+//! limit of the instance's own sequence P^k from coq/BooleanLimit.v. Hostile: Coq
+//! rejects an instance with two tokens in [−A, A] at K, an unordered one, and an A
+//! below the lemma's threshold; on a grid of small instances Coq proves the limit
+//! exactly where the kernel proves the hypotheses.
+//!
+//! The certificates are built here (claim clusters/boolean-limit, obligations as the
+//! claim's statement builder writes them) and handed to `coq::check` past the
+//! statement check, as tests/it/coq_soundness.rs does: what is tested is Coq's own
+//! judgement of each instance.
+
+use crate::coq::have_coq;
+use attncheck::certificate::{self, Certificate};
+use attncheck::claims::clusters::boolean_limit::hypotheses::{
+    escape_formula, escape_name, lemma_a, order_formula, order_name, threshold_formula,
+    threshold_name,
+};
+use attncheck::coq::{self, CoqVerdict, InstanceProof};
+use attncheck::kernel::Certainty;
+use rug::Rational;
+use std::path::Path;
+
+/// One instance: its label, y^0 (exact), K and A.
+struct Inst {
+    label: String,
+    y0: Vec<Rational>,
+    k: usize,
+    a: Rational,
+}
+
+fn q(s: &str) -> Rational {
+    attncheck::kernel::parse_rational(s).unwrap()
+}
+
+fn inst(label: &str, y0: &[&str], k: usize, a: Option<&str>) -> Inst {
+    let y0: Vec<Rational> = y0.iter().map(|s| q(s)).collect();
+    let a = a.map_or_else(|| lemma_a(y0.len()), q);
+    Inst {
+        label: label.into(),
+        y0,
+        k,
+        a,
+    }
+}
+
+/// A certificate of clusters/boolean-limit with, per instance, its y-layer (Q = K = V =
+/// [[1]], Δt = 1/10, K steps) and the three hypotheses: (T), order, escape.
+fn instance_cert(is: &[Inst]) -> Certificate {
+    let mut obligations = Vec::new();
+    let mut data = Vec::new();
+    for (w, i) in is.iter().enumerate() {
+        let (n, x) = (i.y0.len(), format!("Y{w}"));
+        let ob = |name: String, formula: String| {
+            serde_json::json!({"name": name, "formula": formula, "expect": "holds"})
+        };
+        obligations.push(ob(
+            format!("{}: {}", i.label, threshold_name(n, &i.a)),
+            threshold_formula(n, &i.a),
+        ));
+        obligations.push(ob(order_name(&i.label, i.k), order_formula(&x, i.k, n)));
+        obligations.push(ob(
+            escape_name(&i.label, i.k, &i.a),
+            escape_formula(&x, i.k, n, &i.a),
+        ));
+        let tokens: Vec<Vec<String>> = i.y0.iter().map(|y| vec![y.to_string()]).collect();
+        data.push((
+            x,
+            serde_json::json!({"kind": "layer", "form": "layer", "n": n, "d": 1, "dt": "1/10",
+                "steps": i.k, "q": [["1"]], "k": [["1"]], "v": [["1"]], "tokens": [tokens]}),
+        ));
+    }
+    let v = serde_json::json!({"format": certificate::FORMAT, "claim": "clusters/boolean-limit",
+        "profile": "quick", "precision": 128, "obligations": obligations,
+        "data": data.into_iter().collect::<serde_json::Map<_, _>>()});
+    certificate::parse(Path::new("instances.cert.json"), &v.to_string())
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The kernel's decision of each instance's hypotheses (all three true: `True`; one
+/// false: `False`; else `Unknown`), and Coq's verdict on each instance's limit
+/// (`None` without coqc).
+fn judge(is: &[Inst]) -> (Vec<Certainty>, Option<Vec<CoqVerdict>>) {
+    let c = instance_cert(is);
+    let kernel = coq::kernel_decisions(&c).unwrap_or_else(|e| panic!("{e}"));
+    let by_kernel: Vec<Certainty> = kernel
+        .decisions()
+        .chunks(3)
+        .map(|d| {
+            if d.iter().all(|d| d.result() == Certainty::True) {
+                Certainty::True
+            } else if d.iter().any(|d| d.result() == Certainty::False) {
+                Certainty::False
+            } else {
+                Certainty::Unknown
+            }
+        })
+        .collect();
+    if !coq::installed() {
+        return (by_kernel, None);
+    }
+    let InstanceProof { witnesses } = coq::check_instance(&c, &coq::Limits::DEFAULT)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .expect("the instances reach Coq");
+    assert_eq!(witnesses.len(), is.len());
+    for (w, i) in witnesses.iter().zip(is) {
+        assert_eq!(w.label, i.label);
+    }
+    (
+        by_kernel,
+        Some(witnesses.into_iter().map(|w| w.verdict).collect()),
+    )
+}
+
+/// The instances of the three tests below, judged in one Coq run (one compilation of
+/// the lemma files; each test reads its own): the false instances, the A's, the grid.
+fn all_instances() -> [Vec<Inst>; 3] {
+    let false_ones = vec![
+        inst("(S)", &["-1", "0", "1"], 1, None),
+        inst("two in the band", &["-2", "-1/10", "1/10", "2"], 1, None),
+        inst("unordered", &["1", "-1"], 1, None),
+    ];
+    let a_s = vec![
+        inst("A = 15/16", &["-1", "0", "1"], 1, Some("15/16")),
+        inst("A = 1/2", &["-1", "0", "1"], 1, Some("1/2")),
+        inst("A = 1", &["-1", "0", "1"], 1, Some("1")),
+    ];
+    let bases: [&[&str]; 3] = [&["-1", "1"], &["-1", "0", "1"], &["-2", "-1", "1", "2"]];
+    let mut grid = Vec::new();
+    for base in bases {
+        for scale in ["1/4", "1"] {
+            for k in [1, 4] {
+                let y0: Vec<String> = base
+                    .iter()
+                    .map(|y| Rational::from(q(y) * q(scale)).to_string())
+                    .collect();
+                let y0: Vec<&str> = y0.iter().map(String::as_str).collect();
+                grid.push(inst(&format!("y0 = {y0:?}, K = {k}"), &y0, k, None));
+            }
+        }
+    }
+    [false_ones, a_s, grid]
+}
+
+type Judged = (Vec<Certainty>, Option<Vec<CoqVerdict>>);
+
+/// The judgement of [`all_instances`] group `g`, with the instances; `None` without coqc.
+fn judged(g: usize, name: &str) -> Option<(Vec<Inst>, Vec<(Certainty, CoqVerdict)>)> {
+    static ALL: std::sync::OnceLock<Judged> = std::sync::OnceLock::new();
+    let (kernel, coq) = ALL.get_or_init(|| {
+        let all: Vec<Inst> = all_instances().into_iter().flatten().collect();
+        judge(&all)
+    });
+    let groups = all_instances();
+    let from: usize = groups[..g].iter().map(Vec::len).sum();
+    let is = groups.into_iter().nth(g).unwrap();
+    let Some(coq) = coq else {
+        have_coq(name);
+        return None;
+    };
+    let j = (from..from + is.len())
+        .map(|i| (kernel[i], coq[i].clone()))
+        .collect();
+    Some((is, j))
+}
+
+/// Two tokens in [−A, A] at K: the kernel finds the escape obligation false, and Coq
+/// rejects the instance (its file states that every token after the first in the band
+/// is above A, which the layer trace computed in Coq refutes); so does an instance
+/// whose tokens are not in order. Beside them a true instance is proven.
+#[test]
+fn coq_rejects_a_false_boolean_instance() {
+    let Some((is, j)) = judged(0, "coq_rejects_a_false_boolean_instance") else {
+        return;
+    };
+    assert_eq!(j[0], (Certainty::True, CoqVerdict::Proven));
+    for (i, (k, c)) in j.iter().enumerate().skip(1) {
+        assert_eq!(*k, Certainty::False, "{}", is[i].label);
+        assert!(matches!(c, CoqVerdict::Rejected(_)), "{}: {c:?}", is[i].label);
+    }
+}
+
+/// An A below the lemma's threshold (T): 15/16 for n = 3, where A² e^{A²/2+1} ≈ 3.71 <
+/// 4 = 2(n − 1) (the lemma's A is 1), and 1/2. The escape and order hold with it, the
+/// kernel finds (T) false, and Coq rejects the instance; with A = 1 it is proven.
+#[test]
+fn coq_rejects_an_a_below_the_lemmas_threshold() {
+    let Some((is, j)) = judged(1, "coq_rejects_an_a_below_the_lemmas_threshold") else {
+        return;
+    };
+    for (i, (k, c)) in j.iter().take(2).enumerate() {
+        assert_eq!(*k, Certainty::False, "{}", is[i].label);
+        assert!(matches!(c, CoqVerdict::Rejected(_)), "{}: {c:?}", is[i].label);
+    }
+    assert_eq!(j[2], (Certainty::True, CoqVerdict::Proven));
+}
+
+/// On a grid of small instances (n = 2, 3, 4; y^0 a base configuration scaled by 1/4
+/// or 1; K = 1 or 4; A the lemma's), Coq proves the limit of an instance exactly when
+/// the kernel proves its hypotheses, and rejects it when the kernel finds one false.
+#[test]
+fn kernel_and_coq_agree_on_a_grid_of_small_boolean_instances() {
+    let Some((is, j)) = judged(
+        2,
+        "kernel_and_coq_agree_on_a_grid_of_small_boolean_instances",
+    ) else {
+        return;
+    };
+    for (i, (k, c)) in j.iter().enumerate() {
+        match k {
+            Certainty::True => assert_eq!(*c, CoqVerdict::Proven, "{}", is[i].label),
+            Certainty::False => {
+                assert!(matches!(c, CoqVerdict::Rejected(_)), "{}: {c:?}", is[i].label)
+            }
+            Certainty::Unknown => panic!("{}: the kernel leaves it undecided", is[i].label),
+        }
+    }
+    // the grid has both kinds
+    assert!(j.iter().any(|(k, _)| *k == Certainty::True));
+    assert!(j.iter().any(|(k, _)| *k == Certainty::False));
+}
