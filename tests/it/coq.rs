@@ -490,6 +490,19 @@ fn the_alibi_tail_bound_lemma_is_proven_in_coq() {
             "{name}: {axioms:?}"
         );
         assert!(axioms.contains(&"ClassicalDedekindReals.sig_forall_dec".to_string()));
+        // what a report whose claim rests on a lemma states in its trust base
+        // (coq::LEMMA_ASSUMPTIONS, clusters/boolean-limit's `[lemma]`) is exactly what
+        // Coq prints for the lemma files
+        if name.starts_with("Boolean") {
+            let mut have = axioms.clone();
+            have.sort();
+            let mut want: Vec<String> = coq::LEMMA_ASSUMPTIONS
+                .iter()
+                .map(|a| a.to_string())
+                .collect();
+            want.sort();
+            assert_eq!(have, want, "{name}");
+        }
     }
     // a false, tighter bound (e^Δ x^w / (1 + e^Δ x^w): at Δ = 0 the tail tends
     // to x^w) does not compile, and an admitted step is caught by the axiom check

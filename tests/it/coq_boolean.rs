@@ -52,9 +52,7 @@ fn instance_cert(is: &[Inst]) -> Certificate {
     let mut data = Vec::new();
     for (w, i) in is.iter().enumerate() {
         let (n, x) = (i.y0.len(), format!("Y{w}"));
-        let ob = |name: String, formula: String| {
-            serde_json::json!({"name": name, "formula": formula, "expect": "holds"})
-        };
+        let ob = |name: String, formula: String| serde_json::json!({"name": name, "formula": formula, "expect": "holds"});
         obligations.push(ob(
             format!("{}: {}", i.label, threshold_name(n, &i.a)),
             threshold_formula(n, &i.a),
@@ -131,10 +129,7 @@ fn all_instances() -> [Vec<Inst>; 3] {
     for base in bases {
         for scale in ["1/4", "1"] {
             for k in [1, 4] {
-                let y0: Vec<String> = base
-                    .iter()
-                    .map(|y| Rational::from(q(y) * q(scale)).to_string())
-                    .collect();
+                let y0: Vec<String> = base.iter().map(|y| (q(y) * q(scale)).to_string()).collect();
                 let y0: Vec<&str> = y0.iter().map(String::as_str).collect();
                 grid.push(inst(&format!("y0 = {y0:?}, K = {k}"), &y0, k, None));
             }
@@ -145,8 +140,16 @@ fn all_instances() -> [Vec<Inst>; 3] {
 
 type Judged = (Vec<Certainty>, Option<Vec<CoqVerdict>>);
 
-/// The judgement of [`all_instances`] group `g`, with the instances; `None` without coqc.
-fn judged(g: usize, name: &str) -> Option<(Vec<Inst>, Vec<(Certainty, CoqVerdict)>)> {
+/// One group of [`all_instances`]: the instances, the kernel's decision of each one's
+/// hypotheses, and Coq's verdict on each one's limit (`None` without coqc).
+struct Group {
+    is: Vec<Inst>,
+    kernel: Vec<Certainty>,
+    coq: Option<Vec<CoqVerdict>>,
+}
+
+/// Group `g` of [`all_instances`], judged in the one run all groups share.
+fn judged(g: usize, name: &str) -> Group {
     static ALL: std::sync::OnceLock<Judged> = std::sync::OnceLock::new();
     let (kernel, coq) = ALL.get_or_init(|| {
         let all: Vec<Inst> = all_instances().into_iter().flatten().collect();
@@ -155,14 +158,19 @@ fn judged(g: usize, name: &str) -> Option<(Vec<Inst>, Vec<(Certainty, CoqVerdict
     let groups = all_instances();
     let from: usize = groups[..g].iter().map(Vec::len).sum();
     let is = groups.into_iter().nth(g).unwrap();
-    let Some(coq) = coq else {
+    let to = from + is.len();
+    if coq.is_none() {
         have_coq(name);
-        return None;
-    };
-    let j = (from..from + is.len())
-        .map(|i| (kernel[i], coq[i].clone()))
-        .collect();
-    Some((is, j))
+    }
+    Group {
+        kernel: kernel[from..to].to_vec(),
+        coq: coq.as_ref().map(|c| c[from..to].to_vec()),
+        is,
+    }
+}
+
+fn is_rejected(v: &CoqVerdict) -> bool {
+    matches!(v, CoqVerdict::Rejected(_))
 }
 
 /// Two tokens in [−A, A] at K: the kernel finds the escape obligation false, and Coq
@@ -171,13 +179,15 @@ fn judged(g: usize, name: &str) -> Option<(Vec<Inst>, Vec<(Certainty, CoqVerdict
 /// whose tokens are not in order. Beside them a true instance is proven.
 #[test]
 fn coq_rejects_a_false_boolean_instance() {
-    let Some((is, j)) = judged(0, "coq_rejects_a_false_boolean_instance") else {
-        return;
-    };
-    assert_eq!(j[0], (Certainty::True, CoqVerdict::Proven));
-    for (i, (k, c)) in j.iter().enumerate().skip(1) {
-        assert_eq!(*k, Certainty::False, "{}", is[i].label);
-        assert!(matches!(c, CoqVerdict::Rejected(_)), "{}: {c:?}", is[i].label);
+    let g = judged(0, "coq_rejects_a_false_boolean_instance");
+    assert_eq!(
+        g.kernel,
+        [Certainty::True, Certainty::False, Certainty::False]
+    );
+    let Some(coq) = g.coq else { return };
+    assert_eq!(coq[0], CoqVerdict::Proven);
+    for (i, c) in coq.iter().enumerate().skip(1) {
+        assert!(is_rejected(c), "{}: {c:?}", g.is[i].label);
     }
 }
 
@@ -186,14 +196,16 @@ fn coq_rejects_a_false_boolean_instance() {
 /// kernel finds (T) false, and Coq rejects the instance; with A = 1 it is proven.
 #[test]
 fn coq_rejects_an_a_below_the_lemmas_threshold() {
-    let Some((is, j)) = judged(1, "coq_rejects_an_a_below_the_lemmas_threshold") else {
-        return;
-    };
-    for (i, (k, c)) in j.iter().take(2).enumerate() {
-        assert_eq!(*k, Certainty::False, "{}", is[i].label);
-        assert!(matches!(c, CoqVerdict::Rejected(_)), "{}: {c:?}", is[i].label);
+    let g = judged(1, "coq_rejects_an_a_below_the_lemmas_threshold");
+    assert_eq!(
+        g.kernel,
+        [Certainty::False, Certainty::False, Certainty::True]
+    );
+    let Some(coq) = g.coq else { return };
+    for (i, c) in coq.iter().take(2).enumerate() {
+        assert!(is_rejected(c), "{}: {c:?}", g.is[i].label);
     }
-    assert_eq!(j[2], (Certainty::True, CoqVerdict::Proven));
+    assert_eq!(coq[2], CoqVerdict::Proven);
 }
 
 /// On a grid of small instances (n = 2, 3, 4; y^0 a base configuration scaled by 1/4
@@ -201,22 +213,18 @@ fn coq_rejects_an_a_below_the_lemmas_threshold() {
 /// the kernel proves its hypotheses, and rejects it when the kernel finds one false.
 #[test]
 fn kernel_and_coq_agree_on_a_grid_of_small_boolean_instances() {
-    let Some((is, j)) = judged(
+    let g = judged(
         2,
         "kernel_and_coq_agree_on_a_grid_of_small_boolean_instances",
-    ) else {
-        return;
-    };
-    for (i, (k, c)) in j.iter().enumerate() {
+    );
+    // the kernel decides every instance, and the grid has both kinds
+    assert!(!g.kernel.contains(&Certainty::Unknown), "{:?}", g.kernel);
+    assert!(g.kernel.contains(&Certainty::True) && g.kernel.contains(&Certainty::False));
+    let Some(coq) = g.coq else { return };
+    for ((k, c), i) in g.kernel.iter().zip(&coq).zip(&g.is) {
         match k {
-            Certainty::True => assert_eq!(*c, CoqVerdict::Proven, "{}", is[i].label),
-            Certainty::False => {
-                assert!(matches!(c, CoqVerdict::Rejected(_)), "{}: {c:?}", is[i].label)
-            }
-            Certainty::Unknown => panic!("{}: the kernel leaves it undecided", is[i].label),
+            Certainty::True => assert_eq!(*c, CoqVerdict::Proven, "{}", i.label),
+            _ => assert!(is_rejected(c), "{}: {c:?}", i.label),
         }
     }
-    // the grid has both kinds
-    assert!(j.iter().any(|(k, _)| *k == Certainty::True));
-    assert!(j.iter().any(|(k, _)| *k == Certainty::False));
 }
