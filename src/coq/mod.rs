@@ -325,6 +325,9 @@ pub struct CoqReport {
 pub struct InstanceProof {
     /// Per witness, in the certificate's order.
     pub witnesses: Vec<WitnessProof>,
+    /// Wall-clock seconds spent in `coqc` on the lemma files and the witnesses (never
+    /// written into reports).
+    pub seconds: f64,
 }
 
 /// The Boolean limit of one witness in Coq.
@@ -542,6 +545,24 @@ pub fn export(cert: &Certificate, dir: &Path) -> Result<(CoqFile, String), CoqEr
     }
     write(&dir.join(format!("{}.v", f.stem)), &f.text)?;
     cmd.push_str(&format!(" && coqc -q -R . Attncheck {}.v", f.stem));
+    // the Boolean limit of the certificate's witnesses ([`instance`]): the lemma files
+    // and the file `verify --coq` proves
+    if let Ok(st) = cert.statement(Path::new("<certificate>")) {
+        let ws = instance::witnesses(cert, &st.data);
+        let all: Vec<usize> = (0..ws.len()).collect();
+        let data_module = format!("{}_data", f.stem);
+        if let Some(text) = instance::file(cert, &st.data, &ws, &all, &data_module) {
+            for (name, lemma) in LEMMAS.iter().filter(|(n, _)| n.starts_with("Boolean")) {
+                write(&dir.join(format!("{name}.v")), lemma)?;
+                cmd.push_str(&format!(" && coqc -q -R . Attncheck {name}.v"));
+            }
+            write(
+                &dir.join(format!("{}_instance.v", f.stem)),
+                &format!("{AXIOM_MODULES_REQUIRE}{text}{}", axiom_identity_checks()),
+            )?;
+            cmd.push_str(&format!(" && coqc -q -R . Attncheck {}_instance.v", f.stem));
+        }
+    }
     Ok((f, cmd))
 }
 
@@ -1243,6 +1264,7 @@ fn prove_instance(cert: &Certificate, run: &mut Batch) -> Result<Option<Instance
     if ws.is_empty() {
         return Ok(None);
     }
+    let start = Instant::now();
     let data_module = format!("{}_data", run.stem);
     let mut verdicts: Vec<Option<CoqVerdict>> = vec![None; ws.len()];
     let mut support = None;
@@ -1275,6 +1297,7 @@ fn prove_instance(cert: &Certificate, run: &mut Batch) -> Result<Option<Instance
                 verdict: v.unwrap_or_else(|| CoqVerdict::Rejected("not checked".into())),
             })
             .collect(),
+        seconds: start.elapsed().as_secs_f64(),
     }))
 }
 
@@ -1349,17 +1372,23 @@ impl InstanceRun<'_> {
                 }
             }
             let (axioms, bad) = axioms_of(&r.stdout);
-            for a in axioms {
-                if !run.axioms.contains(&a) {
-                    run.axioms.push(a);
+            let why = if assumption_blocks(&r.stdout).is_empty() {
+                Some("no `Print Assumptions` output".to_string())
+            } else {
+                (!bad.is_empty()).then(|| beyond(&bad))
+            };
+            if why.is_none() {
+                for a in axioms {
+                    if !run.axioms.contains(&a) {
+                        run.axioms.push(a);
+                    }
                 }
+                run.axioms.sort();
             }
-            run.axioms.sort();
             for w in pending {
-                verdicts[w] = Some(if bad.is_empty() {
-                    CoqVerdict::Proven
-                } else {
-                    CoqVerdict::Rejected(beyond(&bad))
+                verdicts[w] = Some(match &why {
+                    None => CoqVerdict::Proven,
+                    Some(why) => CoqVerdict::Rejected(why.clone()),
                 });
             }
             return Ok(());

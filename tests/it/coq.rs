@@ -990,6 +990,18 @@ fn verify_coq(p: &Path, cache: &Path) -> Result<(), String> {
             "{at}: not every obligation sent was proven:\n{text}"
         ));
     }
+    // clusters/boolean-limit: the limit of every witness, a Coq theorem from
+    // coq/BooleanLimit.v (issue 39)
+    let st = c.statement(p).map_err(|e| e.to_string())?;
+    let witnesses = coq::instance::witnesses(&c, &st.data).len();
+    let proven = text
+        .matches("proven   Coq          the Boolean limit of ")
+        .count();
+    if proven != witnesses {
+        return Err(format!(
+            "{at}: the Boolean limit of {proven} of {witnesses} witnesses proven in Coq:\n{text}"
+        ));
+    }
     eprintln!("{}: {sent} of {n} obligations proven by Coq", c.claim);
     Ok(())
 }

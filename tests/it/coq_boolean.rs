@@ -98,7 +98,7 @@ fn judge(is: &[Inst]) -> (Vec<Certainty>, Option<Vec<CoqVerdict>>) {
     if !coq::installed() {
         return (by_kernel, None);
     }
-    let InstanceProof { witnesses } = coq::check_instance(&c, &coq::Limits::DEFAULT)
+    let InstanceProof { witnesses, .. } = coq::check_instance(&c, &coq::Limits::DEFAULT)
         .unwrap_or_else(|e| panic!("{e}"))
         .expect("the instances reach Coq");
     assert_eq!(witnesses.len(), is.len());
@@ -227,4 +227,38 @@ fn kernel_and_coq_agree_on_a_grid_of_small_boolean_instances() {
             _ => assert!(is_rejected(c), "{}: {c:?}", i.label),
         }
     }
+}
+
+/// `export coq` writes, beside the obligations' file, the lemma files and the instance
+/// file `verify --coq` proves, and the command that checks them by hand compiles them
+/// in order (the data before the lemmas that read it).
+#[test]
+fn export_writes_the_instance_file_and_its_command() {
+    let p = crate::util::root().join("reports/clusters/boolean-limit.cert.json");
+    let c = coq::load(&p).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (f, cmd) = coq::export(&c, dir.path()).unwrap();
+    let instance = format!("{}_instance.v", f.stem);
+    for name in ["BooleanLimit.v", "BooleanInstance.v", instance.as_str()] {
+        assert!(dir.path().join(name).is_file(), "{name}");
+        assert!(
+            cmd.contains(&format!("coqc -q -R . Attncheck {name}")),
+            "{cmd}"
+        );
+    }
+    let at = |s: &str| cmd.find(s).unwrap_or_else(|| panic!("{s} in {cmd}"));
+    assert!(at(&format!("{}_data.v", f.stem)) < at("BooleanLimit.v"));
+    assert!(at("BooleanLimit.v") < at("BooleanInstance.v"));
+    assert!(at("BooleanInstance.v") < at(&instance));
+    let text = std::fs::read_to_string(dir.path().join(&instance)).unwrap();
+    // one block per witness of the certificate: 8 generic seeds and (S)
+    assert_eq!(text.matches("Theorem rows_").count(), 9);
+    assert!(text.contains("Theorem symmetric_8"));
+    assert!(text.contains("Print Assumptions boolean_instances."));
+    // a certificate of another claim gets no instance file
+    let other =
+        coq::load(&crate::util::root().join("reports/clusters/stability.cert.json")).unwrap();
+    let dir2 = tempfile::tempdir().unwrap();
+    let (_, cmd2) = coq::export(&other, dir2.path()).unwrap();
+    assert!(!cmd2.contains("Boolean"), "{cmd2}");
 }

@@ -72,7 +72,7 @@ pub(crate) enum TranslateError {
     LayerIndex(String),
     /// The dual functionals of the layer map.
     #[error(
-        "`{0}` has no Coq translation: its sup and inf over a bracket of λ of the adjugate of          V − λI have no interval evaluation in Coq (the other layer quantities are proven by          coq/Attncheck.v's reflected evaluation of the map)"
+        "`{0}` has no Coq translation: its sup and inf over a bracket of λ of the adjugate of V − λI have no interval evaluation in Coq (the other layer quantities are proven by coq/Attncheck.v's reflected evaluation of the map)"
     )]
     LayerDual(&'static str),
     /// An obligation over the layer map the reflected evaluation does not take, or
