@@ -313,6 +313,10 @@ pub fn block(cert: &Certificate, data: &Data, ws: &[Witness], w_i: usize) -> Str
     s
 }
 
+/// `s` inside a Coq comment: no comment delimiter, and no `"` (Coq reads a string
+/// inside a comment, so a lone `"` would run the comment to the end of the file).
 fn comment(s: &str) -> String {
-    s.replace("(*", "( *").replace("*)", "* )")
+    s.replace("(*", "( *")
+        .replace("*)", "* )")
+        .replace('"', "''")
 }

@@ -22,12 +22,14 @@ use attncheck::kernel::Certainty;
 use rug::Rational;
 use std::path::Path;
 
-/// One instance: its label, y^0 (exact), K and A.
+/// One instance: its label, y^0 (exact), K and A; `stated` the number of tokens its
+/// obligations speak of, when not all of y^0's (a forged certificate).
 struct Inst {
     label: String,
     y0: Vec<Rational>,
     k: usize,
     a: Rational,
+    stated: Option<usize>,
 }
 
 fn q(s: &str) -> Rational {
@@ -42,6 +44,7 @@ fn inst(label: &str, y0: &[&str], k: usize, a: Option<&str>) -> Inst {
         y0,
         k,
         a,
+        stated: None,
     }
 }
 
@@ -51,7 +54,7 @@ fn instance_cert(is: &[Inst]) -> Certificate {
     let mut obligations = Vec::new();
     let mut data = Vec::new();
     for (w, i) in is.iter().enumerate() {
-        let (n, x) = (i.y0.len(), format!("Y{w}"));
+        let (n, x) = (i.stated.unwrap_or(i.y0.len()), format!("Y{w}"));
         let ob = |name: String, formula: String| serde_json::json!({"name": name, "formula": formula, "expect": "holds"});
         obligations.push(ob(
             format!("{}: {}", i.label, threshold_name(n, &i.a)),
@@ -65,7 +68,7 @@ fn instance_cert(is: &[Inst]) -> Certificate {
         let tokens: Vec<Vec<String>> = i.y0.iter().map(|y| vec![y.to_string()]).collect();
         data.push((
             x,
-            serde_json::json!({"kind": "layer", "form": "layer", "n": n, "d": 1, "dt": "1/10",
+            serde_json::json!({"kind": "layer", "form": "layer", "n": i.y0.len(), "d": 1, "dt": "1/10",
                 "steps": i.k, "q": [["1"]], "k": [["1"]], "v": [["1"]], "tokens": [tokens]}),
         ));
     }
@@ -113,7 +116,7 @@ fn judge(is: &[Inst]) -> (Vec<Certainty>, Option<Vec<CoqVerdict>>) {
 
 /// The instances of the three tests below, judged in one Coq run (one compilation of
 /// the lemma files; each test reads its own): the false instances, the A's, the grid.
-fn all_instances() -> [Vec<Inst>; 3] {
+fn all_instances() -> [Vec<Inst>; 4] {
     let false_ones = vec![
         inst("(S)", &["-1", "0", "1"], 1, None),
         inst("two in the band", &["-2", "-1/10", "1/10", "2"], 1, None),
@@ -135,7 +138,19 @@ fn all_instances() -> [Vec<Inst>; 3] {
             }
         }
     }
-    [false_ones, a_s, grid]
+    let forged = vec![
+        inst(
+            "a lone \" and a *) in the label",
+            &["-1", "0", "1"],
+            1,
+            None,
+        ),
+        Inst {
+            stated: Some(2),
+            ..inst("two of three tokens stated", &["-1", "0", "1"], 1, None)
+        },
+    ];
+    [false_ones, a_s, grid, forged]
 }
 
 type Judged = (Vec<Certainty>, Option<Vec<CoqVerdict>>);
@@ -261,4 +276,116 @@ fn export_writes_the_instance_file_and_its_command() {
     let dir2 = tempfile::tempdir().unwrap();
     let (_, cmd2) = coq::export(&other, dir2.path()).unwrap();
     assert!(!cmd2.contains("Boolean"), "{cmd2}");
+}
+
+/// Forged certificates (`verify` refuses them against the spec; `verify --coq --no-spec`
+/// and `export coq --check` read them as they are): hypotheses written over two of a
+/// datum's three tokens hold for the kernel, and Coq rejects the instance (its n is the
+/// datum's, `ntok`), so no limit is ever proven from hypotheses on part of the tokens; a
+/// witness label with a lone `"` and a `*)` (regression: a `"` inside a Coq comment
+/// opened a string that ran the comment to the end of the file) is proven like any
+/// other.
+#[test]
+fn coq_rejects_hypotheses_on_part_of_the_tokens_and_reads_any_label() {
+    let g = judged(
+        3,
+        "coq_rejects_hypotheses_on_part_of_the_tokens_and_reads_any_label",
+    );
+    assert_eq!(g.kernel, [Certainty::True, Certainty::True]);
+    let Some(coq) = g.coq else { return };
+    assert_eq!(coq[0], CoqVerdict::Proven, "{}", g.is[0].label);
+    assert!(is_rejected(&coq[1]), "{}: {:?}", g.is[1].label, coq[1]);
+}
+
+/// The y-layer of `y0` (Q = K = V = [[1]], Δt = h, `steps` steps) as the datum `Y`.
+fn y_datum(y0: &[Rational], h: &Rational, steps: usize) -> attncheck::kernel::expr::Data {
+    use attncheck::kernel::{layer_data::LayerData, Mat};
+    let one = || Mat::identity(1);
+    let tokens = Mat::from_rows(y0.iter().map(|y| vec![y.clone()]).collect());
+    let l = LayerData::new(one(), one(), one(), h.clone(), steps, vec![tokens]).unwrap();
+    [("Y".to_string(), attncheck::kernel::expr::Datum::Layer(l))].into()
+}
+
+/// The kernel's decision of `f` over the y-layer at 256 bits.
+fn holds(f: &str, data: &attncheck::kernel::expr::Data) -> bool {
+    attncheck::kernel::expr::check_with(f, 256, data) == Ok(Certainty::True)
+}
+
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// The lemma's conclusion against a long run of the map (coq/BooleanLimit.v,
+    /// `boolean_limit_rate`): on random instances (2 to 5 distinct tokens in [−3, 3] on a
+    /// grid of 1/8, h = 1/10, 1/2 or 1), at the first K where the kernel certifies the
+    /// hypotheses (A the lemma's, as the claim states them), every row of a token beyond A
+    /// is within (n − 1) exp(−(1 + h/2)^m |y_i^K| g^K) of e_1 or e_n at step K + m, for
+    /// every m up to the end of the run (g^K the gap at K between the last two tokens on
+    /// that side). The distance is the exact one, Σ_{j ≠ t} P_ij with
+    /// P_ij = 1 / Σ_l e^{y_i (y_l − y_j)}, each comparison decided by the kernel on its
+    /// enclosures at 256 bits. The run is as long as the exponents stay within MPFR's
+    /// range: max |y^k| ≤ 3 (1 + h)^k.
+    #[test]
+    fn the_lemmas_rate_holds_on_long_runs_of_random_instances(
+        ticks in prop::collection::btree_set(-24i64..=24, 2..=5),
+        h in prop::sample::select(vec!["1/10", "1/2", "1"]),
+    ) {
+        let y0: Vec<Rational> = ticks.iter().map(|&t| Rational::from((t, 8))).collect();
+        let n = y0.len();
+        let h = q(h);
+        let a = lemma_a(n);
+        // 2·(3 (1 + h)^T)² ≤ 10⁸ keeps every exponent of the softmax within range
+        let steps = (7.7 / (1.0 + h.to_f64()).ln()).floor() as usize;
+        let data = y_datum(&y0, &h, steps);
+        let at_k = (1..=steps / 2).find(|&k| {
+            holds(&order_formula("Y", k, n), &data) && holds(&escape_formula("Y", k, n, &a), &data)
+        });
+        // an instance whose tokens escape together by then is not an instance of the lemma
+        prop_assume!(at_k.is_some());
+        let k = at_k.unwrap();
+        let af = a.to_string();
+        let y = |step: &str, i: &str| format!("(layer-coord Y 0 {step} {i} 0)");
+        let below = |i: usize| holds(&format!("(< {} (neg {af}))", y(&k.to_string(), &i.to_string())), &data);
+        let above = |i: usize| holds(&format!("(> {} {af})", y(&k.to_string(), &i.to_string())), &data);
+        let ks = k.to_string();
+        let mut checked = 0;
+        for i in 0..n {
+            // the other tokens than the one the row tends to; the gap at K on that side; |y_i^K|
+            let (others, g, s) = if above(i) {
+                (
+                    format!("0 {}", n - 2),
+                    format!("(- {} {})", y(&ks, &(n - 1).to_string()), y(&ks, &(n - 2).to_string())),
+                    y(&ks, &i.to_string()),
+                )
+            } else if below(i) {
+                (
+                    format!("1 {}", n - 1),
+                    format!("(- {} {})", y(&ks, "1"), y(&ks, "0")),
+                    format!("(neg {})", y(&ks, &i.to_string())),
+                )
+            } else {
+                continue;
+            };
+            let step = format!("(+ {k} m)");
+            let yi = y(&step, &i.to_string());
+            let dist = format!(
+                "(sum j {others} (/ 1 (sum l 0 {} (exp (* {yi} (- {} {}))))))",
+                n - 1,
+                y(&step, "l"),
+                y(&step, "j")
+            );
+            let bound = format!("(* {} (exp (neg (* (exp (* m (ln (+ 1 (/ {h} 2))))) (* {s} {g})))))", n - 1);
+            let f = format!("(forall m 0 {} (<= {dist} {bound}))", steps - k);
+            prop_assert!(holds(&f, &data), "y0 = {:?}, h = {h}, K = {k}, token {i}: {f}", ticks);
+            // the check can fail: a rate a thousand times faster is refuted at m = 0
+            let faster = format!("(<= {} (* {} (exp (neg (* 1000 (* {s} {g}))))))", dist.replace(" m)", " 0)"), n - 1);
+            prop_assert!(
+                attncheck::kernel::expr::check_with(&faster, 256, &data) == Ok(Certainty::False),
+                "y0 = {:?}, h = {h}, K = {k}, token {i}: {faster}", ticks
+            );
+            checked += 1;
+        }
+        // the hypotheses at K put every token but at most one beyond A
+        prop_assert!(checked + 1 >= n, "y0 = {:?}: {checked} of {n} tokens beyond A at K = {k}", ticks);
+    }
 }
