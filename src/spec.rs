@@ -250,7 +250,7 @@ pub struct WrittenObligation {
     pub part: Option<String>,
 }
 
-/// The `[lemma]` of a spec: a lemma proven in Coq (a file of [`crate::coq::LEMMAS`])
+/// The `[lemma]` of a spec: a lemma proven in Coq (a file of [`crate::lemmas::LEMMAS`])
 /// that turns the certified obligations of one part of the claim into its limit. Only
 /// that part's verdict may exceed the spec's `rigour` (the cap on asymptotic claims
 /// lifts for it alone); the report's trust base lists the lemma with its file and
@@ -260,7 +260,7 @@ pub struct WrittenObligation {
 pub struct LemmaRef {
     /// The report part whose checks the lemma turns into the limit.
     pub part: String,
-    /// `coq/<Name>.v`, a file of [`crate::coq::LEMMAS`].
+    /// `coq/<Name>.v`, a file of [`crate::lemmas::LEMMAS`].
     pub file: String,
     /// The theorems of that file the part rests on (each a `Theorem` or `Lemma` of it).
     pub theorems: Vec<String>,
@@ -272,7 +272,7 @@ impl LemmaRef {
         if self.part.trim().is_empty() {
             return Err(("lemma.part", "must name a part of the claim".into()));
         }
-        let text = crate::coq::LEMMAS
+        let text = crate::lemmas::LEMMAS
             .iter()
             .find(|(name, _)| format!("coq/{name}.v") == self.file)
             .map(|(_, t)| *t)
@@ -282,7 +282,7 @@ impl LemmaRef {
                     format!(
                         "`{}` is not a lemma file shipped with this tool (known: {})",
                         self.file,
-                        crate::coq::LEMMAS
+                        crate::lemmas::LEMMAS
                             .iter()
                             .map(|(n, _)| format!("coq/{n}.v"))
                             .collect::<Vec<_>>()

@@ -35,16 +35,9 @@ pub const LIBRARY: &str = include_str!("../../coq/Attncheck.v");
 
 /// Lemmas proven once and for all in Coq, for all parameters rather than on an
 /// instance: (module name, text) of the files shipped in `coq/` beside the
-/// library, which they import. Each ends with `Print Assumptions`;
-/// [`check_lemmas`] compiles them.
-pub const LEMMAS: &[(&str, &str)] = &[
-    ("AlibiTailBound", include_str!("../../coq/AlibiTailBound.v")),
-    ("BooleanLimit", include_str!("../../coq/BooleanLimit.v")),
-    (
-        "BooleanInstance",
-        include_str!("../../coq/BooleanInstance.v"),
-    ),
-];
+/// library, which they import ([`crate::lemmas`]). Each ends with `Print
+/// Assumptions`; [`check_lemmas`] compiles them.
+pub use crate::lemmas::LEMMAS;
 
 /// What `Print Assumptions` lists for each file of [`LEMMAS`], in the order Coq prints
 /// it: the axioms of Coq's standard real numbers, nothing else. A report whose claim

@@ -66,6 +66,8 @@ pub struct AtK {
     pub n: usize,
     /// K, or the reason none was found.
     pub k: Result<usize, String>,
+    /// The witness's y-layer with K steps (its datum), when K was found.
+    layer: Option<LayerData>,
 }
 
 /// (T) for n tokens and A, as a formula.
@@ -162,10 +164,17 @@ pub fn search(s: &Params) -> Vec<AtK> {
                     fmt_q(&a)
                 ))
             });
+            // the datum of the statement: the same map with K steps
+            let at = k.and_then(|k| y_layer(&w.y0, &s.h, k).map(|l| (k, l)));
+            let (k, layer) = match at {
+                Ok((k, l)) => (Ok(k), Some(l)),
+                Err(why) => (Err(why), None),
+            };
             AtK {
                 label: w.label,
                 n,
                 k,
+                layer,
             }
         })
         .collect()
@@ -213,7 +222,7 @@ pub fn threshold_name(n: usize, a: &Rational) -> String {
 /// Adds the lemma's obligations to `st` (the report puts them in [`PART`]): (T) per n, then per witness with
 /// a K its datum `Y<w>` and the two hypotheses at K. Returns the witnesses at K.
 pub fn state(s: &Params, st: &mut Statement) -> Vec<AtK> {
-    let found = search(s);
+    let mut found = search(s);
     let mut ns: Vec<usize> = found.iter().filter(|w| w.k.is_ok()).map(|w| w.n).collect();
     ns.sort_unstable();
     ns.dedup();
@@ -221,15 +230,17 @@ pub fn state(s: &Params, st: &mut Statement) -> Vec<AtK> {
         let a = lemma_a(n);
         st.assert(threshold_name(n, &a), threshold_formula(n, &a));
     }
-    for (wi, (w, at)) in witnesses(s).iter().zip(&found).enumerate() {
-        let Ok(k) = at.k else { continue };
-        let n = at.n;
+    for (wi, at) in found.iter_mut().enumerate() {
+        let (Ok(k), Some(l)) = (&at.k, at.layer.take()) else {
+            continue;
+        };
+        let (k, n) = (*k, at.n);
+        let w = &at.label;
         let x = format!("Y{wi}");
-        let l = y_layer(&w.y0, &s.h, k).expect("validated by the search");
         st.datum(&x, Datum::Layer(l));
-        st.assert(order_name(&w.label, k), order_formula(&x, k, n));
+        st.assert(order_name(w, k), order_formula(&x, k, n));
         st.assert(
-            escape_name(&w.label, k, &lemma_a(n)),
+            escape_name(w, k, &lemma_a(n)),
             escape_formula(&x, k, n, &lemma_a(n)),
         );
     }
