@@ -481,11 +481,13 @@ pub fn check_baseline_dir(out: &Path) -> Result<(), Error> {
 
 /// Reads one committed report; a missing file is `Ok(None)`, a corrupt one an error.
 pub fn read_baseline(path: &Path) -> Result<Option<Report>, Error> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(path, e)),
-    };
+    if let Err(e) = std::fs::metadata(path) {
+        return match e.kind() {
+            std::io::ErrorKind::NotFound => Ok(None),
+            _ => Err(io(path, e)),
+        };
+    }
+    let text = read_utf8(path)?;
     serde_json::from_str::<Report>(&text)
         .map(Some)
         .map_err(|e| Error::Usage(format!(
@@ -709,7 +711,8 @@ pub fn verify_inputs(
 
 /// The certificate's data of the kinds a statement is built from (`attn-weights`: the
 /// trained-model claim's windows), each read by the kernel; errors name the field.
-fn carried_data(
+/// What [`verify_inputs`] rebuilds a spec claim's statement with.
+pub fn carried_data(
     path: &Path,
     cert: &Certificate,
 ) -> Result<crate::kernel::expr::Data, CertificateError> {

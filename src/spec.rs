@@ -828,14 +828,35 @@ pub fn line_of_key(text: &str, key: &str) -> Option<usize> {
     })
 }
 
-/// Reads a text file that must be UTF-8 (specs, targets, certificates). Invalid
-/// bytes are an error at the line of the first one.
+/// The most bytes [`read_utf8`] reads from one file: 128 MiB, a hundred times the
+/// largest committed certificate (1.3 MB, the trained models' weights). A larger file,
+/// or one without end (`/dev/zero`, a FIFO fed forever), is an error once this many
+/// bytes are read, instead of filling the memory until the process is killed.
+pub const MAX_INPUT_BYTES: u64 = 128 << 20;
+
+/// Reads a text file that must be UTF-8 (specs, targets, certificates), of at most
+/// [`MAX_INPUT_BYTES`]. Invalid bytes are an error at the line of the first one.
 pub fn read_utf8(path: &Path) -> Result<String, SpecError> {
-    let bytes = std::fs::read(path).map_err(|e| SpecError::File {
+    use std::io::Read;
+    let file_error = |e: std::io::Error| SpecError::File {
         file: path.to_path_buf(),
         line: None,
         reason: e.to_string(),
-    })?;
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(file_error)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(SpecError::File {
+            file: path.to_path_buf(),
+            line: None,
+            reason: format!(
+                "the file is larger than {} MiB, the most attncheck reads from one input file",
+                MAX_INPUT_BYTES >> 20
+            ),
+        });
+    }
     String::from_utf8(bytes).map_err(|e| {
         let bytes = e.as_bytes();
         let at = e.utf8_error().valid_up_to();

@@ -916,3 +916,40 @@ fn a_tiny_t_in_log_dimension_is_refused_with_exit_2_not_a_panic() {
         assert!(!d.path().join("reports").exists(), "nothing is written");
     }
 }
+
+/// `attncheck verify /dev/zero` read until the memory was gone (the process was killed):
+/// every input file is read up to `spec::MAX_INPUT_BYTES`, and one larger, or without
+/// end, is exit 2 naming the file.
+#[test]
+fn verify_of_dev_zero_is_refused_instead_of_filling_the_memory() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out) = verify(dir.path(), &["verify", "/dev/zero"]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("/dev/zero") && out.contains("larger than 128 MiB"),
+        "{out}"
+    );
+}
+
+/// The same limit for a file on disk, one byte over it (a sparse file: no disk is used),
+/// and a file of exactly the limit is read (here: refused for its content, not its size).
+#[test]
+fn an_input_file_over_the_size_limit_is_refused_and_one_at_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = attncheck::spec::MAX_INPUT_BYTES;
+    for (len, too_big) in [(limit + 1, true), (limit, false)] {
+        let p = dir.path().join("big.cert.json");
+        std::fs::File::create(&p).unwrap().set_len(len).unwrap();
+        let e = attncheck::spec::read_utf8(&p).map(|s| s.len() as u64);
+        match e {
+            Err(e) => {
+                assert!(too_big, "{e}");
+                assert!(e.to_string().contains("larger than 128 MiB"), "{e}");
+            }
+            Ok(n) => assert!(!too_big && n == limit),
+        }
+    }
+}

@@ -858,3 +858,25 @@ fn every_committed_certified_false_is_a_fails_obligation_of_its_certificate() {
         "no committed report carries a refutation: the walk proves nothing"
     );
 }
+
+/// Through the binary: `verify --no-spec` says undecided (exit 3), not proven (exit 0), for
+/// ln 0 and ln of a negative number (issue 23; the kernel's own regressions
+/// `ln_of_e_minus_e_*` in crates/attncheck-kernel/tests/conformance/domain.rs).
+#[test]
+fn verify_no_spec_does_not_certify_ln_of_zero_or_of_a_negative_number() {
+    // e − e, and e − Q with Q = ⌊e·10⁵⁰⌋/10⁵⁰ + 10⁻⁴⁵ > e
+    let ln_of_zero = "(< (ln (- (exp 1) (exp 1))) -80)";
+    let ln_of_a_negative =
+        "(< (ln (- (exp 1) 2.71828182845904523536028747135266249775724709469995)) -80)";
+    let dir = tempfile::tempdir().unwrap();
+    for f in [ln_of_zero, ln_of_a_negative] {
+        let c = serde_json::json!({
+            "format": certificate::FORMAT, "claim": "positional/alibi-window", "profile": "quick",
+            "precision": 128, "obligations": [{"name": "ln edge", "formula": f, "expect": "holds"}]
+        });
+        let p = dir.path().join("c.cert.json");
+        std::fs::write(&p, c.to_string()).unwrap();
+        let o = run_in(dir.path(), &["verify", "--no-spec", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(3), "{f}: {}", text(&o));
+    }
+}

@@ -53,6 +53,16 @@ pub struct Obligation {
     built: Option<expr::Sexp>,
 }
 
+impl Obligation {
+    /// Whether a statement builder built it ([`Statement::state`]): the kernel decides
+    /// the tree it was built as, and never parses its text. An obligation read from a
+    /// certificate, or asserted as text ([`Statement::assert`]: a formula the user
+    /// wrote), is parsed.
+    pub fn is_built(&self) -> bool {
+        self.built.is_some()
+    }
+}
+
 impl PartialEq for Obligation {
     fn eq(&self, other: &Self) -> bool {
         (&self.name, &self.formula, self.expect) == (&other.name, &other.formula, other.expect)
@@ -304,4 +314,28 @@ pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Checked { decisions, prec })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::build::{int, lt};
+
+    /// [`Statement::state`] keeps the built tree ([`Obligation::is_built`]);
+    /// [`Statement::assert`] and a certificate's obligations are text, parsed when
+    /// checked. Both decide the same, and compare equal by their text.
+    #[test]
+    fn a_stated_obligation_is_built_and_an_asserted_one_is_not() {
+        let mut built = Statement::new("example/built");
+        built.state("one is less than two", &lt(int(1), int(2)));
+        let mut text = Statement::new("example/built");
+        text.assert("one is less than two", "(< 1 2)");
+        assert!(built.obligations[0].is_built());
+        assert!(!text.obligations[0].is_built());
+        assert_eq!(built, text);
+        for st in [&built, &text] {
+            let c = check(st, 64).unwrap();
+            assert_eq!(c.decisions()[0].result(), Certainty::True);
+        }
+    }
 }

@@ -90,6 +90,7 @@ use crate::dynamics::discrete::{max_width, mids, DiscreteMap, Form, State};
 use crate::dynamics::model::{tokens, Mat, MatrixSpec, System};
 use crate::dynamics::observe::{Invariant, StepView};
 use crate::dynamics::plots;
+use crate::kernel::expr::build::{add, and, exp, ge, int, le, mul, pow, q, sub, Term};
 use crate::kernel::Checked;
 use crate::kernel::{Certainty, Interval, Statement};
 use crate::outcome::{Observations, Presentation, Table};
@@ -422,11 +423,15 @@ fn statement_of(s: &Params, claim: &str) -> Statement {
     let mut st = Statement::new(claim);
     for (n, r) in &s.thresholds {
         let n2 = u64::from(*n) * u64::from(*n);
-        let u = |sign: &str| format!("(pow (* {r} ({sign} 1 {})) 2)", s.rel_tol);
-        let (lo, hi) = (u("-"), u("+"));
-        st.assert(
+        let u = |factor: Term| pow(mul([q(r), factor]), 2);
+        let lo = || u(sub(int(1), q(&s.rel_tol)));
+        let hi = || u(add([int(1), q(&s.rel_tol)]));
+        st.state(
             threshold_name(*n, r, &s.rel_tol),
-            format!("(and (<= (* {lo} (exp {lo})) {n2}) (>= (* {hi} (exp {hi})) {n2}))"),
+            &and([
+                le(mul([lo(), exp(lo())]), n2.into()),
+                ge(mul([hi(), exp(hi())]), n2.into()),
+            ]),
         );
     }
     hypotheses::state(s, &mut st);

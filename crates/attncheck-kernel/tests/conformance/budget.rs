@@ -1,0 +1,163 @@
+//! The work budget's units (expr/units.rs) as the kernel applies them: the precision
+//! factor as documented, and exact arithmetic charged by the size of its operands,
+//! one allowance for a whole statement.
+
+use attncheck_kernel::expr::precision_factor;
+use attncheck_kernel::{check, Certainty, Statement};
+
+/// q·⌈√q⌉ with q = ⌈p/128⌉: 1 at 128 bits, 24 at 1024, 1536 at 16384.
+#[test]
+fn the_precision_factor_is_q_times_the_ceiling_of_its_root() {
+    assert_eq!(precision_factor(1), 1);
+    assert_eq!(precision_factor(128), 1);
+    assert_eq!(precision_factor(1024), 24);
+    assert_eq!(precision_factor(16384), 1536);
+    for p in 1..=20_000u32 {
+        let q = u128::from(p.div_ceil(128));
+        let root = (1..).find(|r: &u128| r * r >= q).unwrap();
+        assert_eq!(precision_factor(p), q * root, "p = {p}");
+    }
+}
+
+/// Exact arithmetic is charged as it runs, by the limbs of its operands, from one
+/// allowance for the whole statement: a formula within it alone, 64 copies of it
+/// together run out (with the reason), rather than running 64 times as long.
+#[test]
+fn exact_arithmetic_shares_one_allowance_across_the_obligations() {
+    // per iteration: 3^20000·3^20000 (496-limb operands: 19,220 units), times i (15,391)
+    // and compared with 0 (15,391): about 5·10⁴ units, 7.5·10⁸ for 15,000 iterations
+    let costly = "(forall i 1 15000 (> (* 3^20000 3^20000 i) 0))";
+    let mut alone = Statement::new("x/alone");
+    alone.assert("o", costly);
+    let checked = check(&alone, 128).expect("one alone is within the budget");
+    assert_eq!(checked.decisions()[0].result(), Certainty::True);
+    let mut many = Statement::new("x/many");
+    for k in 0..64 {
+        many.assert(format!("o{k}"), costly);
+    }
+    let e = check(&many, 128).expect_err("64 of them run out of the one allowance");
+    assert!(e.error.reason.contains("exceed the work budget"), "{e}");
+}
+
+/// A data operation is charged at least the words it reads: `gram-max-abs` compares
+/// every pair of rows, n(n − 1)/2 pairs of w words each, WORDS_PER_UNIT words to a
+/// unit; and the sign datum's own charge counts its n·w words.
+#[test]
+fn a_scan_of_sign_rows_is_charged_at_least_the_words_it_reads() {
+    use attncheck_kernel::expr::{self, datum_cost, Data, Datum, WORDS_PER_UNIT};
+    use attncheck_kernel::SignMatrix;
+    for (n, d) in [
+        (1000usize, 4096usize),
+        (300, 64 * 50),
+        (100, 64 * 100),
+        (2000, 64),
+    ] {
+        let w = d.div_ceil(64);
+        let s = SignMatrix::from_words(n, d, vec![0x5555_5555_5555_5555; n * w]).unwrap();
+        let words = (n * w) as u128;
+        assert!(datum_cost(&Datum::Signs(s.clone())) >= words / WORDS_PER_UNIT);
+        let mut data = Data::new();
+        data.insert("S".into(), Datum::Signs(s));
+        let e = expr::parse("(< (gram-max-abs S) 0)").unwrap();
+        let read = (n * (n - 1) / 2 * w) as u128 / WORDS_PER_UNIT;
+        let charged = expr::work_with(&e, &data, 128);
+        assert!(charged >= read, "n = {n}, d = {d}: {charged} < {read}");
+    }
+}
+
+/// The size of a rational in limbs, as the charge documents it: 1 + (bits of its
+/// numerator and denominator)/64.
+fn limbs(q: &rug::Rational) -> u128 {
+    1 + u128::from(q.numer().significant_bits() + q.denom().significant_bits()) / 64
+}
+
+/// An exact operation on operands of a and b limbs costs (a·b + (a + b)²)/64 units of
+/// the statement's allowance for exact arithmetic: a formula whose exact operations
+/// cost exactly the allowance is decided, one unit less is refused with the reason.
+#[test]
+fn exact_operations_are_charged_as_documented_at_the_edge_of_the_allowance() {
+    use attncheck_kernel::expr::{self, Budget, Data, WORDS_PER_UNIT};
+    use rug::ops::Pow;
+    use rug::{Integer, Rational};
+    let charge = |x: &Rational, y: &Rational| {
+        let (a, b) = (limbs(x), limbs(y));
+        (a * b + (a + b) * (a + b)) / WORDS_PER_UNIT
+    };
+    let data = Data::new();
+    for (e1, e2) in [(20_000u32, 20_001u32), (5_000, 30_000), (100, 200)] {
+        let (x, y) = (
+            Rational::from(Integer::from(3).pow(e1)),
+            Rational::from(Integer::from(3).pow(e2)),
+        );
+        let product = Rational::from(&x * &y);
+        // the product, then its comparison with 0
+        let total = charge(&x, &y) + charge(&product, &Rational::new());
+        let f = expr::prepare(&format!("(> (* 3^{e1} 3^{e2}) 0)"), 128, &data).unwrap();
+        assert_eq!(
+            f.check(&Budget::new(total)),
+            Ok(Certainty::True),
+            "3^{e1}·3^{e2}"
+        );
+        if total > 0 {
+            let e = f.check(&Budget::new(total - 1)).unwrap_err();
+            assert!(e.reason.contains("exceed the work budget"), "{e}");
+        }
+    }
+    // fractions: the limbs count the numerator's and the denominator's bits together
+    let pow = |b: u32, e: u32| Rational::from(Integer::from(b).pow(e));
+    let (n1, d1, n2, d2) = (pow(3, 5000), pow(5, 4000), pow(7, 3000), pow(2, 7001));
+    let (a, b) = (Rational::from(&n1 / &d1), Rational::from(&n2 / &d2));
+    let c = Rational::from(&a * &b);
+    let total = charge(&n1, &d1) + charge(&n2, &d2) + charge(&a, &b) + charge(&c, &Rational::new());
+    let f = expr::prepare("(> (* (/ 3^5000 5^4000) (/ 7^3000 2^7001)) 0)", 128, &data).unwrap();
+    assert_eq!(f.check(&Budget::new(total)), Ok(Certainty::True));
+    assert!(f.check(&Budget::new(total - 1)).is_err());
+}
+
+/// A formula whose cost is exactly `MAX_WORK` is accepted by `prepare` and `parse_valid`
+/// (and `prepare` reports that cost), one step more is refused by both, before anything
+/// is evaluated (expr/mod.rs's mutants of the two comparisons with the budget and of
+/// `Prepared::work` lived: no kernel test stood at the edge).
+#[test]
+fn a_formula_at_exactly_the_budget_is_accepted_and_one_step_more_refused() {
+    use attncheck_kernel::expr::{parse, parse_valid, prepare, work_with, Data, MAX_WORK};
+    let d = Data::new();
+    // a range holds at most 5·10⁷ values: a third range, fixed, makes up the rest
+    let text = |n: u64, m: u64| {
+        format!(
+            "(and (forall i 1 {n} (> i 0)) (forall j 1 {m} (> (+ j 0) 0)) \
+             (forall k 1 50000000 (> (+ k 0) 0)))"
+        )
+    };
+    let cost = |n: u64, m: u64| work_with(&parse(&text(n, m)).unwrap(), &d, 128);
+    // the cost is base + c1·n + c2·m for 8-digit n and m (the literals' reading is in base)
+    let (lo, hi) = (10_000_000u64, 50_000_000u64);
+    let c1 = cost(lo + 1, lo) - cost(lo, lo);
+    let c2 = cost(lo, lo + 1) - cost(lo, lo);
+    let base = cost(lo, lo) - c1 * u128::from(lo) - c2 * u128::from(lo);
+    // the least m that leaves n ≤ hi, then the next c1 values of m: one solves it when
+    // gcd(c1, c2) = 1
+    let m_min = (MAX_WORK - base - c1 * u128::from(hi)).div_ceil(c2) as u64;
+    let (n, m) = (m_min..m_min + c1 as u64)
+        .find_map(|m| {
+            let rest = MAX_WORK - base - c2 * u128::from(m);
+            rest.is_multiple_of(c1).then(|| ((rest / c1) as u64, m))
+        })
+        .expect("c1 and c2 coprime");
+    assert!((lo..=hi).contains(&n) && (lo..=hi).contains(&m), "{n} {m}");
+    let at = text(n, m);
+    assert_eq!(cost(n, m), MAX_WORK, "{at}");
+    let p = prepare(&at, 128, &d).unwrap_or_else(|e| panic!("{at}: {e}"));
+    assert_eq!(p.work(), MAX_WORK);
+    assert!(parse_valid(&at, &d).is_ok());
+    let past = text(n + 1, m);
+    assert_eq!(cost(n + 1, m), MAX_WORK + c1);
+    let e = prepare(&past, 128, &d).err().expect("past the budget");
+    assert!(e.to_string().contains("would cost"), "{e}");
+    assert!(parse_valid(&past, &d).is_err());
+    // a small formula is accepted by both
+    assert!(parse_valid("(< 1 2)", &d).is_ok());
+    let small = work_with(&parse("(< 1 2)").unwrap(), &d, 128);
+    assert!(small > 1);
+    assert_eq!(prepare("(< 1 2)", 128, &d).unwrap().work(), small);
+}
