@@ -241,6 +241,7 @@ pub fn cases() -> Vec<Case> {
         ("layer-max-sqnorm", 1, "0 k"),
         ("layer-max-sqdist", 2, "0 1 k"),
         ("layer-partition", 1, "0 k"),
+        ("layer-coord", 1, "0 k 0 0"),
     ] {
         v.push(Case {
             op,
@@ -265,18 +266,6 @@ pub fn cases() -> Vec<Case> {
             max_n: steps_max(1),
         });
     }
-    v.push(Case {
-        op: "layer-coord",
-        build: Box::new(move |n| {
-            (
-                vec![format!(
-                    "(forall k 0 {n} (> (layer-coord X 0 k 0 0) -1000000))"
-                )],
-                json!({"X": layer(1, 16, 4, n)}),
-            )
-        }),
-        max_n: 1024,
-    });
     for op in ["layer-v-frob2", "layer-qk-frob2", "layer-dt"] {
         v.push(with_data(
             op,
