@@ -58,12 +58,15 @@ fn instance_cert(is: &[Inst]) -> Certificate {
         let ob = |name: String, formula: String| serde_json::json!({"name": name, "formula": formula, "expect": "holds"});
         obligations.push(ob(
             format!("{}: {}", i.label, threshold_name(n, &i.a)),
-            threshold_formula(n, &i.a),
+            threshold_formula(n, &i.a).to_string(),
         ));
-        obligations.push(ob(order_name(&i.label, i.k), order_formula(&x, i.k, n)));
+        obligations.push(ob(
+            order_name(&i.label, i.k),
+            order_formula(&x, i.k, n).to_string(),
+        ));
         obligations.push(ob(
             escape_name(&i.label, i.k, &i.a),
-            escape_formula(&x, i.k, n, &i.a),
+            escape_formula(&x, i.k, n, &i.a).to_string(),
         ));
         let tokens: Vec<Vec<String>> = i.y0.iter().map(|y| vec![y.to_string()]).collect();
         data.push((
@@ -338,7 +341,8 @@ proptest! {
         let steps = (7.7 / (1.0 + h.to_f64()).ln()).floor() as usize;
         let data = y_datum(&y0, &h, steps);
         let at_k = (1..=steps / 2).find(|&k| {
-            holds(&order_formula("Y", k, n), &data) && holds(&escape_formula("Y", k, n, &a), &data)
+            holds(&order_formula("Y", k, n).to_string(), &data)
+                && holds(&escape_formula("Y", k, n, &a).to_string(), &data)
         });
         // an instance whose tokens escape together by then is not an instance of the lemma
         prop_assume!(at_k.is_some());

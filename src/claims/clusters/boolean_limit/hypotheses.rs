@@ -36,7 +36,11 @@
 use super::{fmt_q, Params};
 use crate::dynamics::layer_data::LayerData;
 use crate::dynamics::model::Mat;
-use crate::kernel::expr::Datum;
+use crate::kernel::expr::build::{
+    abs, add, and, call, div, exp, forall, gt, int, le, lt, max, mul, pow, q, sub, var, Formula,
+    Term,
+};
+use crate::kernel::expr::{Data, Datum};
 use crate::kernel::{Certainty, Statement};
 use rug::Rational;
 
@@ -70,10 +74,17 @@ pub struct AtK {
     layer: Option<LayerData>,
 }
 
-/// (T) for n tokens and A, as a formula.
-pub fn threshold_formula(n: usize, a: &Rational) -> String {
-    let a = fmt_q(a);
-    format!("(and (> {a} 0) (<= (* 2 (- {n} 1)) (* (pow {a} 2) (exp (+ (/ (pow {a} 2) 2) 1)))))")
+/// (T) for n tokens and A, as a formula:
+/// `(and (> A 0) (<= (* 2 (- n 1)) (* (pow A 2) (exp (+ (/ (pow A 2) 2) 1)))))`.
+pub fn threshold_formula(n: usize, a: &Rational) -> Formula {
+    let n = n as i128;
+    and([
+        gt(q(a), int(0)),
+        le(
+            mul([int(2), sub(int(n), int(1))]),
+            mul([pow(q(a), 2), exp(add([div(pow(q(a), 2), int(2)), int(1)]))]),
+        ),
+    ])
 }
 
 /// The A of the lemma for n tokens: the smallest j/16 (j ≥ 1) for which the kernel
@@ -84,7 +95,8 @@ pub fn lemma_a(n: usize) -> Rational {
     (1..=A_GRID * 64)
         .map(|j| Rational::from((j, A_GRID)))
         .find(|a| {
-            crate::kernel::expr::check(&threshold_formula(n, a), SEARCH_PREC) == Ok(Certainty::True)
+            crate::kernel::expr::check_built(&threshold_formula(n, a), SEARCH_PREC, &Data::new())
+                == Ok(Certainty::True)
         })
         .expect("A = 64 satisfies (T) for every n ≤ MAX_N")
 }
@@ -193,21 +205,35 @@ pub fn escape_name(label: &str, k: usize, a: &Rational) -> String {
     )
 }
 
-/// y^K strictly increasing, over the y-layer datum `x` of n tokens.
-pub fn order_formula(x: &str, k: usize, n: usize) -> String {
-    let y = |i: &str| format!("(layer-coord {x} 0 {k} {i} 0)");
-    format!("(forall i 0 {} (< {} {}))", n - 2, y("i"), y("(+ i 1)"))
+/// `(layer-coord x 0 k i 0)`: coordinate 0 of token i of y^k, run 0 of datum `x`.
+fn coord(x: &str, k: usize, i: Term) -> Term {
+    call("layer-coord", [var(x), int(0), int(k as i128), i, int(0)])
 }
 
-/// No two consecutive tokens of y^K in [−A, A], over the y-layer datum `x` of n tokens.
-pub fn escape_formula(x: &str, k: usize, n: usize, a: &Rational) -> String {
-    let y = |i: &str| format!("(layer-coord {x} 0 {k} {i} 0)");
-    format!(
-        "(forall i 0 {} (> (max (abs {}) (abs {})) {}))",
-        n - 2,
-        y("i"),
-        y("(+ i 1)"),
-        fmt_q(a)
+/// y^K strictly increasing, over the y-layer datum `x` of n tokens:
+/// `(forall i 0 n−2 (< (layer-coord x 0 K i 0) (layer-coord x 0 K (+ i 1) 0)))`.
+pub fn order_formula(x: &str, k: usize, n: usize) -> Formula {
+    let next = add([var("i"), int(1)]);
+    forall(
+        "i",
+        0,
+        n as i128 - 2,
+        lt(coord(x, k, var("i")), coord(x, k, next)),
+    )
+}
+
+/// No two consecutive tokens of y^K in [−A, A], over the y-layer datum `x` of n tokens:
+/// `(forall i 0 n−2 (> (max (abs y_i) (abs y_{i+1})) A))`.
+pub fn escape_formula(x: &str, k: usize, n: usize, a: &Rational) -> Formula {
+    let next = add([var("i"), int(1)]);
+    forall(
+        "i",
+        0,
+        n as i128 - 2,
+        gt(
+            max(abs(coord(x, k, var("i"))), abs(coord(x, k, next))),
+            q(a),
+        ),
     )
 }
 
@@ -228,7 +254,7 @@ pub fn state(s: &Params, st: &mut Statement) -> Vec<AtK> {
     ns.dedup();
     for n in ns {
         let a = lemma_a(n);
-        st.assert(threshold_name(n, &a), threshold_formula(n, &a));
+        st.state(threshold_name(n, &a), &threshold_formula(n, &a));
     }
     for (wi, at) in found.iter_mut().enumerate() {
         let (Ok(k), Some(l)) = (&at.k, at.layer.take()) else {
@@ -238,10 +264,10 @@ pub fn state(s: &Params, st: &mut Statement) -> Vec<AtK> {
         let w = &at.label;
         let x = format!("Y{wi}");
         st.datum(&x, Datum::Layer(l));
-        st.assert(order_name(w, k), order_formula(&x, k, n));
-        st.assert(
+        st.state(order_name(w, k), &order_formula(&x, k, n));
+        st.state(
             escape_name(w, k, &lemma_a(n)),
-            escape_formula(&x, k, n, &lemma_a(n)),
+            &escape_formula(&x, k, n, &lemma_a(n)),
         );
     }
     found
