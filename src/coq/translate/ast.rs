@@ -4,7 +4,7 @@
 //! the printers and the choice of tactic share ([`exact`], [`closed`], [`heavy`],
 //! [`mentions`], [`linear_coefficient`], [`uses`]).
 
-use super::print::{kernel_term, num, q_kernel, z};
+use super::numeral::{num, q_kernel, z};
 use super::TranslateError;
 use crate::certificate::Certificate;
 use crate::kernel::expr::tree::{self, LayerOp};
@@ -920,5 +920,131 @@ pub(super) fn has_layer_f(f: &F) -> bool {
         F::Cmp(_, a, b) => has_layer(a) || has_layer(b),
         F::And(fs) | F::Or(fs) => fs.iter().any(has_layer_f),
         F::All(_, _, _, b) | F::Ex(_, _, _, b) | F::Dom(b) => has_layer_f(b),
+    }
+}
+
+/// The name of an elementary function, in Coq and in the kernel's text alike.
+pub(super) fn elem(f: Elem) -> &'static str {
+    match f {
+        Elem::Exp => "exp",
+        Elem::Ln => "ln",
+        Elem::Sqrt => "sqrt",
+        Elem::Sin => "sin",
+        Elem::Cos => "cos",
+    }
+}
+
+impl Cmp {
+    /// The operator in Coq's real-number syntax.
+    pub(super) fn coq(self) -> &'static str {
+        match self {
+            Cmp::Le => "<=",
+            Cmp::Lt => "<",
+            Cmp::Ge => ">=",
+            Cmp::Gt => ">",
+            Cmp::Eq => "=",
+            Cmp::Ne => "<>",
+        }
+    }
+}
+
+/// Kernel S-expression text of a term, with fixed variables substituted.
+pub(super) fn kernel_term(t: &T, ctx: &[(String, Option<i64>)], ops: &[Op]) -> String {
+    let k = |t: &T| kernel_term(t, ctx, ops);
+    let many = |name: &str, ts: &[T]| {
+        let parts: Vec<String> = ts.iter().map(|t| kernel_term(t, ctx, ops)).collect();
+        format!("({name} {})", parts.join(" "))
+    };
+    match t {
+        T::Lit(q) => q_kernel(q),
+        T::Var(v) => match ctx.iter().rev().find(|(n, _)| n == v) {
+            Some((_, Some(x))) => x.to_string(),
+            _ => v.clone(),
+        },
+        T::Pi => "pi".into(),
+        T::Add(ts) => many("+", ts),
+        T::Mul(ts) => many("*", ts),
+        T::Sub(a, b) => format!("(- {} {})", k(a), k(b)),
+        T::Div(a, b) => format!("(/ {} {})", k(a), k(b)),
+        T::Min(a, b) => format!("(min {} {})", k(a), k(b)),
+        T::Max(a, b) => format!("(max {} {})", k(a), k(b)),
+        T::Neg(a) => format!("(neg {})", k(a)),
+        T::Abs(a) => format!("(abs {})", k(a)),
+        T::Ceil(a) => format!("(ceil {})", k(a)),
+        T::Floor(a) => format!("(floor {})", k(a)),
+        T::Fun(f, a) => format!("({} {})", elem(*f), k(a)),
+        T::Pow(a, n) => format!("(pow {} {n})", k(a)),
+        T::Sum(v, lo, hi, b) => {
+            let mut inner = ctx.to_vec();
+            inner.push((v.clone(), None));
+            format!("(sum {v} {lo} {hi} {})", kernel_term(b, &inner, ops))
+        }
+        T::Data(i) => ops[*i].key.clone(),
+        T::Band(count, ts) => many(
+            if *count {
+                "band-reach-count"
+            } else {
+                "band-reach"
+            },
+            ts,
+        ),
+        T::Layer(a, ts) => many(&format!("{} {}", a.op, a.name), ts),
+    }
+}
+
+pub(super) fn kernel_formula(f: &F, ctx: &[(String, Option<i64>)], ops: &[Op]) -> String {
+    match f {
+        F::Cmp(Cmp::Ne, a, b) => format!(
+            "(not (= {} {}))",
+            kernel_term(a, ctx, ops),
+            kernel_term(b, ctx, ops)
+        ),
+        F::Cmp(c, a, b) => format!(
+            "({} {} {})",
+            c.coq(),
+            kernel_term(a, ctx, ops),
+            kernel_term(b, ctx, ops)
+        ),
+        F::And(fs) => {
+            let parts: Vec<String> = fs.iter().map(|g| kernel_formula(g, ctx, ops)).collect();
+            format!("(and {})", parts.join(" "))
+        }
+        F::Or(fs) => {
+            let parts: Vec<String> = fs
+                .iter()
+                .map(|g| format!("(not {})", kernel_formula(g, ctx, ops)))
+                .collect();
+            format!("(not (and {}))", parts.join(" "))
+        }
+        F::Dom(b) => kernel_formula(b, ctx, ops),
+        F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
+            let mut inner = ctx.to_vec();
+            inner.push((v.clone(), None));
+            let body = kernel_formula(b, &inner, ops);
+            if matches!(f, F::All(..)) {
+                format!("(forall {v} {lo} {hi} {body})")
+            } else {
+                format!("(not (forall {v} {lo} {hi} (not {body})))")
+            }
+        }
+    }
+}
+
+/// A domain condition `forall v, lo <= v <= hi -> C v` whose body is a
+/// conjunction of inequalities or disequalities free of sums, ceilings, floors
+/// and extrema: its proof first tries one `interval` per comparison with v
+/// ranging over [lo, hi] (`tactic::uniform_tac`), before one goal per value.
+pub(super) fn uniform(f: &F) -> Option<(&str, i64, i64, &F)> {
+    fn simple(f: &F) -> bool {
+        match f {
+            F::And(fs) => fs.iter().all(simple),
+            F::Dom(b) => simple(b),
+            F::Cmp(c, a, b) => *c != Cmp::Eq && !heavy(a) && !heavy(b),
+            _ => false,
+        }
+    }
+    match f {
+        F::All(v, lo, hi, b) if simple(b) && !exact_f(f) => Some((v, *lo, *hi, b)),
+        _ => None,
     }
 }

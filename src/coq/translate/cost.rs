@@ -5,8 +5,7 @@
 //! layer map's cost is [`super::layer`]'s). An obligation over a budget stays
 //! kernel-only ([`super::file::translate`]).
 
-use super::ast::{closed, exact_f, heavy, linear_coefficient, mentions, Elem, F, T};
-use super::tactic::uniform;
+use super::ast::{closed, exact_f, heavy, linear_coefficient, mentions, uniform, Elem, F, T};
 use super::TranslateError;
 use rug::{Integer, Rational};
 

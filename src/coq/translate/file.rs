@@ -6,7 +6,8 @@
 use super::ast::{data_name, has_layer_f, uses_f, with_domains, Ops, Reader, F};
 use super::cost::{number_budget, within_budget, Mag};
 use super::layer;
-use super::print::{comment, hoist_big, num, z, Mode, Render};
+use super::numeral::{num, z};
+use super::print::{comment, hoist_big, Mode, Render};
 use super::tactic::{Block, Prover};
 use super::TranslateError;
 use crate::certificate::Certificate;

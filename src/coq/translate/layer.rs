@@ -20,8 +20,9 @@
 //! the certificate's precision, for Coq to reject). The cost ([`cost_seconds`], from
 //! [`LAYER_OP_SECONDS`]) is bounded before anything is sent ([`MAX_LAYER_SECONDS`]).
 
-use super::ast::{has_layer_f, Cmp, LayerKind, Op, F, T};
-use super::print::{kernel_formula, num, z, zi, Ctx};
+use super::ast::{has_layer_f, kernel_formula, Cmp, LayerKind, Op, F, T};
+use super::numeral::{num, z, zi};
+use super::print::Ctx;
 use super::TranslateError;
 use crate::kernel::expr::{self, Data, Datum};
 use crate::kernel::Certainty;

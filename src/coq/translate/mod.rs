@@ -44,6 +44,7 @@ mod ast;
 mod cost;
 mod file;
 mod layer;
+mod numeral;
 mod print;
 mod tactic;
 
