@@ -22,6 +22,7 @@ mod escalate;
 mod fast_softmax;
 mod formulas;
 mod fuzz;
+mod house;
 mod layer_dual;
 mod positional_alibi;
 mod positional_sandwich;
