@@ -384,6 +384,10 @@ pub enum CoqError {
     /// The certificate could not be read.
     #[error(transparent)]
     Certificate(#[from] CertificateError),
+    /// The certificate's file could not be read as text (missing, not UTF-8, larger
+    /// than `spec::MAX_INPUT_BYTES`, or without end: `/dev/zero`).
+    #[error(transparent)]
+    Input(#[from] crate::spec::SpecError),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
@@ -452,12 +456,11 @@ impl CacheError {
 }
 
 /// Reads a certificate file with the one certificate reader
-/// ([`crate::certificate::parse`]).
+/// ([`crate::certificate::parse`]), through the one input reader
+/// ([`crate::spec::read_utf8`]: at most `spec::MAX_INPUT_BYTES`, UTF-8 checked, the
+/// file named in every error), as `verify` reads it.
 pub fn load(path: &Path) -> Result<Certificate, CoqError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CoqError::Io {
-        path: path.into(),
-        source,
-    })?;
+    let text = crate::spec::read_utf8(path)?;
     Ok(crate::certificate::parse(path, &text)?)
 }
 
