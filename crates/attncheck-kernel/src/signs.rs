@@ -640,17 +640,13 @@ fn visit_lanes<const R: usize, const G: usize, V: Visit>(
     v: &mut V,
 ) {
     let (lo, hi) = v.window();
-    // lane-wise extremes first (vector min/max of the accumulators)
-    let (mut mn, mut mx) = (c[0][0], c[0][0]);
-    for c in c {
-        for lanes in c {
-            mn = core::array::from_fn(|i| mn[i].min(lanes[i]));
-            mx = core::array::from_fn(|i| mx[i].max(lanes[i]));
-        }
+    // the extremes first: one contiguous min/max reduction (vector min/max)
+    let (mut mn, mut mx) = (u64::MAX, 0u64);
+    for &x in c.as_flattened().as_flattened() {
+        (mn, mx) = (mn.min(x), mx.max(x));
     }
-    let (mn, mx) = (mn.into_iter().min(), mx.into_iter().max());
     // popcounts are at most d < 2^63, so the casts are exact
-    if mn.is_some_and(|m| lo < m as i64) && mx.is_some_and(|m| (m as i64) < hi) {
+    if lo < mn as i64 && (mx as i64) < hi {
         return;
     }
     for (r, c) in c.iter().enumerate() {
@@ -682,13 +678,16 @@ fn lanes<const R: usize, const G: usize>(
     let a = a.map(|x| &x[..w]);
     let v = v.map(|x| &x[..w]);
     let mut acc = [[[0u64; LANES]; G]; R];
+    // After k words each accumulator is at most 64·k ≤ 64·w, the bits of a row
+    // (< 2^64), so nothing here can overflow: the wrapping form is the plain sum
+    // without the release build's overflow checks, which stop LLVM vectorising.
     for k in 0..w {
         for r in 0..R {
             let x = a[r][k];
             for q in 0..G {
                 let p = &v[q][k];
                 for i in 0..LANES {
-                    acc[r][q][i] += u64::from((x ^ p[i]).count_ones());
+                    acc[r][q][i] = acc[r][q][i].wrapping_add(u64::from((x ^ p[i]).count_ones()));
                 }
             }
         }
