@@ -88,3 +88,30 @@ fn band_reach_work_bound_admits_its_edge_and_refuses_beyond() {
         );
     }
 }
+
+/// L, d and l are exact integers: a fraction, written or computed (`(/ 7 2)`), and an
+/// enclosure (`(sqrt 4)`, not exact) are refused naming the operation, in every
+/// argument (data.rs's guard `q.denom() == 1` could be dropped and no test saw it: 7/2
+/// was read as its numerator 7).
+#[test]
+fn band_reach_takes_exact_integers_only() {
+    for args in [
+        "7/2 1 1",
+        "(/ 7 2) 1 1",
+        "10 1/2 1",
+        "10 (/ 3 2) 1",
+        "10 1 (/ 5 2)",
+        "(sqrt 4) 1 1",
+    ] {
+        for op in ["band-reach", "band-reach-count"] {
+            let f = format!("({op} {args})");
+            let e = expr::eval_exact(&f, 64, &Data::new()).expect_err(&f);
+            assert!(
+                e.reason.contains(op) && e.reason.contains("exact integers"),
+                "{f}: {e}"
+            );
+        }
+    }
+    // the same values as integers are accepted
+    assert_eq!(reach(7, 1, 1), Ok((1.into(), 2.into())));
+}

@@ -236,3 +236,128 @@ fn a_statement_at_exactly_the_budget_is_decided_and_leaves_only_the_rest_to_run(
     assert!(e.error.reason.contains("exceed the work budget"), "{e}");
     assert_eq!(e.index, 1);
 }
+
+/// The cost model's formulas as docs/certificate-format.md states them, computed here
+/// from the datum's sizes: a layer datum's reading (1 + its limbs/64 + N·D·(runs + 3)),
+/// a sign matrix's (n + n·⌈d/64⌉/64), a sparse one's (n + Σ_i (s_i + Σ limbs/64)); and the
+/// walk of the layer map, counted once per statement: runs·(K + 1) states of
+/// 4ND² + 5N²D + 46N² + 2ND units, plus each operation's own terms, times
+/// max(1, q·⌈√q⌉/4) (expr/cost.rs: 245 mutants, and the budget tests saw few of them).
+#[test]
+fn the_cost_formulas_are_the_documented_ones() {
+    use attncheck_kernel::expr::{
+        datum_cost, parse, precision_factor, work_of_all, Data, Datum, SparseRows,
+    };
+    use attncheck_kernel::layer_data::LayerData;
+    use attncheck_kernel::{Mat, SignMatrix};
+    use rug::ops::Pow;
+    use rug::{Integer, Rational};
+    let big = Rational::from(Integer::from(3).pow(200)); // 318 bits: 5 limbs
+    let m = |rows: usize, cols: usize, k: usize| {
+        Mat::from_rows(
+            (0..rows)
+                .map(|i| {
+                    (0..cols)
+                        .map(|j| {
+                            if (i + j + k).is_multiple_of(3) {
+                                big.clone()
+                            } else {
+                                Rational::from((i as i64 - j as i64, 7))
+                            }
+                        })
+                        .collect()
+                })
+                .collect(),
+        )
+    };
+    let entries = |x: &Mat| x.data.iter().map(limbs).sum::<u128>();
+    for (n, d, runs, steps) in [(3usize, 2usize, 1usize, 5usize), (4, 3, 2, 7), (2, 1, 3, 1)] {
+        let (q, k, v) = (m(d, d, 0), m(d, d, 1), m(d, d, 2));
+        let xs: Vec<Mat> = (0..runs).map(|r| m(n, d, r)).collect();
+        let dt = Rational::from((1, 10));
+        let words = limbs(&dt)
+            + entries(&q)
+            + entries(&k)
+            + entries(&v)
+            + xs.iter().map(entries).sum::<u128>();
+        let l = LayerData::new(q, k, v, dt, steps, xs).unwrap();
+        let (n, d, r, kk) = (n as u128, d as u128, runs as u128, steps as u128);
+        let read = 1 + words.div_ceil(64) + n * d * (r + 3);
+        assert_eq!(
+            datum_cost(&Datum::Layer(l.clone())),
+            read,
+            "n {n} d {d} runs {r}"
+        );
+        let mut data = Data::new();
+        data.insert("X".into(), Datum::Layer(l));
+        let state = 4 * n * d * d + 5 * n * n * d + 46 * n * n + 2 * n * d;
+        let states = r * (kk + 1);
+        let pairs = r * (r - 1) / 2;
+        for prec in [128u32, 256, 1024, 4096] {
+            let factor = (precision_factor(prec) / 4).max(1);
+            let walk = |extra: u128| (states * state + extra) * factor;
+            for (f, once) in [
+                (
+                    "(> (layer-max-sqnorm X 0 0) 0)",
+                    walk((kk + 1) * (r * 2 * n * d + pairs * 3 * n * d)),
+                ),
+                (
+                    "(> (layer-partition X 0 0) 0)",
+                    walk(states * (2 * n * d * d + 2 * n * n * d + 18 * n * n)),
+                ),
+            ] {
+                // the totals of [F] and [F, F]: the second adds F's own nodes only
+                let t = parse(f).unwrap();
+                let totals = work_of_all([&t, &t], &data, prec);
+                let own = totals[1] - totals[0];
+                assert_eq!(
+                    2 * totals[0] - totals[1],
+                    read + once,
+                    "{f} at {prec} bits, n {n} d {d} runs {r} K {kk}"
+                );
+                assert!(own > 0 && own < 100 * precision_factor(prec), "{f}: {own}");
+            }
+        }
+    }
+    // a sign matrix: n rows of ⌈d/64⌉ words, plus a unit per row
+    for (n, d) in [(1usize, 1usize), (3, 64), (5, 65), (100, 1000), (64, 4096)] {
+        let s = SignMatrix::from_fn(n, d, |l, c| (l + c) % 2 == 0);
+        let w = d.div_ceil(64) as u128;
+        let n = n as u128;
+        assert_eq!(
+            datum_cost(&Datum::Signs(s)),
+            n + (n * w).div_ceil(64),
+            "n {n} d {d}"
+        );
+    }
+    // a sparse matrix: n, plus per row its entries and their limbs/64
+    let rows: Vec<Vec<(usize, Rational)>> = vec![
+        vec![(0, big.clone()), (2, Rational::from((1, 3)))],
+        vec![],
+        vec![(1, Rational::from(-5)); 1],
+    ];
+    // rows of 2, 0 and 1 entries (the empty row adds nothing)
+    let want = 3 + (2 + (limbs(&big) + 1).div_ceil(64)) + (1 + 1u128.div_ceil(64));
+    let b = SparseRows { n: 3, rows };
+    assert_eq!(datum_cost(&Datum::Sparse(b)), want);
+    // attention weights: 1 + layers·(2d² + 4d)/16 (the tensors hashed and summed once)
+    use crate::weights_model::{datum, Layer};
+    for (hidden, heads, count) in [(4usize, 2usize, 1usize), (8, 2, 3), (16, 4, 2)] {
+        let layer = |s: f32| Layer {
+            gamma: vec![1.0; hidden],
+            beta: vec![s; hidden],
+            wq: vec![s; hidden * hidden],
+            bq: vec![0.0; hidden],
+            wk: vec![-s; hidden * hidden],
+            bk: vec![0.5; hidden],
+        };
+        let layers: Vec<Layer> = (0..count).map(|i| layer(0.25 * i as f32)).collect();
+        let w = datum(hidden, heads, &layers);
+        let (l, d) = (count as u128, hidden as u128);
+        assert_eq!(
+            datum_cost(&Datum::Attn(w)),
+            1 + l * (2 * d * d + 4 * d) / 16,
+            "hidden {hidden}, {count} layers"
+        );
+    }
+}

@@ -388,3 +388,42 @@ fn a_range_at_the_largest_span_is_accepted_and_one_more_refused() {
     assert!(e.to_string().contains("is longer than 50000000"), "{e}");
     assert!(expr::prepare("(forall i 7 50000007 (> i -1))", 128, &d).is_ok());
 }
+
+/// Each binder's wrong arity is refused with its own message: `forall`'s and `let`'s
+/// name their parts, `sum`'s counts its arguments (ops.rs's `check_arity` guards on the
+/// binder's name could be dropped or widened, and no test read the messages of
+/// `forall` and `sum`).
+#[test]
+fn binders_of_the_wrong_arity_are_refused_with_their_own_message() {
+    use attncheck_kernel::expr;
+    for (f, needle, not) in [
+        (
+            "(forall i 1 2)",
+            "`forall` takes a variable, two integer bounds and a formula",
+            "argument(s)",
+        ),
+        (
+            "(forall i 1 2 (> i 0) 5)",
+            "`forall` takes a variable, two integer bounds and a formula",
+            "argument(s)",
+        ),
+        (
+            "(< (sum i 1 2) 3)",
+            "`sum` takes 4 argument(s), got 3",
+            "`let`",
+        ),
+        (
+            "(< (sum i 1 2 i 5) 3)",
+            "`sum` takes 4 argument(s), got 5",
+            "`let`",
+        ),
+        (
+            "(let x 1)",
+            "`let` takes a variable, a term and a formula",
+            "argument(s)",
+        ),
+    ] {
+        let e = expr::check(f, 128).unwrap_err().to_string();
+        assert!(e.contains(needle) && !e.contains(not), "{f}: {e}");
+    }
+}

@@ -895,3 +895,53 @@ fn a_layer_datum_answers_at_the_precision_asked_after_another_is_cached() {
         assert_eq!(a.width_up(), c.width_up(), "{t}: the 96-bit answer again");
     }
 }
+
+/// The budgets at their edges: an iteration costing exactly 4·2^24 is within its budget
+/// (the query goes on, to the storage budget, which refuses it here), one unit more is
+/// refused for its cost; a trace storing exactly 2^32 bits is within its budget (the
+/// query goes on, to the trace count, full here), and refused for its size one step on.
+/// (layer_data.rs's two comparisons `>` turned into `>=` lived: no test stood at an
+/// edge.)
+#[test]
+fn layer_datum_budgets_admit_their_edges() {
+    use layer_data::{LayerData, QueryError};
+    let z = Rational::new();
+    let datum = |runs: usize, steps: usize| {
+        LayerData::new(
+            Mat::identity(1),
+            Mat::identity(1),
+            Mat::identity(1),
+            q("1/10"),
+            steps,
+            vec![ones(1, 1); runs],
+        )
+        .unwrap()
+    };
+    // 4 runs · 16 384 steps · 1 · 1 · ⌈p/128⌉ = 2^26 exactly at p = 1024·128
+    let l = datum(4, 16_384);
+    let p = 1024 * 128;
+    assert!(matches!(
+        l.max_sqnorm(p, &z, &z),
+        Err(QueryError::Stored { prec, .. }) if prec == p
+    ));
+    assert_eq!(
+        l.max_sqnorm(p + 1, &z, &z),
+        Err(QueryError::Cost {
+            prec: p + 1,
+            cost: 4 * 16_384 * 1025
+        })
+    );
+    // a partition trace stores (K + 1)·runs·1·2p bits: 512 · 4 · 2 · 2^20 = 2^32 exactly
+    let l = datum(4, 511);
+    for k in 0..16u32 {
+        l.partition(64 + k, &z, &z).expect("a cheap trace");
+    }
+    assert_eq!(l.partition(1 << 20, &z, &z), Err(QueryError::Traces));
+    assert_eq!(
+        l.partition((1 << 20) + 1, &z, &z),
+        Err(QueryError::Stored {
+            prec: (1 << 20) + 1,
+            stored: (1 << 32) + 512 * 4 * 2
+        })
+    );
+}
