@@ -24,6 +24,6 @@ pub use exact::{
 };
 pub use interval::{checked_prec, Interval};
 pub use mat::Mat;
-pub use signs::SignMatrix;
+pub use signs::{GramBuild, GramScan, SignMatrix};
 pub use softmax::{dot, log_sum_exp, mat_vec, softmax, softmax_into};
 pub use statement::{check, Checked, Decision, Expect, Obligation, Statement};

@@ -1,11 +1,13 @@
 //! The Gram scans of [`SignMatrix`] (bit-packed ±1 rows, exact inner products by
 //! popcount; `max_abs_offdiag` decides `gram-max-abs`): the blocked, rayon-parallel
-//! scans against naive i64 arithmetic, and thread-count independence.
+//! scans against naive i64 arithmetic, and thread-count independence; every
+//! instruction-set build (`GramBuild`: AVX-512 with VPOPCNTDQ, AVX-512, AVX2, the
+//! portable scalar scan) forced in turn and checked against the scalar one.
 
 #![allow(clippy::needless_range_loop)] // index loops mirror the naive definition
 
 use crate::common::random_signs as draw_signs;
-use attncheck_kernel::SignMatrix;
+use attncheck_kernel::{GramBuild, SignMatrix};
 use proptest::prelude::*;
 
 fn naive_gram(s: &SignMatrix, d: usize) -> Vec<Vec<i64>> {
@@ -60,6 +62,8 @@ proptest! {
         let s = if ties { tied(n, d, seed) } else { draw_signs(n, d, seed) };
         let want = naive_max(&s);
         prop_assert_eq!(s.max_abs_offdiag(), want);
+        let scalar = s.scan(GramBuild::Scalar).unwrap();
+        prop_assert_eq!(scalar.max_abs_offdiag(), want);
         let g = naive_gram(&s, d);
         let m = want.unwrap().0;
         for bound in [m - 1, m, m / 2] {
@@ -77,6 +81,8 @@ proptest! {
             }
             prop_assert_eq!(s.count_offdiag_above(bound), count);
             prop_assert_eq!(s.first_offdiag_above(bound), first);
+            prop_assert_eq!(scalar.count_offdiag_above(bound), count);
+            prop_assert_eq!(scalar.first_offdiag_above(bound), first);
         }
         for l in 0..n.min(5) {
             for j in 0..n.min(5) {
@@ -86,28 +92,148 @@ proptest! {
     }
 }
 
-/// The scans use rayon; their answers are the same at 1 and 2 threads.
+/// The scans use rayon; their answers are the same at 1 and 2 threads, in every
+/// build this CPU has (and the same as the scalar build's).
 #[test]
 fn thread_count_does_not_change_results() {
     for (n, d, seed) in [(200, 131, 7), (300, 65, 8), (257, 1000, 9)] {
         for s in [draw_signs(n, d, seed), tied(n, d, seed)] {
-            let one = with_threads(1, || {
-                (
-                    s.max_abs_offdiag(),
-                    s.count_offdiag_above(d as i64 / 4),
-                    s.first_offdiag_above(d as i64 / 4),
-                )
-            });
-            let two = with_threads(2, || {
-                (
-                    s.max_abs_offdiag(),
-                    s.count_offdiag_above(d as i64 / 4),
-                    s.first_offdiag_above(d as i64 / 4),
-                )
-            });
-            assert_eq!(one, two);
+            let run = |b: GramBuild, k: usize| {
+                with_threads(k, || {
+                    let g = s.scan(b).unwrap();
+                    (
+                        g.max_abs_offdiag(),
+                        g.count_offdiag_above(d as i64 / 4),
+                        g.first_offdiag_above(d as i64 / 4),
+                    )
+                })
+            };
+            let want = run(GramBuild::Scalar, 1);
+            for b in builds() {
+                assert_eq!(run(b, 1), want, "{b:?}, 1 thread");
+                assert_eq!(run(b, 2), want, "{b:?}, 2 threads");
+            }
         }
     }
+}
+
+/// The builds this CPU runs (the others are reported, not tested: a CPU without
+/// them cannot run them).
+fn builds() -> Vec<GramBuild> {
+    GramBuild::ALL
+        .into_iter()
+        .filter(|b| {
+            let ok = b.available();
+            if !ok {
+                eprintln!("{b:?}: not on this CPU, not tested here");
+            }
+            ok
+        })
+        .collect()
+}
+
+/// All visits of `for_each_pair_in_tile` over the row range, sorted.
+fn visits(s: &SignMatrix, b: GramBuild, t: (usize, usize)) -> Vec<(usize, usize, u32)> {
+    let mut v = Vec::new();
+    s.scan(b)
+        .unwrap()
+        .for_each_pair_in_tile(t, |l, j, x| v.push((l, j, x)));
+    v.sort_unstable();
+    v
+}
+
+/// One build against the scalar one on a random matrix: the three scans at
+/// bounds around the maximum, and the visits of a random row range (the same
+/// pairs, once each, with the same popcounts). Sizes straddle the 8-row lane
+/// groups, the 64-row tiles and the 256-row column blocks; d from 0 words to
+/// past 8 words (one 512-bit vector).
+fn build_equals_scalar(
+    b: GramBuild,
+    n: usize,
+    d: usize,
+    seed: u64,
+    ties: bool,
+    range: (usize, usize),
+) -> Result<(), TestCaseError> {
+    if !b.available() {
+        eprintln!("{b:?}: not on this CPU, not tested here");
+        return Ok(());
+    }
+    let s = if ties {
+        tied(n, d, seed)
+    } else {
+        draw_signs(n, d, seed)
+    };
+    let (fast, scalar) = (s.scan(b).unwrap(), s.scan(GramBuild::Scalar).unwrap());
+    prop_assert!(fast.build() != GramBuild::Best);
+    let want = scalar.max_abs_offdiag();
+    prop_assert_eq!(fast.max_abs_offdiag(), want);
+    let m = want.map_or(0, |w| w.0);
+    for bound in [-1, 0, m / 2, m - 1, m] {
+        prop_assert_eq!(
+            fast.count_offdiag_above(bound),
+            scalar.count_offdiag_above(bound)
+        );
+        prop_assert_eq!(
+            fast.first_offdiag_above(bound),
+            scalar.first_offdiag_above(bound)
+        );
+    }
+    let lo = range.0 % n;
+    let hi = (lo + 1 + range.1 % n).min(n);
+    prop_assert_eq!(
+        visits(&s, b, (lo, hi)),
+        visits(&s, GramBuild::Scalar, (lo, hi))
+    );
+    Ok(())
+}
+
+macro_rules! build_proptest {
+    ($name: ident, $build: expr) => {
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(32))]
+            #[test]
+            fn $name(
+                n in prop_oneof![2usize..=20, 60usize..=70, 250usize..=300],
+                d in prop_oneof![0usize..=200, 440usize..=600],
+                seed in any::<u64>(),
+                ties in any::<bool>(),
+                range in (any::<usize>(), any::<usize>()),
+            ) {
+                build_equals_scalar($build, n, d, seed, ties, range)?;
+            }
+        }
+    };
+}
+
+build_proptest!(avx512_vpopcnt_build_equals_scalar, GramBuild::Avx512Vpopcnt);
+build_proptest!(avx512_build_equals_scalar, GramBuild::Avx512);
+build_proptest!(avx2_build_equals_scalar, GramBuild::Avx2);
+build_proptest!(best_build_equals_scalar, GramBuild::Best);
+build_proptest!(scalar_build_equals_itself, GramBuild::Scalar);
+
+/// `Best` takes the VPOPCNTDQ build on a CPU that has it (the fast path is not
+/// silently skipped), and the scalar build at worst.
+#[test]
+fn best_build_is_the_fastest_available() {
+    let s = draw_signs(3, 5, 1);
+    let best = s.scan(GramBuild::Best).unwrap().build();
+    let first = GramBuild::ALL[1..]
+        .iter()
+        .copied()
+        .find(|b| b.available())
+        .unwrap();
+    assert_eq!(best, first);
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512vpopcntdq")
+        && std::is_x86_feature_detected!("avx512vl")
+        && std::is_x86_feature_detected!("avx512bw")
+        && std::is_x86_feature_detected!("avx512dq")
+        && std::is_x86_feature_detected!("avx512cd")
+    {
+        assert_eq!(best, GramBuild::Avx512Vpopcnt);
+    }
+    assert!(GramBuild::Scalar.available());
 }
 
 /// Every pair (l, j), l < j, with l in a tile, is visited exactly once by
@@ -135,22 +261,29 @@ fn every_pair_is_visited_once_with_its_popcount() {
             .map(|lo| (lo, (lo + 64).min(n)))
             .collect();
         assert_eq!(tiles, want, "n = {n}");
-        let mut seen = vec![0u8; n * n];
-        for &t in &tiles {
-            s.for_each_pair_in_tile(t, |l, j, x| {
-                assert!(
-                    l < j && j < n && (t.0..t.1).contains(&l),
-                    "({l}, {j}) from {t:?}"
-                );
-                let naive = (0..d).filter(|&c| s.sign(l, c) != s.sign(j, c)).count() as u32;
-                assert_eq!(x, naive, "n = {n}, ({l}, {j})");
-                assert_eq!(i64::from(x), (d as i64 - s.inner(l, j)) / 2, "inner");
-                seen[l * n + j] += 1;
-            });
-        }
-        for l in 0..n {
-            for j in 0..n {
-                assert_eq!(seen[l * n + j], u8::from(l < j), "n = {n}, ({l}, {j})");
+        for b in builds() {
+            let g = s.scan(b).unwrap();
+            let mut seen = vec![0u8; n * n];
+            for &t in &tiles {
+                g.for_each_pair_in_tile(t, |l, j, x| {
+                    assert!(
+                        l < j && j < n && (t.0..t.1).contains(&l),
+                        "({l}, {j}) from {t:?}"
+                    );
+                    let naive = (0..d).filter(|&c| s.sign(l, c) != s.sign(j, c)).count() as u32;
+                    assert_eq!(x, naive, "n = {n}, ({l}, {j})");
+                    assert_eq!(i64::from(x), (d as i64 - s.inner(l, j)) / 2, "inner");
+                    seen[l * n + j] += 1;
+                });
+            }
+            for l in 0..n {
+                for j in 0..n {
+                    assert_eq!(
+                        seen[l * n + j],
+                        u8::from(l < j),
+                        "{b:?}, n = {n}, ({l}, {j})"
+                    );
+                }
             }
         }
     }
@@ -171,21 +304,29 @@ fn any_row_range_visits_its_pairs_once() {
     ] {
         let s = draw_signs(n, d, seed);
         for (lo, hi) in [(0, 1), (0, 5), (3, 10), (7, 8), (1, 64), (250, 263), (0, n)] {
-            let hi = hi.min(n);
-            let mut seen = vec![0u8; n * n];
-            s.for_each_pair_in_tile((lo, hi), |l, j, x| {
-                assert!(
-                    (lo..hi).contains(&l) && l < j && j < n,
-                    "({l}, {j}) from {lo}..{hi}"
-                );
-                let naive = (0..d).filter(|&c| s.sign(l, c) != s.sign(j, c)).count() as u32;
-                assert_eq!(x, naive, "n = {n}, {lo}..{hi}, ({l}, {j})");
-                seen[l * n + j] += 1;
-            });
-            for l in 0..n {
-                for j in 0..n {
-                    let want = u8::from((lo..hi).contains(&l) && l < j);
-                    assert_eq!(seen[l * n + j], want, "n = {n}, {lo}..{hi}, ({l}, {j})");
+            for b in builds() {
+                let hi = hi.min(n);
+                let mut seen = vec![0u8; n * n];
+                s.scan(b)
+                    .unwrap()
+                    .for_each_pair_in_tile((lo, hi), |l, j, x| {
+                        assert!(
+                            (lo..hi).contains(&l) && l < j && j < n,
+                            "({l}, {j}) from {lo}..{hi}"
+                        );
+                        let naive = (0..d).filter(|&c| s.sign(l, c) != s.sign(j, c)).count() as u32;
+                        assert_eq!(x, naive, "n = {n}, {lo}..{hi}, ({l}, {j})");
+                        seen[l * n + j] += 1;
+                    });
+                for l in 0..n {
+                    for j in 0..n {
+                        let want = u8::from((lo..hi).contains(&l) && l < j);
+                        assert_eq!(
+                            seen[l * n + j],
+                            want,
+                            "{b:?}, n = {n}, {lo}..{hi}, ({l}, {j})"
+                        );
+                    }
                 }
             }
         }
