@@ -230,9 +230,13 @@ pub fn cases() -> Vec<Case> {
         }));
     }
     // the layer operations: their iteration is cached in the datum, so N grows the
-    // datum's steps (and the formula asks at every step); the datum's own limit
-    // (runs·steps·n²·d ≤ 2^24) stops them well within the budget
+    // datum's steps (and the formula asks at every step), up to the datum's own limit
+    // (runs·steps·n²·d ≤ layer_data::MAX_COST = 2^24), which stops them within the
+    // budget at 128 bits: the largest layer certificate of one datum there
     const TOKENS: usize = 16;
+    let steps_max = |runs: usize| {
+        (attncheck::kernel::layer_data::MAX_COST / (runs * TOKENS * TOKENS * 4) as u128) as u64
+    };
     for (op, runs, args) in [
         ("layer-max-sqnorm", 1, "0 k"),
         ("layer-max-sqdist", 2, "0 1 k"),
@@ -246,7 +250,7 @@ pub fn cases() -> Vec<Case> {
                     json!({"X": layer(runs, TOKENS, 4, n)}),
                 )
             }),
-            max_n: 1024,
+            max_n: steps_max(runs),
         });
     }
     for op in ["layer-dual-sup", "layer-dual-inf"] {
@@ -258,7 +262,7 @@ pub fn cases() -> Vec<Case> {
                     json!({"X": layer(1, TOKENS, 4, n)}),
                 )
             }),
-            max_n: 1024,
+            max_n: steps_max(1),
         });
     }
     for op in ["layer-v-frob2", "layer-qk-frob2", "layer-dt"] {

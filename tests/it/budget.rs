@@ -17,19 +17,41 @@ mod edge;
 fn every_operator_at_the_edge_of_the_budget_is_accepted_and_one_step_past_it_refused() {
     let dir = tempfile::tempdir().unwrap();
     let mut past = 0;
+    let precision = 128;
+    // `verify --no-spec` of the case's certificate at size n: its exit code and output
+    let verify = |case: &edge::Case, n: u64| {
+        let (formulas, data) = (case.build)(n);
+        let c = edge::certificate(&formulas, &data, precision);
+        let p = dir.path().join("edge.cert.json");
+        std::fs::write(&p, c.to_string()).unwrap();
+        let out = crate::util::bin()
+            .args(["verify", p.to_str().unwrap(), "--no-spec"])
+            .output()
+            .unwrap();
+        (out.status.code(), output_text(&out))
+    };
     for case in edge::cases() {
-        let precision = 128;
         let n = edge::edge_of(&case, precision)
             .unwrap_or_else(|| panic!("{}: even n = 1 is over the budget", case.op));
         let at = edge::cost(&case, n, precision);
         assert!(at <= expr::MAX_WORK, "{}: {at}", case.op);
         if n == case.max_n {
-            // the operator's own limits stop it first: nothing is past the budget
-            // (only the layer operations, whose datum's own limit, runs·steps·n²·d ≤ 2^24,
-            // is far within the budget)
+            // the operator's own limit stops it first: only the layer operations, whose
+            // datum allows runs·steps·n²·d ≤ layer_data::MAX_COST; one step more is refused
+            // by the datum's reader (exit 2, naming the limit) before anything runs
             assert!(
-                case.op.starts_with("layer-") && at < expr::MAX_WORK / 64,
+                case.op.starts_with("layer-"),
                 "{} stops at its own limit with cost {at}: grow its case to reach the budget",
+                case.op
+            );
+            let (code, text) = verify(&case, n + 1);
+            assert_eq!(code, Some(2), "{}: {text}", case.op);
+            assert!(
+                text.contains(&format!(
+                    "exceeds the budget {}",
+                    attncheck::kernel::layer_data::MAX_COST
+                )),
+                "{}: one step past the datum's limit names it: {text}",
                 case.op
             );
             continue;
@@ -42,17 +64,9 @@ fn every_operator_at_the_edge_of_the_budget_is_accepted_and_one_step_past_it_ref
             n + 1
         );
         // verify refuses it with exit 2 and the cost, before evaluating anything
-        let (formulas, data) = (case.build)(n + 1);
-        let c = edge::certificate(&formulas, &data, precision);
-        let p = dir.path().join("edge.cert.json");
-        std::fs::write(&p, c.to_string()).unwrap();
         let t = Instant::now();
-        let out = crate::util::bin()
-            .args(["verify", p.to_str().unwrap(), "--no-spec"])
-            .output()
-            .unwrap();
-        let text = output_text(&out);
-        assert_eq!(out.status.code(), Some(2), "{}: {text}", case.op);
+        let (code, text) = verify(&case, n + 1);
+        assert_eq!(code, Some(2), "{}: {text}", case.op);
         // the cost named is the formula's own when it alone is over the budget (refused as
         // it is read), else the certificate's total: over the limit, and never above `over`
         let named: u128 = text

@@ -9,7 +9,8 @@
 //!
 //! `cargo bench -p attncheck-bench --bench charges` (one thread: `RAYON_NUM_THREADS=1`
 //! is set by the bench itself) prints a Markdown table; bench/charges.md records it.
-//! `-- --quick` measures at 128 and 4096 bits only.
+//! `-- --quick` measures at 128 and 4096 bits only, `-- --bits=256,512` at those; `-- OP…`
+//! only the operators named.
 
 use attncheck::kernel::{check, Statement};
 use serde_json::Value;
@@ -50,15 +51,27 @@ fn cpu_seconds() -> f64 {
 fn main() {
     std::env::set_var("RAYON_NUM_THREADS", "1");
     let quick = std::env::args().any(|a| a == "--quick");
-    let precisions: &[u32] = if quick {
-        &[128, 4096]
-    } else {
-        &[128, 1024, 4096, 16384]
+    // `-- OP…`: only the cases whose operator contains one of these (as budget_edge)
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    // `-- --bits=256,512`: these precisions instead
+    let bits: Option<Vec<u32>> = std::env::args()
+        .find_map(|a| a.strip_prefix("--bits=").map(str::to_string))
+        .map(|b| b.split(',').filter_map(|x| x.parse().ok()).collect());
+    let precisions: &[u32] = match &bits {
+        Some(b) => b,
+        None if quick => &[128, 4096],
+        None => &[128, 1024, 4096, 16384],
     };
     println!("| operator | bits | N | charged units | CPU seconds | ns per unit | × charge |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut worst: (f64, String) = (0.0, String::new());
     for case in edge::cases() {
+        if !only.is_empty() && !only.iter().any(|o| case.op.contains(o.as_str())) {
+            continue;
+        }
         for &p in precisions {
             // N such that the charge is about 3·10⁶ units (0.3 s at the documented rate)
             let per = |n: u64| edge::cost(&case, n, p);

@@ -98,8 +98,44 @@ pub fn datum_cost(d: &Datum) -> u128 {
     }
 }
 
+/// The states a layer datum's walk computes: (K + 1) per run (`layer_data`'s `walk`).
+fn layer_states(l: &crate::layer_data::LayerData) -> u128 {
+    (l.runs().len() as u128).saturating_mul(l.steps() as u128 + 1)
+}
+
+/// The precision factor of the layer walk: max(1, q·⌈√q⌉/4), q = ⌈p/128⌉ (1 at 128 and
+/// 256 bits, 2 at 512, 6 at 1024, 48 at 4096, 384 at 16384). The walk is multiply-adds,
+/// softmax and sums, whose MPFR time grows slower with p than the general factor
+/// q·⌈√q⌉ assumes (that one covers `sin` and `ln` too): measured against 128 bits, the
+/// walk costs 6.4× at 1024 bits, 63× at 4096 and 532× at 16384 (bench/charges.md,
+/// session 25), so this factor keeps it at most 1× its charge at every precision,
+/// where q·⌈√q⌉ charged it 3–4× over and left no room for a collapse run's escalation.
+fn layer_factor(prec: u32) -> u128 {
+    (precision_factor(prec) / 4).max(1)
+}
+
+/// What the walk costs per state at 128 bits, in the table's units (`*` and `+` 1 each,
+/// `exp` 18, `/` 4: bench/charges.md). For each state x^k of a run, P(x^k)
+/// (`layer_map::attention`): a_i = Mᵀx_i (2nd² for the n multiply-adds of d terms of
+/// d), the n² logits ⟨a_i, x_j⟩ (2n²d), and a certified softmax row per token
+/// (`softmax_into`: two interval exponentials, two quotients and two sums per entry,
+/// 2·18 + 2·4 + 2 = 46 per entry); and for the step to x^{k+1}
+/// (`layer_map::residual_step`), Σ_j P_ij (x_j − x_i) (3n²d), Δt V times it (2nd²) and
+/// the sums (2nd). Counted as 4nd² + 5n²d + 46n² + 2nd for each of the K + 1 states
+/// (the last state takes no step: a little over), times [`layer_factor`]. Session 25's
+/// bench measured the old charge, n²d for each of K states at ⌈p/128⌉, at up to 51×
+/// under the time (bench/charges.md).
+fn layer_state_units(l: &crate::layer_data::LayerData) -> u128 {
+    let (n, d) = (l.n() as u128, l.d() as u128);
+    (4 * n * d * d)
+        .saturating_add(5 * n * n * d)
+        .saturating_add(46 * n * n)
+        .saturating_add(2 * n * d)
+}
+
 pub(super) struct Cost<'a> {
     pub(super) data: &'a Data,
+    /// The evaluation precision, in bits.
     pub(super) prec: u32,
     /// The cost of one node's evaluation at this precision ([`precision_factor`]).
     pub(super) unit: u128,
@@ -359,16 +395,15 @@ impl<'a> Cost<'a> {
                 if let (Some(x), Some(Datum::Layer(l))) =
                     (args.first(), args.first().and_then(|a| self.datum(a)))
                 {
-                    // its own iteration, once per precision: the map's
-                    // runs·steps·n²·d plus n² logits and exponentials per step and run
-                    // (an `exp` counted as 32 multiply-adds)
+                    // its own walk, once per precision, and at every state of every run
+                    // the sum itself: Mᵀx_i (2nd²), the n² logits (2n²d) and their
+                    // exponentials (`exp`'s charge, 18, each)
                     let (n, d) = (l.n() as u128, l.d() as u128);
-                    let cost = (l.runs().len() as u128)
-                        * (l.steps() as u128 + 1)
-                        * n
-                        * n
-                        * (2 * d + 32)
-                        * u128::from(self.prec.div_ceil(128));
+                    let per_state = layer_state_units(l)
+                        .saturating_add((2 * n * d * d + 2 * n * n * d).saturating_add(18 * n * n));
+                    let cost = layer_states(l)
+                        .saturating_mul(per_state)
+                        .saturating_mul(layer_factor(self.prec));
                     self.once_for(x, "partition", cost);
                 }
                 1
@@ -377,17 +412,18 @@ impl<'a> Cost<'a> {
                 if let (Some(x), Some(Datum::Layer(l))) =
                     (args.first(), args.first().and_then(|a| self.datum(a)))
                 {
-                    // its own iteration per distinct (lo, hi, i) and precision (sup and
-                    // inf share it): the map's runs·(steps + 1)·n²·2d plus 2n·d per step
-                    // and run, and two adjugate rows (2d⁴). Keyed by the text of lo, hi,
-                    // i; when they mention a forall/sum variable their values may differ
-                    // per evaluation, and the cache's MAX_TRACES bounds the iterations.
+                    // its own walk per distinct (lo, hi, i) and precision (sup and inf
+                    // share it), at every state of every run two maxima of |a·x_j| over
+                    // the n tokens (2·(2nd + n)), and two adjugate rows (2d⁴). Keyed by
+                    // the text of lo, hi, i; when they mention a forall/sum variable their
+                    // values may differ per evaluation, and the cache's MAX_TRACES bounds
+                    // the walks.
                     let (n, d) = (l.n() as u128, l.d() as u128);
-                    let cost = (l.runs().len() as u128)
-                        .saturating_mul(l.steps() as u128 + 1)
-                        .saturating_mul(n * n * 2 * d + 2 * n * d)
+                    let per_state = layer_state_units(l).saturating_add(2 * (2 * n * d + n));
+                    let cost = layer_states(l)
+                        .saturating_mul(per_state)
                         .saturating_add(2 * d * d * d * d)
-                        .saturating_mul(u128::from(self.prec.div_ceil(128)));
+                        .saturating_mul(layer_factor(self.prec));
                     let key = args.get(3..6).unwrap_or(&[]);
                     let open = key.iter().any(|a| self.mentions_scope(a));
                     let text = if open {
@@ -412,15 +448,18 @@ impl<'a> Cost<'a> {
                 if let (Some(x), Some(Datum::Layer(l))) =
                     (args.first(), args.first().and_then(|a| self.datum(a)))
                 {
-                    // iterated once per precision and cached: runs·steps·n²·d·⌈p/128⌉
-                    // interval multiply-adds
+                    // one walk per precision, cached with both maxima: at every state,
+                    // ‖x_i‖² of every run's tokens (2nd) and ‖x_i − y_i‖² of every pair
+                    // of runs (3nd)
                     let (n, d) = (l.n() as u128, l.d() as u128);
-                    let cost = (l.runs().len() as u128)
-                        * (l.steps() as u128)
-                        * n
-                        * n
-                        * d
-                        * u128::from(self.prec.div_ceil(128));
+                    let runs = l.runs().len() as u128;
+                    let pairs = runs * runs.saturating_sub(1) / 2;
+                    let maxima = (l.steps() as u128 + 1)
+                        .saturating_mul(runs * 2 * n * d + pairs * 3 * n * d);
+                    let cost = layer_states(l)
+                        .saturating_mul(layer_state_units(l))
+                        .saturating_add(maxima)
+                        .saturating_mul(layer_factor(self.prec));
                     self.once_for(x, "iterate", cost);
                 }
                 1

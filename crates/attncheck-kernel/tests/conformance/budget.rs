@@ -141,7 +141,7 @@ fn a_formula_at_exactly_the_budget_is_accepted_and_one_step_more_refused() {
     let (n, m) = (m_min..m_min + c1 as u64)
         .find_map(|m| {
             let rest = MAX_WORK - base - c2 * u128::from(m);
-            (rest % c1 == 0).then(|| ((rest / c1) as u64, m))
+            rest.is_multiple_of(c1).then(|| ((rest / c1) as u64, m))
         })
         .expect("c1 and c2 coprime");
     assert!((lo..=hi).contains(&n) && (lo..=hi).contains(&m), "{n} {m}");

@@ -375,3 +375,16 @@ fn a_built_name_holding_a_parenthesis_or_a_space_is_refused() {
         attncheck_kernel::Certainty::True
     );
 }
+
+/// A `forall` whose hi − lo is the largest allowed (5·10⁷) is accepted, one more refused,
+/// naming the range (expr/ops.rs `range`'s `>` → `>=`, `==` lived: no test at the edge).
+#[test]
+fn a_range_at_the_largest_span_is_accepted_and_one_more_refused() {
+    let d = Data::new();
+    assert!(expr::prepare("(forall i 0 50000000 (> i -1))", 128, &d).is_ok());
+    let e = expr::prepare("(forall i 0 50000001 (> i -1))", 128, &d)
+        .err()
+        .expect("one past the span");
+    assert!(e.to_string().contains("is longer than 50000000"), "{e}");
+    assert!(expr::prepare("(forall i 7 50000007 (> i -1))", 128, &d).is_ok());
+}

@@ -868,3 +868,30 @@ fn layer_datum_traces_sixteen_quantities_and_caches_them() {
     assert_eq!(c.partition(201, &z, &z), Err(QueryError::Traces));
     assert!(c.max_sqnorm(64, &z, &z).is_ok(), "norms are not traces");
 }
+
+/// The datum's cache keeps one iteration per precision: asked at 96 bits and then at
+/// 160, the second answer is the 160-bit one, far narrower, not the 96-bit one cached
+/// first (layer_data.rs's summary lookup `==` → `!=` lived: enclosures at two precisions
+/// overlap either way, so only the width tells).
+#[test]
+fn a_layer_datum_answers_at_the_precision_asked_after_another_is_cached() {
+    let (n, d) = (5, 3);
+    let data = layer(
+        random(7, d, d),
+        random(8, d, d),
+        random(9, d, d),
+        "1/10",
+        12,
+        vec![random(10, n, d), random(11, n, d)],
+    );
+    for t in ["(layer-max-sqnorm X 1 12)", "(layer-max-sqdist X 0 1 12)"] {
+        let a = eval_with(t, 96, &data).unwrap();
+        let b = eval_with(t, 160, &data).unwrap();
+        let c = eval_with(t, 96, &data).unwrap();
+        assert!(
+            b.width_up() * 1_000_000u32 < a.width_up(),
+            "{t}: {a:?} at 96 bits, {b:?} at 160"
+        );
+        assert_eq!(a.width_up(), c.width_up(), "{t}: the 96-bit answer again");
+    }
+}

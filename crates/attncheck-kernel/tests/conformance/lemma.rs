@@ -12,6 +12,9 @@ use attncheck_kernel::expr::{eval_exact, Data, Datum, SparseRows};
 use attncheck_kernel::SignMatrix;
 use rug::{Integer, Rational};
 
+/// Per row: (A_i, B_i, e_i, the row's sum).
+type Row = (Rational, Option<Rational>, Rational, Rational);
+
 struct Instance {
     /// S as ±1 entries.
     s: Vec<Vec<i64>>,
@@ -76,7 +79,7 @@ impl Instance {
     }
 
     /// Per row: (A_i, B_i, e_i, the row's sum), by the definitions.
-    fn rows(&self) -> Vec<(Rational, Option<Rational>, Rational, Rational)> {
+    fn rows(&self) -> Vec<Row> {
         let (n, d) = (self.s.len(), self.s[0].len() as i64);
         let g = |l: usize, j: usize| -> i64 {
             (0..self.s[0].len())
@@ -97,7 +100,7 @@ impl Instance {
                         .sum::<Rational>()
                         / d
                 };
-                let e = |j: usize| Rational::from(lam(j) - bij(j));
+                let e = |j: usize| lam(j) - bij(j);
                 let sum: Rational = row.iter().map(|(_, v)| v.clone()).sum();
                 if row.is_empty() {
                     return (Rational::new(), None, Rational::new(), sum);
@@ -107,11 +110,7 @@ impl Instance {
                 let es: Vec<Rational> = inside.iter().map(|&j| e(j)).collect();
                 let a = Rational::from(es.iter().max().unwrap() - es.iter().min().unwrap());
                 let lam_in = inside.iter().map(|&j| lam(j)).min().unwrap();
-                let b = outside
-                    .iter()
-                    .map(|&j| lam(j))
-                    .max()
-                    .map(|m| Rational::from(m - &lam_in));
+                let b = outside.iter().map(|&j| lam(j)).max().map(|m| m - &lam_in);
                 let abs_e = (0..n).map(|j| e(j).abs()).max().unwrap();
                 (a, b, abs_e, sum)
             })
@@ -133,9 +132,7 @@ fn the_lemma_operations_are_their_definitions_on_both_paths() {
             let inst = Instance::draw(seed, n, d, big);
             let data = inst.data();
             let rows = inst.rows();
-            let max = |f: &dyn Fn(
-                &(Rational, Option<Rational>, Rational, Rational),
-            ) -> Option<Rational>| { rows.iter().filter_map(f).max() };
+            let max = |f: &dyn Fn(&Row) -> Option<Rational>| rows.iter().filter_map(f).max();
             let two_t = |s: &Rational| Rational::from(2 * &t) * s;
             let want = [
                 ("(err-max S B)", max(&|r| Some(r.2.clone()))),
@@ -143,11 +140,11 @@ fn the_lemma_operations_are_their_definitions_on_both_paths() {
                 ("(lemma-b S B)", max(&|r| r.1.clone())),
                 (
                     "(lemma-a-row S B 1/7)",
-                    max(&|r| Some(Rational::from(&r.0 - two_t(&r.3)))),
+                    max(&|r| Some(r.0.clone() - two_t(&r.3))),
                 ),
                 (
                     "(lemma-b-row S B 1/7)",
-                    max(&|r| r.1.as_ref().map(|b| Rational::from(b - two_t(&r.3)))),
+                    max(&|r| r.1.as_ref().map(|b| b.clone() - two_t(&r.3))),
                 ),
             ];
             for (text, want) in want {
