@@ -342,7 +342,9 @@ pub static OPS: &[Op] = &[
         DataOp,
         Exactly(3),
         "an attention-weights datum; exact integers l, h in range",
-        16,
+        // nine square roots and a few products at p bits: 1.8 µs at 128 bits (1.12× a
+        // charge of 16; bench/charges.md), so 24, 0.75×
+        24,
     ),
     op("alibi-slope", Block, Exactly(2), "integers 1 ≤ h ≤ H", 0),
     op(

@@ -161,3 +161,78 @@ fn a_formula_at_exactly_the_budget_is_accepted_and_one_step_more_refused() {
     assert!(small > 1);
     assert_eq!(prepare("(< 1 2)", 128, &d).unwrap().work(), small);
 }
+
+/// `check` holds the whole statement's cost to `MAX_WORK` before anything runs, and
+/// gives the exact arithmetic what is left: a statement whose cost is exactly
+/// `MAX_WORK` is decided (its costly conjuncts never run: `and` stops at `(< 2 1)`), one
+/// step more is refused naming the budget of one certificate; and a statement near the
+/// budget leaves too little allowance for an obligation that alone is decided
+/// (statement.rs's comparison with `MAX_WORK` and the allowance `MAX_WORK − all` lived).
+#[test]
+fn a_statement_at_exactly_the_budget_is_decided_and_leaves_only_the_rest_to_run() {
+    use attncheck_kernel::expr::{parse, work_of_all, Data, MAX_WORK};
+    let d = Data::new();
+    let text = |n: u64, m: u64| {
+        format!(
+            "(and (< 2 1) (forall i 1 {n} (> i 0)) (forall j 1 {m} (> (+ j 0) 0)) \
+             (forall k 1 50000000 (> (+ k 0) 0)))"
+        )
+    };
+    let statement = |texts: &[String]| {
+        let mut st = Statement::new("conformance/budget");
+        for (k, t) in texts.iter().enumerate() {
+            st.assert(format!("o{k}"), t.clone());
+        }
+        st
+    };
+    let cost = |texts: &[String]| {
+        let trees: Vec<_> = texts.iter().map(|t| parse(t).unwrap()).collect();
+        *work_of_all(&trees, &d, 128).last().unwrap()
+    };
+    // with a second obligation, so that one step past the budget is the statement's,
+    // not a formula's alone (`prepare` refuses a formula over the budget by itself)
+    let second = "(forall i 1 1000 (> i 0))".to_string();
+    let (lo, hi) = (10_000_000u64, 50_000_000u64);
+    let one = |n, m| cost(&[text(n, m), second.clone()]);
+    let c1 = one(lo + 1, lo) - one(lo, lo);
+    let c2 = one(lo, lo + 1) - one(lo, lo);
+    let base = one(lo, lo) - c1 * u128::from(lo) - c2 * u128::from(lo);
+    let m_min = (MAX_WORK - base - c1 * u128::from(hi)).div_ceil(c2) as u64;
+    let (n, m) = (m_min..m_min + c1 as u64)
+        .find_map(|m| {
+            let rest = MAX_WORK - base - c2 * u128::from(m);
+            rest.is_multiple_of(c1).then(|| ((rest / c1) as u64, m))
+        })
+        .expect("c1 and c2 coprime");
+    assert_eq!(one(n, m), MAX_WORK);
+    let checked =
+        check(&statement(&[text(n, m), second.clone()]), 128).expect("exactly the budget");
+    let results: Vec<_> = checked.decisions().iter().map(|d| d.result()).collect();
+    assert_eq!(results, [Certainty::False, Certainty::True]);
+    assert_eq!(one(n + 1, m), MAX_WORK + c1);
+    assert!(
+        cost(&[text(n + 1, m)]) < MAX_WORK,
+        "the first alone is within it"
+    );
+    let e = check(&statement(&[text(n + 1, m), second]), 128).expect_err("one step past it");
+    assert!(
+        e.error
+            .reason
+            .contains("over the budget of one certificate"),
+        "{e}"
+    );
+    assert_eq!(e.index, 1);
+    // about 2·10⁶ units of exact arithmetic at run time (40 products of 496-limb
+    // operands, each about 5·10⁴ with the comparison), statically cheap
+    let costly = "(forall i 1 40 (> (* 3^20000 3^20000 i) 0))".to_string();
+    let alone = check(&statement(std::slice::from_ref(&costly)), 128).unwrap();
+    assert_eq!(alone.decisions()[0].result(), Certainty::True);
+    // beside a statement that leaves about 5·10⁵ units: the run-time allowance runs out
+    let near = text(n - (500_000 / c1) as u64, m);
+    let both = [near, costly];
+    let all = cost(&both);
+    assert!(all <= MAX_WORK && MAX_WORK - all < 1_500_000, "{all}");
+    let e = check(&statement(&both), 128).expect_err("the rest of the allowance is too small");
+    assert!(e.error.reason.contains("exceed the work budget"), "{e}");
+    assert_eq!(e.index, 1);
+}

@@ -25,6 +25,7 @@ mod mat;
 mod regressions;
 mod signs;
 mod softmax;
+mod statement;
 mod terms;
 mod weights;
 mod weights_model;

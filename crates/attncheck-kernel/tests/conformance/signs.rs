@@ -156,6 +156,62 @@ fn every_pair_is_visited_once_with_its_popcount() {
     }
 }
 
+/// `for_each_pair_in_tile` takes any row range, not only the tiles of `tiles()`: an
+/// odd-sized range that ends before the last row takes the one-row path against rows
+/// beyond it (which `tiles()` never does: its only odd tile is the last). Every pair
+/// with l in the range is visited once, with its popcount.
+#[test]
+fn any_row_range_visits_its_pairs_once() {
+    for (n, d, seed) in [(300, 70, 21), (40, 3, 22), (600, 129, 23)] {
+        let s = draw_signs(n, d, seed);
+        for (lo, hi) in [(0, 1), (0, 5), (3, 10), (7, 8), (1, 64), (250, 263), (0, n)] {
+            let hi = hi.min(n);
+            let mut seen = vec![0u8; n * n];
+            s.for_each_pair_in_tile((lo, hi), |l, j, x| {
+                assert!(
+                    (lo..hi).contains(&l) && l < j && j < n,
+                    "({l}, {j}) from {lo}..{hi}"
+                );
+                let naive = (0..d).filter(|&c| s.sign(l, c) != s.sign(j, c)).count() as u32;
+                assert_eq!(x, naive, "n = {n}, {lo}..{hi}, ({l}, {j})");
+                seen[l * n + j] += 1;
+            });
+            for l in 0..n {
+                for j in 0..n {
+                    let want = u8::from((lo..hi).contains(&l) && l < j);
+                    assert_eq!(seen[l * n + j], want, "n = {n}, {lo}..{hi}, ({l}, {j})");
+                }
+            }
+        }
+    }
+}
+
+/// Ties that the visit order meets out of lexicographic order: the blocked loop visits
+/// (1, 2) before (0, 6), both at |⟨s_l, s_j⟩| = d; the answer is the smaller pair
+/// (0, 6). And a matrix whose off-diagonal inner products are all 0 (Hadamard rows):
+/// the maximum is 0 at (0, 1), not "no pair".
+#[test]
+fn ties_visited_out_of_order_and_an_all_zero_gram() {
+    let base = draw_signs(10, 64, 31);
+    let copy = |l: usize| match l {
+        2 => 1,
+        6 => 0,
+        l => l,
+    };
+    let s = SignMatrix::from_fn(10, 64, |l, c| base.sign(copy(l), c) < 0);
+    assert_eq!(s.max_abs_offdiag(), Some((64, (0, 6))));
+    assert_eq!(s.first_offdiag_above(63), Some((64, (0, 6))));
+    assert_eq!(s.count_offdiag_above(63), 2);
+    // Sylvester's Hadamard rows: sign(l, c) = (−1)^popcount(l & c)
+    for n in [2, 4, 8] {
+        let h = SignMatrix::from_fn(n, n, |l, c| (l & c).count_ones() % 2 == 1);
+        assert_eq!(h.max_abs_offdiag(), Some((0, (0, 1))), "n = {n}");
+        assert_eq!(h.count_offdiag_above(0), 0);
+        assert_eq!(h.first_offdiag_above(0), None);
+        assert_eq!(h.first_offdiag_above(-1), Some((0, (0, 1))));
+    }
+}
+
 /// The scans against naive arithmetic at sizes past the column block (n > 256), where
 /// the proptest above does not reach.
 #[test]
