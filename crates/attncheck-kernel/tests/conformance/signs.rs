@@ -162,7 +162,13 @@ fn every_pair_is_visited_once_with_its_popcount() {
 /// with l in the range is visited once, with its popcount.
 #[test]
 fn any_row_range_visits_its_pairs_once() {
-    for (n, d, seed) in [(300, 70, 21), (40, 3, 22), (600, 129, 23)] {
+    for (n, d, seed) in [
+        (300, 70, 21),
+        (40, 3, 22),
+        (600, 129, 23),
+        (4, 65, 24),
+        (5, 2, 25),
+    ] {
         let s = draw_signs(n, d, seed);
         for (lo, hi) in [(0, 1), (0, 5), (3, 10), (7, 8), (1, 64), (250, 263), (0, n)] {
             let hi = hi.min(n);
