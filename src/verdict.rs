@@ -89,9 +89,16 @@ impl Verdict {
 
 impl Verdict {
     /// The verdict of each part (in order of first appearance), each derived by
-    /// [`Verdict::from_checks`] from that part's checks alone; empty when no check
+    /// [`Verdict::from_checks`] from that part's checks alone and capped at `rigour`
+    /// like a whole claim (an asymptotic part whose finite checks are all certified is
+    /// `supported`), except the part `lifted`: the one whose limit a lemma proven in Coq
+    /// gives from its certified checks (the spec's `[lemma]`). Empty when no check
     /// carries a part label.
-    pub fn by_part(checks: &[Check]) -> Vec<(String, Verdict)> {
+    pub fn by_part(
+        checks: &[Check],
+        rigour: Verdict,
+        lifted: Option<&str>,
+    ) -> Vec<(String, Verdict)> {
         let mut parts: Vec<String> = Vec::new();
         for c in checks {
             if let Some(p) = &c.part {
@@ -108,7 +115,13 @@ impl Verdict {
                     .filter(|c| c.part.as_deref() == Some(p.as_str()))
                     .cloned()
                     .collect();
-                let v = Verdict::from_checks(&sub).0;
+                let mut v = Verdict::from_checks(&sub).0;
+                if v == Verdict::Certified
+                    && rigour != Verdict::Certified
+                    && lifted != Some(p.as_str())
+                {
+                    v = Verdict::Supported;
+                }
                 (p, v)
             })
             .collect()

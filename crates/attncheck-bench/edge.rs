@@ -241,6 +241,7 @@ pub fn cases() -> Vec<Case> {
         ("layer-max-sqnorm", 1, "0 k"),
         ("layer-max-sqdist", 2, "0 1 k"),
         ("layer-partition", 1, "0 k"),
+        ("layer-coord", 1, "0 k 0 0"),
     ] {
         v.push(Case {
             op,

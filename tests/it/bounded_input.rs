@@ -953,3 +953,38 @@ fn an_input_file_over_the_size_limit_is_refused_and_one_at_it_is_read() {
         }
     }
 }
+
+/// `export coq` read its certificates with `read_to_string`, without the limit that
+/// `verify` has (`coq::load`): `/dev/zero` filled the memory there too. It is read by
+/// the one input reader now: exit 2 naming the file, nothing written.
+#[test]
+fn export_coq_of_dev_zero_is_refused_instead_of_filling_the_memory() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let e = attncheck::coq::load(Path::new("/dev/zero"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("/dev/zero") && e.contains("larger than 128 MiB"),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let (code, out) = verify(
+        dir.path(),
+        &[
+            "export",
+            "coq",
+            "/dev/zero",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("/dev/zero") && out.contains("larger than 128 MiB"),
+        "{out}"
+    );
+    assert!(!out_dir.exists(), "nothing is written");
+}

@@ -201,7 +201,7 @@ fn collapse_rejects_a_v_that_breaks_the_hypothesis() {
 fn rescaling_is_supported_on_d_and_on_f() {
     let r = run_quick("clusters/rescaling");
     assert_eq!(verdict(&r), Verdict::Supported, "{:?}", r.report.reason);
-    let parts = Verdict::by_part(&r.report.checks);
+    let parts = Verdict::by_part(&r.report.checks, r.report.rigour, None);
     assert_eq!(
         parts,
         vec![

@@ -94,6 +94,7 @@ const LAYERS: &[&str] = &[
     "reading",
     "verdict",
     "outcome",
+    "lemmas",
     "spec",
     "dynamics",
     "sparse",

@@ -602,7 +602,7 @@ fn a_certified_check_outside_the_certificate_makes_the_run_inconclusive() {
     let mut o = Outcome::new();
     o.checks.prove(&checked);
     // no certificate: both certified checks are outside it
-    let (v, why) = o.verdict(Verdict::Certified);
+    let (v, why) = o.verdict(Verdict::Certified, None);
     assert_eq!(v, Verdict::Inconclusive);
     assert!(
         why.as_deref()
@@ -616,12 +616,12 @@ fn a_certified_check_outside_the_certificate_makes_the_run_inconclusive() {
     };
     // with the statement's certificate: refuted on the false obligation, as before
     o.certificate = cert_of(&st);
-    assert_eq!(o.verdict(Verdict::Certified).0, Verdict::Refuted);
+    assert_eq!(o.verdict(Verdict::Certified, None).0, Verdict::Refuted);
     // a certificate with an obligation that no certified check decides
     let mut st2 = st.clone();
     st2.assert("three is less than four", "(< 3 4)");
     o.certificate = cert_of(&st2);
-    let (v, why) = o.verdict(Verdict::Certified);
+    let (v, why) = o.verdict(Verdict::Certified, None);
     assert_eq!(v, Verdict::Inconclusive);
     assert!(
         why.as_deref().unwrap().contains("has no certified check"),
@@ -736,7 +736,7 @@ fn a_violated_consistency_reading_is_not_refuted_without_an_obligation() {
         .consistency("the enclosures of 1 and 2 overlap", reading, "disjoint");
     assert!(!recorded);
     for rigour in [Verdict::Certified, Verdict::Supported] {
-        let (v, why) = o.verdict(rigour);
+        let (v, why) = o.verdict(rigour, None);
         assert_eq!(v, Verdict::Inconclusive, "{why:?}");
         let why = why.unwrap();
         assert!(
@@ -753,7 +753,7 @@ fn a_violated_consistency_reading_is_not_refuted_without_an_obligation() {
     // the same reading through a claim's `observe` (Observations) is no different
     let mut o = outcome_of(&[("one is less than two", "(< 1 2)")]);
     attncheck::outcome::Observations::new(&mut o).consistency("overlap", reading, "disjoint");
-    assert_eq!(o.verdict(Verdict::Certified).0, Verdict::Inconclusive);
+    assert_eq!(o.verdict(Verdict::Certified, None).0, Verdict::Inconclusive);
 }
 
 /// Issue #38: a verdict that a claim declares (inconclusive, not-checkable,
@@ -779,7 +779,7 @@ fn a_declared_verdict_over_a_kernel_false_is_refuted_never_supported() {
         for rigour in [Verdict::Certified, Verdict::Supported] {
             let mut o = outcome_of(&obligations);
             declare(&mut o);
-            let (v, why) = o.verdict(rigour);
+            let (v, why) = o.verdict(rigour, None);
             assert_eq!(v, Verdict::Refuted, "declared «{said}»: {why:?}");
             let why = why.unwrap();
             assert!(
@@ -792,14 +792,14 @@ fn a_declared_verdict_over_a_kernel_false_is_refuted_never_supported() {
     let mut o = outcome_of(&obligations[..1]);
     o.declare_inconclusive("budget ran out");
     assert_eq!(
-        o.verdict(Verdict::Certified),
+        o.verdict(Verdict::Certified, None),
         (Verdict::Inconclusive, Some("budget ran out".into()))
     );
     // an observed or consistency false never refutes, declared or not
     let mut o = outcome_of(&obligations[..1]);
     o.checks.observe("an observation", false, "off");
     o.declare_report_only("exploration");
-    assert_eq!(o.verdict(Verdict::Certified).0, Verdict::ReportOnly);
+    assert_eq!(o.verdict(Verdict::Certified, None).0, Verdict::ReportOnly);
 }
 
 /// Issue #38: in every committed report, each check of kind certified that came out

@@ -408,6 +408,20 @@ impl<'a> Cost<'a> {
                 }
                 1
             }
+            "layer-coord" => {
+                if let (Some(x), Some(Datum::Layer(l))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    // its own walk, once per precision, keeping the n·d coordinates of
+                    // every state of every run
+                    let (n, d) = (l.n() as u128, l.d() as u128);
+                    let cost = layer_states(l)
+                        .saturating_mul(layer_state_units(l).saturating_add(n * d))
+                        .saturating_mul(layer_factor(self.prec));
+                    self.once_for(x, "tokens", cost);
+                }
+                1
+            }
             "layer-dual-sup" | "layer-dual-inf" => {
                 if let (Some(x), Some(Datum::Layer(l))) =
                     (args.first(), args.first().and_then(|a| self.datum(a)))

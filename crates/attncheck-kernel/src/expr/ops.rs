@@ -331,6 +331,13 @@ pub static OPS: &[Op] = &[
     op("layer-qk-frob2", DataOp, Exactly(1), "a layer datum", 1),
     op("layer-dt", DataOp, Exactly(1), "a layer datum", 1),
     op(
+        "layer-coord",
+        DataOp,
+        Exactly(5),
+        "a layer datum; exact integers r < R, k ≤ K, i < n, c < d",
+        1,
+    ),
+    op(
         "attn-ln-bound",
         DataOp,
         Exactly(2),

@@ -74,6 +74,7 @@
 //! and A_n ∈ [√lo, √hi].
 
 mod enclosure;
+pub mod hypotheses;
 mod runs;
 mod simulate;
 mod structure;
@@ -148,6 +149,8 @@ pub struct Raw {
     pub thresholds: Vec<Threshold>,
     /// Relative tolerance for the A_n references.
     pub threshold_rel_tol: String,
+    /// The last step at which the lemma's hypotheses are sought ([`hypotheses`]).
+    pub hypotheses_max_steps: usize,
 }
 
 /// The most steps a run may ask for (a budget).
@@ -180,6 +183,8 @@ pub struct Params {
     symmetric: Vec<Rational>,
     thresholds: Vec<(u32, Rational)>,
     rel_tol: Rational,
+    /// The last step at which the lemma's hypotheses are sought.
+    max_k: usize,
 }
 
 /// √q for a rational that is the square of a rational (lowest terms: numerator and
@@ -320,6 +325,11 @@ impl Raw {
         }
         let rel_tol = pos("threshold_rel_tol", &self.threshold_rel_tol)?;
         ensure(rel_tol < 1, "threshold_rel_tol", "must be below 1")?;
+        ensure(
+            (1..=MAX_STEPS).contains(&self.hypotheses_max_steps),
+            "hypotheses_max_steps",
+            format!("must be between 1 and {MAX_STEPS}"),
+        )?;
         Ok(Params {
             n: self.n,
             h,
@@ -330,6 +340,7 @@ impl Raw {
             symmetric: sym,
             thresholds,
             rel_tol,
+            max_k: self.hypotheses_max_steps,
         })
     }
 }
@@ -349,6 +360,27 @@ impl crate::claims::shape::Claim for Claim {
         _hints: &Hints,
     ) -> Option<Result<Statement, StatementError>> {
         Some(Ok(statement_of(s, claim)))
+    }
+    /// The flow's part holds the A_n references, the discrete map's part the lemma's
+    /// hypotheses at K ([`hypotheses::PART`]): the names of the statement the builder makes.
+    fn parts(s: &Params) -> crate::verdict::Parts {
+        let flow: Vec<String> = s
+            .thresholds
+            .iter()
+            .map(|(n, r)| threshold_name(*n, r, &s.rel_tol))
+            .collect();
+        statement_of(s, "")
+            .obligations
+            .iter()
+            .map(|o| {
+                let part = if flow.contains(&o.name) {
+                    FLOW_PART
+                } else {
+                    hypotheses::PART
+                };
+                (o.name.clone(), part.to_string())
+            })
+            .collect()
     }
     type Witness = runs::Found;
     fn witness(s: &Params, ctx: &Ctx) -> runs::Found {
@@ -402,5 +434,10 @@ fn statement_of(s: &Params, claim: &str) -> Statement {
             ]),
         );
     }
+    hypotheses::state(s, &mut st);
     st
 }
+
+/// The part of the claim about the flow (`t:boolean` itself): A_n certified, the limit
+/// observed on the discrete map at T; capped at the spec's rigour.
+pub const FLOW_PART: &str = "(F) the flow t:boolean";
