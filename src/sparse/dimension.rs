@@ -133,32 +133,9 @@ pub enum Build {
     Avx512Vpopcnt,
 }
 
+/// `pulp::x86::V4` plus AVX512-VPOPCNTDQ: the kernel's feature set for its Gram scan.
 #[cfg(target_arch = "x86_64")]
-pulp::simd_type! {
-    /// `pulp::x86::V4` plus AVX512-VPOPCNTDQ (as the kernel's Gram scan).
-    struct V4Popcnt {
-        pub sse: "sse",
-        pub sse2: "sse2",
-        pub fxsr: "fxsr",
-        pub sse3: "sse3",
-        pub ssse3: "ssse3",
-        pub sse4_1: "sse4.1",
-        pub sse4_2: "sse4.2",
-        pub popcnt: "popcnt",
-        pub avx: "avx",
-        pub avx2: "avx2",
-        pub bmi1: "bmi1",
-        pub bmi2: "bmi2",
-        pub fma: "fma",
-        pub lzcnt: "lzcnt",
-        pub avx512f: "avx512f",
-        pub avx512bw: "avx512bw",
-        pub avx512cd: "avx512cd",
-        pub avx512dq: "avx512dq",
-        pub avx512vl: "avx512vl",
-        pub avx512vpopcntdq: "avx512vpopcntdq",
-    }
-}
+use crate::kernel::V4Popcnt;
 
 impl Build {
     /// Every build, for tests that compare them.

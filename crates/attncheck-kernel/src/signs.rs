@@ -320,8 +320,9 @@ impl GramBuild {
 #[cfg(target_arch = "x86_64")]
 pulp::simd_type! {
     /// pulp's x86-64-v4 (`pulp::x86::V4`) plus AVX512-VPOPCNTDQ, which that level
-    /// lacks: code vectorised under it counts 8 words per VPOPCNTQ.
-    struct V4Popcnt {
+    /// lacks: code vectorised under it counts 8 words per VPOPCNTQ. Public so that
+    /// `sparse::dimension`'s scan uses the same feature set, not a copy of it.
+    pub struct V4Popcnt {
         pub sse: "sse",
         pub sse2: "sse2",
         pub fxsr: "fxsr",
