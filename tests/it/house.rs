@@ -363,3 +363,98 @@ fn the_folder_scan_finds_a_planted_circle() {
     assert!(edges[&m("y::p")].contains_key(&m("y::q")));
     assert!(circles(&edges).is_empty());
 }
+
+/// The packages of a Cargo.lock that have no `source` (the path crates), each with
+/// the names of its dependencies (a `name version` entry read as its name).
+fn path_crates_of(lock: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out = BTreeMap::new();
+    for block in lock.split("[[package]]").skip(1) {
+        let field = |key: &str| {
+            block
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim().trim_matches('"').to_string())
+        };
+        if field("source = ").is_some() {
+            continue;
+        }
+        let Some(name) = field("name = ") else {
+            continue;
+        };
+        let deps = block
+            .split_once("dependencies = [")
+            .map(|(_, rest)| rest.split(']').next().unwrap_or(""))
+            .unwrap_or("")
+            .lines()
+            .map(|l| l.trim().trim_end_matches(',').trim_matches('"'))
+            .filter(|l| !l.is_empty())
+            .map(|l| l.split(' ').next().unwrap_or(l).to_string())
+            .collect();
+        out.insert(name, deps);
+    }
+    out
+}
+
+/// Regression (CI stop 44): the gram merge gave the kernel a dependency (pulp) and
+/// updated the workspace's Cargo.lock, but not the Python wheel's, which is its own
+/// workspace; `make python` builds with `--locked` and failed after 17 minutes of CI.
+/// Every path crate that both lock files list must list the same dependencies.
+#[test]
+fn the_python_wheels_lock_file_agrees_with_the_workspace_on_every_path_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect(p);
+    let main = path_crates_of(&read("Cargo.lock"));
+    let py = path_crates_of(&read("crates/attncheck-py/Cargo.lock"));
+    assert!(main.contains_key("attncheck-kernel") && py.contains_key("attncheck-kernel"));
+    // The wheel's workspace sees the other crates as plain path dependencies, whose
+    // dev-dependencies it does not lock: those are left out of the comparison.
+    let dev_only = |name: &str| -> BTreeSet<String> {
+        let manifest = if name == "attncheck" {
+            "Cargo.toml".to_string()
+        } else {
+            format!("crates/{name}/Cargo.toml")
+        };
+        let value: toml::Value = read(&manifest).parse().expect(&manifest);
+        let keys = |table: &str| -> BTreeSet<String> {
+            value
+                .get(table)
+                .and_then(toml::Value::as_table)
+                .map(|t| t.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        let normal = keys("dependencies");
+        keys("dev-dependencies")
+            .difference(&normal)
+            .cloned()
+            .collect()
+    };
+    let mut stale = Vec::new();
+    for (name, deps) in &py {
+        if let Some(want) = main.get(name) {
+            let want: BTreeSet<String> = want.difference(&dev_only(name)).cloned().collect();
+            let want = &want;
+            if want != deps {
+                let missing: Vec<_> = want.difference(deps).collect();
+                let extra: Vec<_> = deps.difference(want).collect();
+                stale.push(format!("{name}: missing {missing:?}, extra {extra:?}"));
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "crates/attncheck-py/Cargo.lock is stale (run `cargo update --offline -w` in \
+         crates/attncheck-py): {stale:?}"
+    );
+}
+
+/// The lock reader sees a path crate's dependencies and skips registry packages.
+#[test]
+fn the_lock_reader_reads_path_crates_only() {
+    let lock = "[[package]]\nname = \"a\"\nversion = \"0.1.0\"\ndependencies = [\n \"b\",\n \"thiserror 1.0.69\",\n]\n\n[[package]]\nname = \"b\"\nversion = \"1.0.0\"\nsource = \"registry+https://x\"\n";
+    let got = path_crates_of(lock);
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        got["a"],
+        ["b", "thiserror"].iter().map(|s| s.to_string()).collect()
+    );
+}
