@@ -11,7 +11,7 @@ CARGO ?= cargo
 export CANDLE_NUM_THREADS ?= 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: reports test python build-tests check deps fetch bench anchors lint coq
+.PHONY: reports test python build-tests check deps fetch bench anchors lint coq mutants
 
 ## reports: run every claim (quick profile) and write reports/
 reports: deps
@@ -32,6 +32,7 @@ TEST_THREADS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 PYTHON ?= 1
 test: deps
 	@set -u; pylog=$${CARGO_TARGET_DIR:-target}/python.log; py=""; \
+	$(CARGO) test --no-run --quiet 2>&1 | grep -v '^ *Executable ' ; \
 	if [ "$(PYTHON)" = 1 ]; then \
 	  mkdir -p "$$(dirname "$$pylog")"; \
 	  echo "make test: the Python wheel builds and is tested in the background (log: $$pylog)"; \
@@ -67,6 +68,14 @@ lint:
 	$(CARGO) fmt --check
 	$(CARGO) fmt --check --manifest-path crates/attncheck-py/Cargo.toml
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+## mutants: cargo mutants on the kernel crate with its own tests, sharded (scripts/mutants.sh:
+## shards of at most MUTANTS_CHUNK=40 mutants of one file, stored as they land in
+## bench/sweeps/mutants/; RECHECK=1, SUMMARY_ONLY=1, MUTANTS_FILES): the score and the
+## surviving mutants by file are recorded in crates/attncheck-kernel/README.md
+mutants: deps
+	@command -v cargo-mutants >/dev/null || nice -n 10 $(CARGO) install --locked cargo-mutants --version 27.1.0
+	bash scripts/mutants.sh
 
 ## bench: criterion benchmarks (crates/attncheck-bench)
 bench: deps

@@ -481,11 +481,13 @@ pub fn check_baseline_dir(out: &Path) -> Result<(), Error> {
 
 /// Reads one committed report; a missing file is `Ok(None)`, a corrupt one an error.
 pub fn read_baseline(path: &Path) -> Result<Option<Report>, Error> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(path, e)),
-    };
+    if let Err(e) = std::fs::metadata(path) {
+        return match e.kind() {
+            std::io::ErrorKind::NotFound => Ok(None),
+            _ => Err(io(path, e)),
+        };
+    }
+    let text = read_utf8(path)?;
     serde_json::from_str::<Report>(&text)
         .map(Some)
         .map_err(|e| Error::Usage(format!(
@@ -709,7 +711,8 @@ pub fn verify_inputs(
 
 /// The certificate's data of the kinds a statement is built from (`attn-weights`: the
 /// trained-model claim's windows), each read by the kernel; errors name the field.
-fn carried_data(
+/// What [`verify_inputs`] rebuilds a spec claim's statement with.
+pub fn carried_data(
     path: &Path,
     cert: &Certificate,
 ) -> Result<crate::kernel::expr::Data, CertificateError> {
@@ -772,8 +775,12 @@ pub struct CoqVerification {
     /// The exit code (README's `verify` table): 0 when the kernel decides every
     /// obligation as asserted and Coq proves every obligation sent to it; 1 when
     /// the kernel finds one contrary or Coq rejects one; 3 when the kernel leaves
-    /// one undecided (and nothing is contrary).
+    /// one undecided (and nothing is contrary); 1 as well when Coq rejects the
+    /// Boolean limit of the certificate's witnesses ([`crate::coq::instance`]).
     pub exit_code: u8,
+    /// The Boolean limit of the certificate's witnesses, stated and proven in Coq
+    /// (clusters/boolean-limit).
+    pub instance: Option<crate::coq::InstanceProof>,
 }
 
 /// `verify --coq`: after [`verify_with`] (the statement rebuilt from the spec and
@@ -807,7 +814,11 @@ pub fn verify_coq(
             coq,
         })
         .collect();
-    let contrary = obligations.iter().any(|o| o.contrary());
+    let instance_rejected = report
+        .instance
+        .as_ref()
+        .is_some_and(crate::coq::InstanceProof::rejected);
+    let contrary = obligations.iter().any(|o| o.contrary()) || instance_rejected;
     let kernel_contrary = obligations.iter().any(|o| o.kernel_contrary);
     let undecided = obligations.iter().any(|o| o.kernel == Certainty::Unknown);
     let (word, exit_code) = if kernel_contrary {
@@ -826,6 +837,7 @@ pub fn verify_coq(
         axioms: report.axioms,
         word,
         exit_code,
+        instance: report.instance,
     })
 }
 
@@ -887,9 +899,20 @@ pub fn verify_coq_json(v: &Verification, r: &CoqVerification) -> serde_json::Val
         })
         .collect();
     serde_json::json!({"claim": v.cert.claim, "profile": v.cert.profile,
-        "precision": v.cert.precision, "statement_checked": matches!(v.source, StatementSource::Spec(_)),
-        "result": r.word, "exit_code": r.exit_code, "proven_by_coq": by_coq, "kernel_only": kernel_only,
-        "rejected_by_coq": rejected, "coq_axioms": r.axioms, "obligations": obligations})
+    "precision": v.cert.precision, "statement_checked": matches!(v.source, StatementSource::Spec(_)),
+    "result": r.word, "exit_code": r.exit_code, "proven_by_coq": by_coq, "kernel_only": kernel_only,
+    "rejected_by_coq": rejected, "coq_axioms": r.axioms, "obligations": obligations,
+    "instance": r.instance.as_ref().map(|i| {
+        i.witnesses.iter().map(|w| {
+            let (coq, reason) = match &w.verdict {
+                CoqVerdict::Proven => ("proven", None),
+                CoqVerdict::Rejected(why) => ("rejected", Some(why)),
+                CoqVerdict::KernelOnly(why) => ("kernel-only", Some(why)),
+            };
+            serde_json::json!({"witness": w.label, "theorems": w.theorems, "coq": coq,
+                "coq_reason": reason})
+        }).collect::<Vec<_>>()
+    })})
 }
 
 /// The JSON document of `attncheck run --json` (format `attncheck-run/1`,
@@ -1101,7 +1124,9 @@ pub fn run_shard(
         if record.keys.is_empty() {
             // a run that stopped before its units (a missing input, a budget) says why:
             // "no units" alone sent a fresh machine without the trained-model corpus astray
-            if let (Verdict::Inconclusive, Some(why)) = outcome.verdict(spec.rigour) {
+            if let (Verdict::Inconclusive, Some(why)) =
+                outcome.verdict(spec.rigour, spec.lemma_part())
+            {
                 return Err(Error::Usage(format!(
                     "{} stopped before its units of work, so there is nothing to shard: {why}",
                     spec.id

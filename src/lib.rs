@@ -18,6 +18,7 @@ pub mod dynamics;
 pub mod escalate;
 pub mod explain;
 pub mod fast;
+pub mod lemmas;
 /// The trusted kernel: the `attncheck-kernel` crate (crates/attncheck-kernel/README.md).
 pub use attncheck_kernel as kernel;
 pub mod outcome;

@@ -1195,6 +1195,20 @@ fn verify_coq(
         };
         emit(&line);
     }
+    if let Some(i) = &r.instance {
+        for w in &i.witnesses {
+            let what = format!(
+                "the Boolean limit of {}, from coq/BooleanLimit.v ({})",
+                w.label,
+                w.theorems.join(", ")
+            );
+            emit(&match &w.verdict {
+                CoqVerdict::Proven => format!("proven   Coq          {what}"),
+                CoqVerdict::Rejected(why) => format!("REJECTED by Coq      {what}: {why}"),
+                CoqVerdict::KernelOnly(why) => format!("not proven in Coq    {what}: {why}"),
+            });
+        }
+    }
     emit(&format!(
         "{}: {} ({} obligations at {} bits: {by_coq} proven by Coq and the kernel, {kernel_only} by the kernel \
          only, {rejected} rejected by Coq; {statement})",
@@ -1263,6 +1277,36 @@ fn export_coq(certs: &[PathBuf], out: &std::path::Path, check: bool) -> Result<u
                         r.seconds
                     );
                     outln!("  axioms: {}", r.axioms.join(" "));
+                    if let Some(i) = &r.instance {
+                        outln!(
+                            "{}: the Boolean limit of {} witness(es) from coq/BooleanLimit.v: {} proven by Coq ({:.1} s)",
+                            cert.claim,
+                            i.witnesses.len(),
+                            i.witnesses
+                                .iter()
+                                .filter(|w| w.verdict == coq::CoqVerdict::Proven)
+                                .count(),
+                            i.seconds
+                        );
+                        for w in &i.witnesses {
+                            match &w.verdict {
+                                coq::CoqVerdict::Proven => {}
+                                coq::CoqVerdict::Rejected(why) => {
+                                    code = 1;
+                                    outln!(
+                                        "  REJECTED by Coq: the Boolean limit of {}: {why}",
+                                        w.label
+                                    );
+                                }
+                                coq::CoqVerdict::KernelOnly(why) => {
+                                    outln!(
+                                        "  not proven in Coq: the Boolean limit of {}: {why}",
+                                        w.label
+                                    );
+                                }
+                            }
+                        }
+                    }
                     if !r.accepted() {
                         code = 1;
                         for (name, v) in &r.results {

@@ -233,8 +233,10 @@ impl Outcome {
     /// still only `supported`), unless a verdict was declared. A declared verdict never
     /// masks a kernel refutation (issue #38): when the kernel decided an obligation of
     /// the certificate `false`, the run is `refuted` whatever was declared, and the
-    /// declaration is kept in the reason.
-    pub fn verdict(&self, rigour: Verdict) -> (Verdict, Option<String>) {
+    /// declaration is kept in the reason. `lifted`: the part whose limit a lemma proven
+    /// in Coq gives (the spec's `[lemma]`); the cap lifts for the whole claim only when
+    /// every check belongs to that part ([`Verdict::by_part`] lifts it for the part).
+    pub fn verdict(&self, rigour: Verdict, lifted: Option<&str>) -> (Verdict, Option<String>) {
         if let Some(why) = self.certified_outside_the_certificate() {
             return (Verdict::Inconclusive, Some(why));
         }
@@ -251,7 +253,13 @@ impl Outcome {
             return (*v, Some(r.clone()));
         }
         let (v, r) = Verdict::from_checks(self.checks.as_slice());
-        if v == Verdict::Certified && rigour != Verdict::Certified {
+        let all_lifted = lifted.is_some()
+            && self
+                .checks
+                .as_slice()
+                .iter()
+                .all(|c| c.part.as_deref() == lifted);
+        if v == Verdict::Certified && rigour != Verdict::Certified && !all_lifted {
             return (
                 Verdict::Supported,
                 Some(format!(

@@ -209,6 +209,8 @@ struct Header {
     #[serde(default)]
     refutes: Vec<String>,
     #[serde(default)]
+    lemma: Option<LemmaRef>,
+    #[serde(default)]
     kind: SpecKind,
     #[serde(default)]
     obligations: Vec<WrittenObligation>,
@@ -246,6 +248,66 @@ pub struct WrittenObligation {
     /// The report part it belongs to (optional; presentation only).
     #[serde(default)]
     pub part: Option<String>,
+}
+
+/// The `[lemma]` of a spec: a lemma proven in Coq (a file of [`crate::lemmas::LEMMAS`])
+/// that turns the certified obligations of one part of the claim into its limit. Only
+/// that part's verdict may exceed the spec's `rigour` (the cap on asymptotic claims
+/// lifts for it alone); the report's trust base lists the lemma with its file and
+/// `Print Assumptions`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LemmaRef {
+    /// The report part whose checks the lemma turns into the limit.
+    pub part: String,
+    /// `coq/<Name>.v`, a file of [`crate::lemmas::LEMMAS`].
+    pub file: String,
+    /// The theorems of that file the part rests on (each a `Theorem` or `Lemma` of it).
+    pub theorems: Vec<String>,
+}
+
+impl LemmaRef {
+    /// The shipped text of the file, or why the reference is not one.
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        if self.part.trim().is_empty() {
+            return Err(("lemma.part", "must name a part of the claim".into()));
+        }
+        let text = crate::lemmas::LEMMAS
+            .iter()
+            .find(|(name, _)| format!("coq/{name}.v") == self.file)
+            .map(|(_, t)| *t)
+            .ok_or_else(|| {
+                (
+                    "lemma.file",
+                    format!(
+                        "`{}` is not a lemma file shipped with this tool (known: {})",
+                        self.file,
+                        crate::lemmas::LEMMAS
+                            .iter()
+                            .map(|(n, _)| format!("coq/{n}.v"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+            })?;
+        if self.theorems.is_empty() {
+            return Err(("lemma.theorems", "must name at least one theorem".into()));
+        }
+        for t in &self.theorems {
+            let stated = ["Theorem", "Lemma"].iter().any(|kw| {
+                [' ', '\n']
+                    .iter()
+                    .any(|end| text.contains(&format!("\n{kw} {t}{end}")))
+            });
+            if !stated {
+                return Err((
+                    "lemma.theorems",
+                    format!("`{t}` is not a Theorem or Lemma of {}", self.file),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The highest working precision a spec may ask for, in bits (the kernel's
@@ -297,6 +359,8 @@ pub struct Spec {
     /// false (each an obligation of the claim's statement). The run is as
     /// expected only when exactly these are disproven and every other check holds.
     pub refutes: Vec<String>,
+    /// The Coq lemma one part of the claim rests on (`[lemma]`), if any.
+    pub lemma: Option<LemmaRef>,
     /// What implements the claim: a module of this tool (the thirty claims), or the
     /// spec's own formulas (`kind = "formulas"`, `claims::formulas`).
     pub kind: SpecKind,
@@ -318,6 +382,10 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// The part whose limit the spec's `[lemma]` gives, if any.
+    pub fn lemma_part(&self) -> Option<&str> {
+        self.lemma.as_ref().map(|l| l.part.as_str())
+    }
     /// The paper part of the ID (`positional`).
     pub fn paper(&self) -> &str {
         self.id.split('/').next().unwrap_or("")
@@ -343,6 +411,7 @@ impl Spec {
             check_tolerance: h.check_tolerance,
             notes: h.notes,
             refutes: h.refutes,
+            lemma: h.lemma,
             kind: h.kind,
             obligations: h.obligations,
             defs: h.defs,
@@ -381,6 +450,9 @@ impl Spec {
                 "check_tolerance",
                 "must be a finite number ≥ 0".into(),
             ));
+        }
+        if let Some(Err((field, reason))) = spec.lemma.as_ref().map(LemmaRef::check) {
+            return Err(field_err(field, reason));
         }
         if spec.expected == Verdict::Refuted && spec.refutes.is_empty() {
             return Err(field_err(
@@ -756,14 +828,35 @@ pub fn line_of_key(text: &str, key: &str) -> Option<usize> {
     })
 }
 
-/// Reads a text file that must be UTF-8 (specs, targets, certificates). Invalid
-/// bytes are an error at the line of the first one.
+/// The most bytes [`read_utf8`] reads from one file: 128 MiB, a hundred times the
+/// largest committed certificate (1.3 MB, the trained models' weights). A larger file,
+/// or one without end (`/dev/zero`, a FIFO fed forever), is an error once this many
+/// bytes are read, instead of filling the memory until the process is killed.
+pub const MAX_INPUT_BYTES: u64 = 128 << 20;
+
+/// Reads a text file that must be UTF-8 (specs, targets, certificates), of at most
+/// [`MAX_INPUT_BYTES`]. Invalid bytes are an error at the line of the first one.
 pub fn read_utf8(path: &Path) -> Result<String, SpecError> {
-    let bytes = std::fs::read(path).map_err(|e| SpecError::File {
+    use std::io::Read;
+    let file_error = |e: std::io::Error| SpecError::File {
         file: path.to_path_buf(),
         line: None,
         reason: e.to_string(),
-    })?;
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(file_error)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(SpecError::File {
+            file: path.to_path_buf(),
+            line: None,
+            reason: format!(
+                "the file is larger than {} MiB, the most attncheck reads from one input file",
+                MAX_INPUT_BYTES >> 20
+            ),
+        });
+    }
     String::from_utf8(bytes).map_err(|e| {
         let bytes = e.as_bytes();
         let at = e.utf8_error().valid_up_to();

@@ -11,6 +11,9 @@ use crate::reading::{Reading, StepTally};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The report part of each obligation that has one, by the obligation's name.
+pub type Parts = std::collections::BTreeMap<String, String>;
+
 /// What a run concludes about a claim (docs/design.md; the table of verdicts is in the README).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -86,9 +89,16 @@ impl Verdict {
 
 impl Verdict {
     /// The verdict of each part (in order of first appearance), each derived by
-    /// [`Verdict::from_checks`] from that part's checks alone; empty when no check
+    /// [`Verdict::from_checks`] from that part's checks alone and capped at `rigour`
+    /// like a whole claim (an asymptotic part whose finite checks are all certified is
+    /// `supported`), except the part `lifted`: the one whose limit a lemma proven in Coq
+    /// gives from its certified checks (the spec's `[lemma]`). Empty when no check
     /// carries a part label.
-    pub fn by_part(checks: &[Check]) -> Vec<(String, Verdict)> {
+    pub fn by_part(
+        checks: &[Check],
+        rigour: Verdict,
+        lifted: Option<&str>,
+    ) -> Vec<(String, Verdict)> {
         let mut parts: Vec<String> = Vec::new();
         for c in checks {
             if let Some(p) = &c.part {
@@ -105,7 +115,13 @@ impl Verdict {
                     .filter(|c| c.part.as_deref() == Some(p.as_str()))
                     .cloned()
                     .collect();
-                let v = Verdict::from_checks(&sub).0;
+                let mut v = Verdict::from_checks(&sub).0;
+                if v == Verdict::Certified
+                    && rigour != Verdict::Certified
+                    && lifted != Some(p.as_str())
+                {
+                    v = Verdict::Supported;
+                }
                 (p, v)
             })
             .collect()
@@ -237,6 +253,12 @@ impl Checks {
     /// assert!(checks.as_slice().is_empty() && forged.kind == CheckKind::Certified);
     /// ```
     pub fn prove(&mut self, checked: &Checked) {
+        self.prove_in_parts(checked, &Parts::new());
+    }
+    /// [`Checks::prove`], each decision tagged with the report part `parts` names for its
+    /// obligation (else the current part): a claim's presentation, which the kernel
+    /// does not hold (issue #38).
+    pub fn prove_in_parts(&mut self, checked: &Checked, parts: &Parts) {
         for d in checked.decisions() {
             let verb = match d.result() {
                 Certainty::True => "true",
@@ -255,7 +277,7 @@ impl Checks {
                         Expect::Fails => "fail",
                     }
                 ),
-                part: d.part().map(str::to_string).or_else(|| self.part.clone()),
+                part: parts.get(d.name()).cloned().or_else(|| self.part.clone()),
                 expect: d.expect(),
             });
         }

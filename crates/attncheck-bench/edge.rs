@@ -6,7 +6,9 @@
 
 #![allow(dead_code)]
 
+use attncheck::kernel::expr;
 use serde_json::{json, Value};
+use std::path::Path;
 
 /// One stressed operator: its certificate (formulas and data) for a size N.
 pub struct Case {
@@ -18,10 +20,19 @@ pub struct Case {
     pub max_n: u64,
 }
 
+/// How many times a case's formula is repeated (an outer `forall` over it): a range is
+/// at most 5·10⁷ long, and an operator charged a few units per step would not reach
+/// the budget in one range.
+const REPEAT: u64 = 64;
+
+fn repeated(f: String) -> String {
+    format!("(forall rep 1 {REPEAT} {f})")
+}
+
 fn one(op: &'static str, max_n: u64, f: impl Fn(u64) -> String + Sync + 'static) -> Case {
     Case {
         op,
-        build: Box::new(move |n| (vec![f(n)], json!({}))),
+        build: Box::new(move |n| (vec![repeated(f(n))], json!({}))),
         max_n,
     }
 }
@@ -34,7 +45,7 @@ fn with_data(
 ) -> Case {
     Case {
         op,
-        build: Box::new(move |n| (vec![f(n)], data.clone())),
+        build: Box::new(move |n| (vec![repeated(f(n))], data.clone())),
         max_n,
     }
 }
@@ -266,21 +277,28 @@ pub fn cases() -> Vec<Case> {
         }));
     }
     // the layer operations: their iteration is cached in the datum, so N grows the
-    // datum's steps (and the formula asks at every step)
+    // datum's steps (and the formula asks at every step), up to the datum's own limit
+    // (runs·steps·n²·d ≤ layer_data::MAX_COST = 2^24), which stops them within the
+    // budget at 128 bits: the largest layer certificate of one datum there
+    const TOKENS: usize = 16;
+    let steps_max = |runs: usize| {
+        (attncheck::kernel::layer_data::MAX_COST / (runs * TOKENS * TOKENS * 4) as u128) as u64
+    };
     for (op, runs, args) in [
-        ("layer-max-sqnorm", 1, "k 0"),
-        ("layer-max-sqdist", 2, "k 0 1"),
-        ("layer-partition", 1, "k 0"),
+        ("layer-max-sqnorm", 1, "0 k"),
+        ("layer-max-sqdist", 2, "0 1 k"),
+        ("layer-partition", 1, "0 k"),
+        ("layer-coord", 1, "0 k 0 0"),
     ] {
         v.push(Case {
             op,
             build: Box::new(move |n| {
                 (
                     vec![format!("(forall k 0 {n} (> ({op} X {args}) 0))")],
-                    json!({"X": layer(runs, 16, 4, n)}),
+                    json!({"X": layer(runs, TOKENS, 4, n)}),
                 )
             }),
-            max_n: 1024,
+            max_n: steps_max(runs),
         });
     }
     for op in ["layer-dual-sup", "layer-dual-inf"] {
@@ -289,10 +307,10 @@ pub fn cases() -> Vec<Case> {
             build: Box::new(move |n| {
                 (
                     vec![format!("(forall k 0 {n} (> ({op} X 0 k 1 2 0) -1000000))")],
-                    json!({"X": layer(1, 16, 4, n)}),
+                    json!({"X": layer(1, TOKENS, 4, n)}),
                 )
             }),
-            max_n: 1024,
+            max_n: steps_max(1),
         });
     }
     for op in ["layer-v-frob2", "layer-qk-frob2", "layer-dt"] {
@@ -371,4 +389,43 @@ pub fn certificate(obligations: &[String], data: &Value, precision: u32) -> Valu
         .collect();
     json!({"format": attncheck::certificate::FORMAT, "claim": "bench/edge", "profile": "quick",
         "precision": precision, "obligations": obligations, "data": data})
+}
+
+/// The cost of the certificate of `case` at size n at `precision` bits, as `check`
+/// computes it before evaluating.
+pub fn cost(case: &Case, n: u64, precision: u32) -> u128 {
+    let (formulas, data) = (case.build)(n);
+    let c = certificate(&formulas, &data, precision);
+    let cert = attncheck::certificate::parse(Path::new("edge"), &c.to_string())
+        .unwrap_or_else(|e| panic!("{}: {e}", case.op));
+    let st = cert.statement(Path::new("edge")).expect("statement");
+    let sexps: Vec<_> = st
+        .obligations
+        .iter()
+        .map(|o| expr::parse(&o.formula).expect("parses"))
+        .collect();
+    *expr::work_of_all(sexps.iter(), &st.data, precision)
+        .last()
+        .expect("an obligation")
+}
+
+/// The largest n ≤ max_n whose certificate is within the budget (`None` when even n = 1
+/// is not), by bisection: the cost grows with n.
+pub fn edge_of(case: &Case, precision: u32) -> Option<u64> {
+    if cost(case, 1, precision) > expr::MAX_WORK {
+        return None;
+    }
+    let (mut lo, mut hi) = (1u64, case.max_n);
+    if cost(case, hi, precision) <= expr::MAX_WORK {
+        return Some(hi);
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if cost(case, mid, precision) <= expr::MAX_WORK {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(lo)
 }

@@ -585,10 +585,21 @@ impl shape::Claim for Formulas {
             st.datum(name, d.clone());
         }
         for o in &p.obligations {
-            st.set_part(o.part.as_deref());
             st.assert(o.name.clone(), o.formula.clone());
         }
         Some(Ok(st))
+    }
+
+    /// The parts the spec's obligations name.
+    fn parts(p: &Resolved) -> crate::verdict::Parts {
+        p.obligations
+            .iter()
+            .filter_map(|o| Some((o.name.clone(), o.part.clone()?)))
+            .collect()
+    }
+
+    fn statement_fn() -> shape::StatementFn {
+        statement
     }
 
     fn witness(_: &Resolved, _: &Ctx) {}

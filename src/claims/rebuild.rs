@@ -101,7 +101,8 @@ fn formula_statement(cert: &Certificate, input: &Inputs) -> Result<Statement, St
 fn formula_pinned(cert: &Certificate) -> String {
     let carried = match cert.obligations.as_slice() {
         [o] => o.formula.as_str(),
-        _ => "(not one formula)",
+        // not in parentheses: that would read as the formula `(not one formula)`
+        _ => "none: it carries more or fewer than one",
     };
     format!(
         "the formula the certificate carries, {carried} (pass --formula TEXT to bind it to yours)"

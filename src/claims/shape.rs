@@ -150,6 +150,22 @@ pub trait Claim: 'static {
         let _ = (p, w);
         crate::kernel::expr::Data::new()
     }
+    /// The report part of the statement's obligations that have one, by name (the
+    /// report shows each part's verdict); presentation, which the kernel does not hold.
+    /// None by default.
+    fn parts(p: &Self::Params) -> crate::verdict::Parts {
+        let _ = p;
+        crate::verdict::Parts::new()
+    }
+    /// The statement builder the run and `verify` share (the registry's `statement`
+    /// entry): [`statement_with`] by default, which resolves the parameters from the
+    /// spec; a claim resolved another way (formulas) names its own.
+    fn statement_fn() -> StatementFn
+    where
+        Self: Sized,
+    {
+        statement_with::<Self>
+    }
     /// The observed and consistency checks, in report order, and a declared verdict
     /// with its reason. `proof` is the kernel's decision of the statement (`None`
     /// when the claim has none, or it could not be built or evaluated; the outcome
@@ -191,10 +207,11 @@ pub fn drive<C: Claim>(p: &C::Params, ctx: &Ctx) -> Outcome {
         &mut out
     };
     let proof = ctx.prove_stated(
-        statement_with::<C>,
+        C::statement_fn(),
         first,
         C::hints(p, &w),
         &C::carried(p, &w),
+        &C::parts(p),
     );
     C::observe(p, &w, proof.as_ref(), ctx, &mut Observations::new(&mut out));
     // the certified checks after the observed ones (empty unless CERTIFIED_LAST)
@@ -375,6 +392,7 @@ impl Ctx<'_> {
         out: &mut Outcome,
         hints: Hints,
         carried: &crate::kernel::expr::Data,
+        parts: &crate::verdict::Parts,
     ) -> Option<Checked> {
         let built = statement(self.spec, self.profile, &hints, carried)
             .map_err(|e| StatementError::Spec(Box::new(e)))
@@ -389,7 +407,7 @@ impl Ctx<'_> {
         };
         match crate::kernel::check(&st, self.prec()) {
             Ok(checked) => {
-                out.checks.prove(&checked);
+                out.checks.prove_in_parts(&checked, parts);
                 out.certificate = Some(Certificate::of(&st, self.profile, self.prec(), &hints));
                 Some(checked)
             }

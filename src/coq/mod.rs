@@ -16,12 +16,14 @@
 //! value of a ceiling): Coq re-proves every hint, so a wrong one can only make
 //! an obligation fail.
 
+pub mod instance;
 mod translate;
 
 use crate::certificate::{Certificate, CertificateError};
 use crate::kernel::Checked;
 pub use translate::{
-    LAYER_BOUND_COST, MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS,
+    LAYER_OP_SECONDS, MARGIN_BITS, MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS,
+    MAX_INTERVAL_TERMS, MAX_LAYER_SECONDS, RUNGS,
 };
 
 use std::path::{Path, PathBuf};
@@ -33,11 +35,19 @@ pub const LIBRARY: &str = include_str!("../../coq/Attncheck.v");
 
 /// Lemmas proven once and for all in Coq, for all parameters rather than on an
 /// instance: (module name, text) of the files shipped in `coq/` beside the
-/// library, which they import. Each ends with `Print Assumptions`;
-/// [`check_lemmas`] compiles them.
-pub const LEMMAS: &[(&str, &str)] = &[
-    ("AlibiTailBound", include_str!("../../coq/AlibiTailBound.v")),
-    ("BooleanLimit", include_str!("../../coq/BooleanLimit.v")),
+/// library, which they import ([`crate::lemmas`]). Each ends with `Print
+/// Assumptions`; [`check_lemmas`] compiles them.
+pub use crate::lemmas::LEMMAS;
+
+/// What `Print Assumptions` lists for each file of [`LEMMAS`], in the order Coq prints
+/// it: the axioms of Coq's standard real numbers, nothing else. A report whose claim
+/// rests on one of these lemmas (the spec's `[lemma]`) states it in its trust base; the
+/// tests of the lemmas (tests/it/coq.rs) require Coq to print exactly this list.
+pub const LEMMA_ASSUMPTIONS: &[&str] = &[
+    "ClassicalDedekindReals.sig_not_dec",
+    "ClassicalDedekindReals.sig_forall_dec",
+    "FunctionalExtensionality.functional_extensionality_dep",
+    "Classical_Prop.classic",
 ];
 
 /// How to install Coq and CoqInterval.
@@ -223,9 +233,9 @@ const AXIOM_MODULES_REQUIRE: &str = "From Coq Require ClassicalDedekindReals Fun
 /// The committed certificates that CI (`make test`, the test
 /// `coq::verify_coq_re_proves_the_ci_subset`) does not re-prove in Coq, each
 /// with its measured Coq CPU time (coqc 8.16, CoqInterval 4.6, the 2-core
-/// machine of docs/performance.md): together 510 of the 716 s that all
-/// committed certificates take, so without them CI's Coq check is about 3.5
-/// minutes of CPU, 2 on two cores. `make coq` re-proves every
+/// machine of docs/performance.md, under load): together about 1720 of the about
+/// 2000 s that all committed certificates take, so without them CI's Coq check is
+/// about 4.5 minutes of CPU. `make coq` re-proves every
 /// committed certificate, these included; the check that each report's
 /// "k of n" figure is the translation's covers all of them.
 pub const NOT_IN_CI: &[(&str, &str)] = &[
@@ -240,6 +250,10 @@ pub const NOT_IN_CI: &[(&str, &str)] = &[
     (
         "sparse/counting-lower-bound",
         "1087 s of Coq CPU and 6.9 GB: ⌈log₂ 65536!⌉ compares a 954037-bit integer with 2^954036 (163 s), ln 65536! is summed in 44 chunks twice, and 1009 `interval` goals for its forall over n = 16..1024",
+    ),
+    (
+        "clusters/growth-bound",
+        "221 s of Coq CPU: the layer map iterated in Coq's interval arithmetic on big-integer floats (80 to 192 bits: the kernel needs 42 to 116), up to 100 steps of 10 tokens in d = 4, once per obligation",
     ),
     (
         "sparse/row-mass",
@@ -293,6 +307,46 @@ pub struct CoqReport {
     pub seconds: f64,
     /// The axioms `Print Assumptions` listed for the proven lemmas (all allowed).
     pub axioms: Vec<String>,
+    /// For a certificate with witnesses of the Boolean limit ([`instance`]): the
+    /// limit of each instance, stated and proven in Coq from coq/BooleanLimit.v.
+    pub instance: Option<InstanceProof>,
+}
+
+/// The Boolean limit of a certificate's witnesses in Coq ([`instance`]), witness by
+/// witness.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstanceProof {
+    /// Per witness, in the certificate's order.
+    pub witnesses: Vec<WitnessProof>,
+    /// Wall-clock seconds spent in `coqc` on the lemma files and the witnesses (never
+    /// written into reports).
+    pub seconds: f64,
+}
+
+/// The Boolean limit of one witness in Coq.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WitnessProof {
+    /// The witness, as its obligations name it.
+    pub label: String,
+    /// The theorems of the generated file that state its limit.
+    pub theorems: Vec<String>,
+    /// Coq's verdict on them.
+    pub verdict: CoqVerdict,
+}
+
+impl InstanceProof {
+    /// Whether Coq rejected the limit of a witness.
+    pub fn rejected(&self) -> bool {
+        self.witnesses
+            .iter()
+            .any(|w| matches!(w.verdict, CoqVerdict::Rejected(_)))
+    }
+    /// Whether Coq proved the limit of every witness.
+    pub fn proven(&self) -> bool {
+        self.witnesses
+            .iter()
+            .all(|w| w.verdict == CoqVerdict::Proven)
+    }
 }
 
 impl CoqReport {
@@ -330,6 +384,10 @@ pub enum CoqError {
     /// The certificate could not be read.
     #[error(transparent)]
     Certificate(#[from] CertificateError),
+    /// The certificate's file could not be read as text (missing, not UTF-8, larger
+    /// than `spec::MAX_INPUT_BYTES`, or without end: `/dev/zero`).
+    #[error(transparent)]
+    Input(#[from] crate::spec::SpecError),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
@@ -398,12 +456,11 @@ impl CacheError {
 }
 
 /// Reads a certificate file with the one certificate reader
-/// ([`crate::certificate::parse`]).
+/// ([`crate::certificate::parse`]), through the one input reader
+/// ([`crate::spec::read_utf8`]: at most `spec::MAX_INPUT_BYTES`, UTF-8 checked, the
+/// file named in every error), as `verify` reads it.
 pub fn load(path: &Path) -> Result<Certificate, CoqError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CoqError::Io {
-        path: path.into(),
-        source,
-    })?;
+    let text = crate::spec::read_utf8(path)?;
     Ok(crate::certificate::parse(path, &text)?)
 }
 
@@ -484,6 +541,24 @@ pub fn export(cert: &Certificate, dir: &Path) -> Result<(CoqFile, String), CoqEr
     }
     write(&dir.join(format!("{}.v", f.stem)), &f.text)?;
     cmd.push_str(&format!(" && coqc -q -R . Attncheck {}.v", f.stem));
+    // the Boolean limit of the certificate's witnesses ([`instance`]): the lemma files
+    // and the file `verify --coq` proves
+    if let Ok(st) = cert.statement(Path::new("<certificate>")) {
+        let ws = instance::witnesses(cert, &st.data);
+        let all: Vec<usize> = (0..ws.len()).collect();
+        let data_module = format!("{}_data", f.stem);
+        if let Some(text) = instance::file(cert, &st.data, &ws, &all, &data_module) {
+            for (name, lemma) in LEMMAS.iter().filter(|(n, _)| n.starts_with("Boolean")) {
+                write(&dir.join(format!("{name}.v")), lemma)?;
+                cmd.push_str(&format!(" && coqc -q -R . Attncheck {name}.v"));
+            }
+            write(
+                &dir.join(format!("{}_instance.v", f.stem)),
+                &format!("{AXIOM_MODULES_REQUIRE}{text}{}", axiom_identity_checks()),
+            )?;
+            cmd.push_str(&format!(" && coqc -q -R . Attncheck {}_instance.v", f.stem));
+        }
+    }
     Ok((f, cmd))
 }
 
@@ -1108,7 +1183,7 @@ pub fn check(cert: &Certificate, kernel: &Checked, limits: &Limits) -> Result<Co
         support = compile_support(run.dir, &format!("{}_data", run.stem), d, limits)?;
     }
     let all: Vec<usize> = (0..run.t.blocks.len()).collect();
-    match support {
+    match &support {
         Support::Limit(why) => {
             for b in &run.t.blocks {
                 run.verdicts[b.index] = Some(CoqVerdict::KernelOnly(why.clone()));
@@ -1116,6 +1191,10 @@ pub fn check(cert: &Certificate, kernel: &Checked, limits: &Limits) -> Result<Co
         }
         Support::Compiled => run.prove(all)?,
     }
+    let instance = match &support {
+        Support::Compiled => prove_instance(cert, &mut run)?,
+        Support::Limit(_) => None,
+    };
     let results = cert
         .obligations
         .iter()
@@ -1132,7 +1211,186 @@ pub fn check(cert: &Certificate, kernel: &Checked, limits: &Limits) -> Result<Co
         results,
         seconds: start.elapsed().as_secs_f64(),
         axioms: run.axioms,
+        instance,
     })
+}
+
+/// The Boolean limit of the certificate's witnesses alone ([`prove_instance`], without
+/// its obligations): what [`check`] adds for a certificate of clusters/boolean-limit.
+/// `Ok(None)` when it has no witnesses or the data hit a limit.
+///
+/// Public for the tests (tests/it/coq_boolean.rs) only: not API.
+#[doc(hidden)]
+pub fn check_instance(
+    cert: &Certificate,
+    limits: &Limits,
+) -> Result<Option<InstanceProof>, CoqError> {
+    let (dir, lib) = prepare(limits)?;
+    let mut run = Batch {
+        dir: dir.path(),
+        stem: translate::stem(cert),
+        t: translate::translate(cert),
+        limits,
+        verdicts: Vec::new(),
+        axioms: Vec::new(),
+    };
+    let mut support = lib;
+    if let (Support::Compiled, Some(d)) = (&support, &run.t.data) {
+        support = compile_support(run.dir, &format!("{}_data", run.stem), d, limits)?;
+    }
+    match support {
+        Support::Compiled => prove_instance(cert, &mut run),
+        Support::Limit(_) => Ok(None),
+    }
+}
+
+/// The Boolean limit of the certificate's witnesses ([`instance`]): compiles
+/// coq/BooleanLimit.v and coq/BooleanInstance.v in the run's directory (beside the
+/// library and the data), then one file of all witnesses, whose `Print Assumptions`
+/// must list allowed axioms only. As for obligations ([`Batch::prove`]), a witness
+/// whose proof Coq does not accept gets that verdict and the file is run again without
+/// it (a failing run stops at its error, before the costly `Print Assumptions`); when
+/// `coqc` hits a limit without saying where, each witness is run alone. `None` when
+/// the certificate has no witnesses.
+fn prove_instance(cert: &Certificate, run: &mut Batch) -> Result<Option<InstanceProof>, CoqError> {
+    let Ok(st) = cert.statement(Path::new("<certificate>")) else {
+        return Ok(None);
+    };
+    let ws = instance::witnesses(cert, &st.data);
+    if ws.is_empty() {
+        return Ok(None);
+    }
+    let start = Instant::now();
+    let data_module = format!("{}_data", run.stem);
+    let mut verdicts: Vec<Option<CoqVerdict>> = vec![None; ws.len()];
+    let mut support = None;
+    for (name, lemma) in LEMMAS.iter().filter(|(n, _)| n.starts_with("Boolean")) {
+        if let Support::Limit(why) = compile_support(run.dir, name, lemma, run.limits)? {
+            support = Some(why);
+            break;
+        }
+    }
+    match support {
+        Some(why) => verdicts.fill(Some(CoqVerdict::KernelOnly(why))),
+        None => {
+            let p = InstanceRun {
+                cert,
+                data: &st.data,
+                ws: &ws,
+                data_module: &data_module,
+            };
+            p.prove((0..ws.len()).collect(), &mut verdicts, run)?;
+        }
+    }
+    Ok(Some(InstanceProof {
+        witnesses: ws
+            .iter()
+            .zip(verdicts)
+            .enumerate()
+            .map(|(i, (w, v))| WitnessProof {
+                label: w.label.clone(),
+                theorems: instance::theorems(i, w, &st.data),
+                verdict: v.unwrap_or_else(|| CoqVerdict::Rejected("not checked".into())),
+            })
+            .collect(),
+        seconds: start.elapsed().as_secs_f64(),
+    }))
+}
+
+/// The witnesses of a certificate being proven in Coq ([`prove_instance`]).
+struct InstanceRun<'a> {
+    cert: &'a Certificate,
+    data: &'a crate::kernel::expr::Data,
+    ws: &'a [instance::Witness],
+    data_module: &'a str,
+}
+
+impl InstanceRun<'_> {
+    fn prove(
+        &self,
+        mut pending: Vec<usize>,
+        verdicts: &mut [Option<CoqVerdict>],
+        run: &mut Batch,
+    ) -> Result<(), CoqError> {
+        while !pending.is_empty() {
+            let mut text = format!(
+                "{AXIOM_MODULES_REQUIRE}{}",
+                instance::header(self.cert, self.data_module)
+            );
+            let mut spans = Vec::new();
+            let mut all = Vec::new();
+            for &w in &pending {
+                let first = text.lines().count() + 1;
+                text.push_str(&instance::block(self.cert, self.data, self.ws, w));
+                spans.push((w, first, text.lines().count()));
+                all.extend(instance::theorems(w, &self.ws[w], self.data));
+            }
+            text.push_str(&instance::footer(&all));
+            let checks_from = text.lines().count() + 1;
+            text.push_str(&axiom_identity_checks());
+            let file = format!("{}_instance.v", run.stem);
+            write(&run.dir.join(&file), &text)?;
+            let r = coqc(run.dir, &file, run.limits)?;
+            let line = error_line(&r.stderr);
+            let at = line.and_then(|l| spans.iter().position(|(_, a, b)| (*a..=*b).contains(&l)));
+            if let Some(why) = &r.limit {
+                match at {
+                    Some(k) => {
+                        verdicts[pending.remove(k)] = Some(CoqVerdict::KernelOnly(why.clone()));
+                        continue;
+                    }
+                    None if pending.len() == 1 => {
+                        verdicts[pending[0]] = Some(CoqVerdict::KernelOnly(why.clone()));
+                    }
+                    None => {
+                        for w in pending {
+                            self.prove(vec![w], verdicts, run)?;
+                        }
+                    }
+                }
+                return Ok(());
+            }
+            if !r.ok {
+                let message = first_error(&r.stderr, &r.stdout);
+                match (at, line) {
+                    (Some(k), _) => {
+                        verdicts[pending.remove(k)] = Some(CoqVerdict::Rejected(message));
+                        continue;
+                    }
+                    (None, Some(l)) if l >= checks_from => {
+                        let why = format!("{NOT_COQS_OWN}: {message}");
+                        for w in pending {
+                            verdicts[w] = Some(CoqVerdict::Rejected(why.clone()));
+                        }
+                        return Ok(());
+                    }
+                    _ => return Err(CoqError::Coq { file, message }),
+                }
+            }
+            let (axioms, bad) = axioms_of(&r.stdout);
+            let why = if assumption_blocks(&r.stdout).is_empty() {
+                Some("no `Print Assumptions` output".to_string())
+            } else {
+                (!bad.is_empty()).then(|| beyond(&bad))
+            };
+            if why.is_none() {
+                for a in axioms {
+                    if !run.axioms.contains(&a) {
+                        run.axioms.push(a);
+                    }
+                }
+                run.axioms.sort();
+            }
+            for w in pending {
+                verdicts[w] = Some(match &why {
+                    None => CoqVerdict::Proven,
+                    Some(why) => CoqVerdict::Rejected(why.clone()),
+                });
+            }
+            return Ok(());
+        }
+        Ok(())
+    }
 }
 
 /// One certificate's obligations being proven.

@@ -134,7 +134,11 @@ pub fn report_markdown(r: &Report) -> String {
     if let Some(reason) = &r.reason {
         let _ = writeln!(s, "Reason: {reason}\n");
     }
-    let parts = crate::verdict::Verdict::by_part(&r.checks);
+    let parts = crate::verdict::Verdict::by_part(
+        &r.checks,
+        r.rigour,
+        r.lemma.as_ref().map(|l| l.part.as_str()),
+    );
     if !parts.is_empty() {
         let list: Vec<String> = parts.iter().map(|(p, v)| format!("{p}: **{v}**")).collect();
         let _ = writeln!(s, "By part: {}\n", list.join(" · "));
@@ -247,6 +251,27 @@ pub fn report_markdown(r: &Report) -> String {
     if let Some(t) = &r.trust {
         let _ = writeln!(s, "## Trust base and statement\n");
         let _ = writeln!(s, "The certified checks rest on {}.\n", t.rests_on);
+        if let Some(l) = &r.lemma {
+            let _ = writeln!(
+                s,
+                "The part «{}» rests, besides, on the lemma proven in Coq in `{}` ({}), which turns its \
+                 certified checks into the limit; that part alone may be certified beyond the rigour \
+                 sought. `Print Assumptions` of the file: {} (the axioms of Coq's standard real \
+                 numbers). `attncheck verify --coq` re-proves the file with the certificate.\n",
+                l.part,
+                l.file,
+                l.theorems
+                    .iter()
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                l.assumptions
+                    .iter()
+                    .map(|a| format!("`{a}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         if let Some(c) = &r.coq {
             coq_coverage(&mut s, c, r);
         }

@@ -81,6 +81,10 @@ pub struct Report {
     /// when the run produced a certificate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coq: Option<CoqCoverage>,
+    /// The lemma proven in Coq that one part of the claim rests on (the spec's
+    /// `[lemma]`), with what Coq's `Print Assumptions` lists for its file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lemma: Option<LemmaTrust>,
     /// The tool that wrote it (`attncheck <version>`; no commit or date, so that
     /// committed reports stay byte-identical from run to run).
     pub tool: String,
@@ -99,6 +103,20 @@ pub struct Trust {
     pub rests_on: String,
     /// Every obligation: (name, expect, formula).
     pub statement: Vec<(String, crate::kernel::Expect, String)>,
+}
+
+/// A lemma proven in Coq in a report's trust base.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LemmaTrust {
+    /// The part of the claim whose limit it gives (only that part may be certified
+    /// beyond the spec's rigour).
+    pub part: String,
+    /// The file, `coq/<Name>.v`.
+    pub file: String,
+    /// The theorems the part rests on.
+    pub theorems: Vec<String>,
+    /// What `Print Assumptions` lists for the file ([`crate::coq::LEMMA_ASSUMPTIONS`]).
+    pub assumptions: Vec<String>,
 }
 
 /// The Coq coverage of a report's certificate: how many of its obligations the
@@ -258,7 +276,7 @@ impl Report {
     }
     /// Assembles the report of a run.
     pub fn new(spec: &Spec, profile: Profile, outcome: &crate::outcome::Outcome) -> Report {
-        let (verdict, reason) = outcome.verdict(spec.rigour);
+        let (verdict, reason) = outcome.verdict(spec.rigour, spec.lemma_part());
         let params = serde_json::to_value(spec.merged(profile)).unwrap_or(serde_json::Value::Null);
         let mut notes = spec.notes.clone();
         notes.extend(outcome.notes.iter().cloned());
@@ -353,6 +371,15 @@ impl Report {
                     .collect(),
             }),
             coq,
+            lemma: spec.lemma.as_ref().map(|l| LemmaTrust {
+                part: l.part.clone(),
+                file: l.file.clone(),
+                theorems: l.theorems.clone(),
+                assumptions: crate::coq::LEMMA_ASSUMPTIONS
+                    .iter()
+                    .map(|a| a.to_string())
+                    .collect(),
+            }),
             tool: tool(),
             command: match profile {
                 Profile::Quick => format!("attncheck run {run_target}"),

@@ -11,6 +11,9 @@
 //! row): no n × n matrix is ever stored.
 
 use crate::fast::softmax_fast;
+use crate::kernel::expr::build::{
+    add, call, ceil, div, eq, ge, int, le, ln, minus, mul, pow, q, sub, var, Term,
+};
 use crate::kernel::expr::{Datum, SparseRows};
 use crate::kernel::{Interval, SignMatrix, Statement};
 use rug::Rational;
@@ -89,21 +92,35 @@ pub fn logits_from_target(a: &Target, delta: &Rational, prec: u32) -> Vec<Vec<(u
         .collect()
 }
 
-/// The corollary's t = ε/(2k(γ + ε + ρ)) as an S-expression term (γ, ρ, ε, δ are
-/// S-expression terms, e.g. `"(ln 10)"`).
-pub fn t_expr(k: u64, eps: &str, gamma: &str, rho: &str) -> String {
-    format!("(/ {eps} (* 2 {k} (+ {gamma} {eps} {rho})))")
+/// The corollary's t = ε/(2k(γ + ε + ρ)) as a term (γ, ρ, ε are terms, e.g. `(ln 10)`).
+pub fn t_expr(k: u64, eps: &Term, gamma: &Term, rho: &Term) -> Term {
+    div(
+        eps.clone(),
+        mul([
+            int(2),
+            k.into(),
+            add([gamma.clone(), eps.clone(), rho.clone()]),
+        ]),
+    )
 }
 
-/// d = ⌈(2/t²)·ln(n²/δ)⌉ as an S-expression term (certified ceil when evaluated).
-pub fn d_expr(n: u64, t: &str, delta: &str) -> String {
-    format!("(ceil (* (/ 2 (pow {t} 2)) (ln (/ (* {n} {n}) {delta}))))")
+/// d = ⌈(2/t²)·ln(n²/δ)⌉ as a term (certified ceil when evaluated).
+pub fn d_expr(n: u64, t: Term, delta: Term) -> Term {
+    ceil(mul([
+        div(int(2), pow(t, 2)),
+        ln(div(mul([n.into(), n.into()]), delta)),
+    ]))
+}
+
+/// t* = max_{l≠j} |⟨s_l, s_j⟩| / d of the sign-matrix datum `s`, as a term.
+pub fn t_of(s: Term) -> Term {
+    div(call("gram-max-abs", [s.clone()]), call("cols", [s]))
 }
 
 /// Evaluates a term built by [`t_expr`]/[`d_expr`] to an exact integer, `None`
 /// when the precision does not decide the ceiling.
-pub fn certified_integer(term: &str, prec: u32) -> Option<u64> {
-    let q = crate::kernel::expr::eval_exact(term, prec, &Default::default()).ok()??;
+pub fn certified_integer(term: &Term, prec: u32) -> Option<u64> {
+    let q = crate::kernel::expr::eval_built_exact(term, prec, &Default::default()).ok()??;
     if *q.denom() != 1 {
         return None;
     }
@@ -213,45 +230,46 @@ pub fn assert_lemma(
 ) {
     st.datum("S", Datum::Signs(s));
     st.datum("B", Datum::Sparse(b));
-    let eta = format!("(* {t} {k} (+ {delta} {rho}))");
-    st.assert(
-        "t* = max_{l≠j} |⟨s_l, s_j⟩| / d",
-        format!("(= (/ (gram-max-abs S) (cols S)) {t})"),
-    );
-    st.assert(
+    let (s_, b_) = (|| var("S"), || var("B"));
+    let of_b = |op: &str| call(op, [b_()]);
+    let of_sb = |op: &str| call(op, [s_(), b_()]);
+    let delta_plus_rho = || add([q(delta), q(rho)]);
+    let eta = || mul([q(t), k.into(), delta_plus_rho()]);
+    st.state("t* = max_{l≠j} |⟨s_l, s_j⟩| / d", &eq(t_of(s_()), q(t)));
+    st.state(
         format!("rows of B have ≤ k = {k} entries"),
-        format!("(<= (row-nnz-max B) {k})"),
+        &le(of_b("row-nnz-max"), k.into()),
     );
-    st.assert(
+    st.state(
         format!("B ≥ Δ = {delta} on the supports"),
-        format!("(>= (entry-min B) {delta})"),
+        &ge(of_b("entry-min"), q(delta)),
     );
-    st.assert(
+    st.state(
         format!("B ≤ Δ + ρ = {delta} + {rho}"),
-        format!("(<= (entry-max B) (+ {delta} {rho}))"),
+        &le(of_b("entry-max"), delta_plus_rho()),
     );
-    st.assert(
+    st.state(
         "max_i Σ_l B_il ≤ k·(Δ + ρ) (so η_i ≤ η)",
-        format!("(<= (row-sum-max B) (* {k} (+ {delta} {rho})))"),
+        &le(of_b("row-sum-max"), mul([k.into(), delta_plus_rho()])),
     );
-    st.assert(
+    st.state(
         "max |E_ij| ≤ η = t*·k·(Δ + ρ)",
-        format!("(<= (err-max S B) {eta})"),
+        &le(of_sb("err-max"), eta()),
     );
-    st.assert(
+    st.state(
         "(a): |E_ij − E_ij'| ≤ 2η on supports",
-        format!("(<= (lemma-a S B) (* 2 {eta}))"),
+        &le(of_sb("lemma-a"), mul([int(2), eta()])),
     );
-    st.assert(
+    st.state(
         "(b): Λ_ij − Λ_ij' ≤ −(Δ − 2η) off/on support",
-        format!("(<= (lemma-b S B) (- (* 2 {eta}) {delta}))"),
+        &le(of_sb("lemma-b"), sub(mul([int(2), eta()]), q(delta))),
     );
-    st.assert(
+    st.state(
         "(a) per row with 2η_i",
-        format!("(<= (lemma-a-row S B {t}) 0)"),
+        &le(call("lemma-a-row", [s_(), b_(), q(t)]), int(0)),
     );
-    st.assert(
+    st.state(
         "(b) per row with Δ − 2η_i",
-        format!("(<= (lemma-b-row S B {t}) (- {delta}))"),
+        &le(call("lemma-b-row", [s_(), b_(), q(t)]), minus(q(delta))),
     );
 }

@@ -83,9 +83,10 @@ pub fn min_dimension(n: usize, t: &Rational, seed: u64, d_max: usize) -> Option<
 /// start. The group holding l itself is scanned the same way with l's own lane
 /// masked (its pairs (l, j) with j < l are real pairs scanned twice, which sets
 /// no new bit). It is compiled once per instruction set and chosen at run time
-/// by `pulp` (AVX-512, AVX2, NEON, or plain scalar code; the carry-save tree on
-/// AVX2 and AVX-512, where a popcount is a table lookup of nibbles, not on
-/// scalar code, which has POPCNT); the crate itself stays free of `unsafe`.
+/// by `pulp` (AVX-512 with VPOPCNTDQ, AVX-512, AVX2, NEON, or plain scalar
+/// code; the carry-save tree on AVX2 and AVX-512, where a popcount is a table
+/// lookup of nibbles or one VPOPCNTQ per 8 words, not on scalar code, which has
+/// POPCNT); the crate itself stays free of `unsafe`.
 /// Only the last n mod [`LANES`] rows (all rows if n < [`LANES`]) go through
 /// the one-pair path. The arithmetic is integer, so every
 /// instruction set gives the same bitmap (every build is tested against a
@@ -118,7 +119,8 @@ pub fn min_dimension_of_build(s: &SignMatrix, t: &Rational, build: Build) -> Opt
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Build {
-    /// The best this CPU has, chosen by `pulp` (AVX-512, AVX2, NEON, scalar).
+    /// The best this CPU has: AVX-512 with VPOPCNTDQ, else as chosen by `pulp`
+    /// (AVX-512, AVX2, NEON, scalar).
     Best,
     /// `pulp`'s x86-64-v4 (AVX-512).
     Avx512,
@@ -126,11 +128,24 @@ pub enum Build {
     Avx2,
     /// The portable scalar build.
     Scalar,
+    /// `pulp`'s x86-64-v4 plus AVX512-VPOPCNTDQ (which that level lacks): the
+    /// popcounts of the carry-save tree are VPOPCNTQs.
+    Avx512Vpopcnt,
 }
+
+/// `pulp::x86::V4` plus AVX512-VPOPCNTDQ: the kernel's feature set for its Gram scan.
+#[cfg(target_arch = "x86_64")]
+use crate::kernel::V4Popcnt;
 
 impl Build {
     /// Every build, for tests that compare them.
-    pub const ALL: [Build; 4] = [Build::Best, Build::Avx512, Build::Avx2, Build::Scalar];
+    pub const ALL: [Build; 5] = [
+        Build::Best,
+        Build::Avx512,
+        Build::Avx2,
+        Build::Scalar,
+        Build::Avx512Vpopcnt,
+    ];
 
     /// Whether this CPU can run the build.
     pub fn available(self) -> bool {
@@ -140,6 +155,8 @@ impl Build {
             Build::Avx512 => pulp::x86::V4::is_available(),
             #[cfg(target_arch = "x86_64")]
             Build::Avx2 => pulp::x86::V3::is_available(),
+            #[cfg(target_arch = "x86_64")]
+            Build::Avx512Vpopcnt => V4Popcnt::is_available(),
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
         }
@@ -207,7 +224,22 @@ fn scan(s: &SignMatrix, t: &Rational, build: Build) -> Option<usize> {
                     safe: &safe,
                     shared: &shared,
                 };
+                #[cfg(target_arch = "x86_64")]
+                let build = match build {
+                    Build::Best if V4Popcnt::is_available() => Build::Avx512Vpopcnt,
+                    b => b,
+                };
                 match build {
+                    #[cfg(target_arch = "x86_64")]
+                    Build::Avx512Vpopcnt => {
+                        let v4 = pulp::x86::V4::try_new().expect("a subset of V4Popcnt");
+                        V4Popcnt::try_new()
+                            .expect("checked by Build::available")
+                            .vectorize(
+                                #[inline(always)]
+                                move || pulp::WithSimd::with_simd(tile, v4),
+                            )
+                    }
                     #[cfg(target_arch = "x86_64")]
                     Build::Avx512 => pulp::Simd::vectorize(
                         pulp::x86::V4::try_new().expect("checked by Build::available"),

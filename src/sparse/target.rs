@@ -604,8 +604,11 @@ fn construct_statement(
     hints: &crate::certificate::Hints,
 ) -> Result<crate::kernel::Statement, super::Error> {
     use super::Error::Rebuild;
+    use crate::kernel::expr::build::{
+        abs, add, and, call, eq, exp, ge, gt, int, le, lit, ln, mul, q, sub, var,
+    };
     use crate::kernel::expr::{Datum, SparseRows};
-    use crate::sparse::construct::{assert_lemma, d_expr};
+    use crate::sparse::construct::{assert_lemma, d_expr, t_of};
     use crate::sparse::sample::draw_signs;
     let get = |k: &str| {
         hints
@@ -613,12 +616,13 @@ fn construct_statement(
             .map(String::as_str)
             .ok_or_else(|| Rebuild(format!("the hint `{k}` is missing")))
     };
-    let int = |k: &str| {
+    let uint = |k: &str| {
         get(k)?
             .parse::<u64>()
             .map_err(|_| Rebuild(format!("hint `{k}` is not a nonnegative integer")))
     };
-    let small = |k: &str| usize::try_from(int(k)?).map_err(|e| Rebuild(format!("hint `{k}`: {e}")));
+    let small =
+        |k: &str| usize::try_from(uint(k)?).map_err(|e| Rebuild(format!("hint `{k}`: {e}")));
     let k = small("k")?;
     let p = ConstructParams::parse(
         k,
@@ -628,10 +632,10 @@ fn construct_statement(
         get("delta")?,
     )
     .map_err(|e| Rebuild(format!("hints: {e}")))?;
-    let seed = int("seed")?;
+    let seed = uint("seed")?;
     let n = small("n")?;
-    let d = int("d")?;
-    let prec = int("logit_precision")?;
+    let d = uint("d")?;
+    let prec = uint("logit_precision")?;
     if !(24..=4096).contains(&prec) {
         return Err(Rebuild(
             "hint `logit_precision` must lie in 24..=4096".into(),
@@ -663,58 +667,58 @@ fn construct_statement(
         }),
     );
     let (k, eps, gamma, rho) = (p.k, &p.epsilon, &p.gamma, &p.rho);
-    st.assert(
+    let of_a = |op: &str| call(op, [var("A")]);
+    st.state(
         format!("A is {n} × {n}, ≤ k = {k} positive entries per row"),
-        format!("(and (= (rows A) {n}) (<= (row-nnz-max A) {k}) (> (entry-min A) 0))"),
+        &and([
+            eq(of_a("rows"), n.into()),
+            le(of_a("row-nnz-max"), k.into()),
+            gt(of_a("entry-min"), int(0)),
+        ]),
     );
-    let mut approx: Vec<String> = Vec::new();
+    let u = || lit(format!("2^-{ROUND_EXP}"));
+    let mut approx = Vec::new();
     for (ra, rb) in a.rows.iter().zip(&b.rows) {
         let m = ra.iter().map(|e| &e.1).min().cloned().unwrap_or_default();
         for ((_, v), (_, bv)) in ra.iter().zip(rb) {
             let ratio = Rational::from(v / &m);
             if ratio != 1 {
-                let q = Rational::from(bv - &delta_m);
-                approx.push(format!("(<= (abs (- {q} (ln {ratio}))) 2^-{ROUND_EXP})"));
+                let r = Rational::from(bv - &delta_m);
+                approx.push(le(abs(sub(q(&r), ln(q(&ratio)))), u()));
             }
         }
     }
     let max_ratio = Summary::of(a).max_ratio;
-    st.assert(
+    st.state(
         format!("ln(A_ij / min A_i·) ≤ ρ = {rho} in every row"),
-        format!("(<= {max_ratio} (exp {rho}))"),
+        &le(q(&max_ratio), exp(q(rho))),
     );
     let t = p.t();
-    st.assert(
+    st.state(
         "d = ⌈(2/t²)·ln(n²/δ)⌉".to_string(),
-        format!(
-            "(= {d} {})",
-            d_expr(n as u64, &t.to_string(), &p.delta.to_string())
-        ),
+        &eq(d.into(), d_expr(n as u64, q(&t), q(&p.delta))),
     );
     assert_lemma(&mut st, s, b, &t_star, &delta_m, rho, k);
-    st.assert(
+    st.state(
         format!("t* ≤ t = ε/(2k(γ + ε + ρ)) = {t}"),
-        format!("(<= (/ (gram-max-abs S) (cols S)) {t})"),
+        &le(t_of(var("S")), q(&t)),
     );
-    st.assert(
+    let two_eta = || mul([int(2), t_of(var("S")), k.into(), add([q(&delta_m), q(rho)])]);
+    st.state(
         "(a) for A: 2η* + 2u ≤ ε, η* = t*·k·(Δ + ρ), u = 2^−64",
-        format!(
-            "(<= (+ (* 2 (/ (gram-max-abs S) (cols S)) {k} (+ {delta_m} {rho})) (* 2 2^-{ROUND_EXP})) {eps})"
-        ),
+        &le(add([two_eta(), mul([int(2), u()])]), q(eps)),
     );
-    st.assert(
+    st.state(
         format!("(b) for A: Δ − 2η* ≥ γ = {gamma}"),
-        format!(
-            "(>= (- {delta_m} (* 2 (/ (gram-max-abs S) (cols S)) {k} (+ {delta_m} {rho}))) {gamma})"
-        ),
+        &ge(sub(q(&delta_m), two_eta()), q(gamma)),
     );
     if !approx.is_empty() {
-        st.assert(
+        st.state(
             format!(
                 "every rounded logit: |r̃_ij − ln(A_ij / min A_i·)| ≤ 2^−64 ({} entries)",
                 approx.len()
             ),
-            format!("(and {})", approx.join(" ")),
+            &and(approx),
         );
     }
     Ok(st)

@@ -581,15 +581,21 @@ fn data_operation_costs_stay_within_the_budget_for_every_committed_certificate()
         let text = std::fs::read_to_string(&p).unwrap();
         let c = attncheck::certificate::parse(&p, &text).unwrap();
         let st = c.statement(&p).unwrap();
+        let sexps: Vec<_> = st
+            .obligations
+            .iter()
+            .map(|o| expr::parse(&o.formula).unwrap())
+            .collect();
+        // the whole certificate at every precision its run may climb to (issue #38:
+        // the budget bounds a certificate, not one formula)
         for prec in app::run_precisions(c.precision) {
-            for o in &st.obligations {
-                let w = expr::work_with(&expr::parse(&o.formula).unwrap(), &st.data, prec);
-                assert!(
-                    w <= expr::MAX_WORK,
-                    "{f} at {prec} bits: {} costs {w}",
-                    o.name
-                );
-            }
+            let total = *expr::work_of_all(sexps.iter(), &st.data, prec)
+                .last()
+                .unwrap();
+            assert!(
+                total <= expr::MAX_WORK,
+                "{f} at {prec} bits costs {total} in all"
+            );
         }
     }
 }
@@ -909,4 +915,76 @@ fn a_tiny_t_in_log_dimension_is_refused_with_exit_2_not_a_panic() {
         assert!(!out.contains("panicked"), "{t}: {out}");
         assert!(!d.path().join("reports").exists(), "nothing is written");
     }
+}
+
+/// `attncheck verify /dev/zero` read until the memory was gone (the process was killed):
+/// every input file is read up to `spec::MAX_INPUT_BYTES`, and one larger, or without
+/// end, is exit 2 naming the file.
+#[test]
+fn verify_of_dev_zero_is_refused_instead_of_filling_the_memory() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out) = verify(dir.path(), &["verify", "/dev/zero"]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("/dev/zero") && out.contains("larger than 128 MiB"),
+        "{out}"
+    );
+}
+
+/// The same limit for a file on disk, one byte over it (a sparse file: no disk is used),
+/// and a file of exactly the limit is read (here: refused for its content, not its size).
+#[test]
+fn an_input_file_over_the_size_limit_is_refused_and_one_at_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = attncheck::spec::MAX_INPUT_BYTES;
+    for (len, too_big) in [(limit + 1, true), (limit, false)] {
+        let p = dir.path().join("big.cert.json");
+        std::fs::File::create(&p).unwrap().set_len(len).unwrap();
+        let e = attncheck::spec::read_utf8(&p).map(|s| s.len() as u64);
+        match e {
+            Err(e) => {
+                assert!(too_big, "{e}");
+                assert!(e.to_string().contains("larger than 128 MiB"), "{e}");
+            }
+            Ok(n) => assert!(!too_big && n == limit),
+        }
+    }
+}
+
+/// `export coq` read its certificates with `read_to_string`, without the limit that
+/// `verify` has (`coq::load`): `/dev/zero` filled the memory there too. It is read by
+/// the one input reader now: exit 2 naming the file, nothing written.
+#[test]
+fn export_coq_of_dev_zero_is_refused_instead_of_filling_the_memory() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let e = attncheck::coq::load(Path::new("/dev/zero"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("/dev/zero") && e.contains("larger than 128 MiB"),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let (code, out) = verify(
+        dir.path(),
+        &[
+            "export",
+            "coq",
+            "/dev/zero",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("/dev/zero") && out.contains("larger than 128 MiB"),
+        "{out}"
+    );
+    assert!(!out_dir.exists(), "nothing is written");
 }

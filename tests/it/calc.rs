@@ -651,7 +651,7 @@ fn prove_of_a_building_block_no_longer_refuses_its_own_expansion_names() {
         "(< (alibi-slope 1 8) 1)",
         "(<= (alibi-tail 2^-5 2 400) 1/1000)",
         "(= (alibi-window 2^-5 2 1/1000) 286)",
-        "(< (union-bound-dim 100 1/2 1/100) 100)",
+        "(< (union-bound-dim 100 1/2 1/100) 112)", // ⌈8·ln(10⁶)⌉ = 111
     ] {
         let p = prove(f);
         assert_eq!(p.result, Certainty::True, "{f}: {:?}", p.reason);

@@ -3,7 +3,8 @@
 //! for the limit structure, and bad input.
 
 use crate::util::{cell, figure, line_of, prepare_err, run_edited, run_quick, spec_text, verdict};
-use attncheck::claims::clusters::boolean_limit::threshold_a;
+use attncheck::claims::clusters::boolean_limit::hypotheses::{lemma_a, PART};
+use attncheck::claims::clusters::boolean_limit::{threshold_a, FLOW_PART};
 use attncheck::kernel::Certainty;
 use attncheck::kernel::Expect;
 use attncheck::verdict::{CheckKind, Verdict};
@@ -370,7 +371,20 @@ fn boolean_limit_counts_no_tautology_as_evidence() {
         .iter()
         .filter(|c| c.kind == CheckKind::Certified && c.detail.starts_with("statement obligation"))
         .count();
-    assert_eq!(n_stmt, 6, "one obligation per A_n reference");
+    let lemma = PART;
+    let n_lemma = run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.part.as_deref() == Some(lemma))
+        .count();
+    // (T) for n = 8 and n = 3, and two hypotheses per witness: 4 seeds × 2 systems and (S)
+    assert_eq!(n_lemma, 2 + 2 * 9);
+    assert_eq!(
+        n_stmt,
+        6 + n_lemma,
+        "one obligation per A_n reference, and the lemma's"
+    );
     assert!(run.report.checks.iter().all(|c| c.expect == Expect::Holds));
     let n_certified = run
         .report
@@ -401,4 +415,195 @@ fn boolean_limit_certificate_verifies_and_tampering_is_rejected() {
         &run,
         (&format!("(- 1 {tol})"), &format!("(- 1 {loose})")),
     );
+}
+
+/// Issue 39: the discrete map's part is certified — the kernel decides the lemma's
+/// hypotheses at K for every witness, and coq/BooleanLimit.v (named by the spec, listed
+/// in the trust base with its Print Assumptions) gives the limit from them; the flow's
+/// part keeps its own verdict (supported), and so does the claim as a whole.
+#[test]
+fn the_discrete_maps_limit_is_certified_by_the_coq_lemma_and_the_flow_stays_supported() {
+    let run = run_quick(ID);
+    let parts = Verdict::by_part(
+        &run.report.checks,
+        run.report.rigour,
+        run.report.lemma.as_ref().map(|l| l.part.as_str()),
+    );
+    assert_eq!(
+        parts,
+        vec![
+            (FLOW_PART.to_string(), Verdict::Supported),
+            (PART.to_string(), Verdict::Certified)
+        ],
+        "{}",
+        run.markdown
+    );
+    assert_eq!(verdict(&run), Verdict::Supported);
+    for c in run
+        .report
+        .checks
+        .iter()
+        .filter(|c| c.part.as_deref() == Some(PART))
+    {
+        assert_eq!(
+            (c.kind, c.result),
+            (CheckKind::Certified, Certainty::True),
+            "{}",
+            c.name
+        );
+    }
+    let l = run.report.lemma.as_ref().expect("the spec names the lemma");
+    assert_eq!(l.file, "coq/BooleanLimit.v");
+    assert_eq!(l.assumptions, attncheck::coq::LEMMA_ASSUMPTIONS);
+    assert!(
+        run.markdown.contains(&format!(
+            "By part: {FLOW_PART}: **supported** · {PART}: **certified**"
+        )),
+        "{}",
+        run.markdown
+    );
+    assert!(
+        run.markdown.contains("`coq/BooleanLimit.v`")
+            && run.markdown.contains("`Classical_Prop.classic`")
+    );
+    // A is exact and satisfies (T) with the next smaller grid value failing it:
+    // 2·7 ≤ A² e^{A²/2+1} at A = 23/16, not at 22/16 (A² e^{A²/2+1} ≈ 13.06 < 14)
+    assert_eq!(lemma_a(8).to_string(), "23/16");
+    // 2·2 ≤ A² e^{A²/2+1} at A = 1 (e^{3/2} ≈ 4.48), not at 15/16 (≈ 3.71)
+    assert_eq!(lemma_a(3).to_string(), "1");
+    // (S) has its hypotheses after one step: y_1 < −1 = −A, y_3 > 1 = A
+    let k = cell(&run, "(D) The lemma's hypotheses", "(S)", "K");
+    assert_eq!(k, "1");
+}
+
+/// The cap on asymptotic claims lifts only for a claim whose spec names a Coq lemma:
+/// without `[lemma]` the same certified obligations leave the discrete part `supported`.
+#[test]
+fn without_a_named_coq_lemma_the_discrete_part_stays_capped_at_supported() {
+    let text = spec_text(ID);
+    let a = text.find("[lemma]").unwrap();
+    let b = text.find("[params]").unwrap();
+    let cut = format!("{}{}", &text[..a], &text[b..]);
+    let run = crate::util::run_text(ID, &cut, attncheck::spec::Profile::Quick);
+    assert!(run.report.lemma.is_none());
+    let parts = Verdict::by_part(&run.report.checks, run.report.rigour, None);
+    assert_eq!(parts[1], (PART.to_string(), Verdict::Supported));
+    assert!(
+        run.markdown.contains(&format!("{PART}: **supported**")),
+        "{}",
+        run.markdown
+    );
+    // a lemma the tool does not ship, or a theorem the file does not state, is bad input
+    for (from, to, why) in [
+        (
+            "file = \"coq/BooleanLimit.v\"",
+            "file = \"coq/Mine.v\"",
+            "is not a lemma file shipped",
+        ),
+        (
+            "theorems = [\"boolean_limit_rate\"",
+            "theorems = [\"boolean_limit_everything\"",
+            "is not a Theorem or Lemma of coq/BooleanLimit.v",
+        ),
+    ] {
+        let e = prepare_err(ID, &edited(from, to));
+        assert!(e.contains(why), "{e}");
+    }
+}
+
+/// A witness whose hypotheses are not decided by the last step sought (tokens still
+/// escaping together) gets no obligation: it is reported with its reason and makes the
+/// discrete part inconclusive — never certified, never refuted.
+#[test]
+fn a_witness_without_its_hypotheses_is_reported_never_certified() {
+    let run = run_edited(ID, "hypotheses_max_steps = 560", "hypotheses_max_steps = 2");
+    let parts = Verdict::by_part(&run.report.checks, run.report.rigour, Some(PART));
+    assert_eq!(
+        parts[1],
+        (PART.to_string(), Verdict::Inconclusive),
+        "{}",
+        run.markdown
+    );
+    assert_ne!(verdict(&run), Verdict::Refuted);
+    let c = check(
+        &run,
+        "(G) (V, QK) = (1, 1) seed 1: the lemma's hypotheses hold",
+    )[0];
+    assert_eq!((c.kind, c.result), (CheckKind::Observed, Certainty::False));
+    assert!(c.detail.contains("escaping together"), "{}", c.detail);
+    assert!(!run
+        .report
+        .checks
+        .iter()
+        .any(|c| c.kind == CheckKind::Certified
+            && c.name.starts_with("(G) (V, QK) = (1, 1) seed 1:")));
+    // (S) still has its hypotheses at K = 1
+    assert!(check(&run, "(S): y^K strictly increasing at K = 1")[0]
+        .result
+        .is_true());
+}
+
+/// `verify` rejects (exit 4) a certificate whose K, A or initial state is not the one
+/// the spec gives, even where the tampered statement would still hold.
+#[test]
+fn verify_rejects_a_tampered_k_a_or_initial_state() {
+    let run = run_quick(ID);
+    let theorems = crate::util::root().join("theorems");
+    let (dir, path) = crate::clusters_remark::write_cert(&run);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let ob = json["obligations"].as_array().unwrap();
+    let s_order = ob
+        .iter()
+        .position(|o| {
+            o["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("(S): y^K strictly increasing")
+        })
+        .unwrap();
+    let f = ob[s_order]["formula"].as_str().unwrap().to_string();
+    // (forall i 0 1 (< (layer-coord Y8 0 1 i 0) …
+    let datum = f.split_whitespace().nth(6).unwrap().to_string();
+    assert!(datum.starts_with('Y'), "{f}");
+    let mut tampered: Vec<(&str, serde_json::Value)> = Vec::new();
+    // K = 1 → 2 in the formula and the datum's steps (the hypotheses hold there as well)
+    let mut t = json.clone();
+    t["obligations"][s_order]["formula"] = f
+        .replace(&format!("{datum} 0 1 "), &format!("{datum} 0 2 "))
+        .into();
+    t["data"][&datum]["steps"] = serde_json::json!(2);
+    tampered.push(("K changed", t));
+    // A = 1 → 1/2 in (S)'s escape obligation (still true there)
+    let s_escape = ob
+        .iter()
+        .position(|o| {
+            o["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("(S): at most one token")
+        })
+        .unwrap();
+    let g = ob[s_escape]["formula"].as_str().unwrap();
+    assert_eq!(g.matches(")) 1))").count(), 1, "{g}");
+    let mut t = json.clone();
+    t["obligations"][s_escape]["formula"] = g.replace(")) 1))", ")) 1/2))").into();
+    tampered.push(("A changed", t));
+    // the initial state: (S)'s first token −1 → −2 (still ordered and escaped)
+    let mut t = json.clone();
+    let shown = t["data"][&datum].to_string();
+    let tokens = &mut t["data"][&datum]["tokens"][0][0][0];
+    assert_eq!(tokens.as_str(), Some("-1"), "{shown}");
+    *tokens = "-2".into();
+    tampered.push(("initial state changed", t));
+    for (what, t) in tampered {
+        let p = dir.path().join("tampered.cert.json");
+        std::fs::write(&p, t.to_string()).unwrap();
+        match attncheck::app::verify_file(&p, Some(&theorems)) {
+            Err(e @ attncheck::app::Error::Rejected { .. }) => {
+                assert_eq!(e.exit_code(), 4, "{what}")
+            }
+            other => panic!("{what}: {:?}", other.map(|v| v.checked)),
+        }
+    }
 }

@@ -247,9 +247,8 @@ fn sandwich_centred_summation_variable_never_captures_the_argument() {
 
 #[test]
 fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
-    // the layer map (growth-bound's datum) is beyond the Coq budget, with its
-    // measured cost as the reason; an operator the translator does not know has no
-    // Coq translation
+    // the layer map's dual functionals have no Coq translation, with the reason; an
+    // operator the translator does not know has no Coq translation
     let layer = cert("clusters/growth-bound").data["X0"].clone();
     assert!(matches!(layer, DataEntry::Layer { .. }));
     let c = hand_built(
@@ -257,13 +256,12 @@ fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
             ("a", "(<= (tanh 1) 1)"),
             ("b", "(<= (traj-max X) 1)"),
             ("c", "(<= (gram-max-abs X) 1)"),
-            ("d", "(<= (layer-max-sqnorm X 0 1) 1)"),
+            ("d", "(<= (layer-dual-sup X 0 1 0 1 0) 1)"),
         ],
         BTreeMap::from([("X".to_string(), layer)]),
     );
     let (k, n, ko) = coq::coverage(&c);
     assert_eq!((k, n), (0, 4));
-    let (s, gb) = coq::LAYER_BOUND_COST[0].2.unwrap();
     // what the kernel rejects (an unknown operator, a datum of the wrong kind)
     // is rejected by its own validation before the translator reads it
     assert_eq!(
@@ -278,22 +276,19 @@ fn unknown_operators_and_data_kinds_are_listed_never_dropped() {
         ko[2].1,
         "the kernel rejects the formula: at offset 18: expected a sign matrix"
     );
-    // a layer operator: the measured cost of iterating the map in Coq (X0 of
-    // growth-bound: n = 5, d = 3, 50 steps, one run)
-    assert_eq!(
-        ko[3].1,
-        format!(
-            "iterating the layer map in Coq is beyond the Coq budget: `interval` on the plain map from \
-             per-step boxes needs 2·K·R·n·d = 1500 coordinate bounds (K = 50, R = 1, n = 5, d = 3), each \
-             about {s} CPU-s and {gb} GB at this n and d (measured): about {} CPU-hours",
-            (1500 * s).div_ceil(3600),
-        )
+    assert!(
+        ko[3]
+            .1
+            .starts_with("`layer-dual-sup` has no Coq translation"),
+        "{}",
+        ko[3].1
     );
+    // the datum itself is in the data file, as exact rationals
     let f = coq::translate(&c);
     assert!(f
         .data
         .unwrap()
-        .contains("X: a datum of kind layer, not translated"));
+        .contains("Definition data_0 : layerQ := LayerQ"));
 }
 
 /// The translator has no reader of the S-expressions of its own: it reads the typed
@@ -344,12 +339,18 @@ fn coq_reads_the_tree_the_kernels_validation_builds() {
     // a layer operation with no Coq definition is named, never dropped
     let layer = cert("clusters/growth-bound").data["X0"].clone();
     let c = hand_built(
-        &[("a", "(<= (layer-dt X) 1)")],
+        &[("a", "(<= (layer-dual-inf X 0 1 0 1 0) 1)")],
         BTreeMap::from([("X".to_string(), layer)]),
     );
     let (k, _, ko) = coq::coverage(&c);
     assert_eq!(k, 0);
-    assert_eq!(ko[0].1, "operator `layer-dt` has no Coq translation");
+    assert!(
+        ko[0]
+            .1
+            .starts_with("`layer-dual-inf` has no Coq translation"),
+        "{}",
+        ko[0].1
+    );
 }
 
 #[test]
@@ -489,6 +490,19 @@ fn the_alibi_tail_bound_lemma_is_proven_in_coq() {
             "{name}: {axioms:?}"
         );
         assert!(axioms.contains(&"ClassicalDedekindReals.sig_forall_dec".to_string()));
+        // what a report whose claim rests on a lemma states in its trust base
+        // (coq::LEMMA_ASSUMPTIONS, clusters/boolean-limit's `[lemma]`) is exactly what
+        // Coq prints for the lemma files
+        if name.starts_with("Boolean") {
+            let mut have = axioms.clone();
+            have.sort();
+            let mut want: Vec<String> = coq::LEMMA_ASSUMPTIONS
+                .iter()
+                .map(|a| a.to_string())
+                .collect();
+            want.sort();
+            assert_eq!(have, want, "{name}");
+        }
     }
     // a false, tighter bound (e^Δ x^w / (1 + e^Δ x^w): at Δ = 0 the tail tends
     // to x^w) does not compile, and an admitted step is caught by the axiom check
@@ -974,6 +988,18 @@ fn verify_coq(p: &Path, cache: &Path) -> Result<(), String> {
     if text.matches(" Coq + kernel  ").count() != sent {
         return Err(format!(
             "{at}: not every obligation sent was proven:\n{text}"
+        ));
+    }
+    // clusters/boolean-limit: the limit of every witness, a Coq theorem from
+    // coq/BooleanLimit.v (issue 39)
+    let st = c.statement(p).map_err(|e| e.to_string())?;
+    let witnesses = coq::instance::witnesses(&c, &st.data).len();
+    let proven = text
+        .matches("proven   Coq          the Boolean limit of ")
+        .count();
+    if proven != witnesses {
+        return Err(format!(
+            "{at}: the Boolean limit of {proven} of {witnesses} witnesses proven in Coq:\n{text}"
         ));
     }
     eprintln!("{}: {sent} of {n} obligations proven by Coq", c.claim);

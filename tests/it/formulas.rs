@@ -43,6 +43,24 @@ fn run_spec(dir: &Path, rel: &str, text: &str) -> (Option<i32>, String) {
     (o.status.code(), output_text(&o))
 }
 
+/// Bug (session 22): the claims' shared driver built every statement through
+/// `shape::resolve`, which a formulas spec does not use, so every formulas run was
+/// inconclusive ("the statement could not be built: … a formulas claim is resolved from
+/// its whole spec"). The driver takes the claim's own builder, the one `verify` uses.
+#[test]
+fn a_formulas_run_builds_its_statement_with_the_builder_verify_uses() {
+    use attncheck::claims::shape::Claim;
+    let run: attncheck::claims::shape::StatementFn =
+        <attncheck::claims::formulas::Formulas as Claim>::statement_fn();
+    let verify: attncheck::claims::shape::StatementFn = attncheck::claims::formulas::statement;
+    assert!(std::ptr::fn_addr_eq(run, verify));
+    let dir = scaffolded();
+    let o = run_in(dir.path(), &["run", "mine/my-bound.toml"]);
+    let t = output_text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(!t.contains("could not be built"), "{t}");
+}
+
 #[test]
 fn the_scaffold_certifies_and_verifies_against_its_spec() {
     let dir = scaffolded();

@@ -1,4 +1,5 @@
-//! The one integration-test crate: kernel properties, claims, reports, CLI.
+//! The one integration-test crate: claims, reports, CLI, Coq, verify. The kernel's own
+//! conformance suite lives in the kernel crate (crates/attncheck-kernel/tests/conformance).
 #![allow(dead_code)]
 mod attn_window;
 mod blocks;
@@ -13,6 +14,7 @@ mod clusters_polytope;
 mod clusters_remark;
 mod clusters_spectra;
 mod coq;
+mod coq_boolean;
 mod coq_helpers;
 mod coq_soundness;
 mod dynamics_flow;
@@ -20,18 +22,13 @@ mod escalate;
 mod fast_softmax;
 mod formulas;
 mod fuzz;
-mod kernel;
-mod kernel_arith;
-mod kernel_compare;
-mod kernel_domain;
-mod kernel_elementary;
-mod kernel_layer_reductions;
-mod kernel_softmax;
+mod house;
 mod layer_dual;
 mod positional_alibi;
 mod positional_sandwich;
 mod positional_slopes;
 mod practical;
+mod reading;
 mod registry;
 mod report_html;
 mod report_svg;
@@ -48,3 +45,6 @@ mod tutorial;
 mod usage;
 mod util;
 mod what_if;
+// the `attn-weights` model helpers of the kernel's suite, shared with attn_window.rs
+#[path = "../../crates/attncheck-kernel/tests/conformance/weights_model.rs"]
+mod weights_model;

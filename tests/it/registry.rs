@@ -94,6 +94,7 @@ const LAYERS: &[&str] = &[
     "reading",
     "verdict",
     "outcome",
+    "lemmas",
     "spec",
     "dynamics",
     "sparse",
@@ -417,4 +418,171 @@ fn the_presentation_scan_finds_a_planted_check() {
                    }\n\
                    fn after(o: &mut Observations) {\n    o.observe(\"d\", true, \"\");\n}\n";
     assert_eq!(presentation_decisions(planted), vec![9, 11]);
+}
+
+/// The lines of `text` (Rust source) that build statement text instead of terms
+/// (issue #38): a call of `.assert(` (the text road of `Statement`), or a string
+/// literal that opens an S-expression, `"(` followed by an operator of the kernel's
+/// language and a space or `)`, or by a pasted `{…}` and a space (an operator given
+/// by name). A comment, or a parenthesis that opens words (`"(i) ALiBi …"`, a tuple
+/// `"({})"`), is not statement text. Also a built term or formula handed to the
+/// kernel as its text (`expr::eval(&t.to_string(), …)`: `eval_built`, `check_built`
+/// take the tree).
+fn statement_text(text: &str) -> Vec<usize> {
+    use attncheck::kernel::expr::OPS;
+    let opens_sexp = |rest: &str| {
+        if let Some(inner) = rest.strip_prefix('{') {
+            return inner
+                .find('}')
+                .is_some_and(|e| inner[e + 1..].starts_with(' '));
+        }
+        let end = rest.find([' ', ')', '"']).unwrap_or(rest.len());
+        let (op, after) = rest.split_at(end);
+        OPS.iter().any(|o| o.name == op) && (after.starts_with(' ') || after.starts_with(')'))
+    };
+    // the first argument of a call, up to its `,` or `)` at depth 0
+    fn first_arg(rest: &str) -> &str {
+        let mut depth = 0usize;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' if depth == 0 => return &rest[..i],
+                ')' => depth -= 1,
+                ',' if depth == 0 => return &rest[..i],
+                _ => {}
+            }
+        }
+        rest
+    }
+    let reparses = |code: &str| {
+        [
+            "eval(&",
+            "eval_with(&",
+            "eval_exact(&",
+            "check_with(&",
+            "expr::check(&",
+        ]
+        .iter()
+        .any(|p| {
+            code.match_indices(p).any(|(i, _)| {
+                first_arg(&code[i + p.len()..])
+                    .trim_end()
+                    .ends_with(".to_string()")
+            })
+        })
+    };
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let code = l.split("//").next().unwrap_or("");
+            code.contains(".assert(")
+                || reparses(code)
+                || code
+                    .match_indices("\"(")
+                    .any(|(i, _)| opens_sexp(&code[i + 2..]))
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+/// The files of statement builders: every claim module except `claims/formulas.rs`
+/// (the user's own formulas, text by nature), and `sparse/construct.rs` and
+/// `sparse/target.rs` (the lemma's obligations and `sparse construct`'s statement).
+fn statement_builders() -> Vec<std::path::PathBuf> {
+    let mut files = crate::util::files_under(&root().join("src").join("claims"), ".rs");
+    files.retain(|f| !f.ends_with("claims/formulas.rs"));
+    files.push(root().join("src/sparse/construct.rs"));
+    files.push(root().join("src/sparse/target.rs"));
+    files
+}
+
+/// Issue #38: statement builders build typed terms (`kernel::expr::build`) and state
+/// them (`Statement::state`); none pastes S-expression text or asserts text, so the
+/// kernel never re-parses what a claim built.
+#[test]
+fn no_statement_builder_pastes_s_expression_text() {
+    let mut found = Vec::new();
+    for f in statement_builders() {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let rel = f.strip_prefix(root()).unwrap().display().to_string();
+        found.extend(
+            statement_text(&text)
+                .into_iter()
+                .map(|l| format!("{rel}:{l}")),
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "a statement builder pastes S-expression text; build the formula with \
+         kernel::expr::build and `Statement::state` instead:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The scan behind [`no_statement_builder_pastes_s_expression_text`] finds each planted
+/// kind of statement text and a built term handed over as text, and neither prose in
+/// parentheses, a comment, an error's text nor a spec's own text.
+#[test]
+fn the_statement_text_scan_finds_a_planted_twin() {
+    let planted = "fn statement(st: &mut Statement, x: &str, op: &str) {\n\
+                   \x20   st.assert(\"bound\", \"(< 1 2)\".to_string());\n\
+                   \x20   let f = format!(\"(<= {x} 1)\");\n\
+                   \x20   let g = format!(\"({op} {x} 1)\");\n\
+                   \x20   let h = format!(\"(and {f} {g})\");\n\
+                   \x20   let c = format!(\"(layer-dt {x})\");\n\
+                   \x20   let z = \"(sum i 1 3 i)\";\n\
+                   \x20   // st.assert(\"in a comment\", format!(\"(<= {x} 1)\"));\n\
+                   \x20   let name = format!(\"(i) ALiBi ({x} rule)\");\n\
+                   \x20   let cell = format!(\"({})\", x);\n\
+                   \x20   let label = format!(\"(G) {name}: (ii) at most one\");\n\
+                   \x20   let neg = format!(\"(b) for A: Δ − 2η* ≥ γ = {x}\");\n\
+                   \x20   let v = expr::eval(&y_term(slope(q), eps).to_string(), prec);\n\
+                   \x20   let ok = crate::kernel::check(&st, prec).map_err(|e| e.to_string());\n\
+                   \x20   let u = check_with(&f.to_string(), prec, data);\n\
+                   \x20   let w = expr::eval(&raw.table_delta, 64);\n\
+                   }\n";
+    assert_eq!(statement_text(planted), vec![2, 3, 4, 5, 6, 7, 13, 15]);
+}
+
+/// Issue #38: every committed certificate's statement, rebuilt through the registry
+/// from its spec (as `attncheck verify` rebuilds it), is the one the certificate
+/// carries, text for text, and every obligation of it was built by a statement
+/// builder (`Obligation::is_built`): the kernel decides the tree the claim built and
+/// parses no text of it.
+#[test]
+fn every_committed_certificate_is_rebuilt_from_built_obligations() {
+    use attncheck::certificate::Certificate;
+    use attncheck::claims::rebuild::{rebuild_of, Rebuild};
+    use attncheck::spec::SpecSource;
+    let theorems = SpecSource::Dir(root().join("theorems"));
+    let mut certs = crate::util::files_under(&root().join("reports"), ".cert.json");
+    certs.sort();
+    assert!(certs.len() >= 20, "{} committed certificates", certs.len());
+    let mut problems = Vec::new();
+    for path in &certs {
+        let rel = path.strip_prefix(root()).unwrap().display().to_string();
+        let text = std::fs::read_to_string(path).unwrap();
+        let cert = attncheck::certificate::parse(path, &text).unwrap();
+        assert!(
+            matches!(rebuild_of(&cert.claim), Some(Rebuild::Spec(_))),
+            "{rel}: `{}` is not rebuilt from a spec",
+            cert.claim
+        );
+        let spec = attncheck::app::find_spec(&theorems, &cert.claim)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{rel}: no spec for `{}`", cert.claim));
+        let carried = attncheck::app::carried_data(path, &cert).unwrap();
+        let st =
+            attncheck::claims::statement_of_carrying(&spec, cert.profile, &cert.hints, &carried)
+                .unwrap_or_else(|e| panic!("{rel}: {e}"))
+                .unwrap_or_else(|| panic!("{rel}: `{}` has no statement", cert.claim));
+        let expected = Certificate::of(&st, cert.profile, cert.precision, &cert.hints);
+        if let Some(d) = cert.statement_difference(&expected) {
+            problems.push(format!("{rel}: {d}"));
+        }
+        for o in st.obligations.iter().filter(|o| !o.is_built()) {
+            problems.push(format!("{rel}: `{}` is text, not built", o.name));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

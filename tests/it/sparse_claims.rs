@@ -144,8 +144,14 @@ fn np_hardness_reproduces_the_counts() {
 #[test]
 fn np_hardness_wrong_count_is_a_false_check() {
     let run = run_edited(NP, "realisable = 88", "realisable = 89");
-    // the declared verdict wins, but the check records the mismatch
-    assert_eq!(verdict(&run), Verdict::NotCheckable);
+    // a declared verdict never masks a kernel false (issue #38): the count the spec
+    // states is refuted by its certificate, and the reason says what the run declared
+    assert_eq!(verdict(&run), Verdict::Refuted);
+    let reason = run.report.reason.as_deref().unwrap_or("");
+    assert!(
+        reason.contains("certified counterexample") && reason.contains("declared itself"),
+        "{reason}"
+    );
     assert!(run
         .report
         .checks

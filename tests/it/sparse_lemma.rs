@@ -95,9 +95,13 @@ fn corollary_dimension_reproduces_section5_and_end_to_end() {
         delta: "1/100".into(),
     };
     let d = |n, st: &Setting| {
-        let q = expr::eval_exact(&d_formula_expr(n, st), 128, &Data::new())
-            .unwrap()
-            .expect("certified ceiling");
+        let q = expr::eval_exact(
+            &d_formula_expr(n, &st.terms().unwrap()).to_string(),
+            128,
+            &Data::new(),
+        )
+        .unwrap()
+        .expect("certified ceiling");
         q.numer().to_u64().unwrap()
     };
     for (n, v) in [
@@ -359,9 +363,10 @@ fn construction_library_builds_x_and_m() {
     bad.rows[6].push((15, Rational::from(1)));
     assert!(bad.validate(1).unwrap_err().reason.contains("more than k"));
     // the union-bound d and t as certified terms
-    let t = construct::t_expr(1, "1/2", "(ln 10)", "0");
+    let term = |s: &str| attncheck::kernel::expr::build::parse_term(s).unwrap();
+    let t = construct::t_expr(1, &term("1/2"), &term("(ln 10)"), &term("0"));
     assert_eq!(
-        construct::certified_integer(&construct::d_expr(1024, &t, "1/100"), 128),
+        construct::certified_integer(&construct::d_expr(1024, t, term("1/100")), 128),
         Some(4642)
     );
     let _ = DataEntry::from_signs(&SignMatrix::from_fn(2, 3, |l, c| l == c));

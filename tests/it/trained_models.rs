@@ -508,7 +508,7 @@ fn a_malformed_criterion_names_file_line_and_field() {
 #[test]
 fn quick_profile_gives_one_verdict_per_finding() {
     let run = run_quick(ID);
-    let parts: Vec<String> = Verdict::by_part(&run.report.checks)
+    let parts: Vec<String> = Verdict::by_part(&run.report.checks, run.report.rigour, None)
         .into_iter()
         .map(|(p, _)| p)
         .collect();

@@ -609,7 +609,7 @@ fn a_certified_check_outside_the_certificate_makes_the_run_inconclusive() {
     let mut o = Outcome::new();
     o.checks.prove(&checked);
     // no certificate: both certified checks are outside it
-    let (v, why) = o.verdict(Verdict::Certified);
+    let (v, why) = o.verdict(Verdict::Certified, None);
     assert_eq!(v, Verdict::Inconclusive);
     assert!(
         why.as_deref()
@@ -623,12 +623,12 @@ fn a_certified_check_outside_the_certificate_makes_the_run_inconclusive() {
     };
     // with the statement's certificate: refuted on the false obligation, as before
     o.certificate = cert_of(&st);
-    assert_eq!(o.verdict(Verdict::Certified).0, Verdict::Refuted);
+    assert_eq!(o.verdict(Verdict::Certified, None).0, Verdict::Refuted);
     // a certificate with an obligation that no certified check decides
     let mut st2 = st.clone();
     st2.assert("three is less than four", "(< 3 4)");
     o.certificate = cert_of(&st2);
-    let (v, why) = o.verdict(Verdict::Certified);
+    let (v, why) = o.verdict(Verdict::Certified, None);
     assert_eq!(v, Verdict::Inconclusive);
     assert!(
         why.as_deref().unwrap().contains("has no certified check"),
@@ -743,7 +743,7 @@ fn a_violated_consistency_reading_is_not_refuted_without_an_obligation() {
         .consistency("the enclosures of 1 and 2 overlap", reading, "disjoint");
     assert!(!recorded);
     for rigour in [Verdict::Certified, Verdict::Supported] {
-        let (v, why) = o.verdict(rigour);
+        let (v, why) = o.verdict(rigour, None);
         assert_eq!(v, Verdict::Inconclusive, "{why:?}");
         let why = why.unwrap();
         assert!(
@@ -760,7 +760,7 @@ fn a_violated_consistency_reading_is_not_refuted_without_an_obligation() {
     // the same reading through a claim's `observe` (Observations) is no different
     let mut o = outcome_of(&[("one is less than two", "(< 1 2)")]);
     attncheck::outcome::Observations::new(&mut o).consistency("overlap", reading, "disjoint");
-    assert_eq!(o.verdict(Verdict::Certified).0, Verdict::Inconclusive);
+    assert_eq!(o.verdict(Verdict::Certified, None).0, Verdict::Inconclusive);
 }
 
 /// Issue #38: a verdict that a claim declares (inconclusive, not-checkable,
@@ -786,7 +786,7 @@ fn a_declared_verdict_over_a_kernel_false_is_refuted_never_supported() {
         for rigour in [Verdict::Certified, Verdict::Supported] {
             let mut o = outcome_of(&obligations);
             declare(&mut o);
-            let (v, why) = o.verdict(rigour);
+            let (v, why) = o.verdict(rigour, None);
             assert_eq!(v, Verdict::Refuted, "declared «{said}»: {why:?}");
             let why = why.unwrap();
             assert!(
@@ -799,14 +799,14 @@ fn a_declared_verdict_over_a_kernel_false_is_refuted_never_supported() {
     let mut o = outcome_of(&obligations[..1]);
     o.declare_inconclusive("budget ran out");
     assert_eq!(
-        o.verdict(Verdict::Certified),
+        o.verdict(Verdict::Certified, None),
         (Verdict::Inconclusive, Some("budget ran out".into()))
     );
     // an observed or consistency false never refutes, declared or not
     let mut o = outcome_of(&obligations[..1]);
     o.checks.observe("an observation", false, "off");
     o.declare_report_only("exploration");
-    assert_eq!(o.verdict(Verdict::Certified).0, Verdict::ReportOnly);
+    assert_eq!(o.verdict(Verdict::Certified, None).0, Verdict::ReportOnly);
 }
 
 /// Issue #38: in every committed report, each check of kind certified that came out
@@ -864,4 +864,26 @@ fn every_committed_certified_false_is_a_fails_obligation_of_its_certificate() {
         refuted >= 1,
         "no committed report carries a refutation: the walk proves nothing"
     );
+}
+
+/// Through the binary: `verify --no-spec` says undecided (exit 3), not proven (exit 0), for
+/// ln 0 and ln of a negative number (issue 23; the kernel's own regressions
+/// `ln_of_e_minus_e_*` in crates/attncheck-kernel/tests/conformance/domain.rs).
+#[test]
+fn verify_no_spec_does_not_certify_ln_of_zero_or_of_a_negative_number() {
+    // e − e, and e − Q with Q = ⌊e·10⁵⁰⌋/10⁵⁰ + 10⁻⁴⁵ > e
+    let ln_of_zero = "(< (ln (- (exp 1) (exp 1))) -80)";
+    let ln_of_a_negative =
+        "(< (ln (- (exp 1) 2.71828182845904523536028747135266249775724709469995)) -80)";
+    let dir = tempfile::tempdir().unwrap();
+    for f in [ln_of_zero, ln_of_a_negative] {
+        let c = serde_json::json!({
+            "format": certificate::FORMAT, "claim": "positional/alibi-window", "profile": "quick",
+            "precision": 128, "obligations": [{"name": "ln edge", "formula": f, "expect": "holds"}]
+        });
+        let p = dir.path().join("c.cert.json");
+        std::fs::write(&p, c.to_string()).unwrap();
+        let o = run_in(dir.path(), &["verify", "--no-spec", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(3), "{f}: {}", text(&o));
+    }
 }

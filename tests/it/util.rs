@@ -207,31 +207,3 @@ pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
-
-/// One exact step of the clusters paper's discrete map with uniform attention (Q = 0, so
-/// P_ij = 1/n) and Δt = 1/8: x_i ↦ x_i + (1/8)·V·mean_j x_j. The reference the layer
-/// tests hold the kernel's iteration to.
-pub fn uniform_attention_step(
-    x: &attncheck::dynamics::model::Mat,
-    v: &attncheck::dynamics::model::Mat,
-) -> attncheck::dynamics::model::Mat {
-    use rug::Rational;
-    let (n, d) = (x.rows, x.cols);
-    let mut mean = vec![Rational::new(); d];
-    for i in 0..n {
-        for (c, m) in mean.iter_mut().enumerate() {
-            *m += x.at(i, c);
-        }
-    }
-    let mut next = x.clone();
-    for i in 0..n {
-        for r in 0..d {
-            let mut acc = Rational::new();
-            for (c, m) in mean.iter().enumerate() {
-                acc += Rational::from(v.at(r, c) * m) / n as u32;
-            }
-            next.data[i * d + r] += Rational::from(&acc / 8u32);
-        }
-    }
-    next
-}

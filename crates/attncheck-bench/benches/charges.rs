@@ -9,10 +9,10 @@
 //!
 //! `cargo bench -p attncheck-bench --bench charges` (one thread: `RAYON_NUM_THREADS=1`
 //! is set by the bench itself) prints a Markdown table; bench/charges.md records it.
-//! `-- --quick` measures at 128 and 4096 bits only; `-- attn` (any words) only the operators
-//! whose name contains one of them.
+//! `-- --quick` measures at 128 and 4096 bits only, `-- --bits=256,512` at those; `-- OP…`
+//! only the operators named.
 
-use attncheck::kernel::{check, expr, Statement};
+use attncheck::kernel::{check, Statement};
 use serde_json::Value;
 use std::path::Path;
 
@@ -48,24 +48,22 @@ fn cpu_seconds() -> f64 {
     ns as f64 * 1e-9
 }
 
-fn cost(st: &Statement, prec: u32) -> u128 {
-    let sexps: Vec<_> = st
-        .obligations
-        .iter()
-        .map(|o| expr::parse(&o.formula).expect("parses"))
-        .collect();
-    *expr::work_of_all(sexps.iter(), &st.data, prec)
-        .last()
-        .expect("one obligation")
-}
-
 fn main() {
     std::env::set_var("RAYON_NUM_THREADS", "1");
     let quick = std::env::args().any(|a| a == "--quick");
-    let precisions: &[u32] = if quick {
-        &[128, 4096]
-    } else {
-        &[128, 1024, 4096, 16384]
+    // `-- OP…`: only the cases whose operator contains one of these (as budget_edge)
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    // `-- --bits=256,512`: these precisions instead
+    let bits: Option<Vec<u32>> = std::env::args()
+        .find_map(|a| a.strip_prefix("--bits=").map(str::to_string))
+        .map(|b| b.split(',').filter_map(|x| x.parse().ok()).collect());
+    let precisions: &[u32] = match &bits {
+        Some(b) => b,
+        None if quick => &[128, 4096],
+        None => &[128, 1024, 4096, 16384],
     };
     println!("| operator | bits | N | charged units | CPU seconds | ns per unit | × charge |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
@@ -81,16 +79,17 @@ fn main() {
         }
         for &p in precisions {
             // N such that the charge is about 3·10⁶ units (0.3 s at the documented rate)
-            let per = |n: u64| cost(&statement((case.build)(n), p), p);
+            let per = |n: u64| edge::cost(&case, n, p);
             let (c1, c2) = (per(1), per(2));
             let step = c2.saturating_sub(c1).max(1);
             let n = ((3_000_000u128.saturating_sub(c1)) / step).clamp(1, case.max_n as u128) as u64;
-            let charged = cost(&statement((case.build)(n), p), p);
+            let charged = edge::cost(&case, n, p);
             let mut best = f64::INFINITY;
             for _ in 0..3 {
-                // a fresh statement each time: a datum caches what an operation computes
-                // on first use (bounds 4 and 5 of the attention weights), which a second
-                // check of the same statement would not pay again
+                // a fresh statement each time, as `verify` reads one: the layer trace,
+                // the attention bounds and the sandwich values are cached in the data
+                // once computed, and a second check of the same statement timed only
+                // the lookups (session 24: `layer-*` measured 0.000 s at N = 1024)
                 let st = statement((case.build)(n), p);
                 let t = cpu_seconds();
                 let checked = check(&st, p).expect("within the budget");

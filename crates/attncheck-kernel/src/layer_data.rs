@@ -18,6 +18,8 @@
 //! Other per-step quantities ([`Traced`]) are traced on demand, each by its own
 //! iteration of the same map at that precision (then cached):
 //! - [`Traced::Partition`]: `partition[r][k]` ∋ Σ_i Σ_j e^{⟨Q x_i^{(r),k}, K x_j^{(r),k}⟩};
+//! - [`Traced::Tokens`]: `tokens[r][k]` ∋ every coordinate x_ic^{(r),k} (n·d enclosures
+//!   per step, for `layer-coord`);
 //! - [`Traced::Dual`]: per step the pair (sup, inf) over λ ∈ [lo, hi] of
 //!   max_j |a_i(λ)·x_j^{(r),k}|, a_i(λ) = row i of adj(V − λI) ([`crate::layer_dual`]).
 //!
@@ -110,6 +112,22 @@ pub enum QueryError {
         /// d.
         d: usize,
     },
+    /// A `layer-coord` token that is not an integer in 0..n.
+    #[error("token {token} is not an integer in 0..{n}")]
+    Token {
+        /// The token asked for.
+        token: Rational,
+        /// n.
+        n: usize,
+    },
+    /// A `layer-coord` coordinate that is not an integer in 0..d.
+    #[error("coordinate {coord} is not an integer in 0..{d}")]
+    Coord {
+        /// The coordinate asked for.
+        coord: Rational,
+        /// d.
+        d: usize,
+    },
     /// The dual operations are defined for d ≤ MAX_DUAL_D only (d⁴ work).
     #[error(
         "the dual operations need d ≤ {}, the datum has d = {0}",
@@ -130,6 +148,8 @@ pub enum Traced {
     /// Σ_i Σ_j e^{s_ij}, s_ij = ⟨Q x_i, K x_j⟩: the sum of the softmax denominators
     /// (𝓛 = Σ_ij e^{⟨x_i, x_j⟩} when Q = K = I).
     Partition,
+    /// Every coordinate x_ic of every token, row-major (n·d enclosures per step).
+    Tokens,
     /// (sup, inf) over λ ∈ [lo, hi] of max_j |a_row(λ)·x_j|, a_row(λ) = row `row` of
     /// adj(V − λI): two enclosures per step ([`crate::layer_dual`]).
     Dual {
@@ -143,11 +163,12 @@ pub enum Traced {
 }
 
 impl Traced {
-    /// Enclosures stored per step and run.
-    fn width(&self) -> u128 {
+    /// Enclosures stored per step and run (n tokens of dimension d).
+    fn width(&self, n: usize, d: usize) -> u128 {
         match self {
             Traced::Partition => 1,
             Traced::Dual { .. } => 2,
+            Traced::Tokens => (n * d) as u128,
         }
     }
 }
@@ -418,7 +439,7 @@ impl LayerData {
         self.iteration_cost(prec)?;
         let stored = (self.steps as u128 + 1)
             * self.runs.len() as u128
-            * what.width()
+            * what.width(self.n(), self.d())
             * 2
             * u128::from(prec);
         if stored > MAX_STORED_BITS {
@@ -432,7 +453,7 @@ impl LayerData {
             return Err(QueryError::Traces);
         }
         let (n, d) = (self.n(), self.d());
-        let cap = (self.steps + 1) * what.width() as usize;
+        let cap = (self.steps + 1) * what.width(n, d) as usize;
         let mut out: Trace = vec![Vec::with_capacity(cap); self.runs.len()];
         // the dual rows a_i over the bracket and at its lower end (crate::layer_dual)
         let duals = match what {
@@ -444,11 +465,13 @@ impl LayerData {
                     adj_row(&self.v, &lo, *row, prec),
                 ))
             }
-            Traced::Partition => None,
+            Traced::Partition | Traced::Tokens => None,
         };
+        let tokens = *what == Traced::Tokens;
         self.walk(prec, |states, qk_t| {
             for (r, (x, _)) in states.iter().enumerate() {
                 match &duals {
+                    None if tokens => out[r].extend(x.iter().cloned()),
                     None => out[r].push(partition(qk_t, x, n, d, prec)),
                     Some((a_int, a_pt)) => {
                         let (sup, inf) = dual_bounds(
@@ -521,6 +544,31 @@ impl LayerData {
     pub fn partition(&self, prec: u32, r: &Rational, k: &Rational) -> Result<Interval, QueryError> {
         let (r, k) = (self.run_index(r)?, self.step_index(k)?);
         Ok(self.trace(prec, &Traced::Partition)?[r][k].clone())
+    }
+
+    /// An enclosure of the coordinate x_ic^{(r),k} of token i at step k of run r at
+    /// `prec` ([`Traced::Tokens`]: every coordinate of every step, traced once per
+    /// precision). Errors: r, k, i (0..n) or c (0..d) not an integer in range, and the
+    /// trace budgets.
+    pub fn coord(
+        &self,
+        prec: u32,
+        r: &Rational,
+        k: &Rational,
+        i: &Rational,
+        c: &Rational,
+    ) -> Result<Interval, QueryError> {
+        let (r, k) = (self.run_index(r)?, self.step_index(k)?);
+        let (n, d) = (self.n(), self.d());
+        let i = Self::index(i, n).ok_or_else(|| QueryError::Token {
+            token: i.clone(),
+            n,
+        })?;
+        let c = Self::index(c, d).ok_or_else(|| QueryError::Coord {
+            coord: c.clone(),
+            d,
+        })?;
+        Ok(self.trace(prec, &Traced::Tokens)?[r][k * n * d + i * d + c].clone())
     }
 
     /// Enclosures of sup (`sup` true) or inf over λ ∈ [lo, hi] of

@@ -24,6 +24,8 @@ pub use exact::{
 };
 pub use interval::{checked_prec, Interval};
 pub use mat::Mat;
-pub use signs::SignMatrix;
+#[cfg(target_arch = "x86_64")]
+pub use signs::V4Popcnt;
+pub use signs::{GramBuild, GramScan, SignMatrix};
 pub use softmax::{dot, log_sum_exp, mat_vec, softmax, softmax_into};
 pub use statement::{check, Checked, Decision, Expect, Obligation, Statement};

@@ -39,7 +39,7 @@ impl Expect {
 }
 
 /// One obligation: a named formula of the certificate language ([`expr`]). Two are
-/// equal when they state the same (name, text, expectation, part), built or parsed.
+/// equal when they state the same (name, text, expectation), built or parsed.
 #[derive(Clone, Debug)]
 pub struct Obligation {
     /// What it states, in words (the check's name in the report).
@@ -48,17 +48,24 @@ pub struct Obligation {
     pub formula: String,
     /// Whether it is asserted true or false.
     pub expect: Expect,
-    /// The report part it belongs to (presentation only; not part of the meaning).
-    pub part: Option<String>,
     /// The tree a statement builder built (`formula` is its text): decided as built,
     /// not parsed again ([`expr::prepare_built`]).
     built: Option<expr::Sexp>,
 }
 
+impl Obligation {
+    /// Whether a statement builder built it ([`Statement::state`]): the kernel decides
+    /// the tree it was built as, and never parses its text. An obligation read from a
+    /// certificate, or asserted as text ([`Statement::assert`]: a formula the user
+    /// wrote), is parsed.
+    pub fn is_built(&self) -> bool {
+        self.built.is_some()
+    }
+}
+
 impl PartialEq for Obligation {
     fn eq(&self, other: &Self) -> bool {
-        (&self.name, &self.formula, self.expect, &self.part)
-            == (&other.name, &other.formula, other.expect, &other.part)
+        (&self.name, &self.formula, self.expect) == (&other.name, &other.formula, other.expect)
     }
 }
 
@@ -73,7 +80,6 @@ pub struct Statement {
     pub obligations: Vec<Obligation>,
     /// Named data the formulas refer to.
     pub data: Data,
-    part: Option<String>,
 }
 
 impl Statement {
@@ -91,7 +97,6 @@ impl Statement {
             name: name.into(),
             formula: formula.into(),
             expect: Expect::Holds,
-            part: self.part.clone(),
             built: None,
         });
     }
@@ -104,13 +109,8 @@ impl Statement {
             name: name.into(),
             formula: text,
             expect: Expect::Holds,
-            part: self.part.clone(),
             built: Some(tree),
         });
-    }
-    /// Tags the obligations added from now on with a report part.
-    pub fn set_part(&mut self, part: Option<&str>) {
-        self.part = part.map(str::to_string);
     }
     /// Adds a named datum.
     pub fn datum(&mut self, name: &str, d: Datum) {
@@ -146,7 +146,6 @@ pub struct Decision {
     name: String,
     result: Certainty,
     expect: Expect,
-    part: Option<String>,
 }
 
 impl Decision {
@@ -161,10 +160,6 @@ impl Decision {
     /// What the statement asserts about it.
     pub fn expect(&self) -> Expect {
         self.expect
-    }
-    /// Its report part.
-    pub fn part(&self) -> Option<&str> {
-        self.part.as_deref()
     }
     /// True iff the formula came out as asserted (True for `holds`, False for `fails`).
     pub fn as_expected(&self) -> bool {
@@ -190,7 +185,6 @@ impl Decision {
 ///     name: "anything".to_string(),
 ///     result: Certainty::True,
 ///     expect: Expect::Holds,
-///     part: None,
 /// };
 /// let _ = Checked { decisions: vec![forged], prec: 64 };
 /// ```
@@ -314,11 +308,34 @@ pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
                 name: o.name.clone(),
                 result,
                 expect: o.expect,
-                part: o.part.clone(),
             })
         })
         .collect::<Vec<_>>()
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Checked { decisions, prec })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::build::{int, lt};
+
+    /// [`Statement::state`] keeps the built tree ([`Obligation::is_built`]);
+    /// [`Statement::assert`] and a certificate's obligations are text, parsed when
+    /// checked. Both decide the same, and compare equal by their text.
+    #[test]
+    fn a_stated_obligation_is_built_and_an_asserted_one_is_not() {
+        let mut built = Statement::new("example/built");
+        built.state("one is less than two", &lt(int(1), int(2)));
+        let mut text = Statement::new("example/built");
+        text.assert("one is less than two", "(< 1 2)");
+        assert!(built.obligations[0].is_built());
+        assert!(!text.obligations[0].is_built());
+        assert_eq!(built, text);
+        for st in [&built, &text] {
+            let c = check(st, 64).unwrap();
+            assert_eq!(c.decisions()[0].result(), Certainty::True);
+        }
+    }
 }

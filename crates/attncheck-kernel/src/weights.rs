@@ -111,10 +111,9 @@ pub const PARTS: [&str; 6] = ["ln_gain", "ln_shift", "w_q", "b_q", "w_k", "b_k"]
 struct BlockNorms {
     /// Σ W_ab², scaled by 2^298.
     frob2: Integer,
-    /// max_b Σ_a |W_ab| (column sums), scaled by 2^149.
-    one: Integer,
-    /// max_a Σ_b |W_ab| (row sums), scaled by 2^149.
-    inf: Integer,
+    /// ‖W‖₁‖W‖_∞ = (max_b Σ_a |W_ab|)·(max_a Σ_b |W_ab|), scaled by 2^298: the product is
+    /// formed once, when the datum is read, not at every call.
+    holder2: Integer,
 }
 
 /// The exact sums of one head.
@@ -601,7 +600,10 @@ fn block_norms(w: &[Integer], d: usize, dh: usize, h: usize) -> BlockNorms {
         }
     }
     let one = cols.into_iter().max().unwrap_or_default();
-    BlockNorms { frob2, one, inf }
+    BlockNorms {
+        frob2,
+        holder2: one * inf,
+    }
 }
 
 fn sum_sq(v: &[Integer]) -> Integer {
@@ -955,17 +957,21 @@ impl AttnWeights {
     }
 
     /// √(n·2^(−2·149)) … i.e. the enclosure of √(v/2^298) for an exact scaled square sum.
+    /// √(v·2^-298), outward: v rounded outward at p bits, scaled exactly (a dyadic, so
+    /// no rational is formed and no gcd taken: the call is on every iteration of a
+    /// window's formula).
     fn sqrt_sq(v: &Integer, p: u32) -> Interval {
-        Interval::from_rational(p, &Rational::from((v.clone(), Integer::from(1) << 298))).sqrt()
+        Interval::from_dyadic(p, v, -298).sqrt()
     }
+    /// v·2^-149, outward.
     fn lin(v: &Integer, p: u32) -> Interval {
-        Interval::from_rational(p, &Rational::from((v.clone(), Integer::from(1) << 149)))
+        Interval::from_dyadic(p, v, -149)
     }
 
     /// N(W) = min(‖W‖_F, √(‖W‖₁‖W‖_∞)) ≥ ‖W‖₂ (bound 2 of the module documentation).
     fn norm2_upper(b: &BlockNorms, p: u32) -> Interval {
         let frob = Self::sqrt_sq(&b.frob2, p);
-        let holder = Self::sqrt_sq(&(b.one.clone() * &b.inf), p);
+        let holder = Self::sqrt_sq(&b.holder2, p);
         frob.min(&holder)
     }
 

@@ -82,13 +82,17 @@ python3 -m venv "$venv"
 "$venv/bin/pip" install -q --disable-pip-version-check "pytest==9.2.0"
 
 # the command-line tool, to compare error messages with: the tests that need it fail
-# without it (issue #38: no test skips silently). Under `make test`, `cargo test` builds
-# the same debug binary beside us; `cargo build` waits for its lock and then has nothing
-# left to build (the same profile and features), or builds it when run alone.
+# without it (issue #38: no test skips silently). It is the binary the Rust suite runs,
+# built by `cargo test --no-run` (`make test` builds it before it starts us, so this is a
+# no-op there). Not `cargo build --bin attncheck`: the test build's profile and features
+# differ from the dev build's, so that rebuilt the crate at opt-level 1 in the middle of
+# `make test` and overwrote the binary the suite's tests run with the slower one (CI went
+# from 23 to 64 minutes, session 22).
 bin="$target/debug/attncheck"
 if [ -z "${ATTNCHECK_BIN:-}" ]; then
   say "the command-line tool to compare with ($bin)"
-  (cd "$root" && cargo build --locked --quiet --bin attncheck)
+  (cd "$root" && cargo test --locked --quiet --no-run 2>&1 | grep -v '^ *Executable ' || true)
+  [ -x "$bin" ] || { echo "test-wheel: $bin was not built" >&2; exit 1; }
   export ATTNCHECK_BIN="$bin"
 fi
 # from a directory of its own: the tests must import the installed wheel, not the source

@@ -100,7 +100,7 @@ fn verify(
     })
 }
 
-/// `eval(term, precision, max_precision, digits)`: see [`work::evaluate`].
+/// `eval(term, precision, max_precision, digits)`: see [`formula::evaluate`].
 #[pyfunction]
 #[pyo3(signature = (term, precision = 128, max_precision = 4096, digits = None))]
 fn eval(
@@ -111,15 +111,15 @@ fn eval(
     digits: Option<u32>,
 ) -> PyResult<String> {
     guarded(py, move || {
-        work::evaluate(&term, precision, max_precision, digits)
+        formula::evaluate(&term, precision, max_precision, digits)
     })
 }
 
-/// `prove(formula, precision, max_precision)`: see [`work::prove`].
+/// `prove(formula, precision, max_precision)`: see [`formula::prove`].
 #[pyfunction]
 #[pyo3(signature = (formula, precision = 128, max_precision = 4096))]
 fn prove(py: Python<'_>, formula: String, precision: u32, max_precision: u32) -> PyResult<String> {
-    guarded(py, move || work::prove(&formula, precision, max_precision))
+    guarded(py, move || formula::prove(&formula, precision, max_precision))
 }
 
 /// `_panic_for_tests()`: panics inside the border, so that the tests can see a panic

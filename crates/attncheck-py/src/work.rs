@@ -215,8 +215,6 @@ pub fn verify(
     Ok(doc.to_string())
 }
 
-pub use crate::formula::{evaluate, prove};
-
 #[cfg(test)]
 mod tests {
     use super::*;

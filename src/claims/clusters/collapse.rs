@@ -28,6 +28,7 @@ use crate::claims::shape::StatementError;
 use crate::dynamics::discrete::{DiscreteMap, Form, State};
 use crate::dynamics::model::Mat;
 use crate::dynamics::observe::{max_all, sq_norms};
+use crate::kernel::expr::build::{add, call, forall, int, le, max, var, Term};
 use crate::kernel::layer_map::partition;
 use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
@@ -142,18 +143,25 @@ impl crate::claims::shape::Claim for Claim {
                     ..inst.clone()
                 };
                 st.datum(&x, layer_datum(&run, Vec::new())?);
-                st.assert(
+                let k = || var("k");
+                let partition = |k: Term| call("layer-partition", [var(&x), int(0), k]);
+                let sqnorm = |k: Term| call("layer-max-sqnorm", [var(&x), int(0), k]);
+                st.state(
                     per_step_name(&inst.name, LYAPUNOV),
-                    format!(
-                        "(forall k 0 {} (<= (layer-partition {x} 0 (+ k 1)) (layer-partition {x} 0 k)))",
-                        steps - 1
+                    &forall(
+                        "k",
+                        0,
+                        steps as u64 - 1,
+                        le(partition(add([k(), int(1)])), partition(k())),
                     ),
                 );
-                st.assert(
+                st.state(
                     per_step_name(&inst.name, BALL),
-                    format!(
-                        "(forall k 1 {steps} (<= (layer-max-sqnorm {x} 0 k) (max (layer-max-sqnorm {x} 0 0) {})))",
-                        2 * inst.n
+                    &forall(
+                        "k",
+                        1,
+                        steps as u64,
+                        le(sqnorm(k()), max(sqnorm(int(0)), (2 * inst.n).into())),
                     ),
                 );
             }

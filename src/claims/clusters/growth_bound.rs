@@ -23,7 +23,8 @@ use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
 use crate::dynamics::discrete::{DiscreteMap, Form};
-use crate::kernel::expr::eval_with;
+use crate::kernel::expr::build::{add, call, exp, forall, int, le, ln, mul, pow, sqrt, var, Term};
+use crate::kernel::expr::eval_built;
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::FieldError;
@@ -48,13 +49,18 @@ pub struct Params {
 const MAX_STEPS: usize = 100_000;
 
 /// M_k² = max_i ‖x_i^k‖² of datum `x` (k a term).
-fn m2(x: &str, k: &str) -> String {
-    format!("(layer-max-sqnorm {x} 0 {k})")
+fn m2(x: &str, k: Term) -> Term {
+    call("layer-max-sqnorm", [var(x), int(0), k])
 }
 
 /// g = 1 + Δt‖V‖_F of datum `x`.
-fn growth(x: &str) -> String {
-    format!("(+ 1 (* (layer-dt {x}) (sqrt (layer-v-frob2 {x}))))")
+fn growth(x: &str) -> Term {
+    add([int(1), mul([call("layer-dt", [var(x)]), v_frob(x)])])
+}
+
+/// ‖V‖_F of datum `x`.
+fn v_frob(x: &str) -> Term {
+    sqrt(call("layer-v-frob2", [var(x)]))
 }
 
 fn per_step_name(inst: &str) -> String {
@@ -87,21 +93,29 @@ impl crate::claims::shape::Claim for Claim {
                 let x = format!("X{i}");
                 st.datum(&x, layer_datum(inst, Vec::new())?);
                 let (g, last) = (growth(&x), inst.steps);
-                st.assert(
+                let k = || var("k");
+                st.state(
                     per_step_name(&inst.name),
-                    format!(
-                        "(forall k 0 {} (<= {} (* (pow {g} 2) {})))",
-                        last - 1,
-                        m2(&x, "(+ k 1)"),
-                        m2(&x, "k")
+                    &forall(
+                        "k",
+                        0,
+                        last as u64 - 1,
+                        le(
+                            m2(&x, add([k(), int(1)])),
+                            mul([pow(g.clone(), 2), m2(&x, k())]),
+                        ),
                     ),
                 );
-                st.assert(
+                st.state(
                     cumulative_name(&inst.name),
-                    format!(
-                        "(forall k 1 {last} (<= {} (* (exp (* 2 k (ln {g}))) {})))",
-                        m2(&x, "k"),
-                        m2(&x, "0")
+                    &forall(
+                        "k",
+                        1,
+                        last as u64,
+                        le(
+                            m2(&x, k()),
+                            mul([exp(mul([int(2), k(), ln(g)])), m2(&x, int(0))]),
+                        ),
                     ),
                 );
             }
@@ -115,25 +129,20 @@ impl crate::claims::shape::Claim for Claim {
     fn witness(p: &Params, ctx: &Ctx) -> Option<Growth> {
         let prec = ctx.prec();
         let data = Self::statement(p, &ctx.spec.id, &Hints::new())?.ok()?.data;
-        let ev = |t: &str| eval_with(t, prec, &data).ok();
+        let ev = |t: &Term| eval_built(t, prec, &data).ok();
         let mut rows = Vec::with_capacity(p.instances.len());
         for (i, inst) in p.instances.iter().enumerate() {
             let x = format!("X{i}");
             let g = ev(&growth(&x))?.mid_f64();
-            let m0 = ev(&m2(&x, "0"))?.mid_f64();
+            let m0 = ev(&m2(&x, int(0)))?.mid_f64();
             let ratios = (0..=inst.steps)
-                .map(|k| {
-                    Some((
-                        k as f64,
-                        (ev(&m2(&x, &k.to_string()))?.mid_f64() / m0).sqrt(),
-                    ))
-                })
+                .map(|k| Some((k as f64, (ev(&m2(&x, k.into()))?.mid_f64() / m0).sqrt())))
                 .collect::<Option<Vec<_>>>()?;
             let bounds = (0..=inst.steps)
                 .map(|k| (k as f64, g.powi(k as i32)))
                 .collect();
             rows.push(Row {
-                v_frob: ev(&format!("(sqrt (layer-v-frob2 {x}))"))?.hi_f64(),
+                v_frob: ev(&v_frob(&x))?.hi_f64(),
                 ratios,
                 bounds,
             });

@@ -29,6 +29,10 @@ use crate::dynamics::discrete::{mids, DiscreteMap, Form, State, StepView};
 use crate::dynamics::model::Mat;
 use crate::dynamics::observe::{functional, max_all, min_all, Invariant, Record};
 use crate::dynamics::spectrum::{self, Leading, Other};
+use crate::kernel::expr::build::{
+    abs, add, and, call, div, eq, exp, forall, gt, int, le, lit, ln, lt, max, min, mul, neg, pow,
+    q, sub, var, Formula, Term,
+};
 use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::reading::{Agreement, Reading};
@@ -406,13 +410,13 @@ fn dual_hints(idx: usize, inst: &Instance, lead: &Leading, prec: u32) -> Vec<(St
 
 /// An exact lower bound of 1 + Δt|λ| over λ ∈ [lo, hi], as a term: 1 + Δt·lo when
 /// lo > 0, 1 − Δt·hi when hi < 0, 1 when the bracket contains 0.
-fn growth_lower(dt: &Rational, lo: &Rational, hi: &Rational) -> String {
+fn growth_lower(dt: &Rational, lo: &Rational, hi: &Rational) -> Term {
     if *lo > 0 {
-        format!("(+ 1 (* {dt} {lo}))")
+        add([int(1), mul([q(dt), q(lo)])])
     } else if *hi < 0 {
-        format!("(- 1 (* {dt} {hi}))")
+        sub(int(1), mul([q(dt), q(hi)]))
     } else {
-        "1".into()
+        int(1)
     }
 }
 
@@ -441,7 +445,7 @@ fn lambda1_bracket(
 ) -> Result<(String, String, Rational, Rational), StatementError> {
     if inst.sys.d == 1 {
         let l = inst.sys.v.at(0, 0);
-        return Ok((lit(l), lit(l), l.clone(), l.clone()));
+        return Ok((l.to_string(), l.to_string(), l.clone(), l.clone()));
     }
     let key = bracket_hint(idx);
     let h = hints.get(&key).ok_or_else(|| StatementError::Hint {
@@ -469,8 +473,8 @@ fn parse_bracket(
 }
 
 /// det(xI − V) at the exact `x` (a literal), as a term over the spec's literals of V.
-fn char_poly_at(v: &[Vec<String>], x: &str) -> String {
-    let m: Vec<Vec<String>> = v
+fn char_poly_at(v: &[Vec<Term>], x: &Term) -> Term {
+    let m: Vec<Vec<Term>> = v
         .iter()
         .enumerate()
         .map(|(i, r)| {
@@ -478,9 +482,9 @@ fn char_poly_at(v: &[Vec<String>], x: &str) -> String {
                 .enumerate()
                 .map(|(j, e)| {
                     if i == j {
-                        format!("(- {x} {e})")
+                        sub(x.clone(), e.clone())
                     } else {
-                        format!("(neg {e})")
+                        neg(e.clone())
                     }
                 })
                 .collect()
@@ -513,32 +517,31 @@ fn statement_of(
         let d = inst.sys.d;
         let lambda1 = lambda1_bracket(inst, idx, hints)?;
         if d == 1 {
-            st.assert(format!("{name}: λ1 = V > 0"), format!("(> {} 0)", v[0][0]));
+            st.state(format!("{name}: λ1 = V > 0"), &gt(v[0][0].clone(), int(0)));
         } else {
-            let (lo, hi) = (lambda1.0.as_str(), lambda1.1.as_str());
-            st.assert(
+            // the bracket's ends as the hint writes them
+            let (lo, hi) = (|| lit(lambda1.0.as_str()), || lit(lambda1.1.as_str()));
+            st.state(
                 format!("{name}: λ1 is a real eigenvalue in (lo, hi) with lo > 0 (det(xI − V) changes sign)"),
-                format!(
-                    "(and (> {lo} 0) (< {lo} {hi}) (< (* {} {}) 0))",
-                    char_poly_at(&v, lo),
-                    char_poly_at(&v, hi)
-                ),
+                &and([
+                    gt(lo(), int(0)),
+                    lt(lo(), hi()),
+                    lt(
+                        mul([char_poly_at(&v, &lo()), char_poly_at(&v, &hi())]),
+                        int(0),
+                    ),
+                ]),
             );
-            let tr = format!(
-                "(+ {})",
-                (0..d)
-                    .map(|i| v[i][i].clone())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            );
-            let dev = format!("(max (abs (- {lo} {tr})) (abs (- {hi} {tr})))");
+            let tr = || add((0..d).map(|i| v[i][i].clone()));
+            let dev = || max(abs(sub(lo(), tr())), abs(sub(hi(), tr())));
             let others = match d {
-                2 => format!("(< {dev} {lo})"),
+                2 => lt(dev(), lo()),
                 3 => {
-                    let det = det_term(&v);
-                    format!(
-                        "(and (< (abs {det}) (pow {lo} 3)) (< (* {dev} (pow {hi} 2)) (+ (pow {lo} 3) {det})))"
-                    )
+                    let det = || det_term(&v);
+                    and([
+                        lt(abs(det()), pow(lo(), 3)),
+                        lt(mul([dev(), pow(hi(), 2)]), add([pow(lo(), 3), det()])),
+                    ])
                 }
                 _ => {
                     return Err(StatementError::Build(format!(
@@ -546,22 +549,22 @@ fn statement_of(
                     )))
                 }
             };
-            st.assert(
+            st.state(
                 format!("{name}: every other eigenvalue μ has |μ| < λ1 (λ1 simple and dominant)"),
-                others,
+                &others,
             );
         }
         let m = qk_terms(&inst.sys.q, &inst.sys.k);
-        let sym: Vec<Vec<String>> = (0..d)
+        let sym: Vec<Vec<Term>> = (0..d)
             .map(|i| {
                 (0..d)
-                    .map(|j| format!("(/ (+ {} {}) 2)", m[i][j], m[j][i]))
+                    .map(|j| div(add([m[i][j].clone(), m[j][i].clone()]), int(2)))
                     .collect()
             })
             .collect();
-        st.assert(
+        st.state(
             format!("{name}: ⟨Qφ1, Kφ1⟩ > 0 for every real φ1 ≠ 0 (the symmetric part of QᵀK is positive definite)"),
-            minors_positive(&sym),
+            &minors_positive(&sym),
         );
         gronwall_obligations(&mut st, idx, inst, lambda1, hints)?;
     }
@@ -605,16 +608,20 @@ fn gronwall_obligations(
                 continue;
             };
             let (lo, hi, lo_q, hi_q) = parse_bracket(h, &key)?;
-            let (lo1, hi1) = (&brackets[0].1, &brackets[0].2);
-            st.assert(
+            let (lo1, hi1) = (lit(brackets[0].1.as_str()), lit(brackets[0].2.as_str()));
+            let (lo_t, hi_t) = (lit(lo.as_str()), lit(hi.as_str()));
+            st.state(
                 format!(
                     "{name}: λ{j} is a real eigenvalue in (lo, hi), apart from λ1's interval (det(xI − V) changes sign)"
                 ),
-                format!(
-                    "(and (< {lo} {hi}) (< (min {hi} {hi1}) (max {lo} {lo1})) (< (* {} {}) 0))",
-                    char_poly_at(&v, &lo),
-                    char_poly_at(&v, &hi)
-                ),
+                &and([
+                    lt(lo_t.clone(), hi_t.clone()),
+                    lt(min(hi_t.clone(), hi1), max(lo_t.clone(), lo1)),
+                    lt(
+                        mul([char_poly_at(&v, &lo_t), char_poly_at(&v, &hi_t)]),
+                        int(0),
+                    ),
+                ]),
             );
             brackets.push((j, lo, hi, lo_q, hi_q));
         }
@@ -624,23 +631,39 @@ fn gronwall_obligations(
     for (j, lo, hi, lo_q, hi_q) in brackets {
         let i = parse_row(hints, &row_hint(idx, j), d)?;
         let g = growth_lower(&inst.dt, &lo_q, &hi_q);
-        let sup = |k: &str| format!("(layer-dual-sup {x} 0 {k} {lo} {hi} {i})");
-        let inf0 = format!("(layer-dual-inf {x} 0 0 {lo} {hi} {i})");
-        st.assert(
+        let dual = |op: &str, k: Term| {
+            call(
+                op,
+                [
+                    var(&x),
+                    int(0),
+                    k,
+                    lit(lo.as_str()),
+                    lit(hi.as_str()),
+                    i.into(),
+                ],
+            )
+        };
+        let inf0 = || dual("layer-dual-inf", int(0));
+        st.state(
             format!(
                 "{name}: max_j |φ{j}*(x_j^k)| ≤ max_j |φ{j}*(x_j^0)|·(1 + Δt|λ|)^k (discrete Grönwall)"
             ),
-            format!(
-                "(forall k 1 {} (<= {} (* {inf0} (exp (* k (ln {g}))))))",
-                inst.steps,
-                sup("k")
+            &forall(
+                "k",
+                1,
+                inst.steps as u64,
+                le(
+                    dual("layer-dual-sup", var("k")),
+                    mul([inf0(), exp(mul([var("k"), ln(g)]))]),
+                ),
             ),
         );
-        st.assert(
+        st.state(
             format!(
                 "{name}: φ{j}* = row {i} of adj(V − λ{j} I) is nonzero and not orthogonal to every token (max_j |φ{j}*(x_j^0)| > 0)"
             ),
-            format!("(> {inf0} 0)"),
+            &gt(inf0(), int(0)),
         );
     }
     Ok(())
@@ -1157,92 +1180,74 @@ fn ablations(p: &Params, runs: &[Ablation], out: &mut Presentation) {
     );
 }
 
-// ----- exact S-expression terms shared by the clusters statements -----------------
-
-/// An exact rational as a literal of the obligation language (`p/q`).
-pub fn lit(q: &rug::Rational) -> String {
-    q.to_string()
-}
+// ----- exact terms shared by the clusters statements -----------------
 
 /// The entries of an exact matrix as literals.
-pub fn mat_lits(m: &Mat) -> Vec<Vec<String>> {
+pub fn mat_lits(m: &Mat) -> Vec<Vec<Term>> {
     (0..m.rows)
-        .map(|i| m.row(i).iter().map(lit).collect())
+        .map(|i| m.row(i).iter().map(q).collect())
         .collect()
 }
 
 /// The entries of QᵀK as terms over the literals of Q and K:
 /// (QᵀK)_ij = Σ_l Q_li K_lj.
-pub fn qk_terms(q: &Mat, k: &Mat) -> Vec<Vec<String>> {
-    (0..q.cols)
+pub fn qk_terms(q_: &Mat, k: &Mat) -> Vec<Vec<Term>> {
+    (0..q_.cols)
         .map(|i| {
             (0..k.cols)
-                .map(|j| {
-                    let t: Vec<String> = (0..q.rows)
-                        .map(|l| format!("(* {} {})", lit(q.at(l, i)), lit(k.at(l, j))))
-                        .collect();
-                    format!("(+ {})", t.join(" "))
-                })
+                .map(|j| add((0..q_.rows).map(|l| mul([q(q_.at(l, i)), q(k.at(l, j))]))))
                 .collect()
         })
         .collect()
 }
 
 /// det of a square matrix of terms, by Laplace expansion along the first row.
-pub fn det_term(m: &[Vec<String>]) -> String {
+pub fn det_term(m: &[Vec<Term>]) -> Term {
     match m.len() {
-        0 => "1".into(),
+        0 => int(1),
         1 => m[0][0].clone(),
-        2 => format!(
-            "(- (* {} {}) (* {} {}))",
-            m[0][0], m[1][1], m[0][1], m[1][0]
+        2 => sub(
+            mul([m[0][0].clone(), m[1][1].clone()]),
+            mul([m[0][1].clone(), m[1][0].clone()]),
         ),
-        d => {
-            let t: Vec<String> = (0..d)
-                .map(|j| {
-                    let minor: Vec<Vec<String>> = m[1..]
-                        .iter()
-                        .map(|r| {
-                            r.iter()
-                                .enumerate()
-                                .filter(|(c, _)| *c != j)
-                                .map(|(_, x)| x.clone())
-                                .collect()
-                        })
-                        .collect();
-                    let p = format!("(* {} {})", m[0][j], det_term(&minor));
-                    if j % 2 == 0 {
-                        p
-                    } else {
-                        format!("(neg {p})")
-                    }
+        d => add((0..d).map(|j| {
+            let minor: Vec<Vec<Term>> = m[1..]
+                .iter()
+                .map(|r| {
+                    r.iter()
+                        .enumerate()
+                        .filter(|(c, _)| *c != j)
+                        .map(|(_, x)| x.clone())
+                        .collect()
                 })
                 .collect();
-            format!("(+ {})", t.join(" "))
-        }
+            let p = mul([m[0][j].clone(), det_term(&minor)]);
+            if j % 2 == 0 {
+                p
+            } else {
+                neg(p)
+            }
+        })),
     }
 }
 
 /// "M is symmetric positive definite" (Sylvester: M = Mᵀ and every leading
 /// principal minor > 0), as a formula over the terms of M.
-pub fn spd_formula(m: &[Vec<String>]) -> String {
+pub fn spd_formula(m: &[Vec<Term>]) -> Formula {
     let mut parts = Vec::new();
     for (i, row) in m.iter().enumerate() {
         for (j, x) in row.iter().enumerate().skip(i + 1) {
-            parts.push(format!("(= {x} {})", m[j][i]));
+            parts.push(eq(x.clone(), m[j][i].clone()));
         }
     }
     parts.push(minors_positive(m));
-    format!("(and {})", parts.join(" "))
+    and(parts)
 }
 
 /// "Every leading principal minor of M is > 0" (for a symmetric M: positive definite).
-pub fn minors_positive(m: &[Vec<String>]) -> String {
-    let parts: Vec<String> = (1..=m.len())
-        .map(|k| {
-            let lead: Vec<Vec<String>> = m[..k].iter().map(|r| r[..k].to_vec()).collect();
-            format!("(> {} 0)", det_term(&lead))
-        })
-        .collect();
-    format!("(and {})", parts.join(" "))
+pub fn minors_positive(m: &[Vec<Term>]) -> Formula {
+    and((1..=m.len()).map(|k| {
+        let lead: Vec<Vec<Term>> = m[..k].iter().map(|r| r[..k].to_vec()).collect();
+        gt(det_term(&lead), int(0))
+    }))
 }

@@ -27,6 +27,7 @@ use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
 use crate::dynamics::observe::{Invariant, Record};
 use crate::dynamics::spectrum::{self, Paranormal};
+use crate::kernel::expr::build::{abs, and, eq, gt, int, lt};
 use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Observations, Presentation, Table};
 use crate::spec::FieldError;
@@ -270,35 +271,36 @@ fn statement_of<'a>(insts: impl Iterator<Item = &'a Instance>, claim: &str) -> S
         for (i, row) in v.iter().enumerate() {
             for (j, x) in row.iter().enumerate() {
                 if i != j {
-                    off.push(format!("(= {x} 0)"));
+                    off.push(eq(x.clone(), int(0)));
                 }
             }
         }
-        st.assert(
+        st.state(
             format!(
                 "{}: V is diagonal, so ℱ and 𝒢 (spanned by coordinate axes) are V-invariant",
                 inst.name
             ),
-            format!("(and {})", off.join(" ")),
+            &and(off),
         );
-        st.assert(
+        st.state(
             format!("{}: QᵀK ≻ 0 (symmetric, leading minors > 0)", inst.name),
-            spd_formula(&qk_terms(&inst.sys.q, &inst.sys.k)),
+            &spd_formula(&qk_terms(&inst.sys.q, &inst.sys.k)),
         );
         let lam = (0..d)
             .max_by(|&a, &b| inst.sys.v.at(a, a).cmp(inst.sys.v.at(b, b)))
             .expect("d ≥ 1");
-        let mut parts = vec![format!("(> {} 0)", v[lam][lam])];
+        let top = || v[lam][lam].clone();
+        let mut parts = vec![gt(top(), int(0))];
         for i in (0..d).filter(|&i| i != lam) {
             if *inst.sys.v.at(i, i) == *inst.sys.v.at(lam, lam) {
-                parts.push(format!("(= {} {})", v[i][i], v[lam][lam]));
+                parts.push(eq(v[i][i].clone(), top()));
             } else {
-                parts.push(format!("(< (abs {}) {})", v[i][i], v[lam][lam]));
+                parts.push(lt(abs(v[i][i].clone()), top()));
             }
         }
-        st.assert(
+        st.state(
             format!("{}: V|_ℱ = λ Id with λ > 0 and ρ(V|_𝒢) < λ", inst.name),
-            format!("(and {})", parts.join(" ")),
+            &and(parts),
         );
     }
     st

@@ -23,11 +23,12 @@
 //! what the theorem allows, and its proof goes through when A maps ℱ → ℱ and 𝒢 → 𝒢
 //! (e.g. Q = K = I). The general-A case rests on a step that needs repair.
 
-use super::hyperplanes::{lit, mat_lits, qk_terms, spd_formula};
+use super::hyperplanes::{mat_lits, qk_terms, spd_formula};
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::{Exact, StatementError};
 use crate::dynamics::model::{Mat, MatrixSpec};
+use crate::kernel::expr::build::{abs, add, and, div, eq, gt, int, le, lt, mul, pow, q, sub, Term};
 use crate::kernel::{expr, Certainty, Checked, Statement};
 use crate::outcome::{Presentation, Table};
 use crate::spec::{check_each, ensure, exact, FieldError};
@@ -274,7 +275,7 @@ impl crate::claims::shape::Claim for Claim {
         for (c, c_txt) in inst.cs.iter().zip(&p.c_values) {
             let s = witness_s(c);
             let t = split_terms(inst, &s_term(c));
-            let abs_r = eval_q(&format!("(abs {})", t.r));
+            let abs_r = eval_q(&abs(t.r));
             let bound = eval_q(&bound_term(inst, c));
             let name = boundrj_name(c_txt);
             let result = checked
@@ -305,7 +306,7 @@ impl crate::claims::shape::Claim for Claim {
         if let (Some(c0), Some(c0_txt)) = (inst.cs.first(), p.c_values.first()) {
             let s0 = witness_s(c0);
             let t = split_terms(inst, &s_term(c0));
-            let ratio = eval_q(&format!("(/ (abs {}) {})", t.r, bound_term(inst, c0)));
+            let ratio = eval_q(&div(abs(t.r), bound_term(inst, c0)));
             o.figure(
                 format!("|r₂| / (C e^{{t(λ₁+|λ₂|)}}) at C = {c0_txt}, t = ln {s0}"),
                 ratio.to_f64(),
@@ -371,64 +372,58 @@ fn fmt_vec(w: &[Rational]) -> String {
 /// statement asserts them and the tables evaluate them.
 pub struct SplitTerms {
     /// E₂(s).
-    pub e: String,
+    pub e: Term,
     /// a₂.
-    pub a2: String,
+    pub a2: Term,
     /// a₂ s^{2λ₁}.
-    pub a_term: String,
+    pub a_term: Term,
     /// r₂(s).
-    pub r: String,
+    pub r: Term,
 }
 
-fn split_terms(inst: &Instance, s: &str) -> SplitTerms {
-    let z1: Vec<String> = inst.z.row(0).iter().map(lit).collect();
-    let dz: Vec<String> = (0..2)
-        .map(|c| format!("(- {} {})", lit(inst.z.at(1, c)), lit(inst.z.at(0, c))))
-        .collect();
-    let a = |i: usize, j: usize| lit(inst.a.at(i, j));
+/// z₂ − z₁, coordinate by coordinate, as terms over the spec's literals.
+fn dz_terms(inst: &Instance) -> Vec<Term> {
+    (0..2)
+        .map(|c| sub(q(inst.z.at(1, c)), q(inst.z.at(0, c))))
+        .collect()
+}
+
+fn split_terms(inst: &Instance, s: &Term) -> SplitTerms {
+    let z1: Vec<Term> = inst.z.row(0).iter().map(q).collect();
+    let dz = dz_terms(inst);
+    let a = |i: usize, j: usize| q(inst.a.at(i, j));
     // (A D w)_i and (A w)_i
-    let adw = |w: &[String], i: usize, d: bool| {
+    let adw = |w: &[Term], i: usize, d: bool| {
         let scale = |c: usize, l: i64| {
             if d {
-                format!("(* (pow {s} {l}) {})", w[c])
+                mul([pow(s.clone(), l), w[c].clone()])
             } else {
                 w[c].clone()
             }
         };
-        format!(
-            "(+ (* {} {}) (* {} {}))",
-            a(i, 0),
-            scale(0, inst.lambda1),
-            a(i, 1),
-            scale(1, inst.lambda2)
-        )
+        add([
+            mul([a(i, 0), scale(0, inst.lambda1)]),
+            mul([a(i, 1), scale(1, inst.lambda2)]),
+        ])
     };
-    let e = format!(
-        "(+ (* {} {}) (* {} {}))",
-        adw(&z1, 0, true),
-        adw(&dz, 0, true),
-        adw(&z1, 1, true),
-        adw(&dz, 1, true)
-    );
-    let a2 = format!("(* {} {})", adw(&z1, 0, false), adw(&dz, 0, false));
-    let a_term = format!("(* {a2} (pow {s} {}))", 2 * inst.lambda1);
-    let r = format!("(- {e} {a_term})");
+    let e = add([
+        mul([adw(&z1, 0, true), adw(&dz, 0, true)]),
+        mul([adw(&z1, 1, true), adw(&dz, 1, true)]),
+    ]);
+    let a2 = mul([adw(&z1, 0, false), adw(&dz, 0, false)]);
+    let a_term = mul([a2.clone(), pow(s.clone(), 2 * inst.lambda1)]);
+    let r = sub(e.clone(), a_term.clone());
     SplitTerms { e, a2, a_term, r }
 }
 
 /// The witness time for a constant C, as a term: s = e^t = 4C + 5 (clusters.md §3).
-fn s_term(c: &Rational) -> String {
-    format!("(+ (* 4 {}) 5)", lit(c))
+fn s_term(c: &Rational) -> Term {
+    add([mul([int(4), q(c)]), int(5)])
 }
 
 /// C e^{t(λ₁+|λ₂|)} = C s^{λ₁+|λ₂|} at s = 4C + 5, as a term.
-fn bound_term(inst: &Instance, c: &Rational) -> String {
-    format!(
-        "(* {} (pow {} {}))",
-        lit(c),
-        s_term(c),
-        inst.lambda1 + inst.lambda2.abs()
-    )
+fn bound_term(inst: &Instance, c: &Rational) -> Term {
+    mul([q(c), pow(s_term(c), inst.lambda1 + inst.lambda2.abs())])
 }
 
 /// The name of the e:boundrj obligation at one constant (listed in the spec's `refutes`).
@@ -436,8 +431,8 @@ fn boundrj_name(c_txt: &str) -> String {
     format!("e:boundrj at C = {c_txt}: |r₂(t)| ≤ C e^{{t(λ₁+|λ₂|)}} at t = ln(4C + 5)")
 }
 
-fn eval_q(term: &str) -> Rational {
-    expr::eval_exact(term, 64, &expr::Data::new())
+fn eval_q(term: &Term) -> Rational {
+    expr::eval_built_exact(term, 64, &expr::Data::new())
         .ok()
         .flatten()
         .expect("a rational term of the statement")
@@ -446,7 +441,7 @@ fn eval_q(term: &str) -> Rational {
 /// The exponent split at e^t = s, exactly: (E₂(s), a₂, r₂(s)), evaluated from the
 /// statement's terms.
 pub fn split(inst: &Instance, s: &Rational) -> (Rational, Rational, Rational) {
-    let t = split_terms(inst, &lit(s));
+    let t = split_terms(inst, &q(s));
     (eval_q(&t.e), eval_q(&t.a2), eval_q(&t.r))
 }
 
@@ -463,70 +458,64 @@ fn statement_of(p: &Params, inst: &Instance, claim: &str) -> Statement {
     let mut st = Statement::new(claim);
     let qk = qk_terms(&inst.q, &inst.k);
     let a = mat_lits(&inst.a);
-    let a_sq: Vec<Vec<String>> = (0..2)
+    let a_sq: Vec<Vec<Term>> = (0..2)
         .map(|i| {
             (0..2)
                 .map(|j| {
-                    format!(
-                        "(+ (* {} {}) (* {} {}))",
-                        a[i][0], a[0][j], a[i][1], a[1][j]
-                    )
+                    add([
+                        mul([a[i][0].clone(), a[0][j].clone()]),
+                        mul([a[i][1].clone(), a[1][j].clone()]),
+                    ])
                 })
                 .collect()
         })
         .collect();
-    let mut eqs: Vec<String> = Vec::new();
+    let mut hyp = vec![spd_formula(&qk), spd_formula(&a)];
     for i in 0..2 {
         for j in 0..2 {
-            eqs.push(format!("(= {} {})", qk[i][j], a_sq[i][j]));
+            hyp.push(eq(qk[i][j].clone(), a_sq[i][j].clone()));
         }
     }
-    st.assert(
-        "hypothesis (i): QᵀK = A² ≻ 0",
-        format!(
-            "(and {} {} {})",
-            spd_formula(&qk),
-            spd_formula(&a),
-            eqs.join(" ")
-        ),
-    );
+    st.state("hypothesis (i): QᵀK = A² ≻ 0", &and(hyp));
     let v = mat_lits(&inst.v);
-    st.assert(
+    let v_ = |i: usize, j: usize| v[i][j].clone();
+    st.state(
         "hypothesis (ii): ℱ = ℝe₁ and 𝒢 = ℝe₂ are V-invariant, V|_ℱ = λ·Id with λ > 0",
-        format!(
-            "(and (= {} 0) (= {} 0) (> {} 0) (= {} {}) (= {} {}))",
-            v[1][0], v[0][1], v[0][0], v[0][0], inst.lambda1, v[1][1], inst.lambda2
-        ),
+        &and([
+            eq(v_(1, 0), int(0)),
+            eq(v_(0, 1), int(0)),
+            gt(v_(0, 0), int(0)),
+            eq(v_(0, 0), inst.lambda1.into()),
+            eq(v_(1, 1), inst.lambda2.into()),
+        ]),
     );
-    st.assert(
-        "hypothesis (ii): ρ(V|_𝒢) < λ",
-        format!("(< (abs {}) {})", v[1][1], v[0][0]),
-    );
-    let dz: Vec<String> = (0..2)
-        .map(|c| format!("(- {} {})", lit(inst.z.at(1, c)), lit(inst.z.at(0, c))))
-        .collect();
-    st.assert(
+    st.state("hypothesis (ii): ρ(V|_𝒢) < λ", &lt(abs(v_(1, 1)), v_(0, 0)));
+    let dz = dz_terms(inst);
+    let row = |i: usize| {
+        eq(
+            add([
+                mul([v_(i, 0), dz[0].clone()]),
+                mul([v_(i, 1), dz[1].clone()]),
+            ]),
+            int(0),
+        )
+    };
+    st.state(
         "stationary configuration: V(z₂ − z₁) = 0, so ż_i = Σ_j P_ij V(z_j − z_i) = 0 and z(t) = z(0)",
-        format!(
-            "(and (= (+ (* {} {}) (* {} {})) 0) (= (+ (* {} {}) (* {} {})) 0))",
-            v[0][0], dz[0], v[0][1], dz[1], v[1][0], dz[0], v[1][1], dz[1]
-        ),
+        &and([row(0), row(1)]),
     );
-    let at0 = split_terms(inst, "1");
-    st.assert(
+    let at0 = split_terms(inst, &int(1));
+    st.state(
         format!("a₂ = ⟨π_ℱ(A z₁), π_ℱ(A(z₂ − z₁))⟩ = {}", p.expect_a2),
-        format!("(= {} {})", at0.a2, lit(&p.expect_a2)),
+        &eq(at0.a2, q(&p.expect_a2)),
     );
-    st.assert(
+    st.state(
         format!("⟨A z₁, A(z₂ − z₁)⟩ = {}", p.expect_cross),
-        format!("(= {} {})", at0.e, lit(&p.expect_cross)),
+        &eq(at0.e, q(&p.expect_cross)),
     );
     for (c, c_txt) in inst.cs.iter().zip(&p.c_values) {
         let t = split_terms(inst, &s_term(c));
-        st.assert(
-            boundrj_name(c_txt),
-            format!("(<= (abs {}) {})", t.r, bound_term(inst, c)),
-        );
+        st.state(boundrj_name(c_txt), &le(abs(t.r), bound_term(inst, c)));
     }
     st
 }

@@ -32,7 +32,8 @@ use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
 use crate::dynamics::discrete::{DiscreteMap, Form};
 use crate::dynamics::model::{random_dyadic, Mat};
-use crate::kernel::expr::eval_with;
+use crate::kernel::expr::build::{add, call, forall, int, le, max, mul, pow, sqrt, var, Term};
+use crate::kernel::expr::eval_built;
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Presentation, Series, Style, Table};
 use crate::spec::{ensure, FieldError};
@@ -65,16 +66,25 @@ pub struct Params {
 const MAX_STEPS: usize = 100_000;
 
 /// δ_k² of datum `x` (k a term).
-fn delta2(x: &str, k: &str) -> String {
-    format!("(layer-max-sqdist {x} 0 1 {k})")
+fn delta2(x: &str, k: Term) -> Term {
+    call("layer-max-sqdist", [var(x), int(0), int(1), k])
 }
 
 /// 1 + Δt L_k, L_k = ‖V‖_F (1 + 4‖QᵀK‖_F R_k²), of datum `x` (k a term).
-fn factor(x: &str, k: &str) -> String {
-    format!(
-        "(+ 1 (* (layer-dt {x}) (* (sqrt (layer-v-frob2 {x})) (+ 1 (* 4 (sqrt (layer-qk-frob2 {x})) \
-         (max (layer-max-sqnorm {x} 0 {k}) (layer-max-sqnorm {x} 1 {k})))))))"
-    )
+fn factor(x: &str, k: Term) -> Term {
+    let of = |op: &str| call(op, [var(x)]);
+    let sqnorm = |j: i64, k: Term| call("layer-max-sqnorm", [var(x), int(j), k]);
+    let r2 = max(sqnorm(0, k.clone()), sqnorm(1, k));
+    add([
+        int(1),
+        mul([
+            of("layer-dt"),
+            mul([
+                sqrt(of("layer-v-frob2")),
+                add([int(1), mul([int(4), sqrt(of("layer-qk-frob2")), r2])]),
+            ]),
+        ]),
+    ])
 }
 
 fn check_name(inst: &str) -> String {
@@ -111,14 +121,17 @@ impl crate::claims::shape::Claim for Claim {
                 let x = format!("X{i}");
                 let y0 = perturbed(&inst.tokens, p.perturbation_bits, p.noise_seed + i as u64);
                 st.datum(&x, layer_datum(inst, vec![inst.tokens.clone(), y0])?);
-                st.assert(
+                let k = || var("k");
+                st.state(
                     check_name(&inst.name),
-                    format!(
-                        "(forall k 0 {} (<= {} (* (pow {} 2) {})))",
-                        inst.steps - 1,
-                        delta2(&x, "(+ k 1)"),
-                        factor(&x, "k"),
-                        delta2(&x, "k")
+                    &forall(
+                        "k",
+                        0,
+                        inst.steps as u64 - 1,
+                        le(
+                            delta2(&x, add([k(), int(1)])),
+                            mul([pow(factor(&x, k()), 2), delta2(&x, k())]),
+                        ),
                     ),
                 );
             }
@@ -132,17 +145,17 @@ impl crate::claims::shape::Claim for Claim {
     fn witness(p: &Params, ctx: &Ctx) -> Option<Deltas> {
         let prec = ctx.prec();
         let data = Self::statement(p, &ctx.spec.id, &Hints::new())?.ok()?.data;
-        let ev = |t: &str| eval_with(t, prec, &data).ok().map(|x| x.mid_f64());
+        let ev = |t: &Term| eval_built(t, prec, &data).ok().map(|x| x.mid_f64());
         let mut rows = Vec::with_capacity(p.instances.len());
         for (idx, inst) in p.instances.iter().enumerate() {
             let x = format!("X{idx}");
-            let delta = |k: usize| ev(&delta2(&x, &k.to_string())).map(f64::sqrt);
+            let delta = |k: usize| ev(&delta2(&x, k.into())).map(f64::sqrt);
             let d0 = delta(0)?;
             let mut cum = 1.0f64;
             let mut obs = vec![(0.0, 1.0)];
             let mut bnd = vec![(0.0, 1.0)];
             for k in 0..inst.steps {
-                cum *= ev(&factor(&x, &k.to_string()))?;
+                cum *= ev(&factor(&x, k.into()))?;
                 obs.push(((k + 1) as f64, delta(k + 1)? / d0));
                 bnd.push(((k + 1) as f64, cum));
             }

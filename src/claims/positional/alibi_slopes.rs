@@ -12,6 +12,9 @@ use super::common::{slope_exponents, slope_interval, SlopeRule};
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::{Exact, StatementError};
+use crate::kernel::expr::build::{
+    abs, add, and, div, eq, exp, forall, int, le, ln, mul, neg, not, pow, q, sub, var, Term,
+};
 use crate::kernel::{parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Presentation, Table};
 use crate::spec::{check_each, ensure, FieldError};
@@ -234,33 +237,33 @@ impl crate::claims::shape::Claim for Claim {
 // ----- the statement: the two rules as formulas in the head index k -----
 
 /// The paper rule's exponent q_k = 8k/H as a term in `k`.
-fn paper_q(k: &str, h: usize) -> String {
-    format!("(/ (* 8 {k}) {h})")
+fn paper_q(k: Term, h: usize) -> Term {
+    div(mul([int(8), k]), h.into())
 }
 
 /// The official code's exponent of slope k of `get_slopes_power_of_2(n)`, as a term:
 /// start = 2^(−2^(−(log2 n − 3))) and slope k = start^k, so q = k·2^(3 − log2 n).
-fn pow2_code_q(k: &str, n: usize) -> String {
-    let log2 = n.trailing_zeros() as i64;
-    format!("(* {k} (pow 2 {}))", 3 - log2)
+fn pow2_code_q(k: Term, n: usize) -> Term {
+    let log2 = n.trailing_zeros() as i32;
+    mul([k, pow(int(2), 3 - log2)])
 }
 
 /// The official code's exponent of head k (1-based) for H heads, as a term: for a
 /// power of two, `get_slopes_power_of_2(H)`; otherwise, with P = 2^⌊log2 H⌋, head
 /// k ≤ P of slopes(P) and head k > P element 2(k − P) − 1 (1-based) of slopes(2P).
 /// `k` lies on the side of P the caller states (`second`).
-fn code_q(k: &str, h: usize, second: bool) -> String {
+fn code_q(k: Term, h: usize, second: bool) -> Term {
     let p = pow2_below(h);
     if second {
-        pow2_code_q(&format!("(- (* 2 (- {k} {p})) 1)"), 2 * p)
+        pow2_code_q(sub(mul([int(2), sub(k, p.into())]), int(1)), 2 * p)
     } else {
         pow2_code_q(k, p)
     }
 }
 
 /// 2^{−q} as a term.
-fn slope_term(q: &str) -> String {
-    format!("(exp (* (neg {q}) (ln 2)))")
+fn slope_term(q_: &Rational) -> Term {
+    exp(mul([neg(q(q_)), ln(int(2))]))
 }
 
 /// The largest power of two ≤ h.
@@ -279,53 +282,47 @@ impl Params {
             // against 2^{−q} of the code rule
             let f = official_f64_slopes(h);
             let code = slope_exponents(h, SlopeRule::Code);
-            let parts: Vec<String> = f
-                .iter()
-                .zip(&code)
-                .map(|(fv, q)| {
-                    let frac = fv.to_rational().expect("finite");
-                    let m = slope_term(&q.to_string());
-                    format!("(<= (abs (- {frac} {m})) (* {tol} {m}))")
-                })
-                .collect();
-            st.assert(self.f64_name(h), format!("(and {})", parts.join(" ")));
+            let parts = f.iter().zip(&code).map(|(fv, q_)| {
+                let frac = fv.to_rational().expect("finite");
+                let m = slope_term(q_);
+                le(abs(sub(q(&frac), m.clone())), mul([q(tol), m]))
+            });
+            st.state(self.f64_name(h), &and(parts));
         }
+        let k = || var("k");
         for &h in &self.heads {
             let p = pow2_below(h);
             if p == h {
-                st.assert(
+                st.state(
                     format!("H = {h}: code rule = paper rule (power of two)"),
-                    format!(
-                        "(forall k 1 {h} (= {} {}))",
-                        code_q("k", h, false),
-                        paper_q("k", h)
-                    ),
+                    &forall("k", 1, h as i64, eq(code_q(k(), h, false), paper_q(k(), h))),
                 );
             } else {
-                let first = format!(
-                    "(forall k 1 {p} (= {} {}))",
-                    code_q("k", h, false),
-                    paper_q("k", h)
+                let first = forall("k", 1, p as i64, eq(code_q(k(), h, false), paper_q(k(), h)));
+                let second = forall(
+                    "k",
+                    p as i64 + 1,
+                    h as i64,
+                    eq(code_q(k(), h, true), paper_q(k(), h)),
                 );
-                let second = format!(
-                    "(forall k {} {h} (= {} {}))",
-                    p + 1,
-                    code_q("k", h, true),
-                    paper_q("k", h)
-                );
-                st.assert(
+                st.state(
                     format!("H = {h}: code rule ≠ paper rule (documented discrepancy)"),
-                    format!("(not (and {first} {second}))"),
+                    &not(and([first, second])),
                 );
                 // the closed form of the second block against the code's construction
-                st.assert(
+                let j = || var("j");
+                st.state(
                     format!(
                         "H = {h}: closed form {{4(2j − 1)/P}} = slopes(2P)[0::2][:H − P], P = {p}"
                     ),
-                    format!(
-                        "(forall j 1 {} (= (/ (* 4 (- (* 2 j) 1)) {p}) {}))",
-                        h - p,
-                        code_q(&format!("(+ j {p})"), h, true),
+                    &forall(
+                        "j",
+                        1,
+                        (h - p) as i64,
+                        eq(
+                            div(mul([int(4), sub(mul([int(2), j()]), int(1))]), p.into()),
+                            code_q(add([j(), p.into()]), h, true),
+                        ),
                     ),
                 );
             }
@@ -333,27 +330,22 @@ impl Params {
         for r in &self.reference {
             let h = r.heads;
             let p = pow2_below(h);
-            let parts: Vec<String> = r
-                .exponents
-                .iter()
-                .enumerate()
-                .map(|(i, e)| {
-                    let k = (i + 1).to_string();
-                    let q = match r.rule {
-                        SlopeRule::Paper => paper_q(&k, h),
-                        SlopeRule::Code => code_q(&k, h, i >= p),
-                    };
-                    format!("(= {q} {e})")
-                })
-                .collect();
-            st.assert(
+            let parts = r.exponents.iter().enumerate().map(|(i, e)| {
+                let k = Term::from(i + 1);
+                let q_ = match r.rule {
+                    SlopeRule::Paper => paper_q(k, h),
+                    SlopeRule::Code => code_q(k, h, i >= p),
+                };
+                eq(q_, q(e))
+            });
+            st.state(
                 format!(
                     "reference: H = {}, {} rule = [{}]",
                     r.heads,
                     r.rule.as_str(),
                     r.exponents_text.join(", ")
                 ),
-                format!("(and {})", parts.join(" ")),
+                &and(parts),
             );
         }
         st

@@ -24,6 +24,7 @@ use super::common::{
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::{Exact, StatementError};
+use crate::kernel::expr::build::{add, and, div, exp, ge, gt, int, mul, neg, q, sub, Formula};
 use crate::kernel::{log_sum_exp, parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::reading::{Agreement, Reading};
@@ -398,7 +399,7 @@ impl Params {
         let s = self.bound_scale.value.clone();
         let insts = instances(self);
         let n = insts.len();
-        let mut links: [Vec<String>; 3] = Default::default();
+        let mut links: [Vec<Formula>; 3] = Default::default();
         for inst in &insts {
             for (k, f) in obligations(inst, &s).into_iter().enumerate() {
                 links[k].push(f);
@@ -409,7 +410,7 @@ impl Params {
             .into_iter()
             .zip(links)
         {
-            st.assert(name, format!("(and {})", fs.join(" ")));
+            st.state(name, &and(fs));
         }
         st
     }
@@ -759,28 +760,43 @@ pub fn fmt_slope(q: &Rational) -> String {
     }
 }
 
-/// The chain's obligations for one instance as S-expressions (margins ≥ 0, step > 0).
-fn obligations(inst: &Instance, s: &Rational) -> [String; 3] {
+/// The chain's obligations for one instance (margins ≥ 0, step > 0).
+fn obligations(inst: &Instance, s: &Rational) -> [Formula; 3] {
     let m = slope_expr(&inst.q);
-    let xk = |k: u64| format!("(exp (neg (* {m} {k})))");
-    let e = format!("(exp {})", inst.delta);
-    let xw = xk(inst.w);
-    let xi1 = xk(inst.i + 1);
-    let h = format!("(- 1 {xw})");
-    let g = format!("(* {xw} (- 1 {}))", xk(inst.i + 1 - inst.w));
-    let exw = format!("(* {e} {xw})");
-    let eg = format!("(* {e} {g})");
-    let t_inf = format!("(/ {exw} (+ {h} {exw}))");
-    let d = format!("(/ (* {e} {h} {xi1}) (* (+ {h} {exw}) (+ {h} {eg})))");
-    let sm1 = Rational::from(s - 1u32);
-    let dg = format!("(* {xi1} (- 1 {}))", xk(1));
+    let xk = |k: u64| exp(neg(mul([m.clone(), k.into()])));
+    let e = || exp(q(&inst.delta));
+    let xw = || xk(inst.w);
+    let xi1 = || xk(inst.i + 1);
+    let h = || sub(int(1), xw());
+    let g = || mul([xw(), sub(int(1), xk(inst.i + 1 - inst.w))]);
+    let exw = || mul([e(), xw()]);
+    let eg = || mul([e(), g()]);
+    let t_inf = div(exw(), add([h(), exw()]));
+    let d = div(
+        mul([e(), h(), xi1()]),
+        mul([add([h(), exw()]), add([h(), eg()])]),
+    );
+    let sm1 = || q(&Rational::from(s - 1u32));
+    let dg = || mul([xi1(), sub(int(1), xk(1))]);
     // each margin equals the link's difference by an algebraic identity in x, E and s
     // (module docs; verified in ℚ by the exact part): T^∞ − T^max(i) = E h x^(i+1)/((h + E x^w)(h + E g)),
     // E x^w − T^∞ = E(E − 1)x^(2w)/(h + E x^w), T^max(i + 1) − T^max(i) = E h x^(i+1)(1 − x)/((h + E g)(h + E g'))
     [
-        format!("(>= (+ (* {sm1} {t_inf}) {d}) 0)"),
-        format!("(>= (* {exw} (+ {sm1} (/ (* (- {e} 1) {xw}) (+ {h} {exw})))) 0)"),
-        format!("(> (/ (* {e} {h} {dg}) (* (+ {h} {eg}) (+ {h} (* {e} (+ {g} {dg}))))) 0)"),
+        ge(add([mul([sm1(), t_inf]), d]), int(0)),
+        ge(
+            mul([
+                exw(),
+                add([sm1(), div(mul([sub(e(), int(1)), xw()]), add([h(), exw()]))]),
+            ]),
+            int(0),
+        ),
+        gt(
+            div(
+                mul([e(), h(), dg()]),
+                mul([add([h(), eg()]), add([h(), mul([e(), add([g(), dg()])])])]),
+            ),
+            int(0),
+        ),
     ]
 }
 

@@ -10,10 +10,13 @@
 //! Σ r e^{−mr} / Σ e^{−mr} = 1/(e^m − 1) against its truncated sum. Tables and the
 //! plot evaluate the same terms with `kernel::expr`.
 
-use super::common::{alibi_tail_inf_expr, and_all, Printed};
+use super::common::{alibi_tail_inf_expr, Printed};
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{
+    abs, add, and, div, exp, gt, int, le, ln, mul, neg, q, sub, sum, var, Formula, Term,
+};
 use crate::kernel::{expr, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as rational;
@@ -267,7 +270,8 @@ impl crate::claims::shape::Claim for Claim {
                     ev(&tail_term(m, d, w), prec).fmt_outward(10),
                     ev(&tail_term(m, d, w - 1), prec).fmt_outward(10),
                 ]);
-                let is_ceil = expr::check(&ceil_formula(m, d, &eps, w), prec);
+                let is_ceil =
+                    expr::check_built(&ceil_formula(m, d, &eps, w), prec, &Default::default());
                 cells.push(if is_ceil == Ok(Certainty::True) {
                     format!("{w} | {w}")
                 } else {
@@ -368,19 +372,25 @@ impl crate::claims::shape::Claim for Claim {
 // ----- the statement: every formula written once -----
 
 /// The term T^∞(w) for exact m, Δ and a window w.
-pub fn tail_term(m: &Rational, delta: &Rational, w: u64) -> String {
-    alibi_tail_inf_expr(&m.to_string(), &w.to_string(), &delta.to_string())
+pub fn tail_term(m: &Rational, delta: &Rational, w: u64) -> Term {
+    alibi_tail_inf_expr(q(m), w.into(), q(delta))
 }
 
 /// The term y = (1/m)·ln((e^Δ(1 − ε) + ε)/ε), whose ceiling is the minimal window.
-pub fn y_term(m: &Rational, delta: &Rational, eps: &Rational) -> String {
-    format!("(/ (ln (/ (+ (* (exp {delta}) (- 1 {eps})) {eps}) {eps})) {m})")
+pub fn y_term(m: &Rational, delta: &Rational, eps: &Rational) -> Term {
+    div(
+        ln(div(
+            add([mul([exp(q(delta)), sub(int(1), q(eps))]), q(eps)]),
+            q(eps),
+        )),
+        q(m),
+    )
 }
 
 /// The formula w − 1 < y ≤ w, i.e. w = ⌈y⌉.
-pub fn ceil_formula(m: &Rational, delta: &Rational, eps: &Rational, w: u64) -> String {
+pub fn ceil_formula(m: &Rational, delta: &Rational, eps: &Rational, w: u64) -> Formula {
     let y = y_term(m, delta, eps);
-    format!("(and (> {y} {}) (<= {y} {w}))", i128::from(w) - 1)
+    and([gt(y.clone(), int(i128::from(w) - 1)), le(y, w.into())])
 }
 
 /// The minimality formulas of a claimed window: (T^∞(w) ≤ ε, T^∞(w − 1) > ε). With
@@ -390,29 +400,36 @@ pub fn minimality_formulas(
     delta: &Rational,
     eps: &Rational,
     w: u64,
-) -> (String, String) {
+) -> (Formula, Formula) {
     (
-        format!("(<= {} {eps})", tail_term(m, delta, w)),
-        format!("(> {} {eps})", tail_term(m, delta, w.saturating_sub(1))),
+        le(tail_term(m, delta, w), q(eps)),
+        gt(tail_term(m, delta, w.saturating_sub(1)), q(eps)),
     )
 }
 
 /// The term 1/(e^m − 1), the Δ = 0, i → ∞ mean attended distance.
-pub fn mean_term(m: &Rational) -> String {
-    format!("(/ 1 (- (exp {m}) 1))")
+pub fn mean_term(m: &Rational) -> Term {
+    div(int(1), sub(exp(q(m)), int(1)))
 }
 
 /// The term Σ_{r=0}^{R} r e^{−mr} / Σ_{r=0}^{R} e^{−mr}, R = ⌈cutoff/m⌉.
-pub fn summed_mean_term(m: &Rational, cutoff: u32) -> String {
-    let r_max = (Rational::from(cutoff) / m).ceil();
-    format!(
-        "(/ (sum r 0 {r_max} (* r (exp (neg (* {m} r))))) (sum r 0 {r_max} (exp (neg (* {m} r)))))"
+pub fn summed_mean_term(m: &Rational, cutoff: u32) -> Term {
+    // R ≤ 200·2^12 (mean_cutoff ≤ 200, m ≥ 2^−12: validated)
+    let r_max = (Rational::from(cutoff) / m)
+        .ceil()
+        .numer()
+        .to_i128()
+        .unwrap_or(i128::MAX);
+    let decay = || exp(neg(mul([q(m), var("r")])));
+    div(
+        sum("r", 0, r_max, mul([var("r"), decay()])),
+        sum("r", 0, r_max, decay()),
     )
 }
 
 /// The term e^{−512m}.
-pub fn e512_term(m: &Rational) -> String {
-    format!("(exp (neg (* 512 {m})))")
+pub fn e512_term(m: &Rational) -> Term {
+    exp(neg(mul([int(512), q(m)])))
 }
 
 /// The obligation names (stable: they are the check names `--check` compares).
@@ -450,8 +467,8 @@ impl Params {
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let tol = &self.mean_rel_tol;
         for ((row, m), pr) in self.raw.rows.iter().zip(&slopes).zip(&self.printed) {
-            digits.push(pr.e512.formula(&e512_term(m)));
-            digits.push(pr.mean_distance.formula(&mean_term(m)));
+            digits.push(pr.e512.formula(e512_term(m)));
+            digits.push(pr.mean_distance.formula(mean_term(m)));
             for (d, &w) in deltas.iter().zip(&row.windows) {
                 ceil.push(ceil_formula(m, d, &eps, w));
                 let (a, b) = minimality_formulas(m, d, &eps, w);
@@ -460,23 +477,23 @@ impl Params {
             }
             let w = row.windows[self.tail_index];
             for (ww, printed) in [w, w - 1].into_iter().zip(&pr.tails) {
-                digits.push(printed.formula(&tail_term(m, &tail_delta, ww)));
+                digits.push(printed.formula(tail_term(m, &tail_delta, ww)));
             }
             let c = mean_term(m);
-            mean.push(format!(
-                "(<= (abs (- {} {c})) (* {tol} {c}))",
-                summed_mean_term(m, self.raw.mean_cutoff)
+            mean.push(le(
+                abs(sub(summed_mean_term(m, self.raw.mean_cutoff), c.clone())),
+                mul([q(tol), c]),
             ));
         }
-        st.assert(CEIL, and_all(&ceil));
-        st.assert(AT, and_all(&at));
-        st.assert(BEFORE, and_all(&before));
-        st.assert(DIGITS, and_all(&digits));
-        st.assert(self.mean_name(), and_all(&mean));
+        st.state(CEIL, &and(ceil));
+        st.state(AT, &and(at));
+        st.state(BEFORE, &and(before));
+        st.state(DIGITS, &and(digits));
+        st.state(self.mean_name(), &and(mean));
         let [pm, pv, pt] = &self.e512_precise;
-        st.assert(
+        st.state(
             self.e512_name(),
-            format!("(<= (abs (- {} {pv})) (* {pv} {pt}))", e512_term(pm)),
+            &le(abs(sub(e512_term(pm), q(pv))), mul([q(pv), q(pt)])),
         );
         st
     }
@@ -497,6 +514,6 @@ impl Params {
 }
 
 /// Evaluates a term of the statement for presentation (never decides anything).
-fn ev(term: &str, prec: u32) -> Interval {
-    expr::eval(term, prec).expect("the statement's own term")
+fn ev(term: &Term, prec: u32) -> Interval {
+    expr::eval_built(term, prec, &Default::default()).expect("the statement's own term")
 }

@@ -6,6 +6,9 @@
 //!   B̃(r) = Σ_{i∈I} (cos(r ω_i) − 1), in intervals and in f64.
 //! - Window conventions W1 (0 ≤ r ≤ w − 1) and W2 (0 ≤ r ≤ w).
 
+use crate::kernel::expr::build::{
+    abs, add, call, div, exp, int, le, lit, ln, mul, neg, q, sub, Formula, Term,
+};
 use crate::kernel::Interval;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -300,8 +303,8 @@ impl Printed {
 
     /// The formula |x − v| ≤ ½ unit in the last printed digit: `x` rounds to the
     /// printed digits.
-    pub fn formula(&self, x: &str) -> String {
-        format!("(<= (abs (- {x} {})) {})", self.text, self.half_unit)
+    pub fn formula(&self, x: Term) -> Formula {
+        le(abs(sub(x, lit(self.text.as_str()))), q(&self.half_unit))
     }
 }
 
@@ -329,34 +332,35 @@ pub fn log_plot_points(lo: i64, hi: i64) -> Vec<i64> {
     out
 }
 
-/// The S-expression (kernel::expr) of B̃(r) = Σ_{i∈I} (cos(rω_i) − 1), with `r` any
+/// The term (kernel::expr::build) of B̃(r) = Σ_{i∈I} (cos(rω_i) − 1), with `r` any
 /// term (a literal or a bound variable such as `(- r 1)`), for certificates: the
 /// kernel's `sandwich-centred` operation.
-pub fn sandwich_centred_expr(r: &str, dbar: u32, from: IndexFrom) -> String {
-    format!("(sandwich-centred {dbar} {} {r})", from.range(dbar).start())
+pub fn sandwich_centred_expr(r: Term, dbar: u32, from: IndexFrom) -> Term {
+    call(
+        "sandwich-centred",
+        [int(dbar), int(*from.range(dbar).start()), r],
+    )
 }
 
-// ----- S-expressions of statements (kernel::expr), shared by the ALiBi claims -----
-
-/// The conjunction `(and f …)` of formulas (one obligation over many instances).
-pub fn and_all(fs: &[String]) -> String {
-    format!("(and {})", fs.join(" "))
-}
+// ----- terms of statements (kernel::expr::build), shared by the ALiBi claims -----
 
 /// The slope m = 2^{−q} as a term: the exact literal `2^-q` when q is an integer,
 /// else `exp(−q ln 2)`.
-pub fn slope_expr(q: &Rational) -> String {
-    if q.denom() == &1 {
-        format!("2^-{}", q.numer())
+pub fn slope_expr(q_: &Rational) -> Term {
+    if q_.denom() == &1 {
+        lit(format!("2^-{}", q_.numer()))
     } else {
-        format!("(exp (* (neg {q}) (ln 2)))")
+        exp(mul([neg(q(q_)), ln(int(2))]))
     }
 }
 
 /// The term T^∞(w) = 1/(1 + (e^{mw} − 1)/e^Δ) (see [`alibi_tail_inf`]) with `m`, `w`
 /// and `delta` any terms (exact literals or bound variables).
-pub fn alibi_tail_inf_expr(m: &str, w: &str, delta: &str) -> String {
-    format!("(/ 1 (+ 1 (/ (- (exp (* {m} {w})) 1) (exp {delta}))))")
+pub fn alibi_tail_inf_expr(m: Term, w: Term, delta: Term) -> Term {
+    div(
+        int(1),
+        add([int(1), div(sub(exp(mul([m, w])), int(1)), exp(delta))]),
+    )
 }
 
 // ----- validation shared by the Sandwich claims -----

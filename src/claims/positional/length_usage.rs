@@ -15,13 +15,15 @@
 
 use super::alibi_tail_bound::fmt_slope;
 use super::common::{
-    and_all, check_dbar, check_heads, compression_ratio, sandwich_centred_expr,
-    sandwich_centred_many, sandwich_freqs, slope_exponents, slope_expr, slope_interval, IndexFrom,
-    Printed, SlopeRule,
+    check_dbar, check_heads, compression_ratio, sandwich_centred_expr, sandwich_centred_many,
+    sandwich_freqs, slope_exponents, slope_expr, slope_interval, IndexFrom, Printed, SlopeRule,
 };
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{
+    abs, add, and, div, exp, ge, gt, int, le, mul, neg, q, sub, sum, var, Term,
+};
 use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as rat;
@@ -534,35 +536,40 @@ impl crate::claims::shape::Claim for Claim {
 // ----- the statement: every formula written once -----
 
 /// ALiBi's tail beyond w at length L: (x^w − x^L)/(1 − x^L), x = e^{−m}.
-fn alibi_tail_term(m: &str, w: u64, len: u64) -> String {
-    let xl = format!("(exp (neg (* {m} {len})))");
-    format!("(/ (- (exp (neg (* {m} {w}))) {xl}) (- 1 {xl}))")
+fn alibi_tail_term(m: &Term, w: u64, len: u64) -> Term {
+    let xl = exp(neg(mul([m.clone(), len.into()])));
+    div(
+        sub(exp(neg(mul([m.clone(), w.into()]))), xl.clone()),
+        sub(int(1), xl),
+    )
 }
 
 /// ALiBi's limit e^{−wm}.
-fn alibi_limit_term(m: &str, w: u64) -> String {
-    format!("(exp (neg (* {m} {w})))")
+fn alibi_limit_term(m: &Term, w: u64) -> Term {
+    exp(neg(mul([m.clone(), w.into()])))
 }
 
 /// Sandwich's tail beyond w at length L, 1/(1 + Σ_{r<w} b_r / Σ_{w≤r<L} b_r) with
 /// b_r = e^{B̃(r)/c} (head and tail summed apart: no cancellation).
-fn sandwich_tail_term(dbar: u32, from: IndexFrom, c: &Rational, w: u64, len: u64) -> String {
-    let b = format!("(exp (/ {} {c}))", sandwich_centred_expr("r", dbar, from));
-    format!(
-        "(/ 1 (+ 1 (/ (sum r 0 {} {b}) (sum r {w} {} {b}))))",
-        w - 1,
-        len - 1
+fn sandwich_tail_term(dbar: u32, from: IndexFrom, c: &Rational, w: u64, len: u64) -> Term {
+    let b = || exp(div(sandwich_centred_expr(var("r"), dbar, from), q(c)));
+    div(
+        int(1),
+        add([
+            int(1),
+            div(sum("r", 0, w - 1, b()), sum("r", w, len - 1, b())),
+        ]),
     )
 }
 
 /// Bound (ii): (L − w)e^{−d̄/c} / (w + (L − w)e^{−d̄/c}).
-fn sandwich_bound_term(dbar: u32, c: &Rational, w: u64, len: u64) -> String {
-    let lw = format!("(* {} (exp (neg (/ {dbar} {c}))))", len - w);
-    format!("(/ {lw} (+ {w} {lw}))")
+fn sandwich_bound_term(dbar: u32, c: &Rational, w: u64, len: u64) -> Term {
+    let lw = mul([(len - w).into(), exp(neg(div(int(dbar), q(c))))]);
+    div(lw.clone(), add([w.into(), lw]))
 }
 
 impl Params {
-    fn sandwich_tail(&self, h: usize, len: u64) -> String {
+    fn sandwich_tail(&self, h: usize, len: u64) -> Term {
         let c = compression_ratio(h, self.raw.sandwich_heads);
         sandwich_tail_term(
             self.raw.sandwich_dbar,
@@ -578,19 +585,16 @@ impl Params {
         let w = self.raw.train_length;
         let lens = &self.raw.lengths;
         let lmax = self.lmax;
-        let tol = &self.alibi_flat_tol;
+        let tol = || q(&self.alibi_flat_tol);
         let (mut flat, mut limit) = (Vec::new(), Vec::new());
-        for q in slope_exponents(self.raw.alibi_heads, self.raw.alibi_rule) {
-            let m = slope_expr(&q);
+        for q_ in slope_exponents(self.raw.alibi_heads, self.raw.alibi_rule) {
+            let m = slope_expr(&q_);
             let t = alibi_tail_term(&m, w, lmax);
             let tf = alibi_tail_term(&m, w, self.raw.flat_from);
-            flat.push(format!("(<= (abs (- {t} {tf})) {tol})"));
-            limit.push(format!(
-                "(<= (abs (- {t} {})) {tol})",
-                alibi_limit_term(&m, w)
-            ));
+            flat.push(le(abs(sub(t.clone(), tf)), tol()));
+            limit.push(le(abs(sub(t, alibi_limit_term(&m, w))), tol()));
         }
-        st.assert(
+        st.state(
             format!(
                 "(i) ALiBi ({} rule, H = {}): |T({lmax}) − T({})| ≤ {} for every head",
                 self.raw.alibi_rule.as_str(),
@@ -598,78 +602,78 @@ impl Params {
                 self.raw.flat_from,
                 self.raw.alibi_flat_tol
             ),
-            and_all(&flat),
+            &and(flat),
         );
-        st.assert(
+        st.state(
             format!(
                 "(i) ALiBi: T({lmax}) within {} of its limit e^(−{w}m) for every head",
                 self.raw.alibi_flat_tol
             ),
-            and_all(&limit),
+            &and(limit),
         );
         let mut bound = Vec::new();
         for h in 1..=self.raw.sandwich_heads {
             let c = compression_ratio(h, self.raw.sandwich_heads);
             for &l in lens {
-                bound.push(format!(
-                    "(<= {} {})",
+                bound.push(le(
                     sandwich_bound_term(self.raw.sandwich_dbar, &c, w, l),
-                    self.sandwich_tail(h, l)
+                    self.sandwich_tail(h, l),
                 ));
             }
         }
-        st.assert(
+        st.state(
             format!(
                 "(ii) Sandwich (d̄ = {}, {}, H = {}): T(L) ≥ (L − w)e^(−d̄/c_h)/(w + (L − w)e^(−d̄/c_h)) for every head and L",
                 self.raw.sandwich_dbar,
                 self.raw.sandwich_index.label(),
                 self.raw.sandwich_heads
             ),
-            and_all(&bound),
+            &and(bound),
         );
         let mut inc = Vec::new();
         for &h in &self.raw.increasing_heads {
             for pair in lens.windows(2) {
-                inc.push(format!(
-                    "(> {} {})",
+                inc.push(gt(
                     self.sandwich_tail(h, pair[1]),
-                    self.sandwich_tail(h, pair[0])
+                    self.sandwich_tail(h, pair[0]),
                 ));
             }
         }
-        st.assert(
+        st.state(
             format!(
                 "Sandwich: T strictly increasing over L ∈ {lens:?} for h ∈ {:?}",
                 self.raw.increasing_heads
             ),
-            and_all(&inc),
+            &and(inc),
         );
-        let gmin = &self.growth_min_ratio;
-        st.assert(
+        st.state(
             format!(
                 "Sandwich h = {}: T({lmax})/T({}) ≥ {}",
                 self.raw.growth_head, lens[0], self.raw.growth_min_ratio
             ),
-            format!(
-                "(>= (/ {} {}) {gmin})",
-                self.sandwich_tail(self.raw.growth_head, lmax),
-                self.sandwich_tail(self.raw.growth_head, lens[0])
+            &ge(
+                div(
+                    self.sandwich_tail(self.raw.growth_head, lmax),
+                    self.sandwich_tail(self.raw.growth_head, lens[0]),
+                ),
+                q(&self.growth_min_ratio),
             ),
         );
-        let mq = &self.mass_slope;
-        st.assert(
+        st.state(
             format!(
                 "(iii) ALiBi m = {}: the mass beyond {w} at L = {lmax} rounds to {} (bias alone does not confine ALiBi to L_tr)",
                 self.raw.mass_beyond.slope, self.raw.mass_beyond.printed
             ),
-            self.mass_printed.formula(&alibi_tail_term(&mq.to_string(), w, lmax)),
+            &self
+                .mass_printed
+                .formula(alibi_tail_term(&q(&self.mass_slope), w, lmax)),
         );
         let rel = &self.reference_rel_tol;
         let mut refs = Vec::new();
         for (j, &l) in lens.iter().enumerate() {
-            let mut close = |t: String, v: &Rational| {
+            let mut close = |t: Term, v: &Rational| {
                 let tol = Rational::from(v * rel).abs();
-                refs.push(format!("(<= (abs (- {t} {v})) {tol})"));
+                refs.push(le(abs(sub(t, q(v))), q(&tol)));
             };
             for (r, values) in self
                 .raw
@@ -680,15 +684,15 @@ impl Params {
                 close(self.sandwich_tail(r.head, l), &values[j]);
             }
             for (m, values) in &self.alibi_values {
-                close(alibi_tail_term(&m.to_string(), w, l), &values[j]);
+                close(alibi_tail_term(&q(m), w, l), &values[j]);
             }
         }
-        st.assert(
+        st.state(
             format!(
                 "§3 table (tail beyond {w} vs L) reproduced to relative {} of the printed digits",
                 self.raw.reference_rel_tol
             ),
-            and_all(&refs),
+            &and(refs),
         );
         st
     }

@@ -18,6 +18,9 @@ use super::common::{
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{
+    add, and, cmp, div, exp, int, le, ln, mul, q, sub, Formula, Rel, Term,
+};
 use crate::kernel::{expr, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::{check_each, ensure, FieldError};
@@ -528,19 +531,22 @@ impl crate::claims::shape::Claim for Claim {
 // ----- the statement (Coq-translatable: exact literals, exp/ln, + − × ÷, <, ≤, and) -----
 
 /// The term α_h = d̄H/(16h ln 10⁴).
-pub fn alpha_term(dbar: u32, heads: usize, h: usize) -> String {
-    format!("(/ {} (* {} (ln 10000)))", dbar as usize * heads, 16 * h)
+pub fn alpha_term(dbar: u32, heads: usize, h: usize) -> Term {
+    div(
+        (dbar as usize * heads).into(),
+        mul([(16 * h).into(), ln(int(10000))]),
+    )
 }
 
 /// α_h in intervals: the statement's term, evaluated (presentation and witness search).
 pub fn alpha(dbar: u32, heads: usize, h: usize, prec: u32) -> Interval {
-    expr::eval(&alpha_term(dbar, heads, h), prec).expect("a closed term")
+    expr::eval_built(&alpha_term(dbar, heads, h), prec, &Default::default()).expect("a closed term")
 }
 
 /// v − ½u ≤ x ≤ v + ½u for a printed v with last-digit unit u (no `abs`, for the Coq translation).
-fn printed_formula(x: &str, p: &Printed) -> String {
-    let (v, hu) = (&p.value, &p.half_unit);
-    format!("(and (<= (- {v} {hu}) {x}) (<= {x} (+ {v} {hu})))")
+fn printed_formula(x: Term, p: &Printed) -> Formula {
+    let (v, hu) = (|| q(&p.value), || q(&p.half_unit));
+    and([le(sub(v(), hu()), x.clone()), le(x, add([v(), hu()]))])
 }
 
 /// The hint key of the first head with α_h < 1 (found by search; any value gives a
@@ -553,19 +559,18 @@ impl Params {
     fn build_statement(&self, claim: &str, hints: &Hints) -> Result<Statement, StatementError> {
         let mut st = Statement::new(claim);
         for (a, (constant, values)) in self.raw.alpha_reference.iter().zip(&self.alpha_printed) {
-            st.assert(
+            st.state(
                 format!(
                     "H = {}, d̄ = {}: α_h = {}/h (d̄H/(16 ln 10⁴) to the printed digits)",
                     a.heads, a.dbar, a.constant
                 ),
-                printed_formula(&alpha_term(a.dbar, a.heads, 1), constant),
+                &printed_formula(alpha_term(a.dbar, a.heads, 1), constant),
             );
-            let parts: Vec<String> = values
+            let parts = values
                 .iter()
                 .enumerate()
-                .map(|(j, v)| printed_formula(&alpha_term(a.dbar, a.heads, a.first_head + j), v))
-                .collect();
-            st.assert(
+                .map(|(j, v)| printed_formula(alpha_term(a.dbar, a.heads, a.first_head + j), v));
+            st.state(
                 format!(
                     "H = {}, d̄ = {}: α_h for h = {}..{} reproduce the printed values",
                     a.heads,
@@ -573,7 +578,7 @@ impl Params {
                     a.first_head,
                     a.first_head + a.values.len() - 1
                 ),
-                format!("(and {})", parts.join(" ")),
+                &and(parts),
             );
         }
         for &heads in &self.raw.heads {
@@ -594,34 +599,35 @@ impl Params {
                         heads + 1
                     )));
                 }
-                let parts: Vec<String> = (1..=heads)
-                    .map(|h| {
-                        let op = if h < h_star { ">=" } else { "<" };
-                        format!("({op} {} 1)", alpha_term(d, heads, h))
-                    })
-                    .collect();
+                let parts = (1..=heads).map(|h| {
+                    let rel = if h < h_star { Rel::Ge } else { Rel::Lt };
+                    cmp(rel, alpha_term(d, heads, h), int(1))
+                });
                 let below: Vec<usize> = (h_star..=heads).collect();
-                st.assert(
+                st.state(
                     format!("H = {heads}, d̄ = {d}: α_h < 1 exactly for h ∈ {below:?}"),
-                    format!("(and {})", parts.join(" ")),
+                    &and(parts),
                 );
             }
         }
         let mut parts = Vec::new();
         for &heads in &self.raw.heads {
             for rule in [SlopeRule::Paper, SlopeRule::Code] {
-                for q in slope_exponents(heads, rule) {
-                    let m = format!("(exp (* -{q} (ln 2)))");
-                    parts.push(format!("(<= (/ 1 (- 1 (exp (- 0 {m})))) (+ 1 (/ 1 {m})))"));
+                for q_ in slope_exponents(heads, rule) {
+                    let m = || exp(mul([q(&-q_.clone()), ln(int(2))]));
+                    parts.push(le(
+                        div(int(1), sub(int(1), exp(sub(int(0), m())))),
+                        add([int(1), div(int(1), m())]),
+                    ));
                 }
             }
         }
-        st.assert(
+        st.state(
             format!(
                 "ALiBi, H ∈ {:?}, both slope rules: Σ_r e^{{−mr}} = 1/(1 − e^{{−m}}) ≤ 1 + 1/m < ∞ (summable)",
                 self.raw.heads
             ),
-            format!("(and {})", parts.join(" ")),
+            &and(parts),
         );
         Ok(st)
     }

@@ -16,12 +16,16 @@
 //!   reproduced with enclosures compared against the printed decimals.
 
 use super::common::{
-    and_all, check_dbar, sandwich_centred, sandwich_centred_expr, sandwich_centred_f64,
+    check_dbar, sandwich_centred, sandwich_centred_expr, sandwich_centred_f64,
     sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, Printed, SplitMix64,
 };
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{
+    abs, add, and, cos, div, eq, exp, forall, int, le, ln, lt, mul, q, sin, sub, sum, var, Formula,
+    Term,
+};
 use crate::kernel::{Certainty, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::exact as check_literal;
@@ -324,33 +328,31 @@ impl crate::claims::shape::Claim for Claim {
 // ----- the statement: B̃ is the kernel's `sandwich-centred`, every formula written once -----
 
 /// The term ω_i = 10000^{−2i/d̄} with `i` a bound variable.
-fn omega_term(i: &str, dbar: u32) -> String {
-    format!("(exp (* (/ (* -2 {i}) {dbar}) (ln 10000)))")
+fn omega_term(i: Term, dbar: u32) -> Term {
+    exp(mul([div(mul([int(-2), i]), int(dbar)), ln(int(10000))]))
 }
 
 /// The term p_mᵀp_n from the explicit vectors: Σ_i sin(mω_i) sin(nω_i) + cos(mω_i) cos(nω_i).
-fn explicit_term(m: i64, n: i64, dbar: u32, from: IndexFrom) -> String {
+fn explicit_term(m: i64, n: i64, dbar: u32, from: IndexFrom) -> Term {
     let range = from.range(dbar);
-    let w = omega_term("i", dbar);
-    format!(
-        "(sum i {} {} (+ (* (sin (* {m} {w})) (sin (* {n} {w}))) (* (cos (* {m} {w})) (cos (* {n} {w})))))",
-        range.start(),
-        range.end()
+    let w = || omega_term(var("i"), dbar);
+    let at = |k: i64| mul([int(k), w()]);
+    sum(
+        "i",
+        *range.start(),
+        *range.end(),
+        add([mul([sin(at(m)), sin(at(n))]), mul([cos(at(m)), cos(at(n))])]),
     )
 }
 
 /// The term Σ_i cos(rω_i) = B̃(r) + |I|.
-fn cos_sum_term(r: i64, dbar: u32, from: IndexFrom) -> String {
-    format!(
-        "(+ {} {})",
-        sandwich_centred_expr(&r.to_string(), dbar, from),
-        dbar / 2
-    )
+fn cos_sum_term(r: i64, dbar: u32, from: IndexFrom) -> Term {
+    add([sandwich_centred_expr(int(r), dbar, from), int(dbar / 2)])
 }
 
 /// |a − b| ≤ tol.
-fn within(a: &str, b: &str, tol: &str) -> String {
-    format!("(<= (abs (- {a} {b})) {tol})")
+fn within(a: Term, b: Term, tol: &Rational) -> Formula {
+    le(abs(sub(a, b)), q(tol))
 }
 
 /// The hint key of the negativity runs of one job (found by search).
@@ -429,85 +431,84 @@ impl Params {
         // the minimum over 0 ≤ r < below
         let mn = &self.raw.minimum;
         let label = self.minimum_label();
-        let b = |r: &str| sandwich_centred_expr(r, mn.dbar, mn.from);
+        let b = |r: Term| sandwich_centred_expr(r, mn.dbar, mn.from);
         let last = mn.below - 1;
-        st.assert(format!("{label}: B̃(0) = 0"), format!("(= {} 0)", b("0")));
-        st.assert(
+        st.state(format!("{label}: B̃(0) = 0"), &eq(b(int(0)), int(0)));
+        st.state(
             format!("{label}: −d̄ ≤ B̃(r) ≤ 0 for 0 ≤ r < {}", mn.below),
-            format!(
-                "(forall r 0 {last} (and (<= -{} {}) (<= {} 0)))",
-                mn.dbar,
-                b("r"),
-                b("r")
+            &forall(
+                "r",
+                0,
+                last,
+                and([
+                    le(int(-i64::from(mn.dbar)), b(var("r"))),
+                    le(b(var("r")), int(0)),
+                ]),
             ),
         );
-        let star = b(&mn.r.to_string());
+        let star = || b(int(mn.r));
         let mut below = Vec::new();
         if mn.r > 0 {
-            below.push(format!("(forall r 0 {} (< {star} {}))", mn.r - 1, b("r")));
+            below.push(forall("r", 0, mn.r - 1, lt(star(), b(var("r")))));
         }
         if mn.r < last {
-            below.push(format!(
-                "(forall r {} {last} (< {star} {}))",
-                mn.r + 1,
-                b("r")
-            ));
+            below.push(forall("r", mn.r + 1, last, lt(star(), b(var("r")))));
         }
         if below.is_empty() {
-            below.push("(= 0 0)".into());
+            below.push(eq(int(0), int(0)));
         }
-        st.assert(
+        st.state(
             format!(
                 "{label}: the minimum of B̃ over 0 ≤ r < {} is at r = {}",
                 mn.below, mn.r
             ),
-            and_all(&below),
+            &and(below),
         );
-        st.assert(
+        st.state(
             format!(
                 "{label}: B̃({}) = {} (to the printed digits)",
                 mn.r, mn.value
             ),
-            self.minimum.formula(&star),
+            &self.minimum.formula(star()),
         );
         // the identity, Toeplitz and evenness on the sampled pairs
         let pairs = sample_pairs(self.raw.max_position, self.raw.pairs, self.raw.seed);
-        let tol = self.identity_tol.to_string();
+        let tol = &self.identity_tol;
         for &dbar in &self.raw.dbars {
             for &from in &self.raw.conventions {
                 let label = format!("d̄ = {dbar}, {}", from.label());
                 let (mut id, mut toe, mut even) = (Vec::new(), Vec::new(), Vec::new());
                 for &(m, n, k) in &pairs {
                     let dot = explicit_term(m, n, dbar, from);
-                    id.push(within(&dot, &cos_sum_term(m - n, dbar, from), &tol));
-                    toe.push(within(&dot, &explicit_term(m + k, n + k, dbar, from), &tol));
+                    id.push(within(dot.clone(), cos_sum_term(m - n, dbar, from), tol));
+                    toe.push(within(dot, explicit_term(m + k, n + k, dbar, from), tol));
                     even.push(within(
-                        &cos_sum_term(m - n, dbar, from),
-                        &cos_sum_term(n - m, dbar, from),
-                        &tol,
+                        cos_sum_term(m - n, dbar, from),
+                        cos_sum_term(n - m, dbar, from),
+                        tol,
                     ));
                 }
-                st.assert(
+                st.state(
                     format!(
                         "{label}: p_mᵀp_n = Σ_i cos((m − n)ω_i) on {} pairs (|difference| ≤ {})",
                         pairs.len(),
                         self.raw.identity_tol
                     ),
-                    and_all(&id),
+                    &and(id),
                 );
-                st.assert(
+                st.state(
                     format!(
                         "{label}: Toeplitz, p_mᵀp_n = p_(m+k)ᵀp_(n+k) (|difference| ≤ {})",
                         self.raw.identity_tol
                     ),
-                    and_all(&toe),
+                    &and(toe),
                 );
-                st.assert(
+                st.state(
                     format!(
                         "{label}: even, Σ cos(rω_i) = Σ cos(−rω_i) (|difference| ≤ {})",
                         self.raw.identity_tol
                     ),
-                    and_all(&even),
+                    &and(even),
                 );
             }
         }
@@ -532,12 +533,12 @@ impl Params {
             for &(lo, hi, i) in &runs {
                 // with several d̄ the index is 0 (ω_0 = 1 whatever d̄)
                 let arg = if i == 0 {
-                    "r".to_string()
+                    var("r")
                 } else {
-                    let q = Rational::from((2 * i as i64, dbars[0] as i64));
-                    format!("(* r (exp (* -{q} (ln 10000))))")
+                    let q_ = Rational::from((-2 * i as i64, dbars[0] as i64));
+                    mul([var("r"), exp(mul([q(&q_), ln(int(10000))]))])
                 };
-                parts.push(format!("(forall r {lo} {hi} (< (cos {arg}) 1))"));
+                parts.push(forall("r", lo, hi, lt(cos(arg), int(1))));
             }
             if dbars.len() > 1 && runs.iter().any(|r| r.2 != 0) {
                 return Err(StatementError::Hint {
@@ -545,35 +546,29 @@ impl Params {
                     reason: format!("hint `{key}`: a job over several d̄ must use the term i = 0"),
                 });
             }
-            st.assert(
+            st.state(
                 format!(
                     "{}, d̄ ∈ {{{}}}: B̃(r) < 0 for 1 ≤ r ≤ {n}",
                     from.label(),
                     dlist.join(", ")
                 ),
-                and_all(&parts),
+                &and(parts),
             );
         }
         // the §3 table and the values with more digits
         let t = &self.raw.table;
-        let ttol = self.table_tol.to_string();
         for (from, refs) in [IndexFrom::Zero, IndexFrom::One]
             .into_iter()
             .zip(&self.table_values)
         {
-            let parts: Vec<String> =
-                t.r.iter()
-                    .zip(refs)
-                    .map(|(&r, v)| {
-                        let q = v.to_string();
-                        within(
-                            &sandwich_centred_expr(&r.to_string(), t.dbar, from),
-                            &q,
-                            &ttol,
-                        )
-                    })
-                    .collect();
-            st.assert(
+            let parts = t.r.iter().zip(refs).map(|(&r, v)| {
+                within(
+                    sandwich_centred_expr(int(r), t.dbar, from),
+                    q(v),
+                    &self.table_tol,
+                )
+            });
+            st.state(
                 format!(
                     "§3 table, d̄ = {}, {}: |B̃(r) − printed| ≤ {} for r ∈ {:?}",
                     t.dbar,
@@ -581,18 +576,18 @@ impl Params {
                     t.tolerance,
                     t.r
                 ),
-                and_all(&parts),
+                &and(parts),
             );
         }
         let md = &self.raw.more_digits;
         for ((&r, v), printed) in md.r.iter().zip(&md.values).zip(&self.more_digits) {
-            st.assert(
+            st.state(
                 format!(
                     "d̄ = {}, {}: B̃({r}) = {v} to the printed digits",
                     md.dbar,
                     md.from.label()
                 ),
-                printed.formula(&sandwich_centred_expr(&r.to_string(), md.dbar, md.from)),
+                &printed.formula(sandwich_centred_expr(int(r), md.dbar, md.from)),
             );
         }
         Ok(st)

@@ -18,6 +18,9 @@ use super::common::{
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{
+    abs, add, and, div, eq, forall, ge, gt, int, le, ln, mul, neg, q, sub, var, Formula, Term,
+};
 use crate::kernel::{parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::spec::{check_each, ensure, FieldError};
@@ -314,9 +317,10 @@ impl crate::claims::shape::Claim for Claim {
                     .iter()
                     .map(Interval::mid_f64)
                     .collect();
-                let ap = crate::kernel::expr::eval(&a_pred_term(d), prec)
-                    .expect("a closed term")
-                    .mid_f64();
+                let ap =
+                    crate::kernel::expr::eval_built(&a_pred_term(d), prec, &Default::default())
+                        .expect("a closed term")
+                        .mid_f64();
                 let fits = p
                     .raw
                     .fit_ranges
@@ -842,9 +846,8 @@ fn min_step_key(dbar: u32, from: IndexFrom) -> String {
 }
 
 /// |x − v| ≤ ½ unit in the last printed digit of `v`.
-fn printed_formula(x: &str, v: &Printed) -> String {
-    let (hu, q) = (&v.half_unit, &v.value);
-    format!("(<= (abs (- {x} {q})) {hu})")
+fn printed_formula(x: Term, v: &Printed) -> Formula {
+    le(abs(sub(x, q(&v.value))), q(&v.half_unit))
 }
 
 impl Params {
@@ -887,41 +890,36 @@ impl Params {
                 .ok_or_else(|| StatementError::hint(key, format!("missing hint `{key}`")))
         };
         for (d, f) in self.keys() {
-            let b = sandwich_centred_expr("r", d, f);
-            st.assert(
+            let b = || sandwich_centred_expr(var("r"), d, f);
+            st.state(
                 format!("d̄ = {d}, {}: −d̄ ≤ B̃(r) ≤ 0 for 0 ≤ r ≤ {n}", f.label()),
-                format!("(forall r 0 {n} (and (<= -{d} {b}) (<= {b} 0)))"),
+                &forall(
+                    "r",
+                    0,
+                    n,
+                    and([le(int(-i64::from(d)), b()), le(b(), int(0))]),
+                ),
             );
         }
         for (inc, min_step) in self.raw.increases.iter().zip(&self.min_step) {
             let label = format!("d̄ = {}, {}", inc.dbar, inc.from.label());
-            let b_at = |r: &str| sandwich_centred_expr(r, inc.dbar, inc.from);
-            let down = |lo: i64, hi: i64| {
-                format!(
-                    "(forall r {lo} {hi} (<= {} {}))",
-                    b_at("r"),
-                    b_at("(- r 1)")
-                )
-            };
-            let up = |r: i64| {
-                format!(
-                    "(> {} {})",
-                    b_at(&r.to_string()),
-                    b_at(&(r - 1).to_string())
-                )
-            };
+            let b_at = |r: Term| sandwich_centred_expr(r, inc.dbar, inc.from);
+            let r_minus_1 = || sub(var("r"), int(1));
+            let down =
+                |lo: i64, hi: i64| forall("r", lo, hi, le(b_at(var("r")), b_at(r_minus_1())));
+            let up = |r: i64| gt(b_at(int(r)), b_at(int(r - 1)));
             let before = if inc.first > 1 {
                 down(1, inc.first - 1)
             } else {
-                "(= 0 0)".into()
+                eq(int(0), int(0))
             };
-            st.assert(
+            st.state(
                 format!(
                     "{label}: the first increase is B̃({}) > B̃({})",
                     inc.first,
                     inc.first - 1
                 ),
-                format!("(and {before} {})", up(inc.first)),
+                &and([before, up(inc.first)]),
             );
             if let Some(want) = inc.count {
                 // the increasing steps are listed by the hint; the obligation states that
@@ -948,7 +946,7 @@ impl Params {
                         ),
                     ));
                 }
-                let mut parts = vec![format!("(= {} {want})", listed.len())];
+                let mut parts = vec![eq(listed.len().into(), want.into())];
                 let mut next = 1;
                 for &r in &listed {
                     if next < r {
@@ -960,12 +958,12 @@ impl Params {
                 if next <= self.raw.steps_to {
                     parts.push(down(next, self.raw.steps_to));
                 }
-                st.assert(
+                st.state(
                     format!(
                         "{label}: {want} increases among the steps r = 1..{}",
                         self.raw.steps_to
                     ),
-                    format!("(and {})", parts.join(" ")),
+                    &and(parts),
                 );
             }
             if let Some(v) = min_step {
@@ -979,24 +977,27 @@ impl Params {
                         format!("hint `{key}` must lie in 1..={}", self.raw.steps_to),
                     ));
                 }
-                let (hu, q) = (&v.half_unit, &v.value);
-                let step = |r: &str, r1: &str| format!("(abs (- {} {}))", b_at(r), b_at(r1));
-                st.assert(
+                let (hu, value) = (|| q(&v.half_unit), || q(&v.value));
+                let step = |r: Term, r1: Term| abs(sub(b_at(r), b_at(r1)));
+                st.state(
                     format!(
                         "{label}: smallest |B̃(r) − B̃(r − 1)| over r = 1..{} is {v} (to the printed digits)",
                         self.raw.steps_to
                     ),
-                    format!(
-                        "(and (forall r 1 {} (>= {} (- {q} {hu}))) (<= {} (+ {q} {hu})))",
-                        self.raw.steps_to,
-                        step("r", "(- r 1)"),
-                        step(&r_star.to_string(), &(r_star - 1).to_string())
-                    ),
+                    &and([
+                        forall(
+                            "r",
+                            1,
+                            self.raw.steps_to,
+                            ge(step(var("r"), r_minus_1()), sub(value(), hu())),
+                        ),
+                        le(step(int(r_star), int(r_star - 1)), add([value(), hu()])),
+                    ]),
                 );
             }
         }
         let g = &self.raw.gap;
-        st.assert(
+        st.state(
             format!(
                 "d̄ = {}, {}: B̃({}) − B̃({}) = {} (to the printed digits)",
                 g.dbar,
@@ -1005,12 +1006,12 @@ impl Params {
                 g.r - 1,
                 g.value
             ),
-            printed_formula(&gap_term(g), &self.gap_value),
+            &printed_formula(gap_term(g), &self.gap_value),
         );
         for (fr, (a_pred, _)) in self.raw.fit_reference.iter().zip(&self.fit_printed) {
-            st.assert(
+            st.state(
                 format!("d̄ = {}: a_pred = −d̄/(2 ln 10⁴) = {}", fr.dbar, fr.a_pred),
-                printed_formula(&a_pred_term(fr.dbar), a_pred),
+                &printed_formula(a_pred_term(fr.dbar), a_pred),
             );
         }
         Ok(st)
@@ -1018,17 +1019,16 @@ impl Params {
 }
 
 /// The term B̃(r) − B̃(r − 1) of the gap.
-fn gap_term(g: &Gap) -> String {
-    format!(
-        "(- {} {})",
-        sandwich_centred_expr(&g.r.to_string(), g.dbar, g.from),
-        sandwich_centred_expr(&(g.r - 1).to_string(), g.dbar, g.from)
+fn gap_term(g: &Gap) -> Term {
+    sub(
+        sandwich_centred_expr(int(g.r), g.dbar, g.from),
+        sandwich_centred_expr(int(g.r - 1), g.dbar, g.from),
     )
 }
 
 /// The term a_pred = −d̄/(2 ln 10⁴).
-fn a_pred_term(dbar: u32) -> String {
-    format!("(neg (/ {dbar} (* 2 (ln 10000))))")
+fn a_pred_term(dbar: u32) -> Term {
+    neg(div(int(dbar), mul([int(2), ln(int(10000))])))
 }
 
 /// One d̄ of the fits: the enclosure midpoints, a_pred, and the fit on each range.

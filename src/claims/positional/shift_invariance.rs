@@ -26,6 +26,7 @@ use super::common::{
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::{Exact, StatementError};
+use crate::kernel::expr::build::{and, eq, forall, mul, neg, q, sub, var, Formula};
 use crate::kernel::{softmax, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Presentation, Table};
 use crate::reading::{Agreement, Reading};
@@ -129,15 +130,15 @@ impl crate::claims::shape::Claim for Claim {
         let mut st = Statement::new(claim);
         let rows: Vec<u64> = p.query_rows().into_iter().map(|(_, i)| i).collect();
         let mut parts = Vec::new();
-        for (_, q) in p.slopes() {
-            if let Some(m) = dyadic_slope(&q) {
+        for (_, q_) in p.slopes() {
+            if let Some(m) = dyadic_slope(&q_) {
                 parts.extend(rows.iter().map(|&i| shift_formula(&m, i)));
             }
         }
         if parts.is_empty() {
             return None;
         }
-        st.assert(EXACT_SHIFT, format!("(and {})", parts.join(" ")));
+        st.state(EXACT_SHIFT, &and(parts));
         Some(Ok(st))
     }
     type Witness = Found;
@@ -416,8 +417,17 @@ pub fn dyadic_slope(q: &Rational) -> Option<Rational> {
 }
 
 /// The formula (+m·j) − (−m(i − j)) = m·i for every j ∈ 0..=i, exact for a rational m.
-pub fn shift_formula(m: &Rational, i: u64) -> String {
-    format!("(forall j 0 {i} (= (- (* {m} j) (neg (* {m} (- {i} j)))) (* {m} {i})))")
+pub fn shift_formula(m: &Rational, i: u64) -> Formula {
+    let j = || var("j");
+    forall(
+        "j",
+        0,
+        i,
+        eq(
+            sub(mul([q(m), j()]), neg(mul([q(m), sub(i.into(), j())]))),
+            mul([q(m), i.into()]),
+        ),
+    )
 }
 
 impl Params {

@@ -15,6 +15,9 @@ use super::common::{SplitMix64, Window};
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{
+    add, and, call, eq, forall, ge, gt, int, le, lt, min, mul, sub, var, Term,
+};
 use crate::kernel::{expr, softmax, Checked, Interval, Statement};
 use crate::outcome::{Plot, Presentation, Series, Style, Table};
 use crate::spec::{check_each, ensure, FieldError};
@@ -289,7 +292,7 @@ pub fn support_formula(conv: Window, w: u64, layers: u64, len: u64) -> u64 {
 /// the statement states the same term).
 pub fn band_reach(len: u64, d: u64, layers: u64) -> u64 {
     let v = expr::eval_exact(
-        &format!("(band-reach {len} {d} {layers})"),
+        &band_reach_term(len, d.into(), layers.into()).to_string(),
         64,
         &Default::default(),
     )
@@ -324,11 +327,21 @@ pub fn largest_fitting_window(
 }
 
 /// d = w − 1 (W1) or w (W2), as a term.
-fn d_term(conv: Window, w: &str) -> String {
+fn d_term(conv: Window, w: Term) -> Term {
     match conv {
-        Window::W1 => format!("(- {w} 1)"),
-        Window::W2 => w.to_string(),
+        Window::W1 => sub(w, int(1)),
+        Window::W2 => w,
     }
+}
+
+/// `(band-reach L d l)`: the kernel's exact reachability.
+fn band_reach_term(len: impl Into<Term>, d: Term, l: Term) -> Term {
+    call("band-reach", [len.into(), d, l])
+}
+
+/// `(band-reach-count L d l)`.
+fn band_reach_count_term(len: impl Into<Term>, d: Term, l: Term) -> Term {
+    call("band-reach-count", [len.into(), d, l])
 }
 
 const SUPPORT: &str = "support of the last row of A^ℓ = min(ℓ(w − 1), L − 1) (W1) / min(ℓw, L − 1) (W2), every smaller distance reached";
@@ -361,41 +374,48 @@ impl Params {
         for &w in &self.windows {
             for &c in &self.conventions {
                 for &len in &self.lengths {
-                    let d = d_term(c, &w.to_string());
-                    cases.push(format!(
-                        "(forall l 1 {ml} (and (= (band-reach {len} {d} l) (min (* l {d}) (- {len} 1))) \
-                         (= (band-reach-count {len} {d} l) (+ (band-reach {len} {d} l) 1))))",
-                        ml = self.max_layers
+                    let d = || d_term(c, w.into());
+                    let reach = || band_reach_term(len, d(), var("l"));
+                    cases.push(forall(
+                        "l",
+                        1,
+                        self.max_layers,
+                        and([
+                            eq(reach(), min(mul([var("l"), d()]), sub(len.into(), int(1)))),
+                            eq(
+                                band_reach_count_term(len, d(), var("l")),
+                                add([reach(), int(1)]),
+                            ),
+                        ]),
                     ));
                 }
             }
         }
-        st.assert(SUPPORT, format!("(and {})", cases.join(" ")));
+        st.state(SUPPORT, &and(cases));
         let (l, tr, sweep) = (self.fit_layers, self.train_length, self.fit_sweep_max);
         let len = unclipped_length(l, sweep);
         for cf in &self.claimed_max_fit {
             let (c, big_w) = (cf.convention, cf.window);
-            let reach = |w: &str| format!("(band-reach {len} {} {l})", d_term(c, w));
-            let closed = |w: &str| format!("(* {l} {})", d_term(c, w));
+            let reach = |w: Term| band_reach_term(len, d_term(c, w), l.into());
+            let closed = |w: Term| mul([l.into(), d_term(c, w)]);
+            let tr_minus_1 = || sub(tr.into(), int(1));
             let mut f = vec![
-                format!("(forall w 1 {big_w} (< {} {tr}))", reach("w")),
-                format!("(<= {} (- {tr} 1))", closed(&big_w.to_string())),
+                forall("w", 1, big_w, lt(reach(var("w")), tr.into())),
+                le(closed(big_w.into()), tr_minus_1()),
             ];
             if big_w < sweep {
-                f.push(format!(
-                    "(forall w {} {sweep} (>= {} {tr}))",
+                f.push(forall(
+                    "w",
                     big_w + 1,
-                    reach("w")
+                    sweep,
+                    ge(reach(var("w")), tr.into()),
                 ));
-                f.push(format!(
-                    "(> {} (- {tr} 1))",
-                    closed(&(big_w + 1).to_string())
-                ));
+                f.push(gt(closed((big_w + 1).into()), tr_minus_1()));
             } else {
                 // the sweep must reach past the claimed window to show it is the largest
-                f.push(format!("(< {big_w} {sweep})"));
+                f.push(lt(big_w.into(), sweep.into()));
             }
-            st.assert(self.fit_name(cf), format!("(and {})", f.join(" ")));
+            st.state(self.fit_name(cf), &and(f));
         }
         let mut rows = Vec::new();
         for fg in &self.fig2 {
@@ -405,14 +425,15 @@ impl Params {
                 // the attended distances of query i are exactly the listed ones with r ≤ i
                 let listed: Vec<u64> = set.iter().copied().filter(|&r| r <= i).collect();
                 let max = listed.last().map_or(-1, |&r| r as i128);
-                rows.push(format!(
-                    "(= (band-reach {n} {d} 1) {max}) (= (band-reach-count {n} {d} 1) {})",
-                    listed.len(),
-                    n = i + 1
+                let n = i + 1;
+                rows.push(eq(band_reach_term(n, d.into(), int(1)), int(max)));
+                rows.push(eq(
+                    band_reach_count_term(n, d.into(), int(1)),
+                    listed.len().into(),
                 ));
             }
         }
-        st.assert(self.fig2_name(), format!("(and {})", rows.join(" ")));
+        st.state(self.fig2_name(), &and(rows));
         st
     }
 }

@@ -16,9 +16,14 @@
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{
+    abs, add, and, call, ceil, div, eq, int, le, lit, ln, mul, parse_term, pow, q, sub, var,
+    Formula, Term,
+};
+use crate::kernel::expr::ExprError;
 use crate::kernel::{expr, parse_rational, Certainty, Checked, Interval, Statement};
 use crate::outcome::{Observations, Presentation, Table};
-use crate::sparse::construct::{d_expr, t_expr, t_star};
+use crate::sparse::construct::{d_expr, t_expr, t_of, t_star};
 use crate::sparse::sample::draw_signs;
 use crate::spec::{check_each, ensure, FieldError};
 use rug::Rational;
@@ -38,6 +43,41 @@ pub struct Setting {
     pub rho: String,
     /// δ.
     pub delta: String,
+}
+
+impl Setting {
+    /// Its terms, each read once from the spec's text ([`parse_term`]).
+    pub fn terms(&self) -> Result<SettingTerms, ExprError> {
+        Ok(SettingTerms {
+            k: self.k,
+            eps: parse_term(&self.eps)?,
+            gamma: parse_term(&self.gamma)?,
+            rho: parse_term(&self.rho)?,
+            delta: parse_term(&self.delta)?,
+        })
+    }
+}
+
+/// A setting resolved: γ, ρ, ε and δ as terms of the statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingTerms {
+    /// Row sparsity k.
+    pub k: u64,
+    /// ε.
+    pub eps: Term,
+    /// γ.
+    pub gamma: Term,
+    /// ρ.
+    pub rho: Term,
+    /// δ.
+    pub delta: Term,
+}
+
+impl SettingTerms {
+    /// t = ε/(2k(γ + ε + ρ)).
+    fn t(&self) -> Term {
+        t_expr(self.k, &self.eps, &self.gamma, &self.rho)
+    }
 }
 
 /// One row of the §5 d_formula table.
@@ -113,7 +153,7 @@ fn positive_term(field: &str, s: &str) -> Result<(), FieldError> {
     )
 }
 
-fn setting_ok(f: &str, s: &Setting) -> Result<(), FieldError> {
+fn setting_ok(f: &str, s: &Setting) -> Result<SettingTerms, FieldError> {
     ensure(
         (1..=1024).contains(&s.k),
         format!("{f}.k"),
@@ -134,11 +174,12 @@ fn setting_ok(f: &str, s: &Setting) -> Result<(), FieldError> {
         d.hi_f64() < 1.0,
         format!("{f}.delta"),
         "δ must lie in (0, 1)",
-    )
+    )?;
+    s.terms().map_err(|e| FieldError::new(f, e.to_string()))
 }
 
-fn instance_ok(f: &str, i: &Instance, max_n: u64, max_d: u64) -> Result<(), FieldError> {
-    setting_ok(&format!("{f}.setting"), &i.setting)?;
+fn instance_ok(f: &str, i: &Instance, max_n: u64, max_d: u64) -> Result<SettingTerms, FieldError> {
+    let terms = setting_ok(&format!("{f}.setting"), &i.setting)?;
     ensure(
         (2..=max_n).contains(&i.n),
         format!("{f}.n"),
@@ -149,7 +190,8 @@ fn instance_ok(f: &str, i: &Instance, max_n: u64, max_d: u64) -> Result<(), Fiel
         format!("{f}.d"),
         format!("d must lie in 1..={max_d}"),
     )?;
-    printed_ok(&format!("{f}.t"), &i.t)
+    printed_ok(&format!("{f}.t"), &i.t)?;
+    Ok(terms)
 }
 
 fn printed_ok(f: &str, s: &str) -> Result<(), FieldError> {
@@ -179,6 +221,23 @@ pub struct Params {
     instance_t: PrintedDecimal,
     /// The printed t of the certificate instance.
     certificate_t: PrintedDecimal,
+    /// The settings' terms: the identities', the table rows', the end-to-end and the
+    /// certificate instance's, in order.
+    identities: Vec<SettingTerms>,
+    table_terms: Vec<SettingTerms>,
+    instance_terms: SettingTerms,
+    certificate_terms: SettingTerms,
+    /// The grid's ε, γ, ρ and δ as terms.
+    grid_terms: GridTerms,
+}
+
+/// The grid's lists as terms.
+#[derive(Debug, Clone)]
+struct GridTerms {
+    eps: Vec<Term>,
+    gammas: Vec<Term>,
+    rhos: Vec<Term>,
+    delta: Term,
 }
 
 /// sparse/corollary-dimension.
@@ -188,12 +247,19 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
-        check_each(&raw.identities, "identities", setting_ok)?;
+        check_each(&raw.identities, "identities", |_, _| Ok(()))?;
+        let identities = raw
+            .identities
+            .iter()
+            .enumerate()
+            .map(|(i, s)| setting_ok(&format!("identities[{i}]"), s))
+            .collect::<Result<Vec<_>, _>>()?;
         check_each(&raw.table, "table", |f, r| {
             ensure(!r.d.is_empty(), f, "give at least one (n, d) pair")
         })?;
+        let mut table_terms = Vec::with_capacity(raw.table.len());
         for (i, r) in raw.table.iter().enumerate() {
-            setting_ok(&format!("table[{i}].setting"), &r.setting)?;
+            table_terms.push(setting_ok(&format!("table[{i}].setting"), &r.setting)?);
             printed_ok(&format!("table[{i}].t"), &r.t)?;
             for (q, &(n, d)) in r.d.iter().enumerate() {
                 ensure(
@@ -236,8 +302,24 @@ impl crate::claims::shape::Claim for Claim {
             )?;
         }
         positive_term("grid.delta", &g.delta)?;
-        instance_ok("instance", &raw.instance, 4096, 20_000)?;
-        instance_ok("certificate_instance", &raw.certificate_instance, 256, 4096)?;
+        let terms = |f: &str, xs: &[String]| {
+            xs.iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    parse_term(x).map_err(|e| FieldError::new(format!("{f}[{i}]"), e.to_string()))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let grid_terms = GridTerms {
+            eps: terms("grid.eps", &g.eps)?,
+            gammas: terms("grid.gammas", &g.gammas)?,
+            rhos: terms("grid.rhos", &g.rhos)?,
+            delta: parse_term(&g.delta)
+                .map_err(|e| FieldError::new("grid.delta", e.to_string()))?,
+        };
+        let instance_terms = instance_ok("instance", &raw.instance, 4096, 20_000)?;
+        let certificate_terms =
+            instance_ok("certificate_instance", &raw.certificate_instance, 256, 4096)?;
         let table_t = raw
             .table
             .iter()
@@ -247,6 +329,11 @@ impl crate::claims::shape::Claim for Claim {
             table_t,
             instance_t: printed_t("instance.t", &raw.instance.t)?,
             certificate_t: printed_t("certificate_instance.t", &raw.certificate_instance.t)?,
+            identities,
+            table_terms,
+            instance_terms,
+            certificate_terms,
+            grid_terms,
             raw,
         })
     }
@@ -278,16 +365,13 @@ impl crate::claims::shape::Claim for Claim {
         let ts = t_star(&s);
         let mut st = Statement::new(&ctx.spec.id);
         st.datum("S", expr::Datum::Signs(s));
-        for (name, f) in instance_obligations(i) {
-            st.assert(name, f);
+        for (name, f) in instance_obligations(i, &p.instance_terms) {
+            st.state(name, &f);
         }
-        let t = t_expr(
-            i.setting.k,
-            &i.setting.eps,
-            &i.setting.gamma,
-            &i.setting.rho,
+        st.state(
+            format!("t = {} printed", i.t),
+            &p.instance_t.formula(p.instance_terms.t()),
         );
-        st.assert(format!("t = {} printed", i.t), p.instance_t.formula(&t));
         match crate::kernel::check(&st, prec) {
             Ok(c) if c.as_expected() => {}
             Ok(c) => failed.extend(c.failures().iter().map(|n| format!("end to end: {n}"))),
@@ -335,10 +419,9 @@ impl crate::claims::shape::Claim for Claim {
             "d_formula = ⌈8k²(γ + ε + ρ)² ln(n²/δ)/ε²⌉ (certified ceilings) against sparse.md §5",
             &["setting", "t", "n", "§5", "certified"],
         );
-        for r in &p.raw.table {
+        for (r, terms) in p.raw.table.iter().zip(&p.table_terms) {
             let s = &r.setting;
-            let t = t_expr(s.k, &s.eps, &s.gamma, &s.rho);
-            let tv = expr::eval(&t, prec)
+            let tv = expr::eval_built(&terms.t(), prec, &Default::default())
                 .map(|x| format!("{:.9}", x.mid_f64()))
                 .unwrap_or_default();
             for &(n, d) in &r.d {
@@ -356,13 +439,8 @@ impl crate::claims::shape::Claim for Claim {
         let failed = &w.failed;
         let i = &p.raw.instance;
         let ts = &w.t_star;
-        let t = t_expr(
-            i.setting.k,
-            &i.setting.eps,
-            &i.setting.gamma,
-            &i.setting.rho,
-        );
-        let tv = expr::eval(&t, prec).unwrap_or_else(|_| Interval::entire(prec));
+        let tv = expr::eval_built(&p.instance_terms.t(), prec, &Default::default())
+            .unwrap_or_else(|_| Interval::entire(prec));
         o.figure(
             "t*/t (end-to-end instance)",
             ts.to_f64() / tv.mid_f64(),
@@ -415,26 +493,26 @@ impl PrintedDecimal {
     }
 
     /// |term − value| ≤ half: `term` prints as this decimal.
-    pub fn formula(&self, term: &str) -> String {
-        format!("(<= (abs (- {term} {})) {})", self.value, self.half)
+    pub fn formula(&self, term: Term) -> Formula {
+        le(abs(sub(term, q(&self.value))), q(&self.half))
     }
 }
 
-fn eta_identity(s: &Setting) -> (String, bool) {
-    let t = t_expr(s.k, &s.eps, &s.gamma, &s.rho);
-    let big_delta = format!("(+ {} {})", s.gamma, s.eps);
-    let eta = format!("(* {t} {} (+ {big_delta} {}))", s.k, s.rho);
-    let exact = expr::eval_exact(&eta, 64, &Default::default())
+fn eta_identity(s: &SettingTerms) -> (Formula, bool) {
+    let big_delta = add([s.gamma.clone(), s.eps.clone()]);
+    let eta = mul([s.t(), s.k.into(), add([big_delta, s.rho.clone()])]);
+    let exact = expr::eval_built_exact(&eta, 64, &Default::default())
         .ok()
         .flatten()
         .is_some();
+    let half_eps = div(s.eps.clone(), int(2));
     if exact {
-        (format!("(= {eta} (/ {} 2))", s.eps), true)
+        (eq(eta, half_eps), true)
     } else {
         (
-            format!(
-                "(<= (abs (- {eta} (/ {} 2))) 1/1000000000000000000000000000000)",
-                s.eps
+            le(
+                abs(sub(eta, half_eps)),
+                lit("1/1000000000000000000000000000000"),
             ),
             false,
         )
@@ -442,15 +520,16 @@ fn eta_identity(s: &Setting) -> (String, bool) {
 }
 
 /// The d_formula term ⌈8k²(γ + ε + ρ)² ln(n²/δ)/ε²⌉.
-pub fn d_formula_expr(n: u64, s: &Setting) -> String {
-    format!(
-        "(ceil (/ (* 8 (pow {k} 2) (pow (+ {g} {e} {r}) 2) (ln (/ (* {n} {n}) {dl}))) (pow {e} 2)))",
-        k = s.k,
-        g = s.gamma,
-        e = s.eps,
-        r = s.rho,
-        dl = s.delta
-    )
+pub fn d_formula_expr(n: u64, s: &SettingTerms) -> Term {
+    ceil(div(
+        mul([
+            int(8),
+            pow(s.k.into(), 2),
+            pow(add([s.gamma.clone(), s.eps.clone(), s.rho.clone()]), 2),
+            ln(div(mul([n.into(), n.into()]), s.delta.clone())),
+        ]),
+        pow(s.eps.clone(), 2),
+    ))
 }
 
 fn describe(s: &Setting) -> String {
@@ -463,25 +542,24 @@ fn describe(s: &Setting) -> String {
 /// The obligations of one end-to-end instance over a sign matrix named `S`:
 /// S has n rows and d columns, d = d_formula (certified ceiling; the union-bound
 /// form ⌈(2/t²) ln(n²/δ)⌉ too), and t* = max|G|/d ≤ t.
-pub fn instance_obligations(i: &Instance) -> Vec<(String, String)> {
-    let s = &i.setting;
-    let t = t_expr(s.k, &s.eps, &s.gamma, &s.rho);
+pub fn instance_obligations(i: &Instance, s: &SettingTerms) -> Vec<(String, Formula)> {
+    let of_s = |op: &str| call(op, [var("S")]);
     vec![
         (
             format!("S is {} × {}", i.n, i.d),
-            format!("(and (= (rows S) {}) (= (cols S) {}))", i.n, i.d),
+            and([eq(of_s("rows"), i.n.into()), eq(of_s("cols"), i.d.into())]),
         ),
         (
-            format!("d = d_formula({}) ({})", i.n, describe(s)),
-            format!("(= (cols S) {})", d_formula_expr(i.n, s)),
+            format!("d = d_formula({}) ({})", i.n, describe(&i.setting)),
+            eq(of_s("cols"), d_formula_expr(i.n, s)),
         ),
         (
             "d = ⌈(2/t²) ln(n²/δ)⌉".into(),
-            format!("(= (cols S) {})", d_expr(i.n, &t, &s.delta)),
+            eq(of_s("cols"), d_expr(i.n, s.t(), s.delta.clone())),
         ),
         (
             "t* = max_{l≠j}|⟨s_l, s_j⟩|/d ≤ t = ε/(2k(γ + ε + ρ))".into(),
-            format!("(<= (/ (gram-max-abs S) (cols S)) {t})"),
+            le(t_of(var("S")), s.t()),
         ),
     ]
 }
@@ -497,22 +575,23 @@ fn grid(p: &Params, prec: u32) -> GridScan {
     let mut all = Certainty::True;
     let mut count = 0usize;
     let mut worst = 0.0f64;
+    let gt_ = &p.grid_terms;
     for &k in &g.ks {
-        for e in &g.eps {
-            for gm in &g.gammas {
-                for r in &g.rhos {
-                    let st = Setting {
+        for (e, et) in g.eps.iter().zip(&gt_.eps) {
+            for (gm, gmt) in g.gammas.iter().zip(&gt_.gammas) {
+                for (r, rt) in g.rhos.iter().zip(&gt_.rhos) {
+                    let st = SettingTerms {
                         k,
-                        eps: e.clone(),
-                        gamma: gm.clone(),
-                        rho: r.clone(),
-                        delta: g.delta.clone(),
+                        eps: et.clone(),
+                        gamma: gmt.clone(),
+                        rho: rt.clone(),
+                        delta: gt_.delta.clone(),
                     };
-                    let t = expr::eval(&t_expr(k, e, gm, r), prec)
+                    let t = expr::eval_built(&st.t(), prec, &Default::default())
                         .unwrap_or_else(|_| Interval::entire(prec));
                     let t_lo = t.lo().to_rational().unwrap_or_default();
                     for &n in &g.ns {
-                        let df = expr::eval_exact(
+                        let df = expr::eval_built_exact(
                             &d_formula_expr(n as u64, &st),
                             prec,
                             &Default::default(),
@@ -613,25 +692,30 @@ impl Params {
     /// `t_star`): its shape, d = d_formula, and t* ≤ t.
     fn build(&self, claim: &str, hints: &Hints) -> Result<Statement, StatementError> {
         let mut st = Statement::new(claim);
-        for s in &self.raw.identities {
-            st.assert(
+        for (s, terms) in self.raw.identities.iter().zip(&self.identities) {
+            st.state(
                 format!("η = t·k·(Δ + ρ) = ε/2 at {}", describe(s)),
-                eta_identity(s).0,
+                &eta_identity(terms).0,
             );
         }
-        for (r, printed) in self.raw.table.iter().zip(&self.table_t) {
+        for ((r, printed), terms) in self
+            .raw
+            .table
+            .iter()
+            .zip(&self.table_t)
+            .zip(&self.table_terms)
+        {
             let s = &r.setting;
             if let Some(printed) = printed {
-                let t = t_expr(s.k, &s.eps, &s.gamma, &s.rho);
-                st.assert(
+                st.state(
                     format!("t = {} at {}", r.t, describe(s)),
-                    printed.formula(&t),
+                    &printed.formula(terms.t()),
                 );
             }
             for &(n, d) in &r.d {
-                st.assert(
+                st.state(
                     format!("d_formula(n = {n}) = {d} at {}", describe(s)),
-                    format!("(= {} {d})", d_formula_expr(n, s)),
+                    &eq(d_formula_expr(n, terms), d.into()),
                 );
             }
         }
@@ -641,22 +725,16 @@ impl Params {
             "S",
             expr::Datum::Signs(draw_signs(ci.n as usize, ci.d as usize, ci.seed)),
         );
-        st.assert(
+        st.state(
             "certificate instance: t* (exact) of S",
-            format!("(= (/ (gram-max-abs S) (cols S)) {t_star})"),
+            &eq(t_of(var("S")), q(&t_star)),
         );
-        for (name, f) in instance_obligations(ci) {
-            st.assert(format!("certificate instance: {name}"), f);
+        for (name, f) in instance_obligations(ci, &self.certificate_terms) {
+            st.state(format!("certificate instance: {name}"), &f);
         }
-        let t = t_expr(
-            ci.setting.k,
-            &ci.setting.eps,
-            &ci.setting.gamma,
-            &ci.setting.rho,
-        );
-        st.assert(
+        st.state(
             format!("certificate instance: t = {} printed", ci.t),
-            self.certificate_t.formula(&t),
+            &self.certificate_t.formula(self.certificate_terms.t()),
         );
         Ok(st)
     }

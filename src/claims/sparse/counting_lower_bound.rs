@@ -16,6 +16,10 @@
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{
+    abs, add, and, ceil, div, eq, forall, ge, int, le, lit, ln, lt, mul, neg, pi, pow, q, sub, sum,
+    var, Formula, Term,
+};
 use crate::kernel::{Checked, Interval, Statement};
 use crate::outcome::{Presentation, Table};
 use crate::spec::{check_each, ensure, exact, FieldError};
@@ -163,29 +167,29 @@ impl crate::claims::shape::Claim for Claim {
         _hints: &Hints,
     ) -> Option<Result<Statement, StatementError>> {
         let mut st = Statement::new(claim);
-        let tol = p.tol.clone();
+        let tol = || q(&p.tol);
         for (r, [per_n, lead]) in p.raw.reference.iter().zip(&p.printed) {
             let n = r.n;
-            st.assert(
+            st.state(
                 ceil_log2_name(n, r.ceil_log2_factorial),
-                ceil_log2_factorial_formula(n, r.ceil_log2_factorial),
+                &ceil_log2_factorial_formula(n, r.ceil_log2_factorial),
             );
-            st.assert(
+            st.state(
                 format!("n = {n}: log₂(n!)/n prints as {}", r.log2_factorial_per_n),
-                prints_as(&per_n_term(n), per_n),
+                &prints_as(per_n_term(n), per_n),
             );
-            st.assert(
+            st.state(
                 format!("n = {n}: log₂ n − 1/ln 2 prints as {}", r.leading_term),
-                prints_as(&leading_term(n), lead),
+                &prints_as(leading_term(n), lead),
             );
-            st.assert(
+            st.state(
                 format!(
                     "n = {n}: least integer D·p = ⌈{}/{n}⌉ = {}",
                     r.ceil_log2_factorial, r.least_dp
                 ),
-                format!(
-                    "(= (ceil (/ {} {n})) {})",
-                    r.ceil_log2_factorial, r.least_dp
+                &eq(
+                    ceil(div(r.ceil_log2_factorial.into(), n.into())),
+                    r.least_dp.into(),
                 ),
             );
             // Stirling's series with Robbins' explicit remainder:
@@ -195,48 +199,50 @@ impl crate::claims::shape::Claim for Claim {
             let hi = Rational::from((1, 12 * u64::from(n)));
             let centre = Rational::from(&lo + &hi) / 2u32;
             let half = Rational::from(&hi - &lo) / 2u32;
-            st.assert(
+            let stirling = add([
+                mul([n.into(), ln(n.into())]),
+                neg(n.into()),
+                mul([lit("1/2"), ln(mul([int(2), pi(), n.into()]))]),
+                q(&centre),
+            ]);
+            st.state(
                 format!("n = {n}: Stirling's series with Robbins' remainder encloses ln n!"),
-                format!(
-                    "(< (abs (- {} (+ (* {n} (ln {n})) (neg {n}) (* 1/2 (ln (* 2 pi {n}))) {centre}))) {half})",
-                    ln_factorial_term(n)
-                ),
+                &lt(abs(sub(ln_factorial_term(n), stirling)), q(&half)),
             );
         }
         // the gap over the sweep, by Robbins' remainder (gap(n) ≤ g(n) for every
         // n ≥ 1; the reference rows check the enclosure itself against ln n!)
-        st.assert(
+        st.state(
             format!(
                 "for every n in 16..={}: log₂(n!)/n − (log₂ n − 1/ln 2) ≤ g(n) ≤ {} bits (Robbins)",
                 p.raw.sweep_max, p.raw.stirling_tol_bits
             ),
-            format!(
-                "(forall n 16 {} (<= {} {tol}))",
-                p.raw.sweep_max,
-                robbins_gap_term_var()
-            ),
+            &forall("n", 16, p.raw.sweep_max, le(robbins_gap_term_var(), tol())),
         );
-        st.assert(
+        st.state(
             format!(
                 "for every n ≥ {m}: gap ≤ g(n) ≤ g({m}) ≤ {} bits (Robbins; g decreasing)",
                 p.raw.stirling_tol_bits,
                 m = p.raw.sweep_max
             ),
-            format!("(<= {} {tol})", robbins_gap_term(p.raw.sweep_max)),
+            &le(robbins_gap_term(p.raw.sweep_max), tol()),
         );
         let mut bracketed: Vec<u32> = p.raw.reference.iter().map(|r| r.n).collect();
         for i in &p.raw.instances {
             let c = ceil_log2_factorial(i.n);
             if !bracketed.contains(&i.n) {
                 bracketed.push(i.n);
-                st.assert(ceil_log2_name(i.n, c), ceil_log2_factorial_formula(i.n, c));
+                st.state(ceil_log2_name(i.n, c), &ceil_log2_factorial_formula(i.n, c));
             }
-            st.assert(
+            st.state(
                 format!(
                     "n = {}, d = {}, p = {} bits: D·p = 2·d·p ≥ ⌈⌈log₂ n!⌉/n⌉ = ⌈{c}/{}⌉",
                     i.n, i.d, i.bits, i.n
                 ),
-                format!("(>= (* 2 {} {}) (ceil (/ {c} {})))", i.d, i.bits, i.n),
+                &ge(
+                    mul([int(2), i.d.into(), i.bits.into()]),
+                    ceil(div(c.into(), i.n.into())),
+                ),
             );
         }
         Some(Ok(st))
@@ -259,9 +265,13 @@ impl crate::claims::shape::Claim for Claim {
                     n,
                     ceil_log2_factorial: ceil_log2_factorial(n),
                     per_n: per_n.mid_f64(),
-                    lead: crate::kernel::expr::eval(&leading_term(n), prec)
-                        .ok()
-                        .map(|x| x.mid_f64()),
+                    lead: crate::kernel::expr::eval_built(
+                        &leading_term(n),
+                        prec,
+                        &Default::default(),
+                    )
+                    .ok()
+                    .map(|x| x.mid_f64()),
                     least_dp: least_dp(n),
                     gap: gap_of(&f, n, prec),
                 }
@@ -410,47 +420,52 @@ pub fn least_dp(n: u32) -> u64 {
 }
 
 /// ln n! = Σ_{i=2}^{n} ln i, as a term (n ≥ 2).
-fn ln_factorial_term(n: u32) -> String {
-    format!("(sum i 2 {n} (ln i))")
+fn ln_factorial_term(n: u32) -> Term {
+    sum("i", 2, n, ln(var("i")))
 }
 
 /// log₂(n!)/n as a term.
-fn per_n_term(n: u32) -> String {
-    format!("(/ {} (* {n} (ln 2)))", ln_factorial_term(n))
+fn per_n_term(n: u32) -> Term {
+    div(ln_factorial_term(n), mul([n.into(), ln(int(2))]))
 }
 
 /// log₂ n − 1/ln 2 as a term.
-fn leading_term(n: u32) -> String {
-    format!("(/ (- (ln {n}) 1) (ln 2))")
+fn leading_term(n: u32) -> Term {
+    div(sub(ln(n.into()), int(1)), ln(int(2)))
 }
 
 /// "x prints as the decimal s": |x − s| ≤ ½·10^−k (k decimals of s).
-fn prints_as(term: &str, s: &Decimal) -> String {
-    let (p, half) = (&s.value, &s.half);
-    format!("(<= (abs (- {term} {p})) {half})")
+fn prints_as(term: Term, s: &Decimal) -> Formula {
+    le(abs(sub(term, q(&s.value))), q(&s.half))
 }
 
 /// Robbins' bound g(n) = (½·log₂(2πn) + 1/(12n·ln 2))/n on the gap, as a term in
 /// `n` (a literal or the bound variable `n`).
-fn robbins_gap_term_of(n: &str) -> String {
-    format!("(/ (+ (/ (ln (* 2 pi {n})) (* 2 (ln 2))) (/ 1 (* 12 {n} (ln 2)))) {n})")
+fn robbins_gap_term_of(n: impl Fn() -> Term) -> Term {
+    div(
+        add([
+            div(ln(mul([int(2), pi(), n()])), mul([int(2), ln(int(2))])),
+            div(int(1), mul([int(12), n(), ln(int(2))])),
+        ]),
+        n(),
+    )
 }
 
-fn robbins_gap_term(n: u32) -> String {
-    robbins_gap_term_of(&n.to_string())
+fn robbins_gap_term(n: u32) -> Term {
+    robbins_gap_term_of(|| n.into())
 }
 
-fn robbins_gap_term_var() -> String {
-    robbins_gap_term_of("n")
+fn robbins_gap_term_var() -> Term {
+    robbins_gap_term_of(|| var("n"))
 }
 
 /// "⌈log₂ n!⌉ = c": the exact bracketing 2^{c−1} < n! ≤ 2^c, n! an exact literal.
-fn ceil_log2_factorial_formula(n: u32, c: u64) -> String {
-    let f = Integer::from(Integer::factorial(n));
-    format!(
-        "(and (< (pow 2 {}) {f}) (<= {f} (pow 2 {c})))",
-        c.saturating_sub(1)
-    )
+fn ceil_log2_factorial_formula(n: u32, c: u64) -> Formula {
+    let f = || q(&Rational::from(Integer::factorial(n)));
+    and([
+        lt(pow(int(2), c.saturating_sub(1)), f()),
+        le(f(), pow(int(2), c)),
+    ])
 }
 
 fn ceil_log2_name(n: u32, c: u64) -> String {

@@ -12,6 +12,7 @@
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{eq, q};
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use crate::sparse::dimension::{min_dimension, union_bound_dimension};
@@ -289,15 +290,14 @@ impl crate::claims::shape::Claim for Claim {
         let mut st = Statement::new(claim);
         for (r, t) in p.raw.reference.iter().zip(&p.reference_t) {
             let dl = &p.delta;
-            st.assert(
+            st.state(
                 format!(
                     "d_ub(n = {}, t = {}, δ = {}) = {}",
                     r.n, r.t, p.raw.delta, r.d_ub
                 ),
-                format!(
-                    "(= {} {})",
-                    crate::sparse::construct::d_expr(r.n as u64, &t.to_string(), &dl.to_string()),
-                    r.d_ub
+                &eq(
+                    crate::sparse::construct::d_expr(r.n as u64, q(t), q(dl)),
+                    r.d_ub.into(),
                 ),
             );
         }

@@ -18,6 +18,7 @@
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{add, div, eq, int, mul, pow, sub, Term};
 use crate::kernel::{Checked, Statement};
 use crate::outcome::{Observations, Presentation, Table};
 use crate::spec::{check_each, ensure, exact, FieldError};
@@ -71,18 +72,25 @@ impl crate::claims::shape::Claim for Claim {
         let mut st = Statement::new(claim);
         for c in &p.counts {
             let n = c.n;
-            st.assert(
+            let nt = || Term::from(n);
+            st.state(
                 format!("n = {n}: n^n = {} maps", c.total),
-                format!("(= (pow {n} {n}) {})", c.total),
+                &eq(pow(nt(), n as u64), c.total.into()),
             );
-            st.assert(
+            st.state(
                 format!(
                     "n = {n}: count formula n + C(n,2)(2^n − 2) = {} (reference)",
                     c.realisable
                 ),
-                format!(
-                    "(= (+ {n} (* (/ (* {n} (- {n} 1)) 2) (- (pow 2 {n}) 2))) {})",
-                    c.realisable
+                &eq(
+                    add([
+                        nt(),
+                        mul([
+                            div(mul([nt(), sub(nt(), int(1))]), int(2)),
+                            sub(pow(int(2), n as u64), int(2)),
+                        ]),
+                    ]),
+                    c.realisable.into(),
                 ),
             );
         }

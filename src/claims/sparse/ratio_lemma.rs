@@ -171,9 +171,9 @@ impl crate::claims::shape::Claim for Claim {
                             }
                         };
                         let eta = Rational::from(&w.t_star * k as u64) * &top;
-                        let e = exact_of("(err-max S B)", prec, &st.data);
-                        let a = exact_of("(lemma-a S B)", prec, &st.data);
-                        let bv = exact_of("(lemma-b S B)", prec, &st.data);
+                        let e = exact_of("err-max", prec, &st.data);
+                        let a = exact_of("lemma-a", prec, &st.data);
+                        let bv = exact_of("lemma-b", prec, &st.data);
                         let frac = |x: &Rational, y: &Rational| {
                             if *y == 0 {
                                 0.0
@@ -436,9 +436,11 @@ pub fn end_to_end(
 }
 
 /// The values the tables show for one witness, from the lemma's data operations
-/// (presentation).
+/// (presentation): the exact value of the data operation `op` of S and B, from the
+/// term built for it.
 fn exact_of(op: &str, prec: u32, data: &Data) -> Rational {
-    crate::kernel::expr::eval_exact(op, prec, data)
+    use crate::kernel::expr::build::{call, var};
+    crate::kernel::expr::eval_built_exact(&call(op, [var("S"), var("B")]), prec, data)
         .ok()
         .flatten()
         .unwrap_or_default()

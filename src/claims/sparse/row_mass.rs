@@ -11,11 +11,14 @@
 //! by certified ceilings; d_formula/ln³ n is reported separately as this
 //! construction's log³ n growth (never fitted together with sparse/log-dimension).
 
-use super::corollary_dimension::{d_formula_expr, PrintedDecimal, Setting};
+use super::corollary_dimension::{d_formula_expr, PrintedDecimal, SettingTerms};
 use super::ratio_lemma::{seed_for, target_logits, TARGET_KINDS};
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{
+    add, and, call, div, exp, ge, le, ln, mul, parse_term, pow, q, sub, var, Term,
+};
 use crate::kernel::expr::{Datum, SparseRows};
 use crate::kernel::{expr, Checked, Interval, SignMatrix, Statement};
 use crate::outcome::{Observations, Presentation, Table};
@@ -73,6 +76,8 @@ pub struct Params {
     exacts: (Rational, Rational, Rational),
     /// Per row of the table: γ and the ratio as printed.
     printed: Vec<[PrintedDecimal; 2]>,
+    /// δ of the §5 table, as a term.
+    table_delta: Term,
 }
 
 /// sparse/row-mass.
@@ -112,6 +117,8 @@ impl crate::claims::shape::Claim for Claim {
             "table_delta",
             "δ must lie in (0, 1)",
         )?;
+        let table_delta = parse_term(&raw.table_delta)
+            .map_err(|e| FieldError::new("table_delta", e.to_string()))?;
         let mut printed = Vec::with_capacity(raw.table.len());
         for (i, r) in raw.table.iter().enumerate() {
             ensure(
@@ -133,6 +140,7 @@ impl crate::claims::shape::Claim for Claim {
             raw,
             exacts: (tau, eps, rho),
             printed,
+            table_delta,
         })
     }
 
@@ -242,7 +250,7 @@ impl crate::claims::shape::Claim for Claim {
         );
         let mut last_ratio = 0.0;
         for r in &p.raw.table {
-            let rv = expr::eval(&ratio_term(r), prec)
+            let rv = expr::eval_built(&ratio_term(r), prec, &Default::default())
                 .map(|x| x.mid_f64())
                 .unwrap_or(f64::NAN);
             last_ratio = rv;
@@ -296,19 +304,29 @@ impl Params {
     /// M_ij ≤ M_ij/M_ij' = e^{Λ_ij − Λ_ij'} (j ∉ supp_i, j' ∈ supp_i), so
     /// Σ_{j∉supp_i} M_ij ≤ (n − 1)·e^{max (b)}, with (b) ≤ 2η − Δ, η = t*·k·(Δ + ρ)
     /// (t* = gram-max-abs/cols of S itself), and ≤ τ when 2η ≤ ε.
-    fn instance(&self, st: &mut Statement, q: usize, [n, d, k]: [usize; 3]) {
+    fn instance(&self, st: &mut Statement, index: usize, [n, d, k]: [usize; 3]) {
         let (tau, eps, rho) = self.exacts();
         let delta = margin(n, &tau, &eps, MARGIN_PREC);
         let s = draw_signs(n, d, seed_for(self.raw.seed, n, d));
         let ts = t_star(&s);
         let top = Rational::from(&delta + &rho);
         let two_eta = (2 * Rational::from(&ts * k as u64)) * &top;
-        let sname = format!("S{q}");
-        st.assert(
+        let sname = format!("S{index}");
+        let n1 = || Term::from(n - 1);
+        st.state(
             format!("n = {n}, d = {d}, k = {k}: Δ = {delta} ≥ ln((n − 1)/τ) + ε"),
-            format!("(<= (+ (ln (/ {} {tau})) {eps}) {delta})", n - 1),
+            &le(add([ln(div(n1(), q(&tau))), q(&eps)]), q(&delta)),
         );
-        let eta = format!("(* (/ (gram-max-abs {sname}) (cols {sname})) {k} {top})");
+        let eta = || {
+            mul([
+                div(
+                    call("gram-max-abs", [var(&sname)]),
+                    call("cols", [var(&sname)]),
+                ),
+                k.into(),
+                q(&top),
+            ])
+        };
         for kind in TARGET_KINDS {
             let b = target_logits(
                 kind,
@@ -319,26 +337,30 @@ impl Params {
                 self.raw.denominator,
                 self.raw.seed,
             );
-            let bname = format!("B{q}{kind}");
+            let bname = format!("B{index}{kind}");
             let id = format!("n = {n}, d = {d}, k = {k}, {kind}");
-            st.assert(
+            let of_b = |op: &str| call(op, [var(&bname)]);
+            let lemma_b = || call("lemma-b", [var(&sname), var(&bname)]);
+            st.state(
                 format!("{id}: B row-{k}-sparse with entries in [Δ, Δ + ρ]"),
-                format!(
-                    "(and (<= (row-nnz-max {bname}) {k}) (>= (entry-min {bname}) {delta}) (<= (entry-max {bname}) {top}))"
-                ),
+                &and([
+                    le(of_b("row-nnz-max"), k.into()),
+                    ge(of_b("entry-min"), q(&delta)),
+                    le(of_b("entry-max"), q(&top)),
+                ]),
             );
-            st.assert(
+            st.state(
                 format!(
                     "{id}: Σ_{{j∉supp_i}} M_ij ≤ (n − 1)e^{{max (b)}} ≤ (n − 1)e^{{−(Δ − 2η)}}"
                 ),
-                format!("(<= (lemma-b {sname} {bname}) (- (* 2 {eta}) {delta}))"),
+                &le(lemma_b(), sub(mul([Term::from(2i64), eta()]), q(&delta))),
             );
             if two_eta <= eps {
-                st.assert(
+                st.state(
                     format!(
                         "{id}: Σ_{{j∉supp_i}} M_ij ≤ (n − 1)e^{{max (b)}} ≤ τ = {tau} (2η ≤ ε)"
                     ),
-                    format!("(<= (* {} (exp (lemma-b {sname} {bname}))) {tau})", n - 1),
+                    &le(mul([n1(), exp(lemma_b())]), q(&tau)),
                 );
             }
             st.datum(&bname, Datum::Sparse(b));
@@ -357,30 +379,33 @@ impl Params {
         }
         let (tau, eps, rho) = self.exacts();
         for (r, [gamma, ratio]) in self.raw.table.iter().zip(&self.printed) {
-            let g = format!("(ln (/ (- {} 1) {}))", r.n, tau);
-            st.assert(format!("γ(n = {}) = {}", r.n, r.gamma), gamma.formula(&g));
-            let s = Setting {
-                k: self.raw.table_k,
-                eps: eps.to_string(),
-                gamma: g,
-                rho: rho.to_string(),
-                delta: self.raw.table_delta.clone(),
-            };
-            st.assert(
-                format!("mass d_formula(n = {}) = {}", r.n, r.d),
-                format!("(= {} {})", d_formula_expr(r.n, &s), r.d),
+            let g = ln(div(sub(r.n.into(), Term::from(1i64)), q(&tau)));
+            st.state(
+                format!("γ(n = {}) = {}", r.n, r.gamma),
+                &gamma.formula(g.clone()),
             );
-            st.assert(
+            let s = SettingTerms {
+                k: self.raw.table_k,
+                eps: q(&eps),
+                gamma: g,
+                rho: q(&rho),
+                delta: self.table_delta.clone(),
+            };
+            st.state(
+                format!("mass d_formula(n = {}) = {}", r.n, r.d),
+                &crate::kernel::expr::build::eq(d_formula_expr(r.n, &s), r.d.into()),
+            );
+            st.state(
                 format!("d_formula/ln³ n (n = {}) = {}", r.n, r.ratio),
-                ratio.formula(&ratio_term(r)),
+                &ratio.formula(ratio_term(r)),
             );
         }
         st
     }
 }
 
-fn ratio_term(r: &MassRow) -> String {
-    format!("(/ {} (pow (ln {}) 3))", r.d, r.n)
+fn ratio_term(r: &MassRow) -> Term {
+    div(r.d.into(), pow(ln(r.n.into()), 3))
 }
 
 /// max_i of an upper bound on Σ_{j∉supp_i} M_ij (directed rounding; shown in the

@@ -4,8 +4,7 @@
 //! the printers and the choice of tactic share ([`exact`], [`closed`], [`heavy`],
 //! [`mentions`], [`linear_coefficient`], [`uses`]).
 
-use super::cost::layer_cost;
-use super::print::{kernel_term, num, q_kernel, z};
+use super::numeral::{num, q_kernel, z};
 use super::TranslateError;
 use crate::certificate::Certificate;
 use crate::kernel::expr::tree::{self, LayerOp};
@@ -40,6 +39,37 @@ pub(super) enum T {
     /// `(band-reach L d l)` (false) or `(band-reach-count L d l)` (true): three
     /// integer-valued terms (`TBand` of coq/Attncheck.v, decided by computation).
     Band(bool, Vec<T>),
+    /// A quantity of the layer map (`layer-max-sqnorm`, `layer-max-sqdist`,
+    /// `layer-partition`, `layer-coord`) with its integer index terms: proven by the
+    /// reflected interval evaluation of coq/Attncheck.v ([`super::layer`]).
+    Layer(Box<LayerAtom>, Vec<T>),
+}
+
+/// The layer map's quantities that have a Coq translation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LayerKind {
+    /// `layer-max-sqnorm X r k`
+    Sqnorm,
+    /// `layer-max-sqdist X r s k`
+    Sqdist,
+    /// `layer-partition X r k`
+    Partition,
+    /// `layer-coord X r k i c`
+    Coord,
+}
+
+/// Which quantity of which datum (the index terms are [`T::Layer`]'s).
+#[derive(Clone, Debug)]
+pub(super) struct LayerAtom {
+    pub kind: LayerKind,
+    /// The operator as the kernel writes it.
+    pub op: &'static str,
+    /// The datum's name in the certificate.
+    pub name: String,
+    /// Its Coq name (`data_<k>`).
+    pub coq: String,
+    /// The largest value of each index (runs − 1, K, n − 1, d − 1).
+    pub max: Vec<i64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +148,7 @@ impl Ops {
 /// The Coq name of a datum: `data_<k>` for the k-th datum of the certificate
 /// (in the order of its names), so that no two data share a name whatever they are
 /// called (the name itself appears only in comments).
-pub(super) fn data_name(cert: &Certificate, name: &str) -> String {
+pub(crate) fn data_name(cert: &Certificate, name: &str) -> String {
     match cert.data.keys().position(|k| k == name) {
         Some(k) => format!("data_{k}"),
         // not reached: the reader takes data names from the certificate's data
@@ -155,7 +185,7 @@ enum Bound {
 fn size(t: &T) -> usize {
     1 + match t {
         T::Lit(_) | T::Var(_) | T::Pi | T::Data(_) => 0,
-        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().map(size).sum(),
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) | T::Layer(_, ts) => ts.iter().map(size).sum(),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => size(a) + size(b),
         T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => size(a),
         T::Sum(_, _, _, b) => size(b),
@@ -326,17 +356,56 @@ impl<'a> Reader<'a> {
                 return Ok(T::Band(*count, ts));
             }
             DataOp::Layer(
-                LayerOp::MaxSqnorm
-                | LayerOp::MaxSqdist
-                | LayerOp::Partition
-                | LayerOp::DualSup
-                | LayerOp::DualInf,
+                op
+                @ (LayerOp::MaxSqnorm | LayerOp::MaxSqdist | LayerOp::Partition | LayerOp::Coord),
                 x,
-                _,
+                args,
             ) => {
-                return Err(TranslateError::LayerMap(layer_cost(x.datum)));
+                let l = x.datum;
+                let (runs, k) = (l.runs().len() as i64 - 1, l.steps() as i64);
+                let (kind, max) = match op {
+                    LayerOp::MaxSqnorm => (LayerKind::Sqnorm, vec![runs, k]),
+                    LayerOp::MaxSqdist => (LayerKind::Sqdist, vec![runs, runs, k]),
+                    LayerOp::Coord => (
+                        LayerKind::Coord,
+                        vec![runs, k, l.n() as i64 - 1, l.d() as i64 - 1],
+                    ),
+                    _ => (LayerKind::Partition, vec![runs, k]),
+                };
+                let ts = args
+                    .iter()
+                    .map(|a| self.term(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if let Some(t) = ts.iter().find(|t| !integral(t)) {
+                    return Err(TranslateError::LayerIndex(format!("{t:?}")));
+                }
+                let atom = LayerAtom {
+                    kind,
+                    op: op.name(),
+                    name: x.name.to_string(),
+                    coq: data_name(self.cert, x.name),
+                    max,
+                };
+                return Ok(T::Layer(Box::new(atom), ts));
             }
-            DataOp::Layer(op, ..) => return Err(TranslateError::NoCoq(op.name())),
+            DataOp::Layer(op @ (LayerOp::DualSup | LayerOp::DualInf), ..) => {
+                return Err(TranslateError::LayerDual(op.name()));
+            }
+            DataOp::Layer(op @ (LayerOp::VFrob2 | LayerOp::QkFrob2 | LayerOp::Dt), x, _) => {
+                let d = data_name(self.cert, x.name);
+                let coq = match op {
+                    LayerOp::VFrob2 => format!("frob2Q (lq_v {d})"),
+                    LayerOp::QkFrob2 => format!("frob2Q (qtkQ (lq_q {d}) (lq_k {d}))"),
+                    _ => format!("lq_dt {d}"),
+                };
+                Op {
+                    key: format!("({} {})", op.name(), x.name),
+                    coq,
+                    int: false,
+                    fast: None,
+                    gram_of: None,
+                }
+            }
             DataOp::Attn(op, ..) => return Err(TranslateError::NoCoq(op.name())),
         };
         Ok(T::Data(self.ops.add(op_rec)))
@@ -520,6 +589,25 @@ fn domain(t: &T, out: &mut Vec<F>) {
         // the band operations' own domain (exact integers in range) is checked by
         // Coq's `evalq` itself: outside it nothing is decided
         T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().for_each(|u| domain(u, out)),
+        // the kernel's domain of a layer quantity: every index an integer (the reader
+        // takes integer expressions only) from 0 to its largest value, and two
+        // different runs for a distance
+        T::Layer(a, ts) => {
+            for (t, &max) in ts.iter().zip(&a.max) {
+                domain(t, out);
+                // (nothing to say for a literal inside the range)
+                if matches!(t, T::Lit(q) if *q >= 0 && *q <= max) {
+                    continue;
+                }
+                push_new(out, F::Cmp(Cmp::Le, T::Lit(Rational::new()), t.clone()));
+                push_new(out, F::Cmp(Cmp::Le, t.clone(), T::Lit(Rational::from(max))));
+            }
+            if a.kind == LayerKind::Sqdist
+                && !matches!((&ts[0], &ts[1]), (T::Lit(r), T::Lit(s)) if r != s)
+            {
+                push_new(out, F::Cmp(Cmp::Ne, ts[0].clone(), ts[1].clone()));
+            }
+        }
         T::Sub(a, b) | T::Min(a, b) | T::Max(a, b) => {
             domain(a, out);
             domain(b, out);
@@ -641,7 +729,7 @@ fn place(f: F) -> (Vec<F>, F) {
 pub(super) fn exact(t: &T) -> bool {
     match t {
         T::Lit(_) | T::Var(_) | T::Data(_) => true,
-        T::Pi | T::Fun(..) => false,
+        T::Pi | T::Fun(..) | T::Layer(..) => false,
         T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().all(exact),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => exact(a) && exact(b),
         T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) => exact(a),
@@ -663,7 +751,9 @@ pub(super) fn closed(t: &T, open: &mut Vec<String>) -> bool {
     match t {
         T::Var(v) => !open.contains(v),
         T::Lit(_) | T::Pi | T::Data(_) => true,
-        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().all(|t| closed(t, open)),
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) | T::Layer(_, ts) => {
+            ts.iter().all(|t| closed(t, open))
+        }
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             closed(a, open) && closed(b, open)
         }
@@ -687,7 +777,7 @@ pub(super) fn closed(t: &T, open: &mut Vec<String>) -> bool {
 /// take, or takes slowly).
 pub(super) fn heavy(t: &T) -> bool {
     match t {
-        T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => false,
+        T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi | T::Layer(..) => false,
         T::Sum(..) | T::Ceil(_) | T::Floor(_) | T::Min(..) | T::Max(..) | T::Band(..) => true,
         T::Add(ts) | T::Mul(ts) => ts.iter().any(heavy),
         T::Sub(a, b) | T::Div(a, b) => heavy(a) || heavy(b),
@@ -699,7 +789,7 @@ pub(super) fn heavy(t: &T) -> bool {
 pub(super) fn extremum(t: &T) -> bool {
     match t {
         T::Min(..) | T::Max(..) => true,
-        T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => false,
+        T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi | T::Layer(..) => false,
         T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().any(extremum),
         T::Sub(a, b) | T::Div(a, b) => extremum(a) || extremum(b),
         T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
@@ -714,7 +804,9 @@ pub(super) fn mentions(t: &T, v: &str) -> bool {
     match t {
         T::Var(x) => x == v,
         T::Lit(_) | T::Pi | T::Data(_) => false,
-        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().any(|u| mentions(u, v)),
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) | T::Layer(_, ts) => {
+            ts.iter().any(|u| mentions(u, v))
+        }
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             mentions(a, v) || mentions(b, v)
         }
@@ -770,7 +862,9 @@ pub(super) fn uses(t: &T, out: &mut Vec<usize>) {
     match t {
         T::Data(i) => out.push(*i),
         T::Lit(_) | T::Var(_) | T::Pi => {}
-        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().for_each(|u| uses(u, out)),
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) | T::Layer(_, ts) => {
+            ts.iter().for_each(|u| uses(u, out))
+        }
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             uses(a, out);
             uses(b, out)
@@ -790,5 +884,167 @@ pub(super) fn uses_f(f: &F, out: &mut Vec<usize>) {
         }
         F::And(fs) | F::Or(fs) => fs.iter().for_each(|g| uses_f(g, out)),
         F::All(_, _, _, b) | F::Ex(_, _, _, b) | F::Dom(b) => uses_f(b, out),
+    }
+}
+
+/// An integer expression: integer literals and variables with +, −, × (what a layer
+/// index may be in Coq, where it is printed in `Z`).
+pub(super) fn integral(t: &T) -> bool {
+    match t {
+        T::Lit(q) => *q.denom() == 1,
+        T::Var(_) => true,
+        T::Add(ts) | T::Mul(ts) => ts.iter().all(integral),
+        T::Sub(a, b) => integral(a) && integral(b),
+        T::Neg(a) => integral(a),
+        _ => false,
+    }
+}
+
+/// Whether `t` has a layer quantity anywhere.
+pub(super) fn has_layer(t: &T) -> bool {
+    match t {
+        T::Layer(..) => true,
+        T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => false,
+        T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().any(has_layer),
+        T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => has_layer(a) || has_layer(b),
+        T::Neg(a) | T::Abs(a) | T::Ceil(a) | T::Floor(a) | T::Pow(a, _) | T::Fun(_, a) => {
+            has_layer(a)
+        }
+        T::Sum(_, _, _, b) => has_layer(b),
+    }
+}
+
+/// Whether the formula `f` has a layer quantity anywhere.
+pub(super) fn has_layer_f(f: &F) -> bool {
+    match f {
+        F::Cmp(_, a, b) => has_layer(a) || has_layer(b),
+        F::And(fs) | F::Or(fs) => fs.iter().any(has_layer_f),
+        F::All(_, _, _, b) | F::Ex(_, _, _, b) | F::Dom(b) => has_layer_f(b),
+    }
+}
+
+/// The name of an elementary function, in Coq and in the kernel's text alike.
+pub(super) fn elem(f: Elem) -> &'static str {
+    match f {
+        Elem::Exp => "exp",
+        Elem::Ln => "ln",
+        Elem::Sqrt => "sqrt",
+        Elem::Sin => "sin",
+        Elem::Cos => "cos",
+    }
+}
+
+impl Cmp {
+    /// The operator in Coq's real-number syntax.
+    pub(super) fn coq(self) -> &'static str {
+        match self {
+            Cmp::Le => "<=",
+            Cmp::Lt => "<",
+            Cmp::Ge => ">=",
+            Cmp::Gt => ">",
+            Cmp::Eq => "=",
+            Cmp::Ne => "<>",
+        }
+    }
+}
+
+/// Kernel S-expression text of a term, with fixed variables substituted.
+pub(super) fn kernel_term(t: &T, ctx: &[(String, Option<i64>)], ops: &[Op]) -> String {
+    let k = |t: &T| kernel_term(t, ctx, ops);
+    let many = |name: &str, ts: &[T]| {
+        let parts: Vec<String> = ts.iter().map(|t| kernel_term(t, ctx, ops)).collect();
+        format!("({name} {})", parts.join(" "))
+    };
+    match t {
+        T::Lit(q) => q_kernel(q),
+        T::Var(v) => match ctx.iter().rev().find(|(n, _)| n == v) {
+            Some((_, Some(x))) => x.to_string(),
+            _ => v.clone(),
+        },
+        T::Pi => "pi".into(),
+        T::Add(ts) => many("+", ts),
+        T::Mul(ts) => many("*", ts),
+        T::Sub(a, b) => format!("(- {} {})", k(a), k(b)),
+        T::Div(a, b) => format!("(/ {} {})", k(a), k(b)),
+        T::Min(a, b) => format!("(min {} {})", k(a), k(b)),
+        T::Max(a, b) => format!("(max {} {})", k(a), k(b)),
+        T::Neg(a) => format!("(neg {})", k(a)),
+        T::Abs(a) => format!("(abs {})", k(a)),
+        T::Ceil(a) => format!("(ceil {})", k(a)),
+        T::Floor(a) => format!("(floor {})", k(a)),
+        T::Fun(f, a) => format!("({} {})", elem(*f), k(a)),
+        T::Pow(a, n) => format!("(pow {} {n})", k(a)),
+        T::Sum(v, lo, hi, b) => {
+            let mut inner = ctx.to_vec();
+            inner.push((v.clone(), None));
+            format!("(sum {v} {lo} {hi} {})", kernel_term(b, &inner, ops))
+        }
+        T::Data(i) => ops[*i].key.clone(),
+        T::Band(count, ts) => many(
+            if *count {
+                "band-reach-count"
+            } else {
+                "band-reach"
+            },
+            ts,
+        ),
+        T::Layer(a, ts) => many(&format!("{} {}", a.op, a.name), ts),
+    }
+}
+
+pub(super) fn kernel_formula(f: &F, ctx: &[(String, Option<i64>)], ops: &[Op]) -> String {
+    match f {
+        F::Cmp(Cmp::Ne, a, b) => format!(
+            "(not (= {} {}))",
+            kernel_term(a, ctx, ops),
+            kernel_term(b, ctx, ops)
+        ),
+        F::Cmp(c, a, b) => format!(
+            "({} {} {})",
+            c.coq(),
+            kernel_term(a, ctx, ops),
+            kernel_term(b, ctx, ops)
+        ),
+        F::And(fs) => {
+            let parts: Vec<String> = fs.iter().map(|g| kernel_formula(g, ctx, ops)).collect();
+            format!("(and {})", parts.join(" "))
+        }
+        F::Or(fs) => {
+            let parts: Vec<String> = fs
+                .iter()
+                .map(|g| format!("(not {})", kernel_formula(g, ctx, ops)))
+                .collect();
+            format!("(not (and {}))", parts.join(" "))
+        }
+        F::Dom(b) => kernel_formula(b, ctx, ops),
+        F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
+            let mut inner = ctx.to_vec();
+            inner.push((v.clone(), None));
+            let body = kernel_formula(b, &inner, ops);
+            if matches!(f, F::All(..)) {
+                format!("(forall {v} {lo} {hi} {body})")
+            } else {
+                format!("(not (forall {v} {lo} {hi} (not {body})))")
+            }
+        }
+    }
+}
+
+/// A domain condition `forall v, lo <= v <= hi -> C v` whose body is a
+/// conjunction of inequalities or disequalities free of sums, ceilings, floors
+/// and extrema: its proof first tries one `interval` per comparison with v
+/// ranging over [lo, hi] (`tactic::uniform_tac`), before one goal per value.
+pub(super) fn uniform(f: &F) -> Option<(&str, i64, i64, &F)> {
+    fn simple(f: &F) -> bool {
+        match f {
+            F::And(fs) => fs.iter().all(simple),
+            F::Dom(b) => simple(b),
+            F::Cmp(c, a, b) => *c != Cmp::Eq && !heavy(a) && !heavy(b),
+            _ => false,
+        }
+    }
+    match f {
+        F::All(v, lo, hi, b) if simple(b) && !exact_f(f) => Some((v, *lo, *hi, b)),
+        _ => None,
     }
 }

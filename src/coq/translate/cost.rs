@@ -1,14 +1,12 @@
 //! The cost model and the Coq budgets: the bits of the numbers a formula writes or
 //! builds ([`Sizes`], [`MAX_COQ_NUMBER_BITS`]), the terms and goals it gives `interval`
 //! ([`size`], [`interval_load`]), the sums put in closed form ([`geometric`]) or summed
-//! by blocks of logarithms ([`ln_sum`]), the work of band scans ([`bands_f`]), and the
-//! measured cost of the layer map ([`LAYER_BOUND_COST`]). An obligation over a budget
-//! stays kernel-only ([`super::file::translate`]).
+//! by blocks of logarithms ([`ln_sum`]) and the work of band scans ([`bands_f`]) (the
+//! layer map's cost is [`super::layer`]'s). An obligation over a budget stays
+//! kernel-only ([`super::file::translate`]).
 
-use super::ast::{closed, exact_f, heavy, linear_coefficient, mentions, Elem, F, T};
-use super::tactic::uniform;
+use super::ast::{closed, exact_f, heavy, linear_coefficient, mentions, uniform, Elem, F, T};
 use super::TranslateError;
-use crate::kernel::layer_data::LayerData;
 use rug::{Integer, Rational};
 
 /// Unrolled instances of non-exact `forall`s (interval goals) above which an
@@ -27,54 +25,6 @@ pub const MAX_COQ_NUMBER_BITS: u64 = 1 << 20;
 /// Exact work (instances × term size) above which an exact obligation stays
 /// kernel-only.
 pub const MAX_EXACT_WORK: u64 = 50_000_000;
-
-/// (n, d, Some((CPU seconds, GB))) or (n, d, None): one measurement of [`LAYER_BOUND_COST`].
-pub type LayerBoundCost = (usize, usize, Option<(u64, &'static str)>);
-
-/// Measured Coq cost of one coordinate bound of one step of the layer map, as
-/// (n, d, Some((CPU seconds, GB of memory))) or (n, d, None) when it ran out of 8 GB:
-/// CoqInterval 4.6's `interval` at 53 bits proving that one coordinate of the plain
-/// map (`Attncheck.layer_stepR`, unfolded) lies in a box, from a box of the previous
-/// step, on the first step of the committed certificates' data (docs/coq.md, "What
-/// stays kernel-only").
-pub const LAYER_BOUND_COST: &[LayerBoundCost] = &[
-    (5, 3, Some((26, "4.7"))),
-    (10, 3, None),
-    (10, 4, None),
-    (20, 2, None),
-];
-
-/// Why `layer-max-sqnorm`, `layer-max-sqdist`, `layer-partition` and `layer-dual-sup`/`-inf`
-/// stay kernel-only: iterating the map in Coq takes 2·n·d `interval` bounds per step and
-/// run (each coordinate from above and below), and the measured cost of one bound puts
-/// that beyond the Coq budget.
-pub(super) fn layer_cost(l: &LayerData) -> String {
-    let (n, d, k, r) = (l.n(), l.d(), l.steps(), l.runs().len());
-    let bounds = 2 * k * r * n * d;
-    let head = format!(
-        "iterating the layer map in Coq is beyond the Coq budget: `interval` on the plain map from \
-         per-step boxes needs 2·K·R·n·d = {bounds} coordinate bounds (K = {k}, R = {r}, n = {n}, d = {d})"
-    );
-    match LAYER_BOUND_COST.iter().find(|m| (m.0, m.1) == (n, d)) {
-        Some(&(_, _, Some((s, gb)))) => format!(
-            "{head}, each about {s} CPU-s and {gb} GB at this n and d (measured): about {} CPU-hours",
-            (bounds as u64 * s).div_ceil(3600)
-        ),
-        Some(&(_, _, None)) => {
-            format!("{head}, and one bound runs out of 8 GB of memory at this n and d (measured)")
-        }
-        None => {
-            let (mn, md, s, gb) = match LAYER_BOUND_COST[0] {
-                (mn, md, Some((s, gb))) => (mn, md, s, gb),
-                _ => unreachable!("the first measurement is a finished one"),
-            };
-            format!(
-                "{head}; one bound takes {s} CPU-s and {gb} GB at n = {mn}, d = {md} and runs out of 8 GB \
-                 at n = 10, d = 3 (measured)"
-            )
-        }
-    }
-}
 
 /// The number of comparisons of a [`uniform`] body, and their terms.
 fn uniform_load(f: &F) -> (u64, u64) {
@@ -187,6 +137,12 @@ impl Sizes<'_> {
                 });
                 // a reach or a count of at most L ≤ 65536 tokens (the kernel's range)
                 Some(Mag { p: 17, c: 0 })
+            }
+            T::Layer(_, ts) => {
+                ts.iter().for_each(|u| {
+                    self.term(u);
+                });
+                None
             }
             T::Add(ts) => {
                 let ms: Vec<Option<Mag>> = ts.iter().map(|u| self.term(u)).collect();
@@ -312,7 +268,7 @@ fn size_in(t: &T, open: &mut Vec<String>) -> u64 {
         T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => 1,
         T::Add(ts) | T::Mul(ts) => 1 + ts.iter().map(|u| size_in(u, open)).sum::<u64>(),
         // the work of the scan itself is counted by [`bands_f`], which knows the ranges
-        T::Band(_, ts) => 1 + ts.iter().map(|u| size_in(u, open)).sum::<u64>(),
+        T::Band(_, ts) | T::Layer(_, ts) => 1 + ts.iter().map(|u| size_in(u, open)).sum::<u64>(),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             1 + size_in(a, open) + size_in(b, open)
         }
@@ -412,7 +368,9 @@ pub(super) fn ln_sum_over_budget(f: &F) -> Option<(i64, i64, i64)> {
         }
         match t {
             T::Lit(_) | T::Var(_) | T::Data(_) | T::Pi => {}
-            T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().for_each(|u| term(u, worst)),
+            T::Add(ts) | T::Mul(ts) | T::Band(_, ts) | T::Layer(_, ts) => {
+                ts.iter().for_each(|u| term(u, worst))
+            }
             T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
                 term(a, worst);
                 term(b, worst);
@@ -527,7 +485,9 @@ pub(super) fn bands_f(f: &F) -> Result<Bands, TranslateError> {
                 b.work = b.work.saturating_add(times.saturating_mul(one));
                 Ok(())
             }
-            T::Add(ts) | T::Mul(ts) => ts.iter().try_for_each(|u| term(u, vars, times, b)),
+            T::Add(ts) | T::Mul(ts) | T::Layer(_, ts) => {
+                ts.iter().try_for_each(|u| term(u, vars, times, b))
+            }
             T::Sub(x, y) | T::Div(x, y) | T::Min(x, y) | T::Max(x, y) => {
                 term(x, vars, times, b)?;
                 term(y, vars, times, b)
@@ -644,8 +604,8 @@ pub(super) fn interval_load(f: &F) -> (u64, u64) {
 /// then for an exact formula its work ([`MAX_EXACT_WORK`]), else no band term, the
 /// blocks of its sums of logarithms ([`MAX_LN_CHUNKED_BLOCKS`]) and its `interval` load
 /// ([`MAX_INTERVAL_GOALS`], [`MAX_INTERVAL_TERMS`]).
-pub(super) fn within_budget(f: &F, data_sizes: &[Option<Mag>]) -> Result<(), TranslateError> {
-    let bands = bands_f(f)?;
+/// The bound on the bits of the numbers `f` writes or builds ([`MAX_COQ_NUMBER_BITS`]).
+pub(super) fn number_budget(f: &F, data_sizes: &[Option<Mag>]) -> Result<(), TranslateError> {
     let bits = number_bits_f(f, data_sizes);
     if bits == u64::MAX {
         return Err(TranslateError::DataUnsized);
@@ -653,6 +613,12 @@ pub(super) fn within_budget(f: &F, data_sizes: &[Option<Mag>]) -> Result<(), Tra
     if bits > MAX_COQ_NUMBER_BITS {
         return Err(TranslateError::NumberBits(bits));
     }
+    Ok(())
+}
+
+pub(super) fn within_budget(f: &F, data_sizes: &[Option<Mag>]) -> Result<(), TranslateError> {
+    let bands = bands_f(f)?;
+    number_budget(f, data_sizes)?;
     if exact_f(f) {
         let w = size_f(f).saturating_add(bands.work);
         if w > MAX_EXACT_WORK {

@@ -3,15 +3,17 @@
 //! the data operations' values ([`data_file`]), and the closing `Print Assumptions`
 //! ([`footer`]).
 
-use super::ast::{data_name, uses_f, with_domains, Ops, Reader, F};
-use super::cost::{within_budget, Mag};
-use super::print::{comment, hoist_big, num, z, Mode, Render};
+use super::ast::{data_name, has_layer_f, uses_f, with_domains, Ops, Reader, F};
+use super::cost::{number_budget, within_budget, Mag};
+use super::layer;
+use super::numeral::{num, z};
+use super::print::{comment, hoist_big, Mode, Render};
 use super::tactic::{Block, Prover};
 use super::TranslateError;
 use crate::certificate::Certificate;
 use crate::kernel::expr::{self, Data, Datum};
-use crate::kernel::Expect;
-use rug::Integer;
+use crate::kernel::{Expect, Mat};
+use rug::{Integer, Rational};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -115,8 +117,36 @@ fn data_file(cert: &Certificate, data: &Data, ops: &Ops) -> Option<String> {
                     .collect();
                 let _ = writeln!(s, "{}].\nLocal Open Scope Z_scope.\n", lines.join(";\n"));
             }
-            Some(Datum::Layer(_)) => {
-                let _ = writeln!(s, "(* {name}: a datum of kind layer, not translated. *)\n");
+            Some(Datum::Layer(l)) => {
+                let q = |x: &Rational| format!("({} # {})", z(x.numer()), num(x.denom()));
+                let mat = |m: &Mat| {
+                    let rows: Vec<String> = (0..m.rows)
+                        .map(|i| {
+                            let es: Vec<String> = m.row(i).iter().map(q).collect();
+                            format!("[{}]", es.join("; "))
+                        })
+                        .collect();
+                    format!("[{}]", rows.join(";\n    "))
+                };
+                let runs: Vec<String> = l.runs().iter().map(mat).collect();
+                let _ = writeln!(
+                    s,
+                    "(* {name}: a layer datum, exact: Q and K ({m} × {d}), V ({d} × {d}), Δt, K = {k} steps,\n   \
+                     {r} run(s) of n = {n} tokens of dimension d = {d} (Attncheck.v's layerQ). *)\n\
+                     Local Open Scope Q_scope.\n\
+                     Definition {dn} : layerQ := LayerQ\n  {}\n  {}\n  {}\n  {}\n  {k}\n  [{}].\n\
+                     Local Open Scope Z_scope.\n",
+                    mat(l.q()),
+                    mat(l.k()),
+                    mat(l.v()),
+                    q(l.dt()),
+                    runs.join(";\n  "),
+                    m = l.q().rows,
+                    d = l.d(),
+                    k = l.steps(),
+                    r = l.runs().len(),
+                    n = l.n(),
+                );
             }
             Some(Datum::Attn(_)) => {
                 let _ = writeln!(
@@ -217,11 +247,17 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
         // the domain conditions, the budgets, then the proof
         let proven = f.and_then(|f| {
             let f = with_domains(f);
+            if has_layer_f(&f) {
+                // the layer road: one reflected evaluation, data operations computed in it
+                number_budget(&f, &data_sizes)?;
+                let proof = layer::proof(&f, &ops.list, &data, cert.precision)?;
+                return Ok((f, proof, true));
+            }
             within_budget(&f, &data_sizes)?;
             let proof = prover.tac(&f, &mut Vec::new())?;
-            Ok((f, proof))
+            Ok((f, proof, false))
         });
-        let (f, proof) = match proven {
+        let (f, proof, reflected) = match proven {
             Ok(p) => p,
             Err(e) => {
                 kernel_only.push((i, e));
@@ -268,7 +304,7 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
             let _ = writeln!(defs, "Definition {name} : Z := {lit}.");
         }
         let mut script = Vec::new();
-        if !used.is_empty() {
+        if !used.is_empty() && !reflected {
             let rw: Vec<String> = used.iter().map(|u| format!("?val_{}_eq", u + 1)).collect();
             script.push(format!("rewrite {}", rw.join(", ")));
         }

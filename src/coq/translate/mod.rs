@@ -34,6 +34,8 @@
 //! - [`print`]: the printers (Coq statements, the reflected `Attncheck.form`, the
 //!   kernel's own text for its hints, numerals);
 //! - [`tactic`]: the choice of tactic and the proof of each obligation;
+//! - [`layer`]: the layer road, an obligation over the layer map proven by one reflected
+//!   interval evaluation (coq/Attncheck.v's `xcheck`);
 //! - [`file`]: the assembly of the files, from the budgets to the header.
 //!
 //! Why an obligation stays kernel-only is a [`TranslateError`].
@@ -41,13 +43,15 @@
 mod ast;
 mod cost;
 mod file;
+mod layer;
+mod numeral;
 mod print;
 mod tactic;
 
-pub use cost::{
-    LAYER_BOUND_COST, MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS,
-};
+pub(crate) use ast::data_name;
+pub use cost::{MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS};
 pub(crate) use file::{footer, stem, translate, Translation};
+pub use layer::{LAYER_OP_SECONDS, MARGIN_BITS, MAX_LAYER_SECONDS, RUNGS};
 
 use crate::kernel::expr::ExprError;
 use cost::MAX_LN_CHUNKED_BLOCKS;
@@ -63,10 +67,19 @@ pub(crate) enum TranslateError {
     /// A data operation with no Coq definition.
     #[error("operator `{0}` has no Coq translation")]
     NoCoq(&'static str),
-    /// The layer map's maxima: iterating it in Coq is beyond the budget (the
-    /// measured costs, [`cost::layer_cost`]).
+    /// A layer quantity's index that is not an integer expression (integer literals
+    /// and bound variables with +, −, ×): Coq reads indices in `Z`.
+    #[error("a layer quantity's index is not an integer expression of literals and bound variables: {0}")]
+    LayerIndex(String),
+    /// The dual functionals of the layer map.
+    #[error(
+        "`{0}` has no Coq translation: its sup and inf over a bracket of λ of the adjugate of V − λI have no interval evaluation in Coq (the other layer quantities are proven by coq/Attncheck.v's reflected evaluation of the map)"
+    )]
+    LayerDual(&'static str),
+    /// An obligation over the layer map the reflected evaluation does not take, or
+    /// beyond its budget (the text says which).
     #[error("{0}")]
-    LayerMap(String),
+    LayerRoad(String),
     /// The t of `lemma-a-row`/`lemma-b-row` is not a closed exact term.
     #[error("`{0}`: t must be an exact rational")]
     TNotExact(&'static str),

@@ -1,37 +1,17 @@
-//! The printers: a formula as a Coq statement in real-number syntax ([`Render`]), as
-//! the reflected `Attncheck.form` that `decide_exact` computes ([`ast_form`]), and as
-//! the kernel's own text for the hints the kernel gives ([`kernel_formula`]); numerals
-//! (decimal, or hexadecimal above 64 bits: [`num`]), big literals named once
-//! ([`hoist_big`]) and comments ([`comment`]).
+//! The printers: a formula as a Coq statement in real-number syntax ([`Render`]) and as
+//! the reflected `Attncheck.form` that `decide_exact` computes ([`ast_form`]); big
+//! literals named once ([`hoist_big`]) and comments ([`comment`]). The kernel's own
+//! text of a formula is [`super::ast::kernel_formula`], numerals are
+//! [`super::numeral`]'s: neither names this module, so the translator's modules import
+//! in one direction (tests/it/house.rs).
 
-use super::ast::{Cmp, Elem, Op, F, T};
-use rug::{Integer, Rational};
+use super::ast::{elem, Cmp, LayerKind, Op, F, T};
+use super::numeral::{num, q_coq, z, zi};
+use rug::Rational;
 use std::collections::HashMap;
 use std::fmt::Write;
 
-/// The name of an elementary function, in Coq and in the kernel's text alike.
-fn elem(f: Elem) -> &'static str {
-    match f {
-        Elem::Exp => "exp",
-        Elem::Ln => "ln",
-        Elem::Sqrt => "sqrt",
-        Elem::Sin => "sin",
-        Elem::Cos => "cos",
-    }
-}
-
 impl Cmp {
-    /// The operator in Coq's real-number syntax.
-    pub(super) fn coq(self) -> &'static str {
-        match self {
-            Cmp::Le => "<=",
-            Cmp::Lt => "<",
-            Cmp::Ge => ">=",
-            Cmp::Gt => ">",
-            Cmp::Eq => "=",
-            Cmp::Ne => "<>",
-        }
-    }
     /// The operator of the reflected `Attncheck.form`.
     pub(super) fn ast(self) -> &'static str {
         match self {
@@ -50,27 +30,6 @@ pub(super) type Ctx = Vec<(String, Option<i64>)>;
 
 pub(super) fn lookup(ctx: &Ctx, v: &str) -> Option<Option<i64>> {
     ctx.iter().rev().find(|(n, _)| n == v).map(|(_, k)| *k)
-}
-
-/// Bits above which an integer is written in hexadecimal: Coq parses a decimal
-/// numeral in time quadratic in its length (measured: 1024!, 2640 digits, 12.5 s;
-/// in hexadecimal 0.4 s), and small numbers stay decimal so that people can read
-/// them.
-const HEX_ABOVE_BITS: u32 = 64;
-
-/// An integer numeral (decimal, or `0x…` above [`HEX_ABOVE_BITS`]), valid in
-/// Coq's Z, positive, Q and R scopes.
-pub(super) fn num(k: &Integer) -> String {
-    if k.significant_bits() <= HEX_ABOVE_BITS {
-        k.to_string()
-    } else if *k < 0 {
-        format!(
-            "-0x{}",
-            Integer::from(-k).to_string_radix(16).to_uppercase()
-        )
-    } else {
-        format!("0x{}", k.to_string_radix(16).to_uppercase())
-    }
 }
 
 /// Hexadecimal digits above which [`hoist_big`] names a literal.
@@ -120,31 +79,6 @@ pub(super) fn hoist_big(text: &str, k: usize, defs: &mut Vec<(String, String)>) 
     }
     out.push_str(rest);
     out
-}
-
-pub(super) fn z(k: &Integer) -> String {
-    if *k < 0 {
-        format!("({})", num(k))
-    } else {
-        num(k)
-    }
-}
-
-pub(super) fn zi(k: i64) -> String {
-    z(&Integer::from(k))
-}
-
-/// A rational literal in R syntax.
-pub(super) fn q_coq(q: &Rational) -> String {
-    if *q.denom() == 1 {
-        z(q.numer())
-    } else {
-        format!("({} / {})", z(q.numer()), num(q.denom()))
-    }
-}
-
-pub(super) fn q_kernel(q: &Rational) -> String {
-    q.to_string()
 }
 
 /// Statement-mode (`stmt`) data operations print as the operation; proof-mode
@@ -246,6 +180,19 @@ impl Render<'_> {
                     .collect();
                 format!("(IZR (band_op {count} {}))", args.join(" "))
             }
+            T::Layer(a, ts) => {
+                let f = match a.kind {
+                    LayerKind::Sqnorm => "layer_max_sqnorm",
+                    LayerKind::Sqdist => "layer_max_sqdist",
+                    LayerKind::Partition => "layer_partition",
+                    LayerKind::Coord => "layer_coord",
+                };
+                let args: Vec<String> = ts
+                    .iter()
+                    .map(|u| format!("(Z.to_nat ({})%Z)", z_term(u, ctx)))
+                    .collect();
+                format!("({f} (layer_of_Q {}) {})", a.coq, args.join(" "))
+            }
         }
     }
 
@@ -304,6 +251,28 @@ impl Render<'_> {
     }
 }
 
+/// An integer expression (a layer index: [`super::ast::integral`]) in Coq's `Z` syntax,
+/// fixed variables as their values.
+pub(super) fn z_term(t: &T, ctx: &Ctx) -> String {
+    let join = |ts: &[T], sep: &str| {
+        let parts: Vec<String> = ts.iter().map(|u| z_term(u, ctx)).collect();
+        format!("({})", parts.join(sep))
+    };
+    match t {
+        T::Lit(q) => z(q.numer()),
+        T::Var(v) => match lookup(ctx, v) {
+            Some(Some(k)) => zi(k),
+            _ => v.clone(),
+        },
+        T::Add(ts) => join(ts, " + "),
+        T::Mul(ts) => join(ts, " * "),
+        T::Sub(a, b) => format!("({} - {})", z_term(a, ctx), z_term(b, ctx)),
+        T::Neg(a) => format!("(- {})", z_term(a, ctx)),
+        // not reached: the reader takes integer expressions only
+        _ => "0".into(),
+    }
+}
+
 /// The reflected term (`Attncheck.term`); binders as de Bruijn indices, fixed
 /// variables and replaced subterms as literals.
 pub(super) fn ast_term(
@@ -347,7 +316,7 @@ pub(super) fn ast_term(
             }
             format!("(TVar {idx})")
         }
-        T::Pi | T::Fun(..) => unreachable!("not exact"),
+        T::Pi | T::Fun(..) | T::Layer(..) => unreachable!("not exact"),
         T::Add(ts) => fold("TAdd", ts, ctx),
         T::Mul(ts) => fold("TMul", ts, ctx),
         T::Sub(a, b) => two("TSub", a, b, ctx),
@@ -422,87 +391,6 @@ pub(super) fn ast_form(
                 "FEx"
             };
             format!("({name} {}%Z {}%Z {body})", zi(*lo), zi(*hi))
-        }
-    }
-}
-
-/// Kernel S-expression text of a term, with fixed variables substituted.
-pub(super) fn kernel_term(t: &T, ctx: &[(String, Option<i64>)], ops: &[Op]) -> String {
-    let k = |t: &T| kernel_term(t, ctx, ops);
-    let many = |name: &str, ts: &[T]| {
-        let parts: Vec<String> = ts.iter().map(|t| kernel_term(t, ctx, ops)).collect();
-        format!("({name} {})", parts.join(" "))
-    };
-    match t {
-        T::Lit(q) => q_kernel(q),
-        T::Var(v) => match ctx.iter().rev().find(|(n, _)| n == v) {
-            Some((_, Some(x))) => x.to_string(),
-            _ => v.clone(),
-        },
-        T::Pi => "pi".into(),
-        T::Add(ts) => many("+", ts),
-        T::Mul(ts) => many("*", ts),
-        T::Sub(a, b) => format!("(- {} {})", k(a), k(b)),
-        T::Div(a, b) => format!("(/ {} {})", k(a), k(b)),
-        T::Min(a, b) => format!("(min {} {})", k(a), k(b)),
-        T::Max(a, b) => format!("(max {} {})", k(a), k(b)),
-        T::Neg(a) => format!("(neg {})", k(a)),
-        T::Abs(a) => format!("(abs {})", k(a)),
-        T::Ceil(a) => format!("(ceil {})", k(a)),
-        T::Floor(a) => format!("(floor {})", k(a)),
-        T::Fun(f, a) => format!("({} {})", elem(*f), k(a)),
-        T::Pow(a, n) => format!("(pow {} {n})", k(a)),
-        T::Sum(v, lo, hi, b) => {
-            let mut inner = ctx.to_vec();
-            inner.push((v.clone(), None));
-            format!("(sum {v} {lo} {hi} {})", kernel_term(b, &inner, ops))
-        }
-        T::Data(i) => ops[*i].key.clone(),
-        T::Band(count, ts) => many(
-            if *count {
-                "band-reach-count"
-            } else {
-                "band-reach"
-            },
-            ts,
-        ),
-    }
-}
-
-pub(super) fn kernel_formula(f: &F, ctx: &[(String, Option<i64>)], ops: &[Op]) -> String {
-    match f {
-        F::Cmp(Cmp::Ne, a, b) => format!(
-            "(not (= {} {}))",
-            kernel_term(a, ctx, ops),
-            kernel_term(b, ctx, ops)
-        ),
-        F::Cmp(c, a, b) => format!(
-            "({} {} {})",
-            c.coq(),
-            kernel_term(a, ctx, ops),
-            kernel_term(b, ctx, ops)
-        ),
-        F::And(fs) => {
-            let parts: Vec<String> = fs.iter().map(|g| kernel_formula(g, ctx, ops)).collect();
-            format!("(and {})", parts.join(" "))
-        }
-        F::Or(fs) => {
-            let parts: Vec<String> = fs
-                .iter()
-                .map(|g| format!("(not {})", kernel_formula(g, ctx, ops)))
-                .collect();
-            format!("(not (and {}))", parts.join(" "))
-        }
-        F::Dom(b) => kernel_formula(b, ctx, ops),
-        F::All(v, lo, hi, b) | F::Ex(v, lo, hi, b) => {
-            let mut inner = ctx.to_vec();
-            inner.push((v.clone(), None));
-            let body = kernel_formula(b, &inner, ops);
-            if matches!(f, F::All(..)) {
-                format!("(forall {v} {lo} {hi} {body})")
-            } else {
-                format!("(not (forall {v} {lo} {hi} (not {body})))")
-            }
         }
     }
 }

@@ -5,36 +5,18 @@
 //! range by one `interval` over the whole range first ([`uniform`]). A translated
 //! obligation is a [`Block`].
 
-use super::ast::{closed, exact, exact_f, extremum, heavy, Cmp, Op, F, T};
-use super::cost::{geometric, ln_chunks, ln_sum, ln_sum_chunked, Geometric};
-use super::print::{
-    addr, ast_form, ast_lit, ast_term, kernel_formula, kernel_term, q_coq, zi, Ctx, Mode, Render,
+use super::ast::{
+    closed, exact, exact_f, extremum, heavy, kernel_formula, kernel_term, uniform, Cmp, Op, F, T,
 };
+use super::cost::{geometric, ln_chunks, ln_sum, ln_sum_chunked, Geometric};
+use super::numeral::{q_coq, zi};
+use super::print::{addr, ast_form, ast_lit, ast_term, Ctx, Mode, Render};
 use super::TranslateError;
 use crate::kernel::expr::{self, Data};
 use crate::kernel::Certainty;
 use rug::Rational;
 use std::collections::HashMap;
 use std::fmt::Write;
-
-/// A domain condition `forall v, lo <= v <= hi -> C v` whose body is a
-/// conjunction of inequalities or disequalities free of sums, ceilings, floors
-/// and extrema: its proof first tries one `interval` per comparison with v
-/// ranging over [lo, hi] ([`uniform_tac`]), before one goal per value.
-pub(super) fn uniform(f: &F) -> Option<(&str, i64, i64, &F)> {
-    fn simple(f: &F) -> bool {
-        match f {
-            F::And(fs) => fs.iter().all(simple),
-            F::Dom(b) => simple(b),
-            F::Cmp(c, a, b) => *c != Cmp::Eq && !heavy(a) && !heavy(b),
-            _ => false,
-        }
-    }
-    match f {
-        F::All(v, lo, hi, b) if simple(b) && !exact_f(f) => Some((v, *lo, *hi, b)),
-        _ => None,
-    }
-}
 
 /// The proof of a [`uniform`] body with its variable free and bounded (a
 /// hypothesis IZR lo <= IZR v <= IZR hi in the context): `interval` for each
@@ -206,6 +188,10 @@ impl Prover<'_> {
             }
             // not reached: `translate` keeps a band term beside a transcendental one kernel-only
             T::Band(..) => Err(TranslateError::BandInInterval),
+            // not reached: an obligation with a layer quantity takes the layer road
+            T::Layer(..) => Err(TranslateError::LayerRoad(
+                "a layer quantity outside the layer road".into(),
+            )),
             T::Neg(a) | T::Abs(a) | T::Pow(a, _) | T::Fun(_, a) => {
                 self.collect(a, ctx, open, r, lits, steps)
             }
@@ -419,7 +405,7 @@ fn exact_after(t: &T, lits: &HashMap<usize, Rational>) -> bool {
     }
     match t {
         T::Lit(_) | T::Var(_) | T::Data(_) => true,
-        T::Pi | T::Fun(..) => false,
+        T::Pi | T::Fun(..) | T::Layer(..) => false,
         T::Add(ts) | T::Mul(ts) | T::Band(_, ts) => ts.iter().all(|u| exact_after(u, lits)),
         T::Sub(a, b) | T::Div(a, b) | T::Min(a, b) | T::Max(a, b) => {
             exact_after(a, lits) && exact_after(b, lits)

@@ -148,6 +148,59 @@ pub fn pi() -> Term {
     Term(Node::Atom("pi".into()))
 }
 
+/// A term the user wrote as text (a spec's parameter such as `(ln 10)`), read once
+/// here: the statement carries its canonical text (one space between tokens), and
+/// the kernel the tree it was read as. What the grammar checks beyond the syntax
+/// (operators, arities, bound names) is checked when the formula is prepared.
+pub fn parse_term(text: &str) -> Result<Term, super::ExprError> {
+    fn node(e: &Sexp) -> Node {
+        match e {
+            Sexp::Atom(a, _) => Node::Atom(a.clone()),
+            Sexp::List(items, _) => Node::List(items.iter().map(node).collect()),
+        }
+    }
+    Ok(Term(node(&super::parse_written(text)?)))
+}
+
+/// An integer or an exact rational as its literal ([`int`], [`q`]), so that claim code
+/// can pass its own numbers where a term is wanted: `add([x.into(), int(1)])`.
+impl From<i64> for Term {
+    fn from(k: i64) -> Term {
+        int(k)
+    }
+}
+
+impl From<i32> for Term {
+    fn from(k: i32) -> Term {
+        int(k)
+    }
+}
+
+impl From<u32> for Term {
+    fn from(k: u32) -> Term {
+        int(k)
+    }
+}
+
+impl From<u64> for Term {
+    fn from(k: u64) -> Term {
+        int(k)
+    }
+}
+
+impl From<usize> for Term {
+    fn from(k: usize) -> Term {
+        // a usize has at most 64 bits on every target Rust supports, so it fits an i128
+        Term(Node::Atom(k.to_string()))
+    }
+}
+
+impl From<&Rational> for Term {
+    fn from(x: &Rational) -> Term {
+        q(x)
+    }
+}
+
 // ───── terms ─────
 
 fn terms(ts: impl IntoIterator<Item = Term>) -> impl Iterator<Item = Node> {
@@ -184,8 +237,9 @@ pub fn div(a: Term, b: Term) -> Term {
     Term(Node::call("/", [a.0, b.0]))
 }
 
-/// `(pow a n)`.
-pub fn pow(a: Term, n: i32) -> Term {
+/// `(pow a n)`, n an integer literal (any width: the kernel refuses one it cannot
+/// take, as for any text).
+pub fn pow(a: Term, n: impl Into<i128>) -> Term {
     Term(Node::call("pow", [a.0, int(n).0]))
 }
 
@@ -207,6 +261,16 @@ pub fn ln(a: Term) -> Term {
 /// `(sqrt a)`.
 pub fn sqrt(a: Term) -> Term {
     apply(Fun::Sqrt, a)
+}
+
+/// `(sin a)`.
+pub fn sin(a: Term) -> Term {
+    apply(Fun::Sin, a)
+}
+
+/// `(cos a)`.
+pub fn cos(a: Term) -> Term {
+    apply(Fun::Cos, a)
 }
 
 /// `(abs a)`.
@@ -234,8 +298,9 @@ pub fn max(a: Term, b: Term) -> Term {
     Term(Node::call("max", [a.0, b.0]))
 }
 
-/// `(sum v lo hi body)`.
-pub fn sum(v: &str, lo: i64, hi: i64, body: Term) -> Term {
+/// `(sum v lo hi body)`. The bounds are any integers (`u64` included), printed as
+/// they are; the kernel refuses a range it cannot run, as for any text.
+pub fn sum(v: &str, lo: impl Into<i128>, hi: impl Into<i128>, body: Term) -> Term {
     Term(Node::call("sum", [var(v).0, int(lo).0, int(hi).0, body.0]))
 }
 
@@ -356,8 +421,8 @@ pub fn not(f: Formula) -> Formula {
     Formula(Node::call("not", [f.0]))
 }
 
-/// `(forall v lo hi body)`.
-pub fn forall(v: &str, lo: i64, hi: i64, body: Formula) -> Formula {
+/// `(forall v lo hi body)`. The bounds are any integers, as for [`sum`].
+pub fn forall(v: &str, lo: impl Into<i128>, hi: impl Into<i128>, body: Formula) -> Formula {
     Formula(Node::call(
         "forall",
         [var(v).0, int(lo).0, int(hi).0, body.0],
@@ -397,6 +462,103 @@ mod tests {
         );
         assert_eq!(tree, super::super::parse_written(&text).unwrap());
         assert_eq!(f.to_string(), text);
+    }
+
+    #[test]
+    fn conversions_print_the_literal() {
+        assert_eq!(Term::from(-7i64).to_string(), "-7");
+        assert_eq!(Term::from(u64::MAX).to_string(), "18446744073709551615");
+        assert_eq!(Term::from(12usize).to_string(), "12");
+        assert_eq!(Term::from(-3i32).to_string(), "-3");
+        assert_eq!(Term::from(u32::MAX).to_string(), "4294967295");
+        assert_eq!(
+            forall("w", 1, u64::MAX, lt(var("w"), int(2))).to_string(),
+            "(forall w 1 18446744073709551615 (< w 2))"
+        );
+        assert_eq!(Term::from(&Rational::from((6, -4))).to_string(), "-3/2");
+        assert_eq!(
+            add([sin(var("x")), cos(pi())]).to_string(),
+            "(+ (sin x) (cos pi))"
+        );
+    }
+
+    /// An empty conjunction prints `(and)` (true), and a one-argument `-` is the
+    /// short form of negation.
+    #[test]
+    fn edge_forms_print_canonically() {
+        assert_eq!(and([]).to_string(), "(and)");
+        assert_eq!(minus(int(2)).to_string(), "(- 2)");
+        assert_eq!(neg(int(2)).to_string(), "(neg 2)");
+        let (text, tree) = and([]).finish();
+        assert_eq!(tree, super::super::parse_written(&text).unwrap());
+    }
+
+    /// A written term is read as the reader reads it and printed canonically;
+    /// a text that does not read is refused with the reader's error.
+    #[test]
+    fn a_written_term_reads_once_and_prints_canonically() {
+        let t = parse_term(" (ln   10)").unwrap();
+        assert_eq!(t.to_string(), "(ln 10)");
+        let (text, tree) = lt(t, int(3)).finish();
+        assert_eq!(text, "(< (ln 10) 3)");
+        assert_eq!(tree, super::super::parse_written(&text).unwrap());
+        assert!(parse_term("(ln 10").is_err());
+        assert!(parse_term("1 2").is_err());
+    }
+
+    /// A built term evaluates from its tree as its text does, block and all; an
+    /// ill-formed one is refused as its text is.
+    #[test]
+    fn a_built_term_evaluates_as_its_text() {
+        use super::super::{eval_built, eval_built_exact, eval_exact, eval_with, Data};
+        let data = Data::new();
+        let t = add([
+            call("alibi-slope", [int(1), int(8)]),
+            mul([lit("2^-3"), exp(minus(int(1)))]),
+        ]);
+        let text = t.to_string();
+        assert_eq!(
+            eval_built(&t, 96, &data).unwrap(),
+            eval_with(&text, 96, &data).unwrap()
+        );
+        let e = div(int(3), add([int(1), q(&Rational::from((1, 2)))]));
+        assert_eq!(
+            eval_built_exact(&e, 64, &data).unwrap(),
+            Some(Rational::from(2))
+        );
+        assert_eq!(
+            eval_built_exact(&e, 64, &data).unwrap(),
+            eval_exact(&e.to_string(), 64, &data).unwrap()
+        );
+        assert_eq!(eval_built_exact(&t, 64, &data).unwrap(), None);
+        assert!(eval_built(&ln(var("x")), 64, &data).is_err());
+        assert!(eval_built(&call("no-such-op", [int(1)]), 64, &data).is_err());
+    }
+
+    /// An atom that is not one token of the reader is refused: its text would read back
+    /// as another tree than the one decided (`(< (+ 1 1) 3)` written as one atom, a
+    /// bound name with a space in it), and what the kernel decides must be what the
+    /// certificate's text says.
+    #[test]
+    fn an_atom_that_is_not_one_token_is_refused() {
+        use super::super::{check_built, eval_built, Data};
+        let d = Data::new();
+        for bad in ["(+ 1 1)", "1 2", "", "x)", "(x"] {
+            assert!(
+                check_built(&lt(lit(bad), int(3)), 64, &d).is_err(),
+                "{bad:?}"
+            );
+            assert!(
+                eval_built(&add([lit(bad), int(1)]), 64, &d).is_err(),
+                "{bad:?}"
+            );
+        }
+        let spaced = forall("a b", 0, 1, lt(var("a b"), int(5)));
+        assert!(check_built(&spaced, 64, &d).is_err());
+        let huge = lit("1".repeat(1_000_001));
+        assert!(check_built(&lt(huge, int(3)), 64, &d).is_err());
+        let ok = lt(add([int(1), int(1)]), int(3));
+        assert_eq!(check_built(&ok, 64, &d).unwrap(), crate::Certainty::True);
     }
 
     #[test]

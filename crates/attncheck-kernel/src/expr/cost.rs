@@ -11,7 +11,16 @@ use super::units::{
     PAIRS_PER_UNIT, WORDS_PER_UNIT,
 };
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a `sandwich-centred` value found in the statement's memo costs: a lock and a
+/// hash lookup (measured with the other charges, bench/charges.md).
+const SANDWICH_LOOKUP: u128 = 2;
+
+/// The table's charge of `op` (an unknown one, which the grammar refuses, is charged 1).
+fn charge(op: &str) -> u128 {
+    lookup(op).map_or(1, |o| o.charge)
+}
 
 /// The evaluation cost of a parsed formula with no data, at 128 bits ([`work_with`]).
 pub fn work(e: &Sexp) -> u128 {
@@ -24,15 +33,7 @@ pub fn work(e: &Sexp) -> u128 {
 /// operation at the cost its data's sizes give, and, once per formula, each literal's
 /// reading and each layer datum's iteration. Saturating.
 pub fn work_with(e: &Sexp, data: &Data, prec: u32) -> u128 {
-    let mut c = Cost {
-        data,
-        prec,
-        unit: precision_factor(prec),
-        scope: Vec::new(),
-        once: 0,
-        cached: BTreeSet::new(),
-        cached_dual: BTreeSet::new(),
-    };
+    let mut c = Cost::new(data, prec, 0);
     let per = c.node(e);
     per.saturating_add(c.once)
 }
@@ -49,15 +50,11 @@ pub fn work_of_all<'a>(
     data: &'a Data,
     prec: u32,
 ) -> Vec<u128> {
-    let mut c = Cost {
+    let mut c = Cost::new(
         data,
         prec,
-        unit: precision_factor(prec),
-        scope: Vec::new(),
-        once: data.values().map(datum_cost).fold(0, u128::saturating_add),
-        cached: BTreeSet::new(),
-        cached_dual: BTreeSet::new(),
-    };
+        data.values().map(datum_cost).fold(0, u128::saturating_add),
+    );
     let mut per = 0u128;
     formulas
         .into_iter()
@@ -103,8 +100,44 @@ pub fn datum_cost(d: &Datum) -> u128 {
     }
 }
 
+/// The states a layer datum's walk computes: (K + 1) per run (`layer_data`'s `walk`).
+fn layer_states(l: &crate::layer_data::LayerData) -> u128 {
+    (l.runs().len() as u128).saturating_mul(l.steps() as u128 + 1)
+}
+
+/// The precision factor of the layer walk: max(1, q·⌈√q⌉/4), q = ⌈p/128⌉ (1 at 128 and
+/// 256 bits, 2 at 512, 6 at 1024, 48 at 4096, 384 at 16384). The walk is multiply-adds,
+/// softmax and sums, whose MPFR time grows slower with p than the general factor
+/// q·⌈√q⌉ assumes (that one covers `sin` and `ln` too): measured against 128 bits, the
+/// walk costs 6.4× at 1024 bits, 63× at 4096 and 532× at 16384 (bench/charges.md,
+/// session 25), so this factor keeps it at most 1× its charge at every precision,
+/// where q·⌈√q⌉ charged it 3–4× over and left no room for a collapse run's escalation.
+fn layer_factor(prec: u32) -> u128 {
+    (precision_factor(prec) / 4).max(1)
+}
+
+/// What the walk costs per state at 128 bits, in the table's units (`*` and `+` 1 each,
+/// `exp` 18, `/` 4: bench/charges.md). For each state x^k of a run, P(x^k)
+/// (`layer_map::attention`): a_i = Mᵀx_i (2nd² for the n multiply-adds of d terms of
+/// d), the n² logits ⟨a_i, x_j⟩ (2n²d), and a certified softmax row per token
+/// (`softmax_into`: two interval exponentials, two quotients and two sums per entry,
+/// 2·18 + 2·4 + 2 = 46 per entry); and for the step to x^{k+1}
+/// (`layer_map::residual_step`), Σ_j P_ij (x_j − x_i) (3n²d), Δt V times it (2nd²) and
+/// the sums (2nd). Counted as 4nd² + 5n²d + 46n² + 2nd for each of the K + 1 states
+/// (the last state takes no step: a little over), times [`layer_factor`]. Session 25's
+/// bench measured the old charge, n²d for each of K states at ⌈p/128⌉, at up to 51×
+/// under the time (bench/charges.md).
+fn layer_state_units(l: &crate::layer_data::LayerData) -> u128 {
+    let (n, d) = (l.n() as u128, l.d() as u128);
+    (4 * n * d * d)
+        .saturating_add(5 * n * n * d)
+        .saturating_add(46 * n * n)
+        .saturating_add(2 * n * d)
+}
+
 pub(super) struct Cost<'a> {
     pub(super) data: &'a Data,
+    /// The evaluation precision, in bits.
     pub(super) prec: u32,
     /// The cost of one node's evaluation at this precision ([`precision_factor`]).
     pub(super) unit: u128,
@@ -118,6 +151,43 @@ pub(super) struct Cost<'a> {
     pub(super) cached: BTreeSet<(&'a str, &'static str)>,
     /// The (datum, argument text) of the `layer-dual-*` traces counted.
     pub(super) cached_dual: BTreeSet<(&'a str, String)>,
+    /// The values r of `(sandwich-centred D F r)` counted in full, by (D, F): disjoint
+    /// ranges, sorted. The evaluator's memo (one per statement) computes each value
+    /// once; later calls look it up.
+    pub(super) sandwich: BTreeMap<(i64, i64), Vec<(i128, i128)>>,
+    /// How many values `sandwich` holds (at most the memo's capacity).
+    pub(super) sandwich_values: u128,
+}
+
+/// The values of `lo..=hi` not in `seen` (disjoint sorted ranges), which it then holds.
+pub(super) fn add_new(seen: &mut Vec<(i128, i128)>, lo: i128, hi: i128) -> u128 {
+    if hi < lo {
+        return 0;
+    }
+    let covered: u128 = seen
+        .iter()
+        .map(|&(a, b)| {
+            let (a, b) = (a.max(lo), b.min(hi));
+            if a <= b {
+                (b - a + 1) as u128
+            } else {
+                0
+            }
+        })
+        .sum();
+    // merge lo..=hi with every range it touches
+    let (mut a, mut b) = (lo, hi);
+    seen.retain(|&(x, y)| {
+        let touches = x <= b.saturating_add(1) && a <= y.saturating_add(1);
+        if touches {
+            a = a.min(x);
+            b = b.max(y);
+        }
+        !touches
+    });
+    let at = seen.partition_point(|&(x, _)| x < a);
+    seen.insert(at, (a, b));
+    (hi - lo + 1) as u128 - covered
 }
 
 /// The text of a term without offsets (atoms and parentheses), a cost-cache key.
@@ -134,6 +204,20 @@ pub(super) fn sexp_text(e: &Sexp) -> String {
 }
 
 impl<'a> Cost<'a> {
+    fn new(data: &'a Data, prec: u32, once: u128) -> Cost<'a> {
+        Cost {
+            data,
+            prec,
+            unit: precision_factor(prec),
+            scope: Vec::new(),
+            once,
+            cached: BTreeSet::new(),
+            cached_dual: BTreeSet::new(),
+            sandwich: BTreeMap::new(),
+            sandwich_values: 0,
+        }
+    }
+
     pub(super) fn node(&mut self, e: &'a Sexp) -> u128 {
         let items = match e {
             Sexp::Atom(a, _) => {
@@ -149,12 +233,32 @@ impl<'a> Cost<'a> {
             _ => "",
         };
         let args = items.get(1..).unwrap_or(&[]);
-        if let ("sandwich-centred", [dbar, _, r]) = (op, args) {
-            // D/2 cosines per evaluation (a memo may spare some; counted anyway)
+        if let ("sandwich-centred", [dbar, first, r]) = (op, args) {
+            // D/2 terms cos(r·ω_i) − 1 per value of r, each a product, a cosine and a
+            // difference: the table's charges (measured: 2.5 µs a term at 128 bits; it was
+            // charged 0.1 µs, 25× too little). The statement's memo computes each value
+            // once: where r's range is known and the memo has room for it, the values not
+            // counted yet are paid in full once (for the whole certificate, however often
+            // the enclosing ranges repeat the call) and each call pays a lookup; else every
+            // call pays in full. (Two obligations decided in parallel may compute one value
+            // at the same time, once per thread: wall time, which the budget bounds, stays
+            // that of one.)
             let terms = int_atom(dbar).map_or(1, |d| (d.max(0) as u128) / 2);
-            return (1 + terms)
-                .saturating_mul(self.unit)
-                .saturating_add(self.node(r));
+            let each = charge("*") + charge("cos") + charge("-");
+            let full = (1 + terms.saturating_mul(each)).saturating_mul(self.unit);
+            let lookup = SANDWICH_LOOKUP.saturating_mul(self.unit);
+            let key = int_atom(dbar).ok().zip(int_atom(first).ok());
+            if let (Some(key), Some((lo, hi))) = (key, self.int_range(r)) {
+                let room = super::sandwich::MEMO_VALUES as u128;
+                let size = (hi - lo + 1).max(0) as u128;
+                if self.sandwich_values.saturating_add(size) <= room {
+                    let new = add_new(self.sandwich.entry(key).or_default(), lo, hi);
+                    self.sandwich_values += new;
+                    self.once = self.once.saturating_add(new.saturating_mul(full));
+                    return lookup.saturating_add(self.node(r));
+                }
+            }
+            return full.saturating_add(self.node(r));
         }
         if let ("forall" | "sum", [v, lo, hi, body]) = (op, args) {
             if let (Ok(lo), Ok(hi)) = (int_atom(lo), int_atom(hi)) {
@@ -186,7 +290,7 @@ impl<'a> Cost<'a> {
         }
         // the operator's own charge from the table (an unknown one is refused by the
         // grammar; it is charged as 1 here), plus what its data's sizes give
-        let charge = lookup(op).map_or(1, |o| o.charge);
+        let charge = charge(op);
         let own = self.data_cost(op, args);
         items.iter().fold(
             self.unit.saturating_mul(charge).saturating_add(own),
@@ -293,17 +397,30 @@ impl<'a> Cost<'a> {
                 if let (Some(x), Some(Datum::Layer(l))) =
                     (args.first(), args.first().and_then(|a| self.datum(a)))
                 {
-                    // its own iteration, once per precision: the map's
-                    // runs·steps·n²·d plus n² logits and exponentials per step and run
-                    // (an `exp` counted as 32 multiply-adds)
+                    // its own walk, once per precision, and at every state of every run
+                    // the sum itself: Mᵀx_i (2nd²), the n² logits (2n²d) and their
+                    // exponentials (`exp`'s charge, 18, each)
                     let (n, d) = (l.n() as u128, l.d() as u128);
-                    let cost = (l.runs().len() as u128)
-                        * (l.steps() as u128 + 1)
-                        * n
-                        * n
-                        * (2 * d + 32)
-                        * u128::from(self.prec.div_ceil(128));
+                    let per_state = layer_state_units(l)
+                        .saturating_add((2 * n * d * d + 2 * n * n * d).saturating_add(18 * n * n));
+                    let cost = layer_states(l)
+                        .saturating_mul(per_state)
+                        .saturating_mul(layer_factor(self.prec));
                     self.once_for(x, "partition", cost);
+                }
+                1
+            }
+            "layer-coord" => {
+                if let (Some(x), Some(Datum::Layer(l))) =
+                    (args.first(), args.first().and_then(|a| self.datum(a)))
+                {
+                    // its own walk, once per precision, keeping the n·d coordinates of
+                    // every state of every run
+                    let (n, d) = (l.n() as u128, l.d() as u128);
+                    let cost = layer_states(l)
+                        .saturating_mul(layer_state_units(l).saturating_add(n * d))
+                        .saturating_mul(layer_factor(self.prec));
+                    self.once_for(x, "tokens", cost);
                 }
                 1
             }
@@ -311,17 +428,18 @@ impl<'a> Cost<'a> {
                 if let (Some(x), Some(Datum::Layer(l))) =
                     (args.first(), args.first().and_then(|a| self.datum(a)))
                 {
-                    // its own iteration per distinct (lo, hi, i) and precision (sup and
-                    // inf share it): the map's runs·(steps + 1)·n²·2d plus 2n·d per step
-                    // and run, and two adjugate rows (2d⁴). Keyed by the text of lo, hi,
-                    // i; when they mention a forall/sum variable their values may differ
-                    // per evaluation, and the cache's MAX_TRACES bounds the iterations.
+                    // its own walk per distinct (lo, hi, i) and precision (sup and inf
+                    // share it), at every state of every run two maxima of |a·x_j| over
+                    // the n tokens (2·(2nd + n)), and two adjugate rows (2d⁴). Keyed by
+                    // the text of lo, hi, i; when they mention a forall/sum variable their
+                    // values may differ per evaluation, and the cache's MAX_TRACES bounds
+                    // the walks.
                     let (n, d) = (l.n() as u128, l.d() as u128);
-                    let cost = (l.runs().len() as u128)
-                        .saturating_mul(l.steps() as u128 + 1)
-                        .saturating_mul(n * n * 2 * d + 2 * n * d)
+                    let per_state = layer_state_units(l).saturating_add(2 * (2 * n * d + n));
+                    let cost = layer_states(l)
+                        .saturating_mul(per_state)
                         .saturating_add(2 * d * d * d * d)
-                        .saturating_mul(u128::from(self.prec.div_ceil(128)));
+                        .saturating_mul(layer_factor(self.prec));
                     let key = args.get(3..6).unwrap_or(&[]);
                     let open = key.iter().any(|a| self.mentions_scope(a));
                     let text = if open {
@@ -346,15 +464,18 @@ impl<'a> Cost<'a> {
                 if let (Some(x), Some(Datum::Layer(l))) =
                     (args.first(), args.first().and_then(|a| self.datum(a)))
                 {
-                    // iterated once per precision and cached: runs·steps·n²·d·⌈p/128⌉
-                    // interval multiply-adds
+                    // one walk per precision, cached with both maxima: at every state,
+                    // ‖x_i‖² of every run's tokens (2nd) and ‖x_i − y_i‖² of every pair
+                    // of runs (3nd)
                     let (n, d) = (l.n() as u128, l.d() as u128);
-                    let cost = (l.runs().len() as u128)
-                        * (l.steps() as u128)
-                        * n
-                        * n
-                        * d
-                        * u128::from(self.prec.div_ceil(128));
+                    let runs = l.runs().len() as u128;
+                    let pairs = runs * runs.saturating_sub(1) / 2;
+                    let maxima = (l.steps() as u128 + 1)
+                        .saturating_mul(runs * 2 * n * d + pairs * 3 * n * d);
+                    let cost = layer_states(l)
+                        .saturating_mul(layer_state_units(l))
+                        .saturating_add(maxima)
+                        .saturating_mul(layer_factor(self.prec));
                     self.once_for(x, "iterate", cost);
                 }
                 1

@@ -309,6 +309,9 @@ pub(super) fn data_op<'a>(
 ///   eigenvalue). lo, hi must evaluate to exact rationals with lo ≤ hi and i to an
 ///   exact integer in 0..d (d ≤ 16); traced by their own iteration per (lo, hi, i)
 ///   ([`crate::layer_dual`] has the enclosure argument);
+/// - `(layer-coord X r k i c)`: an outward enclosure of the coordinate x_ic^{(r),k}
+///   (token i < n, coordinate c < d), traced by its own iteration of the map
+///   ([`crate::layer_data::Traced::Tokens`]);
 /// - `(layer-v-frob2 X)`: ‖V‖_F² = Σ_ab V_ab², exact;
 /// - `(layer-qk-frob2 X)`: ‖QᵀK‖_F² = Σ_ab (QᵀK)_ab², exact;
 /// - `(layer-dt X)`: Δt, exact.
@@ -324,6 +327,7 @@ pub(super) fn layer_op<'a>(
     let arity = match op {
         "layer-max-sqnorm" | "layer-partition" => 3,
         "layer-max-sqdist" => 4,
+        "layer-coord" => 5,
         "layer-dual-sup" | "layer-dual-inf" => 6,
         "layer-v-frob2" | "layer-qk-frob2" | "layer-dt" => 1,
         _ => return Ok(None),
@@ -340,7 +344,10 @@ pub(super) fn layer_op<'a>(
     let index = |e: &'a Sexp, env: &mut Env<'a>| -> Result<Rational, ExprError> {
         match term(e, env)? {
             Val::Q(q) => Ok(q),
-            _ => err(e.offset(), "a run or step index must be an exact integer"),
+            _ => err(
+                e.offset(),
+                "a run, step, token or coordinate index must be an exact integer",
+            ),
         }
     };
     let p = env.prec;
@@ -374,6 +381,13 @@ pub(super) fn layer_op<'a>(
             let s = index(&args[2], env)?;
             let k = index(&args[3], env)?;
             Val::I(at(x.max_sqdist(p, &r, &s, &k))?)
+        }
+        "layer-coord" => {
+            let r = index(&args[1], env)?;
+            let k = index(&args[2], env)?;
+            let i = index(&args[3], env)?;
+            let c = index(&args[4], env)?;
+            Val::I(at(x.coord(p, &r, &k, &i, &c))?)
         }
         "layer-v-frob2" => Val::q(x.v_frob2(), p),
         "layer-qk-frob2" => Val::q(x.qk_frob2(), p),

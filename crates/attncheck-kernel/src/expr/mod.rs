@@ -158,6 +158,41 @@ pub fn eval_exact(text: &str, prec: u32, data: &Data) -> Result<Option<Rational>
     })
 }
 
+/// [`check_with`] of a formula a claim built ([`build::Formula`]): the kernel decides
+/// the tree it was built as, and parses no text (issue #38).
+pub fn check_built(f: &build::Formula, prec: u32, data: &Data) -> Result<Certainty, ExprError> {
+    let f = prepare_built(&f.finish().1, prec, data)?;
+    f.check(&Budget::new(MAX_WORK.saturating_sub(f.work)))
+}
+
+/// [`eval_with`] of a term a claim built ([`build::Term`]): the kernel takes the tree
+/// it was built as, and parses no text (issue #38).
+pub fn eval_built(t: &build::Term, prec: u32, data: &Data) -> Result<Interval, ExprError> {
+    Ok(prepare_built_term(t, prec, data)?.term()?.iv(prec))
+}
+
+/// [`eval_exact`] of a term a claim built ([`build::Term`]), from its tree.
+pub fn eval_built_exact(
+    t: &build::Term,
+    prec: u32,
+    data: &Data,
+) -> Result<Option<Rational>, ExprError> {
+    Ok(match prepare_built_term(t, prec, data)?.term()? {
+        Val::Q(q) => Some(q),
+        _ => None,
+    })
+}
+
+fn prepare_built_term<'a>(
+    t: &build::Term,
+    prec: u32,
+    data: &'a Data,
+) -> Result<Prepared<'a>, ExprError> {
+    let written = t.finish().1;
+    read_back(&written)?;
+    prepare_tree(expanded(written)?, prec, data, Grammar::Term)
+}
+
 /// What a term evaluates to at one precision ([`evaluate`]): the three outcomes the
 /// evaluator distinguishes, which [`eval_with`] merges (an undefined term comes out
 /// there as the whole line, like an enclosure that overflowed on both sides).
@@ -228,7 +263,33 @@ pub fn prepare_built<'a>(
     prec: u32,
     data: &'a Data,
 ) -> Result<Prepared<'a>, ExprError> {
+    read_back(written)?;
     prepare_tree(expanded(written.clone())?, prec, data, Grammar::Formula)
+}
+
+/// Refuses a built tree whose text would not read back as it: an atom that is not one
+/// token of the reader (empty, or holding a space or a parenthesis), or a literal the
+/// reader refuses for its size. The certificate carries the text and the kernel decides
+/// the tree; with every atom one token, the text (one space between tokens) reads back
+/// as exactly this tree, so what is decided is what is written.
+fn read_back(e: &Sexp) -> Result<(), ExprError> {
+    match e {
+        Sexp::Atom(a, o) => {
+            if a.is_empty()
+                || a.bytes()
+                    .any(|b| b.is_ascii_whitespace() || b == b'(' || b == b')')
+            {
+                return err(
+                    *o,
+                    format!(
+                        "`{a}` is not one token: its text would not read back as the tree built"
+                    ),
+                );
+            }
+            crate::check_literal_size(a).or_else(|e| err(*o, e.to_string()))
+        }
+        Sexp::List(items, _) => items.iter().try_for_each(read_back),
+    }
 }
 
 fn prepare_tree<'a>(

@@ -88,6 +88,11 @@ pub struct Op {
     pub domain: &'static str,
     /// Units of work one evaluation of the operator itself costs at 128 bits, from a
     /// measured cost (bench/charges.md: no operator costs more than twice its charge).
+    /// A unit is about 0.1 µs of one core: an interval `+` with its operands' lookup.
+    /// Measured on this project's 2-core machine at 128 bits (the precision factor
+    /// over-charges higher precisions): the interval `/` 1.0 µs, `exp` 1.6, `cos` 2.5,
+    /// `sin` 3.5, `ln` 3.7 (two correctly rounded MPFR calls each), so they are charged
+    /// 4, 18, 26, 36 and 38 units; everything else costs at most one unit.
     pub charge: u128,
 }
 
@@ -180,19 +185,19 @@ pub static OPS: &[Op] = &[
         Term,
         Exactly(2),
         "divisor ≠ 0 (an enclosure of it must not contain 0)",
-        1,
+        4,
     ),
-    op("exp", Term, Exactly(1), "all reals", 1),
+    op("exp", Term, Exactly(1), "all reals", 18),
     op(
         "ln",
         Term,
         Exactly(1),
         "x > 0 (an enclosure must not touch 0)",
-        1,
+        38,
     ),
     op("sqrt", Term, Exactly(1), "x ≥ 0", 1),
-    op("sin", Term, Exactly(1), "all reals", 1),
-    op("cos", Term, Exactly(1), "all reals", 1),
+    op("sin", Term, Exactly(1), "all reals", 36),
+    op("cos", Term, Exactly(1), "all reals", 26),
     op("abs", Term, Exactly(1), "all reals", 1),
     op(
         "pow",
@@ -326,6 +331,13 @@ pub static OPS: &[Op] = &[
     op("layer-qk-frob2", DataOp, Exactly(1), "a layer datum", 1),
     op("layer-dt", DataOp, Exactly(1), "a layer datum", 1),
     op(
+        "layer-coord",
+        DataOp,
+        Exactly(5),
+        "a layer datum; exact integers r < R, k ≤ K, i < n, c < d",
+        1,
+    ),
+    op(
         "attn-ln-bound",
         DataOp,
         Exactly(2),
@@ -337,7 +349,9 @@ pub static OPS: &[Op] = &[
         DataOp,
         Exactly(3),
         "an attention-weights datum; exact integers l, h in range",
-        16,
+        // nine square roots and a few products at p bits: 1.8 µs at 128 bits (1.12× a
+        // charge of 16; bench/charges.md), so 24, 0.75×
+        24,
     ),
     // the two tighter bounds: 16 units per evaluation once computed (measured: 0.35 and
     // 0.45 of it at 128 bits, edge.rs' small model); their computation on first use is

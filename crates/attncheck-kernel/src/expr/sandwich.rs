@@ -108,3 +108,25 @@ impl Memo {
         v
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cost model charges each value once per statement ([`super::super::cost`]'s
+    /// `add_new`), which holds because the memo keeps every value it computes (up to
+    /// [`MEMO_VALUES`]): evaluated again, a value is served from the memo.
+    #[test]
+    fn the_memo_keeps_each_value_it_computes() {
+        let m = Memo::default();
+        for r in 1..=5 {
+            m.centred(16, 0, r, 64);
+        }
+        assert_eq!(m.lock().values.len(), 5);
+        let again = m.centred(16, 0, 3, 64);
+        assert_eq!(m.lock().values.len(), 5);
+        assert_eq!(again, centred(3, &freqs(16, 0, 64)));
+        m.centred(16, 1, 3, 64);
+        assert_eq!(m.lock().values.len(), 6);
+    }
+}

@@ -192,12 +192,48 @@ fn sandwich_centred_rejects_bad_arguments() {
     ] {
         assert!(check(bad, 64).is_err(), "{bad}");
     }
-    // its cost counts against the work budget: d̄/2 per evaluation
-    let e = parse("(forall r 1 1000 (< (sandwich-centred 4096 0 r) 0))").unwrap();
-    assert!(work(&e) > 1000 * 2048);
-    assert!(check(
-        "(forall a 1 1000 (forall r 1 1000 (< (sandwich-centred 4096 0 r) 0)))",
-        64
-    )
-    .is_err());
+    // its cost counts against the work budget: d̄/2 terms per value of r, each a
+    // product, a cosine and a difference
+    let c = |op: &str| ops::lookup(op).unwrap().charge;
+    let full = 1 + 2048 * (c("*") + c("cos") + c("-"));
+    let one = "(forall r 1 1000 (< (sandwich-centred 4096 0 r) 0))";
+    let once = work(&parse(one).unwrap());
+    assert!(once >= 1000 * full, "{once}");
+    // the statement's memo computes each value once: a repeated range pays lookups
+    let rep = "(forall a 1 1000 (forall r 1 1000 (< (sandwich-centred 4096 0 r) 0)))";
+    let rep = work(&parse(rep).unwrap());
+    assert!(rep >= 1000 * full && rep < once + 1000 * 1000 * 16, "{rep}");
+    // and so does a second obligation over the same values, but not over others
+    let (e, other) = (
+        parse(one).unwrap(),
+        parse("(forall r 1001 2000 (< (sandwich-centred 4096 0 r) 0))").unwrap(),
+    );
+    let t = work_of_all([&e, &e, &other], &Data::new(), 128);
+    assert!(t[1] - t[0] < 1000 * 16, "{t:?}");
+    assert!(t[2] - t[1] >= 1000 * full, "{t:?}");
+    // an r whose range the cost model does not know, or a range beyond the memo's
+    // capacity, pays in full at every call
+    let unknown = "(forall r 1 1000 (< (sandwich-centred 4096 0 (floor (* r pi))) 0))";
+    assert!(work(&parse(unknown).unwrap()) >= 1000 * full);
+    let beyond = "(forall a 1 100 (forall r 1 300000 (< (sandwich-centred 4096 0 r) 0)))";
+    assert!(work(&parse(beyond).unwrap()) >= 100 * 300_000 * full);
+    assert!(check(beyond, 64).is_err());
+}
+
+/// The ranges of `sandwich-centred` values counted: a value is new once, whatever the
+/// order and overlap of the ranges that reach it.
+#[test]
+fn sandwich_values_are_counted_once_across_overlapping_ranges() {
+    let mut seen = Vec::new();
+    assert_eq!(cost::add_new(&mut seen, 5, 9), 5);
+    assert_eq!(cost::add_new(&mut seen, 1, 3), 3);
+    assert_eq!(cost::add_new(&mut seen, 2, 7), 1); // 4 only
+    assert_eq!(seen, vec![(1, 9)]);
+    assert_eq!(cost::add_new(&mut seen, 11, 12), 2);
+    assert_eq!(cost::add_new(&mut seen, 10, 10), 1);
+    assert_eq!(seen, vec![(1, 12)]);
+    assert_eq!(cost::add_new(&mut seen, 0, 20), 9);
+    assert_eq!(cost::add_new(&mut seen, 3, 2), 0);
+    assert_eq!(cost::add_new(&mut seen, -5, -3), 3);
+    assert_eq!(seen, vec![(-5, -3), (0, 20)]);
 }

@@ -276,6 +276,8 @@ pub enum LayerOp {
     QkFrob2,
     /// `layer-dt`
     Dt,
+    /// `layer-coord` (r, k, i, c)
+    Coord,
 }
 
 impl LayerOp {
@@ -290,6 +292,7 @@ impl LayerOp {
             LayerOp::VFrob2 => "layer-v-frob2",
             LayerOp::QkFrob2 => "layer-qk-frob2",
             LayerOp::Dt => "layer-dt",
+            LayerOp::Coord => "layer-coord",
         }
     }
 
@@ -303,6 +306,7 @@ impl LayerOp {
             "layer-v-frob2" => LayerOp::VFrob2,
             "layer-qk-frob2" => LayerOp::QkFrob2,
             "layer-dt" => LayerOp::Dt,
+            "layer-coord" => LayerOp::Coord,
             _ => return None,
         })
     }

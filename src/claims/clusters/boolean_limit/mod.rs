@@ -74,6 +74,7 @@
 //! and A_n ∈ [√lo, √hi].
 
 mod enclosure;
+pub mod hypotheses;
 mod runs;
 mod simulate;
 mod structure;
@@ -89,6 +90,7 @@ use crate::dynamics::discrete::{max_width, mids, DiscreteMap, Form, State};
 use crate::dynamics::model::{tokens, Mat, MatrixSpec, System};
 use crate::dynamics::observe::{Invariant, StepView};
 use crate::dynamics::plots;
+use crate::kernel::expr::build::{add, and, exp, ge, int, le, mul, pow, q, sub, Term};
 use crate::kernel::Checked;
 use crate::kernel::{Certainty, Interval, Statement};
 use crate::outcome::{Observations, Presentation, Table};
@@ -147,6 +149,8 @@ pub struct Raw {
     pub thresholds: Vec<Threshold>,
     /// Relative tolerance for the A_n references.
     pub threshold_rel_tol: String,
+    /// The last step at which the lemma's hypotheses are sought ([`hypotheses`]).
+    pub hypotheses_max_steps: usize,
 }
 
 /// The most steps a run may ask for (a budget).
@@ -179,6 +183,8 @@ pub struct Params {
     symmetric: Vec<Rational>,
     thresholds: Vec<(u32, Rational)>,
     rel_tol: Rational,
+    /// The last step at which the lemma's hypotheses are sought.
+    max_k: usize,
 }
 
 /// √q for a rational that is the square of a rational (lowest terms: numerator and
@@ -319,6 +325,11 @@ impl Raw {
         }
         let rel_tol = pos("threshold_rel_tol", &self.threshold_rel_tol)?;
         ensure(rel_tol < 1, "threshold_rel_tol", "must be below 1")?;
+        ensure(
+            (1..=MAX_STEPS).contains(&self.hypotheses_max_steps),
+            "hypotheses_max_steps",
+            format!("must be between 1 and {MAX_STEPS}"),
+        )?;
         Ok(Params {
             n: self.n,
             h,
@@ -329,6 +340,7 @@ impl Raw {
             symmetric: sym,
             thresholds,
             rel_tol,
+            max_k: self.hypotheses_max_steps,
         })
     }
 }
@@ -348,6 +360,27 @@ impl crate::claims::shape::Claim for Claim {
         _hints: &Hints,
     ) -> Option<Result<Statement, StatementError>> {
         Some(Ok(statement_of(s, claim)))
+    }
+    /// The flow's part holds the A_n references, the discrete map's part the lemma's
+    /// hypotheses at K ([`hypotheses::PART`]): the names of the statement the builder makes.
+    fn parts(s: &Params) -> crate::verdict::Parts {
+        let flow: Vec<String> = s
+            .thresholds
+            .iter()
+            .map(|(n, r)| threshold_name(*n, r, &s.rel_tol))
+            .collect();
+        statement_of(s, "")
+            .obligations
+            .iter()
+            .map(|o| {
+                let part = if flow.contains(&o.name) {
+                    FLOW_PART
+                } else {
+                    hypotheses::PART
+                };
+                (o.name.clone(), part.to_string())
+            })
+            .collect()
     }
     type Witness = runs::Found;
     fn witness(s: &Params, ctx: &Ctx) -> runs::Found {
@@ -390,12 +423,21 @@ fn statement_of(s: &Params, claim: &str) -> Statement {
     let mut st = Statement::new(claim);
     for (n, r) in &s.thresholds {
         let n2 = u64::from(*n) * u64::from(*n);
-        let u = |sign: &str| format!("(pow (* {r} ({sign} 1 {})) 2)", s.rel_tol);
-        let (lo, hi) = (u("-"), u("+"));
-        st.assert(
+        let u = |factor: Term| pow(mul([q(r), factor]), 2);
+        let lo = || u(sub(int(1), q(&s.rel_tol)));
+        let hi = || u(add([int(1), q(&s.rel_tol)]));
+        st.state(
             threshold_name(*n, r, &s.rel_tol),
-            format!("(and (<= (* {lo} (exp {lo})) {n2}) (>= (* {hi} (exp {hi})) {n2}))"),
+            &and([
+                le(mul([lo(), exp(lo())]), n2.into()),
+                ge(mul([hi(), exp(hi())]), n2.into()),
+            ]),
         );
     }
+    hypotheses::state(s, &mut st);
     st
 }
+
+/// The part of the claim about the flow (`t:boolean` itself): A_n certified, the limit
+/// observed on the discrete map at T; capped at the spec's rigour.
+pub const FLOW_PART: &str = "(F) the flow t:boolean";

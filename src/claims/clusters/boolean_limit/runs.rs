@@ -117,6 +117,8 @@ pub(super) struct SymmetricRun {
 
 /// Everything the runs found.
 pub struct Found {
+    /// Every witness at the step K of the lemma's hypotheses (or why none).
+    at_k: Vec<super::hypotheses::AtK>,
     generic: Vec<GenericRun>,
     pictured: Option<Pictured>,
     symmetric: SymmetricRun,
@@ -243,6 +245,7 @@ pub(super) fn witness(s: &Params, ctx: &Ctx) -> Found {
         &(&det - &Interval::from_rational(prec, &Rational::from((1, 2 * m as i64)))),
     );
     Found {
+        at_k: super::hypotheses::search(s),
         generic,
         pictured,
         symmetric: SymmetricRun {
@@ -280,6 +283,22 @@ pub(super) fn observe(
     if proof.is_none() {
         return;
     }
+    // (D): a witness without a step K at which its hypotheses are decided is never
+    // counted as certified; it makes the discrete map's part inconclusive, with its reason
+    out.set_part(Some(super::hypotheses::PART));
+    for at in &w.at_k {
+        if let Err(why) = &at.k {
+            out.observe(
+                format!(
+                    "{}: the lemma's hypotheses hold at some step K ≤ {}",
+                    at.label, s.max_k
+                ),
+                false,
+                why.clone(),
+            );
+        }
+    }
+    out.set_part(Some(super::FLOW_PART));
     let prec = ctx.prec();
     let prec2 = 2 * prec;
     let t_end = Rational::from(&s.h * s.steps as u64);
@@ -442,6 +461,7 @@ pub(super) fn observe(
             st2.signature()
         ),
     );
+    out.set_part(None);
 }
 
 /// The pictures of one (G) seed: tokens, rescaled tokens, P(T).
@@ -689,6 +709,7 @@ pub(super) fn present(
         det.mid_f64(),
         det.fmt_outward(12),
     );
+    out.tables.push(lemma_table(s, w, checked));
     out.tables.push(table);
     out.tables.push(s_table);
     out.tables.push(a_table);
@@ -716,4 +737,39 @@ pub(super) fn present(
     out.note(format!(
         "The limit structure (i)–(iii) is recomputed at {prec2} bits and must agree with the {prec}-bit run; the per-step invariants are observed at {prec} bits."
     ));
+}
+
+/// (D): every witness at its step K, with A, y^K and the kernel's decisions of the
+/// lemma's hypotheses.
+fn lemma_table(s: &Params, w: &Found, checked: &Checked) -> Table {
+    use super::hypotheses::{escape_name, lemma_a, order_name, threshold_name};
+    let decided = |name: &str| crate::claims::clusters::common::decided(Some(checked), name);
+    let mut t = Table::new(
+        format!(
+            "(D) The lemma's hypotheses at the first step K ≤ {} where the kernel decides them (coq/BooleanLimit.v gives the limit from them)",
+            s.max_k
+        ),
+        &["witness", "n", "A", "(T)", "K", "y^K strictly increasing", "at most one |y_i^K| ≤ A"],
+    );
+    for at in &w.at_k {
+        let a = lemma_a(at.n);
+        let (k, order, escape) = match &at.k {
+            Ok(k) => (
+                k.to_string(),
+                decided(&order_name(&at.label, *k)),
+                decided(&escape_name(&at.label, *k, &a)),
+            ),
+            Err(why) => (format!("none: {why}"), "—".into(), "—".into()),
+        };
+        t.row(vec![
+            at.label.clone(),
+            at.n.to_string(),
+            fmt_q(&a),
+            decided(&threshold_name(at.n, &a)),
+            k,
+            order,
+            escape,
+        ]);
+    }
+    t
 }

@@ -3,28 +3,33 @@
 //! digits; the closed-form bound on P₁₂).
 
 use super::*;
+use crate::kernel::expr::build::{abs, div, exp, ge, int, le, ln, mul, q, sub, Term};
 
 /// L(ε) = ε e^{−1/(2ε²)} as a term of the obligation language (the one source of
 /// the formula: the statement asserts it, tables and figures evaluate it).
-pub fn lower_term(eps: &Rational) -> String {
-    let e = eps.to_string();
-    format!("(* {e} (exp (/ -1 (* 2 (* {e} {e})))))")
+pub fn lower_term(eps: &Rational) -> Term {
+    let e = || q(eps);
+    mul([e(), exp(div(int(-1), mul([int(2), mul([e(), e()])])))])
 }
 
 /// X(ε, T) = 2L(ε)² e^{2T} / ln 10, so that P₁₂(T) ≤ exp(−2L²e^{2T}) = 10^{−X}, as a term.
-pub fn exponent10_term(eps: &Rational, t: &Rational) -> String {
-    let l = lower_term(eps);
-    format!("(/ (* 2 (* {l} {l}) (exp (* 2 {t}))) (ln 10))")
+pub fn exponent10_term(eps: &Rational, t: &Rational) -> Term {
+    let l = || lower_term(eps);
+    div(
+        mul([int(2), mul([l(), l()]), exp(mul([int(2), q(t)]))]),
+        ln(int(10)),
+    )
 }
 
 /// L(ε) = ε e^{−1/(2ε²)}, an outward-rounded enclosure (evaluates [`lower_term`]).
 pub fn lower_bound(eps: &Rational, prec: u32) -> Interval {
-    expr::eval(&lower_term(eps), prec).expect("a well-formed term")
+    expr::eval_built(&lower_term(eps), prec, &Default::default()).expect("a well-formed term")
 }
 
 /// X(ε, T), an outward-rounded enclosure (evaluates [`exponent10_term`]).
 pub fn bound_exponent10(eps: &Rational, t: &Rational, prec: u32) -> Interval {
-    expr::eval(&exponent10_term(eps, t), prec).expect("a well-formed term")
+    expr::eval_built(&exponent10_term(eps, t), prec, &Default::default())
+        .expect("a well-formed term")
 }
 
 /// The name of the obligation "single cluster" at ε (the spec's `refutes` lists them).
@@ -52,14 +57,14 @@ pub(super) fn statement_of(
 ) -> Result<Statement, StatementError> {
     let mut st = Statement::new(claim);
     for ((eps, _, l_txt), (l_ref, hu)) in p.limits.iter().zip(&p.lower) {
-        let l = lower_term(eps);
-        st.assert(single_cluster_name(eps), format!("(<= (* 2 {l}) 0)"));
-        st.assert(
+        let l = || lower_term(eps);
+        st.state(single_cluster_name(eps), &le(mul([int(2), l()]), int(0)));
+        st.state(
             format!(
                 "L({}) = {l_txt} to the printed digits (clusters.md §4)",
                 fmt_q(eps)
             ),
-            format!("(<= (abs (- {l} {l_ref})) {hu})"),
+            &le(abs(sub(l(), q(l_ref))), q(hu)),
         );
         let key = exponent_hint(eps);
         let k_txt = hints.get(&key).ok_or_else(|| StatementError::Hint {
@@ -70,13 +75,13 @@ pub(super) fn statement_of(
             key: key.clone(),
             reason: format!("hint `{key}`: {e}"),
         })?;
-        st.assert(
+        st.state(
             format!(
                 "closed-form bound at ε = {}: P₁₂({}) ≤ exp(−2L²e^{{2T}}) ≤ 10^−{k_txt}",
                 fmt_q(eps),
                 fmt_q(&p.bound_t),
             ),
-            format!("(>= {} {k})", exponent10_term(eps, &p.bound_t)),
+            &ge(exponent10_term(eps, &p.bound_t), q(&k)),
         );
     }
     Ok(st)

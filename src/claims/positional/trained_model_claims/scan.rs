@@ -9,6 +9,7 @@
 use super::{bias_enclosure, bias_fn, sig, Job, Params, Plan, Scan, ScanCriteria, Scheme};
 use crate::claims::positional::common::{slope_exponents, slope_expr, SlopeRule};
 use crate::claims::shape::Ctx;
+use crate::kernel::expr::build::{self, Term};
 use crate::kernel::{expr, Interval};
 use crate::outcome::{round_sig, Observations, Plot, Presentation, Series, Style, Table};
 use attncheck_lm::eval::cumulative;
@@ -172,20 +173,30 @@ fn part_outcomes(p: &Params, s: &Scan, results: &[(Job, JobResult)]) -> Vec<(Str
 /// ⌈(1/m)·ln(1/ε)⌉ (alibi-window's formula at Δ = 0), from a kernel enclosure of y;
 /// `None` when the enclosure straddles an integer.
 pub(super) fn bias_alone_window(q: &Rational, eps: &Rational, prec: u32) -> Option<u64> {
-    let m = slope_expr(q);
-    let y = expr::eval(&y_term_str(&m, eps), prec).ok()?;
+    let y = expr::eval_built(&y_term(slope_expr(q), eps), prec, &Default::default()).ok()?;
     let (lo, hi) = (y.lo_f64().ceil(), y.hi_f64().ceil());
     (lo == hi && lo >= 1.0).then_some(lo as u64)
 }
 
 /// alibi-window's y term with the slope as a term (`2^-8`) and Δ = 0.
-fn y_term_str(m: &str, eps: &Rational) -> String {
-    format!("(/ (ln (/ (+ (* (exp 0) (- 1 {eps})) {eps}) {eps})) {m})")
+fn y_term(m: Term, eps: &Rational) -> Term {
+    let e = || build::q(eps);
+    build::div(
+        build::ln(build::div(
+            build::add([
+                build::mul([build::exp(build::int(0)), build::sub(build::int(1), e())]),
+                e(),
+            ]),
+            e(),
+        )),
+        m,
+    )
 }
 
 /// e^{−m·l} for the slope 2^{−q}, enclosed.
 fn tail_at(q: &Rational, l: usize, prec: u32) -> Interval {
-    expr::eval(&format!("(exp (neg (* {} {l})))", slope_expr(q)), prec).expect("a closed term")
+    let t = build::exp(build::neg(build::mul([slope_expr(q), l.into()])));
+    expr::eval_built(&t, prec, &Default::default()).expect("a closed term")
 }
 
 /// One view per training length, in the plans' order.
@@ -749,7 +760,7 @@ pub(super) fn present(
     for (h, q) in qs.iter().enumerate() {
         let mut row = vec![
             (h + 1).to_string(),
-            slope_expr(q),
+            slope_expr(q).to_string(),
             bias_alone_window(q, &eps, prec)
                 .map(|w| w.to_string())
                 .unwrap_or_else(|| "undecided".into()),

@@ -27,10 +27,11 @@
 
 use super::{jobs, Job, Params, Resolved, Scheme};
 use crate::certificate::Hints;
-use crate::claims::positional::common::{
-    alibi_tail_inf_expr, and_all, slope_exponents, slope_expr,
-};
+use crate::claims::positional::common::{alibi_tail_inf_expr, slope_exponents, slope_expr};
 use crate::claims::shape::StatementError;
+use crate::kernel::expr::build::{
+    add, and, call, div, exp, gt, int, le, ln, mul, q, sub, var, Term,
+};
 use crate::kernel::expr::{Data, Datum};
 use crate::kernel::Statement;
 use rug::Rational;
@@ -60,7 +61,7 @@ pub fn hint_key(job: &Job) -> String {
 }
 
 /// m_h of `job`'s scheme as an exact term (`2^-q`).
-pub fn slope_term(p: &Params, job: &Job, h: usize) -> String {
+pub fn slope_term(p: &Params, job: &Job, h: usize) -> Term {
     match job.scheme {
         Scheme::Alibi(rule) => slope_expr(&slope_exponents(p.heads, rule)[h]),
         _ => unreachable!("a window job is an ALiBi job"),
@@ -71,11 +72,14 @@ pub fn slope_term(p: &Params, job: &Job, h: usize) -> String {
 /// query's row (`attn-byte-logit-range`: an ALiBi model's layer-0 input is the byte's
 /// embedding), deeper the bound over a query's row for all inputs of the layer, with the
 /// LayerNorm's γ and β folded into the projections (`attn-row-logit-range`).
-pub fn delta_term(job: &Job, l: usize, h: usize) -> String {
+pub fn delta_term(job: &Job, l: usize, h: usize) -> Term {
     if l == 0 {
-        format!("(attn-byte-logit-range {} {h})", datum_name(job))
+        call("attn-byte-logit-range", [var(&datum_name(job)), h.into()])
     } else {
-        format!("(attn-row-logit-range {} {l} {h})", datum_name(job))
+        call(
+            "attn-row-logit-range",
+            [var(&datum_name(job)), l.into(), h.into()],
+        )
     }
 }
 
@@ -199,18 +203,15 @@ pub fn statement(
                         delta_term(j, l, h),
                         ws[l * p.heads + h],
                     );
-                    at.push(format!(
-                        "(<= {} {eps})",
-                        alibi_tail_inf_expr(&m, &w.to_string(), &d)
+                    at.push(le(
+                        alibi_tail_inf_expr(m.clone(), w.into(), d.clone()),
+                        q(eps),
                     ));
-                    before.push(format!(
-                        "(> {} {eps})",
-                        alibi_tail_inf_expr(&m, &(w - 1).to_string(), &d)
-                    ));
+                    before.push(gt(alibi_tail_inf_expr(m, (w - 1).into(), d), q(eps)));
                 }
             }
-            st.assert(at_name(j, eps), and_all(&at));
-            st.assert(before_name(j, eps), and_all(&before));
+            st.state(at_name(j, eps), &and(at));
+            st.state(before_name(j, eps), &and(before));
             st.data.insert(name, Datum::Attn(w.clone()));
         }
         Ok(st)
@@ -242,23 +243,26 @@ pub fn search(
     data: &Data,
     prec: u32,
 ) -> Result<Vec<HeadWindow>, crate::kernel::expr::ExprError> {
-    use crate::kernel::expr::{check_with, eval_with};
+    use crate::kernel::expr::{check_built, eval_built};
     use crate::kernel::Certainty;
     let mut out = Vec::new();
     for l in 0..p.layers {
         for h in 0..p.heads {
             let (m, d) = (slope_term(p, job, h), delta_term(job, l, h));
-            let delta = eval_with(&d, prec, data)?;
-            let y = format!("(/ (ln (/ (+ (* (exp {d}) (- 1 {eps})) {eps}) {eps})) {m})");
-            let yv = eval_with(&y, prec, data)?;
+            let delta = eval_built(&d, prec, data)?;
+            let y = div(
+                ln(div(
+                    add([mul([exp(d.clone()), sub(int(1), q(eps))]), q(eps)]),
+                    q(eps),
+                )),
+                m.clone(),
+            );
+            let yv = eval_built(&y, prec, data)?;
             let mut w = yv.hi_f64().ceil().clamp(1.0, 1e9) as u64;
-            let holds = |w: u64, le: bool| -> bool {
-                let f = format!(
-                    "({} {} {eps})",
-                    if le { "<=" } else { ">" },
-                    alibi_tail_inf_expr(&m, &w.to_string(), &d)
-                );
-                check_with(&f, prec, data).is_ok_and(|c| c == Certainty::True)
+            let holds = |w: u64, at: bool| -> bool {
+                let t = alibi_tail_inf_expr(m.clone(), w.into(), d.clone());
+                let f = if at { le(t, q(eps)) } else { gt(t, q(eps)) };
+                check_built(&f, prec, data).is_ok_and(|c| c == Certainty::True)
             };
             for _ in 0..4 {
                 if !holds(w, true) {
@@ -272,7 +276,7 @@ pub fn search(
             out.push(HeadWindow {
                 layer: l,
                 head: h,
-                slope: m,
+                slope: m.to_string(),
                 delta_hi: delta.hi_f64(),
                 window: w,
             });

@@ -1,0 +1,363 @@
+//! The work budget's units (expr/units.rs) as the kernel applies them: the precision
+//! factor as documented, and exact arithmetic charged by the size of its operands,
+//! one allowance for a whole statement.
+
+use attncheck_kernel::expr::precision_factor;
+use attncheck_kernel::{check, Certainty, Statement};
+
+/// q·⌈√q⌉ with q = ⌈p/128⌉: 1 at 128 bits, 24 at 1024, 1536 at 16384.
+#[test]
+fn the_precision_factor_is_q_times_the_ceiling_of_its_root() {
+    assert_eq!(precision_factor(1), 1);
+    assert_eq!(precision_factor(128), 1);
+    assert_eq!(precision_factor(1024), 24);
+    assert_eq!(precision_factor(16384), 1536);
+    for p in 1..=20_000u32 {
+        let q = u128::from(p.div_ceil(128));
+        let root = (1..).find(|r: &u128| r * r >= q).unwrap();
+        assert_eq!(precision_factor(p), q * root, "p = {p}");
+    }
+}
+
+/// Exact arithmetic is charged as it runs, by the limbs of its operands, from one
+/// allowance for the whole statement: a formula within it alone, 64 copies of it
+/// together run out (with the reason), rather than running 64 times as long.
+#[test]
+fn exact_arithmetic_shares_one_allowance_across_the_obligations() {
+    // per iteration: 3^20000·3^20000 (496-limb operands: 19,220 units), times i (15,391)
+    // and compared with 0 (15,391): about 5·10⁴ units, 7.5·10⁸ for 15,000 iterations
+    let costly = "(forall i 1 15000 (> (* 3^20000 3^20000 i) 0))";
+    let mut alone = Statement::new("x/alone");
+    alone.assert("o", costly);
+    let checked = check(&alone, 128).expect("one alone is within the budget");
+    assert_eq!(checked.decisions()[0].result(), Certainty::True);
+    let mut many = Statement::new("x/many");
+    for k in 0..64 {
+        many.assert(format!("o{k}"), costly);
+    }
+    let e = check(&many, 128).expect_err("64 of them run out of the one allowance");
+    assert!(e.error.reason.contains("exceed the work budget"), "{e}");
+}
+
+/// A data operation is charged at least the words it reads: `gram-max-abs` compares
+/// every pair of rows, n(n − 1)/2 pairs of w words each, WORDS_PER_UNIT words to a
+/// unit; and the sign datum's own charge counts its n·w words.
+#[test]
+fn a_scan_of_sign_rows_is_charged_at_least_the_words_it_reads() {
+    use attncheck_kernel::expr::{self, datum_cost, Data, Datum, WORDS_PER_UNIT};
+    use attncheck_kernel::SignMatrix;
+    for (n, d) in [
+        (1000usize, 4096usize),
+        (300, 64 * 50),
+        (100, 64 * 100),
+        (2000, 64),
+    ] {
+        let w = d.div_ceil(64);
+        let s = SignMatrix::from_words(n, d, vec![0x5555_5555_5555_5555; n * w]).unwrap();
+        let words = (n * w) as u128;
+        assert!(datum_cost(&Datum::Signs(s.clone())) >= words / WORDS_PER_UNIT);
+        let mut data = Data::new();
+        data.insert("S".into(), Datum::Signs(s));
+        let e = expr::parse("(< (gram-max-abs S) 0)").unwrap();
+        let read = (n * (n - 1) / 2 * w) as u128 / WORDS_PER_UNIT;
+        let charged = expr::work_with(&e, &data, 128);
+        assert!(charged >= read, "n = {n}, d = {d}: {charged} < {read}");
+    }
+}
+
+/// The size of a rational in limbs, as the charge documents it: 1 + (bits of its
+/// numerator and denominator)/64.
+fn limbs(q: &rug::Rational) -> u128 {
+    1 + u128::from(q.numer().significant_bits() + q.denom().significant_bits()) / 64
+}
+
+/// An exact operation on operands of a and b limbs costs (a·b + (a + b)²)/64 units of
+/// the statement's allowance for exact arithmetic: a formula whose exact operations
+/// cost exactly the allowance is decided, one unit less is refused with the reason.
+#[test]
+fn exact_operations_are_charged_as_documented_at_the_edge_of_the_allowance() {
+    use attncheck_kernel::expr::{self, Budget, Data, WORDS_PER_UNIT};
+    use rug::ops::Pow;
+    use rug::{Integer, Rational};
+    let charge = |x: &Rational, y: &Rational| {
+        let (a, b) = (limbs(x), limbs(y));
+        (a * b + (a + b) * (a + b)) / WORDS_PER_UNIT
+    };
+    let data = Data::new();
+    for (e1, e2) in [(20_000u32, 20_001u32), (5_000, 30_000), (100, 200)] {
+        let (x, y) = (
+            Rational::from(Integer::from(3).pow(e1)),
+            Rational::from(Integer::from(3).pow(e2)),
+        );
+        let product = Rational::from(&x * &y);
+        // the product, then its comparison with 0
+        let total = charge(&x, &y) + charge(&product, &Rational::new());
+        let f = expr::prepare(&format!("(> (* 3^{e1} 3^{e2}) 0)"), 128, &data).unwrap();
+        assert_eq!(
+            f.check(&Budget::new(total)),
+            Ok(Certainty::True),
+            "3^{e1}·3^{e2}"
+        );
+        if total > 0 {
+            let e = f.check(&Budget::new(total - 1)).unwrap_err();
+            assert!(e.reason.contains("exceed the work budget"), "{e}");
+        }
+    }
+    // fractions: the limbs count the numerator's and the denominator's bits together
+    let pow = |b: u32, e: u32| Rational::from(Integer::from(b).pow(e));
+    let (n1, d1, n2, d2) = (pow(3, 5000), pow(5, 4000), pow(7, 3000), pow(2, 7001));
+    let (a, b) = (Rational::from(&n1 / &d1), Rational::from(&n2 / &d2));
+    let c = Rational::from(&a * &b);
+    let total = charge(&n1, &d1) + charge(&n2, &d2) + charge(&a, &b) + charge(&c, &Rational::new());
+    let f = expr::prepare("(> (* (/ 3^5000 5^4000) (/ 7^3000 2^7001)) 0)", 128, &data).unwrap();
+    assert_eq!(f.check(&Budget::new(total)), Ok(Certainty::True));
+    assert!(f.check(&Budget::new(total - 1)).is_err());
+}
+
+/// A formula whose cost is exactly `MAX_WORK` is accepted by `prepare` and `parse_valid`
+/// (and `prepare` reports that cost), one step more is refused by both, before anything
+/// is evaluated (expr/mod.rs's mutants of the two comparisons with the budget and of
+/// `Prepared::work` lived: no kernel test stood at the edge).
+#[test]
+fn a_formula_at_exactly_the_budget_is_accepted_and_one_step_more_refused() {
+    use attncheck_kernel::expr::{parse, parse_valid, prepare, work_with, Data, MAX_WORK};
+    let d = Data::new();
+    // a range holds at most 5·10⁷ values: a third range, fixed, makes up the rest
+    let text = |n: u64, m: u64| {
+        format!(
+            "(and (forall i 1 {n} (> i 0)) (forall j 1 {m} (> (+ j 0) 0)) \
+             (forall k 1 50000000 (> (+ k 0) 0)))"
+        )
+    };
+    let cost = |n: u64, m: u64| work_with(&parse(&text(n, m)).unwrap(), &d, 128);
+    // the cost is base + c1·n + c2·m for 8-digit n and m (the literals' reading is in base)
+    let (lo, hi) = (10_000_000u64, 50_000_000u64);
+    let c1 = cost(lo + 1, lo) - cost(lo, lo);
+    let c2 = cost(lo, lo + 1) - cost(lo, lo);
+    let base = cost(lo, lo) - c1 * u128::from(lo) - c2 * u128::from(lo);
+    // the least m that leaves n ≤ hi, then the next c1 values of m: one solves it when
+    // gcd(c1, c2) = 1
+    let m_min = (MAX_WORK - base - c1 * u128::from(hi)).div_ceil(c2) as u64;
+    let (n, m) = (m_min..m_min + c1 as u64)
+        .find_map(|m| {
+            let rest = MAX_WORK - base - c2 * u128::from(m);
+            rest.is_multiple_of(c1).then(|| ((rest / c1) as u64, m))
+        })
+        .expect("c1 and c2 coprime");
+    assert!((lo..=hi).contains(&n) && (lo..=hi).contains(&m), "{n} {m}");
+    let at = text(n, m);
+    assert_eq!(cost(n, m), MAX_WORK, "{at}");
+    let p = prepare(&at, 128, &d).unwrap_or_else(|e| panic!("{at}: {e}"));
+    assert_eq!(p.work(), MAX_WORK);
+    assert!(parse_valid(&at, &d).is_ok());
+    let past = text(n + 1, m);
+    assert_eq!(cost(n + 1, m), MAX_WORK + c1);
+    let e = prepare(&past, 128, &d).err().expect("past the budget");
+    assert!(e.to_string().contains("would cost"), "{e}");
+    assert!(parse_valid(&past, &d).is_err());
+    // a small formula is accepted by both
+    assert!(parse_valid("(< 1 2)", &d).is_ok());
+    let small = work_with(&parse("(< 1 2)").unwrap(), &d, 128);
+    assert!(small > 1);
+    assert_eq!(prepare("(< 1 2)", 128, &d).unwrap().work(), small);
+}
+
+/// `check` holds the whole statement's cost to `MAX_WORK` before anything runs, and
+/// gives the exact arithmetic what is left: a statement whose cost is exactly
+/// `MAX_WORK` is decided (its costly conjuncts never run: `and` stops at `(< 2 1)`), one
+/// step more is refused naming the budget of one certificate; and a statement near the
+/// budget leaves too little allowance for an obligation that alone is decided
+/// (statement.rs's comparison with `MAX_WORK` and the allowance `MAX_WORK − all` lived).
+#[test]
+fn a_statement_at_exactly_the_budget_is_decided_and_leaves_only_the_rest_to_run() {
+    use attncheck_kernel::expr::{parse, work_of_all, Data, MAX_WORK};
+    let d = Data::new();
+    let text = |n: u64, m: u64| {
+        format!(
+            "(and (< 2 1) (forall i 1 {n} (> i 0)) (forall j 1 {m} (> (+ j 0) 0)) \
+             (forall k 1 50000000 (> (+ k 0) 0)))"
+        )
+    };
+    let statement = |texts: &[String]| {
+        let mut st = Statement::new("conformance/budget");
+        for (k, t) in texts.iter().enumerate() {
+            st.assert(format!("o{k}"), t.clone());
+        }
+        st
+    };
+    let cost = |texts: &[String]| {
+        let trees: Vec<_> = texts.iter().map(|t| parse(t).unwrap()).collect();
+        *work_of_all(&trees, &d, 128).last().unwrap()
+    };
+    // with a second obligation, so that one step past the budget is the statement's,
+    // not a formula's alone (`prepare` refuses a formula over the budget by itself)
+    let second = "(forall i 1 1000 (> i 0))".to_string();
+    let (lo, hi) = (10_000_000u64, 50_000_000u64);
+    let one = |n, m| cost(&[text(n, m), second.clone()]);
+    let c1 = one(lo + 1, lo) - one(lo, lo);
+    let c2 = one(lo, lo + 1) - one(lo, lo);
+    let base = one(lo, lo) - c1 * u128::from(lo) - c2 * u128::from(lo);
+    let m_min = (MAX_WORK - base - c1 * u128::from(hi)).div_ceil(c2) as u64;
+    let (n, m) = (m_min..m_min + c1 as u64)
+        .find_map(|m| {
+            let rest = MAX_WORK - base - c2 * u128::from(m);
+            rest.is_multiple_of(c1).then(|| ((rest / c1) as u64, m))
+        })
+        .expect("c1 and c2 coprime");
+    assert_eq!(one(n, m), MAX_WORK);
+    let checked =
+        check(&statement(&[text(n, m), second.clone()]), 128).expect("exactly the budget");
+    let results: Vec<_> = checked.decisions().iter().map(|d| d.result()).collect();
+    assert_eq!(results, [Certainty::False, Certainty::True]);
+    assert_eq!(one(n + 1, m), MAX_WORK + c1);
+    assert!(
+        cost(&[text(n + 1, m)]) < MAX_WORK,
+        "the first alone is within it"
+    );
+    let e = check(&statement(&[text(n + 1, m), second]), 128).expect_err("one step past it");
+    assert!(
+        e.error
+            .reason
+            .contains("over the budget of one certificate"),
+        "{e}"
+    );
+    assert_eq!(e.index, 1);
+    // about 2·10⁶ units of exact arithmetic at run time (40 products of 496-limb
+    // operands, each about 5·10⁴ with the comparison), statically cheap
+    let costly = "(forall i 1 40 (> (* 3^20000 3^20000 i) 0))".to_string();
+    let alone = check(&statement(std::slice::from_ref(&costly)), 128).unwrap();
+    assert_eq!(alone.decisions()[0].result(), Certainty::True);
+    // beside a statement that leaves about 5·10⁵ units: the run-time allowance runs out
+    let near = text(n - (500_000 / c1) as u64, m);
+    let both = [near, costly];
+    let all = cost(&both);
+    assert!(all <= MAX_WORK && MAX_WORK - all < 1_500_000, "{all}");
+    let e = check(&statement(&both), 128).expect_err("the rest of the allowance is too small");
+    assert!(e.error.reason.contains("exceed the work budget"), "{e}");
+    assert_eq!(e.index, 1);
+}
+
+/// The cost model's formulas as docs/certificate-format.md states them, computed here
+/// from the datum's sizes: a layer datum's reading (1 + its limbs/64 + N·D·(runs + 3)),
+/// a sign matrix's (n + n·⌈d/64⌉/64), a sparse one's (n + Σ_i (s_i + Σ limbs/64)); and the
+/// walk of the layer map, counted once per statement: runs·(K + 1) states of
+/// 4ND² + 5N²D + 46N² + 2ND units, plus each operation's own terms, times
+/// max(1, q·⌈√q⌉/4) (expr/cost.rs: 245 mutants, and the budget tests saw few of them).
+#[test]
+fn the_cost_formulas_are_the_documented_ones() {
+    use attncheck_kernel::expr::{
+        datum_cost, parse, precision_factor, work_of_all, Data, Datum, SparseRows,
+    };
+    use attncheck_kernel::layer_data::LayerData;
+    use attncheck_kernel::{Mat, SignMatrix};
+    use rug::ops::Pow;
+    use rug::{Integer, Rational};
+    let big = Rational::from(Integer::from(3).pow(200)); // 318 bits: 5 limbs
+    let m = |rows: usize, cols: usize, k: usize| {
+        Mat::from_rows(
+            (0..rows)
+                .map(|i| {
+                    (0..cols)
+                        .map(|j| {
+                            if (i + j + k).is_multiple_of(3) {
+                                big.clone()
+                            } else {
+                                Rational::from((i as i64 - j as i64, 7))
+                            }
+                        })
+                        .collect()
+                })
+                .collect(),
+        )
+    };
+    let entries = |x: &Mat| x.data.iter().map(limbs).sum::<u128>();
+    for (n, d, runs, steps) in [(3usize, 2usize, 1usize, 5usize), (4, 3, 2, 7), (2, 1, 3, 1)] {
+        let (q, k, v) = (m(d, d, 0), m(d, d, 1), m(d, d, 2));
+        let xs: Vec<Mat> = (0..runs).map(|r| m(n, d, r)).collect();
+        let dt = Rational::from((1, 10));
+        let words = limbs(&dt)
+            + entries(&q)
+            + entries(&k)
+            + entries(&v)
+            + xs.iter().map(entries).sum::<u128>();
+        let l = LayerData::new(q, k, v, dt, steps, xs).unwrap();
+        let (n, d, r, kk) = (n as u128, d as u128, runs as u128, steps as u128);
+        let read = 1 + words.div_ceil(64) + n * d * (r + 3);
+        assert_eq!(
+            datum_cost(&Datum::Layer(l.clone())),
+            read,
+            "n {n} d {d} runs {r}"
+        );
+        let mut data = Data::new();
+        data.insert("X".into(), Datum::Layer(l));
+        let state = 4 * n * d * d + 5 * n * n * d + 46 * n * n + 2 * n * d;
+        let states = r * (kk + 1);
+        let pairs = r * (r - 1) / 2;
+        for prec in [128u32, 256, 1024, 4096] {
+            let factor = (precision_factor(prec) / 4).max(1);
+            let walk = |extra: u128| (states * state + extra) * factor;
+            for (f, once) in [
+                (
+                    "(> (layer-max-sqnorm X 0 0) 0)",
+                    walk((kk + 1) * (r * 2 * n * d + pairs * 3 * n * d)),
+                ),
+                (
+                    "(> (layer-partition X 0 0) 0)",
+                    walk(states * (2 * n * d * d + 2 * n * n * d + 18 * n * n)),
+                ),
+            ] {
+                // the totals of [F] and [F, F]: the second adds F's own nodes only
+                let t = parse(f).unwrap();
+                let totals = work_of_all([&t, &t], &data, prec);
+                let own = totals[1] - totals[0];
+                assert_eq!(
+                    2 * totals[0] - totals[1],
+                    read + once,
+                    "{f} at {prec} bits, n {n} d {d} runs {r} K {kk}"
+                );
+                assert!(own > 0 && own < 100 * precision_factor(prec), "{f}: {own}");
+            }
+        }
+    }
+    // a sign matrix: n rows of ⌈d/64⌉ words, plus a unit per row
+    for (n, d) in [(1usize, 1usize), (3, 64), (5, 65), (100, 1000), (64, 4096)] {
+        let s = SignMatrix::from_fn(n, d, |l, c| (l + c) % 2 == 0);
+        let w = d.div_ceil(64) as u128;
+        let n = n as u128;
+        assert_eq!(
+            datum_cost(&Datum::Signs(s)),
+            n + (n * w).div_ceil(64),
+            "n {n} d {d}"
+        );
+    }
+    // a sparse matrix: n, plus per row its entries and their limbs/64
+    let rows: Vec<Vec<(usize, Rational)>> = vec![
+        vec![(0, big.clone()), (2, Rational::from((1, 3)))],
+        vec![],
+        vec![(1, Rational::from(-5)); 1],
+    ];
+    // rows of 2, 0 and 1 entries (the empty row adds nothing)
+    let want = 3 + (2 + (limbs(&big) + 1).div_ceil(64)) + (1 + 1u128.div_ceil(64));
+    let b = SparseRows { n: 3, rows };
+    assert_eq!(datum_cost(&Datum::Sparse(b)), want);
+    // attention weights: 1 + layers·(2d² + 4d)/16 (the tensors hashed and summed once)
+    use crate::weights_model::{datum, Layer};
+    for (hidden, heads, count) in [(4usize, 2usize, 1usize), (8, 2, 3), (16, 4, 2)] {
+        let layer = |s: f32| Layer {
+            gamma: vec![1.0; hidden],
+            beta: vec![s; hidden],
+            wq: vec![s; hidden * hidden],
+            bq: vec![0.0; hidden],
+            wk: vec![-s; hidden * hidden],
+            bk: vec![0.5; hidden],
+        };
+        let layers: Vec<Layer> = (0..count).map(|i| layer(0.25 * i as f32)).collect();
+        let w = datum(hidden, heads, &layers);
+        let (l, d) = (count as u128, hidden as u128);
+        assert_eq!(
+            datum_cost(&Datum::Attn(w)),
+            1 + l * (2 * d * d + 4 * d) / 16,
+            "hidden {hidden}, {count} layers"
+        );
+    }
+}
