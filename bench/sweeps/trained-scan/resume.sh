@@ -40,7 +40,13 @@ cp "$src" "$work/attncheck"
 bin="$work/attncheck"
 # the specs too: an edit of theorems/ during a run of hours must not reach later shards (a shard
 # run with another spec would be refused by merge)
-cp -r "$root/theorems" "$work/theorems"
+# THEOREMS_REV=<commit> takes them from that commit instead of the working tree: the binary's
+# own, when main's later specs use fields the binary does not know (session 27: `[lemma]`)
+if [ -n "${THEOREMS_REV:-}" ]; then
+  git -C "$root" archive "$THEOREMS_REV" theorems | tar -x -C "$work"
+else
+  cp -r "$root/theorems" "$work/theorems"
+fi
 export CANDLE_NUM_THREADS=1
 mkdir -p "$here/shards" "$here/times" "$here/machines"
 for i in $(seq "${FIRST:-1}" "${LAST:-$n}"); do
