@@ -53,6 +53,15 @@ impl From<crate::sparse::Error> for Error {
     }
 }
 
+impl From<crate::model_window::WindowError> for Error {
+    fn from(e: crate::model_window::WindowError) -> Error {
+        match e {
+            crate::model_window::WindowError::Input(e) => Error::Spec(e),
+            crate::model_window::WindowError::Usage(s) => Error::Usage(s),
+        }
+    }
+}
+
 impl Error {
     /// The process exit code: 4 for a rejected certificate, else 2 (bad input or usage).
     pub fn exit_code(&self) -> u8 {
@@ -575,6 +584,7 @@ pub fn verify_with(
         &claims::rebuild::Inputs {
             target,
             formula: None,
+            model: None,
         },
     )
 }
@@ -618,16 +628,10 @@ pub fn verify_inputs(
             };
             let (rebuilt, allowed, from, against) = match rebuild {
                 claims::rebuild::Rebuild::Input(def) => {
-                    // --formula only for a formula certificate; --target not for one
-                    // (a spec claim's certificate has always ignored --target)
-                    let misplaced = if inputs.formula.is_some() && def.option != "--formula" {
-                        Some("--formula")
-                    } else if inputs.target.is_some() && def.option == "--formula" {
-                        Some("--target")
-                    } else {
-                        None
-                    };
-                    if let Some(option) = misplaced {
+                    // each certificate kind takes its own input option; --target is
+                    // refused for the kinds that take another (a spec claim's
+                    // certificate has always ignored it)
+                    if let Some(option) = inputs.given().into_iter().find(|o| *o != def.option) {
                         return Err(Error::Usage(format!(
                             "{option} does not apply to {}: it is a certificate of `{}`, which \
                              takes {}",
@@ -653,6 +657,14 @@ pub fn verify_inputs(
                         return Err(Error::Usage(format!(
                             "--formula applies to the certificates `attncheck prove --cert` \
                              writes; {} is a certificate of `{}`",
+                            path.display(),
+                            cert.claim
+                        )));
+                    }
+                    if inputs.model.is_some() {
+                        return Err(Error::Usage(format!(
+                            "--model applies to the certificates `attncheck window` writes; {} \
+                             is a certificate of `{}`",
                             path.display(),
                             cert.claim
                         )));
@@ -706,6 +718,59 @@ pub fn verify_inputs(
         statement: st,
         checked,
         source,
+    })
+}
+
+/// What [`window`] did: the windows, the document of OUT/<model>.windows.json, and the
+/// two files' paths (written only when every obligation is proven).
+pub struct WindowRun {
+    /// The windows and the certificate.
+    pub windows: crate::model_window::Windows,
+    /// The JSON document.
+    pub doc: serde_json::Value,
+    /// OUT/<model>.windows.json.
+    pub doc_path: PathBuf,
+    /// OUT/<model>.cert.json.
+    pub cert_path: PathBuf,
+}
+
+/// `attncheck window` (and the Python binding's `window`): reads the config and the
+/// model, certifies every head's window ([`crate::model_window::certify`]) and, when the
+/// kernel proves every obligation, writes the document and the certificate atomically
+/// (nothing otherwise: the caller reports the undecided obligations, exit 3).
+pub fn window(
+    model: &Path,
+    config: &Path,
+    epsilon: &str,
+    precision: u32,
+    out: &Path,
+) -> Result<WindowRun, Error> {
+    use crate::model_window as mw;
+    let eps = crate::spec::exact("--epsilon", epsilon).map_err(|e| Error::Usage(e.to_string()))?;
+    let cfg = mw::config::Config::read(config)?;
+    let windows = mw::certify(model, &cfg, &eps, precision)?;
+    let stem = model
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("model");
+    let cert_path = out.join(format!("{stem}.cert.json"));
+    let doc_path = out.join(format!("{stem}.windows.json"));
+    let doc = mw::report_json(&windows, model, config, &cert_path);
+    if windows.undecided.is_empty() {
+        write_atomic(
+            &cert_path,
+            &serde_json::to_string_pretty(&windows.certificate).unwrap_or_default(),
+        )?;
+        write_atomic(
+            &doc_path,
+            &serde_json::to_string_pretty(&doc).unwrap_or_default(),
+        )?;
+    }
+    Ok(WindowRun {
+        windows,
+        doc,
+        doc_path,
+        cert_path,
     })
 }
 

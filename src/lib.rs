@@ -19,6 +19,7 @@ pub mod escalate;
 pub mod explain;
 pub mod fast;
 pub mod lemmas;
+pub mod model_window;
 /// The trusted kernel: the `attncheck-kernel` crate (crates/attncheck-kernel/README.md).
 pub use attncheck_kernel as kernel;
 pub mod outcome;

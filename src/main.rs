@@ -10,7 +10,7 @@ use attncheck::sparse::target;
 use attncheck::spec::{default_out, Profile, SpecSource};
 use attncheck::{errln, outln};
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The `--profile` argument: the kernel's [`Profile`] as clap sees it.
@@ -204,6 +204,14 @@ enum Cmd {
         /// must be about; without it the statement is rebuilt from the A it pins.
         #[arg(long)]
         target: Option<PathBuf>,
+        /// For an `attncheck window` certificate: the model (safetensors) it must be
+        /// about, with --config; without it the statement is rebuilt from the weights
+        /// and slopes the certificate pins.
+        #[arg(long, requires = "config", conflicts_with_all = ["no_spec", "target", "formula"])]
+        model: Option<PathBuf>,
+        /// With --model: the model's config (the same file `attncheck window` read).
+        #[arg(long, requires = "model")]
+        config: Option<PathBuf>,
         /// For a certificate of `attncheck prove --cert`: the formula it must state
         /// (spacing aside); without it the statement is the formula the certificate
         /// carries, and the output prints it.
@@ -345,6 +353,46 @@ enum Cmd {
     Export {
         #[command(subcommand)]
         cmd: ExportCmd,
+    },
+    /// Certify the implicit window of every head of your own ALiBi model: for every
+    /// input, the attention mass a query puts on keys at distance ≥ w is at most ε.
+    ///
+    /// The model is a pre-LayerNorm decoder with ALiBi, in the safetensors format
+    /// (F32, F16 or BF16 weights); a config file (TOML) names its tensors, heads,
+    /// layers, layer-norm ε and slopes; docs/window.md shows one. The kernel bounds
+    /// each head's content-logit range over every input from the exact weights (at
+    /// layer 0 of a byte-level model exactly, over every byte pair), and the window is
+    /// the smallest w with ALiBi's tail bound T^∞(w) ≤ ε at that range. It writes
+    /// OUT/<model>.windows.json and the certificate OUT/<model>.cert.json, which
+    /// `attncheck verify` re-checks (with --model and --config, against your file).
+    ///
+    /// Example:
+    ///   attncheck window model.safetensors --config model.toml --epsilon 1/1000
+    ///   attncheck verify window/model.cert.json --model model.safetensors --config model.toml
+    ///
+    /// Exit codes: 0 every window certified; 2 bad input (the message names the file
+    /// and the tensor or field; nothing is written), or a model beyond the kernel's
+    /// budget (with its cost); 3 a window the kernel did not decide at --precision
+    /// (nothing is written).
+    #[command(verbatim_doc_comment)]
+    Window {
+        /// The model (safetensors).
+        model: PathBuf,
+        /// The config naming its tensors (TOML; see docs/window.md).
+        #[arg(long)]
+        config: PathBuf,
+        /// The attention mass allowed beyond the window (exact literal in (0, 1)).
+        #[arg(long, default_value = attncheck::model_window::DEFAULT_EPSILON)]
+        epsilon: String,
+        /// Precision of the kernel's intervals, bits.
+        #[arg(long, default_value_t = attncheck::model_window::DEFAULT_PRECISION)]
+        precision: u32,
+        /// Output directory.
+        #[arg(long, default_value = "window")]
+        out: PathBuf,
+        /// Print the windows as one JSON document (the file OUT/<model>.windows.json).
+        #[arg(long)]
+        json: bool,
     },
     /// The sparse-pattern construction (sparse.md §3, the project's reconstruction).
     Sparse {
@@ -697,6 +745,8 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             theorems,
             spec,
             target,
+            model,
+            config,
             formula,
             no_spec,
             json,
@@ -705,6 +755,11 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             coq_memory_limit,
         } => {
             let source = SpecSource::file_or(spec, theorems);
+            // the model is read and checked first: bad input is exit 2, not a rejection
+            let model = match (&model, &config) {
+                (Some(m), Some(c)) => Some(attncheck::model_window::ModelInput::read(m, c)?),
+                _ => None,
+            };
             if let Some(f) = &formula {
                 if no_spec {
                     return Err(app::Error::Usage(
@@ -722,6 +777,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                 &attncheck::claims::rebuild::Inputs {
                     target: target.as_deref(),
                     formula: formula.as_deref(),
+                    model: model.as_ref(),
                 },
             )?;
             if coq {
@@ -777,6 +833,14 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             coq,
             json,
         ),
+        Cmd::Window {
+            model,
+            config,
+            epsilon,
+            precision,
+            out,
+            json,
+        } => window(&model, &config, &epsilon, precision, &out, json),
         Cmd::Sparse {
             cmd:
                 SparseCmd::Construct {
@@ -819,6 +883,52 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             Ok(0)
         }
     }
+}
+
+// ───── window (src/model_window) ─────
+
+/// `attncheck window`: certify ([`app::window`]), print the table (or JSON).
+fn window(
+    model: &Path,
+    config: &Path,
+    epsilon: &str,
+    precision: u32,
+    out: &Path,
+    json: bool,
+) -> Result<u8, app::Error> {
+    let r = app::window(model, config, epsilon, precision, out)?;
+    if !r.windows.undecided.is_empty() {
+        for n in &r.windows.undecided {
+            errln!("undecided at {precision} bits: {n}");
+        }
+        errln!(
+            "{}: {} obligations not decided as asserted at {precision} bits; nothing written \
+             (try --precision {})",
+            model.display(),
+            r.windows.undecided.len(),
+            precision
+                .saturating_mul(2)
+                .min(attncheck::calc::MAX_PRECISION)
+        );
+        return Ok(3);
+    }
+    if json {
+        emit(&serde_json::to_string_pretty(&r.doc).unwrap_or_default());
+    } else {
+        for line in attncheck::model_window::table(&r.windows) {
+            emit(&line);
+        }
+    }
+    errln!(
+        "{}: {} windows certified at ε = {} ({} obligations, kernel); wrote {} and {}",
+        model.display(),
+        r.windows.heads.len(),
+        epsilon,
+        r.windows.certificate.obligations.len(),
+        r.doc_path.display(),
+        r.cert_path.display()
+    );
+    Ok(0)
 }
 
 // ───── eval and prove (src/calc.rs) ─────

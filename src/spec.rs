@@ -886,7 +886,7 @@ pub fn place_id(path: &Path) -> Option<String> {
     Some(format!("{paper}/{claim}"))
 }
 
-fn toml_error(path: &Path, src: &str, e: &toml::de::Error) -> SpecError {
+pub(crate) fn toml_error(path: &Path, src: &str, e: &toml::de::Error) -> SpecError {
     let line = e.span().map(|r| line_of(src, r.start));
     let msg = e.message().to_string();
     if let Some(field) = unknown_field(&msg) {

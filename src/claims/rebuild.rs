@@ -20,6 +20,23 @@ pub struct Inputs<'a> {
     pub target: Option<&'a Path>,
     /// `--formula TEXT`: the formula a `prove --cert` certificate must state.
     pub formula: Option<&'a str>,
+    /// `--model FILE --config FILE`: the model an `attncheck window` certificate must be
+    /// about, read and checked.
+    pub model: Option<&'a crate::model_window::ModelInput>,
+}
+
+impl Inputs<'_> {
+    /// The options given, as `verify` spells them.
+    pub fn given(&self) -> Vec<&'static str> {
+        [
+            (self.target.is_some(), "--target"),
+            (self.formula.is_some(), "--formula"),
+            (self.model.is_some(), "--model"),
+        ]
+        .into_iter()
+        .filter_map(|(g, o)| g.then_some(o))
+        .collect()
+    }
 }
 
 /// A certificate kind rebuilt from an input the user supplies, not from a spec.
@@ -61,6 +78,17 @@ pub static INPUTS: &[InputDef] = &[
         rebuild: formula_statement,
         precisions: crate::calc::certificate_precisions,
     },
+    InputDef {
+        id: crate::model_window::WINDOW_CLAIM,
+        option: "--model",
+        pinned: |_| {
+            "the weights and slopes it pins (pass --model FILE --config FILE to bind it to your model)"
+                .into()
+        },
+        given: |i| i.model.map(|m| m.model.display().to_string()),
+        rebuild: window_statement,
+        precisions: crate::model_window::precisions,
+    },
 ];
 
 /// How a certificate of claim `id` is rebuilt.
@@ -96,6 +124,12 @@ fn construct_statement(cert: &Certificate, input: &Inputs) -> Result<Statement, 
 /// formula it carries (and `verify` says so, printing it).
 fn formula_statement(cert: &Certificate, input: &Inputs) -> Result<Statement, StatementError> {
     crate::calc::rebuild(cert, input.formula).map_err(StatementError::Build)
+}
+
+/// A `window` certificate: rebuilt from the model given with `--model` and `--config`
+/// (so it must be about exactly those weights and slopes), else from those it pins.
+fn window_statement(cert: &Certificate, input: &Inputs) -> Result<Statement, StatementError> {
+    crate::model_window::rebuild(cert, input.model).map_err(StatementError::Build)
 }
 
 fn formula_pinned(cert: &Certificate) -> String {

@@ -384,6 +384,116 @@ mod scan_certificate {
         assert!(e.to_string().contains("pins no SHA-256"), "{e}");
     }
 
+    /// One road for the windows: `attncheck window` on a scan model's weights, written as
+    /// a safetensors file with the scan's names (q and k apart, in-out), certifies exactly
+    /// the windows the claim's certificate states for that model, about the same weights
+    /// (the same SHA-256).
+    #[test]
+    fn window_on_a_scan_models_weights_states_the_claims_windows() {
+        use safetensors::{tensor::TensorView, Dtype};
+        let cert = certificate();
+        let name = first_datum(&cert);
+        let e = &cert["data"][&name];
+        let (d, heads) = (
+            e["hidden"].as_u64().unwrap() as usize,
+            e["heads"].as_u64().unwrap() as usize,
+        );
+        let bytes_of = |hex: &serde_json::Value| -> Vec<u8> {
+            let s = hex.as_str().unwrap();
+            (0..s.len() / 8)
+                .flat_map(|i| {
+                    u32::from_str_radix(&s[8 * i..8 * i + 8], 16)
+                        .unwrap()
+                        .to_le_bytes()
+                })
+                .collect()
+        };
+        let mut tensors: Vec<(String, Vec<usize>, Vec<u8>)> =
+            vec![("emb".into(), vec![256, d], bytes_of(&e["embedding"]))];
+        let layers = e["layers"].as_array().unwrap();
+        for (l, lw) in layers.iter().enumerate() {
+            for (part, file, shape) in [
+                ("ln_gain", "ln1.w", vec![d]),
+                ("ln_shift", "ln1.b", vec![d]),
+                ("w_q", "q.w", vec![d, d]),
+                ("b_q", "q.b", vec![d]),
+                ("w_k", "k.w", vec![d, d]),
+                ("b_k", "k.b", vec![d]),
+            ] {
+                tensors.push((format!("l{l}.{file}"), shape, bytes_of(&lw[part])));
+            }
+        }
+        let views: Vec<(String, TensorView)> = tensors
+            .iter()
+            .map(|(k, s, b)| {
+                (
+                    k.clone(),
+                    TensorView::new(Dtype::F32, s.clone(), b).unwrap(),
+                )
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("m.safetensors"),
+            safetensors::serialize(views, None).unwrap(),
+        )
+        .unwrap();
+        let ln_eps =
+            f32::from_bits(u32::from_str_radix(e["ln_eps"].as_str().unwrap(), 16).unwrap());
+        let spec = attncheck::claims::load_spec(
+            &small_theorems().join("positional/trained-model-claims.toml"),
+        )
+        .unwrap();
+        let r = attncheck::claims::shape::resolve::<Claim>(&spec, Profile::Full).unwrap();
+        let eps = r.scan().unwrap().1.clone();
+        // 8 heads, a power of two: ALiBi's paper and code rules agree
+        std::fs::write(
+            dir.path().join("m.toml"),
+            format!(
+                "heads = {heads}\nlayers = {}\nln_eps = {:e}\nslopes = \"paper\"\n[tensors]\n\
+                 embedding = \"emb\"\nln_gain = \"l{{l}}.ln1.w\"\nln_shift = \"l{{l}}.ln1.b\"\n\
+                 q_weight = \"l{{l}}.q.w\"\nq_bias = \"l{{l}}.q.b\"\nk_weight = \"l{{l}}.k.w\"\n\
+                 k_bias = \"l{{l}}.k.b\"\nlayout = \"in-out\"\n",
+                layers.len(),
+                f64::from(ln_eps)
+            ),
+        )
+        .unwrap();
+        let o = crate::util::bin()
+            .current_dir(dir.path())
+            .args([
+                "window",
+                "m.safetensors",
+                "--config",
+                "m.toml",
+                "--json",
+                "--out",
+                "o",
+            ])
+            .args([
+                "--epsilon",
+                &eps.to_string(),
+                "--precision",
+                &spec.precision.to_string(),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", crate::util::output_text(&o));
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(doc["sha256"], e["sha256"], "the same weights");
+        let ws: Vec<String> = doc["windows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["window"].to_string())
+            .collect();
+        assert_eq!(
+            ws.join(","),
+            cert["hints"][format!("window.{name}")].as_str().unwrap(),
+            "the windows of the claim's certificate"
+        );
+    }
+
     #[test]
     fn windows_verify_and_every_tampering_is_rejected() {
         let cert = certificate();

@@ -24,6 +24,7 @@ mod formulas;
 mod fuzz;
 mod house;
 mod layer_dual;
+mod model_window;
 mod positional_alibi;
 mod positional_sandwich;
 mod positional_slopes;

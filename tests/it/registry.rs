@@ -98,6 +98,7 @@ const LAYERS: &[&str] = &[
     "spec",
     "dynamics",
     "sparse",
+    "model_window",
     "claims",
     "coq",
     "report",

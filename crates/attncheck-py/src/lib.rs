@@ -65,7 +65,8 @@ fn run(
 /// `verify(path, coq, theorems, no_spec, target, …)`: see [`work::verify`].
 #[pyfunction]
 #[pyo3(signature = (path, coq = false, theorems = None, no_spec = false, target = None,
-                    formula = None, coq_cpu_limit = None, coq_memory_limit = None, spec = None))]
+                    formula = None, coq_cpu_limit = None, coq_memory_limit = None, spec = None,
+                    model = None, config = None))]
 #[allow(clippy::too_many_arguments)]
 fn verify(
     py: Python<'_>,
@@ -78,6 +79,8 @@ fn verify(
     coq_cpu_limit: Option<u64>,
     coq_memory_limit: Option<u64>,
     spec: Option<PathBuf>,
+    model: Option<PathBuf>,
+    config: Option<PathBuf>,
 ) -> PyResult<String> {
     let mut limits = attncheck::coq::Limits::DEFAULT;
     if let Some(s) = coq_cpu_limit {
@@ -95,9 +98,24 @@ fn verify(
             no_spec,
             target.as_deref(),
             formula.as_deref(),
+            model.as_deref().zip(config.as_deref()),
             &limits,
         )
     })
+}
+
+/// `window(model, config, epsilon, precision, out)`: see [`work::window`].
+#[pyfunction]
+#[pyo3(signature = (model, config, epsilon = "1/1000".to_string(), precision = 128, out = PathBuf::from("window")))]
+fn window(
+    py: Python<'_>,
+    model: PathBuf,
+    config: PathBuf,
+    epsilon: String,
+    precision: u32,
+    out: PathBuf,
+) -> PyResult<String> {
+    guarded(py, move || work::window(&model, &config, &epsilon, precision, &out))
 }
 
 /// `eval(term, precision, max_precision, digits)`: see [`formula::evaluate`].
@@ -138,6 +156,7 @@ fn _attncheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(eval, m)?)?;
     m.add_function(wrap_pyfunction!(prove, m)?)?;
+    m.add_function(wrap_pyfunction!(window, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("TOOL", attncheck::report::tool())?;

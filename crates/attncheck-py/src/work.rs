@@ -178,6 +178,29 @@ pub fn run(
     Ok(json!({"profile": profile, "claims": claims, "exit_code": code}).to_string())
 }
 
+/// `attncheck.window`: the document of `attncheck window --json` with its `exit_code`
+/// (0; 3 when an obligation is not decided at the precision: then nothing is written and
+/// `undecided` names them), the files written to `out`.
+pub fn window(
+    model: &Path,
+    config: &Path,
+    epsilon: &str,
+    precision: u32,
+    out: &Path,
+) -> Result<String, Failure> {
+    let r = app::window(model, config, epsilon, precision, out)?;
+    let mut doc = r.doc;
+    let undecided = &r.windows.undecided;
+    doc["exit_code"] = json!(if undecided.is_empty() { 0 } else { 3 });
+    doc["undecided"] = json!(undecided);
+    doc["files"] = if undecided.is_empty() {
+        json!({"windows": r.doc_path, "certificate": r.cert_path})
+    } else {
+        Value::Null
+    };
+    Ok(doc.to_string())
+}
+
 /// `attncheck.verify`: the document of `attncheck verify --json` (`target` and `formula`
 /// as `--target` and `--formula`) (with `coq`, of
 /// `verify --coq --json`). A rejected certificate is a [`Kind::Rejected`] failure (the
@@ -191,10 +214,22 @@ pub fn verify(
     no_spec: bool,
     target: Option<&Path>,
     formula: Option<&str>,
+    model: Option<(&Path, &Path)>,
     limits: &attncheck::coq::Limits,
 ) -> Result<String, Failure> {
     let source = SpecSource::file_or(spec, theorems);
-    let inputs = attncheck::claims::rebuild::Inputs { target, formula };
+    // the model is read and checked first: bad input, not a rejection
+    let model = match model {
+        Some((m, c)) => Some(
+            attncheck::model_window::ModelInput::read(m, c).map_err(app::Error::from)?,
+        ),
+        None => None,
+    };
+    let inputs = attncheck::claims::rebuild::Inputs {
+        target,
+        formula,
+        model: model.as_ref(),
+    };
     let v = app::verify_inputs(path, (!no_spec).then_some(&source), &inputs)?;
     let doc = if coq {
         match app::verify_coq(&v, limits) {

@@ -305,6 +305,69 @@ def test_verify_with_coq(claim_run):
 # ---- the border ---------------------------------------------------------------------
 
 
+def _safetensors(path, tensors):
+    """Writes a safetensors file of F32 tensors {name: (shape, values)} by hand (the
+    format: an 8-byte little-endian header length, the JSON header, the data)."""
+    import struct
+
+    header, data = {}, b""
+    for name, (shape, values) in sorted(tensors.items()):
+        raw = struct.pack(f"<{len(values)}f", *values)
+        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    path.write_bytes(struct.pack("<Q", len(h)) + h + data)
+
+
+WINDOW_CONFIG = """heads = 2
+layers = 1
+ln_eps = 1e-5
+slopes = "paper"
+[tensors]
+embedding = "emb"
+ln_gain = "ln.w"
+ln_shift = "ln.b"
+q_weight = "q.w"
+k_weight = "k.w"
+layout = "out-in"
+"""
+
+
+def test_window_certifies_a_model_and_verify_binds_it(tmp_path):
+    d = 4
+    val = lambda i: ((i * 37) % 17 - 8) / 16
+    _safetensors(
+        tmp_path / "m.safetensors",
+        {
+            "emb": ([256, d], [val(i) for i in range(256 * d)]),
+            "ln.w": ([d], [1.0] * d),
+            "ln.b": ([d], [0.0] * d),
+            "q.w": ([d, d], [val(i + 3) for i in range(d * d)]),
+            "k.w": ([d, d], [val(i + 5) for i in range(d * d)]),
+        },
+    )
+    (tmp_path / "m.toml").write_text(WINDOW_CONFIG)
+    doc = attncheck.window(tmp_path / "m.safetensors", tmp_path / "m.toml", out=tmp_path / "out")
+    assert doc["exit_code"] == 0 and doc["undecided"] == []
+    assert [w["slope"] for w in doc["windows"]] == ["2^-4", "2^-8"]
+    assert all(w["window"] >= 1 and w["bytes"] for w in doc["windows"])
+    cert = doc["files"]["certificate"]
+    v = attncheck.verify(cert, model=tmp_path / "m.safetensors", config=tmp_path / "m.toml")
+    assert v["exit_code"] == 0 and len(v["obligations"]) == 4
+    # the CLI agrees, window for window
+    code, _ = cli("window", str(tmp_path / "m.safetensors"), "--config", str(tmp_path / "m.toml"),
+                  "--out", str(tmp_path / "cli"), "--json")
+    assert code == 0
+    assert json.loads((tmp_path / "cli" / "m.windows.json").read_text())["windows"] == doc["windows"]
+    # a config naming a tensor the file does not hold: BadInput naming it
+    (tmp_path / "bad.toml").write_text(WINDOW_CONFIG.replace('"k.w"', '"k.weight"'))
+    with pytest.raises(attncheck.BadInput) as e:
+        attncheck.window(tmp_path / "m.safetensors", tmp_path / "bad.toml", out=tmp_path / "bad")
+    assert "k.weight" in str(e.value) and e.value.exit_code == 2
+    assert not (tmp_path / "bad").exists()
+
+
 def test_a_panic_becomes_an_exception_not_an_abort():
     with pytest.raises(attncheck.InternalError, match="deliberate panic"):
         attncheck._attncheck._panic_for_tests()

@@ -39,6 +39,7 @@ __all__ = [
     "verify",
     "eval",
     "prove",
+    "window",
     "Report",
     "Value",
     "Proof",
@@ -145,6 +146,8 @@ def verify(
     coq_cpu_limit: Optional[int] = None,
     coq_memory_limit: Optional[int] = None,
     spec: Optional[Path] = None,
+    model: Optional[Path] = None,
+    config: Optional[Path] = None,
 ) -> Dict[str, Any]:
     """Re-check a certificate as ``attncheck verify --json`` (``--coq`` with ``coq=True``)
     does, and return its document: ``claim``, ``precision``, ``statement_checked``,
@@ -161,8 +164,11 @@ def verify(
     formula it carries; ``formula=`` requires it to state exactly that formula (the
     CLI's ``--formula``), else :class:`CertificateRejected`. ``target=`` is the CLI's
     ``--target`` (a ``sparse construct`` certificate), ``no_spec=True`` its
-    ``--no-spec``.
+    ``--no-spec``. ``model=`` and ``config=`` (together) bind a :func:`window`
+    certificate to your model file, as the CLI's ``--model`` and ``--config``.
     """
+    if (model is None) != (config is None):
+        raise BadInput("model= and config= go together (the model and the config that names its tensors)")
     return json.loads(
         _attncheck.verify(
             fspath(path),
@@ -174,7 +180,35 @@ def verify(
             coq_cpu_limit,
             coq_memory_limit,
             None if spec is None else fspath(spec),
+            None if model is None else fspath(model),
+            None if config is None else fspath(config),
         )
+    )
+
+
+def window(
+    model: Path,
+    config: Path,
+    epsilon: str = "1/1000",
+    precision: int = 128,
+    out: Path = "window",
+) -> Dict[str, Any]:
+    """Certify the implicit window of every head of your own ALiBi model, as
+    ``attncheck window MODEL --config CONFIG --json`` does: for every input, the
+    attention mass a query puts on keys at distance >= w is at most ``epsilon``.
+
+    ``model`` is a safetensors file (a pre-LayerNorm decoder with ALiBi, F32/F16/BF16
+    weights); ``config`` a TOML file naming its tensors, heads, layers, layer-norm
+    epsilon and slopes (docs/window.md). Returns the document: ``sha256`` of the
+    weights, ``windows`` (one dict per layer and head: ``layer``, ``head``, ``slope``,
+    ``delta_upper``, ``window``, ``bytes``), ``exit_code`` (0; 3 when the kernel left an
+    obligation undecided, listed in ``undecided``: then nothing is written) and
+    ``files``: the document and the certificate written to ``out``, which
+    :func:`verify` re-checks (``model=`` and ``config=`` bind it to your file).
+    Bad input raises :class:`BadInput` naming the file and the tensor or field.
+    """
+    return json.loads(
+        _attncheck.window(fspath(model), fspath(config), epsilon, int(precision), fspath(out))
     )
 
 

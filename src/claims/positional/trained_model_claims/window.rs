@@ -27,11 +27,9 @@
 
 use super::{jobs, Job, Params, Resolved, Scheme};
 use crate::certificate::Hints;
-use crate::claims::positional::common::{alibi_tail_inf_expr, slope_exponents, slope_expr};
+use crate::claims::positional::common::{slope_exponents, slope_expr};
 use crate::claims::shape::StatementError;
-use crate::kernel::expr::build::{
-    add, and, call, div, exp, gt, int, le, ln, mul, q, sub, var, Term,
-};
+use crate::kernel::expr::build::{and, Term};
 use crate::kernel::expr::{Data, Datum};
 use crate::kernel::Statement;
 use rug::Rational;
@@ -73,14 +71,7 @@ pub fn slope_term(p: &Params, job: &Job, h: usize) -> Term {
 /// embedding), deeper the bound over a query's row for all inputs of the layer, with the
 /// LayerNorm's γ and β folded into the projections (`attn-row-logit-range`).
 pub fn delta_term(job: &Job, l: usize, h: usize) -> Term {
-    if l == 0 {
-        call("attn-byte-logit-range", [var(&datum_name(job)), h.into()])
-    } else {
-        call(
-            "attn-row-logit-range",
-            [var(&datum_name(job)), l.into(), h.into()],
-        )
-    }
+    crate::model_window::delta_term(&datum_name(job), true, l, h)
 }
 
 /// Why a windows hint does not read.
@@ -198,16 +189,14 @@ pub fn statement(
             let (mut at, mut before) = (Vec::new(), Vec::new());
             for l in 0..p.layers {
                 for h in 0..p.heads {
-                    let (m, d, w) = (
-                        slope_term(p, j, h),
-                        delta_term(j, l, h),
+                    let (f_at, f_before) = crate::model_window::head_formulas(
+                        &slope_term(p, j, h),
+                        &delta_term(j, l, h),
                         ws[l * p.heads + h],
+                        eps,
                     );
-                    at.push(le(
-                        alibi_tail_inf_expr(m.clone(), w.into(), d.clone()),
-                        q(eps),
-                    ));
-                    before.push(gt(alibi_tail_inf_expr(m, (w - 1).into(), d), q(eps)));
+                    at.push(f_at);
+                    before.push(f_before);
                 }
             }
             st.state(at_name(j, eps), &and(at));
@@ -233,9 +222,8 @@ pub struct HeadWindow {
     pub window: u64,
 }
 
-/// The search: per head, w = ⌈(1/m)·ln((e^Δ̄(1 − ε) + ε)/ε)⌉ (alibi-window's y) from the
-/// kernel's enclosure, moved until the kernel decides T^∞(w) ≤ ε < T^∞(w − 1) (at most a
-/// few steps; left as found when undecided: then the statement fails, nothing is hidden).
+/// The search, per head by [`crate::model_window::search_head`] (the untrusted search
+/// that `attncheck window` runs on a model the user brings).
 pub fn search(
     p: &Params,
     job: &Job,
@@ -243,42 +231,18 @@ pub fn search(
     data: &Data,
     prec: u32,
 ) -> Result<Vec<HeadWindow>, crate::kernel::expr::ExprError> {
-    use crate::kernel::expr::{check_built, eval_built};
-    use crate::kernel::Certainty;
     let mut out = Vec::new();
     for l in 0..p.layers {
         for h in 0..p.heads {
-            let (m, d) = (slope_term(p, job, h), delta_term(job, l, h));
-            let delta = eval_built(&d, prec, data)?;
-            let y = div(
-                ln(div(
-                    add([mul([exp(d.clone()), sub(int(1), q(eps))]), q(eps)]),
-                    q(eps),
-                )),
-                m.clone(),
-            );
-            let yv = eval_built(&y, prec, data)?;
-            let mut w = yv.hi_f64().ceil().clamp(1.0, 1e9) as u64;
-            let holds = |w: u64, at: bool| -> bool {
-                let t = alibi_tail_inf_expr(m.clone(), w.into(), d.clone());
-                let f = if at { le(t, q(eps)) } else { gt(t, q(eps)) };
-                check_built(&f, prec, data).is_ok_and(|c| c == Certainty::True)
-            };
-            for _ in 0..4 {
-                if !holds(w, true) {
-                    w += 1;
-                } else if w > 1 && !holds(w - 1, false) {
-                    w -= 1;
-                } else {
-                    break;
-                }
-            }
+            let m = slope_term(p, job, h);
+            let (delta_hi, window) =
+                crate::model_window::search_head(&m, &delta_term(job, l, h), eps, data, prec)?;
             out.push(HeadWindow {
                 layer: l,
                 head: h,
                 slope: m.to_string(),
-                delta_hi: delta.hi_f64(),
-                window: w,
+                delta_hi,
+                window,
             });
         }
     }
