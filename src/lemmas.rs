@@ -9,4 +9,5 @@ pub const LEMMAS: &[(&str, &str)] = &[
     ("AlibiTailBound", include_str!("../coq/AlibiTailBound.v")),
     ("BooleanLimit", include_str!("../coq/BooleanLimit.v")),
     ("BooleanInstance", include_str!("../coq/BooleanInstance.v")),
+    ("HullMonotone", include_str!("../coq/HullMonotone.v")),
 ];
