@@ -361,3 +361,117 @@ fn the_cost_formulas_are_the_documented_ones() {
         );
     }
 }
+
+/// The charges [`the_cost_formulas_are_the_documented_ones`] leaves out, each pinned to its
+/// documented formula (docs/certificate-format.md), since mutants of expr/cost.rs lived
+/// without them: a literal's digits (1 + digits/LITERAL_DIGITS_PER_UNIT per literal read),
+/// `sandwich-centred`'s values (1 + (D/2)·28 units each, paid once for the whole
+/// certificate while the memo of 2^18 values has room, else at every call) and the
+/// `layer-dual-*` traces (once per datum and bracket lo, hi, i).
+#[test]
+fn literal_sandwich_and_dual_trace_charges_are_the_documented_ones() {
+    use attncheck_kernel::expr::{parse, work_of_all, Data, Datum, LITERAL_DIGITS_PER_UNIT};
+    use attncheck_kernel::layer_data::LayerData;
+    use attncheck_kernel::Mat;
+    use rug::Rational;
+    let empty = Data::new();
+    // totals of [F…] and [F…, F…]: what the second pass adds is paid per formula, the rest
+    // (2·first − second) once for the certificate
+    let split = |fs: &[&str], data: &Data, prec: u32| -> (u128, u128) {
+        let ts: Vec<_> = fs.iter().map(|f| parse(f).unwrap()).collect();
+        let twice: Vec<_> = ts.iter().chain(ts.iter()).collect();
+        let all = work_of_all(twice, data, prec);
+        let (one, two) = (all[ts.len() - 1], all[2 * ts.len() - 1]);
+        (2 * one - two, two - one)
+    };
+    for prec in [128u32, 1024] {
+        let unit = precision_factor(prec);
+        // a literal: `7` against a variable in the same place
+        let per = |f: &str| split(&[f], &empty, prec).1;
+        assert_eq!(
+            per("(forall k 1 1 (< k 7))") - per("(forall k 1 1 (< k k))"),
+            1,
+            "one digit at {prec} bits"
+        );
+        let long = "9".repeat(10 * LITERAL_DIGITS_PER_UNIT as usize + 3);
+        assert_eq!(
+            per(&format!("(forall k 1 1 (< k {long}))")) - per("(forall k 1 1 (< k k))"),
+            11,
+            "{} digits at {prec} bits",
+            long.len()
+        );
+        // sandwich-centred: a value of r costs 1 + (D/2)·28, paid once
+        let full = |dbar: u128| (1 + dbar / 2 * 28) * unit;
+        for dbar in [0u128, 1, 2, 64, 4096] {
+            let (once, _) = split(
+                &[&format!("(< (sandwich-centred {dbar} 0 5) 1)")],
+                &empty,
+                prec,
+            );
+            assert_eq!(once, full(dbar), "D = {dbar} at {prec} bits");
+        }
+        assert_eq!(split(&["(< (+ 64 0 5) 1)"], &empty, prec).0, 0);
+        // a range pays its values once; an overlapping range only its new values
+        let range =
+            |lo: i64, hi: i64| format!("(forall r {lo} {hi} (< (sandwich-centred 64 0 r) 1))");
+        assert_eq!(split(&[&range(0, 9)], &empty, prec).0, 10 * full(64));
+        assert_eq!(
+            split(&[&range(0, 9), &range(5, 14)], &empty, prec).0,
+            15 * full(64)
+        );
+        assert_eq!(
+            split(&[&range(20, 29), &range(0, 9), &range(5, 14)], &empty, prec).0,
+            25 * full(64)
+        );
+        // the memo holds 2^18 values: a range of exactly that many pays each value once
+        // and a lookup of 2 units per call; one more value, and every call pays in full.
+        // The per-call rest (bl) and the formula's base, from two short ranges whose
+        // bounds have as many digits (100000…): P(n) = base + n·bl.
+        let memo = 1u128 << 18;
+        let lo = 100_000i64;
+        let p10 = split(&[&range(lo, lo + 9)], &empty, prec).1;
+        let p20 = split(&[&range(lo, lo + 19)], &empty, prec).1;
+        let bl = (p20 - p10) / 10;
+        let base = p10 - 10 * bl;
+        let fresh = |n: u128| {
+            let t = parse(&range(lo, lo + n as i64 - 1)).unwrap();
+            work_of_all([&t], &empty, prec)[0]
+        };
+        assert_eq!(fresh(memo), memo * full(64) + base + memo * bl);
+        assert_eq!(
+            fresh(memo + 1),
+            base + (memo + 1) * (bl - 2 * unit + full(64))
+        );
+    }
+    // layer-dual-*: one trace per datum and bracket, whatever the formula around it
+    let r = |v: i64| Rational::from(v);
+    let mat = |rows: &[&[i64]]| {
+        Mat::from_rows(
+            rows.iter()
+                .map(|row| row.iter().map(|&v| r(v)).collect())
+                .collect(),
+        )
+    };
+    let l = LayerData::new(
+        mat(&[&[1, 0], &[0, 1]]),
+        mat(&[&[1, 0], &[0, 1]]),
+        mat(&[&[2, 1], &[0, 1]]),
+        Rational::from((1, 10)),
+        3,
+        vec![mat(&[&[1, 2], &[3, -1], &[0, 1]])],
+    )
+    .unwrap();
+    let mut data = Data::new();
+    data.insert("X".into(), Datum::Layer(l));
+    let f = |lo: &str, k: u32| format!("(> (layer-dual-sup X 0 {k} {lo} 3 0) 0)");
+    let (a, b) = (f("3/2", 1), f("7/4", 1));
+    let (one, _) = split(&[&a], &data, 128);
+    let (read, _) = split(&["(> 1 0)"], &data, 128);
+    assert!(one > read, "a trace costs something: {one} vs {read}");
+    assert_eq!(split(&[&a, &b], &data, 128).0 - read, 2 * (one - read));
+    assert_eq!(
+        split(&[&a, &f("3/2", 2)], &data, 128).0,
+        one,
+        "same bracket, another step"
+    );
+}
