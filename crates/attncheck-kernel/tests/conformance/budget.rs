@@ -438,6 +438,30 @@ fn literal_sandwich_and_dual_trace_charges_are_the_documented_ones() {
             work_of_all([&t], &empty, prec)[0]
         };
         assert_eq!(fresh(memo), memo * full(64) + base + memo * bl);
+        // the memo's room counts what earlier ranges filled: 10 values after memo − 5
+        // are more than it holds, so the second range pays every call in full
+        let first = parse(&range(lo, lo + memo as i64 - 6)).unwrap();
+        let second = parse(&range(lo + memo as i64, lo + memo as i64 + 9)).unwrap();
+        let both = work_of_all([&first, &second], &empty, prec);
+        let in_full = split(
+            &[&range(lo + memo as i64, lo + memo as i64 + 9)],
+            &empty,
+            prec,
+        );
+        assert_eq!(
+            both[1] - both[0],
+            in_full.1 + 10 * (full(64) - 2 * unit),
+            "the second range, past the memo's room"
+        );
+        // a range of n values pays its body n times, wherever it starts
+        assert_eq!(
+            per("(forall k 5 9 (< k k))"),
+            per("(forall k 0 4 (< k k))"),
+            "five values either way"
+        );
+        // `let`: 2 units, then its term once (here a node: the literal 3, read in either
+        // formula) and its body
+        assert_eq!(per("(let a 3 (< a 1))") - per("(< 3 1)"), 3 * unit);
         assert_eq!(
             fresh(memo + 1),
             base + (memo + 1) * (bl - 2 * unit + full(64))
@@ -473,5 +497,153 @@ fn literal_sandwich_and_dual_trace_charges_are_the_documented_ones() {
         split(&[&a, &f("3/2", 2)], &data, 128).0,
         one,
         "same bracket, another step"
+    );
+}
+
+/// Every data operation's own charge per evaluation, and the once-only computations of
+/// a layer datum that the cost-formula test leaves out, against their formulas from the
+/// data's sizes (expr/cost.rs's `data_cost`): mutants that deleted an operation's arm
+/// of the cost model, charging it nothing, lived until this test.
+#[test]
+fn every_data_operation_pays_its_documented_charge() {
+    use attncheck_kernel::expr::{
+        datum_cost, operator, parse, work_of_all, Data, Datum, SparseRows, MAX_EXACT_BITS,
+        PAIRS_PER_UNIT, WORDS_PER_UNIT,
+    };
+    use attncheck_kernel::layer_data::LayerData;
+    use attncheck_kernel::{Mat, SignMatrix};
+    use rug::ops::Pow;
+    use rug::{Integer, Rational};
+    let prec = 128;
+    let unit = precision_factor(prec);
+    let units = |w: u128| w.div_ceil(WORDS_PER_UNIT);
+    let big = Rational::from((Integer::from(3).pow(200), Integer::from(7))); // 6 limbs
+    let (n, d) = (5usize, 130usize);
+    let s = SignMatrix::from_fn(n, d, |l, c| (l * 7 + c) % 3 == 0);
+    let rows: Vec<Vec<(usize, Rational)>> = vec![
+        vec![(0, big.clone()), (2, Rational::from((1, 3)))],
+        vec![],
+        vec![(1, Rational::from(-5))],
+        vec![(0, big.clone()), (1, big.clone()), (4, Rational::from(2))],
+        vec![(3, Rational::from((-7, 9)))],
+    ];
+    let b = SparseRows {
+        n,
+        rows: rows.clone(),
+    };
+    let r = |v: i64| Rational::from(v);
+    let mat = |m: &[&[Rational]]| Mat::from_rows(m.iter().map(|row| row.to_vec()).collect());
+    let x = LayerData::new(
+        mat(&[&[r(1), big.clone()], &[r(0), r(1)]]),
+        mat(&[&[r(1), r(0)], &[Rational::from((3, 4)), r(1)]]),
+        mat(&[&[r(2), r(1)], &[big.clone(), r(1)]]),
+        Rational::from((1, 10)),
+        3,
+        vec![mat(&[&[r(1), r(2)], &[r(3), r(-1)], &[r(0), r(1)]])],
+    )
+    .unwrap();
+    let mut data = Data::new();
+    data.insert("S".into(), Datum::Signs(s));
+    data.insert("B".into(), Datum::Sparse(b));
+    data.insert("X".into(), Datum::Layer(x.clone()));
+    let read: u128 = data.values().map(datum_cost).sum();
+    // per formula, `(> CALL 0)` costs unit·(charge(>) + charge(op) + 3 + arguments), a
+    // unit to read each short literal (the 0 and the literal arguments) and the
+    // operation's own charge; once for the certificate, the data's reading and what the
+    // datum caches
+    let split = |call: &str| -> (u128, u128) {
+        let t = parse(&format!("(> {call} 0)")).unwrap();
+        let all = work_of_all([&t, &t], &data, prec);
+        let op = call.trim_start_matches('(').split(' ').next().unwrap();
+        let args: Vec<&str> = call.trim_end_matches(')').split(' ').skip(1).collect();
+        let literals = args.iter().filter(|a| a.parse::<i64>().is_ok()).count() as u128;
+        // the two operators' charges, their atoms, the 0
+        let nodes = operator(">").unwrap().charge + operator(op).unwrap().charge + 3;
+        let per = all[1] - all[0];
+        let own = per - unit * (nodes + args.len() as u128) - (1 + literals);
+        (2 * all[0] - all[1] - read, own)
+    };
+    let own = |call: &str| split(call).1;
+    assert_eq!(own("(rows S)"), 1);
+    assert_eq!(own("(cols S)"), 1);
+    assert_eq!(own("(rows B)"), 1);
+    let pairs = (n * (n - 1) / 2) as u128;
+    let words = d.div_ceil(64) as u128;
+    assert_eq!(
+        own("(gram-max-abs S)"),
+        1 + pairs / PAIRS_PER_UNIT + units(pairs * words)
+    );
+    let n128 = n as u128;
+    assert_eq!(own("(row-nnz-max B)"), 1 + n128);
+    let lim: Vec<Vec<u128>> = rows
+        .iter()
+        .map(|row| row.iter().map(|(_, v)| limbs(v)).collect())
+        .collect();
+    let nnz = lim.iter().map(|r| r.len() as u128).sum::<u128>();
+    let total = lim.iter().flatten().sum::<u128>();
+    let largest = *lim.iter().flatten().max().unwrap();
+    let row_sq = lim
+        .iter()
+        .map(|r| r.iter().sum::<u128>().pow(2))
+        .sum::<u128>();
+    let base = 1 + nnz + n128;
+    assert_eq!(own("(entry-min B)"), base + units(total * largest));
+    assert_eq!(own("(entry-max B)"), base + units(total * largest));
+    assert_eq!(own("(row-sum-max B)"), base + units(2 * row_sq));
+    assert_eq!(own("(entry-sum B)"), base + units(total * total));
+    // the lemma operations: per row i (support s_i, r_i limbs), n·(s_i·(64 + w + r_i) +
+    // r_i) + s_i·r_i² + (1 + MAX_EXACT_BITS/64)·(r_i + 1) words
+    let t_limbs = u128::from(MAX_EXACT_BITS) / 64;
+    let lemma_words: u128 = lim
+        .iter()
+        .map(|row| {
+            let (si, ri) = (row.len() as u128, row.iter().sum::<u128>());
+            n128 * (si * (64 + words + ri) + ri) + si * ri * ri + (1 + t_limbs) * (ri + 1)
+        })
+        .sum();
+    for call in [
+        "(err-max S B)",
+        "(lemma-a S B)",
+        "(lemma-b S B)",
+        "(lemma-a-row S B 1)",
+        "(lemma-b-row S B 1)",
+    ] {
+        assert_eq!(own(call), 1 + n128 + units(lemma_words), "{call}");
+    }
+    // band reachability: l·L·min(d + 1, L) bits and l·L scanned, from literal arguments
+    for (call, (len, dd, l)) in [
+        ("(band-reach 100 3 2)", (100u128, 3u128, 2u128)),
+        ("(band-reach-count 50 70 3)", (50, 70, 3)),
+    ] {
+        let bits = l * len * (dd + 1).min(len);
+        assert_eq!(own(call), 1 + (bits + l * len) / WORDS_PER_UNIT, "{call}");
+    }
+    // the layer datum: its time step read per call; the Frobenius sums and the tokens'
+    // walk once
+    let limbs_dt = limbs(x.dt());
+    assert_eq!(own("(layer-dt X)"), 1 + units(limbs_dt));
+    let (ln, ld) = (x.n() as u128, x.d() as u128);
+    let v: u128 = x.v().data.iter().map(limbs).sum();
+    assert_eq!(split("(layer-v-frob2 X)"), (ld * ld + units(4 * v * v), 1));
+    let col = |m: &Mat| -> Vec<u128> {
+        (0..m.cols)
+            .map(|c| (0..m.rows).map(|r| limbs(m.at(r, c))).sum())
+            .collect()
+    };
+    let (qa, kb) = (col(x.q()), col(x.k()));
+    let qk: u128 = qa
+        .iter()
+        .flat_map(|a| kb.iter().map(move |b| (a + b) * 3 * (a + b)))
+        .sum();
+    assert_eq!(
+        split("(layer-qk-frob2 X)"),
+        (ld * ld * x.q().rows as u128 + units(qk), 1)
+    );
+    let state = 4 * ln * ld * ld + 5 * ln * ln * ld + 46 * ln * ln + 2 * ln * ld;
+    let states = x.runs().len() as u128 * (x.steps() as u128 + 1);
+    let factor = (precision_factor(prec) / 4).max(1);
+    assert_eq!(
+        split("(layer-coord X 0 1 2 1)"),
+        (states * (state + ln * ld) * factor, 1)
     );
 }
