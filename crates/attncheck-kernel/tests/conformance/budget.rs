@@ -610,6 +610,26 @@ fn every_data_operation_pays_its_documented_charge() {
     ] {
         assert_eq!(own(call), 1 + n128 + units(lemma_words), "{call}");
     }
+    // and with many short rows, where the per-row terms add up to units of their own
+    let short: Vec<Vec<(usize, Rational)>> = (0..200).map(|i| vec![(i % 3, r(1))]).collect();
+    let mut many = data.clone();
+    many.insert(
+        "B".into(),
+        Datum::Sparse(SparseRows {
+            n: 200,
+            rows: short,
+        }),
+    );
+    let t = parse("(> (err-max S B) 0)").unwrap();
+    let all = work_of_all([&t, &t], &many, prec);
+    let row = 200 * (64 + words + 1 + 1) + 1 + (1 + t_limbs) * 2;
+    let want = 1 + 200 + units(200 * row);
+    let nodes = operator(">").unwrap().charge + operator("err-max").unwrap().charge + 3 + 2;
+    assert_eq!(
+        all[1] - all[0] - unit * nodes - 1,
+        want,
+        "200 rows of one entry"
+    );
     // band reachability: l·L·min(d + 1, L) bits and l·L scanned, from literal arguments
     for (call, (len, dd, l)) in [
         ("(band-reach 100 3 2)", (100u128, 3u128, 2u128)),
