@@ -498,6 +498,56 @@ fn literal_sandwich_and_dual_trace_charges_are_the_documented_ones() {
         one,
         "same bracket, another step"
     );
+    // one trace: at every state two maxima of |a·x_j| over the n tokens (2·(2nd + n)) on
+    // top of the walk, and two adjugate rows (2d⁴), at the layer factor
+    let (n, d) = (3u128, 2u128);
+    let state = 4 * n * d * d + 5 * n * n * d + 46 * n * n + 2 * n * d;
+    let states = 4u128; // one run, K = 3
+    let trace = states * (state + 2 * (2 * n * d + n)) + 2 * d * d * d * d;
+    assert_eq!(one - read, trace, "one trace at 128 bits");
+    // a bracket that mentions a range's variable may differ at every value: MAX_TRACES
+    // walks, once
+    let open = "(forall k 1 2 (> (layer-dual-sup X 0 0 k 3 0) 0))";
+    let max = attncheck_kernel::layer_data::MAX_TRACES as u128;
+    assert_eq!(split(&[open], &data, 128).0 - read, max * trace);
+}
+
+/// The integer ranges the cost model reads off a term (`int_range`: literals, range
+/// variables, + − × neg abs min max): a `sandwich-centred` argument whose range is known
+/// pays each value of that range once; without it every call pays in full. Each rule
+/// gives its own range here, over r = 0 … 9.
+#[test]
+fn integer_ranges_the_cost_model_knows_pay_their_values_once() {
+    use attncheck_kernel::expr::{parse, work_of_all, Data};
+    let empty = Data::new();
+    let unit = precision_factor(128);
+    let full = (1 + 32 * 28) * unit;
+    for (arg, values) in [
+        ("r", 10u128),
+        ("(+ r 1)", 10),
+        ("(+ r r 1)", 19),
+        ("(* r 2)", 19),
+        ("(* r r)", 82),
+        ("(neg r)", 10),
+        ("(- r)", 10),
+        ("(- r 3)", 10),
+        ("(- 3 r)", 10),
+        ("(min r 5)", 6),
+        ("(max r 5)", 5),
+        ("(abs (- r 5))", 6),
+        ("(abs (+ r 1))", 10),
+        ("(abs (neg (+ r 1)))", 10),
+    ] {
+        let f = format!("(forall r 0 9 (< (sandwich-centred 64 0 {arg}) 1))");
+        let t = parse(&f).unwrap();
+        let all = work_of_all([&t, &t], &empty, 128);
+        assert_eq!(2 * all[0] - all[1], values * full, "{arg}");
+    }
+    // a term outside the rules: every call in full, nothing once
+    let t = parse("(forall r 0 9 (< (sandwich-centred 64 0 (floor r)) 1))").unwrap();
+    let all = work_of_all([&t, &t], &empty, 128);
+    assert_eq!(2 * all[0] - all[1], 0);
+    assert!(all[0] >= 10 * full);
 }
 
 /// Every data operation's own charge per evaluation, and the once-only computations of
@@ -659,6 +709,35 @@ fn every_data_operation_pays_its_documented_charge() {
         split("(layer-qk-frob2 X)"),
         (ld * ld * x.q().rows as u128 + units(qk), 1)
     );
+    // and at d = 3, where d·d and d + d differ
+    let three = LayerData::new(
+        mat(&[
+            &[r(1), r(0), r(2)],
+            &[r(0), r(1), r(0)],
+            &[r(3), r(0), r(1)],
+        ]),
+        mat(&[
+            &[r(1), r(0), r(0)],
+            &[r(0), r(1), r(0)],
+            &[r(0), r(0), r(1)],
+        ]),
+        mat(&[
+            &[r(2), r(1), r(0)],
+            &[r(0), r(1), r(0)],
+            &[big.clone(), r(0), r(1)],
+        ]),
+        Rational::from((1, 10)),
+        1,
+        vec![mat(&[&[r(1), r(2), r(0)], &[r(3), r(-1), r(1)]])],
+    )
+    .unwrap();
+    let v3: u128 = three.v().data.iter().map(limbs).sum();
+    let mut d3 = Data::new();
+    d3.insert("X".into(), Datum::Layer(three.clone()));
+    let t = parse("(> (layer-v-frob2 X) 0)").unwrap();
+    let all = work_of_all([&t, &t], &d3, prec);
+    let read3 = datum_cost(&Datum::Layer(three));
+    assert_eq!(2 * all[0] - all[1] - read3, 9 + units(4 * v3 * v3));
     let state = 4 * ln * ld * ld + 5 * ln * ln * ld + 46 * ln * ln + 2 * ln * ld;
     let states = x.runs().len() as u128 * (x.steps() as u128 + 1);
     let factor = (precision_factor(prec) / 4).max(1);
