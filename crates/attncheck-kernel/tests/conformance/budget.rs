@@ -510,6 +510,9 @@ fn literal_sandwich_and_dual_trace_charges_are_the_documented_ones() {
     let open = "(forall k 1 2 (> (layer-dual-sup X 0 0 k 3 0) 0))";
     let max = attncheck_kernel::layer_data::MAX_TRACES as u128;
     assert_eq!(split(&[open], &data, 128).0 - read, max * trace);
+    // inside a range, a bracket that does not mention its variable is one trace
+    let closed = "(forall k 0 1 (> (layer-dual-sup X 0 k 3/2 3 0) 0))";
+    assert_eq!(split(&[closed], &data, 128).0 - read, trace);
 }
 
 /// The integer ranges the cost model reads off a term (`int_range`: literals, range
