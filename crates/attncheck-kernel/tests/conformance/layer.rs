@@ -129,6 +129,20 @@ fn layer_datum_encloses_the_exact_iterates_with_uniform_attention() {
                 "{term}: {exact} not in {iv:?}"
             );
         }
+        // every coordinate of every run (`layer-coord`, issue #39's hypotheses at K)
+        for (r, m) in [(0, &x), (1, &y)] {
+            for i in 0..n {
+                for c in 0..d {
+                    let term = format!("(layer-coord X {r} {k} {i} {c})");
+                    let iv = eval_with(&term, 96, &data).unwrap();
+                    assert!(
+                        iv.contains_rational(m.at(i, c)) && iv.width_up() < 1e-20,
+                        "{term}: {} not in {iv:?}",
+                        m.at(i, c)
+                    );
+                }
+            }
+        }
         x = step(&x);
         y = step(&y);
     }
