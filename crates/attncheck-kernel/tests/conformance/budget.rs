@@ -362,6 +362,18 @@ fn the_cost_formulas_are_the_documented_ones() {
     }
 }
 
+/// The work of the formulas `fs` split from the totals of [F…] and [F…, F…]: what the
+/// second pass adds is paid per formula, the rest (2·first − second) once for the
+/// certificate (its data's reading and what they cache, sandwich values).
+fn once_and_per_pass(fs: &[&str], data: &attncheck_kernel::expr::Data, prec: u32) -> (u128, u128) {
+    use attncheck_kernel::expr::{parse, work_of_all};
+    let ts: Vec<_> = fs.iter().map(|f| parse(f).unwrap()).collect();
+    let twice: Vec<_> = ts.iter().chain(ts.iter()).collect();
+    let all = work_of_all(twice, data, prec);
+    let (one, two) = (all[ts.len() - 1], all[2 * ts.len() - 1]);
+    (2 * one - two, two - one)
+}
+
 /// The charges [`the_cost_formulas_are_the_documented_ones`] leaves out, each pinned to its
 /// documented formula (docs/certificate-format.md), since mutants of expr/cost.rs lived
 /// without them: a literal's digits (1 + digits/LITERAL_DIGITS_PER_UNIT per literal read),
@@ -375,15 +387,7 @@ fn literal_sandwich_and_dual_trace_charges_are_the_documented_ones() {
     use attncheck_kernel::Mat;
     use rug::Rational;
     let empty = Data::new();
-    // totals of [F…] and [F…, F…]: what the second pass adds is paid per formula, the rest
-    // (2·first − second) once for the certificate
-    let split = |fs: &[&str], data: &Data, prec: u32| -> (u128, u128) {
-        let ts: Vec<_> = fs.iter().map(|f| parse(f).unwrap()).collect();
-        let twice: Vec<_> = ts.iter().chain(ts.iter()).collect();
-        let all = work_of_all(twice, data, prec);
-        let (one, two) = (all[ts.len() - 1], all[2 * ts.len() - 1]);
-        (2 * one - two, two - one)
-    };
+    let split = once_and_per_pass;
     for prec in [128u32, 1024] {
         let unit = precision_factor(prec);
         // a literal: `7` against a variable in the same place
@@ -521,7 +525,7 @@ fn literal_sandwich_and_dual_trace_charges_are_the_documented_ones() {
 /// gives its own range here, over r = 0 … 9.
 #[test]
 fn integer_ranges_the_cost_model_knows_pay_their_values_once() {
-    use attncheck_kernel::expr::{parse, work_of_all, Data};
+    use attncheck_kernel::expr::Data;
     let empty = Data::new();
     let unit = precision_factor(128);
     let full = (1 + 32 * 28) * unit;
@@ -542,15 +546,20 @@ fn integer_ranges_the_cost_model_knows_pay_their_values_once() {
         ("(abs (neg (+ r 1)))", 10),
     ] {
         let f = format!("(forall r 0 9 (< (sandwich-centred 64 0 {arg}) 1))");
-        let t = parse(&f).unwrap();
-        let all = work_of_all([&t, &t], &empty, 128);
-        assert_eq!(2 * all[0] - all[1], values * full, "{arg}");
+        assert_eq!(
+            once_and_per_pass(&[&f], &empty, 128).0,
+            values * full,
+            "{arg}"
+        );
     }
     // a term outside the rules: every call in full, nothing once
-    let t = parse("(forall r 0 9 (< (sandwich-centred 64 0 (floor r)) 1))").unwrap();
-    let all = work_of_all([&t, &t], &empty, 128);
-    assert_eq!(2 * all[0] - all[1], 0);
-    assert!(all[0] >= 10 * full);
+    let (once, per) = once_and_per_pass(
+        &["(forall r 0 9 (< (sandwich-centred 64 0 (floor r)) 1))"],
+        &empty,
+        128,
+    );
+    assert_eq!(once, 0);
+    assert!(per >= 10 * full);
 }
 
 /// Every data operation's own charge per evaluation, and the once-only computations of
