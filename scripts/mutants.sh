@@ -222,7 +222,7 @@ summary() {
             echo "$name ($why)" >>"$pend"
         fi
     done < <(shard_list "$root")
-    cut -d: -f1 "$work/list.txt" | sed "s|^$src/||" | sort | uniq -c | awk '{ print "all", $2, $1 }' >>"$rows"
+    cut -d: -f1 "$root.list.txt" | sed "s|^$src/||" | sort | uniq -c | awk '{ print "all", $2, $1 }' >>"$rows"
     awk '
         $1 == "all" { total[$2] = $3; files[$2] = 1; next }
         { n[$2, $1]++; files[$2] = 1; t[$1]++ }

@@ -267,8 +267,10 @@ pub struct LemmaRef {
 }
 
 impl LemmaRef {
-    /// The shipped text of the file, or why the reference is not one.
-    fn check(&self) -> Result<(), (&'static str, String)> {
+    /// The shipped text of the file, or why the reference is not one: a lemma file that
+    /// gives the limit of claim `id` ([`crate::lemmas::LIMIT_LEMMAS`]), stating each
+    /// theorem named.
+    fn check(&self, id: &str) -> Result<(), (&'static str, String)> {
         if self.part.trim().is_empty() {
             return Err(("lemma.part", "must name a part of the claim".into()));
         }
@@ -290,6 +292,24 @@ impl LemmaRef {
                     ),
                 )
             })?;
+        let gives = crate::lemmas::LIMIT_LEMMAS
+            .iter()
+            .find(|(name, _)| format!("coq/{name}.v") == self.file);
+        if !gives.is_some_and(|(_, claims)| claims.contains(&id)) {
+            return Err((
+                "lemma.file",
+                format!(
+                    "`{}` gives the limit of no part of `{id}` (its hypotheses are not this \
+                     claim's obligations; lemmas that give a limit: {})",
+                    self.file,
+                    crate::lemmas::LIMIT_LEMMAS
+                        .iter()
+                        .map(|(n, cs)| format!("coq/{n}.v for {}", cs.join(", ")))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            ));
+        }
         if self.theorems.is_empty() {
             return Err(("lemma.theorems", "must name at least one theorem".into()));
         }
@@ -451,7 +471,7 @@ impl Spec {
                 "must be a finite number ≥ 0".into(),
             ));
         }
-        if let Some(Err((field, reason))) = spec.lemma.as_ref().map(LemmaRef::check) {
+        if let Some(Err((field, reason))) = spec.lemma.as_ref().map(|l| l.check(&spec.id)) {
             return Err(field_err(field, reason));
         }
         if spec.expected == Verdict::Refuted && spec.refutes.is_empty() {

@@ -511,6 +511,48 @@ fn without_a_named_coq_lemma_the_discrete_part_stays_capped_at_supported() {
     }
 }
 
+/// Regression (helper-14's note on #39): `[lemma]` checked only that the file and its
+/// theorems exist, so a spec could name coq/HullMonotone.v (a per-step monotonicity, no
+/// limit) and lift the cap of an asymptotic claim. A lemma now lifts it only for the
+/// claims whose limit it gives (`lemmas::LIMIT_LEMMAS`): HullMonotone for polytope, and
+/// BooleanLimit for any claim but boolean-limit, are bad input naming `lemma.file`.
+#[test]
+fn a_lemma_that_gives_no_limit_lifts_no_cap() {
+    let hull = edited(
+        "file = \"coq/BooleanLimit.v\"",
+        "file = \"coq/HullMonotone.v\"",
+    )
+    .replace(
+        "theorems = [\"boolean_limit_rate\"",
+        "theorems = [\"convex_step_max_min\"",
+    );
+    let e = prepare_err(ID, &hull);
+    assert!(
+        e.contains("lemma.file")
+            && e.contains("gives the limit of no part of `clusters/boolean-limit`"),
+        "{e}"
+    );
+    let polytope = spec_text("clusters/polytope");
+    let lemma = "[lemma]\npart = \"the limit\"\nfile = \"coq/HullMonotone.v\"\ntheorems = [\"support_max_min\"]\n\n[params]";
+    for (file, theorem) in [
+        ("coq/HullMonotone.v", "support_max_min"),
+        ("coq/BooleanLimit.v", "boolean_limit_rate"),
+    ] {
+        let with = polytope.replacen(
+            "[params]",
+            &lemma
+                .replace("coq/HullMonotone.v", file)
+                .replace("support_max_min", theorem),
+            1,
+        );
+        let e = prepare_err("clusters/polytope", &with);
+        assert!(
+            e.contains("gives the limit of no part of `clusters/polytope`"),
+            "{file}: {e}"
+        );
+    }
+}
+
 /// A witness whose hypotheses are not decided by the last step sought (tokens still
 /// escaping together) gets no obligation: it is reported with its reason and makes the
 /// discrete part inconclusive — never certified, never refuted.

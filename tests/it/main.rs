@@ -16,6 +16,7 @@ mod clusters_spectra;
 mod coq;
 mod coq_boolean;
 mod coq_helpers;
+mod coq_hull;
 mod coq_soundness;
 mod dynamics_flow;
 mod escalate;

@@ -10,7 +10,8 @@
 //!   for dominance, adjugate eigenvectors with residual enclosures, ⟨Qφ1, Kφ1⟩ > 0);
 //! - per step (F2, a theorem of the map): φ1*(z_i^{k+1}) = (1 − β)φ1*(z_i^k) + β Σ_j P_ij φ1*(z_j^k)
 //!   with β = Δtλ1/(1 + Δtλ1) ∈ (0, 1) — proof: φ1* R^{−1} V = λ1/(1 + Δtλ1) φ1*. Hence
-//!   max_j φ1*(z_j) is nonincreasing and min_j nondecreasing (certified consistency);
+//!   max_j φ1*(z_j) is nonincreasing and min_j nondecreasing (proven in Coq for every instance and
+//!   step, coq/HullMonotone.v `functional_max_min`; on the run a consistency reading);
 //! - per step (certified: obligations of the certificate over each instance's `layer` datum, issue
 //!   #24): the discrete Grönwall bound max_j |φ_k*(x_j^k)| ≤ M_0 (1 + Δt|λ_k|)^k for each real λ_k —
 //!   proof: φ_k*(x_i^{k+1}) = φ_k*(x_i^k) + Δtλ_k Σ_j P_ij φ_k*(x_j^k). φ_k* is row i of adj(V − λI)
@@ -332,7 +333,7 @@ impl crate::claims::shape::Claim for Claim {
             "All dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k, \
              R = I + ΔtV. The good-triple hypotheses are the claim's statement (exact rational obligations over V, \
              Q, K and the isolating interval of λ1), decided by the kernel. The hull monotonicity of φ1* is a theorem \
-             of the map (F2), recorded as a consistency reading (observed: it never certifies nor refutes); the discrete Grönwall \
+             of the map (F2; proven in Coq, coq/HullMonotone.v, functional_max_min), recorded as a consistency reading (observed: it never certifies nor refutes); the discrete Grönwall \
              bound of every real eigenvalue is an obligation of the certificate over the instance's `layer` datum \
              (φ* = a row of adj(V − λI) over the eigenvalue's exact bracket, the kernel iterating the map itself), so \
              it is certified; the limit structure at T is an observation with the tolerance guide of clusters.md.",

@@ -9,8 +9,9 @@
 //! - per step (F2 with π_ℱ, a theorem of the map): for each ℱ-coordinate c,
 //!   z_{i,c}^{k+1} = (1 − β) z_{i,c}^k + β Σ_j P_ij z_{j,c}^k with β = Δtλ/(1 + Δtλ) — proof: the c-th row
 //!   of R^{−1}V is λ/(1 + Δtλ) e_cᵀ. So max_j and min_j of every ℱ-coordinate are monotone (the
-//!   π_ℱ-hull's bounding box is nonincreasing; for dim ℱ = 1 it is the π_ℱ-hull). Certified
-//!   consistency;
+//!   π_ℱ-hull's bounding box is nonincreasing; for dim ℱ = 1 it is the π_ℱ-hull). Proven in Coq
+//!   for every instance and step (coq/HullMonotone.v, `coordinate_max_min`); on the run a
+//!   consistency reading, which checks that the implementation agrees;
 //! - at T (observed, two precisions; dim ℱ = 1): every ℱ-part within τ = 10·diam·e^{−λT} of
 //!   {a_T, b_T, 0}; the 𝒢-part's spread is reported (free by the theorem).
 //!
@@ -250,8 +251,8 @@ impl crate::claims::shape::Claim for Claim {
         gap_cases(p, &w.gaps, out);
         out.note(
             "The dynamics are the discrete map (a residual attention layer with tied weights) with z^k = R^(−k) x^k. \
-             The monotonicity of the ℱ-coordinates' max and min is a theorem of the map (F2 with π_ℱ), recorded as a \
-             consistency reading (observed: it never certifies nor refutes); the hypotheses of d:goodmulti are the claim's \
+             The monotonicity of the ℱ-coordinates' max and min is a theorem of the map (F2 with π_ℱ; proven in Coq, \
+             coq/HullMonotone.v, coordinate_max_min), recorded as a consistency reading (observed: it never certifies nor refutes); the hypotheses of d:goodmulti are the claim's \
              statement, decided exactly by the kernel; the limit structure at T is an observation with the tolerance guide of clusters.md.",
         );
     }

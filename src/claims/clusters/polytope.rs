@@ -12,7 +12,8 @@
 //! - per step (a consistency reading, never certified; F1: z_i^{k+1} = (1 − α)z_i^k +
 //!   α Σ_j P_ij z_j^k with α = Δt/(1 + Δt), a convex combination, so the hull is
 //!   nonincreasing): for every fixed direction u, max_i ⟨u, z_i^{k+1}⟩ ≤ max_j ⟨u, z_j^k⟩
-//!   — a theorem of the map, recorded as "no step certifiably violates it" (where the
+//!   — a theorem of the map, proven in Coq (coq/HullMonotone.v, `support_max_min`,
+//!   `hull_step`), recorded as "no step certifiably violates it" (where the
 //!   tokens have converged the two sides are equal up to rounding, so the enclosures
 //!   cannot prove the margin ≥ 0 and a tally would be undecided);
 //! - at T (observed, tolerance τ = c·diam(z(0))·e^{−T} from clusters.md): hull vertices
@@ -458,7 +459,7 @@ impl crate::claims::shape::Claim for Claim {
         );
         out.note(
             "Δt = 1/10 matches the authors' step (their \"RK4\" is forward Euler on z with Δt = 0.1, clusters.md §6); \
-             on (D) the hull is nonincreasing for every Δt > 0 (F1).",
+             on (D) the hull is nonincreasing for every Δt ≥ 0 (F1; proven in Coq, coq/HullMonotone.v, hull_step).",
         );
     }
 }

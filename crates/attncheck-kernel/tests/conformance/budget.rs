@@ -361,3 +361,400 @@ fn the_cost_formulas_are_the_documented_ones() {
         );
     }
 }
+
+/// The work of the formulas `fs` split from the totals of [F…] and [F…, F…]: what the
+/// second pass adds is paid per formula, the rest (2·first − second) once for the
+/// certificate (its data's reading and what they cache, sandwich values).
+fn once_and_per_pass(fs: &[&str], data: &attncheck_kernel::expr::Data, prec: u32) -> (u128, u128) {
+    use attncheck_kernel::expr::{parse, work_of_all};
+    let ts: Vec<_> = fs.iter().map(|f| parse(f).unwrap()).collect();
+    let twice: Vec<_> = ts.iter().chain(ts.iter()).collect();
+    let all = work_of_all(twice, data, prec);
+    let (one, two) = (all[ts.len() - 1], all[2 * ts.len() - 1]);
+    (2 * one - two, two - one)
+}
+
+/// The charges [`the_cost_formulas_are_the_documented_ones`] leaves out, each pinned to its
+/// documented formula (docs/certificate-format.md), since mutants of expr/cost.rs lived
+/// without them: a literal's digits (1 + digits/LITERAL_DIGITS_PER_UNIT per literal read),
+/// `sandwich-centred`'s values (1 + (D/2)·28 units each, paid once for the whole
+/// certificate while the memo of 2^18 values has room, else at every call) and the
+/// `layer-dual-*` traces (once per datum and bracket lo, hi, i).
+#[test]
+fn literal_sandwich_and_dual_trace_charges_are_the_documented_ones() {
+    use attncheck_kernel::expr::{parse, work_of_all, Data, Datum, LITERAL_DIGITS_PER_UNIT};
+    use attncheck_kernel::layer_data::LayerData;
+    use attncheck_kernel::Mat;
+    use rug::Rational;
+    let empty = Data::new();
+    let split = once_and_per_pass;
+    for prec in [128u32, 1024] {
+        let unit = precision_factor(prec);
+        // a literal: `7` against a variable in the same place
+        let per = |f: &str| split(&[f], &empty, prec).1;
+        assert_eq!(
+            per("(forall k 1 1 (< k 7))") - per("(forall k 1 1 (< k k))"),
+            1,
+            "one digit at {prec} bits"
+        );
+        let long = "9".repeat(10 * LITERAL_DIGITS_PER_UNIT as usize + 3);
+        assert_eq!(
+            per(&format!("(forall k 1 1 (< k {long}))")) - per("(forall k 1 1 (< k k))"),
+            11,
+            "{} digits at {prec} bits",
+            long.len()
+        );
+        // sandwich-centred: a value of r costs 1 + (D/2)·28, paid once
+        let full = |dbar: u128| (1 + dbar / 2 * 28) * unit;
+        for dbar in [0u128, 1, 2, 64, 4096] {
+            let (once, _) = split(
+                &[&format!("(< (sandwich-centred {dbar} 0 5) 1)")],
+                &empty,
+                prec,
+            );
+            assert_eq!(once, full(dbar), "D = {dbar} at {prec} bits");
+        }
+        assert_eq!(split(&["(< (+ 64 0 5) 1)"], &empty, prec).0, 0);
+        // a range pays its values once; an overlapping range only its new values
+        let range =
+            |lo: i64, hi: i64| format!("(forall r {lo} {hi} (< (sandwich-centred 64 0 r) 1))");
+        assert_eq!(split(&[&range(0, 9)], &empty, prec).0, 10 * full(64));
+        assert_eq!(
+            split(&[&range(0, 9), &range(5, 14)], &empty, prec).0,
+            15 * full(64)
+        );
+        assert_eq!(
+            split(&[&range(20, 29), &range(0, 9), &range(5, 14)], &empty, prec).0,
+            25 * full(64)
+        );
+        // the memo holds 2^18 values: a range of exactly that many pays each value once
+        // and a lookup of 2 units per call; one more value, and every call pays in full.
+        // The per-call rest (bl) and the formula's base, from two short ranges whose
+        // bounds have as many digits (100000…): P(n) = base + n·bl.
+        let memo = 1u128 << 18;
+        let lo = 100_000i64;
+        let p10 = split(&[&range(lo, lo + 9)], &empty, prec).1;
+        let p20 = split(&[&range(lo, lo + 19)], &empty, prec).1;
+        let bl = (p20 - p10) / 10;
+        let base = p10 - 10 * bl;
+        let fresh = |n: u128| {
+            let t = parse(&range(lo, lo + n as i64 - 1)).unwrap();
+            work_of_all([&t], &empty, prec)[0]
+        };
+        assert_eq!(fresh(memo), memo * full(64) + base + memo * bl);
+        // the memo's room counts what earlier ranges filled: 10 values after memo − 5
+        // are more than it holds, so the second range pays every call in full
+        let first = parse(&range(lo, lo + memo as i64 - 6)).unwrap();
+        let second = parse(&range(lo + memo as i64, lo + memo as i64 + 9)).unwrap();
+        let both = work_of_all([&first, &second], &empty, prec);
+        let in_full = split(
+            &[&range(lo + memo as i64, lo + memo as i64 + 9)],
+            &empty,
+            prec,
+        );
+        assert_eq!(
+            both[1] - both[0],
+            in_full.1 + 10 * (full(64) - 2 * unit),
+            "the second range, past the memo's room"
+        );
+        // a range of n values pays its body n times, wherever it starts
+        assert_eq!(
+            per("(forall k 5 9 (< k k))"),
+            per("(forall k 0 4 (< k k))"),
+            "five values either way"
+        );
+        // `let`: 2 units, then its term once (here a node: the literal 3, read in either
+        // formula) and its body
+        assert_eq!(per("(let a 3 (< a 1))") - per("(< 3 1)"), 3 * unit);
+        assert_eq!(
+            fresh(memo + 1),
+            base + (memo + 1) * (bl - 2 * unit + full(64))
+        );
+    }
+    // layer-dual-*: one trace per datum and bracket, whatever the formula around it
+    let r = |v: i64| Rational::from(v);
+    let mat = |rows: &[&[i64]]| {
+        Mat::from_rows(
+            rows.iter()
+                .map(|row| row.iter().map(|&v| r(v)).collect())
+                .collect(),
+        )
+    };
+    let l = LayerData::new(
+        mat(&[&[1, 0], &[0, 1]]),
+        mat(&[&[1, 0], &[0, 1]]),
+        mat(&[&[2, 1], &[0, 1]]),
+        Rational::from((1, 10)),
+        3,
+        vec![mat(&[&[1, 2], &[3, -1], &[0, 1]])],
+    )
+    .unwrap();
+    let mut data = Data::new();
+    data.insert("X".into(), Datum::Layer(l));
+    let f = |lo: &str, k: u32| format!("(> (layer-dual-sup X 0 {k} {lo} 3 0) 0)");
+    let (a, b) = (f("3/2", 1), f("7/4", 1));
+    let (one, _) = split(&[&a], &data, 128);
+    let (read, _) = split(&["(> 1 0)"], &data, 128);
+    assert!(one > read, "a trace costs something: {one} vs {read}");
+    assert_eq!(split(&[&a, &b], &data, 128).0 - read, 2 * (one - read));
+    assert_eq!(
+        split(&[&a, &f("3/2", 2)], &data, 128).0,
+        one,
+        "same bracket, another step"
+    );
+    // one trace: at every state two maxima of |a·x_j| over the n tokens (2·(2nd + n)) on
+    // top of the walk, and two adjugate rows (2d⁴), at the layer factor
+    let (n, d) = (3u128, 2u128);
+    let state = 4 * n * d * d + 5 * n * n * d + 46 * n * n + 2 * n * d;
+    let states = 4u128; // one run, K = 3
+    let trace = states * (state + 2 * (2 * n * d + n)) + 2 * d * d * d * d;
+    assert_eq!(one - read, trace, "one trace at 128 bits");
+    // a bracket that mentions a range's variable may differ at every value: MAX_TRACES
+    // walks, once
+    let open = "(forall k 1 2 (> (layer-dual-sup X 0 0 k 3 0) 0))";
+    let max = attncheck_kernel::layer_data::MAX_TRACES as u128;
+    assert_eq!(split(&[open], &data, 128).0 - read, max * trace);
+    // inside a range, a bracket that does not mention its variable is one trace
+    let closed = "(forall k 0 1 (> (layer-dual-sup X 0 k 3/2 3 0) 0))";
+    assert_eq!(split(&[closed], &data, 128).0 - read, trace);
+}
+
+/// The integer ranges the cost model reads off a term (`int_range`: literals, range
+/// variables, + − × neg abs min max): a `sandwich-centred` argument whose range is known
+/// pays each value of that range once; without it every call pays in full. Each rule
+/// gives its own range here, over r = 0 … 9.
+#[test]
+fn integer_ranges_the_cost_model_knows_pay_their_values_once() {
+    use attncheck_kernel::expr::Data;
+    let empty = Data::new();
+    let unit = precision_factor(128);
+    let full = (1 + 32 * 28) * unit;
+    for (arg, values) in [
+        ("r", 10u128),
+        ("(+ r 1)", 10),
+        ("(+ r r 1)", 19),
+        ("(* r 2)", 19),
+        ("(* r r)", 82),
+        ("(neg r)", 10),
+        ("(- r)", 10),
+        ("(- r 3)", 10),
+        ("(- 3 r)", 10),
+        ("(min r 5)", 6),
+        ("(max r 5)", 5),
+        ("(abs (- r 5))", 6),
+        ("(abs (+ r 1))", 10),
+        ("(abs (neg (+ r 1)))", 10),
+    ] {
+        let f = format!("(forall r 0 9 (< (sandwich-centred 64 0 {arg}) 1))");
+        assert_eq!(
+            once_and_per_pass(&[&f], &empty, 128).0,
+            values * full,
+            "{arg}"
+        );
+    }
+    // a term outside the rules: every call in full, nothing once
+    let (once, per) = once_and_per_pass(
+        &["(forall r 0 9 (< (sandwich-centred 64 0 (floor r)) 1))"],
+        &empty,
+        128,
+    );
+    assert_eq!(once, 0);
+    assert!(per >= 10 * full);
+}
+
+/// Every data operation's own charge per evaluation, and the once-only computations of
+/// a layer datum that the cost-formula test leaves out, against their formulas from the
+/// data's sizes (expr/cost.rs's `data_cost`): mutants that deleted an operation's arm
+/// of the cost model, charging it nothing, lived until this test.
+#[test]
+fn every_data_operation_pays_its_documented_charge() {
+    use attncheck_kernel::expr::{
+        datum_cost, operator, parse, work_of_all, Data, Datum, SparseRows, MAX_EXACT_BITS,
+        PAIRS_PER_UNIT, WORDS_PER_UNIT,
+    };
+    use attncheck_kernel::layer_data::LayerData;
+    use attncheck_kernel::{Mat, SignMatrix};
+    use rug::ops::Pow;
+    use rug::{Integer, Rational};
+    let prec = 128;
+    let unit = precision_factor(prec);
+    let units = |w: u128| w.div_ceil(WORDS_PER_UNIT);
+    let big = Rational::from((Integer::from(3).pow(200), Integer::from(7))); // 6 limbs
+    let (n, d) = (5usize, 130usize);
+    let s = SignMatrix::from_fn(n, d, |l, c| (l * 7 + c) % 3 == 0);
+    let rows: Vec<Vec<(usize, Rational)>> = vec![
+        vec![(0, big.clone()), (2, Rational::from((1, 3)))],
+        vec![],
+        vec![(1, Rational::from(-5))],
+        vec![(0, big.clone()), (1, big.clone()), (4, Rational::from(2))],
+        vec![(3, Rational::from((-7, 9)))],
+    ];
+    let b = SparseRows {
+        n,
+        rows: rows.clone(),
+    };
+    let r = |v: i64| Rational::from(v);
+    let mat = |m: &[&[Rational]]| Mat::from_rows(m.iter().map(|row| row.to_vec()).collect());
+    let x = LayerData::new(
+        mat(&[&[r(1), big.clone()], &[r(0), r(1)]]),
+        mat(&[&[r(1), r(0)], &[Rational::from((3, 4)), r(1)]]),
+        mat(&[&[r(2), r(1)], &[big.clone(), r(1)]]),
+        Rational::from((1, 10)),
+        3,
+        vec![mat(&[&[r(1), r(2)], &[r(3), r(-1)], &[r(0), r(1)]])],
+    )
+    .unwrap();
+    let mut data = Data::new();
+    data.insert("S".into(), Datum::Signs(s));
+    data.insert("B".into(), Datum::Sparse(b));
+    data.insert("X".into(), Datum::Layer(x.clone()));
+    let read: u128 = data.values().map(datum_cost).sum();
+    // per formula, `(> CALL 0)` costs unit·(charge(>) + charge(op) + 3 + arguments), a
+    // unit to read each short literal (the 0 and the literal arguments) and the
+    // operation's own charge; once for the certificate, the data's reading and what the
+    // datum caches
+    let split = |call: &str| -> (u128, u128) {
+        let t = parse(&format!("(> {call} 0)")).unwrap();
+        let all = work_of_all([&t, &t], &data, prec);
+        let op = call.trim_start_matches('(').split(' ').next().unwrap();
+        let args: Vec<&str> = call.trim_end_matches(')').split(' ').skip(1).collect();
+        let literals = args.iter().filter(|a| a.parse::<i64>().is_ok()).count() as u128;
+        // the two operators' charges, their atoms, the 0
+        let nodes = operator(">").unwrap().charge + operator(op).unwrap().charge + 3;
+        let per = all[1] - all[0];
+        let own = per - unit * (nodes + args.len() as u128) - (1 + literals);
+        (2 * all[0] - all[1] - read, own)
+    };
+    let own = |call: &str| split(call).1;
+    assert_eq!(own("(rows S)"), 1);
+    assert_eq!(own("(cols S)"), 1);
+    assert_eq!(own("(rows B)"), 1);
+    let pairs = (n * (n - 1) / 2) as u128;
+    let words = d.div_ceil(64) as u128;
+    assert_eq!(
+        own("(gram-max-abs S)"),
+        1 + pairs / PAIRS_PER_UNIT + units(pairs * words)
+    );
+    let n128 = n as u128;
+    assert_eq!(own("(row-nnz-max B)"), 1 + n128);
+    let lim: Vec<Vec<u128>> = rows
+        .iter()
+        .map(|row| row.iter().map(|(_, v)| limbs(v)).collect())
+        .collect();
+    let nnz = lim.iter().map(|r| r.len() as u128).sum::<u128>();
+    let total = lim.iter().flatten().sum::<u128>();
+    let largest = *lim.iter().flatten().max().unwrap();
+    let row_sq = lim
+        .iter()
+        .map(|r| r.iter().sum::<u128>().pow(2))
+        .sum::<u128>();
+    let base = 1 + nnz + n128;
+    assert_eq!(own("(entry-min B)"), base + units(total * largest));
+    assert_eq!(own("(entry-max B)"), base + units(total * largest));
+    assert_eq!(own("(row-sum-max B)"), base + units(2 * row_sq));
+    assert_eq!(own("(entry-sum B)"), base + units(total * total));
+    // the lemma operations: per row i (support s_i, r_i limbs), n·(s_i·(64 + w + r_i) +
+    // r_i) + s_i·r_i² + (1 + MAX_EXACT_BITS/64)·(r_i + 1) words
+    let t_limbs = u128::from(MAX_EXACT_BITS) / 64;
+    let lemma_words: u128 = lim
+        .iter()
+        .map(|row| {
+            let (si, ri) = (row.len() as u128, row.iter().sum::<u128>());
+            n128 * (si * (64 + words + ri) + ri) + si * ri * ri + (1 + t_limbs) * (ri + 1)
+        })
+        .sum();
+    for call in [
+        "(err-max S B)",
+        "(lemma-a S B)",
+        "(lemma-b S B)",
+        "(lemma-a-row S B 1)",
+        "(lemma-b-row S B 1)",
+    ] {
+        assert_eq!(own(call), 1 + n128 + units(lemma_words), "{call}");
+    }
+    // and with many short rows, where the per-row terms add up to units of their own
+    let short: Vec<Vec<(usize, Rational)>> = (0..200).map(|i| vec![(i % 3, r(1))]).collect();
+    let mut many = data.clone();
+    many.insert(
+        "B".into(),
+        Datum::Sparse(SparseRows {
+            n: 200,
+            rows: short,
+        }),
+    );
+    let t = parse("(> (err-max S B) 0)").unwrap();
+    let all = work_of_all([&t, &t], &many, prec);
+    let row = 200 * (64 + words + 1 + 1) + 1 + (1 + t_limbs) * 2;
+    let want = 1 + 200 + units(200 * row);
+    let nodes = operator(">").unwrap().charge + operator("err-max").unwrap().charge + 3 + 2;
+    assert_eq!(
+        all[1] - all[0] - unit * nodes - 1,
+        want,
+        "200 rows of one entry"
+    );
+    // band reachability: l·L·min(d + 1, L) bits and l·L scanned, from literal arguments
+    for (call, (len, dd, l)) in [
+        ("(band-reach 100 3 2)", (100u128, 3u128, 2u128)),
+        ("(band-reach-count 50 70 3)", (50, 70, 3)),
+    ] {
+        let bits = l * len * (dd + 1).min(len);
+        assert_eq!(own(call), 1 + (bits + l * len) / WORDS_PER_UNIT, "{call}");
+    }
+    // the layer datum: its time step read per call; the Frobenius sums and the tokens'
+    // walk once
+    let limbs_dt = limbs(x.dt());
+    assert_eq!(own("(layer-dt X)"), 1 + units(limbs_dt));
+    let (ln, ld) = (x.n() as u128, x.d() as u128);
+    let v: u128 = x.v().data.iter().map(limbs).sum();
+    assert_eq!(split("(layer-v-frob2 X)"), (ld * ld + units(4 * v * v), 1));
+    let col = |m: &Mat| -> Vec<u128> {
+        (0..m.cols)
+            .map(|c| (0..m.rows).map(|r| limbs(m.at(r, c))).sum())
+            .collect()
+    };
+    let (qa, kb) = (col(x.q()), col(x.k()));
+    let qk: u128 = qa
+        .iter()
+        .flat_map(|a| kb.iter().map(move |b| (a + b) * 3 * (a + b)))
+        .sum();
+    assert_eq!(
+        split("(layer-qk-frob2 X)"),
+        (ld * ld * x.q().rows as u128 + units(qk), 1)
+    );
+    // and at d = 3, where d·d and d + d differ
+    let three = LayerData::new(
+        mat(&[
+            &[r(1), r(0), r(2)],
+            &[r(0), r(1), r(0)],
+            &[r(3), r(0), r(1)],
+        ]),
+        mat(&[
+            &[r(1), r(0), r(0)],
+            &[r(0), r(1), r(0)],
+            &[r(0), r(0), r(1)],
+        ]),
+        mat(&[
+            &[r(2), r(1), r(0)],
+            &[r(0), r(1), r(0)],
+            &[big.clone(), r(0), r(1)],
+        ]),
+        Rational::from((1, 10)),
+        1,
+        vec![mat(&[&[r(1), r(2), r(0)], &[r(3), r(-1), r(1)]])],
+    )
+    .unwrap();
+    let v3: u128 = three.v().data.iter().map(limbs).sum();
+    let mut d3 = Data::new();
+    d3.insert("X".into(), Datum::Layer(three.clone()));
+    let t = parse("(> (layer-v-frob2 X) 0)").unwrap();
+    let all = work_of_all([&t, &t], &d3, prec);
+    let read3 = datum_cost(&Datum::Layer(three));
+    assert_eq!(2 * all[0] - all[1] - read3, 9 + units(4 * v3 * v3));
+    let state = 4 * ln * ld * ld + 5 * ln * ln * ld + 46 * ln * ln + 2 * ln * ld;
+    let states = x.runs().len() as u128 * (x.steps() as u128 + 1);
+    let factor = (precision_factor(prec) / 4).max(1);
+    assert_eq!(
+        split("(layer-coord X 0 1 2 1)"),
+        (states * (state + ln * ld) * factor, 1)
+    );
+}

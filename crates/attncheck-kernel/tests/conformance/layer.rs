@@ -129,6 +129,20 @@ fn layer_datum_encloses_the_exact_iterates_with_uniform_attention() {
                 "{term}: {exact} not in {iv:?}"
             );
         }
+        // every coordinate of every run (`layer-coord`, issue #39's hypotheses at K)
+        for (r, m) in [(0, &x), (1, &y)] {
+            for i in 0..n {
+                for c in 0..d {
+                    let term = format!("(layer-coord X {r} {k} {i} {c})");
+                    let iv = eval_with(&term, 96, &data).unwrap();
+                    assert!(
+                        iv.contains_rational(m.at(i, c)) && iv.width_up() < 1e-20,
+                        "{term}: {} not in {iv:?}",
+                        m.at(i, c)
+                    );
+                }
+            }
+        }
         x = step(&x);
         y = step(&y);
     }
@@ -831,6 +845,25 @@ fn layer_datum_budgets_name_what_they_would_cost() {
         Err(QueryError::Stored {
             prec: p,
             stored: 4_301_015_040
+        })
+    );
+    // a coordinate trace stores every token's n·d coordinates per step: (K + 1)·runs·n·d·2p,
+    // with n = 2 tokens of d = 3 (n·d = 6; not n + d = 5, not n/d = 0)
+    let l = LayerData::new(
+        Mat::identity(3),
+        Mat::identity(3),
+        Mat::identity(3),
+        q("1/10"),
+        1023,
+        vec![ones(2, 3)],
+    )
+    .unwrap();
+    let p = 400_000; // 1024 · 1 · 6 · 2 · 400 000 = 4 915 200 000 > 2^32 (with 5: 4 096 000 000 ≤ 2^32)
+    assert_eq!(
+        l.coord(p, &z, &z, &z, &z),
+        Err(QueryError::Stored {
+            prec: p,
+            stored: 4_915_200_000
         })
     );
     // the messages say so

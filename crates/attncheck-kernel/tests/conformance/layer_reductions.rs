@@ -29,13 +29,14 @@ fn contains(iv: &Interval, inner: &Interval) -> bool {
 }
 
 /// Whether `iv` contains the exact value that `reference(extra)` encloses both ways at
-/// p + extra + 64 bits: decided with extra = 0, 448 and 4032 (`iv` ⊇ the reference
-/// proves containment, `iv` ∩ it = ∅ refutes it). The kernel's tightened entries and
-/// rests can be tighter than a reference at p + 64 bits: e.g. z = (37², 37², 0) at 24
-/// bits, where the exact rest of entry 0 is 1/2 + e^−1369/(2(2 + e^−1369)) and the
-/// kernel's lower end 1/2.
+/// p + extra + 64 bits: decided with extra = 0, 448, 4032 and 16320 (`iv` ⊇ the
+/// reference proves containment, `iv` ∩ it = ∅ refutes it). The kernel's tightened
+/// entries and rests can be tighter than a reference at p + 64 bits: e.g. z = (37², 37²,
+/// 0) at 24 bits, where the exact rest of entry 0 is 1/2 + e^−1369/(2(2 + e^−1369)) and
+/// the kernel's lower end 1/2. The gap can be as small as e^−3200 ≈ 2^−4617 (tokens up
+/// to 40, QᵀK up to 1: logits within ±1600), so the last rung has room for it.
 fn contains_exact(iv: &Interval, reference: impl Fn(u32) -> (Float, Float)) -> bool {
-    for extra in [0, 448, 4032] {
+    for extra in [0, 448, 4032, 16320] {
         let (dn, up) = reference(extra);
         if encloses(iv, &(dn.clone(), up.clone())) {
             return true;
@@ -214,4 +215,25 @@ fn tightening_narrows_a_saturated_entry_to_its_complement() {
         let two_ulps = Float::with_val(p, 1) >> (p - 1);
         assert!(wt <= two_ulps, "p = {p}: {t:?} (the plain {pl:?})");
     }
+}
+
+/// Regression (session 27: the proptest failed in an unmutated tree): x = (33, −20, 33),
+/// QᵀK = 6895001/2^22 at 53 bits. The rest of row 0 at entry 0 is 1/2 + ε/(2(2 + ε)),
+/// ε = e^{s_1 − s_0} ≈ e^−2875 ≈ 2^−4148, and the kernel's lower end is 1/2 exactly: a
+/// reference at 53 + 4032 + 64 bits could neither prove nor refute that, and the ladder
+/// stopped there.
+#[test]
+fn a_rest_within_two_to_the_minus_4148_of_its_lower_end_is_decided() {
+    let p = 53;
+    let x = [Rational::from(33), Rational::from(-20), Rational::from(33)];
+    let qk = Rational::from((6_895_001, 1 << 22));
+    let n = x.len();
+    let xi: Vec<Interval> = x.iter().map(|q| Interval::from_rational(p, q)).collect();
+    let tight = attention_stochastic(&[Interval::from_rational(p, &qk)], &xi, n, 1, p);
+    let z: Vec<Rational> = x
+        .iter()
+        .map(|xj| Rational::from(&x[0] * &qk) * xj)
+        .collect();
+    let rest = rest_mass(&tight[..n], 0, p);
+    assert!(rest_contains_the_exact_rest(&rest, &z, 0, p), "{rest:?}");
 }

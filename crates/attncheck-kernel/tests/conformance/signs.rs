@@ -349,6 +349,13 @@ fn ties_visited_out_of_order_and_an_all_zero_gram() {
     assert_eq!(s.max_abs_offdiag(), Some((64, (0, 6))));
     assert_eq!(s.first_offdiag_above(63), Some((64, (0, 6))));
     assert_eq!(s.count_offdiag_above(63), 2);
+    // every build (the scalar scan is the one whose order meets the tie reversed)
+    for b in builds() {
+        let g = s.scan(b).unwrap();
+        assert_eq!(g.max_abs_offdiag(), Some((64, (0, 6))), "{b:?}");
+        assert_eq!(g.first_offdiag_above(63), Some((64, (0, 6))), "{b:?}");
+        assert_eq!(g.count_offdiag_above(63), 2, "{b:?}");
+    }
     // Sylvester's Hadamard rows: sign(l, c) = (−1)^popcount(l & c)
     for n in [2, 4, 8] {
         let h = SignMatrix::from_fn(n, n, |l, c| (l & c).count_ones() % 2 == 1);
@@ -356,6 +363,12 @@ fn ties_visited_out_of_order_and_an_all_zero_gram() {
         assert_eq!(h.count_offdiag_above(0), 0);
         assert_eq!(h.first_offdiag_above(0), None);
         assert_eq!(h.first_offdiag_above(-1), Some((0, (0, 1))));
+        for b in builds() {
+            let g = h.scan(b).unwrap();
+            assert_eq!(g.max_abs_offdiag(), Some((0, (0, 1))), "n = {n}, {b:?}");
+            assert_eq!(g.count_offdiag_above(0), 0, "{b:?}");
+            assert_eq!(g.first_offdiag_above(-1), Some((0, (0, 1))), "{b:?}");
+        }
     }
 }
 
