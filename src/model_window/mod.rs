@@ -279,7 +279,15 @@ pub fn certify(
     let sha256 = a.sha256().to_string();
     let mut data = Data::new();
     data.insert(DATUM.to_string(), datum.clone());
-    // the cost of the whole statement is bounded before the search runs anything
+    // the whole statement is held to the certificate's budget before the search runs
+    // anything (the search evaluates each head's terms a few times: without this, a model
+    // whose every head fits the budget but whose certificate does not would be searched
+    // for a long time and then refused); its cost does not depend on the windows, stated
+    // here at their largest (the most digits)
+    let most = vec![1_000_000_000; cfg.layers * cfg.heads];
+    let provisional = statement(&datum, &cfg.slopes, eps, &most).map_err(usage)?;
+    crate::kernel::statement::work(&provisional, prec)
+        .map_err(|e| usage(format!("{}: {}", model.display(), e.error.reason)))?;
     let ms = cfg.slope_terms();
     let mut heads = Vec::new();
     for l in 0..cfg.layers {

@@ -612,3 +612,36 @@ fn every_f16_pattern_widens_to_its_exact_value() {
         assert_eq!(got.is_sign_negative(), s == 1, "{h:#06x}");
     }
 }
+
+/// A model whose certificate the kernel's budget refuses is refused before the search
+/// runs anything (exit 2, the cost and the limit named, nothing written): one head as
+/// wide as the model (hidden = d_h = 256), whose folded-row bound costs hours of
+/// big-integer products.
+#[test]
+fn a_model_over_the_certificate_budget_is_refused_before_any_search() {
+    const W: usize = 256;
+    let mut t = Tensors::new();
+    t.insert("l0.ln1.w".into(), (vec![W], values(7, W, 0.25)));
+    t.insert(
+        "l0.qkv.w".into(),
+        (vec![W, 3 * W], values(8, 3 * W * W, 0.5)),
+    );
+    let config = r#"heads = 1
+layers = 1
+ln_eps = 1e-5
+slopes = ["1/2"]
+[tensors]
+ln_gain = "l{l}.ln1.w"
+qkv_weight = "l{l}.qkv.w"
+layout = "in-out"
+"#;
+    let dir = project(&serialize(&t), config);
+    let o = window_in(dir.path(), &[]);
+    let text = output_text(&o);
+    assert_eq!(o.status.code(), Some(2), "{text}");
+    assert!(text.contains("model.safetensors"), "{text}");
+    // the cost it would have and the limit (here one obligation alone is over it)
+    assert!(text.contains("would cost"), "{text}");
+    assert!(text.contains("the limit is 1000000000"), "{text}");
+    assert!(!dir.path().join("out").exists());
+}

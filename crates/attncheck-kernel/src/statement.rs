@@ -267,6 +267,45 @@ pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
             error,
         }
     };
+    let (prepared, all) = within_budget(st, prec)?;
+    let budget = expr::Budget::new(expr::MAX_WORK - all);
+    let decisions = prepared
+        .par_iter()
+        .zip(&st.obligations)
+        .enumerate()
+        .map(|(index, (f, o))| {
+            let result = f.check(&budget).map_err(at(index))?;
+            Ok(Decision {
+                name: o.name.clone(),
+                result,
+                expect: o.expect,
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Checked { decisions, prec })
+}
+
+/// The work [`check`] charges `st` at `prec` (every obligation and datum together,
+/// [`expr::work_of_all`]), or the error with which `check` refuses it over the budget,
+/// without deciding anything: a caller that searches before it states (`attncheck
+/// window`) asks first whether the statement it will build can be checked at all.
+pub fn work(st: &Statement, prec: u32) -> Result<u128, CheckError> {
+    within_budget(st, prec).map(|(_, all)| all)
+}
+
+/// Every obligation parsed (or taken as built) and the whole statement held to the
+/// budget: the prepared formulas and the total work.
+fn within_budget(st: &Statement, prec: u32) -> Result<(Vec<expr::Prepared<'_>>, u128), CheckError> {
+    use rayon::prelude::*;
+    let at = |index: usize| {
+        move |error| CheckError {
+            index,
+            name: st.obligations[index].name.clone(),
+            error,
+        }
+    };
     let prepared = st
         .obligations
         .par_iter()
@@ -297,23 +336,7 @@ pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
             ),
         }));
     }
-    let budget = expr::Budget::new(expr::MAX_WORK - all);
-    let decisions = prepared
-        .par_iter()
-        .zip(&st.obligations)
-        .enumerate()
-        .map(|(index, (f, o))| {
-            let result = f.check(&budget).map_err(at(index))?;
-            Ok(Decision {
-                name: o.name.clone(),
-                result,
-                expect: o.expect,
-            })
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Checked { decisions, prec })
+    Ok((prepared, all))
 }
 
 #[cfg(test)]

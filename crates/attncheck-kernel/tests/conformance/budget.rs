@@ -205,6 +205,21 @@ fn a_statement_at_exactly_the_budget_is_decided_and_leaves_only_the_rest_to_run(
         })
         .expect("c1 and c2 coprime");
     assert_eq!(one(n, m), MAX_WORK);
+    // `statement::work` charges what `check` charges, and refuses what it refuses,
+    // without deciding anything
+    assert_eq!(
+        attncheck_kernel::statement::work(&statement(&[text(n, m), second.clone()]), 128),
+        Ok(MAX_WORK)
+    );
+    let w = attncheck_kernel::statement::work(&statement(&[text(n + 1, m), second.clone()]), 128)
+        .expect_err("one step past it");
+    assert_eq!(w.index, 1);
+    assert!(
+        w.error
+            .reason
+            .contains("over the budget of one certificate"),
+        "{w}"
+    );
     let checked =
         check(&statement(&[text(n, m), second.clone()]), 128).expect("exactly the budget");
     let results: Vec<_> = checked.decisions().iter().map(|d| d.result()).collect();
