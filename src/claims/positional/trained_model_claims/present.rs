@@ -1,9 +1,9 @@
 //! The quick profile's observations and presentation: one training length, one part per
 //! finding.
 
-use super::scan::{ci, share, At};
-use super::{bias_enclosure, bias_fn, sig, Job, Params, Plan, Scheme};
-use crate::claims::positional::common::{slope_exponents, SlopeRule};
+use super::scan::{bias_distances, ci, observe_biases, share, At};
+use super::{sig, Job, Params, Plan, Scheme};
+use crate::claims::positional::common::SlopeRule;
 use crate::claims::shape::Ctx;
 use crate::outcome::{Observations, Plot, Presentation, Series, Style, Table};
 use attncheck_lm::job::JobResult;
@@ -20,25 +20,8 @@ pub(super) fn observe(
     let cr = &p.criteria;
     let at = At::new(plan, results);
     // One check each, shared by the ALiBi and Sandwich parts (the same words for both).
-    let extrapolates = |o: &mut Observations, j: &Job, r: &JobResult| {
-        let q = at.ratio(r, cr.extrapolation_multiple);
-        o.observe(
-            format!(
-                "{} seed {}: ppl({}·L_tr) ≤ {}·ppl(L_tr)",
-                j.scheme.label(),
-                j.seed,
-                cr.extrapolation_multiple,
-                cr.extrapolation_ratio
-            ),
-            q <= cr.extrapolation_ratio,
-            format!(
-                "ppl {} → {}, ratio {}",
-                sig(at.ppl(r, 1)),
-                sig(at.ppl(r, cr.extrapolation_multiple)),
-                sig(q)
-            ),
-        );
-    };
+    let extrapolates =
+        |o: &mut Observations, j: &Job, r: &JobResult| at.observe_extrapolates(cr, o, j, r);
     // RF99 below (`beyond` false) or above (`beyond` true) L_tr at the k-th L_ex, in enough resamples.
     let rf_side = |o: &mut Observations, j: &Job, r: &JobResult, k: usize, beyond: bool| {
         let s = share(&r.rf_boot[k], |x| if beyond { x > l } else { x < l });
@@ -63,55 +46,18 @@ pub(super) fn observe(
 
     // ---- setup: the biases are the certified formulas; the slope rules coincide ----
     o.set_part(Some("setup: biases and controls"));
-    let rules_equal =
-        slope_exponents(p.heads, SlopeRule::Paper) == slope_exponents(p.heads, SlopeRule::Code);
-    o.observe(
-        format!("ALiBi's paper and code slope rules give the same exponents at H = {} (one model serves both)", p.heads),
-        rules_equal,
-        if rules_equal {
-            "equal exact exponent lists: the two rules' models are the same model".to_string()
-        } else {
-            "the rules differ (both are trained, and the check fails: the spec asks for one model)"
-                .to_string()
-        },
-    );
     let max_len = l * plan.eval_multiples.last().copied().unwrap_or(1);
-    let rs: Vec<i64> = [0, 1, 2, 5, 10, 31, 100, 511, 2047, 8191]
-        .into_iter()
-        .filter(|&r| (r as usize) + 1 < max_len)
-        .chain(std::iter::once(max_len as i64 - 1))
-        .collect();
-    let prec = ctx.prec();
-    for scheme in [
-        Scheme::Alibi(SlopeRule::Paper),
-        Scheme::Alibi(SlopeRule::Code),
-        Scheme::Sandwich,
-    ] {
-        let f = bias_fn(scheme, p).expect("bias scheme");
-        let mut worst = 0.0f64;
-        for h in 0..p.heads {
-            for &r in &rs {
-                let x = f.at(h, r as usize);
-                let e = bias_enclosure(scheme, p, h, r, prec).expect("bias scheme");
-                let d = if e.contains_float(&rug::Float::with_val(prec, x)) {
-                    0.0
-                } else {
-                    (x - e.lo_f64()).abs().min((x - e.hi_f64()).abs())
-                };
-                worst = worst.max(d);
-            }
-        }
-        o.observe(
-            format!(
-                "{}: the model's f64 bias b(h, r) lies within {} of the kernel's {prec}-bit enclosure (every head, r ∈ {{{}}})",
-                scheme.label(),
-                cr.bias_tolerance,
-                rs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-            ),
-            worst <= cr.bias_tolerance,
-            format!("largest distance {worst:.1e}"),
-        );
-    }
+    observe_biases(
+        p,
+        ctx.prec(),
+        &bias_distances(max_len),
+        &[
+            Scheme::Alibi(SlopeRule::Paper),
+            Scheme::Alibi(SlopeRule::Code),
+            Scheme::Sandwich,
+        ],
+        o,
+    );
     for (j, r) in at.of(|s| s == Scheme::Sinusoidal) {
         let q = at.ratio(r, cr.sinusoidal_multiple);
         o.observe(
@@ -143,33 +89,7 @@ pub(super) fn observe(
         "windowed attention extrapolates iff layers·(w − 1) ≤ L_tr",
     ));
     for (j, r) in at.of(|s| matches!(s, Scheme::Window(_))) {
-        let Scheme::Window(w) = j.scheme else {
-            continue;
-        };
-        let reach = p.layers * (w - 1);
-        let aligned = reach <= l;
-        let q = at.ratio(r, cr.extrapolation_multiple);
-        let extrap = q <= cr.extrapolation_ratio;
-        o.observe(
-            format!(
-                "w = {w} seed {}: layers·(w − 1) = {reach} {} L_tr, so it should {}extrapolate (ppl({}·L_tr) {} {}·ppl(L_tr))",
-                j.seed,
-                if aligned { "≤" } else { ">" },
-                if aligned { "" } else { "not " },
-                cr.extrapolation_multiple,
-                if aligned { "≤" } else { ">" },
-                cr.extrapolation_ratio
-            ),
-            extrap == aligned,
-            format!("ratio {}", sig(q)),
-        );
-        let k = plan.eval_multiples.len() - 1;
-        let want = reach.min(l * plan.eval_multiples[k] - 1);
-        o.observe(
-            format!("w = {w} seed {}: the input gradient vanishes exactly beyond layers·(w − 1) = {reach} (the RF tool sees the window)", j.seed),
-            r.support[k] == want,
-            format!("largest distance with a nonzero gradient at L_ex = {}: {}", l * plan.eval_multiples[k], r.support[k]),
-        );
+        at.observe_window_iff(p, o, j, r);
     }
 
     // ---- (4) Sandwich uses information beyond L_tr and still extrapolates ----
@@ -188,29 +108,8 @@ pub(super) fn observe(
 
     // ---- (5) efficient windowed inference ----
     o.set_part(Some("efficient windowed inference"));
-    let lt = cr.truncation_length * l;
     for (j, r) in at.of(|s| matches!(s, Scheme::Alibi(_) | Scheme::Sandwich)) {
-        let wm = if j.scheme == Scheme::Sandwich {
-            cr.sandwich_window
-        } else {
-            cr.alibi_window
-        };
-        let full = at.ppl(r, cr.truncation_length);
-        let Some(&(_, t)) = r.truncated.iter().find(|(w, _)| *w == wm) else {
-            continue;
-        };
-        let ch = (t.exp() / full - 1.0).abs();
-        o.observe(
-            format!(
-                "{} seed {}, L_ex = {lt}: attention truncated to the last W = {} tokens changes ppl by < {}%",
-                j.scheme.label(),
-                j.seed,
-                wm * l,
-                cr.truncation_tolerance * 100.0
-            ),
-            ch < cr.truncation_tolerance,
-            format!("ppl {} → {} ({}%)", sig(full), sig(t.exp()), sig(100.0 * ch)),
-        );
+        at.observe_truncation(cr, o, j, r);
     }
     o.set_part(None);
 }

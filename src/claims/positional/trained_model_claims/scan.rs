@@ -87,6 +87,176 @@ impl<'a> At<'a> {
             .filter(|&k| self.plan.eval_multiples[k] >= from)
             .collect()
     }
+
+    // ----- the checks of one training length, the same for the quick profile and the scan -----
+
+    /// "ppl(m·L_tr) ≤ ratio·ppl(L_tr)", shared by the ALiBi and Sandwich parts.
+    pub(super) fn observe_extrapolates(
+        &self,
+        cr: &super::Criteria,
+        o: &mut Observations,
+        j: &Job,
+        r: &JobResult,
+    ) {
+        let q = self.ratio(r, cr.extrapolation_multiple);
+        o.observe(
+            format!(
+                "{} seed {}: ppl({}·L_tr) ≤ {}·ppl(L_tr)",
+                j.scheme.label(),
+                j.seed,
+                cr.extrapolation_multiple,
+                cr.extrapolation_ratio
+            ),
+            q <= cr.extrapolation_ratio,
+            format!(
+                "ppl {} → {}, ratio {}",
+                sig(self.ppl(r, 1)),
+                sig(self.ppl(r, cr.extrapolation_multiple)),
+                sig(q)
+            ),
+        );
+    }
+
+    /// Windowed attention w: it extrapolates iff layers·(w − 1) ≤ L_tr, and its input
+    /// gradient vanishes exactly beyond layers·(w − 1).
+    pub(super) fn observe_window_iff(
+        &self,
+        p: &Params,
+        o: &mut Observations,
+        j: &Job,
+        r: &JobResult,
+    ) {
+        let (cr, l) = (&p.criteria, self.l());
+        let Scheme::Window(w) = j.scheme else {
+            return;
+        };
+        let reach = p.layers * (w - 1);
+        let aligned = reach <= l;
+        let q = self.ratio(r, cr.extrapolation_multiple);
+        let extrap = q <= cr.extrapolation_ratio;
+        o.observe(
+            format!(
+                "w = {w} seed {}: layers·(w − 1) = {reach} {} L_tr, so it should {}extrapolate (ppl({}·L_tr) {} {}·ppl(L_tr))",
+                j.seed,
+                if aligned { "≤" } else { ">" },
+                if aligned { "" } else { "not " },
+                cr.extrapolation_multiple,
+                if aligned { "≤" } else { ">" },
+                cr.extrapolation_ratio
+            ),
+            extrap == aligned,
+            format!("ratio {}", sig(q)),
+        );
+        let k = self.plan.eval_multiples.len() - 1;
+        let want = reach.min(l * self.plan.eval_multiples[k] - 1);
+        o.observe(
+            format!("w = {w} seed {}: the input gradient vanishes exactly beyond layers·(w − 1) = {reach} (the RF tool sees the window)", j.seed),
+            r.support[k] == want,
+            format!(
+                "largest distance with a nonzero gradient at L_ex = {}: {}",
+                l * self.plan.eval_multiples[k],
+                r.support[k]
+            ),
+        );
+    }
+
+    /// Attention truncated to the last W tokens at L_ex = truncation_length·L_tr changes
+    /// perplexity by less than the tolerance (ALiBi and Sandwich).
+    pub(super) fn observe_truncation(
+        &self,
+        cr: &super::Criteria,
+        o: &mut Observations,
+        j: &Job,
+        r: &JobResult,
+    ) {
+        let l = self.l();
+        let wm = if j.scheme == Scheme::Sandwich {
+            cr.sandwich_window
+        } else {
+            cr.alibi_window
+        };
+        let full = self.ppl(r, cr.truncation_length);
+        let Some(&(_, t)) = r.truncated.iter().find(|(w, _)| *w == wm) else {
+            return;
+        };
+        let ch = (t.exp() / full - 1.0).abs();
+        o.observe(
+            format!(
+                "{} seed {}, L_ex = {}: attention truncated to the last W = {} tokens changes ppl by < {}%",
+                j.scheme.label(),
+                j.seed,
+                cr.truncation_length * l,
+                wm * l,
+                cr.truncation_tolerance * 100.0
+            ),
+            ch < cr.truncation_tolerance,
+            format!("ppl {} → {} ({}%)", sig(full), sig(t.exp()), sig(100.0 * ch)),
+        );
+    }
+}
+
+/// The setup's first checks: ALiBi's two slope rules agree at H (one model serves both),
+/// and each scheme's f64 bias lies within the tolerance of the kernel's enclosure at every
+/// head and distance of `rs`.
+pub(super) fn observe_biases(
+    p: &Params,
+    prec: u32,
+    rs: &[i64],
+    schemes: &[Scheme],
+    o: &mut Observations,
+) {
+    let cr = &p.criteria;
+    let rules_equal =
+        slope_exponents(p.heads, SlopeRule::Paper) == slope_exponents(p.heads, SlopeRule::Code);
+    o.observe(
+        format!(
+            "ALiBi's paper and code slope rules give the same exponents at H = {} (one model serves both)",
+            p.heads
+        ),
+        rules_equal,
+        if rules_equal {
+            "equal exact exponent lists: the two rules' models are the same model".to_string()
+        } else {
+            "the rules differ (both are trained, and the check fails: the spec asks for one model)"
+                .to_string()
+        },
+    );
+    for &scheme in schemes {
+        let f = bias_fn(scheme, p).expect("bias scheme");
+        let mut worst = 0.0f64;
+        for h in 0..p.heads {
+            for &r in rs {
+                let x = f.at(h, r as usize);
+                let e = bias_enclosure(scheme, p, h, r, prec).expect("bias scheme");
+                let d = if e.contains_float(&rug::Float::with_val(prec, x)) {
+                    0.0
+                } else {
+                    (x - e.lo_f64()).abs().min((x - e.hi_f64()).abs())
+                };
+                worst = worst.max(d);
+            }
+        }
+        o.observe(
+            format!(
+                "{}: the model's f64 bias b(h, r) lies within {} of the kernel's {prec}-bit enclosure (every head, r ∈ {{{}}})",
+                scheme.label(),
+                cr.bias_tolerance,
+                rs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+            ),
+            worst <= cr.bias_tolerance,
+            format!("largest distance {worst:.1e}"),
+        );
+    }
+}
+
+/// The distances r at which the biases are compared: a fixed ladder below the longest
+/// evaluation length `max_len`, and max_len − 1.
+pub(super) fn bias_distances(max_len: usize) -> Vec<i64> {
+    [0, 1, 2, 5, 10, 31, 100, 511, 2047, 8191]
+        .into_iter()
+        .filter(|&r| (r as usize) + 1 < max_len)
+        .chain(std::iter::once(max_len as i64 - 1))
+        .collect()
 }
 
 /// The former convergence reading of one job, now a figure: (validation loss at the
@@ -244,57 +414,18 @@ pub(super) fn observe(
 
     // ---- setup: biases, controls, stability ----
     o.set_part(Some("setup: biases, controls and stability"));
-    let rules_equal =
-        slope_exponents(p.heads, SlopeRule::Paper) == slope_exponents(p.heads, SlopeRule::Code);
-    o.observe(
-        format!(
-            "ALiBi's paper and code slope rules give the same exponents at H = {} (one model serves both)",
-            p.heads
-        ),
-        rules_equal,
-        if rules_equal {
-            "equal exact exponent lists: the two rules' models are the same model".to_string()
-        } else {
-            "the rules differ (both are trained, and the check fails: the spec asks for one model)"
-                .to_string()
-        },
-    );
     let max_len = plans
         .iter()
         .map(|x| x.train_length * x.eval_multiples.last().copied().unwrap_or(1))
         .max()
         .unwrap_or(1);
-    let rs: Vec<i64> = [0, 1, 2, 5, 10, 31, 100, 511, 2047, 8191]
-        .into_iter()
-        .filter(|&r| (r as usize) + 1 < max_len)
-        .chain(std::iter::once(max_len as i64 - 1))
-        .collect();
-    for scheme in [Scheme::Alibi(SlopeRule::Paper), Scheme::Sandwich] {
-        let f = bias_fn(scheme, p).expect("bias scheme");
-        let mut worst = 0.0f64;
-        for h in 0..p.heads {
-            for &r in &rs {
-                let x = f.at(h, r as usize);
-                let e = bias_enclosure(scheme, p, h, r, prec).expect("bias scheme");
-                let d = if e.contains_float(&rug::Float::with_val(prec, x)) {
-                    0.0
-                } else {
-                    (x - e.lo_f64()).abs().min((x - e.hi_f64()).abs())
-                };
-                worst = worst.max(d);
-            }
-        }
-        o.observe(
-            format!(
-                "{}: the model's f64 bias b(h, r) lies within {} of the kernel's {prec}-bit enclosure (every head, r ∈ {{{}}})",
-                scheme.label(),
-                cr.bias_tolerance,
-                rs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-            ),
-            worst <= cr.bias_tolerance,
-            format!("largest distance {worst:.1e}"),
-        );
-    }
+    observe_biases(
+        p,
+        prec,
+        &bias_distances(max_len),
+        &[Scheme::Alibi(SlopeRule::Paper), Scheme::Sandwich],
+        o,
+    );
     for at in &ats {
         let l = at.l();
         for (j, r) in at.of(|x| x == Scheme::Sinusoidal) {
@@ -434,25 +565,8 @@ fn parts(p: &Params, s: &Scan, ats: &[At], o: &mut Observations) {
     // ---- per training length ----
     for at in ats {
         let l = at.l();
-        let extrapolates = |o: &mut Observations, j: &Job, r: &JobResult| {
-            let q = at.ratio(r, cr.extrapolation_multiple);
-            o.observe(
-                format!(
-                    "{} seed {}: ppl({}·L_tr) ≤ {}·ppl(L_tr)",
-                    j.scheme.label(),
-                    j.seed,
-                    cr.extrapolation_multiple,
-                    cr.extrapolation_ratio
-                ),
-                q <= cr.extrapolation_ratio,
-                format!(
-                    "ppl {} → {}, ratio {}",
-                    sig(at.ppl(r, 1)),
-                    sig(at.ppl(r, cr.extrapolation_multiple)),
-                    sig(q)
-                ),
-            );
-        };
+        let extrapolates =
+            |o: &mut Observations, j: &Job, r: &JobResult| at.observe_extrapolates(cr, o, j, r);
         // RF99 below (`beyond` false) or above (`beyond` true) L_tr at every L_ex of `ks`
         let rf_side = |o: &mut Observations, j: &Job, r: &JobResult, ks: &[usize], beyond: bool| {
             let mut ok = true;
@@ -499,37 +613,7 @@ fn parts(p: &Params, s: &Scan, ats: &[At], o: &mut Observations) {
             "windowed attention extrapolates iff layers·(w − 1) ≤ L_tr (L_tr = {l})"
         )));
         for (j, r) in at.of(is_window) {
-            let Scheme::Window(w) = j.scheme else {
-                continue;
-            };
-            let reach = p.layers * (w - 1);
-            let aligned = reach <= l;
-            let q = at.ratio(r, cr.extrapolation_multiple);
-            let extrap = q <= cr.extrapolation_ratio;
-            o.observe(
-                format!(
-                    "w = {w} seed {}: layers·(w − 1) = {reach} {} L_tr, so it should {}extrapolate (ppl({}·L_tr) {} {}·ppl(L_tr))",
-                    j.seed,
-                    if aligned { "≤" } else { ">" },
-                    if aligned { "" } else { "not " },
-                    cr.extrapolation_multiple,
-                    if aligned { "≤" } else { ">" },
-                    cr.extrapolation_ratio
-                ),
-                extrap == aligned,
-                format!("ratio {}", sig(q)),
-            );
-            let k = at.plan.eval_multiples.len() - 1;
-            let want = reach.min(l * at.plan.eval_multiples[k] - 1);
-            o.observe(
-                format!("w = {w} seed {}: the input gradient vanishes exactly beyond layers·(w − 1) = {reach} (the RF tool sees the window)", j.seed),
-                r.support[k] == want,
-                format!(
-                    "largest distance with a nonzero gradient at L_ex = {}: {}",
-                    l * at.plan.eval_multiples[k],
-                    r.support[k]
-                ),
-            );
+            at.observe_window_iff(p, o, j, r);
         }
 
         o.set_part(Some(&format!(
@@ -543,28 +627,7 @@ fn parts(p: &Params, s: &Scan, ats: &[At], o: &mut Observations) {
 
         o.set_part(Some(&format!("efficient windowed inference (L_tr = {l})")));
         for (j, r) in at.of(|x| matches!(x, Scheme::Alibi(_) | Scheme::Sandwich)) {
-            let wm = if j.scheme == Scheme::Sandwich {
-                cr.sandwich_window
-            } else {
-                cr.alibi_window
-            };
-            let full = at.ppl(r, cr.truncation_length);
-            let Some(&(_, t)) = r.truncated.iter().find(|(w, _)| *w == wm) else {
-                continue;
-            };
-            let ch = (t.exp() / full - 1.0).abs();
-            o.observe(
-                format!(
-                    "{} seed {}, L_ex = {}: attention truncated to the last W = {} tokens changes ppl by < {}%",
-                    j.scheme.label(),
-                    j.seed,
-                    cr.truncation_length * l,
-                    wm * l,
-                    cr.truncation_tolerance * 100.0
-                ),
-                ch < cr.truncation_tolerance,
-                format!("ppl {} → {} ({}%)", sig(full), sig(t.exp()), sig(100.0 * ch)),
-            );
+            at.observe_truncation(cr, o, j, r);
         }
     }
 
