@@ -445,7 +445,8 @@ pub fn report_json(
 /// The windows as a table for people, one line per (layer, head).
 pub fn table(w: &Windows) -> Vec<String> {
     let mut out = vec![format!(
-        "{:>5} {:>4}  {:<28} {:>12} {:>10}",
+        // Δ̄ is two chars (Δ and a combining macron) in one column: one more of width
+        "{:>5} {:>4}  {:<28} {:>13} {:>10}",
         "layer", "head", "slope m", "Δ̄ (upper)", "window w"
     )];
     for h in &w.heads {
