@@ -217,7 +217,16 @@ pub fn present(r: &Resolved, t: &Trained, ctx: &Ctx, pr: &mut Presentation) {
                 Some(Ok(w)) => &w.found[..],
                 _ => &[],
             };
-            super::scan::present(p, s, eps, ctx, &t.corpus, &t.results, found, pr)
+            let v = super::scan::View {
+                p,
+                s,
+                eps,
+                ctx,
+                c: &t.corpus,
+                results: &t.results,
+                windows: found,
+            };
+            super::scan::present(&v, pr)
         }
     }
 }

@@ -677,22 +677,40 @@ fn parts(p: &Params, s: &Scan, ats: &[At], o: &mut Observations) {
     o.set_part(None);
 }
 
-/// The figures, tables, plots and notes.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn present(
-    p: &Params,
-    s: &Scan,
-    eps: &Rational,
-    ctx: &Ctx,
-    c: &attncheck_lm::corpus::Corpus,
-    results: &[(Job, JobResult)],
-    windows: &[(Job, Vec<super::window::HeadWindow>)],
-    o: &mut Presentation,
-) {
+/// What the presentation of a scan reads: the claim's parameters, the scan, ε, the
+/// corpus, the jobs' results and the windows found.
+#[derive(Clone, Copy)]
+pub(super) struct View<'a> {
+    pub(super) p: &'a Params,
+    pub(super) s: &'a Scan,
+    pub(super) eps: &'a Rational,
+    pub(super) ctx: &'a Ctx<'a>,
+    pub(super) c: &'a attncheck_lm::corpus::Corpus,
+    pub(super) results: &'a [(Job, JobResult)],
+    pub(super) windows: &'a [(Job, Vec<super::window::HeadWindow>)],
+}
+
+/// The figures, tables, plots and notes, section by section.
+pub(super) fn present(v: &View, o: &mut Presentation) {
+    let View { p, s, results, .. } = *v;
+    figures(v, o);
+    // the paper's findings beside the scan's, at every L_tr and checkpoint
+    let plans = p.plans();
+    findings(p, s, &ats(&plans, results), results, o);
+    tables(v, o);
+    theory(v, o);
+    checkpoints(v, o);
+    certified_windows(v, o);
+    plots(v, o);
+    notes(v, o);
+}
+
+/// The figures: ALiBi's extrapolation ratio per L_tr and the gradient mass beyond L_tr.
+fn figures(v: &View, o: &mut Presentation) {
+    let View { p, s, results, .. } = *v;
     let plans = p.plans();
     let cr = &p.criteria;
     let sc = &s.criteria;
-    let prec = ctx.prec();
     let ats = ats(&plans, results);
     let beyond = gradient_mass_beyond(&ats, sc);
 
@@ -724,9 +742,13 @@ pub(super) fn present(
             sig(*v),
         );
     }
+}
 
-    // ---- the paper's findings beside the scan's, at every L_tr and checkpoint ----
-    findings(p, s, &ats, results, o);
+/// The corpus and the models' sizes.
+fn tables(v: &View, o: &mut Presentation) {
+    let View { p, s, c, .. } = *v;
+    let plans = p.plans();
+    let sc = &s.criteria;
 
     // ---- tables ----
     let mut t = Table::new(
@@ -801,6 +823,24 @@ pub(super) fn present(
         ]);
     }
     o.tables.push(t);
+}
+
+/// The theory's predictions: the bias-alone windows and tails.
+fn theory(v: &View, o: &mut Presentation) {
+    let View {
+        p,
+        s,
+        eps,
+        ctx,
+        results,
+        ..
+    } = *v;
+    let plans = p.plans();
+    let cr = &p.criteria;
+    let sc = &s.criteria;
+    let prec = ctx.prec();
+    let ats = ats(&plans, results);
+    let beyond = gradient_mass_beyond(&ats, sc);
 
     // theory: the bias-alone windows and tails
     let eps = eps.clone();
@@ -921,6 +961,15 @@ pub(super) fn present(
         }
     }
     o.tables.push(t);
+}
+
+/// The checkpoints: RF99 and the extrapolation ratio at each, beside the seed spread.
+fn checkpoints(v: &View, o: &mut Presentation) {
+    let View { p, s, results, .. } = *v;
+    let plans = p.plans();
+    let cr = &p.criteria;
+    let sc = &s.criteria;
+    let ats = ats(&plans, results);
 
     // the checkpoints: RF99 and the extrapolation ratio at each, beside the seed spread
     let when: Vec<String> = sc
@@ -1130,6 +1179,19 @@ pub(super) fn present(
         }
     }
     o.tables.push(t);
+}
+
+/// The certified windows beside the measured RF99 and the logit ranges reached on validation data.
+fn certified_windows(v: &View, o: &mut Presentation) {
+    let View {
+        p,
+        eps,
+        results,
+        windows,
+        ..
+    } = *v;
+    let plans = p.plans();
+    let ats = ats(&plans, results);
 
     // the certified windows beside the measured RF99 (at the largest L_ex) and the logit
     // ranges the model reaches on validation data
@@ -1261,6 +1323,13 @@ pub(super) fn present(
         }
         o.tables.push(t);
     }
+}
+
+/// The plots.
+fn plots(v: &View, o: &mut Presentation) {
+    let View { p, results, .. } = *v;
+    let plans = p.plans();
+    let ats = ats(&plans, results);
 
     // ---- plots ----
     let coarse = |x: f64| round_sig(x, 4);
@@ -1425,6 +1494,12 @@ pub(super) fn present(
             paths: false,
         });
     }
+}
+
+/// The notes.
+fn notes(v: &View, o: &mut Presentation) {
+    let View { p, s, .. } = *v;
+    let plans = p.plans();
 
     // ---- notes ----
     o.note(format!(
