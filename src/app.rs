@@ -1097,7 +1097,11 @@ pub struct ShardFile {
     pub shard: u64,
     /// … of this many.
     pub of: u64,
-    /// Every unit key, and this shard's results.
+    /// The further sweep this is a shard of (`run --shard i/N --sweep NAME`), absent for
+    /// the claim's own units: a sweep added after others ran, with its own shard count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<String>,
+    /// Every unit key of the sweep, and this shard's results.
     pub record: ShardRecord,
 }
 
@@ -1128,9 +1132,19 @@ pub const MAX_SHARDS: u64 = 100_000;
 
 impl ShardFile {
     /// The field and the reason when `of` is outside 1..=[`MAX_SHARDS`] or
-    /// `shard` is not below it (checked on reading and again by the merge).
+    /// `shard` is not below it, or the sweep's name is not one a run could write
+    /// (checked on reading and again by the merge).
     fn count_error(&self) -> Option<(&'static str, String)> {
-        if self.of == 0 || self.of > MAX_SHARDS {
+        if let Some(s) = self
+            .sweep
+            .as_deref()
+            .filter(|s| !claims::valid_sweep_name(s))
+        {
+            Some((
+                "sweep",
+                format!("`{s}` is not a sweep's name (a lower-case letter, then lower-case letters, digits and hyphens, at most 32)"),
+            ))
+        } else if self.of == 0 || self.of > MAX_SHARDS {
             Some((
                 "of",
                 format!("{} shards; a run splits into 1 to {MAX_SHARDS}", self.of),
@@ -1169,8 +1183,14 @@ pub fn run_shard(
     profile: Profile,
     index: u64,
     count: u64,
+    sweep: Option<&str>,
     progress: &Progress,
 ) -> Result<Vec<ShardFile>, Error> {
+    if let Some(s) = sweep.filter(|s| !claims::valid_sweep_name(s)) {
+        return Err(Error::Usage(format!(
+            "--sweep `{s}`: a sweep's name is a lower-case letter, then lower-case letters, digits and hyphens (at most 32)"
+        )));
+    }
     let mut out = Vec::new();
     for spec in specs {
         let def = claims::def_of(spec).expect("loaded specs name known claims");
@@ -1178,9 +1198,13 @@ pub fn run_shard(
         let units = Units::Shard {
             index,
             count,
+            sweep: sweep.map(str::to_string),
             record: Default::default(),
         };
-        progress.message(format!("{} (shard {}/{count})", spec.id, index + 1));
+        progress.message(match sweep {
+            None => format!("{} (shard {}/{count})", spec.id, index + 1),
+            Some(s) => format!("{} (sweep {s}, shard {}/{count})", spec.id, index + 1),
+        });
         let (_, outcome) = run_escalating(spec, profile, &runner, progress, &units);
         let Units::Shard { record, .. } = units else {
             unreachable!()
@@ -1189,9 +1213,20 @@ pub fn run_shard(
         if record.keys.is_empty() {
             // a run that stopped before its units (a missing input, a budget) says why:
             // "no units" alone sent a fresh machine without the trained-model corpus astray
-            if let (Verdict::Inconclusive, Some(why)) =
-                outcome.verdict(spec.rigour, spec.lemma_part())
-            {
+            let why = match outcome.verdict(spec.rigour, spec.lemma_part()) {
+                (Verdict::Inconclusive, Some(why)) => Some(why),
+                _ => None,
+            };
+            if let Some(s) = sweep {
+                // (a sweep's shard leaves the claim's own units to their shards, so the run
+                // itself is always inconclusive: its reason is said, not taken for the cause)
+                return Err(Error::Usage(format!(
+                    "{} has no sweep `{s}` in its {profile} profile, or stopped before its units (--sweep names a further sweep the claim's spec sets){}",
+                    spec.id,
+                    why.map(|w| format!("; the run said: {w}")).unwrap_or_default()
+                )));
+            }
+            if let Some(why) = why {
                 return Err(Error::Usage(format!(
                     "{} stopped before its units of work, so there is nothing to shard: {why}",
                     spec.id
@@ -1206,10 +1241,11 @@ pub fn run_shard(
             format: SHARD_FORMAT.into(),
             claim: spec.id.clone(),
             profile,
-            params: shard_params(spec, profile),
+            params: shard_params(spec, profile, sweep),
             precision: spec.precision,
             shard: index,
             of: count,
+            sweep: sweep.map(str::to_string),
             record,
         });
     }
@@ -1217,26 +1253,43 @@ pub fn run_shard(
 }
 
 /// The parameters a shard records and `merge` compares: the merged parameters without
-/// their `pins` tables. Pins are hashes a spec states of what the runs produce (a trained
-/// model's weights): they check outputs and change nothing a unit computes, so pins
-/// written after a sweep ran do not orphan its shards.
-fn shard_params(spec: &Spec, profile: Profile) -> serde_json::Value {
-    fn strip(t: &mut toml::Table) {
+/// their `pins` tables, and with of their `sweeps` tables only the shard's own sweep.
+/// Pins are hashes a spec states of what the runs produce (a trained model's weights):
+/// they check outputs and change nothing a unit computes, so pins written after a sweep
+/// ran do not orphan its shards. A further sweep's table (`sweeps.NAME`) sets only that
+/// sweep's units ([`claims::Ctx::unit_in`]), so a sweep added later orphans neither the
+/// claim's own shards nor another sweep's, while a change of it is a change of its own
+/// shards' parameters.
+fn shard_params(spec: &Spec, profile: Profile, sweep: Option<&str>) -> serde_json::Value {
+    fn strip(t: &mut toml::Table, sweep: Option<&str>) {
         t.remove("pins");
+        if let Some(toml::Value::Table(sw)) = t.get_mut("sweeps") {
+            sw.retain(|k, _| sweep.is_some_and(|s| s == k));
+        }
+        if t.get("sweeps")
+            .and_then(toml::Value::as_table)
+            .is_some_and(toml::Table::is_empty)
+        {
+            t.remove("sweeps");
+        }
         for (_, v) in t.iter_mut() {
             if let toml::Value::Table(x) = v {
-                strip(x);
+                strip(x, sweep);
             }
         }
     }
     let mut t = spec.merged(profile);
-    strip(&mut t);
+    strip(&mut t, sweep);
     serde_json::to_value(t).unwrap_or_default()
 }
 
 /// The path of a shard file below `out`.
 pub fn shard_path(out: &Path, f: &ShardFile) -> PathBuf {
     let (paper, name) = f.claim.split_once('/').unwrap_or(("", &f.claim));
+    let name = match &f.sweep {
+        None => name.to_string(),
+        Some(s) => format!("{name}.{s}"),
+    };
     out.join(paper)
         .join(format!("{name}.shard-{}-of-{}.json", f.shard + 1, f.of))
 }
@@ -1327,70 +1380,36 @@ pub fn merge_shards(
             .iter()
             .find(|s| s.id == id)
             .ok_or_else(|| Error::Usage(format!("{id}: no spec for this claim")))?;
-        let (p0, f0) = &files[0];
-        let profile = f0.profile;
-        let params = shard_params(spec, profile);
-        // which of 0..of are present (a set, not a vector of `of` flags: `of`
-        // comes from the file)
-        let mut seen = std::collections::BTreeSet::new();
+        let profile = files[0].1.profile;
+        // the claim's own shards and each further sweep's, each a complete set of its own
+        let mut groups: BTreeMap<Option<String>, Vec<&(PathBuf, ShardFile)>> = BTreeMap::new();
+        for x in &files {
+            groups.entry(x.1.sweep.clone()).or_default().push(x);
+        }
         let mut results = BTreeMap::new();
-        for (p, f) in &files {
-            let bad = |why: String| Error::Usage(format!("{}: {why}", p.display()));
-            if f.of != f0.of || f.profile != profile {
-                return Err(bad(format!(
-                    "shard of {} ({}), but {} is a shard of {} ({})",
-                    f.of,
-                    f.profile,
-                    p0.display(),
-                    f0.of,
-                    f0.profile
-                )));
-            }
-            if f.params != params || f.precision != spec.precision {
-                return Err(bad(format!(
-                    "was run with other parameters than {} now states",
-                    spec.path.display()
-                )));
-            }
-            if f.record.keys != f0.record.keys {
-                return Err(bad("lists other units than the other shards".into()));
-            }
-            if let Some((key, why)) = f.count_error() {
-                return Err(bad(format!("{key}: {why}")));
-            }
-            if !seen.insert(f.shard) {
-                return Err(bad(format!(
-                    "shard {} of {} appears twice",
-                    f.shard + 1,
-                    f.of
-                )));
-            }
-            for (k, v) in &f.record.results {
-                if claims::shard_of(k, f.of) != f.shard || !f.record.keys.contains(k) {
-                    return Err(bad(format!("holds unit `{k}`, which is not its own")));
-                }
-                results.insert(k.clone(), v.clone());
-            }
-        }
-        // every index seen is below `of`, so the first gap, if any, is at most seen.len()
-        if let Some(i) = (0..f0.of).take(seen.len() + 1).find(|i| !seen.contains(i)) {
-            return Err(Error::Usage(format!(
-                "{id}: shard {} of {} is missing",
-                i + 1,
-                f0.of
-            )));
-        }
-        if let Some(k) = f0.record.keys.iter().find(|k| !results.contains_key(*k)) {
-            return Err(Error::Usage(format!("{id}: no shard holds unit `{k}`")));
+        let sweeps: std::collections::BTreeSet<String> = groups.keys().flatten().cloned().collect();
+        for (sweep, group) in &groups {
+            merge_sweep(
+                spec,
+                profile,
+                sweep.as_deref(),
+                &sweeps,
+                group,
+                &mut results,
+            )?;
         }
         let def = claims::def_of(spec).expect("known");
         let runner = (def.prepare)(spec, profile)?;
         let units = Units::Merge {
             results,
             missing: Default::default(),
+            sweeps,
         };
         let (spec2, outcome) = run_escalating(spec, profile, &runner, progress, &units);
-        if let Units::Merge { missing, results } = &units {
+        if let Units::Merge {
+            missing, results, ..
+        } = &units
+        {
             let m = missing.lock().expect("missing");
             if let Some(k) = m.first() {
                 return Err(Error::Usage(if results.contains_key(k) {
@@ -1407,6 +1426,90 @@ pub fn merge_shards(
         runs.push(render(&spec2, profile, &outcome));
     }
     Ok(runs)
+}
+
+/// Checks one sweep's shards of `spec` (the claim's own, `sweep` = `None`, or a further
+/// sweep's, of the merged further `sweeps`) and adds their results to `results`: every file a shard of the same count and
+/// profile, run with the parameters the spec now states for that sweep, listing the same
+/// units (each of that sweep), each shard once, holding only its own units, and none
+/// missing.
+fn merge_sweep(
+    spec: &Spec,
+    profile: Profile,
+    sweep: Option<&str>,
+    sweeps: &std::collections::BTreeSet<String>,
+    files: &[&(PathBuf, ShardFile)],
+    results: &mut std::collections::BTreeMap<String, serde_json::Value>,
+) -> Result<(), Error> {
+    let id = &spec.id;
+    let (p0, f0) = files[0];
+    let params = shard_params(spec, profile, sweep);
+    // a further sweep's keys are `NAME: …` (claims::unit_key); the claim's own are not
+    // one of the merged sweeps'
+    let of_sweep = |k: &str| match sweep {
+        Some(s) => k.starts_with(&format!("{s}: ")),
+        None => !sweeps.iter().any(|s| k.starts_with(&format!("{s}: "))),
+    };
+    let named = match sweep {
+        None => String::new(),
+        Some(s) => format!(" of sweep {s}"),
+    };
+    // which of 0..of are present (a set, not a vector of `of` flags: `of`
+    // comes from the file)
+    let mut seen = std::collections::BTreeSet::new();
+    for (p, f) in files.iter().map(|x| (&x.0, &x.1)) {
+        let bad = |why: String| Error::Usage(format!("{}: {why}", p.display()));
+        if f.of != f0.of || f.profile != profile {
+            return Err(bad(format!(
+                "shard of {} ({}){named}, but {} is a shard of {} ({})",
+                f.of,
+                f.profile,
+                p0.display(),
+                f0.of,
+                f0.profile
+            )));
+        }
+        if f.params != params || f.precision != spec.precision {
+            return Err(bad(format!(
+                "was run with other parameters than {} now states",
+                spec.path.display()
+            )));
+        }
+        if f.record.keys != f0.record.keys {
+            return Err(bad("lists other units than the other shards".into()));
+        }
+        if let Some(k) = f.record.keys.iter().find(|k| !of_sweep(k)) {
+            return Err(bad(format!("lists unit `{k}`, which is not of its sweep")));
+        }
+        if let Some((key, why)) = f.count_error() {
+            return Err(bad(format!("{key}: {why}")));
+        }
+        if !seen.insert(f.shard) {
+            return Err(bad(format!(
+                "shard {} of {}{named} appears twice",
+                f.shard + 1,
+                f.of
+            )));
+        }
+        for (k, v) in &f.record.results {
+            if claims::shard_of(k, f.of) != f.shard || !f.record.keys.contains(k) {
+                return Err(bad(format!("holds unit `{k}`, which is not its own")));
+            }
+            results.insert(k.clone(), v.clone());
+        }
+    }
+    // every index seen is below `of`, so the first gap, if any, is at most seen.len()
+    if let Some(i) = (0..f0.of).take(seen.len() + 1).find(|i| !seen.contains(i)) {
+        return Err(Error::Usage(format!(
+            "{id}: shard {} of {}{named} is missing",
+            i + 1,
+            f0.of
+        )));
+    }
+    if let Some(k) = f0.record.keys.iter().find(|k| !results.contains_key(*k)) {
+        return Err(Error::Usage(format!("{id}: no shard holds unit `{k}`")));
+    }
+    Ok(())
 }
 
 /// `attncheck new ID`: writes the scaffold of a formulas spec to `out` (default

@@ -126,6 +126,12 @@ enum Cmd {
         /// writes, byte for byte. For Slurm job arrays and GNU parallel (README).
         #[arg(long, value_name = "i/N")]
         shard: Option<String>,
+        /// With --shard: shard a further sweep of the claim instead of its own units,
+        /// work its spec adds to a sweep that already ran (`sweeps.NAME`), written as
+        /// <claim>.NAME.shard-i-of-N.json with its own N; `merge` joins each sweep's
+        /// shards, and a merge without a sweep's shards says that sweep is absent.
+        #[arg(long, value_name = "NAME", requires = "shard")]
+        sweep: Option<String>,
         /// Set a parameter of the claim for this run: PATH=VALUE, where PATH names a
         /// parameter of its spec (`eps`, `rows[0].slope`) and VALUE is a TOML value or a
         /// literal (`2^-5`); repeatable; one claim only. The reports go to
@@ -523,6 +529,7 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
             threads,
             stamp,
             shard,
+            sweep,
             sets,
             explain,
             json,
@@ -600,7 +607,8 @@ fn real_main(cli: Cli) -> Result<u8, app::Error> {
                 }
                 let (index, count) = app::parse_shard(&sh)?;
                 let progress = Progress::stderr(chosen.len() as u64);
-                let files = app::run_shard(&chosen, profile, index, count, &progress)?;
+                let files =
+                    app::run_shard(&chosen, profile, index, count, sweep.as_deref(), &progress)?;
                 progress.finish();
                 for f in &files {
                     let path = app::shard_path(&out_dir, f);

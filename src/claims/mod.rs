@@ -11,7 +11,8 @@ use crate::kernel::Statement;
 use crate::spec::{Profile, Spec, SpecError};
 use shape::{finish_statement, StatementError};
 pub use shape::{
-    prepare_with, shard_of, statement_with, ClaimDef, Ctx, Runner, ShardRecord, StatementFn, Units,
+    prepare_with, shard_of, statement_with, unit_key, valid_sweep_name, ClaimDef, Ctx, Runner,
+    ShardRecord, StatementFn, Units,
 };
 
 pub mod clusters;

@@ -291,7 +291,12 @@ pub enum Units {
         index: u64,
         /// The number of shards.
         count: u64,
-        /// Every unit key the run asked for, and the results of this shard's units.
+        /// The sweep being sharded: `None` for the claim's units ([`Ctx::unit`]), or the
+        /// name of one of its further sweeps ([`Ctx::unit_in`]). Only that sweep's units
+        /// are recorded and may be computed here.
+        sweep: Option<String>,
+        /// Every unit key of the sweep the run asked for, and the results of this shard's
+        /// units.
         record: std::sync::Mutex<ShardRecord>,
     },
     /// Take every unit's result from the shards; a key they do not hold is recorded
@@ -301,7 +306,30 @@ pub enum Units {
         results: std::collections::BTreeMap<String, serde_json::Value>,
         /// Keys asked for but absent.
         missing: std::sync::Mutex<Vec<String>>,
+        /// The further sweeps whose shards are merged (each of them complete): a unit of
+        /// another further sweep is absent ([`Ctx::unit_in`] gives `None`).
+        sweeps: std::collections::BTreeSet<String>,
     },
+}
+
+/// The key by which [`Ctx::unit`] (`sweep` = `None`) and [`Ctx::unit_in`] record a unit:
+/// `key @precision`, or `sweep: key @precision` for a further sweep, so that the sweeps'
+/// keys never meet and a shard's key says which sweep it belongs to.
+pub fn unit_key(sweep: Option<&str>, key: &str, prec: u32) -> String {
+    match sweep {
+        None => format!("{key} @{prec}"),
+        Some(s) => format!("{s}: {key} @{prec}"),
+    }
+}
+
+/// Whether `name` may name a further sweep (`run --shard i/N --sweep NAME`): a lower-case
+/// letter, then lower-case letters, digits and hyphens, at most 32 in all (it is part of
+/// file names and keys).
+pub fn valid_sweep_name(name: &str) -> bool {
+    let mut c = name.chars();
+    name.len() <= 32
+        && c.next().is_some_and(|x| x.is_ascii_lowercase())
+        && c.all(|x| x.is_ascii_lowercase() || x.is_ascii_digit() || x == '-')
 }
 
 /// What one shard computed.
@@ -339,38 +367,110 @@ impl Ctx<'_> {
     where
         T: serde::Serialize + serde::de::DeserializeOwned + Default,
     {
-        let key = format!("{key} @{}", self.prec());
+        let key = unit_key(None, key, self.prec());
         match self.units {
             Units::All => compute(),
             Units::Shard {
                 index,
                 count,
+                sweep,
                 record,
             } => {
-                record
-                    .lock()
-                    .expect("shard record")
-                    .keys
-                    .insert(key.clone());
-                if shard_of(&key, *count) != *index {
+                if sweep.is_some() {
+                    // another sweep's shard: this unit is none of its business
                     return T::default();
                 }
-                let v = compute();
-                let j = serde_json::to_value(&v).expect("unit results serialise");
-                record.lock().expect("shard record").results.insert(key, j);
-                v
+                Self::shard_unit(&key, *index, *count, record, compute)
             }
-            Units::Merge { results, missing } => {
-                match results
-                    .get(&key)
-                    .and_then(|j| serde_json::from_value(j.clone()).ok())
-                {
-                    Some(v) => v,
-                    None => {
-                        missing.lock().expect("missing list").push(key);
-                        T::default()
-                    }
-                }
+            Units::Merge {
+                results, missing, ..
+            } => Self::merged_unit(key, results, missing),
+        }
+    }
+
+    /// One independent unit of work of the further sweep `sweep` (a valid
+    /// [`valid_sweep_name`]): work a claim adds to a sweep that already ran, sharded and
+    /// merged on its own (`run --shard i/N --sweep NAME`), so that the shards stored
+    /// before it stay whole. `None` when this run does not have the sweep: a shard of
+    /// another sweep, or a merge without the sweep's shards (the claim must then say that
+    /// the sweep's results are absent, never treat them as computed). Otherwise as
+    /// [`Ctx::unit`]: `Some(compute())`, `Some(T::default())` for another shard's unit, or
+    /// the merged result. The claim must compute its other units without any parameter
+    /// of the sweep (`merge` compares those shards' parameters without the `sweeps`
+    /// tables).
+    pub fn unit_in<T>(&self, sweep: &str, key: &str, compute: impl FnOnce() -> T) -> Option<T>
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned + Default,
+    {
+        let full = unit_key(Some(sweep), key, self.prec());
+        match self.units {
+            Units::All => Some(compute()),
+            Units::Shard {
+                index,
+                count,
+                sweep: s,
+                record,
+            } => (s.as_deref() == Some(sweep))
+                .then(|| Self::shard_unit(&full, *index, *count, record, compute)),
+            Units::Merge {
+                results,
+                missing,
+                sweeps,
+            } => sweeps
+                .contains(sweep)
+                .then(|| Self::merged_unit(full, results, missing)),
+        }
+    }
+
+    /// A unit of the sweep being sharded: its key recorded, computed when it is this
+    /// shard's, else `T::default()`.
+    fn shard_unit<T>(
+        key: &str,
+        index: u64,
+        count: u64,
+        record: &std::sync::Mutex<ShardRecord>,
+        compute: impl FnOnce() -> T,
+    ) -> T
+    where
+        T: serde::Serialize,
+        T: Default,
+    {
+        record
+            .lock()
+            .expect("shard record")
+            .keys
+            .insert(key.to_string());
+        if shard_of(key, count) != index {
+            return T::default();
+        }
+        let v = compute();
+        let j = serde_json::to_value(&v).expect("unit results serialise");
+        record
+            .lock()
+            .expect("shard record")
+            .results
+            .insert(key.to_string(), j);
+        v
+    }
+
+    /// A unit's result from the merged shards, or `T::default()` with its key recorded
+    /// as missing.
+    fn merged_unit<T>(
+        key: String,
+        results: &std::collections::BTreeMap<String, serde_json::Value>,
+        missing: &std::sync::Mutex<Vec<String>>,
+    ) -> T
+    where
+        T: serde::de::DeserializeOwned + Default,
+    {
+        match results
+            .get(&key)
+            .and_then(|j| serde_json::from_value(j.clone()).ok())
+        {
+            Some(v) => v,
+            None => {
+                missing.lock().expect("missing list").push(key);
+                T::default()
             }
         }
     }

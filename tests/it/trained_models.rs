@@ -1142,3 +1142,216 @@ fn a_shard_without_the_corpus_says_the_corpus_is_missing() {
     assert!(err.contains("the corpus is not available"), "{err}");
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
 }
+
+/// The tiny scan with a sweep of arms trained longer (`sweeps.longer`): Sandwich at L_tr = 8
+/// and ALiBi at 16, twice the scan's 4 steps (so two jobs: `--shard i/2 --sweep longer`).
+fn tiny_scan_with_longer(steps: usize) -> String {
+    tiny_scan_spec("").replacen(
+        "[[profiles.full.scan.lengths]]",
+        &format!(
+            "[profiles.full.scan.sweeps.longer]\narms = [\n  {{ train_length = 8, scheme = \"sandwich\", steps = {steps} }},\n  {{ train_length = 16, scheme = \"alibi-paper\", steps = {steps} }},\n]\n\n[[profiles.full.scan.lengths]]"
+        ),
+        1,
+    )
+}
+
+fn run_longer_shard(dir: &std::path::Path, i: usize, out: &str) {
+    run_ok(
+        dir,
+        &[
+            "run",
+            ID,
+            "--profile",
+            "full",
+            "--shard",
+            &format!("{i}/2"),
+            "--sweep",
+            "longer",
+            "--threads",
+            "1",
+            "--out",
+            out,
+        ],
+    );
+}
+
+fn set_spec(dir: &std::path::Path, spec: &str) {
+    std::fs::write(
+        dir.join("theorems/positional/trained-model-claims.toml"),
+        spec,
+    )
+    .unwrap();
+}
+
+fn merge_code(dir: &std::path::Path, from: &str, out: &str) -> (Option<i32>, String) {
+    let o = crate::util::run_in(dir, &["merge", from, "--out", out]);
+    (o.status.code(), crate::util::output_text(&o))
+}
+
+/// Issue #40's remedy for a conclusion that moves is to train the arms that moved longer,
+/// after the scan's 72 shards are stored. The longer runs are a further sweep of the claim
+/// (`run --shard i/N --sweep longer`, their own N): the scan's shards, run before the spec
+/// had the sweep, still merge (a sweep's table is no part of the other shards' parameters),
+/// the merge of both is byte for byte the unsharded run of the spec with the sweep, and
+/// without the sweep's shards the report says its checks are not run (they fail, so the
+/// setup part cannot hold on runs that are not there).
+#[test]
+fn arms_trained_longer_are_a_sweep_that_merges_with_the_scan_shards_stored_before_it() {
+    let d = scan_project(&tiny_scan_spec(""));
+    run_shards(d.path(), 10, "shards");
+    let spec = tiny_scan_with_longer(8);
+    let p: tmc::Params = Spec::parse(&crate::util::spec_path(ID), &spec)
+        .unwrap()
+        .params(Profile::Full)
+        .unwrap();
+    let more = tmc::longer_jobs(&p);
+    assert_eq!(
+        more.iter().map(|j| j.long_name()).collect::<Vec<_>>(),
+        ["L8 sandwich-s1 (8 steps)", "L16 alibi-paper-s1 (8 steps)"]
+    );
+    set_spec(d.path(), &spec);
+    run_ok(
+        d.path(),
+        &["run", ID, "--profile", "full", "--out", "whole"],
+    );
+    // the scan's shards alone: the sweep is absent, and said to be
+    let (code, t) = merge_code(d.path(), "shards", "without");
+    assert!(matches!(code, Some(0 | 1)), "{t}");
+    let md = std::fs::read_to_string(d.path().join("without/positional/trained-model-claims.md"))
+        .unwrap();
+    assert!(
+        md.contains("| **fails** | not run: the sweep's shards are not merged"),
+        "{md}"
+    );
+    // one of the sweep's two shards: refused, naming the missing one
+    run_longer_shard(d.path(), 1, "shards");
+    let one = shard_file(&d.path().join("shards"), 1, 2)
+        .to_string_lossy()
+        .replace(".shard-", ".longer.shard-");
+    let f: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&one).unwrap()).unwrap();
+    assert_eq!(f["sweep"], "longer");
+    let res = f["record"]["results"].as_object().unwrap();
+    assert_eq!(res.len(), 1, "{res:?}");
+    assert!(
+        res.keys()
+            .all(|k| k.starts_with("longer: L8 sandwich-s1 (8 steps) #")),
+        "{res:?}"
+    );
+    let r: attncheck_lm::job::JobResult =
+        serde_json::from_value(res.values().next().unwrap()["result"].clone()).unwrap();
+    assert_eq!(
+        r.checkpoints.iter().map(|c| c.step).collect::<Vec<_>>(),
+        [4, 6]
+    );
+    let (code, t) = merge_code(d.path(), "shards", "partial");
+    assert_eq!(code, Some(2), "{t}");
+    assert!(t.contains("shard 2 of 2 of sweep longer is missing"), "{t}");
+    assert!(!d.path().join("partial").exists());
+    // both: the unsharded run's report, byte for byte
+    run_longer_shard(d.path(), 2, "shards");
+    let (code, t) = merge_code(d.path(), "shards", "merged");
+    assert!(matches!(code, Some(0 | 1)), "{t}");
+    let whole = d.path().join("whole/positional");
+    let mut compared = 0;
+    for f in std::fs::read_dir(&whole).unwrap() {
+        let f = f.unwrap().path();
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let merged = d.path().join("merged/positional").join(&name);
+        assert!(
+            std::fs::read(&f).unwrap() == std::fs::read(&merged).unwrap_or_default(),
+            "{name} differs between the unsharded and the merged run"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 3);
+    let md = std::fs::read_to_string(whole.join("trained-model-claims.md")).unwrap();
+    assert!(md.contains("L_tr = 8, sandwich: trained longer"), "{md}");
+    assert!(
+        md.contains("L_tr = 16, alibi-paper: trained longer"),
+        "{md}"
+    );
+    assert!(!md.contains("not run: the sweep's shards"), "{md}");
+    // the sweep's table changes: its shards are refused, the scan's are not the reason
+    set_spec(d.path(), &tiny_scan_with_longer(12));
+    let (code, t) = merge_code(d.path(), "shards", "changed");
+    assert_eq!(code, Some(2), "{t}");
+    assert!(
+        t.contains(".longer.shard-") && t.contains("was run with other parameters"),
+        "{t}"
+    );
+    assert!(!d.path().join("changed").exists());
+    // a sweep's shard that no longer says which sweep it is: refused
+    set_spec(d.path(), &spec);
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&one).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("sweep");
+    std::fs::write(&one, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let (code, t) = merge_code(d.path(), "shards", "unnamed");
+    assert_eq!(code, Some(2), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+    assert!(!d.path().join("unnamed").exists());
+}
+
+/// `--sweep` is a shard option: without `--shard`, with a name no sweep could have, or
+/// naming a sweep the spec does not set, the run is refused with exit 2 and writes nothing.
+#[test]
+fn a_sweep_option_without_a_shard_or_sweep_is_refused() {
+    let d = scan_project(&tiny_scan_with_longer(8));
+    for (args, want) in [
+        (vec!["--sweep", "longer"], "--shard"),
+        (vec!["--shard", "1/2", "--sweep", "Longer!"], "sweep's name"),
+        (
+            vec!["--shard", "1/2", "--sweep", "shorter"],
+            "has no sweep `shorter`",
+        ),
+    ] {
+        let mut a = vec!["run", ID, "--profile", "full", "--out", "out"];
+        a.extend(args.iter().copied());
+        let o = crate::util::run_in(d.path(), &a);
+        let t = crate::util::output_text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+        assert!(t.contains(want), "{args:?}: {t}");
+        assert!(!d.path().join("out").exists(), "{args:?}: wrote files");
+    }
+}
+
+/// A sweep's arm must be a scheme of its training length, trained longer than the scan, and
+/// listed once.
+#[test]
+fn a_longer_arm_outside_the_scan_is_refused_naming_the_field() {
+    let alibi = "{ train_length = 16, scheme = \"alibi-paper\", steps = 8 }";
+    for (from, to, field) in [
+        (
+            "train_length = 8, scheme",
+            "train_length = 9, scheme",
+            "arms[0].train_length",
+        ),
+        (
+            "scheme = \"sandwich\"",
+            "scheme = \"window-4\"",
+            "arms[0].scheme",
+        ),
+        (
+            alibi,
+            "{ train_length = 16, scheme = \"alibi-paper\", steps = 4 }",
+            "arms[1].steps",
+        ),
+        (
+            alibi,
+            "{ train_length = 8, scheme = \"sandwich\", steps = 12 }",
+            "arms[1].scheme",
+        ),
+    ] {
+        let spec = tiny_scan_with_longer(8).replacen(from, to, 1);
+        assert_ne!(spec, tiny_scan_with_longer(8), "{field}");
+        let d = scan_project(&spec);
+        let o = crate::util::run_in(d.path(), &["run", ID, "--profile", "full", "--out", "out"]);
+        let t = crate::util::output_text(&o);
+        assert_eq!(o.status.code(), Some(2), "{field}: {t}");
+        assert!(
+            t.contains(&format!("scan.sweeps.longer.{field}")),
+            "{field}: {t}"
+        );
+    }
+}

@@ -21,12 +21,21 @@
 # core (`taskset -c 0 resume.sh & taskset -c 1 resume.sh`): each takes the next shard that no
 # other copy holds (a flock per shard), and NOTE="…" goes into the machine record.
 # FIRST=i / LAST=j restrict this copy to shards i … j.
+# SWEEP=longer runs the spec's further sweep of the arms trained longer instead (issue #40:
+# `run --shard i/12 --sweep longer`), stored in ../trained-scan-longer/ the same way.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
+scan="$here"
 claim=positional/trained-model-claims
 name=trained-model-claims
 n=72
+sweep_args=()
+case "${SWEEP:-}" in
+  "") ;;
+  longer) here="$scan/../trained-scan-longer"; here="$(cd "$here" && pwd)"; name=trained-model-claims.longer; n=12; sweep_args=(--sweep longer) ;;
+  *) echo "SWEEP=$SWEEP: the scan's further sweeps are: longer" >&2; exit 2 ;;
+esac
 src="${ATTNCHECK:-$root/target/release/attncheck}"
 write=0
 case "${1:-}" in
@@ -52,7 +61,7 @@ mkdir -p "$here/shards" "$here/times" "$here/machines"
 for i in $(seq "${FIRST:-1}" "${LAST:-$n}"); do
   gz="$here/shards/$name.shard-$i-of-$n.json.gz"
   [ -s "$gz" ] && continue
-  exec 9> "${TMPDIR:-/tmp}/attncheck-trained-scan-shard-$i.lock"
+  exec 9> "${TMPDIR:-/tmp}/attncheck-$name-shard-$i.lock"
   flock -n 9 || continue
   [ -s "$gz" ] && continue
   echo "shard $i/$n: running ($(date -u +%FT%TZ))" >&2
@@ -65,7 +74,7 @@ for i in $(seq "${FIRST:-1}" "${LAST:-$n}"); do
     if [ -n "${NOTE:-}" ]; then echo "note: $NOTE"; fi
   } > "$work/machine.txt"
   /usr/bin/time -f "shard $i/$n wall %e s user %U s sys %S s maxrss %M KB" -o "$work/time.txt" \
-    "$bin" run "$claim" --profile full --shard "$i/$n" --threads 1 --theorems "$work/theorems" --out "$work/out" >&2
+    "$bin" run "$claim" --profile full --shard "$i/$n" "${sweep_args[@]}" --threads 1 --theorems "$work/theorems" --out "$work/out" >&2
   f="$work/out/positional/$name.shard-$i-of-$n.json"
   # exactly one job, and it succeeded (a failed job is not stored: it would fail the merge)
   unit="$(python3 - "$f" <<'PY'
@@ -93,12 +102,21 @@ for i in $(seq 1 "$n"); do
   [ -s "$here/shards/$name.shard-$i-of-$n.json.gz" ] || { echo "shard $i/$n is still missing (another copy may be running it)" >&2; exit 0; }
 done
 if [ "$write" = 1 ]; then
+  # the scan's shards and, once all are stored, the longer arms' (without them the report
+  # says that sweep is not run)
   mkdir -p "$work/only"
-  for i in $(seq 1 "$n"); do
-    gunzip -c "$here/shards/$name.shard-$i-of-$n.json.gz" > "$work/only/$name.shard-$i-of-$n.json"
+  for d in "$scan" "$scan/../trained-scan-longer"; do
+    files=("$d"/shards/*.shard-*-of-*.json.gz)
+    [ -e "${files[0]}" ] || continue
+    m="${files[0]##*-of-}"; m="${m%.json.gz}"
+    if [ "${#files[@]}" -ne "$m" ]; then
+      echo "$(basename "$d"): ${#files[@]} of $m shards stored, left out" >&2
+      continue
+    fi
+    for f in "${files[@]}"; do gunzip -c "$f" > "$work/only/$(basename "$f" .gz)"; done
   done
   "$bin" merge "$work/only" --out "$root/reports/full" >&2 || [ $? = 1 ]
-  echo "the $n shards merged into reports/full/ (review and commit the diff)" >&2
+  echo "the stored shards merged into reports/full/ (review and commit the diff)" >&2
   exit 0
 fi
 ATTNCHECK="$bin" "$here/../merge-stored.sh" "$work/merged"

@@ -144,6 +144,41 @@ pub struct Scan {
     pub pins: std::collections::BTreeMap<String, String>,
     /// The scan's decision rules.
     pub criteria: ScanCriteria,
+    /// Further sweeps, added after the scan ran (each sharded and merged on its own:
+    /// `run --shard i/N --sweep NAME`).
+    #[serde(default)]
+    pub sweeps: ScanSweeps,
+}
+
+/// The scan's further sweeps (`[profiles.full.scan.sweeps]`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScanSweeps {
+    /// The arms whose conclusion moved between the checkpoints, trained longer
+    /// (`sweeps.longer`; issue #40's remedy, fixed before any of its runs).
+    #[serde(default)]
+    pub longer: Option<Longer>,
+}
+
+/// The arms trained longer: each (L_tr, scheme) with every seed, for more steps than the
+/// scan's budget at that L_tr, measured at the same percentages of its steps.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Longer {
+    /// The arms.
+    pub arms: Vec<LongerArm>,
+}
+
+/// One arm trained longer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LongerArm {
+    /// Its training length (one of the scan's).
+    pub train_length: usize,
+    /// Its scheme's label at that length (`sandwich`, `window-384`, `alibi-paper`, …).
+    pub scheme: String,
+    /// Its steps (more than the scan's at that length).
+    pub steps: usize,
 }
 
 /// The reproduction's configuration. The quick profile sets one training length at the
@@ -553,6 +588,50 @@ impl Params {
                         "must be 64 lower-case hex digits (a SHA-256)",
                     )?;
                 }
+                if let Some(lg) = &s.sweeps.longer {
+                    let plans = self.plans();
+                    ensure(
+                        !lg.arms.is_empty(),
+                        "scan.sweeps.longer.arms",
+                        "must list at least one arm",
+                    )?;
+                    for (i, a) in lg.arms.iter().enumerate() {
+                        let at = |f: &str| format!("scan.sweeps.longer.arms[{i}].{f}");
+                        let plan = plans.iter().find(|x| x.train_length == a.train_length);
+                        ensure(
+                            plan.is_some(),
+                            at("train_length").as_str(),
+                            "must be one of the scan's training lengths",
+                        )?;
+                        let plan = plan.expect("checked");
+                        let labels: Vec<String> =
+                            schemes(self, plan).iter().map(|x| x.label()).collect();
+                        ensure(
+                            labels.contains(&a.scheme),
+                            at("scheme").as_str(),
+                            format!(
+                                "must be one of this length's schemes: {}",
+                                labels.join(", ")
+                            ),
+                        )?;
+                        ensure(
+                            a.steps > plan.steps
+                                && c.checkpoints.iter().all(|&k| (a.steps * k).is_multiple_of(100)),
+                            at("steps").as_str(),
+                            format!(
+                                "must exceed the scan's {} steps at this length, and every checkpoint must fall on a whole step",
+                                plan.steps
+                            ),
+                        )?;
+                        ensure(
+                            !lg.arms[..i]
+                                .iter()
+                                .any(|b| b.train_length == a.train_length && b.scheme == a.scheme),
+                            at("scheme").as_str(),
+                            "names an arm listed before",
+                        )?;
+                    }
+                }
                 let eps =
                     crate::spec::exact("scan.criteria.prediction_epsilon", &c.prediction_epsilon)?;
                 ensure(
@@ -691,6 +770,9 @@ pub struct Job {
     pub scheme: Scheme,
     /// The seed (weights and batches).
     pub seed: u64,
+    /// Its steps when other than its training length's (an arm trained longer,
+    /// [`longer_jobs`]); `None` for the scan's budget.
+    pub steps: Option<usize>,
 }
 
 impl Job {
@@ -699,10 +781,63 @@ impl Job {
         format!("{}-s{}", self.scheme.label(), self.seed)
     }
 
-    /// `L<L_tr> scheme-sSEED`.
+    /// `L<L_tr> scheme-sSEED`, and ` (S steps)` for an arm trained longer.
     pub fn long_name(&self) -> String {
-        format!("L{} {}", self.train_length, self.name())
+        match self.steps {
+            None => format!("L{} {}", self.train_length, self.name()),
+            Some(n) => format!("L{} {} ({n} steps)", self.train_length, self.name()),
+        }
     }
+}
+
+/// The name of the sweep of the arms trained longer (`run --shard i/N --sweep longer`).
+pub const LONGER: &str = "longer";
+
+/// The jobs of the arms trained longer ([`Longer`]): per arm, every seed; none without
+/// the sweep.
+pub fn longer_jobs(p: &Params) -> Vec<Job> {
+    let Some(lg) = p.scan.as_ref().and_then(|s| s.sweeps.longer.as_ref()) else {
+        return Vec::new();
+    };
+    let plans = p.plans();
+    let mut out = Vec::new();
+    for a in &lg.arms {
+        let Some(plan) = plans.iter().find(|x| x.train_length == a.train_length) else {
+            continue;
+        };
+        let Some(scheme) = schemes(p, plan).into_iter().find(|x| x.label() == a.scheme) else {
+            continue;
+        };
+        for &seed in &p.seeds {
+            out.push(Job {
+                train_length: a.train_length,
+                scheme,
+                seed,
+                steps: Some(a.steps),
+            });
+        }
+    }
+    out
+}
+
+/// The unit keys of the arms trained longer, as [`unit_keys`] makes the scan's: job k's
+/// key falls to shard k of the sweep's jobs.len() (`--shard k+1/N --sweep longer`).
+pub fn longer_keys(jobs: &[Job], prec: u32) -> Vec<String> {
+    let n = jobs.len() as u64;
+    jobs.iter()
+        .enumerate()
+        .map(|(k, j)| {
+            (0u64..)
+                .map(|s| format!("{} #{s}", j.long_name()))
+                .find(|key| {
+                    crate::claims::shape::shard_of(
+                        &crate::claims::unit_key(Some(LONGER), key, prec),
+                        n,
+                    ) == k as u64
+                })
+                .expect("some suffix hashes to every shard")
+        })
+        .collect()
 }
 
 /// The schemes of `p` at `plan`: ALiBi once when the two slope rules give the same slopes
@@ -731,6 +866,7 @@ pub fn jobs(p: &Params) -> Vec<Job> {
                         train_length: l,
                         scheme,
                         seed,
+                        steps: None,
                     });
                 }
             }
@@ -741,6 +877,7 @@ pub fn jobs(p: &Params) -> Vec<Job> {
                         train_length: l,
                         scheme,
                         seed,
+                        steps: None,
                     });
                 }
             }

@@ -62,12 +62,13 @@ pub fn plan_of(p: &Params, job: &Job) -> Plan {
 pub fn lm_job(job: &Job, p: &Params) -> attncheck_lm::job::Job {
     let plan = plan_of(p, job);
     let l = plan.train_length;
+    let steps = job.steps.unwrap_or(plan.steps);
     attncheck_lm::job::Job {
         name: job.name(),
         model: model_config(job.scheme, p, attncheck_lm::DType::F32),
         seed: job.seed,
         train: TrainConfig {
-            steps: plan.steps,
+            steps,
             batch: plan.batch,
             length: l,
             lr: p.lr,
@@ -98,7 +99,7 @@ pub fn lm_job(job: &Job, p: &Params) -> attncheck_lm::job::Job {
                     s.criteria
                         .checkpoints
                         .iter()
-                        .map(|&c| plan.steps * c / 100)
+                        .map(|&c| steps * c / 100)
                         .collect()
                 })
                 .unwrap_or_default(),
@@ -118,6 +119,9 @@ pub struct Trained {
     pub corpus: attncheck_lm::corpus::Corpus,
     /// Every job's result, in the order of [`jobs`].
     pub results: Vec<(Job, JobResult)>,
+    /// The arms trained longer ([`longer_jobs`]), in that order: `None` without the sweep
+    /// or when this run does not have it (a merge without its shards).
+    pub longer: Option<Vec<(Job, JobResult)>>,
     /// The scan's windows (`None` without a scan), or why they could not be searched
     /// (the run is then inconclusive with the reason and certifies nothing).
     pub windows: Option<Result<Windows, String>>,
@@ -173,8 +177,41 @@ pub fn witness(r: &Resolved, ctx: &Ctx) -> Found {
             u
         })
         .collect();
+    // the arms trained longer: a further sweep, sharded and merged on its own, so that the
+    // scan's shards stored before it stay whole
+    let more = longer_jobs(p);
+    let more_keys = longer_keys(&more, ctx.prec());
+    let more_units: Vec<Option<Unit>> = more
+        .par_iter()
+        .zip(more_keys.par_iter())
+        .map(|(job, key)| {
+            let u = ctx.unit_in(LONGER, key, || Unit::run(&lm_job(job, p), &c));
+            if u.as_ref().is_some_and(|u| *u != Unit::default()) {
+                ctx.progress.message(format!("{} done", job.long_name()));
+            }
+            u
+        })
+        .collect();
+    let results = job_results(&all, units)?;
+    let longer = match more_units.into_iter().collect::<Option<Vec<Unit>>>() {
+        Some(us) if !more.is_empty() => Some(job_results(&more, us)?),
+        _ => None,
+    };
+    let windows = r
+        .scan()
+        .map(|(_, eps)| search_windows(p, eps, ctx, &results));
+    Ok(Trained {
+        corpus: c,
+        results,
+        longer,
+        windows,
+    })
+}
+
+/// The jobs' results, or why not: a job failed, or (a sharded run) it is another shard's.
+fn job_results(jobs: &[Job], units: Vec<Unit>) -> Result<Vec<(Job, JobResult)>, String> {
     let mut results = Vec::new();
-    for (job, u) in all.iter().zip(units) {
+    for (job, u) in jobs.iter().zip(units) {
         match (u.result, u.error) {
             (Some(r), None) => results.push((*job, r)),
             (_, Some(e)) => return Err(format!("a job failed: {e}")),
@@ -184,14 +221,7 @@ pub fn witness(r: &Resolved, ctx: &Ctx) -> Found {
             }
         }
     }
-    let windows = r
-        .scan()
-        .map(|(_, eps)| search_windows(p, eps, ctx, &results));
-    Ok(Trained {
-        corpus: c,
-        results,
-        windows,
-    })
+    Ok(results)
 }
 
 /// The observed checks: one part per finding (per training length for the scan), and
@@ -200,7 +230,7 @@ pub fn observe(r: &Resolved, t: &Trained, ctx: &Ctx, obs: &mut Observations) {
     let p = &r.params;
     match r.scan() {
         None => super::present::observe(p, &p.plans()[0], ctx, &t.results, obs),
-        Some((s, _)) => super::scan::observe(p, s, ctx, &t.results, obs),
+        Some((s, _)) => super::scan::observe(p, s, ctx, &t.results, t.longer.as_deref(), obs),
     }
     if let Some(Err(why)) = &t.windows {
         obs.declare_inconclusive(why.clone());
@@ -224,6 +254,7 @@ pub fn present(r: &Resolved, t: &Trained, ctx: &Ctx, pr: &mut Presentation) {
                 ctx,
                 c: &t.corpus,
                 results: &t.results,
+                longer: t.longer.as_deref(),
                 windows: found,
             };
             super::scan::present(&v, pr)

@@ -405,6 +405,7 @@ pub(super) fn observe(
     s: &Scan,
     ctx: &Ctx,
     results: &[(Job, JobResult)],
+    longer: Option<&[(Job, JobResult)]>,
     o: &mut Observations,
 ) {
     let plans = p.plans();
@@ -441,7 +442,184 @@ pub(super) fn observe(
         }
     }
     stability(p, s, &ats, results, o);
+    longer_stability(p, s, results, longer, o);
     parts(p, s, &ats, o);
+}
+
+/// `results` with every arm trained longer in place of the same (L_tr, scheme, seed) of
+/// the scan, as that run stood at its checkpoint `c` (`None`: at its end); `None` when a
+/// longer run lacks the checkpoint.
+fn with_longer(
+    results: &[(Job, JobResult)],
+    longer: &[(Job, JobResult)],
+    c: Option<usize>,
+) -> Option<Vec<(Job, JobResult)>> {
+    results
+        .iter()
+        .map(|(j, r)| {
+            let same = |x: &Job| {
+                x.train_length == j.train_length && x.scheme == j.scheme && x.seed == j.seed
+            };
+            match longer.iter().find(|(x, _)| same(x)) {
+                None => Some((*j, r.clone())),
+                Some((_, lr)) => match c {
+                    None => Some((*j, lr.clone())),
+                    Some(c) => lr.as_of(c).map(|x| (*j, x)),
+                },
+            }
+        })
+        .collect()
+}
+
+/// The arms trained longer (`sweeps.longer`, the remedy the spec fixed for a conclusion
+/// that moves): with them in place of their scan runs, does every part keep its outcome
+/// at the checkpoints and the end of the longer training, and does their RF99 move less
+/// than their seeds' spread? Both are setup checks; they report what moved and cannot
+/// make the scan's own criteria hold.
+fn longer_stability(
+    p: &Params,
+    s: &Scan,
+    results: &[(Job, JobResult)],
+    longer: Option<&[(Job, JobResult)]>,
+    o: &mut Observations,
+) {
+    let Some(lg) = &s.sweeps.longer else { return };
+    let cps = &s.criteria.checkpoints;
+    let when = cps
+        .iter()
+        .map(|c| format!("{c}%"))
+        .chain(std::iter::once("100%".to_string()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let arms = lg
+        .arms
+        .iter()
+        .map(|a| {
+            format!(
+                "{} at L_tr = {} ({} steps)",
+                a.scheme, a.train_length, a.steps
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let claim_a = format!(
+        "the arms trained longer ({arms}; every seed): with them in place of their scan runs, every part of the claim has the same outcome at {when} of their training"
+    );
+    let claim_b = format!(
+        "the arms trained longer: at every L_ex, each model's RF99 at {when} of its training moves by less than the spread of the arm's final RF99 across the {} seeds, or not at all",
+        p.seeds.len()
+    );
+    let Some(longer) = longer else {
+        let why = "not run: the sweep's shards are not merged (bench/sweeps/trained-scan-longer/)";
+        o.observe(claim_a, false, why);
+        o.observe(claim_b, false, why);
+        return;
+    };
+    let word = |b: bool| if b { "holds" } else { "fails" };
+    // the parts at the scan's checkpoints and end, then at the longer runs'
+    let mut seqs: Vec<Option<Vec<(String, bool)>>> = (0..cps.len())
+        .map(|c| as_of(results, c).map(|r| part_outcomes(p, s, &r)))
+        .collect();
+    seqs.push(Some(part_outcomes(p, s, results)));
+    let base = seqs.len();
+    for c in (0..cps.len()).map(Some).chain(std::iter::once(None)) {
+        seqs.push(with_longer(results, longer, c).map(|r| part_outcomes(p, s, &r)));
+    }
+    let complete = seqs.iter().all(Option::is_some);
+    let mut moved = Vec::new();
+    let mut unmoved = 0;
+    if complete {
+        let seqs: Vec<Vec<(String, bool)>> = seqs.into_iter().flatten().collect();
+        for (name, _) in &seqs[base] {
+            let at = |v: &Vec<(String, bool)>| v.iter().find(|(n, _)| n == name).map(|x| x.1);
+            let all: Vec<Option<bool>> = seqs.iter().map(at).collect();
+            let tail = &all[base..];
+            if tail.iter().any(|x| *x != tail[0]) {
+                let show = |xs: &[Option<bool>]| {
+                    xs.iter()
+                        .map(|x| x.map_or("—", word))
+                        .collect::<Vec<_>>()
+                        .join(" → ")
+                };
+                moved.push(format!(
+                    "{name}: scan {}; trained longer {}",
+                    show(&all[..base]),
+                    show(tail)
+                ));
+            } else {
+                unmoved += 1;
+            }
+        }
+    }
+    o.observe(
+        claim_a,
+        complete && moved.is_empty(),
+        if !complete {
+            "a checkpoint's measurements are missing".to_string()
+        } else if moved.is_empty() {
+            format!("all {unmoved} parts keep their outcome over the longer training")
+        } else {
+            format!(
+                "{unmoved} parts keep their outcome; moved: {}",
+                moved.join("; ")
+            )
+        },
+    );
+    let (mut n, mut stable, mut missing) = (0usize, 0usize, Vec::new());
+    let mut moves = Vec::new();
+    let plans = p.plans();
+    for a in &lg.arms {
+        let rows: Vec<&(Job, JobResult)> = longer
+            .iter()
+            .filter(|(j, _)| j.train_length == a.train_length && j.scheme.label() == a.scheme)
+            .collect();
+        let Some(plan) = plans.iter().find(|x| x.train_length == a.train_length) else {
+            continue;
+        };
+        let l = plan.train_length;
+        for (k, &m) in plan.eval_multiples.iter().enumerate() {
+            let fin: Vec<usize> = rows
+                .iter()
+                .filter_map(|(_, r)| r.rf.get(k).copied())
+                .collect();
+            let spread = fin.iter().max().unwrap_or(&0) - fin.iter().min().unwrap_or(&0);
+            for (j, r) in &rows {
+                let Some(track) = rf_track(r, cps.len()) else {
+                    if k == 0 {
+                        missing.push(j.long_name());
+                    }
+                    continue;
+                };
+                n += 1;
+                let (mv, ok) = rf_stability(&track, k, spread);
+                if ok {
+                    stable += 1;
+                } else {
+                    moves.push(format!(
+                        "{} at L_ex {}: RF99 {} (moved {mv}, seed spread {spread})",
+                        j.long_name(),
+                        m * l,
+                        track
+                            .iter()
+                            .map(|c| c[k].to_string())
+                            .collect::<Vec<_>>()
+                            .join(" → ")
+                    ));
+                }
+            }
+        }
+    }
+    let mut ev = format!("{stable} of {n} (model, L_ex) pairs stable");
+    if !missing.is_empty() {
+        ev.push_str(&format!(
+            "; no checkpoint measurements: {}",
+            missing.join(", ")
+        ));
+    }
+    if !moves.is_empty() {
+        ev.push_str(&format!("; moved: {}", moves.join("; ")));
+    }
+    o.observe(claim_b, missing.is_empty() && moves.is_empty(), ev);
 }
 
 /// The setup's stability checks (the scan's criterion in place of loss flatness, fixed
@@ -687,6 +865,8 @@ pub(super) struct View<'a> {
     pub(super) ctx: &'a Ctx<'a>,
     pub(super) c: &'a attncheck_lm::corpus::Corpus,
     pub(super) results: &'a [(Job, JobResult)],
+    /// The arms trained longer, when the run has them.
+    pub(super) longer: Option<&'a [(Job, JobResult)]>,
     pub(super) windows: &'a [(Job, Vec<super::window::HeadWindow>)],
 }
 
@@ -700,6 +880,7 @@ pub(super) fn present(v: &View, o: &mut Presentation) {
     tables(v, o);
     theory(v, o);
     checkpoints(v, o);
+    longer_arms(v, o);
     certified_windows(v, o);
     plots(v, o);
     notes(v, o);
@@ -961,6 +1142,95 @@ fn theory(v: &View, o: &mut Presentation) {
         }
     }
     o.tables.push(t);
+}
+
+/// The arms trained longer: per arm and seed, the scan's run (its checkpoints and end)
+/// above the longer run's, RF99 at every L_ex and the extrapolation ratio.
+fn longer_arms(v: &View, o: &mut Presentation) {
+    let View { p, s, results, .. } = *v;
+    let Some(lg) = &s.sweeps.longer else { return };
+    let plans = p.plans();
+    let cr = &p.criteria;
+    let sc = &s.criteria;
+    let when: Vec<String> = sc
+        .checkpoints
+        .iter()
+        .map(|c| format!("{c}%"))
+        .chain(std::iter::once("100%".to_string()))
+        .collect();
+    let Some(longer) = v.longer else {
+        o.notes.push(format!(
+            "Arms are trained longer ({} arm(s), every seed; the spec's [profiles.full.scan.sweeps.longer]); that sweep's shards are not merged into this report yet (bench/sweeps/trained-scan-longer/), so its checks say \"not run\".",
+            lg.arms.len()
+        ));
+        return;
+    };
+    for a in &lg.arms {
+        let Some(plan) = plans.iter().find(|x| x.train_length == a.train_length) else {
+            continue;
+        };
+        let l = plan.train_length;
+        let at = At::new(plan, results);
+        let mut cols: Vec<String> = vec!["model".into(), "seed".into(), "steps".into()];
+        cols.extend(
+            plan.eval_multiples
+                .iter()
+                .map(|m| format!("RF99 @ {} ({})", m * l, when.join(" / "))),
+        );
+        cols.push(format!(
+            "ppl({}·L_tr)/ppl(L_tr) ({})",
+            cr.extrapolation_multiple,
+            when.join(" / ")
+        ));
+        let colrefs: Vec<&str> = cols.iter().map(String::as_str).collect();
+        let mut t = Table::new(
+            format!(
+                "L_tr = {l}, {}: trained longer — the scan's run ({} steps) and the longer run ({} steps), each at {} of its training",
+                a.scheme,
+                plan.steps,
+                a.steps,
+                when.join(", ")
+            ),
+            &colrefs,
+        );
+        let row = |j: &Job, r: &JobResult, steps: usize| {
+            let mut row = vec![j.scheme.label(), j.seed.to_string(), steps.to_string()];
+            let track = rf_track(r, sc.checkpoints.len());
+            for k in 0..plan.eval_multiples.len() {
+                row.push(match &track {
+                    Some(tr) => tr
+                        .iter()
+                        .map(|c| c[k].to_string())
+                        .collect::<Vec<_>>()
+                        .join(" / "),
+                    None => "—".into(),
+                });
+            }
+            let mut ratios: Vec<String> = (0..sc.checkpoints.len())
+                .map(|c| {
+                    r.as_of(c).map_or("—".into(), |x| {
+                        sig(at.ratio(&x, cr.extrapolation_multiple))
+                    })
+                })
+                .collect();
+            ratios.push(sig(at.ratio(r, cr.extrapolation_multiple)));
+            row.push(ratios.join(" / "));
+            row
+        };
+        for (j, r) in longer
+            .iter()
+            .filter(|(j, _)| j.train_length == l && j.scheme.label() == a.scheme)
+        {
+            if let Some((bj, br)) = results
+                .iter()
+                .find(|(x, _)| x.train_length == l && x.scheme == j.scheme && x.seed == j.seed)
+            {
+                t.row(row(bj, br, plan.steps));
+            }
+            t.row(row(j, r, a.steps));
+        }
+        o.tables.push(t);
+    }
 }
 
 /// The checkpoints: RF99 and the extrapolation ratio at each, beside the seed spread.
