@@ -656,6 +656,21 @@ fn run_shards(dir: &std::path::Path, n: usize, out: &str) {
     }
 }
 
+/// Asserts that every report file in `whole` is in `merged`, byte for byte; how many.
+fn same_reports(whole: &std::path::Path, merged: &std::path::Path) -> usize {
+    let mut compared = 0;
+    for f in std::fs::read_dir(whole).unwrap() {
+        let f = f.unwrap().path();
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            std::fs::read(&f).unwrap() == std::fs::read(merged.join(&name)).unwrap_or_default(),
+            "{name} differs between the unsharded and the merged run"
+        );
+        compared += 1;
+    }
+    compared
+}
+
 fn shard_file(dir: &std::path::Path, i: usize, n: usize) -> std::path::PathBuf {
     dir.join(format!(
         "positional/trained-model-claims.shard-{i}-of-{n}.json"
@@ -736,17 +751,7 @@ fn the_scan_has_one_shard_per_scheme_length_and_seed_and_merges_to_the_unsharded
     }
     run_ok(d.path(), &["merge", "shards", "--out", "merged"]);
     let whole = d.path().join("whole/positional");
-    let mut compared = 0;
-    for f in std::fs::read_dir(&whole).unwrap() {
-        let f = f.unwrap().path();
-        let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        let merged = d.path().join("merged/positional").join(&name);
-        assert!(
-            std::fs::read(&f).unwrap() == std::fs::read(&merged).unwrap_or_default(),
-            "{name} differs between the unsharded and the merged run"
-        );
-        compared += 1;
-    }
+    let compared = same_reports(&whole, &d.path().join("merged/positional"));
     // the report: JSON, Markdown, the certificate of the ALiBi models' windows, and per L_tr
     // the RF99, perplexity, validation-loss and cumulative-gradient plots
     assert_eq!(compared, 3 + 4 * 2, "{compared} files");
@@ -1253,18 +1258,7 @@ fn arms_trained_longer_are_a_sweep_that_merges_with_the_scan_shards_stored_befor
     let (code, t) = merge_code(d.path(), "shards", "merged");
     assert!(matches!(code, Some(0 | 1)), "{t}");
     let whole = d.path().join("whole/positional");
-    let mut compared = 0;
-    for f in std::fs::read_dir(&whole).unwrap() {
-        let f = f.unwrap().path();
-        let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        let merged = d.path().join("merged/positional").join(&name);
-        assert!(
-            std::fs::read(&f).unwrap() == std::fs::read(&merged).unwrap_or_default(),
-            "{name} differs between the unsharded and the merged run"
-        );
-        compared += 1;
-    }
-    assert!(compared >= 3);
+    assert!(same_reports(&whole, &d.path().join("merged/positional")) >= 3);
     let md = std::fs::read_to_string(whole.join("trained-model-claims.md")).unwrap();
     assert!(md.contains("L_tr = 8, sandwich: trained longer"), "{md}");
     assert!(

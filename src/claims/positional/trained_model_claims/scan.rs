@@ -1144,6 +1144,27 @@ fn theory(v: &View, o: &mut Presentation) {
     o.tables.push(t);
 }
 
+/// One model's RF99 at evaluation length k at every checkpoint and the end, `a / b / c`.
+fn rf_cell(track: Option<&[Vec<usize>]>, k: usize) -> Option<String> {
+    Some(
+        track?
+            .iter()
+            .map(|c| c[k].to_string())
+            .collect::<Vec<_>>()
+            .join(" / "),
+    )
+}
+
+/// One model's ppl(m·L_tr)/ppl(L_tr) at every one of its `checkpoints` and the end,
+/// `a / b / c` (`—` for a missing checkpoint).
+fn ratio_cell(at: &At, r: &JobResult, checkpoints: usize, m: usize) -> String {
+    let mut ratios: Vec<String> = (0..checkpoints)
+        .map(|c| r.as_of(c).map_or("—".into(), |x| sig(at.ratio(&x, m))))
+        .collect();
+    ratios.push(sig(at.ratio(r, m)));
+    ratios.join(" / ")
+}
+
 /// The arms trained longer: per arm and seed, the scan's run (its checkpoints and end)
 /// above the longer run's, RF99 at every L_ex and the extrapolation ratio.
 fn longer_arms(v: &View, o: &mut Presentation) {
@@ -1197,24 +1218,14 @@ fn longer_arms(v: &View, o: &mut Presentation) {
             let mut row = vec![j.scheme.label(), j.seed.to_string(), steps.to_string()];
             let track = rf_track(r, sc.checkpoints.len());
             for k in 0..plan.eval_multiples.len() {
-                row.push(match &track {
-                    Some(tr) => tr
-                        .iter()
-                        .map(|c| c[k].to_string())
-                        .collect::<Vec<_>>()
-                        .join(" / "),
-                    None => "—".into(),
-                });
+                row.push(rf_cell(track.as_deref(), k).unwrap_or_else(|| "—".into()));
             }
-            let mut ratios: Vec<String> = (0..sc.checkpoints.len())
-                .map(|c| {
-                    r.as_of(c).map_or("—".into(), |x| {
-                        sig(at.ratio(&x, cr.extrapolation_multiple))
-                    })
-                })
-                .collect();
-            ratios.push(sig(at.ratio(r, cr.extrapolation_multiple)));
-            row.push(ratios.join(" / "));
+            row.push(ratio_cell(
+                &at,
+                r,
+                sc.checkpoints.len(),
+                cr.extrapolation_multiple,
+            ));
             row
         };
         for (j, r) in longer
@@ -1274,28 +1285,18 @@ fn checkpoints(v: &View, o: &mut Presentation) {
             let spread = seed_spread(at, j.scheme);
             let mut row = vec![j.scheme.label(), j.seed.to_string()];
             let track = rf_track(r, sc.checkpoints.len());
-            for k in 0..at.plan.eval_multiples.len() {
-                row.push(match &track {
-                    Some(tr) => format!(
-                        "{} [{}]",
-                        tr.iter()
-                            .map(|c| c[k].to_string())
-                            .collect::<Vec<_>>()
-                            .join(" / "),
-                        spread[k]
-                    ),
+            for (k, sp) in spread.iter().enumerate() {
+                row.push(match rf_cell(track.as_deref(), k) {
+                    Some(c) => format!("{c} [{sp}]"),
                     None => "—".into(),
                 });
             }
-            let mut ratios: Vec<String> = (0..sc.checkpoints.len())
-                .map(|c| {
-                    r.as_of(c).map_or("—".into(), |x| {
-                        sig(at.ratio(&x, cr.extrapolation_multiple))
-                    })
-                })
-                .collect();
-            ratios.push(sig(at.ratio(r, cr.extrapolation_multiple)));
-            row.push(ratios.join(" / "));
+            row.push(ratio_cell(
+                at,
+                r,
+                sc.checkpoints.len(),
+                cr.extrapolation_multiple,
+            ));
             t.row(row);
         }
         o.tables.push(t);
