@@ -6,6 +6,7 @@ mod compare;
 mod elementary;
 mod exact;
 pub mod expr;
+mod f64iv;
 mod format;
 mod interval;
 pub mod layer_data;
@@ -22,6 +23,7 @@ pub use exact::{
     abbreviate_literal, check_literal_size, literal_digits, parse_rational, ParseRationalError,
     MAX_LITERAL_DIGITS,
 };
+pub use f64iv::F64Iv;
 pub use interval::{checked_prec, Interval};
 pub use mat::Mat;
 #[cfg(target_arch = "x86_64")]

@@ -13,6 +13,7 @@ mod common;
 mod compare;
 mod domain;
 mod elementary;
+mod f64tier;
 mod grammar;
 mod interval_api;
 mod itf1788;
