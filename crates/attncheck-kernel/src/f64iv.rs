@@ -276,17 +276,11 @@ impl F64Iv {
         }
     }
 
-    /// `|x|` (exact): itself when `a ≥ 0`, the negation when `b ≤ 0`, else `[0, max(−a, b)]`.
+    /// `|x|` (exact): `[max(a, −b, 0), max(−a, b)]`, one formula for the three sign cases
+    /// (a ≥ 0: `[a, b]`; b ≤ 0: `[−b, −a]`; a < 0 < b: `[0, max(−a, b)]`), so that no
+    /// boundary between the cases is a branch whose two sides agree there.
     pub fn abs(self) -> F64Iv {
-        F64Iv(self.0.map(|(a, b)| {
-            if a >= 0.0 {
-                (a, b)
-            } else if b <= 0.0 {
-                (-b, -a)
-            } else {
-                (0.0, b.max(-a))
-            }
-        }))
+        F64Iv(self.0.map(|(a, b)| (a.max(-b).max(0.0), b.max(-a))))
     }
 
     /// `min(x, y)` (exact): increasing in both, so `[min(a, c), min(b, d)]`.
