@@ -6,7 +6,7 @@ mod compare;
 mod elementary;
 mod exact;
 pub mod expr;
-mod f64iv;
+pub mod f64iv;
 mod format;
 mod interval;
 pub mod layer_data;
