@@ -847,6 +847,25 @@ fn layer_datum_budgets_name_what_they_would_cost() {
             stored: 4_301_015_040
         })
     );
+    // a coordinate trace stores every token's n·d coordinates per step: (K + 1)·runs·n·d·2p,
+    // with n = 2 tokens of d = 3 (n·d = 6; not n + d = 5, not n/d = 0)
+    let l = LayerData::new(
+        Mat::identity(3),
+        Mat::identity(3),
+        Mat::identity(3),
+        q("1/10"),
+        1023,
+        vec![ones(2, 3)],
+    )
+    .unwrap();
+    let p = 400_000; // 1024 · 1 · 6 · 2 · 400 000 = 4 915 200 000 > 2^32 (with 5: 4 096 000 000 ≤ 2^32)
+    assert_eq!(
+        l.coord(p, &z, &z, &z, &z),
+        Err(QueryError::Stored {
+            prec: p,
+            stored: 4_915_200_000
+        })
+    );
     // the messages say so
     assert!(QueryError::Traces.to_string().contains("at most 16"));
     assert!(QueryError::DualDim(17).to_string().contains("d ≤ 16"));
