@@ -4,16 +4,18 @@
 use super::datum::Data;
 use super::sandwich;
 use super::syntax::{err, ExprError};
-use super::units::{limbs, MAX_EXACT_BITS, MAX_WORK, WORDS_PER_UNIT};
+use super::tier::{Mpfr, Tier};
+use super::units::{limbs, MAX_WORK, WORDS_PER_UNIT};
 use crate::Interval;
 use rug::Rational;
 use std::collections::HashMap;
 
-/// A value: exact while possible, else an outward interval, or undefined.
+/// A value: exact while possible, else an outward enclosure (an MPFR [`Interval`], or
+/// the f64 tier's [`crate::F64Iv`] in the f64 pass: [`super::tier`]), or undefined.
 #[derive(Clone, Debug)]
-pub(super) enum Val {
+pub(super) enum Val<I = Interval> {
     Q(Rational),
-    I(Interval),
+    I(I),
     /// The term may have no value: a partial operation (`ln`, `sqrt`, `/`, `pow` with
     /// a negative exponent) met an argument that is exactly outside its domain or
     /// whose enclosure touches or crosses the domain's edge. Every operation on it
@@ -34,27 +36,28 @@ impl Val {
             Val::Undef => Interval::entire(p),
         }
     }
+    pub(super) fn q(q: Rational, p: u32) -> Val {
+        Mpfr::q(q, p)
+    }
+}
+
+impl<I> Val<I> {
     pub(super) fn is_undef(&self) -> bool {
         matches!(self, Val::Undef)
     }
     /// `Undef` from a partial operation's `None` (argument not inside its domain).
-    pub(super) fn checked(i: Option<Interval>) -> Val {
+    pub(super) fn checked(i: Option<I>) -> Val<I> {
         i.map_or(Val::Undef, Val::I)
-    }
-    pub(super) fn q(q: Rational, p: u32) -> Val {
-        if q.numer().significant_bits() + q.denom().significant_bits() > MAX_EXACT_BITS {
-            Val::I(Interval::from_rational(p, &q))
-        } else {
-            Val::Q(q)
-        }
     }
 }
 
-pub(super) struct Env<'a> {
+/// One evaluation's environment, in one tier ([`super::tier`]; the MPFR one unless
+/// said otherwise).
+pub(super) struct Env<'a, T: Tier = Mpfr> {
     pub(super) prec: u32,
     /// The bound variables, innermost last: a `forall`/`sum` variable's integer, a
     /// `let` variable's value (computed once per evaluation of its `let`).
-    pub(super) vars: Vec<(&'a str, Val)>,
+    pub(super) vars: Vec<(&'a str, Val<T::Iv>)>,
     pub(super) data: &'a Data,
     /// Memo of `sandwich-centred` (frequencies and values).
     pub(super) sandwich: &'a sandwich::Memo,
@@ -63,6 +66,10 @@ pub(super) struct Env<'a> {
     /// What exact arithmetic on big rationals may still cost, shared by every formula
     /// of the statement ([`Env::charge`]).
     pub(super) budget: &'a Budget,
+    /// `None`: each charge is taken from `budget` as it comes (the MPFR pass). `Some`:
+    /// the units charged so far, counted and not taken (the f64 pass, which takes the
+    /// total only once it has decided: [`super::tier`], 4.).
+    pub(super) tally: Option<u128>,
 }
 
 /// What the evaluation of one statement shares across its formulas: the memo of
@@ -94,9 +101,13 @@ impl Budget {
             })
             .is_ok()
     }
+    /// The units left.
+    pub fn left(&self) -> u128 {
+        u128::from(self.exact.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
-impl<'a> Env<'a> {
+impl<'a, T: Tier> Env<'a, T> {
     /// Charges an exact operation on `x` and `y` to the work budget: their sizes are
     /// known only now, so a formula whose exact rationals grow (up to MAX_EXACT_BITS
     /// each, where they become intervals) stops with an error at the budget instead
@@ -113,6 +124,15 @@ impl<'a> Env<'a> {
         if cost == 0 {
             return Ok(());
         }
+        if let Some(tally) = &mut self.tally {
+            // the f64 pass: counted, and stopped (the obligation escalates, and the MPFR
+            // pass fails here with the message below) once it could not be taken
+            *tally += cost;
+            if *tally > self.budget.left() {
+                return err(offset, "the work budget: left to the MPFR pass");
+            }
+            return Ok(());
+        }
         if !self.budget.take(cost) {
             return err(
                 offset,
@@ -126,7 +146,7 @@ impl<'a> Env<'a> {
         Ok(())
     }
 
-    pub(super) fn lookup(&self, name: &str) -> Option<&Val> {
+    pub(super) fn lookup(&self, name: &str) -> Option<&Val<T::Iv>> {
         self.vars
             .iter()
             .rev()

@@ -28,5 +28,6 @@ mod signs;
 mod softmax;
 mod statement;
 mod terms;
+mod tiers;
 mod weights;
 mod weights_model;
