@@ -265,6 +265,37 @@ proptest! {
         }
     }
 
+    /// The premise of `check`'s escalation (`expr::tier`, 2.): from 53 bits up, every
+    /// MPFR enclosure of a random term lies inside its f64 enclosure, node by node (every
+    /// subterm is a root of another draw), and the MPFR tier is undefined only where the
+    /// f64 tier is; so every comparison the f64 tier decides, MPFR at that precision
+    /// decides alike.
+    #[test]
+    fn f64_enclosures_contain_the_mpfr_ones_from_53_bits(s in term(), t in term()) {
+        for p in [53u32, 54, 64, 113, 128] {
+            let (fs, ft) = (eval_f64(&s), eval_f64(&t));
+            let (ms, mt) = (eval_mp(&s, p), eval_mp(&t, p));
+            for (f, m, x) in [(fs, &ms, &s), (ft, &mt, &t)] {
+                match (f.to_interval(REF), m) {
+                    (Some(fi), Some(mi)) => prop_assert!(
+                        fi.contains(mi), "{} bits: f64 {:?} ⊉ MPFR {:?} for {:?}", p, f, mi, x
+                    ),
+                    (Some(_), None) => prop_assert!(
+                        false, "{} bits: MPFR undefined, f64 {:?} for {:?}", p, f, x
+                    ),
+                    (None, _) => {}
+                }
+            }
+            let (df, dm) = (decisions_f64(fs, ft), decisions_mp(&ms, &mt));
+            for (f, m) in df.iter().zip(dm) {
+                prop_assert!(
+                    *f == Certainty::Unknown || *f == m,
+                    "{} bits: f64 decides {:?}, MPFR {:?}: {:?} vs {:?}", p, df, dm, s, t
+                );
+            }
+        }
+    }
+
     /// Rationals of every scale: the enclosure contains them, is a point exactly when
     /// the rational is a binary64 number, and is otherwise two adjacent numbers.
     #[test]

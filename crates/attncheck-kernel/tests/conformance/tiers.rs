@@ -119,6 +119,7 @@ fn literal() -> impl Strategy<Value = String> {
         2 => prop::sample::select(vec![
             "0", "-0", "0.1", "0.3", "-0.7", "1e-3", "2^-1074", "2^-1080", "2^1023", "2^1024",
             "10^300", "1e-320", "-1e-400", "709.78", "710", "-745.2", "1000", "1/3",
+            "9007199254740993", "-100000000000000001/3", "1/9007199254740993", "3^50000",
         ])
         .prop_map(String::from),
     ]
@@ -468,4 +469,70 @@ fn a_formula_past_the_budget_is_refused_alike_in_both_tiers() {
         .decide(&Budget::new(need - 1), Tiers::MpfrOnly)
         .expect_err("one unit short");
     assert_eq!(e2, e1);
+}
+
+/// Rationals converted to the f64 tier (the quotient of two binary64 integers by one
+/// division, exact only for a power-of-two denominator): integers past 2⁵³ and
+/// quotients that are not binary64 numbers are enclosed, never rounded to a point. A
+/// point would decide these, and wrongly (2⁵³ + 1 rounds to 2⁵³; RN(1/3) < 1/3).
+#[test]
+fn rationals_past_binary64_are_enclosed_in_the_f64_tier_not_rounded() {
+    for (f, want) in [
+        (
+            "(> (max 9007199254740993 (exp -100)) 9007199254740992)",
+            True,
+        ),
+        (
+            "(< (max 9007199254740993 (exp -100)) 9007199254740994)",
+            True,
+        ),
+        ("(< (max 1/3 (exp -100)) 1/3)", Unknown),
+        ("(> (max 1/3 (exp -100)) 1/3)", Unknown),
+        ("(= (max 3/4 (exp -100)) 0.75)", True),
+        (
+            "(= (max -9007199254740992 (neg (exp 100))) -9007199254740992)",
+            True,
+        ),
+        ("(> (min 1/9007199254740993 (exp 100)) 0)", True),
+        (
+            "(< (max 100000000000000001/3 (exp -100)) 33333333333333334)",
+            True,
+        ),
+    ] {
+        assert_eq!(both(f, 128).0, want, "{f}");
+    }
+    // the exact dyadics are points in both tiers: decided in f64
+    assert_eq!(both("(= (max 3/4 (exp -100)) 0.75)", 128).1, Decided::F64);
+}
+
+/// Each comparison on enclosures decided in f64 as MPFR decides it (e, π, √2 apart from
+/// 2, 3 and each other), and `Unknown` on an enclosure against itself.
+#[test]
+fn each_comparison_of_enclosures_is_decided_in_f64_as_in_mpfr() {
+    let terms = ["(exp 1)", "pi", "(sqrt 2)", "2", "3", "(neg (ln 3))"];
+    let mut by_f64 = 0;
+    for op in ["<", "<=", ">", ">=", "="] {
+        for a in terms {
+            for b in terms {
+                let (c, who) = both(&format!("({op} {a} {b})"), 128);
+                if a == b && !a.starts_with(|ch: char| ch.is_ascii_digit()) {
+                    assert_eq!((c, who), (Unknown, Decided::Mpfr), "({op} {a} {b})");
+                } else {
+                    assert_ne!(c, Unknown, "({op} {a} {b})");
+                    by_f64 += usize::from(who == Decided::F64);
+                }
+            }
+        }
+    }
+    // every pair of distinct terms, and the integers against themselves, in f64
+    assert_eq!(by_f64, 5 * (6 * 5 + 2));
+}
+
+/// A literal past the exact size (3⁵⁰⁰⁰⁰: 79,249 bits) is an MPFR enclosure when read;
+/// the f64 tier takes it outward ([M, +∞]) and still decides what that decides.
+#[test]
+fn a_literal_past_the_exact_size_is_taken_outward_into_the_f64_tier() {
+    assert_eq!(both("(> 3^50000 (exp 1))", 128), (True, Decided::F64));
+    assert_eq!(both("(< (neg 3^50000) -10^300)", 128), (True, Decided::F64));
+    assert_eq!(both("(< 3^50000 3^50001)", 128).1, Decided::Mpfr);
 }
