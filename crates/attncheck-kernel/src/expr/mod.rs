@@ -384,7 +384,7 @@ impl Prepared<'_> {
         self.check_tiers(budget, Tiers::MpfrOnly)
     }
 
-    /// Decides the formula in `tiers` ([`tier`]): with [`Tiers::F64ThenMpfr`], the f64
+    /// Decides the formula in `tiers` (the README's "Two tiers"; `expr/tier.rs`): with [`Tiers::F64ThenMpfr`], the f64
     /// tier first, and the MPFR tier when the f64 pass stops. The same answer, the same
     /// charges to `budget` and the same errors as [`Self::check`].
     pub fn check_tiers(&self, budget: &Budget, tiers: Tiers) -> Result<Certainty, ExprError> {
@@ -410,7 +410,7 @@ impl Prepared<'_> {
 
     /// The f64 pass alone (whatever [`Self::f64_tried`] says): its decision, with its
     /// charges taken from `budget`, or `None` when it stopped (an `Unknown` comparison,
-    /// an operation it lacks, an error, charges the budget cannot give: [`tier`]),
+    /// an operation it lacks, an error, charges the budget cannot give: `expr/tier.rs`),
     /// having taken nothing.
     pub fn f64_pass(&self, budget: &Budget) -> Option<Certainty> {
         let mut env = self.env::<F64>(budget, Some(0));
