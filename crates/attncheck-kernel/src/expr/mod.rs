@@ -384,9 +384,10 @@ impl Prepared<'_> {
         self.check_tiers(budget, Tiers::MpfrOnly)
     }
 
-    /// Decides the formula in `tiers` (the README's "Two tiers"; `expr/tier.rs`): with [`Tiers::F64ThenMpfr`], the f64
-    /// tier first, and the MPFR tier when the f64 pass stops. The same answer, the same
-    /// charges to `budget` and the same errors as [`Self::check`].
+    /// Decides the formula in `tiers` (the README's "Two tiers"; `expr/tier.rs`): with
+    /// [`Tiers::F64ThenMpfr`], the f64 tier first, and the MPFR tier when the f64 pass
+    /// stops. The same answer, the same charges to `budget` and the same errors as
+    /// [`Self::check`].
     pub fn check_tiers(&self, budget: &Budget, tiers: Tiers) -> Result<Certainty, ExprError> {
         Ok(self.decide(budget, tiers)?.0)
     }
