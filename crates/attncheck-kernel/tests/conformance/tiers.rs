@@ -526,6 +526,33 @@ fn each_comparison_of_enclosures_is_decided_in_f64_as_in_mpfr() {
     }
     // every pair of distinct terms, and the integers against themselves, in f64
     assert_eq!(by_f64, 5 * (6 * 5 + 2));
+    // enclosures that are points (max of 3/4 and a tiny e⁻¹⁰⁰: 3/4 as an f64 enclosure)
+    // against a touching, a larger and a smaller value: where `<` and `≤` part
+    let x = "(max 3/4 (exp -100))";
+    for (op, want) in [
+        ("<", [False, True, False]),
+        ("<=", [True, True, False]),
+        (">", [False, False, True]),
+        (">=", [True, False, True]),
+        ("=", [True, False, False]),
+    ] {
+        for (b, w) in ["0.75", "1", "1/2"].into_iter().zip(want) {
+            assert_eq!(
+                both(&format!("({op} {x} {b})"), 128),
+                (w, Decided::F64),
+                "({op} {x} {b})"
+            );
+            let flipped = match op {
+                "<" => ">",
+                "<=" => ">=",
+                ">" => "<",
+                ">=" => "<=",
+                _ => "=",
+            };
+            let g = format!("({flipped} {b} {x})");
+            assert_eq!(both(&g, 128), (w, Decided::F64), "{g}");
+        }
+    }
 }
 
 /// A literal past the exact size (3⁵⁰⁰⁰⁰: 79,249 bits) is an MPFR enclosure when read;
