@@ -5,9 +5,8 @@
 
 use super::ops::{int_atom, let_var, range, var_name};
 use super::syntax::{err, ExprError, Sexp};
-use super::tier::Tier;
 use super::units::MAX_EXACT_BITS;
-use super::value::{Env, Val};
+use super::value::{Env, Tier, Val};
 use crate::{Certainty, Interval};
 use rug::Rational;
 

@@ -92,9 +92,10 @@ pub use value::Budget;
 use eval::{formula, term};
 use grammar::Validator;
 use syntax::err;
-use tier::{f64_handles, Mpfr, Tier, F64};
+use tier::f64_handles;
 use units::budget_error;
 use value::{Env, Val};
+use value::{Mpfr, Tier, F64};
 
 /// Parses one S-expression (the whole text) and rewrites its building blocks into
 /// their expansions ([`blocks::expand`]): what every other reader of a formula sees.

@@ -62,8 +62,7 @@ use super::data::data_op;
 use super::eval::{round_iv, term};
 use super::ops::{lookup, Kind};
 use super::syntax::{err, ExprError, Sexp};
-use super::units::MAX_EXACT_BITS;
-use super::value::{Env, Val};
+use super::value::{Env, Mpfr, Tier, Val, F64};
 use crate::{checked_prec, Certainty, F64Iv, Interval};
 use rug::Rational;
 
@@ -90,72 +89,6 @@ pub enum Decided {
 /// The least precision at which an MPFR enclosure is inside the f64 one of the same
 /// term (module docs, 2.): below it the f64 tier is not tried.
 pub const F64_TIER_MIN_PREC: u32 = 53;
-
-/// One tier of the evaluator: the enclosure type of inexact values and its operations.
-/// Every operation's result encloses the exact result on the enclosed arguments; a
-/// partial one is `None` (the term is undefined) where [`Interval`]'s `checked_*` is.
-/// An operation the tier does not implement is an error, which stops the f64 pass.
-pub(super) trait Tier: Sized {
-    /// The enclosure of an inexact value.
-    type Iv: Clone + std::fmt::Debug;
-    /// Whether a comparison left `Unknown` stops the evaluation (the f64 pass: the
-    /// obligation escalates).
-    const STOP_AT_UNKNOWN: bool;
-    /// Encloses an exact rational.
-    fn from_q(q: &Rational, p: u32) -> Self::Iv;
-    /// A literal read by [`super::prepare`] (exact, or an MPFR enclosure at p bits).
-    fn literal(v: &Val) -> Val<Self::Iv>;
-    /// The whole line (only for the undefined value, which no operation reads).
-    fn entire(p: u32) -> Self::Iv;
-    fn pi(p: u32, o: usize) -> Result<Self::Iv, ExprError>;
-    fn add(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
-    /// `a += b` (in place: no allocation in a `sum`'s loop).
-    fn add_assign(a: &mut Self::Iv, b: &Self::Iv);
-    fn sub(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
-    fn mul(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
-    fn neg(a: Self::Iv) -> Self::Iv;
-    fn abs(a: &Self::Iv) -> Self::Iv;
-    fn min(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
-    fn max(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
-    fn div(a: &Self::Iv, b: &Self::Iv) -> Option<Self::Iv>;
-    fn exp(a: &Self::Iv) -> Self::Iv;
-    fn ln(a: &Self::Iv) -> Option<Self::Iv>;
-    fn sqrt(a: &Self::Iv) -> Option<Self::Iv>;
-    fn sin_cos(a: &Self::Iv, sin: bool, o: usize) -> Result<Self::Iv, ExprError>;
-    fn powi(a: &Self::Iv, n: i32, o: usize) -> Result<Option<Self::Iv>, ExprError>;
-    /// `⌈x⌉` or `⌊x⌋` of an enclosure (exact when it lands on one integer).
-    fn round(a: &Self::Iv, ceil: bool, o: usize) -> Result<Val<Self::Iv>, ExprError>;
-    /// `op` (`<`, `<=`, `>`, `>=`, `=`) on two enclosures.
-    fn compare(op: &str, a: &Self::Iv, b: &Self::Iv) -> Certainty;
-    /// A data operation (`Ok(None)`: `op` is not one).
-    fn data_op<'a>(
-        op: &str,
-        args: &'a [Sexp],
-        o: usize,
-        env: &mut Env<'a, Self>,
-    ) -> Result<Option<Val<Self::Iv>>, ExprError>;
-
-    /// A rational result: exact up to [`MAX_EXACT_BITS`], then its enclosure.
-    fn q(q: Rational, p: u32) -> Val<Self::Iv> {
-        if q.numer().significant_bits() + q.denom().significant_bits() > MAX_EXACT_BITS {
-            Val::I(Self::from_q(&q, p))
-        } else {
-            Val::Q(q)
-        }
-    }
-    /// The enclosure of a value (the whole line for the undefined one, which every
-    /// operation tests for first).
-    fn iv(v: &Val<Self::Iv>, p: u32) -> Self::Iv {
-        match v {
-            Val::Q(q) => Self::from_q(q, p),
-            Val::I(i) => i.clone(),
-            Val::Undef => Self::entire(p),
-        }
-    }
-}
-
-/// The MPFR tier at the evaluation's precision: every operation, the reference.
-pub(super) struct Mpfr;
 
 impl Tier for Mpfr {
     type Iv = Interval;
@@ -235,10 +168,6 @@ impl Tier for Mpfr {
         data_op(op, args, o, env, term::<Mpfr>)
     }
 }
-
-/// The f64 tier: the operations [`F64Iv`] implements (+ − × ÷ √ exp ln |·| min max, π),
-/// every other one an error that stops the pass (module docs).
-pub(super) struct F64;
 
 /// The error that stops the f64 pass at an operation it does not implement. Never
 /// shown: the MPFR pass decides the obligation instead.

@@ -3,10 +3,9 @@
 
 use super::datum::Data;
 use super::sandwich;
-use super::syntax::{err, ExprError};
-use super::tier::{Mpfr, Tier};
-use super::units::{limbs, MAX_WORK, WORDS_PER_UNIT};
-use crate::Interval;
+use super::syntax::{err, ExprError, Sexp};
+use super::units::{limbs, MAX_EXACT_BITS, MAX_WORK, WORDS_PER_UNIT};
+use crate::{Certainty, Interval};
 use rug::Rational;
 use std::collections::HashMap;
 
@@ -154,3 +153,76 @@ impl<'a, T: Tier> Env<'a, T> {
             .map(|(_, v)| v)
     }
 }
+
+// ----- the tiers (their operations: `tier.rs`, which imports this module, never the
+// other way round) -----
+
+/// One tier of the evaluator: the enclosure type of inexact values and its operations.
+/// Every operation's result encloses the exact result on the enclosed arguments; a
+/// partial one is `None` (the term is undefined) where [`Interval`]'s `checked_*` is.
+/// An operation the tier does not implement is an error, which stops the f64 pass.
+pub(super) trait Tier: Sized {
+    /// The enclosure of an inexact value.
+    type Iv: Clone + std::fmt::Debug;
+    /// Whether a comparison left `Unknown` stops the evaluation (the f64 pass: the
+    /// obligation escalates).
+    const STOP_AT_UNKNOWN: bool;
+    /// Encloses an exact rational.
+    fn from_q(q: &Rational, p: u32) -> Self::Iv;
+    /// A literal read by [`super::prepare`] (exact, or an MPFR enclosure at p bits).
+    fn literal(v: &Val) -> Val<Self::Iv>;
+    /// The whole line (only for the undefined value, which no operation reads).
+    fn entire(p: u32) -> Self::Iv;
+    fn pi(p: u32, o: usize) -> Result<Self::Iv, ExprError>;
+    fn add(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
+    /// `a += b` (in place: no allocation in a `sum`'s loop).
+    fn add_assign(a: &mut Self::Iv, b: &Self::Iv);
+    fn sub(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
+    fn mul(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
+    fn neg(a: Self::Iv) -> Self::Iv;
+    fn abs(a: &Self::Iv) -> Self::Iv;
+    fn min(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
+    fn max(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
+    fn div(a: &Self::Iv, b: &Self::Iv) -> Option<Self::Iv>;
+    fn exp(a: &Self::Iv) -> Self::Iv;
+    fn ln(a: &Self::Iv) -> Option<Self::Iv>;
+    fn sqrt(a: &Self::Iv) -> Option<Self::Iv>;
+    fn sin_cos(a: &Self::Iv, sin: bool, o: usize) -> Result<Self::Iv, ExprError>;
+    fn powi(a: &Self::Iv, n: i32, o: usize) -> Result<Option<Self::Iv>, ExprError>;
+    /// `⌈x⌉` or `⌊x⌋` of an enclosure (exact when it lands on one integer).
+    fn round(a: &Self::Iv, ceil: bool, o: usize) -> Result<Val<Self::Iv>, ExprError>;
+    /// `op` (`<`, `<=`, `>`, `>=`, `=`) on two enclosures.
+    fn compare(op: &str, a: &Self::Iv, b: &Self::Iv) -> Certainty;
+    /// A data operation (`Ok(None)`: `op` is not one).
+    fn data_op<'a>(
+        op: &str,
+        args: &'a [Sexp],
+        o: usize,
+        env: &mut Env<'a, Self>,
+    ) -> Result<Option<Val<Self::Iv>>, ExprError>;
+
+    /// A rational result: exact up to [`MAX_EXACT_BITS`], then its enclosure.
+    fn q(q: Rational, p: u32) -> Val<Self::Iv> {
+        if q.numer().significant_bits() + q.denom().significant_bits() > MAX_EXACT_BITS {
+            Val::I(Self::from_q(&q, p))
+        } else {
+            Val::Q(q)
+        }
+    }
+    /// The enclosure of a value (the whole line for the undefined one, which every
+    /// operation tests for first).
+    fn iv(v: &Val<Self::Iv>, p: u32) -> Self::Iv {
+        match v {
+            Val::Q(q) => Self::from_q(q, p),
+            Val::I(i) => i.clone(),
+            Val::Undef => Self::entire(p),
+        }
+    }
+}
+
+/// The MPFR tier at the evaluation's precision: every operation, the reference.
+pub(super) struct Mpfr;
+
+/// The f64 tier: the operations [`crate::F64Iv`] implements (+ − × ÷ √ exp ln |·| min max, π),
+/// every other one an error that stops the pass (module docs).
+pub(super) struct F64;
