@@ -6,6 +6,7 @@ mod compare;
 mod elementary;
 mod exact;
 pub mod expr;
+pub mod f64iv;
 mod format;
 mod interval;
 pub mod layer_data;
@@ -22,10 +23,12 @@ pub use exact::{
     abbreviate_literal, check_literal_size, literal_digits, parse_rational, ParseRationalError,
     MAX_LITERAL_DIGITS,
 };
+pub use expr::Tiers;
+pub use f64iv::F64Iv;
 pub use interval::{checked_prec, Interval};
 pub use mat::Mat;
 #[cfg(target_arch = "x86_64")]
 pub use signs::V4Popcnt;
 pub use signs::{GramBuild, GramScan, SignMatrix};
 pub use softmax::{dot, log_sum_exp, mat_vec, softmax, softmax_into};
-pub use statement::{check, Checked, Decision, Expect, Obligation, Statement};
+pub use statement::{check, check_with, Checked, Decision, Expect, Obligation, Statement};

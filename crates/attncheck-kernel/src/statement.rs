@@ -13,7 +13,7 @@
 //! spec names it in `refutes`). The statement is *as expected* when every
 //! obligation comes out as its expectation says.
 
-use super::expr::{self, Data, Datum, ExprError};
+use super::expr::{self, Data, Datum, ExprError, Tiers};
 use super::Certainty;
 use serde::{Deserialize, Serialize};
 
@@ -258,7 +258,20 @@ pub struct CheckError {
 /// over-budget certificate is refused before anything runs; the error names the
 /// first obligation by index at which the running total passes the budget (issue
 /// #38: the budget bounded each formula alone until then).
+///
+/// Each obligation is decided first in the f64 tier and, where that tier leaves a
+/// comparison undecided or lacks an operation, at `prec` bits in MPFR (issue #41:
+/// [`check_with`], whose [`Tiers::MpfrOnly`] gives the same decisions, charges and
+/// errors).
 pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
+    check_with(st, prec, Tiers::F64ThenMpfr)
+}
+
+/// [`check`] in the given tiers: [`Tiers::MpfrOnly`] decides every obligation in MPFR
+/// at `prec` bits alone (the reference the f64 tier is tested against); the decisions,
+/// the work charged and every refusal are the same as with [`Tiers::F64ThenMpfr`]
+/// (`expr::tier`'s argument).
+pub fn check_with(st: &Statement, prec: u32, tiers: Tiers) -> Result<Checked, CheckError> {
     use rayon::prelude::*;
     let at = |index: usize| {
         move |error| CheckError {
@@ -274,7 +287,7 @@ pub fn check(st: &Statement, prec: u32) -> Result<Checked, CheckError> {
         .zip(&st.obligations)
         .enumerate()
         .map(|(index, (f, o))| {
-            let result = f.check(&budget).map_err(at(index))?;
+            let result = f.check_tiers(&budget, tiers).map_err(at(index))?;
             Ok(Decision {
                 name: o.name.clone(),
                 result,

@@ -1,11 +1,12 @@
 //! The evaluator: terms, comparisons and formulas, over the values and the
-//! environment of [`super::value`]; data operations by [`super::data`].
+//! environment of [`super::value`], in either tier of [`super::tier`] (the same code
+//! for both: the exact arithmetic is the same, only the enclosures differ); data
+//! operations by [`super::data`].
 
-use super::data::data_op;
 use super::ops::{int_atom, let_var, range, var_name};
 use super::syntax::{err, ExprError, Sexp};
 use super::units::MAX_EXACT_BITS;
-use super::value::{Env, Val};
+use super::value::{Env, Tier, Val};
 use crate::{Certainty, Interval};
 use rug::Rational;
 
@@ -32,18 +33,21 @@ pub(super) fn round_iv(x: &Interval, ceil: bool) -> Val {
     Val::I(Interval::from_endpoints(lo, hi))
 }
 
-pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError> {
+pub(super) fn term<'a, T: Tier>(
+    e: &'a Sexp,
+    env: &mut Env<'a, T>,
+) -> Result<Val<T::Iv>, ExprError> {
     let p = env.prec;
     match e {
         Sexp::Atom(a, o) => {
             if a == "pi" {
-                return Ok(Val::I(Interval::pi(p)));
+                return Ok(Val::I(T::pi(p, *o)?));
             }
             if let Some(v) = env.lookup(a) {
                 return Ok(v.clone());
             }
             match env.literals.get(o) {
-                Some(v) => Ok(v.clone()),
+                Some(v) => Ok(T::literal(v)),
                 None => err(
                     *o,
                     format!("`{a}` is neither a number nor a bound variable"),
@@ -55,7 +59,7 @@ pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError>
                 return err(*o, "expected an operator");
             };
             let args = &items[1..];
-            if let Some(v) = data_op(op, args, *o, env, term)? {
+            if let Some(v) = T::data_op(op, args, *o, env)? {
                 return Ok(v);
             }
             let arity = |n: usize| -> Result<(), ExprError> {
@@ -80,11 +84,15 @@ pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError>
                             (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
                             (Val::Q(a), Val::Q(b)) => {
                                 env.charge(*o, &a, &b)?;
-                                Val::q(if op == "+" { a + b } else { a * b }, p)
+                                T::q(if op == "+" { a + b } else { a * b }, p)
                             }
                             (a, b) => {
-                                let (a, b) = (a.iv(p), b.iv(p));
-                                Val::I(if op == "+" { &a + &b } else { &a * &b })
+                                let (a, b) = (T::iv(&a, p), T::iv(&b, p));
+                                Val::I(if op == "+" {
+                                    T::add(&a, &b)
+                                } else {
+                                    T::mul(&a, &b)
+                                })
                             }
                         };
                     }
@@ -94,7 +102,7 @@ pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError>
                     if args.len() == 1 {
                         return Ok(match term(&args[0], env)? {
                             Val::Q(q) => Val::Q(-q),
-                            Val::I(i) => Val::I(-i),
+                            Val::I(i) => Val::I(T::neg(i)),
                             Val::Undef => Val::Undef,
                         });
                     }
@@ -106,9 +114,9 @@ pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError>
                         (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
                         (Val::Q(a), Val::Q(b)) => {
                             env.charge(*o, &a, &b)?;
-                            Val::q(a - b, p)
+                            T::q(a - b, p)
                         }
-                        (a, b) => Val::I(&a.iv(p) - &b.iv(p)),
+                        (a, b) => Val::I(T::sub(&T::iv(&a, p), &T::iv(&b, p))),
                     })
                 }
                 "/" => {
@@ -119,9 +127,9 @@ pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError>
                         (_, Val::Q(b)) if b == 0 => Val::Undef,
                         (Val::Q(a), Val::Q(b)) => {
                             env.charge(*o, &a, &b)?;
-                            Val::q(a / b, p)
+                            T::q(a / b, p)
                         }
-                        (a, b) => Val::checked(a.iv(p).checked_div(&b.iv(p))),
+                        (a, b) => Val::checked(T::div(&T::iv(&a, p), &T::iv(&b, p))),
                     })
                 }
                 "exp" | "ln" | "sqrt" | "sin" | "cos" => {
@@ -136,20 +144,20 @@ pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError>
                     if outside {
                         return Ok(Val::Undef);
                     }
-                    let x = x.iv(p);
+                    let x = T::iv(&x, p);
                     Ok(match op.as_str() {
-                        "exp" => Val::I(x.exp()),
-                        "ln" => Val::checked(x.checked_ln()),
-                        "sqrt" => Val::checked(x.checked_sqrt()),
-                        "sin" => Val::I(x.sin()),
-                        _ => Val::I(x.cos()),
+                        "exp" => Val::I(T::exp(&x)),
+                        "ln" => Val::checked(T::ln(&x)),
+                        "sqrt" => Val::checked(T::sqrt(&x)),
+                        "sin" => Val::I(T::sin_cos(&x, true, *o)?),
+                        _ => Val::I(T::sin_cos(&x, false, *o)?),
                     })
                 }
                 "abs" => {
                     arity(1)?;
                     Ok(match term(&args[0], env)? {
                         Val::Q(q) => Val::Q(q.abs()),
-                        Val::I(i) => Val::I(i.abs()),
+                        Val::I(i) => Val::I(T::abs(&i)),
                         Val::Undef => Val::Undef,
                     })
                 }
@@ -160,7 +168,7 @@ pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError>
                             env.charge(*o, &q, &q)?;
                             Val::Q(if op == "ceil" { q.ceil() } else { q.floor() })
                         }
-                        Val::I(i) => round_iv(&i, op == "ceil"),
+                        Val::I(i) => T::round(&i, op == "ceil", *o)?,
                         Val::Undef => Val::Undef,
                     })
                 }
@@ -175,8 +183,12 @@ pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError>
                             Val::Q(if (op == "min") == (a < b) { a } else { b })
                         }
                         (a, b) => {
-                            let (a, b) = (a.iv(p), b.iv(p));
-                            Val::I(if op == "min" { a.min(&b) } else { a.max(&b) })
+                            let (a, b) = (T::iv(&a, p), T::iv(&b, p));
+                            Val::I(if op == "min" {
+                                T::min(&a, &b)
+                            } else {
+                                T::max(&a, &b)
+                            })
                         }
                     })
                 }
@@ -204,7 +216,7 @@ pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError>
                             env.charge(*o, &r, &r)?;
                             Val::Q(r)
                         }
-                        x => Val::checked(x.iv(p).checked_powi(n)),
+                        x => Val::checked(T::powi(&T::iv(&x, p), n, *o)?),
                     })
                 }
                 "let" => {
@@ -230,11 +242,11 @@ pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError>
                             (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
                             (Val::Q(a), Val::Q(b)) => {
                                 env.charge(*o, &a, &b)?;
-                                Val::q(a + b, p)
+                                T::q(a + b, p)
                             }
                             (a, b) => {
-                                let mut a = a.iv(p);
-                                a.add_assign(&b.iv(p));
+                                let mut a = T::iv(&a, p);
+                                T::add_assign(&mut a, &T::iv(&b, p));
                                 Val::I(a)
                             }
                         };
@@ -247,7 +259,7 @@ pub(super) fn term<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Val, ExprError>
     }
 }
 
-pub(super) fn compare(op: &str, a: Val, b: Val, p: u32) -> Certainty {
+pub(super) fn compare<T: Tier>(op: &str, a: Val<T::Iv>, b: Val<T::Iv>, p: u32) -> Certainty {
     if a.is_undef() || b.is_undef() {
         // a comparison on a value that may not exist decides nothing
         return Certainty::Unknown;
@@ -261,17 +273,13 @@ pub(super) fn compare(op: &str, a: Val, b: Val, p: u32) -> Certainty {
             _ => a == b,
         });
     }
-    let (a, b) = (a.iv(p), b.iv(p));
-    match op {
-        "<" => a.lt(&b),
-        "<=" => a.le(&b),
-        ">" => a.gt(&b),
-        ">=" => a.ge(&b),
-        _ => a.eq_exact(&b),
-    }
+    T::compare(op, &T::iv(&a, p), &T::iv(&b, p))
 }
 
-pub(super) fn formula<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Certainty, ExprError> {
+pub(super) fn formula<'a, T: Tier>(
+    e: &'a Sexp,
+    env: &mut Env<'a, T>,
+) -> Result<Certainty, ExprError> {
     let Sexp::List(items, o) = e else {
         return err(e.offset(), "expected a formula such as (<= a b)");
     };
@@ -289,7 +297,12 @@ pub(super) fn formula<'a>(e: &'a Sexp, env: &mut Env<'a>) -> Result<Certainty, E
             if let (Val::Q(x), Val::Q(y)) = (&a, &b) {
                 env.charge(*o, x, y)?;
             }
-            Ok(compare(op, a, b, env.prec))
+            let c = compare::<T>(op, a, b, env.prec);
+            if T::STOP_AT_UNKNOWN && c == Certainty::Unknown {
+                // the f64 pass: this obligation escalates ([`super::tier`], 3.)
+                return err(*o, "undecided in the f64 tier");
+            }
+            Ok(c)
         }
         "and" => {
             let mut acc = Certainty::True;

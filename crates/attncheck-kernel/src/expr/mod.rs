@@ -71,6 +71,7 @@ mod ops;
 mod parse;
 pub mod sandwich;
 mod syntax;
+mod tier;
 pub mod tree;
 mod units;
 mod value;
@@ -81,6 +82,7 @@ pub use grammar::{read, validate, validate_term};
 pub use ops::{lookup as operator, Arity, Kind, Op, OPS};
 pub use parse::parse_written;
 pub use syntax::{ExprError, Sexp, MAX_DEPTH};
+pub use tier::{Decided, Tiers, F64_TIER_MIN_PREC};
 pub use units::{
     precision_factor, LITERAL_DIGITS_PER_UNIT, MAX_EXACT_BITS, MAX_WORK, PAIRS_PER_UNIT,
     WORDS_PER_UNIT,
@@ -90,8 +92,10 @@ pub use value::Budget;
 use eval::{formula, term};
 use grammar::Validator;
 use syntax::err;
+use tier::f64_handles;
 use units::budget_error;
 use value::{Env, Val};
+use value::{Mpfr, Tier, F64};
 
 /// Parses one S-expression (the whole text) and rewrites its building blocks into
 /// their expansions ([`blocks::expand`]): what every other reader of a formula sees.
@@ -231,6 +235,9 @@ pub struct Prepared<'a> {
     data: &'a Data,
     /// The value of every literal atom, by its offset in the text.
     literals: HashMap<usize, Val>,
+    /// Whether the f64 tier is tried first ([`tier::f64_handles`]: the precision allows
+    /// it and the formula uses no operation the tier lacks).
+    f64: bool,
 }
 
 /// Parses `text`, checks its cost over `data` at `prec` bits against [`MAX_WORK`],
@@ -313,12 +320,14 @@ fn prepare_tree<'a>(
         Grammar::Formula => drop(v.formula(&sexp)?),
         Grammar::Term => drop(v.term(&sexp)?),
     }
+    let f64 = f64_handles(&sexp, prec);
     Ok(Prepared {
         sexp,
         prec,
         work: w,
         data,
         literals,
+        f64,
     })
 }
 
@@ -352,7 +361,7 @@ impl Prepared<'_> {
         &self.sexp
     }
 
-    fn env<'b>(&'b self, budget: &'b Budget) -> Env<'b> {
+    fn env<'b, T: Tier>(&'b self, budget: &'b Budget, tally: Option<u128>) -> Env<'b, T> {
         Env {
             prec: self.prec,
             vars: Vec::new(),
@@ -360,6 +369,7 @@ impl Prepared<'_> {
             sandwich: &budget.memo,
             literals: &self.literals,
             budget,
+            tally,
         }
     }
 
@@ -368,15 +378,54 @@ impl Prepared<'_> {
         self.work
     }
 
-    /// Decides the formula, sharing `budget` (the `sandwich-centred` memo and what
-    /// exact arithmetic may still spend) with the other formulas of its statement.
+    /// Decides the formula in the MPFR tier alone, sharing `budget` (the
+    /// `sandwich-centred` memo and what exact arithmetic may still spend) with the other
+    /// formulas of its statement.
     pub fn check(&self, budget: &Budget) -> Result<Certainty, ExprError> {
-        formula(&self.sexp, &mut self.env(budget))
+        self.check_tiers(budget, Tiers::MpfrOnly)
+    }
+
+    /// Decides the formula in `tiers` (the README's "Two tiers"; `expr/tier.rs`): with
+    /// [`Tiers::F64ThenMpfr`], the f64 tier first, and the MPFR tier when the f64 pass
+    /// stops. The same answer, the same charges to `budget` and the same errors as
+    /// [`Self::check`].
+    pub fn check_tiers(&self, budget: &Budget, tiers: Tiers) -> Result<Certainty, ExprError> {
+        Ok(self.decide(budget, tiers)?.0)
+    }
+
+    /// [`Self::check_tiers`], saying which tier decided (for tests and measurements: the
+    /// answer is the same whichever did).
+    pub fn decide(&self, budget: &Budget, tiers: Tiers) -> Result<(Certainty, Decided), ExprError> {
+        if tiers == Tiers::F64ThenMpfr && self.f64 {
+            if let Some(c) = self.f64_pass(budget) {
+                return Ok((c, Decided::F64));
+            }
+        }
+        let c = formula(&self.sexp, &mut self.env::<Mpfr>(budget, None))?;
+        Ok((c, Decided::Mpfr))
+    }
+
+    /// Whether the f64 tier would be tried on this formula ([`Self::check_tiers`]).
+    pub fn f64_tried(&self) -> bool {
+        self.f64
+    }
+
+    /// The f64 pass alone (whatever [`Self::f64_tried`] says): its decision, with its
+    /// charges taken from `budget`, or `None` when it stopped (an `Unknown` comparison,
+    /// an operation it lacks, an error, charges the budget cannot give: `expr/tier.rs`),
+    /// having taken nothing.
+    pub fn f64_pass(&self, budget: &Budget) -> Option<Certainty> {
+        let mut env = self.env::<F64>(budget, Some(0));
+        let c = formula(&self.sexp, &mut env).ok()?;
+        // every comparison was decided, so the formula is; `Unknown` would be a bug, and
+        // it escalates all the same
+        let tally = env.tally.expect("the f64 pass counts its charges");
+        (c != Certainty::Unknown && budget.take(tally)).then_some(c)
     }
 
     fn term(&self) -> Result<Val, ExprError> {
         let budget = Budget::new(MAX_WORK.saturating_sub(self.work));
-        term(&self.sexp, &mut self.env(&budget))
+        term(&self.sexp, &mut self.env::<Mpfr>(&budget, None))
     }
 }
 

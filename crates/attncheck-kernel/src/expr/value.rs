@@ -3,17 +3,18 @@
 
 use super::datum::Data;
 use super::sandwich;
-use super::syntax::{err, ExprError};
+use super::syntax::{err, ExprError, Sexp};
 use super::units::{limbs, MAX_EXACT_BITS, MAX_WORK, WORDS_PER_UNIT};
-use crate::Interval;
+use crate::{Certainty, Interval};
 use rug::Rational;
 use std::collections::HashMap;
 
-/// A value: exact while possible, else an outward interval, or undefined.
+/// A value: exact while possible, else an outward enclosure (an MPFR [`Interval`], or
+/// the f64 tier's [`crate::F64Iv`] in the f64 pass: [`super::tier`]), or undefined.
 #[derive(Clone, Debug)]
-pub(super) enum Val {
+pub(super) enum Val<I = Interval> {
     Q(Rational),
-    I(Interval),
+    I(I),
     /// The term may have no value: a partial operation (`ln`, `sqrt`, `/`, `pow` with
     /// a negative exponent) met an argument that is exactly outside its domain or
     /// whose enclosure touches or crosses the domain's edge. Every operation on it
@@ -34,27 +35,28 @@ impl Val {
             Val::Undef => Interval::entire(p),
         }
     }
+    pub(super) fn q(q: Rational, p: u32) -> Val {
+        Mpfr::q(q, p)
+    }
+}
+
+impl<I> Val<I> {
     pub(super) fn is_undef(&self) -> bool {
         matches!(self, Val::Undef)
     }
     /// `Undef` from a partial operation's `None` (argument not inside its domain).
-    pub(super) fn checked(i: Option<Interval>) -> Val {
+    pub(super) fn checked(i: Option<I>) -> Val<I> {
         i.map_or(Val::Undef, Val::I)
-    }
-    pub(super) fn q(q: Rational, p: u32) -> Val {
-        if q.numer().significant_bits() + q.denom().significant_bits() > MAX_EXACT_BITS {
-            Val::I(Interval::from_rational(p, &q))
-        } else {
-            Val::Q(q)
-        }
     }
 }
 
-pub(super) struct Env<'a> {
+/// One evaluation's environment, in one tier ([`super::tier`]; the MPFR one unless
+/// said otherwise).
+pub(super) struct Env<'a, T: Tier = Mpfr> {
     pub(super) prec: u32,
     /// The bound variables, innermost last: a `forall`/`sum` variable's integer, a
     /// `let` variable's value (computed once per evaluation of its `let`).
-    pub(super) vars: Vec<(&'a str, Val)>,
+    pub(super) vars: Vec<(&'a str, Val<T::Iv>)>,
     pub(super) data: &'a Data,
     /// Memo of `sandwich-centred` (frequencies and values).
     pub(super) sandwich: &'a sandwich::Memo,
@@ -63,6 +65,10 @@ pub(super) struct Env<'a> {
     /// What exact arithmetic on big rationals may still cost, shared by every formula
     /// of the statement ([`Env::charge`]).
     pub(super) budget: &'a Budget,
+    /// `None`: each charge is taken from `budget` as it comes (the MPFR pass). `Some`:
+    /// the units charged so far, counted and not taken (the f64 pass, which takes the
+    /// total only once it has decided: [`super::tier`], 4.).
+    pub(super) tally: Option<u128>,
 }
 
 /// What the evaluation of one statement shares across its formulas: the memo of
@@ -94,9 +100,13 @@ impl Budget {
             })
             .is_ok()
     }
+    /// The units left.
+    pub fn left(&self) -> u128 {
+        u128::from(self.exact.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
-impl<'a> Env<'a> {
+impl<'a, T: Tier> Env<'a, T> {
     /// Charges an exact operation on `x` and `y` to the work budget: their sizes are
     /// known only now, so a formula whose exact rationals grow (up to MAX_EXACT_BITS
     /// each, where they become intervals) stops with an error at the budget instead
@@ -113,6 +123,15 @@ impl<'a> Env<'a> {
         if cost == 0 {
             return Ok(());
         }
+        if let Some(tally) = &mut self.tally {
+            // the f64 pass: counted, and stopped (the obligation escalates, and the MPFR
+            // pass fails here with the message below) once it could not be taken
+            *tally += cost;
+            if *tally > self.budget.left() {
+                return err(offset, "the work budget: left to the MPFR pass");
+            }
+            return Ok(());
+        }
         if !self.budget.take(cost) {
             return err(
                 offset,
@@ -126,7 +145,7 @@ impl<'a> Env<'a> {
         Ok(())
     }
 
-    pub(super) fn lookup(&self, name: &str) -> Option<&Val> {
+    pub(super) fn lookup(&self, name: &str) -> Option<&Val<T::Iv>> {
         self.vars
             .iter()
             .rev()
@@ -134,3 +153,76 @@ impl<'a> Env<'a> {
             .map(|(_, v)| v)
     }
 }
+
+// ----- the tiers (their operations: `tier.rs`, which imports this module, never the
+// other way round) -----
+
+/// One tier of the evaluator: the enclosure type of inexact values and its operations.
+/// Every operation's result encloses the exact result on the enclosed arguments; a
+/// partial one is `None` (the term is undefined) where [`Interval`]'s `checked_*` is.
+/// An operation the tier does not implement is an error, which stops the f64 pass.
+pub(super) trait Tier: Sized {
+    /// The enclosure of an inexact value.
+    type Iv: Clone + std::fmt::Debug;
+    /// Whether a comparison left `Unknown` stops the evaluation (the f64 pass: the
+    /// obligation escalates).
+    const STOP_AT_UNKNOWN: bool;
+    /// Encloses an exact rational.
+    fn from_q(q: &Rational, p: u32) -> Self::Iv;
+    /// A literal read by [`super::prepare`] (exact, or an MPFR enclosure at p bits).
+    fn literal(v: &Val) -> Val<Self::Iv>;
+    /// The whole line (only for the undefined value, which no operation reads).
+    fn entire(p: u32) -> Self::Iv;
+    fn pi(p: u32, o: usize) -> Result<Self::Iv, ExprError>;
+    fn add(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
+    /// `a += b` (in place: no allocation in a `sum`'s loop).
+    fn add_assign(a: &mut Self::Iv, b: &Self::Iv);
+    fn sub(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
+    fn mul(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
+    fn neg(a: Self::Iv) -> Self::Iv;
+    fn abs(a: &Self::Iv) -> Self::Iv;
+    fn min(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
+    fn max(a: &Self::Iv, b: &Self::Iv) -> Self::Iv;
+    fn div(a: &Self::Iv, b: &Self::Iv) -> Option<Self::Iv>;
+    fn exp(a: &Self::Iv) -> Self::Iv;
+    fn ln(a: &Self::Iv) -> Option<Self::Iv>;
+    fn sqrt(a: &Self::Iv) -> Option<Self::Iv>;
+    fn sin_cos(a: &Self::Iv, sin: bool, o: usize) -> Result<Self::Iv, ExprError>;
+    fn powi(a: &Self::Iv, n: i32, o: usize) -> Result<Option<Self::Iv>, ExprError>;
+    /// `⌈x⌉` or `⌊x⌋` of an enclosure (exact when it lands on one integer).
+    fn round(a: &Self::Iv, ceil: bool, o: usize) -> Result<Val<Self::Iv>, ExprError>;
+    /// `op` (`<`, `<=`, `>`, `>=`, `=`) on two enclosures.
+    fn compare(op: &str, a: &Self::Iv, b: &Self::Iv) -> Certainty;
+    /// A data operation (`Ok(None)`: `op` is not one).
+    fn data_op<'a>(
+        op: &str,
+        args: &'a [Sexp],
+        o: usize,
+        env: &mut Env<'a, Self>,
+    ) -> Result<Option<Val<Self::Iv>>, ExprError>;
+
+    /// A rational result: exact up to [`MAX_EXACT_BITS`], then its enclosure.
+    fn q(q: Rational, p: u32) -> Val<Self::Iv> {
+        if q.numer().significant_bits() + q.denom().significant_bits() > MAX_EXACT_BITS {
+            Val::I(Self::from_q(&q, p))
+        } else {
+            Val::Q(q)
+        }
+    }
+    /// The enclosure of a value (the whole line for the undefined one, which every
+    /// operation tests for first).
+    fn iv(v: &Val<Self::Iv>, p: u32) -> Self::Iv {
+        match v {
+            Val::Q(q) => Self::from_q(q, p),
+            Val::I(i) => i.clone(),
+            Val::Undef => Self::entire(p),
+        }
+    }
+}
+
+/// The MPFR tier at the evaluation's precision: every operation, the reference.
+pub(super) struct Mpfr;
+
+/// The f64 tier: the operations [`crate::F64Iv`] implements (+ − × ÷ √ exp ln |·| min max, π),
+/// every other one an error that stops the pass (module docs).
+pub(super) struct F64;

@@ -39,6 +39,8 @@
 //! or undefined). Functions without a kernel counterpart (fma, pow with a real exponent,
 //! tan, the inverse and hyperbolic functions, exp2, exp10, log2, log10, sign, trunc, the
 //! roundings, mid, rad, midRad, mig, less, interior, isEmpty, …) are skipped by name.
+//!
+//! The reader is shared with `f64tier`, which runs the same vectors against the f64 tier.
 
 use crate::common::is_entire;
 use attncheck_kernel::{expr, Certainty, Interval};
@@ -47,10 +49,10 @@ use rug::{Float, Integer};
 use std::collections::BTreeMap;
 
 /// The binary64 significand: the precision the vectors are written for.
-const P: u32 = 53;
+pub(crate) const P: u32 = 53;
 
 /// The vector files, as committed (verbatim) in `tests/itf1788/`.
-const FILES: [(&str, &str); 4] = [
+pub(crate) const FILES: [(&str, &str); 4] = [
     (
         "libieeep1788_elem.itl",
         include_str!("../itf1788/libieeep1788_elem.itl"),
@@ -106,7 +108,7 @@ fn loose(c: &Case, n: Option<i32>, k: &Interval, lo: &Float, hi: &Float) -> Opti
 
 /// A decoration (IEEE 1788 §8.1): `com` ⊃ `dac` ⊃ `def` ⊃ `trv`, and `ill` (NaI).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dec {
+pub(crate) enum Dec {
     Com,
     Dac,
     Def,
@@ -116,7 +118,7 @@ enum Dec {
 
 /// One literal of a test case.
 #[derive(Clone, Debug)]
-enum Val {
+pub(crate) enum Val {
     /// `[lo, hi]` (`[entire]` is `[−∞, +∞]`), with its decoration in a `_dec` test.
     Iv(Float, Float, Option<Dec>),
     /// `[empty]`, with its decoration (`trv`) in a `_dec` test.
@@ -128,7 +130,7 @@ enum Val {
 }
 
 impl Val {
-    fn dec(&self) -> Option<Dec> {
+    pub(crate) fn dec(&self) -> Option<Dec> {
         match self {
             Val::Iv(_, _, d) | Val::Empty(d) => *d,
             Val::Nai => Some(Dec::Ill),
@@ -139,13 +141,13 @@ impl Val {
 
 /// One line `op args = result;` of a test case.
 #[derive(Clone, Debug)]
-struct Case {
-    file: &'static str,
-    testcase: String,
-    op: String,
-    args: Vec<Val>,
-    result: Val,
-    line: usize,
+pub(crate) struct Case {
+    pub file: &'static str,
+    pub testcase: String,
+    pub op: String,
+    pub args: Vec<Val>,
+    pub result: Val,
+    pub line: usize,
 }
 
 impl std::fmt::Display for Case {
@@ -272,7 +274,7 @@ fn strip_comments(text: &str) -> String {
 }
 
 /// Every case of one file.
-fn cases(file: &'static str, text: &str) -> Vec<Case> {
+pub(crate) fn cases(file: &'static str, text: &str) -> Vec<Case> {
     let text = strip_comments(text);
     let mut out = Vec::new();
     let mut testcase = String::new();
@@ -387,7 +389,11 @@ fn arg(v: &Val) -> Option<Interval> {
 
 /// The kernel's total and checked results of an interval operation (`checked` is `None`
 /// where the kernel calls the result undefined; total operations are always `Some`).
-fn kernel_op(op: &str, a: &[Interval], n: Option<i32>) -> Option<(Interval, Option<Interval>)> {
+pub(crate) fn kernel_op(
+    op: &str,
+    a: &[Interval],
+    n: Option<i32>,
+) -> Option<(Interval, Option<Interval>)> {
     let one = Interval::one(P);
     let r = match (op, a) {
         ("neg", [x]) => {
