@@ -565,8 +565,7 @@ fn longer_stability(
             )
         },
     );
-    let (mut n, mut stable, mut missing) = (0usize, 0usize, Vec::new());
-    let mut moves = Vec::new();
+    let mut tally = RfTally::default();
     let plans = p.plans();
     for a in &lg.arms {
         let rows: Vec<&(Job, JobResult)> = longer
@@ -586,40 +585,65 @@ fn longer_stability(
             for (j, r) in &rows {
                 let Some(track) = rf_track(r, cps.len()) else {
                     if k == 0 {
-                        missing.push(j.long_name());
+                        tally.missing.push(j.long_name());
                     }
                     continue;
                 };
-                n += 1;
-                let (mv, ok) = rf_stability(&track, k, spread);
-                if ok {
-                    stable += 1;
-                } else {
-                    moves.push(format!(
-                        "{} at L_ex {}: RF99 {} (moved {mv}, seed spread {spread})",
-                        j.long_name(),
-                        m * l,
-                        track
-                            .iter()
-                            .map(|c| c[k].to_string())
-                            .collect::<Vec<_>>()
-                            .join(" → ")
-                    ));
-                }
+                tally.pair(&j.long_name(), m * l, &track, k, spread);
             }
         }
     }
-    let mut ev = format!("{stable} of {n} (model, L_ex) pairs stable");
-    if !missing.is_empty() {
-        ev.push_str(&format!(
-            "; no checkpoint measurements: {}",
-            missing.join(", ")
-        ));
+    o.observe(claim_b, tally.holds(), tally.evidence());
+}
+
+/// The RF99 stability of (model, L_ex) pairs: how many, how many stable, the models
+/// without checkpoint measurements, and how each unstable pair moved.
+#[derive(Default)]
+struct RfTally {
+    n: usize,
+    stable: usize,
+    missing: Vec<String>,
+    moved: Vec<String>,
+}
+
+impl RfTally {
+    /// One model's pair at evaluation length k (`l_ex`), against `spread`.
+    fn pair(&mut self, name: &str, l_ex: usize, track: &[Vec<usize>], k: usize, spread: usize) {
+        self.n += 1;
+        let (mv, ok) = rf_stability(track, k, spread);
+        if ok {
+            self.stable += 1;
+        } else {
+            self.moved.push(format!(
+                "{name} at L_ex {l_ex}: RF99 {} (moved {mv}, seed spread {spread})",
+                track
+                    .iter()
+                    .map(|c| c[k].to_string())
+                    .collect::<Vec<_>>()
+                    .join(" → ")
+            ));
+        }
     }
-    if !moves.is_empty() {
-        ev.push_str(&format!("; moved: {}", moves.join("; ")));
+
+    /// Every pair stable, and every model measured at the checkpoints.
+    fn holds(&self) -> bool {
+        self.missing.is_empty() && self.moved.is_empty()
     }
-    o.observe(claim_b, missing.is_empty() && moves.is_empty(), ev);
+
+    /// `S of N (model, L_ex) pairs stable`, then what is missing and what moved.
+    fn evidence(&self) -> String {
+        let mut ev = format!("{} of {} (model, L_ex) pairs stable", self.stable, self.n);
+        if !self.missing.is_empty() {
+            ev.push_str(&format!(
+                "; no checkpoint measurements: {}",
+                self.missing.join(", ")
+            ));
+        }
+        if !self.moved.is_empty() {
+            ev.push_str(&format!("; moved: {}", self.moved.join("; ")));
+        }
+        ev
+    }
 }
 
 /// The setup's stability checks (the scan's criterion in place of loss flatness, fixed
@@ -636,8 +660,7 @@ fn stability(p: &Params, s: &Scan, ats: &[At], results: &[(Job, JobResult)], o: 
         .join(", ");
     for at in ats {
         let l = at.l();
-        let (mut n, mut stable, mut missing) = (0usize, 0usize, Vec::new());
-        let mut moved: Vec<String> = Vec::new();
+        let mut tally = RfTally::default();
         let mut schemes: Vec<Scheme> = Vec::new();
         for (j, _) in &at.results {
             if !schemes.contains(&j.scheme) {
@@ -648,47 +671,21 @@ fn stability(p: &Params, s: &Scan, ats: &[At], results: &[(Job, JobResult)], o: 
             let spread = seed_spread(at, sch);
             for (j, r) in at.of(|x| x == sch) {
                 let Some(track) = rf_track(r, cps.len()) else {
-                    missing.push(j.name());
+                    tally.missing.push(j.name());
                     continue;
                 };
                 for (k, &m) in at.plan.eval_multiples.iter().enumerate() {
-                    n += 1;
-                    let (mv, ok) = rf_stability(&track, k, spread[k]);
-                    if ok {
-                        stable += 1;
-                    } else {
-                        moved.push(format!(
-                            "{} at L_ex {}: RF99 {} (moved {mv}, seed spread {})",
-                            j.name(),
-                            m * l,
-                            track
-                                .iter()
-                                .map(|c| c[k].to_string())
-                                .collect::<Vec<_>>()
-                                .join(" → "),
-                            spread[k]
-                        ));
-                    }
+                    tally.pair(&j.name(), m * l, &track, k, spread[k]);
                 }
             }
-        }
-        let mut ev = format!("{stable} of {n} (model, L_ex) pairs stable");
-        if !missing.is_empty() {
-            ev.push_str(&format!(
-                "; no checkpoint measurements: {}",
-                missing.join(", ")
-            ));
-        }
-        if !moved.is_empty() {
-            ev.push_str(&format!("; moved: {}", moved.join("; ")));
         }
         o.observe(
             format!(
                 "training is long enough at L_tr = {l}: at every L_ex, each model's RF99 at {when} of training moves by less than the spread of its scheme's final RF99 across the {} seeds (largest minus smallest), or not at all",
                 p.seeds.len()
             ),
-            missing.is_empty() && moved.is_empty(),
-            ev,
+            tally.holds(),
+            tally.evidence(),
         );
     }
     let fin = part_outcomes(p, s, results);
