@@ -68,6 +68,7 @@ lint:
 	$(CARGO) fmt --check
 	$(CARGO) fmt --check --manifest-path crates/attncheck-py/Cargo.toml
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --quiet
 
 ## mutants: cargo mutants on the kernel crate with its own tests, sharded (scripts/mutants.sh:
 ## shards of at most MUTANTS_CHUNK=40 mutants of one file, stored as they land in

@@ -721,16 +721,16 @@ pub fn verify_inputs(
     })
 }
 
-/// What [`window`] did: the windows, the document of OUT/<model>.windows.json, and the
+/// What [`window`] did: the windows, the document of `OUT/<model>.windows.json`, and the
 /// two files' paths (written only when every obligation is proven).
 pub struct WindowRun {
     /// The windows and the certificate.
     pub windows: crate::model_window::Windows,
     /// The JSON document.
     pub doc: serde_json::Value,
-    /// OUT/<model>.windows.json.
+    /// `OUT/<model>.windows.json`.
     pub doc_path: PathBuf,
-    /// OUT/<model>.cert.json.
+    /// `OUT/<model>.cert.json`.
     pub cert_path: PathBuf,
 }
 

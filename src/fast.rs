@@ -11,7 +11,7 @@
 //!
 //! Inputs the fixed-point path does not cover (precision above 128 bits,
 //! infinite endpoints, |z| ≥ 2^28, a narrowed MPFR exponent range) go to the MPFR
-//! reference [`softmax_into`](crate::kernel::softmax_into) instead, so the result is
+//! reference [`crate::kernel::softmax_into`] instead, so the result is
 //! always an enclosure.
 //!
 //! Not part of the trusted kernel (crates/attncheck-kernel): the certificate
@@ -682,7 +682,7 @@ fn output_interval(e: &Entry, s: &RowSums, prec: u32, scr: &mut Scratch) -> Inte
 /// of threads: each entry is computed on its own, and the two row sums are exact
 /// sums of integers (each term floored or ceiled to 2^-192 first).
 ///
-/// Falls back to [`softmax_into`](crate::kernel::softmax_into) at `prec` for
+/// Falls back to [`crate::kernel::softmax_into`] at `prec` for
 /// `prec > 128`, infinite endpoints or |z| ≥ 2^28.
 pub fn softmax_fast(z: &[Interval], prec: u32) -> Vec<Interval> {
     let prec = checked_prec(prec);

@@ -1,7 +1,7 @@
 //! The Boolean limit of one certified instance, re-proven in Coq (issue #39).
 //!
 //! A certificate of clusters/boolean-limit carries, per witness, a y-layer datum
-//! (Q = K = V = [[1]], Δt = h) and the lemma's hypotheses at a step K as obligations
+//! (Q = K = V = [\[1\]], Δt = h) and the lemma's hypotheses at a step K as obligations
 //! over `(layer-coord Y 0 K i 0)` (`claims::clusters::boolean_limit::hypotheses`). Beside
 //! re-proving those obligations, `verify --coq` writes one more file that, for every
 //! witness:
@@ -42,7 +42,7 @@ pub struct Witness {
     /// Tokens high..n lie above A at K.
     pub high: usize,
     /// The precision of Coq's evaluation: 53 (primitive floats) or a rung of
-    /// [`super::RUNGS`] ([`bits_for`]).
+    /// [`super::RUNGS`] (`bits_for`).
     pub bits: u32,
 }
 

@@ -62,7 +62,7 @@ pub const INSTALL_HINT: &str = "apt-get install coq libcoq-interval";
 /// floats, above with primitive integers). Each is matched exactly, never by a
 /// prefix: `Print Assumptions` prints the short name (`Uint63.add_spec`), which
 /// is accepted only if it is in this list and the generated file's own check
-/// ([`axiom_identity_checks`]) proves that the short name denotes this very
+/// (`axiom_identity_checks`) proves that the short name denotes this very
 /// constant in the file's context (a library that defined its own
 /// `Uint63.add_spec` would take the short name: the check fails). Anything else
 /// (an `Admitted` lemma, a new `Axiom`, `Uint63.cheat`) makes [`check`] reject.
@@ -198,7 +198,7 @@ fn printed_name(full: &str) -> String {
 
 /// Whether an axiom printed by `Print Assumptions` is the printed name of one
 /// of [`ALLOWED_AXIOMS`] (exactly; that the name denotes that axiom is checked
-/// by Coq itself, [`axiom_identity_checks`]).
+/// by Coq itself, `axiom_identity_checks`).
 pub fn axiom_allowed(name: &str) -> bool {
     ALLOWED_AXIOMS.iter().any(|a| printed_name(a) == name)
 }

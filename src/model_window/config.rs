@@ -57,7 +57,7 @@ pub enum Projections {
         /// The bias's name template.
         bias: Option<String>,
     },
-    /// Separate [hidden, hidden] matrices with optional [hidden] biases.
+    /// Separate [hidden, hidden] matrices with optional \[hidden\] biases.
     Split {
         /// W_Q.
         q_weight: String,

@@ -409,7 +409,7 @@ pub fn precisions(cert: &Certificate) -> Vec<u32> {
         .collect()
 }
 
-/// The windows as one JSON document (what `--json` prints and OUT/<model>.windows.json
+/// The windows as one JSON document (what `--json` prints and `OUT/<model>.windows.json`
 /// holds): the model, its weights' SHA-256, ε, and per (layer, head) the slope, the upper
 /// end of Δ̄ (a float for reading: the certificate carries the exact statement), the
 /// window, and at layer 0 of a byte-level model the bytes attaining the range.

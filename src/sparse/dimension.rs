@@ -78,7 +78,7 @@ pub fn min_dimension(n: usize, t: &Rational, seed: u64, d_max: usize) -> Option<
 /// against [`LANES`] rows j at once, one lane per pair, in straight-line code the
 /// compiler vectorises (XOR, popcount, prefix sums, the fast-case test). The
 /// fast-case test is not branched on per word: each lane ORs safe − s over a
-/// chunk of [`CHUNK`] words (sign bit set iff some word left the fast case), and
+/// chunk of `CHUNK` words (sign bit set iff some word left the fast case), and
 /// only a flagged lane's chunk is redone pair by pair from its G at the chunk's
 /// start. The group holding l itself is scanned the same way with l's own lane
 /// masked (its pairs (l, j) with j < l are real pairs scanned twice, which sets

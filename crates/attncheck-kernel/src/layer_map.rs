@@ -93,7 +93,7 @@ pub fn partition(qk_t: &[Interval], x: &[Interval], n: usize, d: usize, prec: u3
 }
 
 /// [`attention`] with every row tightened by the identity that makes it a softmax row:
-/// Σ_l P_il = 1 exactly, so P_il = 1 − Σ_{m≠l} P_im (see [`tighten_stochastic_row`]).
+/// Σ_l P_il = 1 exactly, so P_il = 1 − Σ_{m≠l} P_im (see `tighten_stochastic_row`).
 pub fn attention_stochastic(
     qk_t: &[Interval],
     x: &[Interval],

@@ -36,11 +36,11 @@
 //!
 //! 4. *Layer 0, exactly* (when the datum carries the token embedding E, 256 × d, and the
 //!    layer norms' ε_LN, both exact f32 values). In a model whose layer-0 input at a
-//!    position holding byte a is E[a] (no position vector added at the input, as ALiBi's),
+//!    position holding byte a is E\[a\] (no position vector added at the input, as ALiBi's),
 //!    the content logit of a query holding byte a and a key holding byte b is
-//!    s(a, b) = q(a)·k(b)/√d_h with q(a) = LN(E[a])·W_Q^h + b_Q^h, k(b) likewise. Write
-//!    n_a = d·(E[a] − μ_a) (exact), ρ_a = 1/√(Σ_i n_a,i²/d + d²ε_LN) (the only irrational
-//!    number: LN(E[a]) = γ ⊙ n_a·ρ_a + β), u_a = (γ ⊙ n_a)·W_Q^h, v_b = (γ ⊙ n_b)·W_K^h,
+//!    s(a, b) = q(a)·k(b)/√d_h with q(a) = LN(E\[a\])·W_Q^h + b_Q^h, k(b) likewise. Write
+//!    n_a = d·(E\[a\] − μ_a) (exact), ρ_a = 1/√(Σ_i n_a,i²/d + d²ε_LN) (the only irrational
+//!    number: LN(E\[a\]) = γ ⊙ n_a·ρ_a + β), u_a = (γ ⊙ n_a)·W_Q^h, v_b = (γ ⊙ n_b)·W_K^h,
 //!    c_q = β·W_Q^h + b_Q^h and c_k = β·W_K^h + b_K^h (all exact). Then
 //!    √d_h·s(a, b) = ρ_aρ_b(u_a·v_b) + ρ_a(u_a·c_k) + ρ_b(c_q·v_b) + c_q·c_k, and for a
 //!    fixed query byte a the terms ρ_a(u_a·c_k) and c_q·c_k do not depend on b, so
@@ -810,9 +810,9 @@ impl AttnWeights {
     }
 
     /// An upper bound, in 64-bit words, of what computing bound 5 (every head of every
-    /// layer, [`row_sums`]) handles: schoolbook products of the integers' limbs, whose
+    /// layer, `row_sums`) handles: schoolbook products of the integers' limbs, whose
     /// sizes follow from the values' widths (a product's bits are at most the sum of
-    /// its factors', a sum of n terms adds ⌈log₂ n⌉), plus [`OP_WORDS`] per operation.
+    /// its factors', a sum of n terms adds ⌈log₂ n⌉), plus `OP_WORDS` per operation.
     pub fn row_words(&self) -> u128 {
         let (d, dh) = (self.hidden, self.hidden / self.heads);
         let (du, dhu) = (d as u128, dh as u128);
@@ -872,7 +872,7 @@ impl AttnWeights {
             .unwrap_or(0)
     }
 
-    /// An upper bound, in 64-bit words, of what computing bound 4 ([`pair_ranges`])
+    /// An upper bound, in 64-bit words, of what computing bound 4 (`pair_ranges`)
     /// handles, as for [`AttnWeights::row_words`] (0 without the embedding): per head
     /// the projections of the 256 bytes, then per byte pair d_h products of the
     /// projections with their common powers of 2 dropped (at most the bits between

@@ -316,7 +316,7 @@ pub struct AttentionWeights {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ln_eps: Option<String>,
     /// The token embedding E [256, hidden]: layer 0's input at a position holding byte a
-    /// is E[a] (a model without position vectors at its input).
+    /// is E\[a\] (a model without position vectors at its input).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding: Option<String>,
 }

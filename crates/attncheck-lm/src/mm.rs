@@ -195,7 +195,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     a.contiguous()?.apply_op2(&b.contiguous()?, Mm)
 }
 
-/// A linear layer y = x·W + b (optionally ReLU(x·W + b)) for x [..., k], W [k, n], b [n], as
+/// A linear layer y = x·W + b (optionally ReLU(x·W + b)) for x [..., k], W [k, n], b \[n\], as
 /// one operation: the bias is the product's starting value and the ReLU is applied in
 /// place, so the layer allocates one tensor forward and three backward (candle's broadcast
 /// add and ReLU each add a pass and a tensor, and their backward passes several).

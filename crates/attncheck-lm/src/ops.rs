@@ -205,7 +205,7 @@ pub(crate) fn tensor<T: Real>(v: Vec<T>, shape: impl Into<Shape>, like: &Tensor)
 }
 
 /// Layer norm over the last dimension: y = (x − mean)/√(var + eps)·w + b, with the
-/// population variance, for x [..., d], w and b [d].
+/// population variance, for x [..., d], w and b \[d\].
 #[derive(Clone, Copy, Debug)]
 pub struct LayerNorm {
     /// Added to the variance.
@@ -375,7 +375,7 @@ impl CustomOp3 for LayerNorm {
     }
 }
 
-/// The mean next-token cross-entropy (nats) of logits [N, V] against u32 targets [N], as a
+/// The mean next-token cross-entropy (nats) of logits [N, V] against u32 targets \[N\], as a
 /// scalar: (1/N)·Σ_r (log Σ_j e^{x_rj} − x_{r,t_r}). Each row's log-sum-exp is taken around
 /// its maximum in the tensor's type; the N row losses are summed in f64, in row order.
 #[derive(Clone, Copy, Debug)]

@@ -1,4 +1,4 @@
-//! clusters/codim-conjecture ([paper] `c:codim`, open; clusters.md §3). Report only.
+//! clusters/codim-conjecture (\[paper\] `c:codim`, open; clusters.md §3). Report only.
 //!
 //! Conjecture: with k ≥ 1 the number of eigenvalues of V with positive real part (no
 //! hypothesis on Q, K), every z_i(t) approaches one of at most three parallel affine

@@ -1,4 +1,4 @@
-//! clusters/collapse ([paper] `t:cas-Idintro`, `l:cas1circle`, `l:stationary`,
+//! clusters/collapse (\[paper\] `t:cas-Idintro`, `l:cas1circle`, `l:stationary`,
 //! `e:finiteinegral`; clusters.md §3).
 //!
 //! Claim: for V = −I_d and QᵀK = I_d, ‖x_i(t)‖ → 0 for every i, hence P(t) → J/n.

@@ -1,4 +1,4 @@
-//! clusters/growth-bound ([paper] `p:wellposedparticles`; bound [derived],
+//! clusters/growth-bound (\[paper\] `p:wellposedparticles`; bound \[derived\],
 //! clusters.md §3).
 //!
 //! Claim: F_i = V·(a convex combination of the x_j), so on the discrete map

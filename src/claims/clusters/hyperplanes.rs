@@ -1,4 +1,4 @@
-//! clusters/hyperplanes ([paper] `d:good`, `l:3hyperplanes11`, `l:fj`, `l:nottoofassst`;
+//! clusters/hyperplanes (\[paper\] `d:good`, `l:3hyperplanes11`, `l:fj`, `l:nottoofassst`;
 //! clusters.md §3).
 //!
 //! Claim: for a good triple (λ1 real, positive, simple, λ1 > |λ_k|, ⟨Qφ1, Kφ1⟩ > 0),
@@ -178,7 +178,7 @@ impl crate::claims::shape::Claim for Claim {
             ablations,
         }
     }
-    /// The brackets and adjugate rows found ([`dual_hints`]).
+    /// The brackets and adjugate rows found (`dual_hints`).
     fn hints(_: &Params, w: &Found) -> Hints {
         w.hints.clone()
     }

@@ -1,4 +1,4 @@
-//! clusters/open-problems ([paper] §12, clusters.md §3; added ID). Report only.
+//! clusters/open-problems (\[paper\] §12, clusters.md §3; added ID). Report only.
 //!
 //! Four exploratory runs of variants the paper leaves open, all with the same seeded
 //! tokens (n × d, uniform on [lo, hi]^d, dyadic grid), in MPFR point arithmetic:

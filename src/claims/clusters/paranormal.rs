@@ -1,4 +1,4 @@
-//! clusters/paranormal ([paper] `d:goodmulti`, `t:multiplicity`; clusters.md §3).
+//! clusters/paranormal (\[paper\] `d:goodmulti`, `t:multiplicity`; clusters.md §3).
 //!
 //! Claim: for a good triple with multiplicity (QᵀK ≻ 0; ℝ^d = ℱ ⊕ 𝒢, both V-invariant,
 //! V|_ℱ = λ Id with λ > 0, ρ(V|_𝒢) < λ) there is a bounded convex polytope 𝒦 ⊂ ℱ with

@@ -1,4 +1,4 @@
-//! clusters/polytope ([paper] `t:Idcase11int`, full form `t:Idcase11`, `p:noninc`,
+//! clusters/polytope (\[paper\] `t:Idcase11int`, full form `t:Idcase11`, `p:noninc`,
 //! `c:theziunifbdd`; clusters.md §3).
 //!
 //! Claim: for V = I_d and QᵀK ≻ 0 there is a convex polytope 𝒦 with vertices
@@ -20,7 +20,7 @@
 //!   v_j of z(T) (exact hull of the enclosure midpoints, [`hull`]); for every i either
 //!   ‖z_i‖ ≤ τ, or z_i is within τ of ∂Cx and |‖Az_i‖² − max_j ⟨Az_i, Av_j⟩| ≤ L·τ with
 //!   L = 3‖QᵀK‖R0 the Lipschitz constant of that residual on B(0, R0), R0 = max_i ‖z_i(0)‖
-//!   (the residual is quadratic in z; see [`gap_lipschitz`]);
+//!   (the residual is quadratic in z; see `gap_lipschitz`);
 //!   max_i ‖ż_i‖ (as ‖z^{k+1} − z^k‖/Δt) decreasing over the last time unit; the same
 //!   leaders, limit-point count and classification at twice the precision.
 //!

@@ -1,4 +1,4 @@
-//! clusters/rescaling ([paper] `e:Rres`, `r:discreterescaling`; clusters.md §3).
+//! clusters/rescaling (\[paper\] `e:Rres`, `r:discreterescaling`; clusters.md §3).
 //!
 //! Claim: x(t) = e^{tV} z(t) with z solving ż_i = Σ_j P_ij V(z_j − z_i); in discrete
 //! time x^k = R^k z^k with R = I + ΔtV and

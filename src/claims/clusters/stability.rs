@@ -1,5 +1,5 @@
 //! clusters/stability — P2 proxy for the Wasserstein stability estimate
-//! ([paper] `c:wellposedtransformers`, `e:w2estimate`; proxy [derived], clusters.md §3).
+//! (\[paper\] `c:wellposedtransformers`, `e:w2estimate`; proxy \[derived\], clusters.md §3).
 //!
 //! Two particle systems x, y with the same n evolve by the same discrete map.
 //! With δ_k = max_i ‖x_i^k − y_i^k‖ and R_k = max(max_i ‖x_i^k‖, max_i ‖y_i^k‖), fact F4

@@ -60,7 +60,7 @@ pub struct Raw {
     pub dbars: Vec<u32>,
     /// Head counts H.
     pub heads: Vec<usize>,
-    /// The log-log fit uses every integer r in [fit_range[0], fit_range[1]].
+    /// The log-log fit uses every integer r in [fit_range\[0\], fit_range\[1\]].
     pub fit_range: [i64; 2],
     /// Asserted: relative error of the fitted exponent ≤ rel_tol.
     pub rel_tol: f64,

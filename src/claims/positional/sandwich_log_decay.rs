@@ -76,7 +76,7 @@ pub struct FitReference {
 pub struct Kerple {
     /// d̄ (I from 0).
     pub dbar: u32,
-    /// Fit over r ∈ [range[0], range[1]].
+    /// Fit over r ∈ [range\[0\], range\[1\]].
     pub range: [i64; 2],
     /// Asserted: R² ≥ r2_min.
     pub r2_min: f64,
@@ -84,7 +84,7 @@ pub struct Kerple {
     pub optimum: [String; 2],
     /// The printed R² at the optimum.
     pub r2: String,
-    /// The printed R² of the same (r1, r2) over {1..range[1]}.
+    /// The printed R² of the same (r1, r2) over {1..range\[1\]}.
     pub r2_from_one: String,
     /// A nearby point (r1, r2) and its printed R² (the optimum is flat).
     pub nearby: [String; 2],

@@ -4,7 +4,7 @@
 //! Windowed attention (Longformer-style, Chi et al. Fig. 2) gives bias 0 inside the
 //! window and −∞ outside; MPFR's e^{−∞} is exactly +0, so the attention outside the
 //! window is exactly 0 and the layer's dependency pattern is the boolean band matrix
-//! A[i][j] = 1 iff 0 ≤ i − j ≤ d, with d = w − 1 (W1) or d = w (W2). The last row of
+//! A\[i\]\[j\] = 1 iff 0 ≤ i − j ≤ d, with d = w − 1 (W1) or d = w (W2). The last row of
 //! A^ℓ (ℓ layers) is computed exactly on bitsets by the kernel's data operation
 //! `band-reach`; the statement asserts that its support — the largest distance r
 //! with a nonzero entry — is min(ℓd, L − 1), with every smaller distance reached

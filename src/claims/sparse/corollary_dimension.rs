@@ -1,6 +1,6 @@
 //! sparse/corollary-dimension: the ratio-version corollary of the project's
 //! explicit reconstruction of the Likhosherstov–Choromanski–Weller theorem
-//! (sparse.md §3–§5, [derived]; not the paper's constants).
+//! (sparse.md §3–§5, \[derived\]; not the paper's constants).
 //!
 //! (i) With Δ = γ + ε and t = ε/(2k(γ + ε + ρ)), η = t·k·(Δ + ρ) = ε/2: exact for
 //! rational γ, ρ; within 10^−30 in intervals when γ = ln 10. (ii) The §5 table

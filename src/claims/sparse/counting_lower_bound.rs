@@ -1,6 +1,6 @@
 //! sparse/counting-lower-bound: with p-bit input entries, a fixed module that
 //! realises every permutation pattern (k = 1, margin γ > 0) needs 2^{nDp} ≥ n!
-//! inputs, so D·p ≥ ⌈log₂ n!⌉/n ≈ log₂ n − 1/ln 2 (sparse.md §4, [derived]: a check
+//! inputs, so D·p ≥ ⌈log₂ n!⌉/n ≈ log₂ n − 1/ln 2 (sparse.md §4, \[derived\]: a check
 //! of the project's explicit reconstruction of the Likhosherstov–Choromanski–Weller
 //! theorem, not the paper's constants).
 //!

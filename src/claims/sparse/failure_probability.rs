@@ -1,6 +1,6 @@
 //! sparse/failure-probability: P(C(t) fails) ≤ p_bound = min(1, n(n−1)·e^{−t²d/2})
 //! (Hoeffding plus a union bound over the n(n−1)/2 pairs; sparse.md §3–§4,
-//! [derived]: a check of the project's explicit reconstruction of the
+//! \[derived\]: a check of the project's explicit reconstruction of the
 //! Likhosherstov–Choromanski–Weller theorem).
 //!
 //! Each seed's status is exact: C(t) fails iff max_{l≠j} |⟨s_l, s_j⟩| > t·d,

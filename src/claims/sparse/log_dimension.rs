@@ -1,6 +1,6 @@
 //! sparse/log-dimension: at fixed t, the smallest d for which C(t) holds with
 //! probability ≥ q grows like (4/t²)·ln n + O(1) (sparse.md §4; d = O(log n) is
-//! [paper], the constants are [derived]: a check of the project's explicit
+//! \[paper\], the constants are \[derived\]: a check of the project's explicit
 //! reconstruction of the Likhosherstov–Choromanski–Weller theorem).
 //!
 //! Per seed, the smallest d with t*(d) ≤ t over nested column prefixes of one long

@@ -2,13 +2,13 @@
 //! NP-hard for fixed d > 1" (AAAI version). No finite computation decides an
 //! NP-hardness statement, so the verdict is declared not-checkable. What is
 //! checked instead are sanity instances of the project's reconstruction
-//! ([derived], sparse.md §4), in exact rationals, for k = 1 argmax patterns
-//! σ : [n] → [n] with margin γ > 0 (row i must have its logit at σ(i) at least γ
+//! (\[derived\], sparse.md §4), in exact rationals, for k = 1 argmax patterns
+//! σ : \[n\] → \[n\] with margin γ > 0 (row i must have its logit at σ(i) at least γ
 //! above every other logit of the row):
 //!
 //! - d = 1: logits Λ_ij = u_i·v_j (+ a row offset, which cancels). A strict row
 //!   argmax of u_i·v_j is the unique argmax of v (u_i > 0) or the unique argmin
-//!   (u_i < 0); u_i = 0 has none. So σ is realisable iff |σ([n])| ≤ 2, and there are
+//!   (u_i < 0); u_i = 0 has none. So σ is realisable iff |σ(\[n\])| ≤ 2, and there are
 //!   n + C(n, 2)(2^n − 2) such maps. Realisable maps get an explicit witness whose
 //!   margins are verified exactly; the others are certified unrealisable by
 //!   exhibiting three rows with distinct images.
@@ -43,7 +43,7 @@ pub struct Count {
 pub struct Raw {
     /// The margin γ > 0 (exact literal).
     pub gamma: String,
-    /// The counts to reproduce; every σ : [n] → [n] is enumerated for each n.
+    /// The counts to reproduce; every σ : \[n\] → \[n\] is enumerated for each n.
     pub counts: Vec<Count>,
 }
 
@@ -52,7 +52,7 @@ pub struct Raw {
 pub struct Params {
     /// The margin γ > 0.
     pub gamma: Rational,
-    /// The counts to reproduce; every σ : [n] → [n] is enumerated for each n.
+    /// The counts to reproduce; every σ : \[n\] → \[n\] is enumerated for each n.
     pub counts: Vec<Count>,
 }
 
@@ -116,7 +116,7 @@ impl crate::claims::shape::Claim for Claim {
         })
     }
     type Witness = Vec<NCount>;
-    /// The enumeration of every σ : [n] → [n] for each n of the spec.
+    /// The enumeration of every σ : \[n\] → \[n\] for each n of the spec.
     fn witness(p: &Params, _: &Ctx) -> Vec<NCount> {
         let gamma = p.gamma.clone();
         let mut counts = Vec::new();

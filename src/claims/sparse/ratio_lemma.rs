@@ -1,6 +1,6 @@
 //! sparse/ratio-lemma: the deterministic lemma of the project's explicit
 //! reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3,
-//! [derived]; not the paper's constants).
+//! \[derived\]; not the paper's constants).
 //!
 //! For each (n, d): S from the seed, t* = max_{l≠j} |⟨s_l, s_j⟩|/d exactly (popcount
 //! Gram). For k ∈ ks, random and adversarial row-k-sparse rational logits

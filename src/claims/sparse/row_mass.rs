@@ -1,6 +1,6 @@
 //! sparse/row-mass: the τ-mass condition (c) of the project's explicit
 //! reconstruction of the Likhosherstov–Choromanski–Weller theorem (sparse.md §3–§5,
-//! [derived]; which notion the paper uses is unconfirmed).
+//! \[derived\]; which notion the paper uses is unconfirmed).
 //!
 //! Per instance (n, d, k, random or adversarial support): S from the seed, t*
 //! exact, rational logits B_ij = Δ + r_ij with a rational Δ certified to be

@@ -19,7 +19,7 @@ pub const MAX_INTERVAL_TERMS: u64 = 50_000;
 /// power of one) above which an obligation stays kernel-only: Coq's integers are
 /// binary lists. Measured (coqc 8.16): ⌈log₂ 1024!⌉ (8770 bits, literals in
 /// hexadecimal) takes about 3 s; ⌈log₂ 65536!⌉ (954037 bits, the literal named
-/// once by [`hoist_big`]) about 66 s and 4.5 GB, with the 1 GB stack that
+/// once by `hoist_big`) about 66 s and 4.5 GB, with the 1 GB stack that
 /// `coq::coqc` asks for.
 pub const MAX_COQ_NUMBER_BITS: u64 = 1 << 20;
 /// Exact work (instances × term size) above which an exact obligation stays

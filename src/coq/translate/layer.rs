@@ -35,7 +35,7 @@ pub const MARGIN_BITS: u32 = 16;
 /// Coq's precisions above 53 bits (big-integer floats), tried in order.
 pub const RUNGS: &[u32] = &[80, 128, 192, 256, 384, 512];
 
-/// The Coq CPU seconds (estimated by [`cost_seconds`]) above which an obligation over
+/// The Coq CPU seconds (estimated by `cost_seconds`) above which an obligation over
 /// the layer map stays kernel-only.
 pub const MAX_LAYER_SECONDS: f64 = 300.0;
 

@@ -6,7 +6,7 @@
 //! below): its arguments are bound once each by `let` to fresh names `#<name>.<k>`
 //! (k counts the expansions of one formula), so that an argument is evaluated once
 //! and no argument can capture or be captured (a user's formula may not contain an
-//! atom that starts with `#`, [`expand`] refuses it). The reader ([`super::parse`])
+//! atom that starts with `#`, `expand` refuses it). The reader ([`super::parse`])
 //! rewrites every block before anything else reads the formula: the cost model, the
 //! validation, the evaluator and the Coq translation all see exactly the expansion,
 //! so a block adds no trusted evaluation code and cannot mean two things.

@@ -28,7 +28,7 @@ pub fn work(e: &Sexp) -> u128 {
 }
 
 /// The evaluation cost of a parsed formula over `data` at `prec` bits, checked
-/// against [`MAX_WORK`] before anything is evaluated: one per node, a `forall`/`sum`
+/// against [`super::units::MAX_WORK`] before anything is evaluated: one per node, a `forall`/`sum`
 /// body counted once per value of its range (nested ranges multiply), each data
 /// operation at the cost its data's sizes give, and, once per formula, each literal's
 /// reading and each layer datum's iteration. Saturating.
@@ -39,7 +39,7 @@ pub fn work_with(e: &Sexp, data: &Data, prec: u32) -> u128 {
 }
 
 /// The running totals of the costs of `formulas` decided together over `data` at
-/// `prec` bits (what [`crate::check`] holds to [`MAX_WORK`]): the k-th total is the
+/// `prec` bits (what [`crate::check`] holds to [`super::units::MAX_WORK`]): the k-th total is the
 /// cost of reading every datum ([`datum_cost`]) and of the formulas 0..=k. A
 /// computation cached in a datum (a layer datum's iterations, its traces and exact
 /// quantities) is shared by every formula of the statement, so it is counted once for

@@ -38,7 +38,7 @@ pub fn read<'a>(e: &'a Sexp, data: &'a Data) -> Result<tree::Formula<'a>, ExprEr
     .formula(e)
 }
 
-/// [`validate`] for a term (the argument of [`eval`], [`eval_exact`]).
+/// [`validate`] for a term (the argument of `eval`, `eval_exact`).
 pub fn validate_term(e: &Sexp, data: &Data) -> Result<(), ExprError> {
     Validator {
         data,

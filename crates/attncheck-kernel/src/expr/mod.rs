@@ -98,7 +98,7 @@ use value::{Env, Val};
 use value::{Mpfr, Tier, F64};
 
 /// Parses one S-expression (the whole text) and rewrites its building blocks into
-/// their expansions ([`blocks::expand`]): what every other reader of a formula sees.
+/// their expansions (`blocks::expand`): what every other reader of a formula sees.
 /// The nesting depth is checked as written and again after the expansion.
 pub fn parse(text: &str) -> Result<Sexp, ExprError> {
     expanded(parse_written(text)?)

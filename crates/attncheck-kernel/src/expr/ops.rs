@@ -70,11 +70,11 @@ impl Arity {
 
 /// One operator of the certificate language: what the reader, the grammar, the cost
 /// model and the evaluator know of it, in one place (issue #38). The grammar checks
-/// the arity from here ([`super::grammar`]); the cost model charges `charge` units
-/// (times the precision's factor, [`super::cost::precision_factor`]) for each
+/// the arity from here (`grammar`); the cost model charges `charge` units
+/// (times the precision's factor, [`super::units::precision_factor`]) for each
 /// evaluation of the operator itself, besides its arguments' own charges, plus what
-/// its data's sizes give for a data operation ([`super::cost`]); the evaluator
-/// ([`super::eval`], [`super::data`]) computes it, undefined outside `domain`.
+/// its data's sizes give for a data operation (`cost`); the evaluator
+/// (`eval`, `data`) computes it, undefined outside `domain`.
 #[derive(Debug)]
 pub struct Op {
     /// The operator as written.

@@ -8,7 +8,7 @@ use super::syntax::{err, ExprError, Sexp, MAX_DEPTH};
 /// as their calls, not expanded. What a formula is printed from (its canonical text
 /// names the blocks the user wrote, never their `#` expansion variables, which a
 /// written formula may not contain); everything that reads or evaluates it takes
-/// [`parse`].
+/// `parse`.
 pub fn parse_written(text: &str) -> Result<Sexp, ExprError> {
     let bytes = text.as_bytes();
     let mut pos = 0;

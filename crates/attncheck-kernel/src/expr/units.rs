@@ -3,8 +3,8 @@
 use super::syntax::ExprError;
 use rug::Rational;
 
-/// The most work one certificate may cost, in units ([`work_with`]): every obligation
-/// and every datum together ([`work_of_all`]), each `forall`/`sum` body counted once
+/// The most work one certificate may cost, in units ([`super::cost::work_with`]): every obligation
+/// and every datum together ([`super::cost::work_of_all`]), each `forall`/`sum` body counted once
 /// per value of its range (nested ranges multiply). Checked before anything is
 /// evaluated, so no certificate runs without bound (issue #38: it bounded one formula
 /// until then, and a certificate of 10,000 obligations each under it would have run

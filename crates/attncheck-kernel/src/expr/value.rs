@@ -74,7 +74,7 @@ pub(super) struct Env<'a, T: Tier = Mpfr> {
 /// What the evaluation of one statement shares across its formulas: the memo of
 /// `sandwich-centred` and the work that exact arithmetic on big rationals may still
 /// spend, whose sizes are known only while evaluating ([`MAX_WORK`] less what
-/// [`work_of_all`] counted before anything ran).
+/// [`super::cost::work_of_all`] counted before anything ran).
 pub struct Budget {
     pub(super) memo: sandwich::Memo,
     pub(super) exact: std::sync::atomic::AtomicU64,

@@ -12,7 +12,7 @@
 //! `boolean_limit_rate`); the one possible other row lies between them and every limit
 //! P* has rank ≤ 3 (`boolean_limit_structure`; `boolean_limit_symmetric` for (S)).
 //!
-//! The statement carries, per witness, the y-layer (Q = K = V = [[1]], Δt = h, from y^0
+//! The statement carries, per witness, the y-layer (Q = K = V = [\[1\]], Δt = h, from y^0
 //! = √(QK)·x^0, an exact identity: see the module above) as a `layer` datum with K
 //! steps, and two obligations over `(layer-coord Y 0 K i 0)`:
 //! - order: ∀ i < n − 1: y_i^K < y_{i+1}^K;
@@ -23,7 +23,7 @@
 //!   in it.
 //!
 //! and one obligation (T) per number of tokens n, for the exact rational A of [`lemma_a`].
-//! h > 0 and Q = K = V = [[1]] are the datum's exact entries (validated: `Raw::setup`, the
+//! h > 0 and Q = K = V = [\[1\]] are the datum's exact entries (validated: `Raw::setup`, the
 //! layer datum's reader).
 //!
 //! **K** is the first step k ∈ 1..=`hypotheses_max_steps` at which the kernel's

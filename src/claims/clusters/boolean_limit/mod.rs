@@ -1,4 +1,4 @@
-//! clusters/boolean-limit ([paper] `t:boolean`, proof lemmas of §7; clusters.md §3).
+//! clusters/boolean-limit (\[paper\] `t:boolean`, proof lemmas of §7; clusters.md §3).
 //!
 //! Claim: d = 1, V > 0, QK > 0, pairwise distinct tokens x_1(0) < … < x_n(0). Then
 //! P(t) → P*, every row of P* but at most one is e_1 or e_n, the remaining row lies
@@ -15,7 +15,7 @@
 //!
 //! **Statement** (certified by the kernel, written to the certificate): each reference
 //! value of A_n within its relative tolerance, as φ((r(1 − tol))²) ≤ 0 ≤ φ((r(1 + tol))²)
-//! with φ(u) = u e^u − n² (see [`statement_of`]).
+//! with φ(u) = u e^u − n² (see `statement_of`).
 //!
 //! **Per-step invariants** (step tallies of kernel intervals, "proven on every step",
 //! pooled over the seeds of a system). They are *observations*: this module computes
@@ -34,7 +34,7 @@
 //!   enclosures with this mean-value form (both contain the exact value); its lower end
 //!   is 0 exactly when the order y_i^k < y_{i+1}^k is proven. A certified negative direct
 //!   difference still shows as a violation. Order is kept since g > 0 initially.
-//! - Pointwise row bound [derived]: for y_i > 0, |P_ij − δ_nj| ≤ (n − 1)e^{−g y_i} for all j
+//! - Pointwise row bound \[derived\]: for y_i > 0, |P_ij − δ_nj| ≤ (n − 1)e^{−g y_i} for all j
 //!   (e_1 and |y_i| for y_i < 0), g the initial minimum gap. Proof: for j ≠ n,
 //!   P_ij ≤ e^{y_i(y_j − y_n)} ≤ e^{−g y_i} since gaps only grow; and
 //!   max_j |P_ij − δ_nj| = 1 − P_in = Σ_{l≠n} P_il. The margin uses the enclosure

@@ -3,7 +3,7 @@
 //! x₂(0) = (1, −ε), the paper says the tokens form a single cluster (1, 0) yet
 //! P(t) → I. In fact z₁,₂(t) → (1, ±C(ε)) with C(ε) > 0: two clusters.
 //!
-//! # Analysis [derived]
+//! # Analysis \[derived\]
 //! By symmetry x₁,₂(t) = (e^t, ±b(t)) with
 //!
 //! ```text
