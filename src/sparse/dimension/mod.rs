@@ -9,12 +9,20 @@ use crate::kernel::{Interval, SignMatrix};
 use crate::sparse::sample::draw_signs;
 use rayon::prelude::*;
 use rug::{Integer, Rational};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
+
+mod exact;
+mod lanes;
+mod tile;
 
 /// Row tiles of the pair scan (the unit of parallel work).
 const ROW_TILE: usize = 64;
 /// Rows j per inner block (stays in L2).
 const COL_TILE: usize = 256;
+/// Words per chunk of the vector scan: its fast-case bounds are one table per
+/// chunk (module doc of `exact`), and a lane that leaves it is redone pair by
+/// pair over the chunk.
+const CHUNK: usize = 8;
 
 /// The smallest d ∈ 1..=d_max such that the first d columns of
 /// S = `draw_signs(n, d_max, seed)` satisfy C(t): |⟨s_l, s_j⟩_d| ≤ t·d for all
@@ -66,33 +74,35 @@ pub fn min_dimension(n: usize, t: &Rational, seed: u64, d_max: usize) -> Option<
 ///   set iff some pair violates at d.
 /// * Full blocks are only carried: in a block whose 64 bits are all set (in the
 ///   tile's bitmap, or taken from the shared one) nothing is left to record, so
-///   its words only move G (g₁ = g₀ + m_k − 2·popcount, nothing tested). Below
-///   the answer almost every block fills within the first pairs, so for most
-///   pairs most words are such runs of full blocks, and there the popcounts of
-///   eight (or four) consecutive words are summed through a carry-save adder
-///   tree (Harley–Seal: one popcount per eight words; exact integer sums), the
+///   its words only move G (nothing tested). Below the answer almost every block
+///   fills within the first pairs, so for most pairs most words are such runs
+///   of full blocks: one XOR, one popcount and one add per word and pair, the
 ///   same routine that recomputes G at a later stage's first word.
 ///
 /// Layout for SIMD: the rows j are also stored interleaved in groups of
-/// [`LANES`] (word k of the group's rows contiguous), so one row l is scanned
-/// against [`LANES`] rows j at once, one lane per pair, in straight-line code the
-/// compiler vectorises (XOR, popcount, prefix sums, the fast-case test). The
-/// fast-case test is not branched on per word: each lane ORs safe − s over a
-/// chunk of `CHUNK` words (sign bit set iff some word left the fast case), and
-/// only a flagged lane's chunk is redone pair by pair from its G at the chunk's
-/// start. The group holding l itself is scanned the same way with l's own lane
-/// masked (its pairs (l, j) with j < l are real pairs scanned twice, which sets
-/// no new bit). It is compiled once per instruction set and chosen at run time
-/// by `pulp` (AVX-512 with VPOPCNTDQ, AVX-512, AVX2, NEON, or plain scalar
-/// code; the carry-save tree on AVX2 and AVX-512, where a popcount is a table
-/// lookup of nibbles or one VPOPCNTQ per 8 words, not on scalar code, which has
-/// POPCNT); the crate itself stays free of `unsafe`.
-/// Only the last n mod [`LANES`] rows (all rows if n < [`LANES`]) go through
-/// the one-pair path. The arithmetic is integer, so every
-/// instruction set gives the same bitmap (every build is tested against a
-/// brute-force scan and against the others).
+/// [`LANES`] (word k of the group's rows contiguous), so R rows l (two with
+/// AVX512-VPOPCNTDQ, else one) are scanned against [`LANES`] rows j at once,
+/// one lane per pair, in straight-line code the compiler vectorises (`lanes`):
+/// per lane P = Σ popcount(a_k ⊕ b_k) so far (G at a word boundary is 64k − 2P).
+/// Runs of full blocks only add to P. The words of blocks not yet full are
+/// taken a chunk of `CHUNK` words at a time, and the fast-case test is not
+/// branched on per word: each boundary's P is compared, by one subtraction and
+/// one unsigned maximum per word, with a per-chunk table that implies the
+/// per-word test above (module doc of `exact`); only a lane that leaves it has
+/// its chunk redone pair by pair with the per-word test and the slow path. The
+/// group holding l itself is scanned the same way with l's own lane masked (its
+/// pairs (l, j) with j < l are real pairs scanned twice, which sets no new bit).
+/// It is compiled once per instruction set and chosen at run time by `pulp`
+/// (AVX-512 with VPOPCNTDQ, AVX-512, AVX2, NEON, or plain scalar code; where a
+/// vector popcount is a table lookup of nibbles, on AVX2 and AVX-512 without
+/// VPOPCNTDQ, runs of full blocks are summed eight or four words at a time
+/// through a carry-save adder tree, Harley–Seal, one popcount per eight words);
+/// the crate itself stays free of `unsafe`. Only the last n mod [`LANES`] rows
+/// (all rows if n < [`LANES`]) go through the one-pair path. The arithmetic is
+/// integer, so every instruction set gives the same bitmap (every build is
+/// tested against a brute-force scan and against the others).
 ///
-/// Cost: per pair, the words up to the end of the answer's stage: a carry-save
+/// Cost: per pair, the words up to the end of the answer's stage: an
 /// XOR-popcount for each word of a full block, an XOR-popcount and the
 /// fast-case test for each word of a block not yet full (near and above the
 /// answer), plus exact per-column work only for pairs near the threshold there.
@@ -213,7 +223,12 @@ fn scan(s: &SignMatrix, t: &Rational, build: Build) -> Option<usize> {
         let stage = tiles
             .par_iter()
             .map(|&(lo, hi)| {
-                let tile = Tile {
+                #[cfg(target_arch = "x86_64")]
+                let build = match build {
+                    Build::Best if V4Popcnt::is_available() => Build::Avx512Vpopcnt,
+                    b => b,
+                };
+                let tile = tile::Tile {
                     s,
                     inter: &inter,
                     lo,
@@ -223,11 +238,7 @@ fn scan(s: &SignMatrix, t: &Rational, build: Build) -> Option<usize> {
                     full: &full,
                     safe: &safe,
                     shared: &shared,
-                };
-                #[cfg(target_arch = "x86_64")]
-                let build = match build {
-                    Build::Best if V4Popcnt::is_available() => Build::Avx512Vpopcnt,
-                    b => b,
+                    vpop: build == Build::Avx512Vpopcnt,
                 };
                 match build {
                     #[cfg(target_arch = "x86_64")]
@@ -283,119 +294,6 @@ fn stages(w: usize) -> Vec<(usize, usize)> {
     }
 }
 
-/// One row tile lo..hi of the pair scan over the words `words` = k0..k1, against
-/// every row j > l; returns the tile's bitmap. Its body is compiled per
-/// instruction set (see [`scan`]).
-struct Tile<'a> {
-    s: &'a SignMatrix,
-    inter: &'a [u64],
-    lo: usize,
-    hi: usize,
-    words: (usize, usize),
-    thr: &'a [i64],
-    full: &'a [u64],
-    safe: &'a [i64],
-    shared: &'a [AtomicU64],
-}
-
-/// What the slow path needs besides the pair's own data.
-struct Ctx<'a> {
-    d: usize,
-    thr: &'a [i64],
-    full: &'a [u64],
-    shared: &'a [AtomicU64],
-    safe: Vec<i64>,
-    bad: Vec<u64>,
-    /// The first word of the stage whose block is not full here (set by
-    /// [`Ctx::refresh`]; blocks only ever fill, so every block before it stays
-    /// full).
-    open: usize,
-}
-
-impl Ctx<'_> {
-    /// Takes from the shared bitmap the blocks of `words` other tiles have filled
-    /// (their fast-case test is then skipped: see [`lanes`]). Only full blocks
-    /// are taken, and only bits some pair violates are ever in the shared bitmap.
-    #[inline]
-    fn refresh(&mut self, (k0, k1): (usize, usize)) {
-        for k in k0..k1 {
-            if self.safe[k] != i64::MAX
-                && (self.bad[k] | self.shared[k].load(Ordering::Relaxed)) == self.full[k]
-            {
-                self.bad[k] = self.full[k];
-                self.safe[k] = i64::MAX;
-            }
-        }
-        self.open = (k0..k1).find(|&k| self.safe[k] != i64::MAX).unwrap_or(k1);
-    }
-}
-
-impl pulp::WithSimd for Tile<'_> {
-    type Output = Vec<u64>;
-
-    #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) -> Vec<u64> {
-        // carry-save popcounts pay off with a vector unit (several lanes per
-        // register) but not against the scalar POPCNT instruction
-        let wide = std::mem::size_of::<S::u64s>() >= 32;
-        let Tile {
-            s,
-            inter,
-            lo,
-            hi,
-            words,
-            thr,
-            full,
-            safe,
-            shared,
-        } = self;
-        let (n, d, w) = (s.n(), s.d(), s.words_per_row());
-        let grouped = n / LANES * LANES;
-        // This tile's copy of `safe`, set to i64::MAX once its block is full.
-        let mut cx = Ctx {
-            d,
-            thr,
-            full,
-            shared,
-            safe: safe.to_vec(),
-            bad: vec![0u64; w],
-            open: words.0,
-        };
-        // column tiles end on multiples of COL_TILE (a multiple of LANES), so
-        // only the ungrouped tail goes pair by pair
-        let mut jb = lo + 1;
-        while jb < n {
-            let je = ((jb / COL_TILE + 1) * COL_TILE).min(n);
-            for l in lo..hi.min(je) {
-                cx.refresh(words);
-                let a = s.row(l);
-                let mut j = jb.max(l + 1);
-                if !j.is_multiple_of(LANES) && j < grouped {
-                    // j = l + 1 inside l's own group: the whole group at once, its
-                    // lane l masked (the pairs (l, j') with j' < l are real pairs
-                    // scanned twice, which sets no bit that is not set anyway)
-                    let g = j / LANES;
-                    let b = &inter[g * LANES * w..(g + 1) * LANES * w];
-                    lanes(a, b, words, l - g * LANES, wide, &mut cx);
-                    j = (g + 1) * LANES;
-                }
-                while j + LANES <= je.min(grouped) {
-                    let g = j / LANES;
-                    let b = &inter[g * LANES * w..(g + 1) * LANES * w];
-                    lanes(a, b, words, LANES, wide, &mut cx);
-                    j += LANES;
-                }
-                while j < je {
-                    pair(a, s.row(j), words, &mut cx);
-                    j += 1;
-                }
-            }
-            jb = je;
-        }
-        cx.bad
-    }
-}
-
 /// θ_d = ⌊t·d⌋ for d = 0..=d_max, clamped to [−1, d] (|G_d| ≤ d always).
 fn thresholds(t: &Rational, d_max: usize) -> Vec<i64> {
     (0..=d_max)
@@ -411,293 +309,6 @@ fn thresholds(t: &Rational, d_max: usize) -> Vec<i64> {
             }
         })
         .collect()
-}
-
-/// Records in `cx.bad` every d of the words k0..k1 at which the pair (a, b)
-/// violates C(t) (see [`min_dimension_of`] for the bounds used). `cx.safe[k]` is
-/// the largest |g₀| + |g₁| for which block k is clear, or i64::MAX once block k
-/// is full (nothing left to record there), so the common case is one comparison.
-#[inline]
-fn pair(a: &[u64], b: &[u64], (k0, k1): (usize, usize), cx: &mut Ctx) {
-    let d = cx.d;
-    // G at column 64·k0: words before k0 hold 64 columns each (k0 < w)
-    let mut g0 = 0i64;
-    for (x, y) in a[..k0].iter().zip(&b[..k0]) {
-        g0 += 64 - 2 * i64::from((x ^ y).count_ones());
-    }
-    for k in k0..k1 {
-        let x = a[k] ^ b[k];
-        let mk = (d - 64 * k).min(64) as i64;
-        let g1 = g0 + mk - 2 * i64::from(x.count_ones());
-        let s = g0.abs() + g1.abs();
-        if s > cx.safe[k] {
-            block(k, x, g0, s, mk, cx);
-        }
-        g0 = g1;
-    }
-}
-
-/// Words per chunk of [`lanes`]: the lanes' fast-case tests are OR-ed over a chunk
-/// and looked at once per chunk.
-const CHUNK: usize = 8;
-
-/// [`pair`] for the [`LANES`] pairs (a, b_i), b the interleaved words of
-/// [`LANES`] consecutive rows (word k of row i at k·LANES + i): independent
-/// prefix sums per lane, written so the compiler vectorises them. The fast-case
-/// test of every word is folded into one flag per lane (the sign bit of
-/// OR_k (safe[k] − s_k), set iff some s_k > safe[k]) and looked at once per
-/// chunk of [`CHUNK`] words; a flagged lane's chunk is then redone pair by pair
-/// from its prefix sum at the chunk's start, with the slow path where it leaves
-/// the fast case (exactly what a per-word test would have done: `safe` changes
-/// only in the slow path, and only to i64::MAX). Runs of full blocks (`safe` =
-/// i64::MAX: nothing to record) only carry G, by [`advance`]; so do the words
-/// before k0.
-#[inline(always)]
-fn lanes(a: &[u64], b: &[u64], (k0, k1): (usize, usize), skip: usize, wide: bool, cx: &mut Ctx) {
-    let d = cx.d;
-    let w = a.len();
-    // word k of the LANES rows: b[k]
-    let b = &b.as_chunks::<LANES>().0[..k1];
-    let a = &a[..k1];
-    let mut g0 = [0i64; LANES];
-    // |G| ≤ d, so nothing here can overflow: the wrapping forms are the plain
-    // operations without debug-build overflow checks, which would stop the
-    // loops from vectorising in test builds
-    // G at the first word of a block not full (the words before k0 and the full
-    // blocks from k0 on, popcounts only: nothing to record there)
-    let mut c = cx.open.clamp(k0, k1);
-    advance(a, b, 0, c, d, wide, &mut g0);
-    while c < k1 {
-        if cx.safe[c] == i64::MAX {
-            // a run of blocks that filled since `open` was set
-            let mut e = c + 1;
-            while e < k1 && cx.safe[e] == i64::MAX {
-                e += 1;
-            }
-            advance(a, b, c, e, d, wide, &mut g0);
-            c = e;
-            continue;
-        }
-        let ce = (c + CHUNK).min(k1);
-        let start = g0;
-        let mut flag = [0i64; LANES];
-        for k in c..ce {
-            let x = a[k];
-            let b = &b[k];
-            // every word but the last holds 64 columns
-            let mk = if k + 1 < w { 64 } else { (d - 64 * k) as i64 };
-            let safe = cx.safe[k];
-            for i in 0..LANES {
-                let p = i64::from((x ^ b[i]).count_ones());
-                let g1 = g0[i].wrapping_add(mk).wrapping_sub(p.wrapping_mul(2));
-                let s = g0[i].wrapping_abs().wrapping_add(g1.wrapping_abs());
-                // safe ∈ [−2 − 64, 2d] or i64::MAX, s ∈ [0, 2d]: no overflow
-                flag[i] |= safe.wrapping_sub(s);
-                g0[i] = g1;
-            }
-        }
-        if skip < LANES {
-            flag[skip] = 0;
-        }
-        if flag.iter().fold(0, |f, &x| f | x) < 0 {
-            for i in 0..LANES {
-                if flag[i] < 0 {
-                    let mut g = start[i];
-                    for k in c..ce {
-                        let x = a[k] ^ b[k][i];
-                        let mk = if k + 1 < w { 64 } else { (d - 64 * k) as i64 };
-                        let g1 = g + mk - 2 * i64::from(x.count_ones());
-                        let s = g.abs() + g1.abs();
-                        if s > cx.safe[k] {
-                            block(k, x, g, s, mk, cx);
-                        }
-                        g = g1;
-                    }
-                }
-            }
-        }
-        c = ce;
-    }
-}
-
-/// Moves the [`LANES`] prefix sums `g` over the words ka..kb (a, b as in
-/// [`lanes`]): g_i += Σ_k (m_k − 2·popcount(a_k ⊕ b_{k,i})), m_k the columns of
-/// word k. With `wide`, the words go through [`carry_save`] four or eight at a
-/// time, the last one to three word by word. Exact: |G| ≤ d and the popcount
-/// sums are at most d, so nothing can overflow (the wrapping forms only keep the
-/// overflow checks out of the loops).
-#[inline(always)]
-fn advance(
-    a: &[u64],
-    b: &[[u64; LANES]],
-    ka: usize,
-    kb: usize,
-    d: usize,
-    wide: bool,
-    g: &mut [i64; LANES],
-) {
-    let mut k = ka;
-    if wide && kb - ka >= 4 {
-        let ke = kb - (kb - ka) % 4;
-        let cols = (d.min(64 * ke) - 64 * ka) as i64;
-        carry_save(&a[ka..ke], &b[ka..ke], cols, g);
-        k = ke;
-    }
-    for (k, (&x, b)) in a[k..kb]
-        .iter()
-        .zip(&b[k..kb])
-        .enumerate()
-        .map(|(i, y)| (k + i, y))
-    {
-        let mk = (d - 64 * k).min(64) as i64;
-        for i in 0..LANES {
-            let p = i64::from((x ^ b[i]).count_ones());
-            g[i] = g[i].wrapping_add(mk).wrapping_sub(p.wrapping_mul(2));
-        }
-    }
-}
-
-/// Lanes of one carry-save group in [`carry_save`] (one AVX-512 register).
-const SUB: usize = 8;
-
-/// g_i += cols − 2·Σ_k popcount(a_k ⊕ b_{k,i}) over the words given (a multiple
-/// of 4 of them; `cols` their columns), eight (then four) words at a time
-/// through a carry-save adder tree (Harley–Seal): bitwise, ones + x₁ + … + x₈ +
-/// 2·twos + 4·fours = ones' + 2·twos' + 4·fours' + 8·eights at every bit
-/// position, so Σ_k popcount(x_k) = 8·Σ popcount(eights) + 4·popcount(fours) +
-/// 2·popcount(twos) + popcount(ones) at the end: one popcount per eight (or
-/// four) words instead of one per word.
-#[inline(always)]
-fn carry_save(a: &[u64], b: &[[u64; LANES]], cols: i64, g: &mut [i64; LANES]) {
-    // one group of SUB lanes at a time (LANES = 4·SUB), each with constant offsets
-    let p2 = [
-        carry_save_sub::<0>(a, b),
-        carry_save_sub::<1>(a, b),
-        carry_save_sub::<2>(a, b),
-        carry_save_sub::<3>(a, b),
-    ];
-    for (g, p2) in g.iter_mut().zip(p2.as_flattened()) {
-        // 2·Σ popcount ≤ 2·cols ≤ 2d: no overflow
-        *g = g.wrapping_add(cols).wrapping_sub(*p2);
-    }
-}
-
-/// 2·Σ_k popcount(a_k ⊕ b_{k,i}) for the lanes i = H·SUB .. (H + 1)·SUB (see
-/// [`carry_save`]).
-#[inline(always)]
-fn carry_save_sub<const H: usize>(a: &[u64], b: &[[u64; LANES]]) -> [i64; SUB] {
-    const { assert!(LANES == 4 * SUB) };
-    let pc =
-        |x: [u64; SUB]| -> [i64; SUB] { std::array::from_fn(|i| i64::from(x[i].count_ones())) };
-    let word =
-        |x: u64, r: &[u64; LANES]| -> [u64; SUB] { std::array::from_fn(|i| x ^ r[H * SUB + i]) };
-    let (a8, a4) = a.as_chunks::<8>();
-    let (b8, b4) = b.as_chunks::<8>();
-    let (mut ones, mut twos, mut fours) = ([0u64; SUB], [0u64; SUB], [0u64; SUB]);
-    let mut eights = [0i64; SUB];
-    for (x, r) in a8.iter().zip(b8) {
-        let (ta, o) = csa(ones, word(x[0], &r[0]), word(x[1], &r[1]));
-        let (tb, o) = csa(o, word(x[2], &r[2]), word(x[3], &r[3]));
-        let (fa, t) = csa(twos, ta, tb);
-        let (ta, o) = csa(o, word(x[4], &r[4]), word(x[5], &r[5]));
-        let (tb, o) = csa(o, word(x[6], &r[6]), word(x[7], &r[7]));
-        let (fb, t) = csa(t, ta, tb);
-        let (e, f) = csa(fours, fa, fb);
-        (ones, twos, fours) = (o, t, f);
-        let e = pc(e);
-        for i in 0..SUB {
-            eights[i] = eights[i].wrapping_add(e[i]);
-        }
-    }
-    if let ([x0, x1, x2, x3], [r0, r1, r2, r3]) = (a4, b4) {
-        let (ta, o) = csa(ones, word(*x0, r0), word(*x1, r1));
-        let (tb, o) = csa(o, word(*x2, r2), word(*x3, r3));
-        let (fa, t) = csa(twos, ta, tb);
-        // fours + fa = 2·e + f: a half adder
-        let (e, f) = csa(fours, fa, [0; SUB]);
-        (ones, twos, fours) = (o, t, f);
-        let e = pc(e);
-        for i in 0..SUB {
-            eights[i] = eights[i].wrapping_add(e[i]);
-        }
-    }
-    let (o, t, f) = (pc(ones), pc(twos), pc(fours));
-    // 2·Σ popcount = 16·eights + 8·fours + 4·twos + 2·ones
-    std::array::from_fn(|i| {
-        (eights[i] << 4)
-            .wrapping_add(f[i] << 3)
-            .wrapping_add(t[i] << 2)
-            .wrapping_add(o[i] << 1)
-    })
-}
-
-/// Carry-save adder, bitwise: a + b + c = 2·carry + sum at every bit position;
-/// returns (carry, sum).
-#[inline(always)]
-fn csa(a: [u64; SUB], b: [u64; SUB], c: [u64; SUB]) -> ([u64; SUB], [u64; SUB]) {
-    let mut carry = [0u64; SUB];
-    let mut sum = [0u64; SUB];
-    for i in 0..SUB {
-        let u = a[i] ^ b[i];
-        carry[i] = (a[i] & b[i]) | (u & c[i]);
-        sum[i] = u ^ c[i];
-    }
-    (carry, sum)
-}
-
-/// The slow path of one pair in block k (|g₀| + |g₁| = s > safe[k]): first the
-/// block's bits other tiles have set are taken from the shared bitmap (and the
-/// pair is done if the block is now full); then the whole block is violated, or
-/// the block is refined byte by byte with the same bound (for a sub-block of
-/// m_b ≤ 8 columns starting at G = h₀ and ending at h₁: clear if
-/// |h₀| + |h₁| + m_b ≤ 2θ at its first column, all violated if
-/// |h₀| + |h₁| − m_b > 2θ at its last), and only an undecided byte whose bits are
-/// not all set already is followed column by column. New bits go to the shared
-/// bitmap too.
-#[inline(never)]
-fn block(k: usize, x: u64, g0: i64, s: i64, mk: i64, cx: &mut Ctx) {
-    let (thr, full) = (cx.thr, cx.full);
-    let before = cx.bad[k] | cx.shared[k].load(Ordering::Relaxed);
-    let mut bad = before;
-    let base = 64 * k;
-    if bad == full[k] {
-        // filled elsewhere: nothing to record
-    } else if s - mk > 2 * thr[base + mk as usize] {
-        bad = full[k];
-    } else {
-        let mut g = g0;
-        let mut c = 0usize; // columns of the block done
-        while c < mk as usize {
-            let mb = (mk as usize - c).min(8);
-            let mask = ((1u64 << mb) - 1) << c;
-            let xb = x & mask;
-            let h1 = g + mb as i64 - 2 * i64::from(xb.count_ones());
-            let sb = g.abs() + h1.abs();
-            let (first, last) = (base + c + 1, base + c + mb);
-            if bad & mask == mask || sb + mb as i64 <= 2 * thr[first] {
-                // nothing new to record in this byte
-            } else if sb - mb as i64 > 2 * thr[last] {
-                bad |= mask;
-            } else {
-                let mut h = g;
-                for m in 0..mb {
-                    h += 1 - 2 * ((xb >> (c + m)) & 1) as i64;
-                    if h.abs() > thr[first + m] {
-                        bad |= 1 << (c + m);
-                    }
-                }
-            }
-            g = h1;
-            c += mb;
-        }
-    }
-    if bad != before {
-        cx.shared[k].fetch_or(bad, Ordering::Relaxed);
-    }
-    cx.bad[k] = bad;
-    if bad == full[k] {
-        cx.safe[k] = i64::MAX;
-    }
 }
 
 /// The union-bound dimension d_ub = ⌈(2/t²)·ln(n²/δ)⌉ (sparse.md §4; §5 table),

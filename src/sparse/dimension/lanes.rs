@@ -1,0 +1,286 @@
+//! The vector part of the dimension scan ([`super::min_dimension_of`]): R rows l
+//! against one group of [`LANES`] interleaved rows j (word k of the group's rows
+//! contiguous), R·[`LANES`] pairs at once, one lane per pair, in straight-line
+//! code the compiler vectorises under the build's features. Per lane it keeps
+//! P = Σ popcount(a_k ⊕ b_k) over the words so far (G at boundary b is
+//! c_b − 2P_b). Words of full blocks only add to P ([`carry`]); the words of
+//! blocks not yet full are taken a chunk at a time ([`test`]), each boundary's
+//! P compared with the chunk table (module doc of `exact`), and only a lane that
+//! leaves it is redone pair by pair with the exact test ([`flagged`]).
+
+use super::exact::{block, Ctx};
+use super::{CHUNK, LANES};
+
+/// One P per lane, for R rows l.
+pub(super) type Acc<const R: usize> = [[u64; LANES]; R];
+
+/// The pairs (a_r, b_i) of R rows a_r (their whole words) and one interleaved
+/// group b (b[k][i]: word k of row i of the group) over the stage's words.
+/// `selfs[r]` is the lane of row a_r itself when it is in this group (masked:
+/// G = d there), else [`LANES`]. Other lanes with j < l are real pairs scanned
+/// twice, which sets no bit that is not set anyway. `cs`: sum the popcounts of
+/// full blocks by the carry-save tree (a vector unit without VPOPCNTQ).
+#[inline(always)]
+pub(super) fn lanes<const R: usize>(
+    a: [&[u64]; R],
+    b: &[[u64; LANES]],
+    selfs: [usize; R],
+    cs: bool,
+    cx: &mut Ctx,
+) {
+    let (k0, k1) = cx.words;
+    let diagonal = selfs.iter().any(|&i| i < LANES);
+    let mut c = cx.open.clamp(k0, k1);
+    // P at the first word of a block not full (the words before k0 and the full
+    // blocks from k0 on: popcounts only, nothing to record there)
+    let mut p = carry(a, b, 0, c, cs, [[0; LANES]; R]);
+    while c < k1 {
+        if cx.safe[c] == i64::MAX {
+            // a run of blocks that filled since `open` was set
+            let mut e = c + 1;
+            while e < k1 && cx.safe[e] == i64::MAX {
+                e += 1;
+            }
+            p = carry(a, b, c, e, cs, p);
+            c = e;
+            continue;
+        }
+        if cx.dirty {
+            p = tables(p, cx);
+        }
+        let m = c / CHUNK;
+        let ce = (CHUNK * m + CHUNK).min(k1);
+        let o = (CHUNK + 1) * m + c - CHUNK * m;
+        let wl = cx.wlim[m];
+        let (q, f) = test(a.map(|x| &x[c..ce]), &b[c..ce], &cx.bias[o..=o + ce - c], p);
+        let top = f.as_flattened().iter().fold(0u64, |m, &x| m.max(x));
+        p = q;
+        // a group holding some row l + r itself always goes there, for its lane
+        // of row l + r is masked there (not in the hot path)
+        if wl < 0 || top > wl as u64 || diagonal {
+            p = flagged(p, f, wl, a, b, (c, ce), selfs, cx);
+        }
+        c = ce;
+    }
+}
+
+/// P += Σ_{k ∈ ka..kb} popcount(a_k ⊕ b_k) for every lane: word by word (one
+/// VPOPCNTQ per 8 lanes where the build has it), or with `cs` through
+/// [`carry_save`] four or eight words at a time and the rest word by word.
+/// Exact: P ≤ d, nothing can overflow (the wrapping forms only keep the overflow
+/// checks out of the loops, which would stop them vectorising).
+#[inline(always)]
+pub(super) fn carry<const R: usize>(
+    a: [&[u64]; R],
+    b: &[[u64; LANES]],
+    ka: usize,
+    kb: usize,
+    cs: bool,
+    mut p: Acc<R>,
+) -> Acc<R> {
+    let mut k = ka;
+    if cs && kb - ka >= 4 {
+        let ke = kb - (kb - ka) % 4;
+        for r in 0..R {
+            let s = carry_save(&a[r][ka..ke], &b[ka..ke]);
+            for i in 0..LANES {
+                p[r][i] = p[r][i].wrapping_add(s[i]);
+            }
+        }
+        k = ke;
+    }
+    let b = &b[k..kb];
+    let len = b.len();
+    let a = a.map(|x| &x[k..k + len]);
+    for k in 0..len {
+        for r in 0..R {
+            let x = a[r][k];
+            for i in 0..LANES {
+                p[r][i] = p[r][i].wrapping_add(u64::from((x ^ b[k][i]).count_ones()));
+            }
+        }
+    }
+    p
+}
+
+/// One chunk's words (a, b: its words; bias: its boundaries, one more): P moved
+/// over them, and per lane f = max over the boundaries of the wrapped
+/// P_b − bias_b (unsigned), so f ≤ W_m iff every boundary passed (module doc of
+/// `exact`). Straight-line per word: XOR, popcount, add, subtract, max.
+#[inline(always)]
+fn test<const R: usize>(
+    a: [&[u64]; R],
+    b: &[[u64; LANES]],
+    bias: &[u64],
+    mut p: Acc<R>,
+) -> (Acc<R>, Acc<R>) {
+    let len = b.len();
+    let bias = &bias[..=len];
+    let a = a.map(|x| &x[..len]);
+    let mut f = [[0u64; LANES]; R];
+    for r in 0..R {
+        for i in 0..LANES {
+            f[r][i] = p[r][i].wrapping_sub(bias[0]);
+        }
+    }
+    for k in 0..len {
+        let lo = bias[k + 1];
+        for r in 0..R {
+            let x = a[r][k];
+            for i in 0..LANES {
+                let q = p[r][i].wrapping_add(u64::from((x ^ b[k][i]).count_ones()));
+                p[r][i] = q;
+                f[r][i] = f[r][i].max(q.wrapping_sub(lo));
+            }
+        }
+    }
+    (p, f)
+}
+
+/// The lanes of chunk c..ce that left the table (f > W_m, or every lane if
+/// W_m < 0; never a lane of row r itself, `selfs[r]`; possibly none), redone
+/// pair by pair: G
+/// at the chunk's start from P at its end, then each word with the
+/// exact test and the slow path where it fires (what a per-word test would have
+/// done: `safe` changes only in the slow path, and only to i64::MAX). P is
+/// passed through (see [`tables`]).
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn flagged<const R: usize>(
+    p: Acc<R>,
+    f: Acc<R>,
+    wl: i64,
+    a: [&[u64]; R],
+    b: &[[u64; LANES]],
+    (c, ce): (usize, usize),
+    selfs: [usize; R],
+    cx: &mut Ctx,
+) -> Acc<R> {
+    const { assert!(R * LANES <= 64) };
+    let mut out = 0u64;
+    for (r, (f, &own)) in f.iter().zip(&selfs).enumerate() {
+        for (i, &x) in f.iter().enumerate() {
+            let left = wl < 0 || x > wl as u64;
+            out |= u64::from(left && i != own) << (r * LANES + i);
+        }
+    }
+    let d = cx.d;
+    while out != 0 {
+        let bit = out.trailing_zeros() as usize;
+        out &= out - 1;
+        let (r, i) = (bit / LANES, bit % LANES);
+        // P at the chunk's start; c < w: the words before c hold 64 columns each
+        let chunk: u64 = (c..ce)
+            .map(|k| u64::from((a[r][k] ^ b[k][i]).count_ones()))
+            .sum();
+        let mut g = 64 * c as i64 - 2 * (p[r][i] - chunk) as i64;
+        for k in c..ce {
+            let x = a[r][k] ^ b[k][i];
+            let mk = (d - 64 * k).min(64) as i64;
+            let g1 = g + mk - 2 * i64::from(x.count_ones());
+            let s = g.abs() + g1.abs();
+            if s > cx.safe[k] {
+                block(k, x, g, s, mk, cx);
+            }
+            g = g1;
+        }
+    }
+    p
+}
+
+/// [`Ctx::tables`], P passed through: every vector register is caller-saved,
+/// so P is not live across this call (nor across [`flagged`]) but goes through
+/// memory on this rare path only; otherwise the register allocator may keep
+/// some lanes' P in memory in the hot loops.
+#[cold]
+#[inline(never)]
+fn tables<const R: usize>(p: Acc<R>, cx: &mut Ctx) -> Acc<R> {
+    cx.tables();
+    p
+}
+
+/// Lanes of one carry-save group in [`carry_save`] (one AVX-512 register).
+const SUB: usize = 8;
+
+/// Σ_k popcount(a_k ⊕ b_{k,i}) for every lane i over the words given (a multiple
+/// of 4 of them), eight (then four) words at a time through a carry-save adder
+/// tree (Harley–Seal): bitwise, ones + x₁ + … + x₈ + 2·twos + 4·fours = ones' +
+/// 2·twos' + 4·fours' + 8·eights at every bit position, so Σ_k popcount(x_k) =
+/// 8·Σ popcount(eights) + 4·popcount(fours) + 2·popcount(twos) + popcount(ones)
+/// at the end: one popcount per eight (or four) words instead of one per word
+/// (worth it where a vector popcount is a nibble-table lookup).
+#[inline(always)]
+fn carry_save(a: &[u64], b: &[[u64; LANES]]) -> [u64; LANES] {
+    // one group of SUB lanes at a time (LANES = 4·SUB), each with constant offsets
+    let p = [
+        carry_save_sub::<0>(a, b),
+        carry_save_sub::<1>(a, b),
+        carry_save_sub::<2>(a, b),
+        carry_save_sub::<3>(a, b),
+    ];
+    std::array::from_fn(|i| p[i / SUB][i % SUB])
+}
+
+/// Σ_k popcount(a_k ⊕ b_{k,i}) for the lanes i = H·SUB .. (H + 1)·SUB (see
+/// [`carry_save`]).
+#[inline(always)]
+fn carry_save_sub<const H: usize>(a: &[u64], b: &[[u64; LANES]]) -> [u64; SUB] {
+    const { assert!(LANES == 4 * SUB) };
+    let pc =
+        |x: [u64; SUB]| -> [u64; SUB] { std::array::from_fn(|i| u64::from(x[i].count_ones())) };
+    let word =
+        |x: u64, r: &[u64; LANES]| -> [u64; SUB] { std::array::from_fn(|i| x ^ r[H * SUB + i]) };
+    let (a8, a4) = a.as_chunks::<8>();
+    let (b8, b4) = b.as_chunks::<8>();
+    let (mut ones, mut twos, mut fours) = ([0u64; SUB], [0u64; SUB], [0u64; SUB]);
+    let mut eights = [0u64; SUB];
+    for (x, r) in a8.iter().zip(b8) {
+        let (ta, o) = csa(ones, word(x[0], &r[0]), word(x[1], &r[1]));
+        let (tb, o) = csa(o, word(x[2], &r[2]), word(x[3], &r[3]));
+        let (fa, t) = csa(twos, ta, tb);
+        let (ta, o) = csa(o, word(x[4], &r[4]), word(x[5], &r[5]));
+        let (tb, o) = csa(o, word(x[6], &r[6]), word(x[7], &r[7]));
+        let (fb, t) = csa(t, ta, tb);
+        let (e, f) = csa(fours, fa, fb);
+        (ones, twos, fours) = (o, t, f);
+        let e = pc(e);
+        for i in 0..SUB {
+            eights[i] = eights[i].wrapping_add(e[i]);
+        }
+    }
+    if let ([x0, x1, x2, x3], [r0, r1, r2, r3]) = (a4, b4) {
+        let (ta, o) = csa(ones, word(*x0, r0), word(*x1, r1));
+        let (tb, o) = csa(o, word(*x2, r2), word(*x3, r3));
+        let (fa, t) = csa(twos, ta, tb);
+        // fours + fa = 2·e + f: a half adder
+        let (e, f) = csa(fours, fa, [0; SUB]);
+        (ones, twos, fours) = (o, t, f);
+        let e = pc(e);
+        for i in 0..SUB {
+            eights[i] = eights[i].wrapping_add(e[i]);
+        }
+    }
+    let (o, t, f) = (pc(ones), pc(twos), pc(fours));
+    // Σ popcount = 8·eights + 4·fours + 2·twos + ones (≤ d: no overflow)
+    std::array::from_fn(|i| {
+        (eights[i] << 3)
+            .wrapping_add(f[i] << 2)
+            .wrapping_add(t[i] << 1)
+            .wrapping_add(o[i])
+    })
+}
+
+/// Carry-save adder, bitwise: a + b + c = 2·carry + sum at every bit position;
+/// returns (carry, sum).
+#[inline(always)]
+fn csa(a: [u64; SUB], b: [u64; SUB], c: [u64; SUB]) -> ([u64; SUB], [u64; SUB]) {
+    let mut carry = [0u64; SUB];
+    let mut sum = [0u64; SUB];
+    for i in 0..SUB {
+        let u = a[i] ^ b[i];
+        carry[i] = (a[i] & b[i]) | (u & c[i]);
+        sum[i] = u ^ c[i];
+    }
+    (carry, sum)
+}
