@@ -11,21 +11,53 @@
 use super::exact::{block, Ctx};
 use super::{CHUNK, LANES};
 
-/// One P per lane, for R rows l.
-pub(super) type Acc<const R: usize> = [[u64; LANES]; R];
+/// The loops of [`lanes`] for R rows l: P per lane, moved over full blocks
+/// ([`Kernel::carry`]) and over a chunk with the table test ([`Kernel::test`]).
+/// Two implementations compute the same integers: [`Auto`] (plain arrays the
+/// compiler vectorises, for every build) and, with AVX512-VPOPCNTDQ,
+/// `super::vpop::Vpop` (512-bit registers written out, so that the register
+/// allocation of the loops does not depend on the code around them).
+pub(super) trait Kernel<const R: usize>: Copy {
+    /// P (or f) of the R·[`LANES`] lanes.
+    type Acc: Copy;
+    /// All lanes zero.
+    fn zero(self) -> Self::Acc;
+    /// P += Σ_{k ∈ ka..kb} popcount(a_k ⊕ b_k) for every lane. Exact: P ≤ d.
+    fn carry(
+        self,
+        a: [&[u64]; R],
+        b: &[[u64; LANES]],
+        ka: usize,
+        kb: usize,
+        p: Self::Acc,
+    ) -> Self::Acc;
+    /// One chunk's words (a, b: its words; bias: its boundaries, one more): P
+    /// moved over them; per lane f = max over the boundaries of the wrapped
+    /// P_b − bias_b (unsigned), so f ≤ W_m iff every boundary passed (module doc
+    /// of `exact`); and the largest f. Per word: XOR, popcount, add, subtract,
+    /// max.
+    fn test(
+        self,
+        a: [&[u64]; R],
+        b: &[[u64; LANES]],
+        bias: &[u64],
+        p: Self::Acc,
+    ) -> (Self::Acc, Self::Acc, u64);
+    /// Lane i of row r.
+    fn lane(acc: &Self::Acc, r: usize, i: usize) -> u64;
+}
 
 /// The pairs (a_r, b_i) of R rows a_r (their whole words) and one interleaved
 /// group b (b[k][i]: word k of row i of the group) over the stage's words.
 /// `selfs[r]` is the lane of row a_r itself when it is in this group (masked:
 /// G = d there), else [`LANES`]. Other lanes with j < l are real pairs scanned
-/// twice, which sets no bit that is not set anyway. `cs`: sum the popcounts of
-/// full blocks by the carry-save tree (a vector unit without VPOPCNTQ).
+/// twice, which sets no bit that is not set anyway.
 #[inline(always)]
-pub(super) fn lanes<const R: usize>(
+pub(super) fn lanes<const R: usize, K: Kernel<R>>(
+    kernel: K,
     a: [&[u64]; R],
     b: &[[u64; LANES]],
     selfs: [usize; R],
-    cs: bool,
     cx: &mut Ctx,
 ) {
     let (k0, k1) = cx.words;
@@ -33,7 +65,7 @@ pub(super) fn lanes<const R: usize>(
     let mut c = cx.open.clamp(k0, k1);
     // P at the first word of a block not full (the words before k0 and the full
     // blocks from k0 on: popcounts only, nothing to record there)
-    let mut p = carry(a, b, 0, c, cs, [[0; LANES]; R]);
+    let mut p = kernel.carry(a, b, 0, c, kernel.zero());
     while c < k1 {
         if cx.safe[c] == i64::MAX {
             // a run of blocks that filled since `open` was set
@@ -41,7 +73,7 @@ pub(super) fn lanes<const R: usize>(
             while e < k1 && cx.safe[e] == i64::MAX {
                 e += 1;
             }
-            p = carry(a, b, c, e, cs, p);
+            p = kernel.carry(a, b, c, e, p);
             c = e;
             continue;
         }
@@ -52,32 +84,76 @@ pub(super) fn lanes<const R: usize>(
         let ce = (CHUNK * m + CHUNK).min(k1);
         let o = (CHUNK + 1) * m + c - CHUNK * m;
         let wl = cx.wlim[m];
-        let (q, f) = test(a.map(|x| &x[c..ce]), &b[c..ce], &cx.bias[o..=o + ce - c], p);
-        let top = f.as_flattened().iter().fold(0u64, |m, &x| m.max(x));
+        let (q, f, top) = kernel.test(a.map(|x| &x[c..ce]), &b[c..ce], &cx.bias[o..=o + ce - c], p);
         p = q;
         // a group holding some row l + r itself always goes there, for its lane
-        // of row l + r is masked there (not in the hot path)
+        // of row l + r is masked there (not in the loops)
         if wl < 0 || top > wl as u64 || diagonal {
-            p = flagged(p, f, wl, a, b, (c, ce), selfs, cx);
+            p = flagged::<R, K>(p, f, wl, a, b, (c, ce), selfs, cx);
         }
         c = ce;
     }
 }
 
-/// P += Σ_{k ∈ ka..kb} popcount(a_k ⊕ b_k) for every lane: word by word (one
-/// VPOPCNTQ per 8 lanes where the build has it), or with `cs` through
+/// [`Kernel`] on plain arrays, vectorised by the compiler under the build's
+/// features; with `CS` the popcounts of full blocks go through [`carry_save`]
+/// four or eight words at a time (where a vector popcount is a table lookup).
+#[derive(Clone, Copy)]
+pub(super) struct Auto<const CS: bool>;
+
+impl<const R: usize, const CS: bool> Kernel<R> for Auto<CS> {
+    type Acc = [[u64; LANES]; R];
+
+    #[inline(always)]
+    fn zero(self) -> Self::Acc {
+        [[0; LANES]; R]
+    }
+
+    #[inline(always)]
+    fn carry(
+        self,
+        a: [&[u64]; R],
+        b: &[[u64; LANES]],
+        ka: usize,
+        kb: usize,
+        p: Self::Acc,
+    ) -> Self::Acc {
+        carry(a, b, ka, kb, CS, p)
+    }
+
+    #[inline(always)]
+    fn test(
+        self,
+        a: [&[u64]; R],
+        b: &[[u64; LANES]],
+        bias: &[u64],
+        p: Self::Acc,
+    ) -> (Self::Acc, Self::Acc, u64) {
+        let (p, f) = test(a, b, bias, p);
+        let top = f.as_flattened().iter().fold(0u64, |m, &x| m.max(x));
+        (p, f, top)
+    }
+
+    #[inline(always)]
+    fn lane(acc: &Self::Acc, r: usize, i: usize) -> u64 {
+        acc[r][i]
+    }
+}
+
+/// [`Kernel::carry`] of [`Auto`]: word by word (one vector popcount per lanes
+/// of a register where the build has it), or with `cs` through
 /// [`carry_save`] four or eight words at a time and the rest word by word.
 /// Exact: P ≤ d, nothing can overflow (the wrapping forms only keep the overflow
 /// checks out of the loops, which would stop them vectorising).
 #[inline(always)]
-pub(super) fn carry<const R: usize>(
+fn carry<const R: usize>(
     a: [&[u64]; R],
     b: &[[u64; LANES]],
     ka: usize,
     kb: usize,
     cs: bool,
-    mut p: Acc<R>,
-) -> Acc<R> {
+    mut p: [[u64; LANES]; R],
+) -> [[u64; LANES]; R] {
     let mut k = ka;
     if cs && kb - ka >= 4 {
         let ke = kb - (kb - ka) % 4;
@@ -103,17 +179,14 @@ pub(super) fn carry<const R: usize>(
     p
 }
 
-/// One chunk's words (a, b: its words; bias: its boundaries, one more): P moved
-/// over them, and per lane f = max over the boundaries of the wrapped
-/// P_b − bias_b (unsigned), so f ≤ W_m iff every boundary passed (module doc of
-/// `exact`). Straight-line per word: XOR, popcount, add, subtract, max.
+/// [`Kernel::test`] of [`Auto`] (without the largest f).
 #[inline(always)]
 fn test<const R: usize>(
     a: [&[u64]; R],
     b: &[[u64; LANES]],
     bias: &[u64],
-    mut p: Acc<R>,
-) -> (Acc<R>, Acc<R>) {
+    mut p: [[u64; LANES]; R],
+) -> ([[u64; LANES]; R], [[u64; LANES]; R]) {
     let len = b.len();
     let bias = &bias[..=len];
     let a = a.map(|x| &x[..len]);
@@ -147,21 +220,21 @@ fn test<const R: usize>(
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn flagged<const R: usize>(
-    p: Acc<R>,
-    f: Acc<R>,
+fn flagged<const R: usize, K: Kernel<R>>(
+    p: K::Acc,
+    f: K::Acc,
     wl: i64,
     a: [&[u64]; R],
     b: &[[u64; LANES]],
     (c, ce): (usize, usize),
     selfs: [usize; R],
     cx: &mut Ctx,
-) -> Acc<R> {
+) -> K::Acc {
     const { assert!(R * LANES <= 64) };
     let mut out = 0u64;
-    for (r, (f, &own)) in f.iter().zip(&selfs).enumerate() {
-        for (i, &x) in f.iter().enumerate() {
-            let left = wl < 0 || x > wl as u64;
+    for (r, &own) in selfs.iter().enumerate() {
+        for i in 0..LANES {
+            let left = wl < 0 || K::lane(&f, r, i) > wl as u64;
             out |= u64::from(left && i != own) << (r * LANES + i);
         }
     }
@@ -174,7 +247,7 @@ fn flagged<const R: usize>(
         let chunk: u64 = (c..ce)
             .map(|k| u64::from((a[r][k] ^ b[k][i]).count_ones()))
             .sum();
-        let mut g = 64 * c as i64 - 2 * (p[r][i] - chunk) as i64;
+        let mut g = 64 * c as i64 - 2 * (K::lane(&p, r, i) - chunk) as i64;
         for k in c..ce {
             let x = a[r][k] ^ b[k][i];
             let mk = (d - 64 * k).min(64) as i64;
@@ -195,7 +268,7 @@ fn flagged<const R: usize>(
 /// some lanes' P in memory in the hot loops.
 #[cold]
 #[inline(never)]
-fn tables<const R: usize>(p: Acc<R>, cx: &mut Ctx) -> Acc<R> {
+fn tables<A>(p: A, cx: &mut Ctx) -> A {
     cx.tables();
     p
 }

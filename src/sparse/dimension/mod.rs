@@ -14,6 +14,10 @@ use std::sync::atomic::AtomicU64;
 mod exact;
 mod lanes;
 mod tile;
+#[cfg(target_arch = "x86_64")]
+mod lut;
+#[cfg(target_arch = "x86_64")]
+mod vpop;
 
 /// Row tiles of the pair scan (the unit of parallel work).
 const ROW_TILE: usize = 64;
@@ -226,43 +230,61 @@ fn scan(s: &SignMatrix, t: &Rational, build: Build) -> Option<usize> {
                 #[cfg(target_arch = "x86_64")]
                 let build = match build {
                     Build::Best if V4Popcnt::is_available() => Build::Avx512Vpopcnt,
+                    Build::Best if pulp::x86::V4::is_available() => Build::Avx512,
+                    Build::Best if pulp::x86::V3::is_available() => Build::Avx2,
                     b => b,
                 };
-                let tile = tile::Tile {
-                    s,
-                    inter: &inter,
-                    lo,
-                    hi,
-                    words: (k0, k1),
-                    thr: &thr,
-                    full: &full,
-                    safe: &safe,
-                    shared: &shared,
-                    vpop: build == Build::Avx512Vpopcnt,
-                };
+                macro_rules! tile {
+                    ($r:literal, $cs:literal) => {
+                        tile::Tile::<$r, $cs> {
+                            s,
+                            inter: &inter,
+                            lo,
+                            hi,
+                            words: (k0, k1),
+                            thr: &thr,
+                            full: &full,
+                            safe: &safe,
+                            shared: &shared,
+                        }
+                    };
+                }
                 match build {
                     #[cfg(target_arch = "x86_64")]
                     Build::Avx512Vpopcnt => {
-                        let v4 = pulp::x86::V4::try_new().expect("a subset of V4Popcnt");
-                        V4Popcnt::try_new()
-                            .expect("checked by Build::available")
-                            .vectorize(
-                                #[inline(always)]
-                                move || pulp::WithSimd::with_simd(tile, v4),
-                            )
+                        let simd = V4Popcnt::try_new().expect("checked by Build::available");
+                        let tile = tile!(2, false);
+                        simd.vectorize(
+                            #[inline(always)]
+                            move || tile.run(vpop::Vpop(simd)),
+                        )
                     }
                     #[cfg(target_arch = "x86_64")]
-                    Build::Avx512 => pulp::Simd::vectorize(
-                        pulp::x86::V4::try_new().expect("checked by Build::available"),
-                        tile,
-                    ),
+                    Build::Avx512 => {
+                        let simd = pulp::x86::V4::try_new().expect("checked by Build::available");
+                        let tile = tile!(1, true);
+                        simd.vectorize(
+                            #[inline(always)]
+                            move || tile.run(lut::Lut512 { 0: simd }),
+                        )
+                    }
+                    // the AVX2 kernel's maximum needs d < 2^30 (module doc of `lut`)
+                    #[cfg(target_arch = "x86_64")]
+                    Build::Avx2 if d < 1 << 30 => {
+                        let simd = pulp::x86::V3::try_new().expect("checked by Build::available");
+                        let tile = tile!(1, true);
+                        simd.vectorize(
+                            #[inline(always)]
+                            move || tile.run(lut::Lut256 { 0: simd }),
+                        )
+                    }
                     #[cfg(target_arch = "x86_64")]
                     Build::Avx2 => pulp::Simd::vectorize(
                         pulp::x86::V3::try_new().expect("checked by Build::available"),
-                        tile,
+                        tile!(1, true),
                     ),
-                    Build::Scalar => pulp::WithSimd::with_simd(tile, pulp::Scalar::new()),
-                    _ => pulp::Arch::new().dispatch(tile),
+                    Build::Scalar => pulp::WithSimd::with_simd(tile!(1, false), pulp::Scalar::new()),
+                    _ => pulp::Arch::new().dispatch(tile!(1, true)),
                 }
             })
             .reduce(

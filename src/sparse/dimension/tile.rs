@@ -3,14 +3,14 @@
 //! compiled once per instruction set (pulp's `WithSimd`).
 
 use super::exact::{pair, Ctx};
-use super::lanes::lanes;
+use super::lanes::{lanes, Auto, Kernel};
 use super::{COL_TILE, LANES};
 use crate::kernel::SignMatrix;
 use std::sync::atomic::AtomicU64;
 
 /// One row tile lo..hi of the pair scan over the words `words` = k0..k1, against
 /// every row j > l; returns the tile's bitmap.
-pub(super) struct Tile<'a> {
+pub(super) struct Tile<'a, const R: usize, const CS: bool> {
     pub s: &'a SignMatrix,
     /// The rows in groups of [`LANES`], word k of a group's rows contiguous.
     pub inter: &'a [u64],
@@ -21,34 +21,32 @@ pub(super) struct Tile<'a> {
     pub full: &'a [u64],
     pub safe: &'a [i64],
     pub shared: &'a [AtomicU64],
-    /// The build has a vector popcount (VPOPCNTQ): two rows l at a time, and the
-    /// popcounts of full blocks one per word instead of by the carry-save tree.
-    pub vpop: bool,
 }
 
-impl pulp::WithSimd for Tile<'_> {
+/// One row l at a time, with [`Auto`]: with `CS` the popcounts of full blocks
+/// are summed by the carry-save tree where the vector unit counts bits by table
+/// lookup (several lanes per register, not against the scalar POPCNT
+/// instruction).
+impl<const CS: bool> pulp::WithSimd for Tile<'_, 1, CS> {
     type Output = Vec<u64>;
 
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _simd: S) -> Vec<u64> {
-        // carry-save popcounts pay off with a vector unit that counts bits by
-        // table lookup (several lanes per register), not against VPOPCNTQ or the
-        // scalar POPCNT instruction
-        let cs = !self.vpop && std::mem::size_of::<S::u64s>() >= 32;
-        if self.vpop {
-            self.run::<2>(cs)
+        if CS && std::mem::size_of::<S::u64s>() >= 32 {
+            self.run(Auto::<true>)
         } else {
-            self.run::<1>(cs)
+            self.run(Auto::<false>)
         }
     }
 }
 
-impl Tile<'_> {
-    /// The tile's pairs, R rows l at a time (one at the end). Column tiles end
-    /// on multiples of COL_TILE (a multiple of LANES), so only the ungrouped tail
-    /// goes pair by pair.
+impl<const R: usize, const CS: bool> Tile<'_, R, CS> {
+    /// The tile's pairs, R rows l at a time (at the end, the last row taken R
+    /// times: its pairs are scanned again, which sets no new bit). Column tiles
+    /// end on multiples of COL_TILE (a multiple of LANES), so only the ungrouped
+    /// tail goes pair by pair.
     #[inline(always)]
-    fn run<const R: usize>(self, cs: bool) -> Vec<u64> {
+    pub fn run<K: Kernel<R>>(self, kernel: K) -> Vec<u64> {
         let (n, d) = (self.s.n(), self.s.d());
         let grouped = n / LANES * LANES;
         let mut cx = Ctx::new(d, self.thr, self.full, self.shared, self.safe, self.words);
@@ -59,49 +57,41 @@ impl Tile<'_> {
             let mut l = self.lo;
             while l < top {
                 cx.refresh();
-                if l + R <= top {
-                    self.rows::<R>(l, (jb, je), grouped, cs, &mut cx);
-                    l += R;
-                } else {
-                    self.rows::<1>(l, (jb, je), grouped, cs, &mut cx);
-                    l += 1;
-                }
+                let rows = std::array::from_fn(|r| (l + r).min(top - 1));
+                self.rows(kernel, rows, (jb, je), grouped, &mut cx);
+                l += R;
             }
             jb = je;
         }
         cx.bad
     }
 
-    /// Rows l..l + R against the rows j ∈ jb..je above them: whole groups from
-    /// the one holding max(jb, l + 1) (in a group holding l + r itself, that lane
-    /// is masked for row l + r), then the ungrouped tail pair by pair.
+    /// The rows `rows` (l, l + 1, …, each ≥ l) against the rows j ∈ jb..je
+    /// above l: whole groups from the one holding max(jb, l + 1) (in a group
+    /// holding a row itself, that lane is masked for it), then the ungrouped
+    /// tail pair by pair.
     #[inline(always)]
-    fn rows<const R: usize>(
+    fn rows<K: Kernel<R>>(
         &self,
-        l: usize,
+        kernel: K,
+        rows: [usize; R],
         (jb, je): (usize, usize),
         grouped: usize,
-        cs: bool,
         cx: &mut Ctx,
     ) {
         let w = self.s.words_per_row();
-        let a: [&[u64]; R] = std::array::from_fn(|r| self.s.row(l + r));
+        let l = rows[0];
+        let a: [&[u64]; R] = rows.map(|l| self.s.row(l));
         let ge = je.min(grouped) / LANES;
         for g in jb.max(l + 1) / LANES..ge {
-            let selfs = std::array::from_fn(|r| {
-                if (l + r) / LANES == g {
-                    (l + r) % LANES
-                } else {
-                    LANES
-                }
-            });
+            let selfs = rows.map(|l| if l / LANES == g { l % LANES } else { LANES });
             let b = self.inter[g * LANES * w..(g + 1) * LANES * w]
                 .as_chunks::<LANES>()
                 .0;
-            lanes::<R>(a, b, selfs, cs, cx);
+            lanes(kernel, a, b, selfs, cx);
         }
-        for (r, a) in a.iter().enumerate() {
-            for j in grouped.max(jb).max(l + r + 1)..je {
+        for (&l, a) in rows.iter().zip(&a) {
+            for j in grouped.max(jb).max(l + 1)..je {
                 pair(a, self.s.row(j), cx);
             }
         }
