@@ -5,8 +5,8 @@
 //! sum of absolute differences), and runs of full blocks are summed through a
 //! carry-save adder tree (Harley–Seal: ones + x₁ + … + x₈ + 2·twos + 4·fours =
 //! ones' + 2·twos' + 4·fours' + 8·eights at every bit position, so Σ_k
-//! popcount(x_k) = 8·Σ popcount(eights) + 4·popcount(fours) + 2·popcount(twos)
-//! + popcount(ones) at the end: one table popcount per eight words). The same
+//! popcount(x_k) = 8·Σ popcount(eights) + 4·popcount(fours) + 2·popcount(twos) +
+//! popcount(ones) at the end: one table popcount per eight words). The same
 //! integers as `lanes::Auto`; written out so that the compiler's vectoriser does
 //! not decide the speed (see the `vpop` module doc). The intrinsics are pulp's
 //! safe wrappers (the feature token proves the CPU has them).
@@ -84,7 +84,7 @@ impl<G: Reg, const W: usize, const REGS: usize> Kernel<1> for Lut<G, W, REGS> {
         let e = b.len() - b.len() % 4;
         let (a8, a4) = a[..e].as_chunks::<8>();
         let (b8, b4) = b[..e].as_chunks::<8>();
-        for q in 0..REGS {
+        for (q, p) in p[0].iter_mut().enumerate() {
             macro_rules! word {
                 ($x:expr, $b:expr) => {
                     Self::word(g, $x, $b, q)
@@ -116,11 +116,11 @@ impl<G: Reg, const W: usize, const REGS: usize> Kernel<1> for Lut<G, W, REGS> {
             let s = g.add(g.add(eights, eights), g.popcnt(fours));
             let s = g.add(g.add(s, s), g.popcnt(twos));
             let s = g.add(g.add(s, s), g.popcnt(ones));
-            let mut acc = g.add(p[0][q], s);
+            let mut acc = g.add(*p, s);
             for (&x, r) in a[e..].iter().zip(&b[e..]) {
                 acc = g.add(acc, g.popcnt(word!(x, r)));
             }
-            p[0][q] = acc;
+            *p = acc;
         }
         p
     }
@@ -210,7 +210,10 @@ impl Reg for pulp::x86::V4 {
         let low = f._mm512_set1_epi8(0x0f);
         let lo = f._mm512_and_si512(a, low);
         let hi = f._mm512_and_si512(f._mm512_srli_epi64::<4>(a), low);
-        let bytes = bw._mm512_add_epi8(bw._mm512_shuffle_epi8(lut, lo), bw._mm512_shuffle_epi8(lut, hi));
+        let bytes = bw._mm512_add_epi8(
+            bw._mm512_shuffle_epi8(lut, lo),
+            bw._mm512_shuffle_epi8(lut, hi),
+        );
         bw._mm512_sad_epu8(bytes, f._mm512_setzero_si512())
     }
     #[inline(always)]
@@ -268,7 +271,10 @@ impl Reg for pulp::x86::V3 {
         let low = self.avx._mm256_set1_epi8(0x0f);
         let lo = x._mm256_and_si256(a, low);
         let hi = x._mm256_and_si256(x._mm256_srli_epi64::<4>(a), low);
-        let bytes = x._mm256_add_epi8(x._mm256_shuffle_epi8(lut, lo), x._mm256_shuffle_epi8(lut, hi));
+        let bytes = x._mm256_add_epi8(
+            x._mm256_shuffle_epi8(lut, lo),
+            x._mm256_shuffle_epi8(lut, hi),
+        );
         x._mm256_sad_epu8(bytes, self.avx._mm256_setzero_si256())
     }
     #[inline(always)]

@@ -72,7 +72,13 @@ impl Kernel<2> for Vpop {
     }
 
     #[inline(always)]
-    fn test(self, a: [&[u64]; 2], b: &[[u64; LANES]], bias: &[u64], mut p: Regs) -> (Regs, Regs, u64) {
+    fn test(
+        self,
+        a: [&[u64]; 2],
+        b: &[[u64; LANES]],
+        bias: &[u64],
+        mut p: Regs,
+    ) -> (Regs, Regs, u64) {
         let f512 = self.0.avx512f;
         let len = b.len();
         let bias = &bias[..=len];
