@@ -164,6 +164,37 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+    /// Many row tiles (64 rows each) and answers past the first stage boundary
+    /// (⌈3w/4⌉ words), so tiles cover different word ranges: those that start
+    /// before the blocks below the boundary are full stop there and are extended
+    /// in a later pass, the others go on to ⌈7w/8⌉ or w at once. Every
+    /// instruction-set build (VPOPCNTDQ, AVX-512, AVX2, where this CPU has them)
+    /// against the portable scalar build and brute force, at 1 and 3 threads.
+    #[test]
+    fn min_dimension_builds_agree_across_tiles_and_stages(
+        n in 129usize..=330,
+        d in 300usize..=900,
+        p in 1i64..=6,
+        q in 2i64..=12,
+        seed in any::<u64>(),
+        c_frac in 0usize..=97,
+    ) {
+        let t = Rational::from((p, q));
+        let s = late(n, d, d * c_frac / 100, seed);
+        let want = brute_min_dimension(&s, &t);
+        prop_assert_eq!(with_threads(1, || min_dimension_of_scalar(&s, &t)), want);
+        for b in Build::ALL {
+            for k in [1, 3] {
+                if let Some(v) = with_threads(k, || min_dimension_of_build(&s, &t, b)) {
+                    prop_assert_eq!(v, want, "{:?} at {} threads", b, k);
+                }
+            }
+        }
+    }
+}
+
 /// The shared bitmap of full blocks changes only how much work is skipped, never
 /// the answer: 1 and 3 threads agree (and agree with brute force), on sizes with
 /// many row tiles, a ragged tail and answers in either stage.

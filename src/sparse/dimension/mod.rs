@@ -9,13 +9,13 @@ use crate::kernel::{Interval, SignMatrix};
 use crate::sparse::sample::draw_signs;
 use rayon::prelude::*;
 use rug::{Integer, Rational};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 mod exact;
 mod lanes;
-mod tile;
 #[cfg(target_arch = "x86_64")]
 mod lut;
+mod tile;
 #[cfg(target_arch = "x86_64")]
 mod vpop;
 
@@ -56,13 +56,20 @@ pub fn min_dimension(n: usize, t: &Rational, seed: u64, d_max: usize) -> Option<
 ///   by all (only the amount of skipped work depends on the schedule, never a
 ///   bit: a block is taken only when all its bits are set, and a bit is in the
 ///   shared bitmap only if some pair violates at its d).
-/// * Stages: the words are scanned in two stages, words 0..⌈3w/4⌉ for every pair,
-///   then the rest (w words; one stage if ⌈3w/4⌉ = w). After a stage the bits of
-///   its words are final (later stages touch only later words); if one is clear,
-///   the first clear bit is the answer and the rest is never scanned. A later
-///   stage starts each pair from G at its first word, recomputed by
-///   XOR-popcounting the earlier words. At the log-dimension profiles the answer
-///   lies in the first ~3/4 of d_max = d_ub for almost every seed.
+/// * Stages: each row tile scans the words 0..K for its pairs, K a stage
+///   boundary (⌈3w/4⌉, ⌈7w/8⌉ or w, for w words a row), and records how far it got. K is
+///   the first boundary past the first block not yet full in the shared bitmap
+///   when the tile starts: a tile that starts once every block below ⌈3w/4⌉ is
+///   full (the answer lies beyond) goes on to ⌈7w/8⌉ or w at once, instead of
+///   scanning its pairs twice. After a pass over the tiles, the first word c
+///   that is not full is the answer's word if every tile has covered it (its
+///   bits are then final: every pair has been scanned there), and the answer
+///   is its first clear bit; otherwise the tiles short of it are extended past
+///   it (from G at their last word, recomputed by XOR-popcounting the earlier
+///   words) and the test repeats. Every word full: no answer. The schedule (which
+///   tile reads the shared bitmap when) changes only the work, never a bit, so
+///   never the answer. At the log-dimension profiles the answer lies in the
+///   first ~3/4 of d_max = d_ub for almost every seed.
 /// * Per pair, word k is XOR-popcounted: g₀ = G_{64k}, g₁ = G_{64k+m_k} =
 ///   g₀ + m_k − 2·popcount. Each column changes G by ±1, so for 0 ≤ m ≤ m_k,
 ///   max(|g₀| − m, |g₁| − (m_k − m)) ≤ |G_{64k+m}| ≤ min(|g₀| + m, |g₁| + m_k − m),
@@ -222,98 +229,147 @@ fn scan(s: &SignMatrix, t: &Rational, build: Build) -> Option<usize> {
     // a block another tile has filled (bits are only ever set, so any schedule
     // gives the same final bitmap).
     let shared: Vec<AtomicU64> = (0..w).map(|_| AtomicU64::new(0)).collect();
+    let bounds = boundaries(w);
+    // cover[i]: tile i has scanned words 0..cover[i] for all its pairs
+    let mut cover = vec![0usize; tiles.len()];
     let mut bad = vec![0u64; w];
-    for (k0, k1) in stages(w) {
-        let stage = tiles
+    loop {
+        // the first word not full: every d before it is violated (final), and
+        // the answer lies in it once every tile covers it
+        let c = (0..w).find(|&k| bad[k] != full[k])?;
+        // the tiles that have not scanned word c yet
+        let short: Vec<usize> = (0..tiles.len()).filter(|&i| cover[i] <= c).collect();
+        if short.is_empty() {
+            return Some(64 * c + bad[c].trailing_ones() as usize + 1);
+        }
+        let pass: Vec<(Vec<u64>, usize)> = short
             .par_iter()
-            .map(|&(lo, hi)| {
-                #[cfg(target_arch = "x86_64")]
-                let build = match build {
-                    Build::Best if V4Popcnt::is_available() => Build::Avx512Vpopcnt,
-                    Build::Best if pulp::x86::V4::is_available() => Build::Avx512,
-                    Build::Best if pulp::x86::V3::is_available() => Build::Avx2,
-                    b => b,
-                };
-                macro_rules! tile {
-                    ($r:literal, $cs:literal) => {
-                        tile::Tile::<$r, $cs> {
-                            s,
-                            inter: &inter,
-                            lo,
-                            hi,
-                            words: (k0, k1),
-                            thr: &thr,
-                            full: &full,
-                            safe: &safe,
-                            shared: &shared,
-                        }
-                    };
+            .map(|&i| {
+                let (lo, hi) = tiles[i];
+                let k0 = cover[i];
+                // the end: the first boundary past k0 with a block not yet full
+                // before it (from the shared bitmap; only the work depends on
+                // when this is read, never a bit)
+                let open = (0..w)
+                    .find(|&k| (bad[k] | shared[k].load(Ordering::Relaxed)) != full[k])
+                    .unwrap_or(w);
+                if open == w {
+                    // every d is violated: nothing left to record
+                    return (vec![0u64; w], w);
                 }
-                match build {
-                    #[cfg(target_arch = "x86_64")]
-                    Build::Avx512Vpopcnt => {
-                        let simd = V4Popcnt::try_new().expect("checked by Build::available");
-                        let tile = tile!(2, false);
-                        simd.vectorize(
-                            #[inline(always)]
-                            move || tile.run(vpop::Vpop(simd)),
-                        )
-                    }
-                    #[cfg(target_arch = "x86_64")]
-                    Build::Avx512 => {
-                        let simd = pulp::x86::V4::try_new().expect("checked by Build::available");
-                        let tile = tile!(1, true);
-                        simd.vectorize(
-                            #[inline(always)]
-                            move || tile.run(lut::Lut512 { 0: simd }),
-                        )
-                    }
-                    // the AVX2 kernel's maximum needs d < 2^30 (module doc of `lut`)
-                    #[cfg(target_arch = "x86_64")]
-                    Build::Avx2 if d < 1 << 30 => {
-                        let simd = pulp::x86::V3::try_new().expect("checked by Build::available");
-                        let tile = tile!(1, true);
-                        simd.vectorize(
-                            #[inline(always)]
-                            move || tile.run(lut::Lut256 { 0: simd }),
-                        )
-                    }
-                    #[cfg(target_arch = "x86_64")]
-                    Build::Avx2 => pulp::Simd::vectorize(
-                        pulp::x86::V3::try_new().expect("checked by Build::available"),
-                        tile!(1, true),
+                let k1 = bounds
+                    .iter()
+                    .copied()
+                    .find(|&b| b > k0 && b > open)
+                    .unwrap_or(w);
+                (
+                    run_tile(
+                        s,
+                        &inter,
+                        (lo, hi),
+                        (k0, k1),
+                        &thr,
+                        &full,
+                        &safe,
+                        &shared,
+                        build,
                     ),
-                    Build::Scalar => pulp::WithSimd::with_simd(tile!(1, false), pulp::Scalar::new()),
-                    _ => pulp::Arch::new().dispatch(tile!(1, true)),
-                }
+                    k1,
+                )
             })
-            .reduce(
-                || vec![0u64; w],
-                |mut x, y| {
-                    x.iter_mut().zip(&y).for_each(|(a, b)| *a |= b);
-                    x
-                },
-            );
-        bad.iter_mut().zip(&stage).for_each(|(a, b)| *a |= b);
-        // words < k1 are final: later stages only touch words ≥ k1
-        if let Some(d) = (0..k1)
-            .find_map(|k| (bad[k] != full[k]).then(|| 64 * k + bad[k].trailing_ones() as usize + 1))
-        {
-            return Some(d);
+            .collect();
+        for (&i, (b, k1)) in short.iter().zip(pass) {
+            bad.iter_mut().zip(&b).for_each(|(a, b)| *a |= b);
+            cover[i] = k1;
         }
     }
-    None
 }
 
-/// The word ranges scanned one after another (see [`min_dimension_of`]): the first
-/// ⌈3w/4⌉ words, then the rest.
-fn stages(w: usize) -> Vec<(usize, usize)> {
-    let k = (3 * w).div_ceil(4);
-    if k < w {
-        vec![(0, k), (k, w)]
-    } else {
-        vec![(0, w)]
+/// One row tile lo..hi over the words k0..k1 on `build` (see [`scan`]); its
+/// bitmap.
+#[allow(clippy::too_many_arguments)]
+fn run_tile(
+    s: &SignMatrix,
+    inter: &[u64],
+    (lo, hi): (usize, usize),
+    (k0, k1): (usize, usize),
+    thr: &[i64],
+    full: &[u64],
+    safe: &[i64],
+    shared: &[AtomicU64],
+    build: Build,
+) -> Vec<u64> {
+    let d = s.d();
+    #[cfg(target_arch = "x86_64")]
+    let build = match build {
+        Build::Best if V4Popcnt::is_available() => Build::Avx512Vpopcnt,
+        Build::Best if pulp::x86::V4::is_available() => Build::Avx512,
+        Build::Best if pulp::x86::V3::is_available() => Build::Avx2,
+        b => b,
+    };
+    macro_rules! tile {
+        ($r:literal, $cs:literal) => {
+            tile::Tile::<$r, $cs> {
+                s,
+                inter,
+                lo,
+                hi,
+                words: (k0, k1),
+                thr,
+                full,
+                safe,
+                shared,
+            }
+        };
     }
+    match build {
+        #[cfg(target_arch = "x86_64")]
+        Build::Avx512Vpopcnt => {
+            let simd = V4Popcnt::try_new().expect("checked by Build::available");
+            let tile = tile!(2, false);
+            simd.vectorize(
+                #[inline(always)]
+                move || tile.run(vpop::Vpop(simd)),
+            )
+        }
+        #[cfg(target_arch = "x86_64")]
+        Build::Avx512 => {
+            let simd = pulp::x86::V4::try_new().expect("checked by Build::available");
+            let tile = tile!(1, true);
+            simd.vectorize(
+                #[inline(always)]
+                move || tile.run(lut::Lut512 { 0: simd }),
+            )
+        }
+        // the AVX2 kernel's maximum needs d < 2^30 (module doc of `lut`)
+        #[cfg(target_arch = "x86_64")]
+        Build::Avx2 if d < 1 << 30 => {
+            let simd = pulp::x86::V3::try_new().expect("checked by Build::available");
+            let tile = tile!(1, true);
+            simd.vectorize(
+                #[inline(always)]
+                move || tile.run(lut::Lut256 { 0: simd }),
+            )
+        }
+        #[cfg(target_arch = "x86_64")]
+        Build::Avx2 => pulp::Simd::vectorize(
+            pulp::x86::V3::try_new().expect("checked by Build::available"),
+            tile!(1, true),
+        ),
+        Build::Scalar => pulp::WithSimd::with_simd(tile!(1, false), pulp::Scalar::new()),
+        _ => pulp::Arch::new().dispatch(tile!(1, true)),
+    }
+}
+
+/// The stage boundaries (see [`min_dimension_of`]): ⌈3w/4⌉, ⌈7w/8⌉ and w
+/// (those below w only when they are above 0 and distinct).
+fn boundaries(w: usize) -> Vec<usize> {
+    let mut b: Vec<usize> = [(3 * w).div_ceil(4), (7 * w).div_ceil(8), w]
+        .into_iter()
+        .filter(|&k| k > 0)
+        .collect();
+    b.dedup();
+    b
 }
 
 /// θ_d = ⌊t·d⌋ for d = 0..=d_max, clamped to [−1, d] (|G_d| ≤ d always).
