@@ -22,9 +22,17 @@
 //! `sparse::dimension::Build::ALL` (0 = the best this CPU has, the default; 1 =
 //! AVX-512, 2 = AVX2, 3 = portable scalar, 4 = AVX-512 with VPOPCNTDQ).
 //!
+//! `gram_bench dimcpu n d_max [seed] [t_num t_den] [build]` times one
+//! `min_dimension_of` on a 1-thread pool (build as for `quick`) and prints its
+//! wall time and the process's CPU time (the sum over its threads of
+//! /proc/self/task/*/schedstat, Linux), with words per wall second and per CPU
+//! second: on a shared machine the CPU time is what the scan costs, the wall
+//! time also holds the time other processes had the core.
+//!
 //! `gram_bench clock` prints the core clock this process gets, from a chain of
 //! dependent one-cycle integer operations (rotate, add: 2 cycles per step; best
-//! of 7 runs of 3·10⁸ steps): the VPOPCNTDQ bound is 8 words per cycle per core
+//! of 7 runs of 3·10⁸ steps, each timed in CPU time where /proc has it): the
+//! VPOPCNTDQ bound is 8 words per cycle per core
 //! at this clock (one 512-bit VPOPCNTQ per cycle).
 
 use attncheck::sparse::sample::draw_signs;
@@ -51,6 +59,9 @@ fn main() {
     }
     if std::env::args().nth(1).as_deref() == Some("clock") {
         return clock();
+    }
+    if std::env::args().nth(1).as_deref() == Some("dimcpu") {
+        return dimcpu();
     }
     let a: Vec<u64> = std::env::args()
         .skip(1)
@@ -157,17 +168,70 @@ fn quick() {
     println!("# total seconds={total:.3}");
 }
 
+/// CPU seconds of this process so far: the sum over its threads of the first
+/// field of /proc/self/task/*/schedstat (nanoseconds on a CPU); 0 where that
+/// does not exist.
+fn cpu_seconds() -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0.0;
+    };
+    let ns: u64 = tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    ns as f64 * 1e-9
+}
+
+fn dimcpu() {
+    use attncheck::sparse::dimension::{min_dimension_of_build, Build};
+    let a: Vec<u64> = std::env::args()
+        .skip(2)
+        .map(|s| s.parse().expect("integer argument"))
+        .collect();
+    let n = *a.first().unwrap_or(&16384) as usize;
+    let d_max = *a.get(1).unwrap_or(&3074) as usize;
+    let seed = *a.get(2).unwrap_or(&0);
+    let t = rug::Rational::from((*a.get(3).unwrap_or(&1), *a.get(4).unwrap_or(&8)));
+    let build = Build::ALL[*a.get(5).unwrap_or(&0) as usize];
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let s = draw_signs(n, d_max, seed);
+    let (cpu, start) = (cpu_seconds(), Instant::now());
+    let d = pool
+        .install(|| min_dimension_of_build(&s, &t, build))
+        .expect("this CPU runs the build");
+    let (secs, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);
+    let words = (n * (n - 1) / 2) as f64 * d_max.div_ceil(64) as f64;
+    println!(
+        "{{\"n\": {n}, \"d_max\": {d_max}, \"seed\": {seed}, \"t\": \"{t}\", \"build\": \"{build:?}\", \
+         \"d_min\": {}, \"seconds\": {secs:.3}, \"cpu_seconds\": {cpu:.3}, \
+         \"words_per_s\": {:.4e}, \"words_per_cpu_s\": {:.4e}}}",
+        d.map_or("null".to_string(), |d| d.to_string()),
+        words / secs,
+        words / cpu
+    );
+}
+
 fn clock() {
     let steps = 300_000_000u64;
     let best = (0..7)
         .map(|_| {
             let mut x = std::hint::black_box(1u64);
-            let t = Instant::now();
+            let (t, cpu) = (Instant::now(), cpu_seconds());
             for _ in 0..steps {
                 x = x.rotate_left(13).wrapping_add(0x5555_5555);
             }
             std::hint::black_box(x);
-            t.elapsed().as_secs_f64()
+            // CPU time where /proc has it (a loaded machine's wall time holds
+            // other processes' turns on the core), else wall time
+            let cpu = cpu_seconds() - cpu;
+            if cpu > 0.0 {
+                cpu
+            } else {
+                t.elapsed().as_secs_f64()
+            }
         })
         .fold(f64::MAX, f64::min);
     let hz = 2.0 * steps as f64 / best;
