@@ -33,7 +33,15 @@
 //! `S⁻ ≤ Σ_j e^{lo_j−M} ≤ … ≤ Σ_j e^{hi_j−M} ≤ S⁺` and `b⁻ ≤ e^{hi_i−M}`,
 //! `c⁺ ≥ e^{lo_i−M}`. The lower end is `down(a⁻ / up(a⁻ + R⁺))` (0 when a⁻ = 0, and
 //! never below 0), the upper end `up(a⁺ / down(a⁺ + R⁻))` capped at 1 (1 when the
-//! denominator rounds to 0). A point input has `a⁻ = b⁻`, `a⁺ = c⁺`.
+//! denominator rounds to 0).
+//!
+//! **A point entry** `z_i` (lo_i = hi_i) has one `a = e^{z_i − M} ∈ [L, U]`, and
+//! `p_i = a/S` with `S = Σ_j e^{z_j − M} ∈ [S⁻, S⁺]`: the quotient has no dependency
+//! to undo (a⁻/(a⁻ + R⁺) above is `L/S⁺` up to rounding), so
+//! `p_i ∈ [max(0, down(L·inv⁻)), min(1, up(U·inv⁺)))]` with `inv⁻ = max(0, down(1/S⁺))`
+//! and `inv⁺ = up(1/S⁻)` computed once per row (non-negative lower (upper) bounds
+//! multiply to a lower (upper) bound; `S⁺ ≥ 1` since the maximal entry's U is, and
+//! `S⁻ = 0` gives `inv⁺ = +∞` and the upper end 1, as `U > 0`). No division per entry.
 //!
 //! **The exponentials.** For an end x, `t = x − M ≤ 0` is computed as `r = RN(x − M)`
 //! with its exact error `err = t − r` by Knuth's TwoSum (six IEEE operations, exact in
@@ -52,8 +60,9 @@
 //!   `[max(0, down(max(0, down(E))·f⁻)), up(up(E)·f⁺)]`: products of non-negative lower
 //!   (upper) bounds bound the product.
 //!
-//! Pass 1 stores `E` for each end in the output slices (no scratch allocation), pass 2
-//! recomputes the cheap TwoSum and turns the stored E into the same bounds.
+//! Pass 1 stores, in the output slices (no scratch allocation), `[L, U]` for a point
+//! and `E` for each end of an interval entry; the sums (pass 2) and the outputs (pass 3)
+//! recompute an interval's cheap TwoSums and turn its stored E into the same bounds.
 //!
 //! **The sums: an a-priori bound.** `Ŝ⁻ = fl(Σ_j a⁻_j)` and `Ŝ⁺ = fl(Σ_j a⁺_j)` are summed
 //! in round-to-nearest without any step outward, in one fixed tree (below). Each IEEE
@@ -80,7 +89,8 @@
 //! `k = ⌈log₂ b⌉`, `2^{k−1} < b ≤ 2^k` gives `⌈b/2⌉ ≤ 2^{k−1}`, so both halves have
 //! depth at most `8 + (k − 1)` and the root adds one. At n = 65,536, h = 21 and the
 //! sums are within a relative 2.4·10⁻¹⁵ (`γ_21`): the output widths are dominated by it
-//! (≈ 2^-46.6 at that n). Test: `softmax64::sum_tree_depth_is_within_the_bound`.
+//! (2^-46.9 on the anchors' row, bench/anchors/RESULTS.md). Test:
+//! `softmax64::tests::sum_tree_depth_is_within_the_bound`.
 //!
 //! **Determinism.** The maximum, the sums' tree and each output depend on the row only:
 //! the results are bit-identical for any number of threads (test
@@ -91,6 +101,13 @@
 //! output exceeds `max_rel_width` (an output with lower end 0 has width +∞: only
 //! `max_rel_width = +∞` accepts it). The width is computed in round-to-nearest: it
 //! decides only whether to escalate, never what is enclosed.
+//!
+//! **Tests.** Each formula's rounding on its own, against exact rationals and 300-bit
+//! MPFR (unit tests `exp_bounds_enclose_the_exact_exponential`,
+//! `point_output_is_outward`, `reciprocals_are_outward`, `output_is_outward`,
+//! `sum_bounds_are_outward`); the whole row against the 512-bit MPFR `softmax_into`,
+//! the refusals, the caller's width, thread counts and the sum bound's edges in the
+//! conformance suite (`softmax64`).
 
 use crate::{F64Iv, Interval};
 use rayon::prelude::*;
@@ -101,7 +118,7 @@ pub const PAR_MIN: usize = 4096;
 /// Terms summed left to right at the leaves of the summation tree.
 const LEAF: usize = 8;
 
-/// Entries per parallel piece of the validation and of the output pass.
+/// Entries per parallel piece of the validation, the exponentials and the outputs.
 const CHUNK: usize = 2048;
 
 /// The largest |end| accepted: the difference of two such numbers never overflows,
@@ -109,6 +126,7 @@ const CHUNK: usize = 2048;
 const MAX_ABS: f64 = f64::from_bits((1023 + 1000) << 52);
 
 /// `r = RN(x − m)` and its exact error `err = (x − m) − r` (Knuth's TwoSum).
+#[inline(always)]
 fn two_diff(x: f64, m: f64) -> (f64, f64) {
     let b = -m;
     let r = x + b;
@@ -119,6 +137,7 @@ fn two_diff(x: f64, m: f64) -> (f64, f64) {
 
 /// `[L, U] ∋ e^{x − M}` from `E = cr_exp(r)`, `(r, err) = two_diff(x, M)`: the
 /// module's three cases.
+#[inline(always)]
 fn exp_bounds(e: f64, r: f64, err: f64) -> (f64, f64) {
     if r < -1000.0 {
         (0.0, f64::from_bits(1))
@@ -133,6 +152,7 @@ fn exp_bounds(e: f64, r: f64, err: f64) -> (f64, f64) {
 }
 
 /// The bounds of `e^{x − M}` for an end x whose `cr_exp(RN(x − M))` is `e`.
+#[inline(always)]
 fn end_bounds(x: f64, m: f64, e: f64) -> (f64, f64) {
     let (r, err) = two_diff(x, m);
     exp_bounds(e, r, err)
@@ -158,15 +178,14 @@ pub fn sum_tree_split(n: usize) -> usize {
 trait Terms: Send + Sized {
     fn len(&self) -> usize;
     fn split_at(self, mid: usize) -> (Self, Self);
-    /// The pair of terms at index j (each `≥ 0`; computed here, so a term may
-    /// store what it computed).
-    fn term(&mut self, j: usize) -> (f64, f64);
+    /// The pair of terms at index j (each `≥ 0`).
+    fn term(&self, j: usize) -> (f64, f64);
 }
 
 /// `(Ŝ⁻, Ŝ⁺)`: the round-to-nearest sums of both terms in the fixed tree of the module
 /// doc (split at [`sum_tree_split`], leaves of at most 8 terms summed left to right
 /// from 0, halves of at least [`PAR_MIN`] terms on two threads).
-fn tree_sums<T: Terms>(mut t: T) -> (f64, f64) {
+fn tree_sums<T: Terms>(t: T) -> (f64, f64) {
     let n = t.len();
     if n <= LEAF {
         let (mut s0, mut s1) = (0.0, 0.0);
@@ -186,17 +205,36 @@ fn tree_sums<T: Terms>(mut t: T) -> (f64, f64) {
     (a0 + b0, a1 + b1)
 }
 
-/// Pass 1's terms: the row, its shift, and where `cr_exp(RN(lo_j − M))` and
-/// `cr_exp(RN(hi_j − M))` are stored; the terms are `a⁻_j` and `a⁺_j`.
-struct Exps<'a> {
+/// Pass 1, each entry on its own: stores, for a point, its bounds `[L, U] ∋ e^{z_j − M}`
+/// in `e_lo[j]`, `e_hi[j]`, and for an interval entry `cr_exp(RN(lo_j − M))` and
+/// `cr_exp(RN(hi_j − M))`.
+fn exps(lo: &[f64], hi: &[f64], m: f64, e_lo: &mut [f64], e_hi: &mut [f64]) {
+    e_lo.par_chunks_mut(CHUNK)
+        .zip(e_hi.par_chunks_mut(CHUNK))
+        .zip(lo.par_chunks(CHUNK).zip(hi.par_chunks(CHUNK)))
+        .for_each(|((el, eh), (l, h))| {
+            for j in 0..l.len() {
+                let e = shifted_exp(l[j], m);
+                if h[j] == l[j] {
+                    (el[j], eh[j]) = end_bounds(l[j], m, e);
+                } else {
+                    (el[j], eh[j]) = (e, shifted_exp(h[j], m));
+                }
+            }
+        });
+}
+
+/// Pass 2's terms `a⁻_j`, `a⁺_j`, from what pass 1 stored.
+#[derive(Clone, Copy)]
+struct Stored<'a> {
     lo: &'a [f64],
     hi: &'a [f64],
     m: f64,
-    e_lo: &'a mut [f64],
-    e_hi: &'a mut [f64],
+    e_lo: &'a [f64],
+    e_hi: &'a [f64],
 }
 
-impl Terms for Exps<'_> {
+impl Terms for Stored<'_> {
     fn len(&self) -> usize {
         self.lo.len()
     }
@@ -204,18 +242,18 @@ impl Terms for Exps<'_> {
     fn split_at(self, mid: usize) -> (Self, Self) {
         let (lo_l, lo_r) = self.lo.split_at(mid);
         let (hi_l, hi_r) = self.hi.split_at(mid);
-        let (el_l, el_r) = self.e_lo.split_at_mut(mid);
-        let (eh_l, eh_r) = self.e_hi.split_at_mut(mid);
+        let (el_l, el_r) = self.e_lo.split_at(mid);
+        let (eh_l, eh_r) = self.e_hi.split_at(mid);
         let m = self.m;
         (
-            Exps {
+            Stored {
                 lo: lo_l,
                 hi: hi_l,
                 m,
                 e_lo: el_l,
                 e_hi: eh_l,
             },
-            Exps {
+            Stored {
                 lo: lo_r,
                 hi: hi_r,
                 m,
@@ -225,17 +263,16 @@ impl Terms for Exps<'_> {
         )
     }
 
-    fn term(&mut self, j: usize) -> (f64, f64) {
+    #[inline(always)]
+    fn term(&self, j: usize) -> (f64, f64) {
         let (l, h) = (self.lo[j], self.hi[j]);
-        let el = shifted_exp(l, self.m);
-        self.e_lo[j] = el;
         if h == l {
-            self.e_hi[j] = el;
-            end_bounds(l, self.m, el)
+            (self.e_lo[j], self.e_hi[j])
         } else {
-            let eh = shifted_exp(h, self.m);
-            self.e_hi[j] = eh;
-            (end_bounds(l, self.m, el).0, end_bounds(h, self.m, eh).1)
+            (
+                end_bounds(l, self.m, self.e_lo[j]).0,
+                end_bounds(h, self.m, self.e_hi[j]).1,
+            )
         }
     }
 }
@@ -253,7 +290,7 @@ impl Terms for Plain<'_> {
         (Plain(l), Plain(r))
     }
 
-    fn term(&mut self, j: usize) -> (f64, f64) {
+    fn term(&self, j: usize) -> (f64, f64) {
         (self.0[j], self.0[j])
     }
 }
@@ -314,25 +351,55 @@ fn output(
     (p_lo, p_hi)
 }
 
-/// `(hi − lo)/lo`, +∞ when lo = 0 (round-to-nearest: it decides escalation only).
-fn rel_width(lo: f64, hi: f64) -> f64 {
-    if lo > 0.0 {
-        (hi - lo) / lo
-    } else {
-        f64::INFINITY
+/// `inv⁻ = max(0, down(1/S⁺)) ≤ 1/S⁺` and `inv⁺ = up(1/S⁻) ≥ 1/S⁻` (S⁺ ≥ 1: the
+/// maximal entry's U is; `S⁻ = 0` gives `+∞`, and then every point's upper end 1).
+fn reciprocals((s_lo, s_hi): (f64, f64)) -> (f64, f64) {
+    ((1.0 / s_hi).next_down().max(0.0), (1.0 / s_lo).next_up())
+}
+
+/// One point's output `[p⁻, p⁺]` from its bounds `[L, U]` and the reciprocals
+/// `inv⁻ ≤ 1/S⁺`, `inv⁺ ≥ 1/S⁻` (module doc: no division per entry).
+#[inline(always)]
+fn point_output((l, u): (f64, f64), (inv_lo, inv_hi): (f64, f64)) -> (f64, f64) {
+    (
+        (l * inv_lo).next_down().max(0.0),
+        (u * inv_hi).next_up().min(1.0),
+    )
+}
+
+/// The widest relative width `(hi − lo)/lo` of a piece of outputs (+∞ when a lower end
+/// is 0), in round-to-nearest: it decides escalation only. An entry replaces the widest
+/// so far, w, when `hi − lo > w·lo` (then w becomes its quotient): a division only for
+/// a new widest entry, exact up to the rounding of `w·lo`. Depends on the piece only
+/// (so on no thread count).
+fn widest(lo: &[f64], hi: &[f64]) -> f64 {
+    let mut w = 0.0;
+    for (&l, &h) in lo.iter().zip(hi) {
+        if l <= 0.0 {
+            return f64::INFINITY;
+        }
+        let d = h - l;
+        if d > w * l {
+            w = d / l;
+        }
     }
+    w
 }
 
 /// Whether the row is in the tier's range, and its exact shift `M = max hi_j`.
 fn shift(lo: &[f64], hi: &[f64]) -> Option<f64> {
-    let ok = |&(&l, &h): &(&f64, &f64)| l <= h && -MAX_ABS <= l && h <= MAX_ABS;
     lo.par_chunks(CHUNK)
         .zip(hi.par_chunks(CHUNK))
         .map(|(l, h)| {
-            l.iter()
-                .zip(h)
-                .all(|p| ok(&p))
-                .then(|| h.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+            let (mut bad, mut lo_min, mut hi_max) = (false, f64::INFINITY, f64::NEG_INFINITY);
+            for (&a, &b) in l.iter().zip(h) {
+                // a NaN on either side, or a reversed interval
+                bad |= a.is_nan() | b.is_nan() | (a > b);
+                lo_min = lo_min.min(a);
+                hi_max = hi_max.max(b);
+            }
+            // with every lo ≤ hi, the extremes bound all ends (and catch ±∞)
+            (!bad && -MAX_ABS <= lo_min && hi_max <= MAX_ABS).then_some(hi_max)
         })
         .reduce(|| Some(f64::NEG_INFINITY), |a, b| Some(a?.max(b?)))
 }
@@ -372,11 +439,12 @@ pub fn softmax_f64_into(
     if n == 0 {
         return None;
     }
-    // one hand-over to the pool for the three passes (called from outside it, each
+    // one hand-over to the pool for the four passes (called from outside it, each
     // pass would wake the workers anew)
     rayon::scope(|_| {
         let m = shift(lo, hi)?;
-        let (s_lo, s_hi) = tree_sums(Exps {
+        exps(lo, hi, m, out_lo, out_hi);
+        let (s_lo, s_hi) = tree_sums(Stored {
             lo,
             hi,
             m,
@@ -384,25 +452,24 @@ pub fn softmax_f64_into(
             e_hi: out_hi,
         });
         let sums = sum_bounds(n, s_lo, s_hi);
+        let inv = reciprocals(sums);
         let widest = out_lo
             .par_chunks_mut(CHUNK)
             .zip(out_hi.par_chunks_mut(CHUNK))
             .zip(lo.par_chunks(CHUNK).zip(hi.par_chunks(CHUNK)))
             .map(|((ol, oh), (l, h))| {
-                let mut widest = 0.0f64;
                 for j in 0..l.len() {
-                    let a = end_bounds(l[j], m, ol[j]);
-                    let b = if h[j] == l[j] {
-                        a
+                    let (p_lo, p_hi) = if h[j] == l[j] {
+                        point_output((ol[j], oh[j]), inv)
                     } else {
-                        end_bounds(h[j], m, oh[j])
+                        let a = end_bounds(l[j], m, ol[j]);
+                        let b = end_bounds(h[j], m, oh[j]);
+                        output(a, b, sums)
                     };
-                    let (p_lo, p_hi) = output(a, b, sums);
                     ol[j] = p_lo;
                     oh[j] = p_hi;
-                    widest = widest.max(rel_width(p_lo, p_hi));
                 }
-                widest
+                widest(ol, oh)
             })
             .reduce(|| 0.0, f64::max);
         (widest <= max_rel_width).then_some(widest)
@@ -451,6 +518,104 @@ mod tests {
         }
         assert_eq!(sum_tree_depth(65_536), 21);
         assert_eq!(sum_tree_depth(1), 8);
+    }
+
+    use proptest::prelude::*;
+    use rug::float::Round;
+    use rug::{Float, Rational};
+
+    fn q(x: f64) -> Rational {
+        Rational::from_f64(x).expect("finite")
+    }
+
+    /// `[RD, RU]` of `e^t` at 300 bits for an exact rational t.
+    fn exp_ref(t: &Rational) -> (Float, Float) {
+        let mut d = Float::with_val_round(300, t, Round::Down).0;
+        let mut u = Float::with_val_round(300, t, Round::Up).0;
+        d.exp_round(Round::Down);
+        u.exp_round(Round::Up);
+        (d, u)
+    }
+
+    /// Reals in [0, 1] at every scale, and 0 and 1 themselves.
+    fn unit() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            3 => 0.0f64..=1.0,
+            2 => (0.5f64..1.0, -1074i32..0).prop_map(|(m, e)| m * 2f64.powi(e)),
+            1 => prop_oneof![Just(0.0), Just(1.0), Just(f64::from_bits(1))],
+        ]
+    }
+
+    /// Differences x − M at every scale: exact and inexact, beyond −1000 too.
+    fn end_and_shift() -> impl Strategy<Value = (f64, f64)> {
+        let any = prop_oneof![
+            3 => -60.0f64..60.0,
+            1 => -2000.0f64..2000.0,
+            1 => (-(1i64 << 30)..(1i64 << 30)).prop_map(|k| k as f64 / 65536.0),
+            1 => -1e300f64..1e300,
+        ];
+        (any.clone(), any).prop_map(|(a, b)| (a.min(b), a.max(b)))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Each case of exp_bounds encloses e^{x − M} (exact difference, 300-bit exp).
+        #[test]
+        fn exp_bounds_enclose_the_exact_exponential((x, m) in end_and_shift()) {
+            let (r, err) = two_diff(x, m);
+            prop_assert_eq!(q(r) + q(err), q(x) - q(m));
+            let (lo, hi) = end_bounds(x, m, shifted_exp(x, m));
+            let (d, u) = exp_ref(&(q(x) - q(m)));
+            prop_assert!(0.0 <= lo && lo <= d && u <= hi, "x = {x:e}, M = {m:e}: [{lo:e}, {hi:e}]");
+        }
+
+        /// The point output is outward: `p⁻ ≤ L·inv⁻` and `p⁺ ≥ min(1, U·inv⁺)` exactly.
+        #[test]
+        fn point_output_is_outward(l in unit(), u in unit(), a in unit(), b in 0.5f64..4.0) {
+            let (p_lo, p_hi) = point_output((l, u), (a, b));
+            prop_assert!(0.0 <= p_lo && q(p_lo) <= q(l) * q(a));
+            prop_assert!(p_hi <= 1.0 && (p_hi == 1.0 || q(p_hi) >= q(u) * q(b)));
+        }
+
+        /// The reciprocals are outward.
+        #[test]
+        fn reciprocals_are_outward(s_lo in 0.0f64..1e5, s_hi in 1.0f64..1e5) {
+            let (a, b) = reciprocals((s_lo, s_hi));
+            prop_assert!(0.0 <= a && q(a) * q(s_hi) <= 1);
+            prop_assert!(s_lo == 0.0 && b == f64::INFINITY || q(b) * q(s_lo) >= 1);
+        }
+
+        /// The dependency-aware output is outward: `p⁻ ≤ a⁻/(a⁻ + S⁺ − b⁻)` and
+        /// `p⁺ ≥ min(1, a⁺/(a⁺ + max(0, S⁻ − c⁺)))` exactly, for ends as the row gives them
+        /// (a⁻ ≤ c⁺, b⁻ ≤ a⁺, b⁻ ≤ S⁺).
+        #[test]
+        fn output_is_outward(
+            a_lo in unit(), c_hi in unit(), b_lo in unit(), a_hi in unit(),
+            s_lo in 0.0f64..1e4, extra in 0.0f64..1e4,
+        ) {
+            let (a_lo, c_hi) = (a_lo.min(c_hi), a_lo.max(c_hi));
+            let (b_lo, a_hi) = (b_lo.min(a_hi), b_lo.max(a_hi));
+            let s_hi = b_lo + extra + 1.0;
+            let (p_lo, p_hi) = output((a_lo, c_hi), (b_lo, a_hi), (s_lo, s_hi));
+            prop_assert!(0.0 <= p_lo && p_hi <= 1.0);
+            if a_lo > 0.0 {
+                prop_assert!(q(p_lo) * (q(a_lo) + q(s_hi) - q(b_lo)) <= q(a_lo));
+            } else {
+                prop_assert_eq!(p_lo, 0.0);
+            }
+            let r = (q(s_lo) - q(c_hi)).max(Rational::new());
+            prop_assert!(p_hi == 1.0 || q(p_hi) * (q(a_hi) + r) >= q(a_hi));
+        }
+
+        /// The a-priori sum bound is outward: `S⁻ ≤ Ŝ(1 − h·u)` and `S⁺ ≥ Ŝ/(1 − h·u)`.
+        #[test]
+        fn sum_bounds_are_outward(n in 1usize..(1 << 40), s in 0.0f64..1e12) {
+            let (lo, hi) = sum_bounds(n, s, s);
+            let hu = Rational::from((sum_tree_depth(n), 1u64 << 53));
+            prop_assert!(0.0 <= lo && q(lo) <= q(s) * (1 - hu.clone()));
+            prop_assert!(q(hi) * (1 - hu) >= q(s));
+        }
     }
 
     #[test]
