@@ -1,0 +1,361 @@
+//! The flow's double-double tier: the same RK4 as [`super::flow`] (same right-hand
+//! side, same centering, same work order, same propagation of e^{tV} by products with
+//! e^{(h/2)V}) in double-double arithmetic ([`super::dd`], about 106 bits, f64's
+//! exponent range), every product a vectorised dd matrix product
+//! ([`super::ddmat`]). Like the MPFR flow it is **not** certified: only `supported`
+//! verdicts may rest on it, and no claim uses it yet (the claims' two-precision
+//! comparisons run against MPFR).
+//!
+//! # One right-hand side
+//!
+//! With the rows as dd matrices (tokens u: n × d), `r = u_0` (centered) or 0,
+//!
+//! ```text
+//! Δ = u − r,  B = Δ·Eᵀ,  Y = B + (r·Eᵀ),  A = Y·M,  L = A·Bᵀ,  P = softmax_rows(L),
+//! Q = P·Δ − Δ (z)  or  r + P·Δ (x),   u̇ = (V·Qᵀ)ᵀ,
+//! ```
+//!
+//! E = e^{tV} (z) or I (x, the products skipped), M = QᵀK (skipped when M = I
+//! exactly). `u̇ = (V·Qᵀ)ᵀ` runs over V's rows so that its zeros are skipped (V is
+//! sparse in the n = d = 128 run). The softmax uses the max shift,
+//! `P_ij = e^{L_ij − m_i}·(1/Σ_l e^{L_il − m_i})`, sums in index order, dd [`exp`]
+//! (0 below −600, so rows of P become sparse once the logits spread; the product P·Δ
+//! skips the zeros).
+//!
+//! # Accuracy
+//!
+//! Each dd operation has relative error ≤ 12u² (u = 2^−53, [`super::dd`]); each
+//! product entry errs by at most ≈ (4K² + 12K)u² times the sum of the absolute terms
+//! ([`super::ddmat`]), typically ≈ √K·u² of it. So a right-hand side is as accurate
+//! as an MPFR one at ≈ 100 bits; the tests compare whole runs with the 128-bit MPFR
+//! flow (`tests/it/dynamics_dd.rs`), and `examples/flow_cupy.rs --dd` reports the
+//! agreement of the n = d = 128 run.
+//!
+//! # Determinism
+//!
+//! Every entry is computed by a fixed sequence of IEEE operations (fused
+//! multiply-adds where written, correctly rounded on every target): rows go to
+//! threads whole, lanes of a vector never mix. Results are bit-identical for every
+//! thread count and instruction set (AVX-512, AVX2, scalar).
+
+use super::dd::{add, div, exp, mul, sub, Dd};
+use super::ddmat::DdMat;
+use super::dot::map_idx;
+use super::expm::expm;
+use super::flow::{FlowError, FlowOptions, FlowResult, Frame, Vars};
+use super::model::{Mat, System};
+use pulp::{Simd, WithSimd};
+use rug::{Float, Rational};
+
+/// Precision (bits) of the MPFR floats a dd result is reported in (`hi + lo` rounded
+/// to nearest; exact unless the two parts lie more than 75 bits apart).
+pub const OUT_PREC: u32 = 128;
+
+/// A prepared system for the dd tier.
+pub struct DdFlow<'s> {
+    sys: &'s System,
+    opts: FlowOptions,
+    d: usize,
+    v: DdMat,
+    m: Option<DdMat>,
+}
+
+/// One dd right-hand side: u̇ (n × d) and P (n × n).
+#[derive(Clone, Debug)]
+pub struct DdRhs {
+    /// u̇.
+    pub deriv: DdMat,
+    /// P.
+    pub p: DdMat,
+}
+
+fn dd_mat(m: &Mat) -> DdMat {
+    DdMat::from_fn(m.rows, m.cols, |r, c| {
+        Dd::from_rational(&m.data[r * m.cols + c])
+    })
+}
+
+fn dd_floats(f: &[Float], rows: usize, cols: usize) -> DdMat {
+    DdMat::from_fn(rows, cols, |r, c| Dd::from_float(&f[r * cols + c]))
+}
+
+/// A dd matrix as MPFR floats (row-major, [`OUT_PREC`] bits).
+pub fn to_floats(m: &DdMat) -> Vec<Float> {
+    let mut out = Vec::with_capacity(m.rows() * m.cols());
+    for r in 0..m.rows() {
+        for c in 0..m.cols() {
+            out.push(m.get(r, c).to_float(OUT_PREC));
+        }
+    }
+    out
+}
+
+impl<'s> DdFlow<'s> {
+    /// Prepares `sys`; `opts.prec` is ignored (the tier is ≈ 106 bits), `opts.vars`
+    /// and `opts.centered` are honoured.
+    pub fn new(sys: &'s System, opts: FlowOptions) -> DdFlow<'s> {
+        let m = if sys.qk == Mat::identity(sys.d) {
+            None
+        } else {
+            Some(dd_mat(&sys.qk))
+        };
+        DdFlow {
+            sys,
+            d: sys.d,
+            v: dd_mat(&sys.v),
+            m,
+            opts,
+        }
+    }
+
+    /// The initial state (n × d) from exact tokens (each rounded to nearest dd).
+    pub fn initial_state(&self, x0: &Mat) -> Result<DdMat, FlowError> {
+        if x0.cols != self.d || x0.rows == 0 {
+            return Err(FlowError::Shape {
+                rows: x0.rows,
+                cols: x0.cols,
+                d: self.d,
+            });
+        }
+        Ok(dd_mat(x0))
+    }
+
+    /// `(e^{tV})ᵀ` in dd for z (MPFR [`expm`] at 160 bits, rounded); `None` for x.
+    pub fn prop_at(&self, t: &Rational) -> Option<DdMat> {
+        match self.opts.vars {
+            Vars::X => None,
+            Vars::Z => Some(dd_floats(&expm(&self.sys.v, t, 160), self.d, self.d).transpose()),
+        }
+    }
+
+    /// One right-hand side with propagator `et = (e^{tV})ᵀ` (z) or none (x).
+    pub fn rhs(&self, et: Option<&DdMat>, u: &DdMat) -> DdRhs {
+        let (n, d) = (u.rows(), self.d);
+        let centered = self.opts.centered;
+        let r: Vec<Dd> = (0..d)
+            .map(|k| if centered { u.get(0, k) } else { Dd::ZERO })
+            .collect();
+        let delta = if centered {
+            DdMat::from_fn(n, d, |j, k| sub(u.get(j, k), r[k]))
+        } else {
+            u.clone()
+        };
+        let (b, y) = match et {
+            None => (delta.clone(), u.clone()),
+            Some(et) => {
+                let b = delta.product(et);
+                let rm = DdMat::from_fn(1, d, |_, k| r[k]);
+                let er = rm.product(et);
+                let y = DdMat::from_fn(n, d, |j, k| add(b.get(j, k), er.get(0, k)));
+                (b, y)
+            }
+        };
+        let a = match &self.m {
+            None => y,
+            Some(m) => y.product(m),
+        };
+        let logits = a.product(&b.transpose());
+        let rows = map_idx(n, 64 * n, |i| {
+            pulp::Arch::new().dispatch(SoftmaxRow { l: &logits, i })
+        });
+        let p = DdMat::from_fn(n, n, |i, j| rows[i][j]);
+        let w = p.product(&delta);
+        let q = DdMat::from_fn(n, d, |i, k| match self.opts.vars {
+            Vars::Z => sub(w.get(i, k), delta.get(i, k)),
+            Vars::X => add(r[k], w.get(i, k)),
+        });
+        let deriv = self.v.product(&q.transpose()).transpose();
+        DdRhs { deriv, p }
+    }
+
+    /// RK4 with fixed exact step `h` from 0 to `t_end`, end state only (no observer:
+    /// nothing is converted to MPFR until the end).
+    pub fn rk4_end(
+        &self,
+        x0: &Mat,
+        t_end: &Rational,
+        h: &Rational,
+    ) -> Result<FlowResult, FlowError> {
+        self.rk4_impl(x0, t_end, h, None::<fn(&Frame)>)
+    }
+
+    /// RK4 as [`super::flow::Flow::rk4`]: `observer` sees every step (state, P and
+    /// e^{tV} converted to MPFR floats at [`OUT_PREC`] bits, which costs O(n² + nd)
+    /// conversions per step).
+    pub fn rk4(
+        &self,
+        x0: &Mat,
+        t_end: &Rational,
+        h: &Rational,
+        observer: impl FnMut(&Frame),
+    ) -> Result<FlowResult, FlowError> {
+        self.rk4_impl(x0, t_end, h, Some(observer))
+    }
+
+    fn rk4_impl(
+        &self,
+        x0: &Mat,
+        t_end: &Rational,
+        h: &Rational,
+        mut observer: Option<impl FnMut(&Frame)>,
+    ) -> Result<FlowResult, FlowError> {
+        let d = self.d;
+        let mut u = self.initial_state(x0)?;
+        let n = x0.rows;
+        if *h <= 0 {
+            return Err(FlowError::NonPositiveStep { h: h.to_string() });
+        }
+        if *t_end < 0 {
+            return Err(FlowError::NegativeTime {
+                t: t_end.to_string(),
+            });
+        }
+        let ratio = Rational::from(t_end / h);
+        if *ratio.denom() != 1 {
+            return Err(FlowError::StepDoesNotDivide {
+                t: t_end.to_string(),
+                h: h.to_string(),
+            });
+        }
+        let steps = ratio
+            .numer()
+            .to_usize()
+            .ok_or(FlowError::TooManySteps { max: usize::MAX })?;
+        let half = Rational::from(h / 2);
+        let (hf, hf2, hf6) = (
+            Dd::from_rational(h),
+            Dd::from_rational(&half),
+            Dd::from_rational(&Rational::from(h / 6)),
+        );
+        // (e^{(h/2)V})ᵀ: Eᵀ_{t+h/2} = (e^{(h/2)V})ᵀ · Eᵀ_t
+        let eh_t = match self.opts.vars {
+            Vars::Z => Some(dd_floats(&expm(&self.sys.v, &half, 160), d, d).transpose()),
+            Vars::X => None,
+        };
+        let mut prop = self.prop_at(&Rational::new());
+        let mut t_exact = Rational::new();
+        let mut evals = 0usize;
+        let nf = |t: &Rational| FlowError::NonFinite {
+            t: Float::with_val(24, t).to_string_radix(10, Some(8)),
+        };
+        let mut show = |step: usize, t: &Rational, u: &DdMat, p: &DdMat, prop: &Option<DdMat>| {
+            if let Some(obs) = observer.as_mut() {
+                let tf = Float::with_val(OUT_PREC, t);
+                let etv = prop.as_ref().map(|e| to_floats(&e.transpose()));
+                obs(&Frame {
+                    step,
+                    t: &tf,
+                    t_exact: t,
+                    n,
+                    d,
+                    state: &to_floats(u),
+                    p: &to_floats(p),
+                    etv: etv.as_deref(),
+                });
+            }
+        };
+        for step in 0..steps {
+            let k1 = self.rhs(prop.as_ref(), &u);
+            show(step, &t_exact, &u, &k1.p, &prop);
+            let mid = match (&prop, &eh_t) {
+                (Some(p), Some(eh)) => Some(eh.product(p)),
+                _ => None,
+            };
+            let u2 = axpy(&u, hf2, &k1.deriv);
+            let k2 = self.rhs(mid.as_ref(), &u2);
+            let u3 = axpy(&u, hf2, &k2.deriv);
+            let k3 = self.rhs(mid.as_ref(), &u3);
+            let next = match (&mid, &eh_t) {
+                (Some(p), Some(eh)) => Some(eh.product(p)),
+                _ => None,
+            };
+            let u4 = axpy(&u, hf, &k3.deriv);
+            let k4 = self.rhs(next.as_ref(), &u4);
+            evals += 4;
+            u = DdMat::from_fn(n, d, |i, k| {
+                let s = add(k2.deriv.get(i, k), k3.deriv.get(i, k)).scale(2.0);
+                let s = add(add(s, k1.deriv.get(i, k)), k4.deriv.get(i, k));
+                add(mul(s, hf6), u.get(i, k))
+            });
+            prop = next;
+            t_exact += h;
+            if !u.is_finite() {
+                return Err(nf(&t_exact));
+            }
+        }
+        let last = self.rhs(prop.as_ref(), &u);
+        if !last.p.is_finite() {
+            return Err(nf(&t_exact));
+        }
+        show(steps, &t_exact, &u, &last.p, &prop);
+        Ok(FlowResult {
+            n,
+            d,
+            prec: 106,
+            vars: self.opts.vars,
+            t: t_exact,
+            state: to_floats(&u),
+            p: to_floats(&last.p),
+            etv: prop.map(|e| to_floats(&e.transpose())),
+            steps,
+            rejected: 0,
+            rhs_evals: evals,
+            err_est: None,
+        })
+    }
+}
+
+/// `u + c·k` entrywise.
+fn axpy(u: &DdMat, c: Dd, k: &DdMat) -> DdMat {
+    DdMat::from_fn(u.rows(), u.cols(), |i, j| {
+        add(u.get(i, j), mul(c, k.get(i, j)))
+    })
+}
+
+/// RK4 in the dd tier: [`DdFlow::new`] then [`DdFlow::rk4`].
+pub fn rk4(
+    sys: &System,
+    x0: &Mat,
+    t_end: &Rational,
+    h: &Rational,
+    opts: &FlowOptions,
+    observer: impl FnMut(&Frame),
+) -> Result<FlowResult, FlowError> {
+    DdFlow::new(sys, opts.clone()).rk4(x0, t_end, h, observer)
+}
+
+/// Row i of softmax(L) with the max shift (module docs).
+struct SoftmaxRow<'a> {
+    l: &'a DdMat,
+    i: usize,
+}
+
+impl WithSimd for SoftmaxRow<'_> {
+    type Output = Vec<Dd>;
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _simd: S) -> Vec<Dd> {
+        let (l, i) = (self.l, self.i);
+        let n = l.cols();
+        let mut m = l.get(i, 0);
+        for j in 1..n {
+            let v = l.get(i, j);
+            if v.gt(m) {
+                m = v;
+            }
+        }
+        let mut e: Vec<Dd> = (0..n).map(|j| exp(sub(l.get(i, j), m))).collect();
+        let mut s = Dd::ZERO;
+        for v in &e {
+            if v.hi != 0.0 {
+                s = add(s, *v);
+            }
+        }
+        let inv = div(Dd::ONE, s);
+        for v in &mut e {
+            if v.hi != 0.0 {
+                *v = mul(*v, inv);
+            }
+        }
+        e
+    }
+}
