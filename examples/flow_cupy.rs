@@ -3,7 +3,8 @@
 //! Δt = 1/10 to T = 15 at 128 bits (P recomputed at every stage). Prints one JSON
 //! line: wall time, steps, max|z(T)|, max|x(T)| (timed by bench/anchors/run_dynamics.sh).
 //!
-//! Usage: `flow_cupy [prec] [T as p/q] [h as p/q] [n] [d] [--dd] [--state FILE] [--dump DIR]`.
+//! Usage: `flow_cupy [prec] [T as p/q] [h as p/q] [n] [d] [--dd] [--reps R] [--state FILE] [--dump DIR]`.
+//! With `--reps R` the run is repeated R times: `wall_s` is the best, `median_s` the median.
 //! `--dd` runs the double-double tier (`dynamics::ddflow`, ≈ 106 bits; `prec` is then
 //! ignored and printed as 106, with `"tier": "dd"`). With
 //! `--dump DIR` it writes DIR/v.txt and DIR/z0.txt (exact fractions) for the numpy
@@ -44,17 +45,33 @@ fn main() {
         std::fs::write(format!("{dir}/z0.txt"), dump_mat(&z0)).expect("write z0");
         return;
     }
-    let t0 = Instant::now();
+    let reps: usize = args
+        .iter()
+        .position(|a| a == "--reps")
+        .map_or(1, |k| args[k + 1].parse().expect("reps"));
     let opts = FlowOptions::new(prec, Vars::Z);
-    let res = if dd {
-        DdFlow::new(&sys, opts).rk4_end(&z0, &t_end, &h)
-    } else {
-        rk4(&sys, &z0, &t_end, &h, &opts, |_| {})
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..reps.max(1) {
+        let t0 = Instant::now();
+        let res = if dd {
+            DdFlow::new(&sys, opts.clone()).rk4_end(&z0, &t_end, &h)
+        } else {
+            rk4(&sys, &z0, &t_end, &h, &opts, |_| {})
+        }
+        .expect("flow");
+        times.push(t0.elapsed().as_secs_f64());
+        if let Some(prev) = &last {
+            let prev: &attncheck::dynamics::flow::FlowResult = prev;
+            assert_eq!(prev.state, res.state, "repeated runs differ");
+        }
+        last = Some(res);
     }
-    .expect("flow");
+    let res = last.expect("one run");
+    times.sort_by(f64::total_cmp);
+    let (wall, median) = (times[0], times[times.len() / 2]);
     let prec = res.prec;
     let tier = if dd { "dd" } else { "mpfr" };
-    let wall = t0.elapsed().as_secs_f64();
     let max_abs = |v: &[Float]| {
         v.iter()
             .map(|x| Float::with_val(prec, x.abs_ref()))
@@ -72,10 +89,11 @@ fn main() {
     }
     println!(
         "{{\"tier\": \"{tier}\", \"n\": {n}, \"d\": {d}, \"prec\": {prec}, \"T\": \"{t_end}\", \"h\": \"{h}\", \"threads\": {}, \
-         \"steps\": {}, \"rhs_evals\": {}, \"wall_s\": {wall:.3}, \"max_abs_z\": \"{}\", \"max_abs_x\": \"{}\"}}",
+         \"steps\": {}, \"rhs_evals\": {}, \"wall_s\": {wall:.3}, \"median_s\": {median:.3}, \"reps\": {}, \"max_abs_z\": \"{}\", \"max_abs_x\": \"{}\"}}",
         rayon::current_num_threads(),
         res.steps,
         res.rhs_evals,
+        times.len(),
         mz.to_string_radix(10, Some(20)),
         mx.to_string_radix(10, Some(20)),
     );

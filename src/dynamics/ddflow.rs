@@ -20,7 +20,28 @@
 //! sparse in the n = d = 128 run). The softmax uses the max shift,
 //! `P_ij = e^{L_ij − m_i}·(1/Σ_l e^{L_il − m_i})`, sums in index order, dd [`exp`]
 //! (0 below −600, so rows of P become sparse once the logits spread; the product P·Δ
-//! skips the zeros).
+//! skips the zeros). Each logit is one dd dot product of two rows
+//! ([`DdMat::dot_rows`]).
+//!
+//! # The f64 pre-pass
+//!
+//! Logits whose exponential is flushed to 0 need not be computed. An f64 product
+//! `ℓ̃ = A_hi·B_hiᵀ` ([`DdMat::product_hi`], n²d fused multiply-adds, cheap) bounds
+//! them: with `L_ij` the dd logit that [`DdMat::dot_rows`] would return,
+//!
+//! ```text
+//! |L_ij − ℓ̃_ij| ≤ (γ_d + 2u + u² + ε_dd)·Σ_k |A_hi,ik||B_hi,jk| ≤ (d + 3)u·‖A_hi,i‖₂‖B_hi,j‖₂ =: β_ij
+//! ```
+//!
+//! (γ_d: the f64 sum; 2u + u²: the dropped low parts, `|x_lo| ≤ u|x_hi|`; ε_dd ≈ 4d²u²:
+//! the dd dot product, [`super::ddmat`]; Cauchy–Schwarz). The code uses
+//! `4(d + 4)u·ñ_i·ñ_j` with the f64 norms ñ (relative error ≤ (d/2 + 2)u), four times
+//! the bound, and widens every comparison by 2u of its operands' magnitudes for its own
+//! rounding. Then `m_i = max_j L_ij ≥ max_j (ℓ̃_ij − β_ij)`, and a logit with
+//! `ℓ̃_ij + β_ij < max_l (ℓ̃_il − β_il) − 601` has `L_ij − m_i < −601`, so
+//! `exp(L_ij − m_i)` is flushed to 0 whether computed or not; the maximum is among
+//! the logits kept. So the pre-pass changes no bit of P (a test compares with
+//! [`DdFlow::unfiltered`]); NaNs keep every logit.
 //!
 //! # Accuracy
 //!
@@ -38,10 +59,10 @@
 //! threads whole, lanes of a vector never mix. Results are bit-identical for every
 //! thread count and instruction set (AVX-512, AVX2, scalar).
 
-use super::dd::{add, div, exp, mul, sub, Dd};
+use super::dd::{self, add, div, exp, mul, sub, Dd};
+use super::ddexpm::expm_dd;
 use super::ddmat::DdMat;
 use super::dot::map_idx;
-use super::expm::expm;
 use super::flow::{FlowError, FlowOptions, FlowResult, Frame, Vars};
 use super::model::{Mat, System};
 use pulp::{Simd, WithSimd};
@@ -58,6 +79,7 @@ pub struct DdFlow<'s> {
     d: usize,
     v: DdMat,
     m: Option<DdMat>,
+    filter: bool,
 }
 
 /// One dd right-hand side: u̇ (n × d) and P (n × n).
@@ -73,10 +95,6 @@ fn dd_mat(m: &Mat) -> DdMat {
     DdMat::from_fn(m.rows, m.cols, |r, c| {
         Dd::from_rational(&m.data[r * m.cols + c])
     })
-}
-
-fn dd_floats(f: &[Float], rows: usize, cols: usize) -> DdMat {
-    DdMat::from_fn(rows, cols, |r, c| Dd::from_float(&f[r * cols + c]))
 }
 
 /// A dd matrix as MPFR floats (row-major, [`OUT_PREC`] bits).
@@ -105,7 +123,16 @@ impl<'s> DdFlow<'s> {
             v: dd_mat(&sys.v),
             m,
             opts,
+            filter: true,
         }
+    }
+
+    /// Computes every logit in dd, without the f64 pre-pass that skips the ones whose
+    /// exponential is flushed to 0 (module docs): for tests, which check that the
+    /// pre-pass changes no bit.
+    pub fn unfiltered(mut self) -> DdFlow<'s> {
+        self.filter = false;
+        self
     }
 
     /// The initial state (n × d) from exact tokens (each rounded to nearest dd).
@@ -120,11 +147,11 @@ impl<'s> DdFlow<'s> {
         Ok(dd_mat(x0))
     }
 
-    /// `(e^{tV})ᵀ` in dd for z (MPFR [`expm`] at 160 bits, rounded); `None` for x.
+    /// `(e^{tV})ᵀ` in dd for z ([`expm_dd`]); `None` for x.
     pub fn prop_at(&self, t: &Rational) -> Option<DdMat> {
         match self.opts.vars {
             Vars::X => None,
-            Vars::Z => Some(dd_floats(&expm(&self.sys.v, t, 160), self.d, self.d).transpose()),
+            Vars::Z => Some(expm_dd(&self.sys.v, t).transpose()),
         }
     }
 
@@ -154,9 +181,21 @@ impl<'s> DdFlow<'s> {
             None => y,
             Some(m) => y.product(m),
         };
-        let logits = a.product(&b.transpose());
+        let bt = b.transpose();
+        let lf = a.product_hi(&bt);
+        let (na, nb) = (row_norms(&a), row_norms(&b));
+        let stride = bt.stride();
+        let filter = self.filter;
         let rows = map_idx(n, 64 * n, |i| {
-            pulp::Arch::new().dispatch(SoftmaxRow { l: &logits, i })
+            pulp::Arch::new().dispatch(SoftmaxRow {
+                a: &a,
+                b: &b,
+                i,
+                lf: &lf[i * stride..i * stride + n],
+                na: na[i],
+                nb: &nb,
+                filter,
+            })
         });
         let p = DdMat::from_fn(n, n, |i, j| rows[i][j]);
         let w = p.product(&delta);
@@ -229,7 +268,7 @@ impl<'s> DdFlow<'s> {
         );
         // (e^{(h/2)V})ᵀ: Eᵀ_{t+h/2} = (e^{(h/2)V})ᵀ · Eᵀ_t
         let eh_t = match self.opts.vars {
-            Vars::Z => Some(dd_floats(&expm(&self.sys.v, &half, 160), d, d).transpose()),
+            Vars::Z => Some(expm_dd(&self.sys.v, &half).transpose()),
             Vars::X => None,
         };
         let mut prop = self.prop_at(&Rational::new());
@@ -324,26 +363,77 @@ pub fn rk4(
     DdFlow::new(sys, opts.clone()).rk4(x0, t_end, h, observer)
 }
 
-/// Row i of softmax(L) with the max shift (module docs).
+/// Euclidean norms of the rows' leading parts (f64, k ascending).
+fn row_norms(m: &DdMat) -> Vec<f64> {
+    (0..m.rows())
+        .map(|i| {
+            m.row_hi(i)
+                .iter()
+                .fold(0.0f64, |s, &x| x.mul_add(x, s))
+                .sqrt()
+        })
+        .collect()
+}
+
+/// Row i of P = softmax(A·Bᵀ) with the max shift (module docs), the logits that can
+/// matter found by the f64 pre-pass.
 struct SoftmaxRow<'a> {
-    l: &'a DdMat,
+    a: &'a DdMat,
+    b: &'a DdMat,
     i: usize,
+    /// The f64 logits of row i.
+    lf: &'a [f64],
+    /// ‖A_hi[i]‖₂ and ‖B_hi[j]‖₂ (f64).
+    na: f64,
+    nb: &'a [f64],
+    filter: bool,
 }
 
 impl WithSimd for SoftmaxRow<'_> {
     type Output = Vec<Dd>;
     #[inline(always)]
     fn with_simd<S: Simd>(self, _simd: S) -> Vec<Dd> {
-        let (l, i) = (self.l, self.i);
-        let n = l.cols();
-        let mut m = l.get(i, 0);
-        for j in 1..n {
-            let v = l.get(i, j);
-            if v.gt(m) {
-                m = v;
+        let SoftmaxRow {
+            a,
+            b,
+            i,
+            lf,
+            na,
+            nb,
+            filter,
+        } = self;
+        let n = lf.len();
+        // |L_ij − lf_ij| ≤ β_ij (module docs), widened by the rounding of this test
+        let c = 4.0 * (a.cols() as f64 + 4.0) * dd::U;
+        let slack = 2.0 * dd::U;
+        let beta = |j: usize| c * na * nb[j];
+        let mut mlow = f64::NEG_INFINITY;
+        for (j, &l) in lf.iter().enumerate() {
+            let bj = beta(j);
+            mlow = mlow.max(l - bj - slack * (l.abs() + bj));
+        }
+        let cut = -dd::EXP_FLUSH + 1.0;
+        let thr = mlow - cut - slack * (mlow.abs() + cut);
+        let cand: Vec<usize> = (0..n)
+            .filter(|&j| {
+                let (l, bj) = (lf[j], beta(j));
+                !filter || !(l + bj + slack * (l.abs() + bj) < thr)
+            })
+            .collect();
+        let mut logits = vec![Dd::ZERO; n];
+        for &j in &cand {
+            logits[j] = a.dot_rows(i, b, j);
+        }
+        let mut m = logits[cand[0]];
+        for &j in &cand[1..] {
+            if logits[j].gt(m) {
+                m = logits[j];
             }
         }
-        let mut e: Vec<Dd> = (0..n).map(|j| exp(sub(l.get(i, j), m))).collect();
+        let mut e = vec![Dd::ZERO; n];
+        for &j in &cand {
+            e[j] = exp(sub(logits[j], m));
+        }
         let mut s = Dd::ZERO;
         for v in &e {
             if v.hi != 0.0 {

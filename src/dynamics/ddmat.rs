@@ -76,15 +76,17 @@ impl Isa {
 
     fn run<Op: WithSimd>(self, op: Op) -> Op::Output {
         match self {
-            Isa::Scalar => pulp::Scalar::new().vectorize(op),
+            Isa::Scalar => Simd::vectorize(pulp::Scalar::new(), op),
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => pulp::x86::V3::try_new()
-                .expect("Isa::Avx2 is not available on this CPU")
-                .vectorize(op),
+            Isa::Avx2 => Simd::vectorize(
+                pulp::x86::V3::try_new().expect("Isa::Avx2 is not available on this CPU"),
+                op,
+            ),
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => pulp::x86::V4::try_new()
-                .expect("Isa::Avx512 is not available on this CPU")
-                .vectorize(op),
+            Isa::Avx512 => Simd::vectorize(
+                pulp::x86::V4::try_new().expect("Isa::Avx512 is not available on this CPU"),
+                op,
+            ),
             _ => pulp::Arch::new().dispatch(op),
         }
     }
@@ -326,5 +328,165 @@ fn block<S: Simd, const R: usize>(
                 olo[r * stride + c0 + j] = l;
             }
         }
+    }
+}
+
+impl DdMat {
+    /// `Σ_k A_hi[i,k]·B_hi[k,c]` in f64 (one fused multiply-add per term, k
+    /// ascending, zeros skipped), rows × `b.cols`, row-major with `b`'s padded stride
+    /// ([`DdMat::stride`]). Error: `≤ γ_K Σ_k |A_hi[i,k]||B_hi[k,c]|` (recursive
+    /// summation, one rounding per term).
+    pub fn product_hi(&self, b: &DdMat) -> Vec<f64> {
+        assert_eq!(self.cols, b.rows, "DdMat::product_hi: shapes");
+        let stride = b.stride;
+        let mut out = vec![0.0; self.rows * stride];
+        if stride == 0 || self.rows == 0 {
+            return out;
+        }
+        let job = |first: usize, o: &mut [f64]| {
+            let rows = o.len() / stride;
+            pulp::Arch::new().dispatch(ProductHi {
+                a: self,
+                b,
+                first,
+                rows,
+                out: o,
+            });
+        };
+        let work = self.cols * b.cols;
+        let chunk_rows = ((1usize << 16) / work.max(1)).clamp(1, 64);
+        if self.rows * work < (1 << 17) || rayon::current_num_threads() == 1 {
+            job(0, &mut out);
+        } else {
+            use rayon::prelude::*;
+            out.par_chunks_mut(chunk_rows * stride)
+                .enumerate()
+                .for_each(|(c, o)| job(c * chunk_rows, o));
+        }
+        out
+    }
+
+    /// The padded row length (a multiple of [`PAD`]).
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// `Σ_k A[i,k]·B[j,k]` (`self` = A and `b` = B with equal column counts): the dot
+    /// product of two rows, in [`PAD`] interleaved lanes (lane l takes the k ≡ l mod
+    /// [`PAD`]), each accumulated as in the product kernel, the lanes then merged in
+    /// lane order (their `s` by a cascade of two_sums, every error and `c` into one
+    /// f64), finally `two_sum(S, C)`. The same operations on every instruction set; the
+    /// error bound of the module docs holds (the merge is part of the same cascade).
+    pub fn dot_rows(&self, i: usize, b: &DdMat, j: usize) -> Dd {
+        assert_eq!(self.cols, b.cols, "DdMat::dot_rows: lengths");
+        pulp::Arch::new().dispatch(DotRows { a: self, i, b, j })
+    }
+}
+
+struct ProductHi<'a> {
+    a: &'a DdMat,
+    b: &'a DdMat,
+    first: usize,
+    rows: usize,
+    out: &'a mut [f64],
+}
+
+impl WithSimd for ProductHi<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let ProductHi {
+            a,
+            b,
+            first,
+            rows,
+            out,
+        } = self;
+        let stride = b.stride;
+        let nv = PAD / S::F64_LANES;
+        let zero = simd.splat_f64s(0.0);
+        for r in 0..rows {
+            let arow = &a.hi[(first + r) * a.stride..(first + r) * a.stride + a.cols];
+            let orow = &mut out[r * stride..(r + 1) * stride];
+            for c0 in (0..stride).step_by(PAD) {
+                let mut c = [zero; PAD];
+                for (k, &x) in arow.iter().enumerate() {
+                    if x == 0.0 {
+                        continue;
+                    }
+                    let (bh, _) = S::as_simd_f64s(&b.hi[k * stride + c0..k * stride + c0 + PAD]);
+                    let xv = simd.splat_f64s(x);
+                    for v in 0..nv {
+                        c[v] = simd.mul_add_f64s(xv, bh[v], c[v]);
+                    }
+                }
+                let (o, _) = S::as_mut_simd_f64s(&mut orow[c0..c0 + PAD]);
+                o[..nv].copy_from_slice(&c[..nv]);
+            }
+        }
+    }
+}
+
+struct DotRows<'a> {
+    a: &'a DdMat,
+    i: usize,
+    b: &'a DdMat,
+    j: usize,
+}
+
+impl WithSimd for DotRows<'_> {
+    type Output = Dd;
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) -> Dd {
+        let DotRows { a, i, b, j } = self;
+        let nv = PAD / S::F64_LANES;
+        let zero = simd.splat_f64s(0.0);
+        let (mut s, mut c) = ([zero; PAD], [zero; PAD]);
+        let len = a.stride.min(b.stride);
+        let (ah, al) = (
+            &a.hi[i * a.stride..i * a.stride + len],
+            &a.lo[i * a.stride..i * a.stride + len],
+        );
+        let (bh, bl) = (
+            &b.hi[j * b.stride..j * b.stride + len],
+            &b.lo[j * b.stride..j * b.stride + len],
+        );
+        for k0 in (0..len).step_by(PAD) {
+            let (xh, _) = S::as_simd_f64s(&ah[k0..k0 + PAD]);
+            let (xl, _) = S::as_simd_f64s(&al[k0..k0 + PAD]);
+            let (yh, _) = S::as_simd_f64s(&bh[k0..k0 + PAD]);
+            let (yl, _) = S::as_simd_f64s(&bl[k0..k0 + PAD]);
+            for v in 0..nv {
+                let p = simd.mul_f64s(xh[v], yh[v]);
+                let ep = simd.mul_add_f64s(xh[v], yh[v], simd.neg_f64s(p));
+                let t = simd.add_f64s(s[v], p);
+                let bb = simd.sub_f64s(t, s[v]);
+                let es = simd.add_f64s(
+                    simd.sub_f64s(s[v], simd.sub_f64s(t, bb)),
+                    simd.sub_f64s(p, bb),
+                );
+                s[v] = t;
+                let cc = simd.add_f64s(c[v], simd.add_f64s(ep, es));
+                let cc = simd.mul_add_f64s(xh[v], yl[v], cc);
+                c[v] = simd.mul_add_f64s(xl[v], yh[v], cc);
+            }
+        }
+        let (mut sl, mut cl) = ([0.0f64; PAD], [0.0f64; PAD]);
+        {
+            let (sv, _) = S::as_mut_simd_f64s(&mut sl);
+            let (cv, _) = S::as_mut_simd_f64s(&mut cl);
+            sv[..nv].copy_from_slice(&s[..nv]);
+            cv[..nv].copy_from_slice(&c[..nv]);
+        }
+        let (mut big, mut small) = (sl[0], cl[0]);
+        for l in 1..PAD {
+            let (t, e) = two_sum(big, sl[l]);
+            big = t;
+            small += e + cl[l];
+        }
+        let (hi, lo) = two_sum(big, small);
+        Dd { hi, lo }
     }
 }

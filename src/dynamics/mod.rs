@@ -12,6 +12,7 @@
 //! describe matrices and initial tokens.
 
 pub mod dd;
+pub mod ddexpm;
 pub mod ddflow;
 pub mod ddmat;
 pub mod discrete;

@@ -150,17 +150,26 @@ fn conversions_round_to_nearest_dd() {
 fn random_dd_mat(seed: u64, rows: usize, cols: usize, zeros: bool) -> DdMat {
     let mut s = seed;
     let mut next = move || {
-        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((s >> 11) as f64) / ((1u64 << 53) as f64)
     };
-    DdMat::from_fn(rows, cols, |_, _| {
-        let (m, e, f) = (next() * 2.0 - 1.0, (next() * 40.0) as i32 - 20, next() * 2.0 - 1.0);
-        if zeros && next() < 0.6 {
-            Dd::ZERO
-        } else {
-            Dd::normalise(m * 2f64.powi(e), m * 2f64.powi(e) * U * f)
-        }
-    })
+    let vals: Vec<Dd> = (0..rows * cols)
+        .map(|_| {
+            let (m, e, f) = (
+                next() * 2.0 - 1.0,
+                (next() * 40.0) as i32 - 20,
+                next() * 2.0 - 1.0,
+            );
+            if zeros && next() < 0.6 {
+                Dd::ZERO
+            } else {
+                Dd::normalise(m * 2f64.powi(e), m * 2f64.powi(e) * U * f)
+            }
+        })
+        .collect();
+    DdMat::from_fn(rows, cols, |r, c| vals[r * cols + c])
 }
 
 #[test]
@@ -211,7 +220,11 @@ fn product_is_bit_identical_on_every_instruction_set_and_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap();
-        assert_eq!(pool.install(|| a.product(&b)), reference, "{threads} threads");
+        assert_eq!(
+            pool.install(|| a.product(&b)),
+            reference,
+            "{threads} threads"
+        );
     }
 }
 
@@ -279,7 +292,9 @@ fn dd_observer_sees_the_same_frames_as_the_end_state() {
     let f = DdFlow::new(&sys, o);
     let mut seen = Vec::new();
     let a = f
-        .rk4(&x0, &q(1, 1), &q(1, 4), |fr| seen.push((fr.step, fr.state.to_vec())))
+        .rk4(&x0, &q(1, 1), &q(1, 4), |fr| {
+            seen.push((fr.step, fr.state.to_vec()))
+        })
         .unwrap();
     let b = f.rk4_end(&x0, &q(1, 1), &q(1, 4)).unwrap();
     assert_eq!(seen.len(), 5);
@@ -310,5 +325,46 @@ fn dd_results_are_bit_identical_for_one_and_two_threads() {
         assert_eq!(a.state, b.state, "{vars:?}");
         assert_eq!(a.p, b.p, "{vars:?}");
         assert_eq!(a.etv, b.etv, "{vars:?}");
+    }
+}
+
+#[test]
+fn the_f64_prepass_changes_no_bit() {
+    // x grows like e^{2t}: the logits spread far beyond the flush threshold, so the
+    // pre-pass skips most of them
+    let d = 4;
+    let sys = System::new(
+        random_dyadic("q", d, d, "-1", "1", 31, 12).unwrap(),
+        random_dyadic("k", d, d, "-1", "1", 32, 12).unwrap(),
+        Mat::identity(d).scale(&q(2, 1)),
+    );
+    let x0 = random_dyadic("x0", 24, d, "-8", "8", 33, 12).unwrap();
+    for vars in [Vars::X, Vars::Z] {
+        let o = FlowOptions::new(128, vars);
+        let a = DdFlow::new(&sys, o.clone())
+            .rk4_end(&x0, &q(2, 1), &q(1, 10))
+            .unwrap();
+        let b = DdFlow::new(&sys, o)
+            .unfiltered()
+            .rk4_end(&x0, &q(2, 1), &q(1, 10))
+            .unwrap();
+        assert_eq!(a.state, b.state, "{vars:?}");
+        assert_eq!(a.p, b.p, "{vars:?}");
+        let zeros = a.p.iter().filter(|x| x.is_zero()).count();
+        assert!(zeros > a.p.len() / 2, "{vars:?}: only {zeros} zeros in P");
+    }
+}
+
+#[test]
+fn expm_dd_agrees_with_mpfr_expm() {
+    use attncheck::dynamics::ddexpm::expm_dd;
+    use attncheck::dynamics::expm::expm;
+    let v = random_dyadic("v", 6, 6, "-2", "2", 41, 12).unwrap();
+    for t in [q(1, 20), q(-3, 2), q(5, 1)] {
+        let e = expm_dd(&v, &t);
+        let m = expm(&v, &t, 200);
+        let got: Vec<Float> = (0..36).map(|k| e.get(k / 6, k % 6).to_float(200)).collect();
+        let r = rel_diff(&got, &m);
+        assert!(r <= 2f64.powi(-90), "t = {t}: {r:e}");
     }
 }
