@@ -158,20 +158,11 @@ impl Dd {
         Dd { hi, lo }
     }
 
-    /// `−x` (exact).
-    #[inline(always)]
-    pub fn neg(self) -> Dd {
-        Dd {
-            hi: -self.hi,
-            lo: -self.lo,
-        }
-    }
-
     /// `|x|` (exact).
     #[inline(always)]
     pub fn abs(self) -> Dd {
         if self.hi < 0.0 {
-            self.neg()
+            -self
         } else {
             self
         }
@@ -199,6 +190,18 @@ impl Dd {
     }
 }
 
+impl std::ops::Neg for Dd {
+    type Output = Dd;
+    /// `−x` (exact).
+    #[inline(always)]
+    fn neg(self) -> Dd {
+        Dd {
+            hi: -self.hi,
+            lo: -self.lo,
+        }
+    }
+}
+
 /// `x + y` (AccurateDWPlusDW: relative error ≤ 3u²/(1 − 4u)).
 #[inline(always)]
 pub fn add(x: Dd, y: Dd) -> Dd {
@@ -214,7 +217,7 @@ pub fn add(x: Dd, y: Dd) -> Dd {
 /// `x − y` ([`add`] of `−y`).
 #[inline(always)]
 pub fn sub(x: Dd, y: Dd) -> Dd {
-    add(x, y.neg())
+    add(x, -y)
 }
 
 /// `x + y` for an f64 y (DWPlusFP: relative error ≤ 2u²).

@@ -45,7 +45,7 @@ pub fn expm_dd(v: &Mat, t: &Rational) -> DdMat {
     }
     let log2d = usize::BITS - d.leading_zeros();
     let kmax = taylor_terms(110 + s + log2d);
-    let scale = Rational::from(Rational::from(1) << s);
+    let scale: Rational = Rational::from(1) << s;
     let b = DdMat::from_fn(d, d, |i, j| {
         Dd::from_rational(&Rational::from(&a.data[i * d + j] / &scale))
     });

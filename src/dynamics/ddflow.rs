@@ -41,7 +41,10 @@
 //! `ℓ̃_ij + β_ij < max_l (ℓ̃_il − β_il) − 601` has `L_ij − m_i < −601`, so
 //! `exp(L_ij − m_i)` is flushed to 0 whether computed or not; the maximum is among
 //! the logits kept. So the pre-pass changes no bit of P (a test compares with
-//! [`DdFlow::unfiltered`]); NaNs keep every logit.
+//! [`DdFlow::unfiltered`]); NaNs keep every logit. A row with a single logit kept is
+//! the unit row (`exp(L − L) = 1` exactly, `1/1 = 1`): its logit is not computed at
+//! all. Once the tokens spread, every row of the n = d = 128 run is such a row (each
+//! token attends only to itself from t ≈ 2 on).
 //!
 //! # Accuracy
 //!
@@ -417,10 +420,17 @@ impl WithSimd for SoftmaxRow<'_> {
         let cand: Vec<usize> = (0..n)
             .filter(|&j| {
                 let (l, bj) = (lf[j], beta(j));
-                !filter || !(l + bj + slack * (l.abs() + bj) < thr)
+                let up = l + bj + slack * (l.abs() + bj);
+                // kept unless provably below the threshold (NaN keeps it)
+                !filter || up.partial_cmp(&thr) != Some(std::cmp::Ordering::Less)
             })
             .collect();
         let mut logits = vec![Dd::ZERO; n];
+        if cand.len() == 1 {
+            // the unit row: exp(L − L) = 1 exactly and 1/1 = 1, whatever L
+            logits[cand[0]] = Dd::ONE;
+            return logits;
+        }
         for &j in &cand {
             logits[j] = a.dot_rows(i, b, j);
         }

@@ -317,10 +317,8 @@ fn block<S: Simd, const R: usize>(
             {
                 let (sv, _) = S::as_mut_simd_f64s(sv);
                 let (cv, _) = S::as_mut_simd_f64s(cv);
-                for v in 0..nv {
-                    sv[v] = s[r][v];
-                    cv[v] = c[r][v];
-                }
+                sv[..nv].copy_from_slice(&s[r][..nv]);
+                cv[..nv].copy_from_slice(&c[r][..nv]);
             }
             for j in 0..PAD {
                 let (h, l) = two_sum(sv[j], cv[j]);

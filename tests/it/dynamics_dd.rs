@@ -44,7 +44,7 @@ fn dd_strategy(emin: i32, emax: i32) -> impl Strategy<Value = Dd> {
     (1.0f64..2.0, emin..emax, -1.0f64..1.0, any::<bool>()).prop_map(|(m, e, f, neg)| {
         let x = dd_of(m, e, f);
         if neg {
-            x.neg()
+            -x
         } else {
             x
         }
@@ -140,7 +140,7 @@ fn exp_flushes_below_minus_600_and_is_exact_at_zero() {
 fn conversions_round_to_nearest_dd() {
     let third = Rational::from((1, 3));
     let t = Dd::from_rational(&third);
-    let err = Rational::from(t.to_rational().unwrap() - &third).abs();
+    let err = (t.to_rational().unwrap() - &third).abs();
     assert!(err <= Rational::from_f64(U * U / 3.0).unwrap());
     assert_eq!(t.to_float(128), Float::with_val(128, t.hi) + t.lo);
 }
@@ -195,7 +195,7 @@ fn product_is_within_its_bound_against_exact_rationals() {
                     abs += Rational::from(x.abs_ref());
                     ex += x;
                 }
-                let err = Rational::from(p.get(i, j).to_rational().unwrap() - &ex).abs();
+                let err = (p.get(i, j).to_rational().unwrap() - &ex).abs();
                 assert!(
                     err <= abs * Rational::from_f64(factor).unwrap(),
                     "seed {seed} ({i}, {j})"
