@@ -153,7 +153,20 @@ def main():
     ap.add_argument("--state-ref", help="z(T) file of the 128-bit MPFR run")
     ap.add_argument("--data", help="directory written by flow_cupy --dump")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--numpy-only", action="store_true",
+                    help="time numpy on the cupy data only and print a JSON line (run it with "
+                         "OPENBLAS_NUM_THREADS=1 for the one-thread figure)")
+    ap.add_argument("--numpy-1thread", help="JSON line of a --numpy-only run with one BLAS thread")
     a = ap.parse_args()
+    if a.numpy_only:
+        V = read_mat(os.path.join(a.data, "v.txt"))
+        Z0 = read_mat(os.path.join(a.data, "z0.txt"))
+        Vf = np.array([[float(x) for x in r] for r in V])
+        Zf = np.array([[float(x) for x in r] for r in Z0])
+        b, m, _ = timed(3, lambda: rk4_numpy(Zf, Vf, 15.0, 0.1))
+        print(json.dumps({"best_s": b, "median_s": m,
+                          "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default")}))
+        return
     print(f"mpmath {mpmath.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}\n")
 
@@ -222,11 +235,19 @@ def main():
         zn = [mpf(float(x)) for x in zc.flatten()]
         print(f"| numpy {np.__version__} (best of 3; median {nm:.3f}) | float64 | BLAS | {nb:.3f} | 1.0× | "
               f"{np.abs(zc).max():.17g} | {dev(zn)} |")
+        one = json.loads(a.numpy_1thread) if a.numpy_1thread else None
+        if one:
+            print(f"| numpy {np.__version__} (best of 3; median {one['median_s']:.3f}) | float64 | 1 (BLAS) | "
+                  f"{one['best_s']:.3f} | {one['best_s'] / nb:.2f}× | | |")
+        print()
         for line in a.ours_cupy:
             c = json.loads(line)
             if c.get("tier") == "dd":
-                print(f"\ndd tier / numpy float64 (best): {c['wall_s'] / nb:.2f}× (target ≤ 10×); "
-                      f"/ median: {c['wall_s'] / nm:.2f}×")
+                ref = one if one and c["threads"] == 1 else {"best_s": nb, "median_s": nm}
+                which = "1 BLAS thread" if ref is one else "default BLAS threads"
+                print(f"- dd tier ({c['threads']} thread{'s' if c['threads'] > 1 else ''}) / numpy float64 "
+                      f"({which}): {c['wall_s'] / ref['best_s']:.2f}× best to best, "
+                      f"{c['median_s'] / ref['median_s']:.2f}× median to median (target ≤ 10×)")
         print()
 
 

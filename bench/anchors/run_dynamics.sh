@@ -20,6 +20,13 @@ small=$(target/release/examples/flow_bench 9)
 echo "ours (small): ${small:0:200}…" >&2
 cupydd=$(target/release/examples/flow_cupy --dd --reps 3 --state "$tmp/z_dd.txt")
 echo "ours (n = 128, dd): $cupydd" >&2
+cupydd1=$(RAYON_NUM_THREADS=1 target/release/examples/flow_cupy --dd --reps 3)
+echo "ours (n = 128, dd, 1 thread): $cupydd1" >&2
+# numpy with one BLAS thread: under load a multithreaded BLAS can lose far more than a
+# single-threaded one, so both are timed
+np1=$(OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 bench/anchors/dynamics.py \
+  --ours-small "$small" --numpy-only --data "$tmp")
+echo "numpy (n = 128, 1 BLAS thread): $np1" >&2
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 cupy128=$(target/release/examples/flow_cupy 128 --state "$tmp/z_128.txt")
 echo "ours (n = 128, 128 bits): $cupy128" >&2
@@ -28,6 +35,7 @@ echo "ours (n = 128, 256 bits): $cupy256" >&2
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 python3 bench/anchors/dynamics.py --ours-small "$small" \
   --ours-cupy "$cupydd" --state "$tmp/z_dd.txt" \
+  --ours-cupy "$cupydd1" --state "" --numpy-1thread "$np1" \
   --ours-cupy "$cupy128" --state "$tmp/z_128.txt" \
   --ours-cupy "$cupy256" --state "$tmp/z_256.txt" \
   --state-ref "$tmp/z_128.txt" --data "$tmp" "$@"
