@@ -71,7 +71,8 @@ fn main() {
         softmax_f64_into(&z64, &z64, f64::INFINITY, &mut p_lo, &mut p_hi)
             .expect("the f64 tier takes the row")
     };
-    let f64_width = tier(); // warm-up, and the widest relative width (hi − lo)/lo
+    // warm-up, and the widest relative width (hi − lo)/lo
+    let f64_width = tier();
     // 20× the runs, as the anchors give numpy: a run takes under a millisecond
     let f64_rate = rates(n, reps * 20, || {
         std::hint::black_box(tier());
