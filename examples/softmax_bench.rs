@@ -10,7 +10,9 @@
 //! The f64 tier (`kernel::softmax_f64_into`, issue #41) is timed on the same row as
 //! binary64 points (exact: the z_j are dyadic with 32 significant bits), writing into
 //! two output slices allocated once outside the timing (the API's caller-owned
-//! storage); its widest relative output width `(hi − lo)/lo` is printed beside.
+//! storage), 20 times as many runs as the others (as the anchors time numpy: a run
+//! takes under a millisecond); its widest relative output width `(hi − lo)/lo` is
+//! printed beside.
 
 use attncheck::fast::softmax_fast;
 use attncheck::kernel::{softmax, softmax_f64_into, Interval};
@@ -69,11 +71,13 @@ fn main() {
         softmax_f64_into(&z64, &z64, f64::INFINITY, &mut p_lo, &mut p_hi)
             .expect("the f64 tier takes the row")
     };
-    let f64_width = tier(); // warm-up, and the widest relative width (hi − lo)/lo
-    let f64_rate = rates(n, reps, || {
+    // warm-up, and the widest relative width (hi − lo)/lo
+    let f64_width = tier();
+    // 20× the runs, as the anchors give numpy: a run takes under a millisecond
+    let f64_rate = rates(n, reps * 20, || {
         std::hint::black_box(tier());
     });
-    let f64_1 = rates(n, reps, || {
+    let f64_1 = rates(n, reps * 20, || {
         one_thread.install(|| std::hint::black_box(tier()));
     });
     // the f64 enclosures contain the 128-bit ones (a check of the run, outside the timing)

@@ -38,7 +38,7 @@
 //! **A point entry** `z_i` (lo_i = hi_i) has one `a = e^{z_i − M} ∈ [L, U]`, and
 //! `p_i = a/S` with `S = Σ_j e^{z_j − M} ∈ [S⁻, S⁺]`: the quotient has no dependency
 //! to undo (a⁻/(a⁻ + R⁺) above is `L/S⁺` up to rounding), so
-//! `p_i ∈ [max(0, down(L·inv⁻)), min(1, up(U·inv⁺)))]` with `inv⁻ = max(0, down(1/S⁺))`
+//! `p_i ∈ [max(0, down(L·inv⁻)), min(1, up(U·inv⁺))]` with `inv⁻ = max(0, down(1/S⁺))`
 //! and `inv⁺ = up(1/S⁻)` computed once per row (non-negative lower (upper) bounds
 //! multiply to a lower (upper) bound; `S⁺ ≥ 1` since the maximal entry's U is, and
 //! `S⁻ = 0` gives `inv⁺ = +∞` and the upper end 1, as `U > 0`). No division per entry.
