@@ -3,10 +3,15 @@
 //! Δt = 1/10 to T = 15 at 128 bits (P recomputed at every stage). Prints one JSON
 //! line: wall time, steps, max|z(T)|, max|x(T)| (timed by bench/anchors/run_dynamics.sh).
 //!
-//! Usage: `flow_cupy [prec] [T as p/q] [h as p/q] [n] [d] [--dump DIR]`. With
+//! Usage: `flow_cupy [prec] [T as p/q] [h as p/q] [n] [d] [--dd] [--reps R] [--state FILE] [--dump DIR]`.
+//! With `--reps R` the run is repeated R times: `wall_s` is the best, `median_s` the median.
+//! `--dd` runs the double-double tier (`dynamics::ddflow`, ≈ 106 bits; `prec` is then
+//! ignored and printed as 106, with `"tier": "dd"`). With
 //! `--dump DIR` it writes DIR/v.txt and DIR/z0.txt (exact fractions) for the numpy
-//! anchor and exits.
+//! anchor and exits. With `--state FILE` it also writes z(T) (one coordinate per line,
+//! 40 significant digits) for element-wise comparisons between runs.
 
+use attncheck::dynamics::ddflow::DdFlow;
 use attncheck::dynamics::flow::{rk4, FlowOptions, Vars};
 use attncheck::dynamics::workloads::{cupy_workload, dump_mat};
 use rug::{Float, Rational};
@@ -18,7 +23,12 @@ fn main() {
         .iter()
         .position(|a| a == "--dump")
         .map(|k| args[k + 1].clone());
-    let pos: Vec<&String> = args.iter().take_while(|a| *a != "--dump").collect();
+    let state_file = args
+        .iter()
+        .position(|a| a == "--state")
+        .map(|k| args[k + 1].clone());
+    let pos: Vec<&String> = args.iter().take_while(|a| !a.starts_with("--")).collect();
+    let dd = args.iter().any(|a| a == "--dd");
     let prec: u32 = pos.first().map_or(128, |s| s.parse().expect("prec"));
     let t_end: Rational = pos
         .get(1)
@@ -35,17 +45,33 @@ fn main() {
         std::fs::write(format!("{dir}/z0.txt"), dump_mat(&z0)).expect("write z0");
         return;
     }
-    let t0 = Instant::now();
-    let res = rk4(
-        &sys,
-        &z0,
-        &t_end,
-        &h,
-        &FlowOptions::new(prec, Vars::Z),
-        |_| {},
-    )
-    .expect("flow");
-    let wall = t0.elapsed().as_secs_f64();
+    let reps: usize = args
+        .iter()
+        .position(|a| a == "--reps")
+        .map_or(1, |k| args[k + 1].parse().expect("reps"));
+    let opts = FlowOptions::new(prec, Vars::Z);
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..reps.max(1) {
+        let t0 = Instant::now();
+        let res = if dd {
+            DdFlow::new(&sys, opts.clone()).rk4_end(&z0, &t_end, &h)
+        } else {
+            rk4(&sys, &z0, &t_end, &h, &opts, |_| {})
+        }
+        .expect("flow");
+        times.push(t0.elapsed().as_secs_f64());
+        if let Some(prev) = &last {
+            let prev: &attncheck::dynamics::flow::FlowResult = prev;
+            assert_eq!(prev.state, res.state, "repeated runs differ");
+        }
+        last = Some(res);
+    }
+    let res = last.expect("one run");
+    times.sort_by(f64::total_cmp);
+    let (wall, median) = (times[0], times[times.len() / 2]);
+    let prec = res.prec;
+    let tier = if dd { "dd" } else { "mpfr" };
     let max_abs = |v: &[Float]| {
         v.iter()
             .map(|x| Float::with_val(prec, x.abs_ref()))
@@ -53,12 +79,21 @@ fn main() {
     };
     let mz = max_abs(&res.state);
     let mx = max_abs(&res.x());
+    if let Some(f) = state_file {
+        let lines: Vec<String> = res
+            .state
+            .iter()
+            .map(|x| x.to_string_radix(10, Some(40)))
+            .collect();
+        std::fs::write(&f, lines.join("\n") + "\n").expect("write state");
+    }
     println!(
-        "{{\"n\": {n}, \"d\": {d}, \"prec\": {prec}, \"T\": \"{t_end}\", \"h\": \"{h}\", \"threads\": {}, \
-         \"steps\": {}, \"rhs_evals\": {}, \"wall_s\": {wall:.3}, \"max_abs_z\": \"{}\", \"max_abs_x\": \"{}\"}}",
+        "{{\"tier\": \"{tier}\", \"n\": {n}, \"d\": {d}, \"prec\": {prec}, \"T\": \"{t_end}\", \"h\": \"{h}\", \"threads\": {}, \
+         \"steps\": {}, \"rhs_evals\": {}, \"wall_s\": {wall:.3}, \"median_s\": {median:.3}, \"reps\": {}, \"max_abs_z\": \"{}\", \"max_abs_x\": \"{}\"}}",
         rayon::current_num_threads(),
         res.steps,
         res.rhs_evals,
+        times.len(),
         mz.to_string_radix(10, Some(20)),
         mx.to_string_radix(10, Some(20)),
     );

@@ -6,9 +6,16 @@
 //! median of `reps` wall-clock runs (the best is the least disturbed run on a
 //! shared machine; the median shows the noise). The time includes building and
 //! dropping the output intervals. Usage: `softmax_bench [n] [reps] [--no-mpfr]`.
+//!
+//! The f64 tier (`kernel::softmax_f64_into`, issue #41) is timed on the same row as
+//! binary64 points (exact: the z_j are dyadic with 32 significant bits), writing into
+//! two output slices allocated once outside the timing (the API's caller-owned
+//! storage), 20 times as many runs as the others (as the anchors time numpy: a run
+//! takes under a millisecond); its widest relative output width `(hi − lo)/lo` is
+//! printed beside.
 
 use attncheck::fast::softmax_fast;
-use attncheck::kernel::{softmax, Interval};
+use attncheck::kernel::{softmax, softmax_f64_into, Interval};
 use rug::Float;
 use std::time::Instant;
 
@@ -53,6 +60,33 @@ fn main() {
     let fast1 = rates(n, reps, || {
         one_thread.install(|| drop(std::hint::black_box(softmax_fast(&z, PREC))))
     });
+    // the f64 tier: the same row as binary64 points, outputs into caller-owned slices
+    let z64: Vec<f64> = z.iter().map(|x| x.lo().to_f64()).collect();
+    assert!(
+        z.iter().zip(&z64).all(|(x, &y)| *x.lo() == y),
+        "the row is exact in binary64"
+    );
+    let (mut p_lo, mut p_hi) = (vec![0.0; n], vec![0.0; n]);
+    let mut tier = || {
+        softmax_f64_into(&z64, &z64, f64::INFINITY, &mut p_lo, &mut p_hi)
+            .expect("the f64 tier takes the row")
+    };
+    // warm-up, and the widest relative width (hi − lo)/lo
+    let f64_width = tier();
+    // 20× the runs, as the anchors give numpy: a run takes under a millisecond
+    let f64_rate = rates(n, reps * 20, || {
+        std::hint::black_box(tier());
+    });
+    let f64_1 = rates(n, reps * 20, || {
+        one_thread.install(|| std::hint::black_box(tier()));
+    });
+    // the f64 enclosures contain the 128-bit ones (a check of the run, outside the timing)
+    tier();
+    let fast_out = softmax_fast(&z, PREC);
+    assert!(fast_out
+        .iter()
+        .zip(p_lo.iter().zip(&p_hi))
+        .all(|(p, (&l, &h))| *p.lo() >= l && *p.hi() <= h));
     let mpfr = if args.iter().any(|a| a == "--no-mpfr") {
         (0.0, 0.0)
     } else {
@@ -70,7 +104,9 @@ fn main() {
     println!(
         "{{\"n\": {n}, \"prec\": {PREC}, \"threads\": {}, \
          \"fast\": [{:.0}, {:.0}], \"fast_1thread\": [{:.0}, {:.0}], \"mpfr\": [{:.0}, {:.0}], \
-         \"max_log2_rel_width\": {widest:.2}}}",
+         \"max_log2_rel_width\": {widest:.2}, \
+         \"f64\": [{:.0}, {:.0}], \"f64_1thread\": [{:.0}, {:.0}], \
+         \"f64_max_rel_width\": {f64_width:.3e}, \"f64_max_log2_rel_width\": {:.2}}}",
         rayon::current_num_threads(),
         fast.0,
         fast.1,
@@ -78,5 +114,10 @@ fn main() {
         fast1.1,
         mpfr.0,
         mpfr.1,
+        f64_rate.0,
+        f64_rate.1,
+        f64_1.0,
+        f64_1.1,
+        f64_width.log2(),
     );
 }

@@ -9,6 +9,10 @@ Workloads (exact dyadic data, identical on both sides):
          mpmath at mp.prec = 128 and numpy float64.
   cupy:  n = d = 128, QtK = I, V and z0 read from the files `flow_cupy --dump DIR` writes
          (exact fractions), T = 15, h = 1/10; numpy float64 only (mpmath would take hours).
+         attncheck's lines may come from the MPFR flow and from its double-double tier
+         (`flow_cupy --dd`); with --state-ref (z(T) of the 128-bit MPFR run, written by
+         `flow_cupy --state`) and --state FILE per line, the table gives each run's largest
+         deviation from the 128-bit run, max_i |z_i − z_i^128| / max_i |z_i^128|, numpy's too.
 
 Prints a Markdown table beside attncheck's timings (JSON lines from examples/flow_bench.rs
 and examples/flow_cupy.rs).
@@ -39,6 +43,13 @@ def read_mat(path):
         m = [[Fraction(x) for x in f.readline().split()] for _ in range(rows)]
     assert all(len(r) == cols for r in m)
     return m
+
+
+def read_state(path):
+    """z(T) as written by flow_cupy --state: one decimal per line."""
+    mp.prec = 256
+    with open(path) as f:
+        return [mpf(l.strip()) for l in f if l.strip()]
 
 
 def timed(reps, f):
@@ -137,9 +148,25 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ours-small", required=True, help="JSON line from flow_bench")
     ap.add_argument("--ours-cupy", action="append", default=[], help="JSON lines from flow_cupy")
+    ap.add_argument("--state", action="append", default=[],
+                    help="z(T) file of the matching --ours-cupy line (flow_cupy --state)")
+    ap.add_argument("--state-ref", help="z(T) file of the 128-bit MPFR run")
     ap.add_argument("--data", help="directory written by flow_cupy --dump")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--numpy-only", action="store_true",
+                    help="time numpy on the cupy data only and print a JSON line (run it with "
+                         "OPENBLAS_NUM_THREADS=1 for the one-thread figure)")
+    ap.add_argument("--numpy-1thread", help="JSON line of a --numpy-only run with one BLAS thread")
     a = ap.parse_args()
+    if a.numpy_only:
+        V = read_mat(os.path.join(a.data, "v.txt"))
+        Z0 = read_mat(os.path.join(a.data, "z0.txt"))
+        Vf = np.array([[float(x) for x in r] for r in V])
+        Zf = np.array([[float(x) for x in r] for r in Z0])
+        b, m, _ = timed(3, lambda: rk4_numpy(Zf, Vf, 15.0, 0.1))
+        print(json.dumps({"best_s": b, "median_s": m,
+                          "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default")}))
+        return
     print(f"mpmath {mpmath.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}\n")
 
@@ -186,14 +213,41 @@ def main():
         print(f"## n = {n}, d = {d}, QᵀK = I, V symmetric sparse, RK4 h = 1/10 to T = 15\n")
         print(f"spectrum of V (float64 eigvalsh): [{neg.min():.3f}, {neg.max():.3f}] ∪ "
               f"[{pos.min():.3f}, {pos.max():.3f}]; nonzeros {int(np.count_nonzero(Vf))} of {d * d}\n")
-        print("| implementation | precision | threads | wall s | max\\|z(T)\\| |")
-        print("| --- | --- | ---: | ---: | ---: |")
+        ref = read_state(a.state_ref) if a.state_ref else None
+
+        def dev(z):
+            if ref is None or z is None:
+                return "—"
+            mp.prec = 256
+            m = max(abs(x) for x in ref)
+            return mpmath.nstr(max(abs(x - y) for x, y in zip(z, ref)) / m, 3)
+
+        print("| implementation | precision | threads | wall s | time / numpy | max\\|z(T)\\| | deviation from 128 bits |")
+        print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+        for k, line in enumerate(a.ours_cupy):
+            c = json.loads(line)
+            tier = c.get("tier", "mpfr")
+            name = "flow::rk4" if tier == "mpfr" else "ddflow (double-double)"
+            prec = f"{c['prec']} bits" if tier == "mpfr" else "dd (≈106 bits)"
+            z = read_state(a.state[k]) if k < len(a.state) and a.state[k] else None
+            print(f"| attncheck {name} (examples/flow_cupy) | {prec} | {c['threads']} | "
+                  f"{c['wall_s']:.2f} | {c['wall_s'] / nb:.1f}× | {c['max_abs_z']} | {dev(z)} |")
+        zn = [mpf(float(x)) for x in zc.flatten()]
+        print(f"| numpy {np.__version__} (best of 3; median {nm:.3f}) | float64 | BLAS | {nb:.3f} | 1.0× | "
+              f"{np.abs(zc).max():.17g} | {dev(zn)} |")
+        one = json.loads(a.numpy_1thread) if a.numpy_1thread else None
+        if one:
+            print(f"| numpy {np.__version__} (best of 3; median {one['median_s']:.3f}) | float64 | 1 (BLAS) | "
+                  f"{one['best_s']:.3f} | {one['best_s'] / nb:.2f}× | | |")
+        print()
         for line in a.ours_cupy:
             c = json.loads(line)
-            print(f"| attncheck flow::rk4 (examples/flow_cupy) | {c['prec']} bits | {c['threads']} | "
-                  f"{c['wall_s']:.2f} | {c['max_abs_z']} |")
-        print(f"| numpy {np.__version__} (best of 3; median {nm:.3f}) | float64 | BLAS | {nb:.3f} | "
-              f"{np.abs(zc).max():.17g} |")
+            if c.get("tier") == "dd":
+                ref = one if one and c["threads"] == 1 else {"best_s": nb, "median_s": nm}
+                which = "1 BLAS thread" if ref is one else "default BLAS threads"
+                print(f"- dd tier ({c['threads']} thread{'s' if c['threads'] > 1 else ''}) / numpy float64 "
+                      f"({which}): {c['wall_s'] / ref['best_s']:.2f}× best to best, "
+                      f"{c['median_s'] / ref['median_s']:.2f}× median to median (target ≤ 10×)")
         print()
 
 

@@ -6,9 +6,11 @@ The row is z_j = ((j*2654435761) mod 2^32)/2^28 - 8: dyadic, so every tool reads
 the same exact numbers. Certified: python-flint (Arb balls: exp of z_j - max,
 sum, divide) and mpmath's interval context (on fewer entries: it is slow; its
 rate is per entry). Uncertified: numpy float64. Ours comes in as the JSON line
-that `examples/softmax_bench.rs` prints (`--ours`). Every rate is given from the
-best and from the median of several runs; the script prints a Markdown table and
-the ratios ours / python-flint.
+that `examples/softmax_bench.rs` prints (`--ours`): the 128-bit `softmax_fast`, the
+MPFR reference and the f64 tier (`kernel::softmax_f64_into`, issue #41). Every
+rate is given from the best and from the median of several runs; the script prints
+a Markdown table, the ratios ours / python-flint, and the f64 tier / numpy float64
+(issue #41's target: at least 1/3) with the widest relative output widths.
 """
 import argparse
 import json
@@ -106,6 +108,9 @@ def main():
     if ours:
         rows.append((f"attncheck softmax_fast ({ours['threads']} threads)", "yes", ours["n"], ours["fast"]))
         rows.append(("attncheck softmax_fast (1 thread)", "yes", ours["n"], ours["fast_1thread"]))
+        if "f64" in ours:
+            rows.append((f"attncheck softmax_f64_into, f64 tier ({ours['threads']} threads)", "yes", ours["n"], ours["f64"]))
+            rows.append(("attncheck softmax_f64_into, f64 tier (1 thread)", "yes", ours["n"], ours["f64_1thread"]))
         if ours["mpfr"][0]:
             rows.append(("attncheck kernel::softmax (MPFR, 1 thread)", "yes", ours["n"], ours["mpfr"]))
     rows.append((f"python-flint {fl_ver} (arb, 1 thread)", "yes", a.n, fl))
@@ -126,8 +131,14 @@ def main():
         for label, key in (("2 threads", "fast"), ("1 thread", "fast_1thread")):
             b, m = ours[key]
             print(f"ratio ours ({label}) / python-flint: {b / fl[0]:.2f}× (best), {m / fl[1]:.2f}× (median); target ≥ 3×")
+    if ours and "f64" in ours:
+        for label, key in ((f"{ours['threads']} threads", "f64"), ("1 thread", "f64_1thread")):
+            b, m = ours[key]
+            print(f"ratio f64 tier ({label}) / numpy float64: {b / npr[0]:.3f} (best), {m / npr[1]:.3f} (median); target ≥ 1/3")
     print(f"widest relative output width, log2: python-flint {fl_width:.2f}"
-          + (f", ours {ours['max_log2_rel_width']:.2f}" if ours else ""))
+          + (f", ours (128 bits) {ours['max_log2_rel_width']:.2f}" if ours else "")
+          + (f", f64 tier {ours['f64_max_log2_rel_width']:.2f} ((hi − lo)/lo = {ours['f64_max_rel_width']:.3e})"
+             if ours and "f64" in ours else ""))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@
 //! [`model`] holds the exact system (Q, K, V as rationals) and the spec types that
 //! describe matrices and initial tokens.
 
+pub mod dd;
+pub mod ddexpm;
+pub mod ddflow;
+pub mod ddmat;
 pub mod discrete;
 pub mod dot;
 pub mod expm;

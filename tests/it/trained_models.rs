@@ -787,6 +787,60 @@ fn the_scan_has_one_shard_per_scheme_length_and_seed_and_merges_to_the_unsharded
     );
 }
 
+/// The quick profile and the scan are one presentation over a scan of any size (issue #40):
+/// a scan of one length names its parts as the quick profile does (no " (L_tr = l)", no
+/// explanation across lengths, plot slugs without `-L<l>`), and with one seed it has no
+/// spread across seeds to hold RF99's movement against, while the conclusion's stability
+/// over the checkpoints is still checked.
+#[test]
+fn a_scan_of_one_length_and_one_seed_shows_what_its_data_hold() {
+    let spec = tiny_scan_spec("");
+    let a = spec
+        .find("[[profiles.full.scan.lengths]]\ntrain_length = 16")
+        .expect("the tiny scan's second length");
+    let b = a + spec[a..].find("\n\n").expect("its end") + 2;
+    let spec = format!("{}{}", &spec[..a], &spec[b..]);
+    let d = scan_project(&spec);
+    run_ok(d.path(), &["run", ID, "--profile", "full", "--out", "out"]);
+    let out = d.path().join("out/positional");
+    let md = std::fs::read_to_string(out.join("trained-model-claims.md")).unwrap();
+    let parts = md
+        .lines()
+        .find(|l| l.starts_with("By part:"))
+        .expect("parts");
+    assert_eq!(
+        parts
+            .trim_start_matches("By part: ")
+            .split(" · ")
+            .map(|p| p.split(": **").next().unwrap())
+            .collect::<Vec<_>>(),
+        [
+            "setup: biases, controls and stability",
+            "ALiBi extrapolates",
+            "ALiBi uses no tokens beyond L_tr",
+            "windowed attention extrapolates iff layers·(w − 1) ≤ L_tr",
+            "Sandwich uses tokens beyond L_tr and extrapolates",
+            "efficient windowed inference",
+        ],
+        "{parts}"
+    );
+    assert!(md.contains("the conclusion is stable: every part"), "{md}");
+    assert!(!md.contains("training is long enough"), "{md}");
+    assert!(!md.contains("[seed spread]"), "{md}");
+    for plot in [
+        "rf99",
+        "perplexity",
+        "validation-loss",
+        "cumulative-gradient",
+    ] {
+        assert!(
+            out.join(format!("trained-model-claims-{plot}.svg"))
+                .exists(),
+            "{plot}"
+        );
+    }
+}
+
 #[test]
 fn a_scan_unit_is_the_same_bytes_when_run_twice() {
     // one job (L_tr = 8, ALiBi, seed 1: shard 1 of 10), on one thread and on two

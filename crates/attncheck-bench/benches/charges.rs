@@ -51,11 +51,6 @@ fn cpu_seconds() -> f64 {
 fn main() {
     std::env::set_var("RAYON_NUM_THREADS", "1");
     let quick = std::env::args().any(|a| a == "--quick");
-    // `-- OP…`: only the cases whose operator contains one of these (as budget_edge)
-    let only: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
     // `-- --bits=256,512`: these precisions instead
     let bits: Option<Vec<u32>> = std::env::args()
         .find_map(|a| a.strip_prefix("--bits=").map(str::to_string))

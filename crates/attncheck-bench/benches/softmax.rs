@@ -1,11 +1,12 @@
 //! Certified softmax of one row of 65,536 logits at 128 bits: the MPFR reference
 //! (`kernel::softmax`, one correctly rounded exp per entry) against the fast path
-//! (`kernel::softmax_fast`: fixed-point exp, exact sums, all threads). Throughput
-//! is reported in entries per second. The anchors in `bench/anchors/` time the
-//! same row in python-flint, mpmath and numpy.
+//! (`kernel::softmax_fast`: fixed-point exp, exact sums, all threads), and the f64
+//! tier (`kernel::softmax_f64_into`, issue #41: binary64 ends rounded outward, outputs
+//! into two slices allocated once). Throughput is reported in entries per second. The
+//! anchors in `bench/anchors/` time the same row in python-flint, mpmath and numpy.
 
 use attncheck::fast::softmax_fast;
-use attncheck::kernel::{softmax, Interval};
+use attncheck::kernel::{softmax, softmax_f64_into, Interval};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rug::Float;
 
@@ -36,6 +37,17 @@ fn bench(c: &mut Criterion) {
         .expect("thread pool");
     g.bench_function("fast_1thread", |b| {
         b.iter(|| one.install(|| softmax_fast(black_box(&z), PREC)))
+    });
+    // the same row as binary64 points (exact: dyadic with 32 significant bits)
+    let z64: Vec<f64> = z.iter().map(|x| x.lo().to_f64()).collect();
+    let (mut lo, mut hi) = (vec![0.0; N], vec![0.0; N]);
+    g.bench_function("f64_tier", |b| {
+        b.iter(|| softmax_f64_into(black_box(&z64), &z64, f64::INFINITY, &mut lo, &mut hi))
+    });
+    g.bench_function("f64_tier_1thread", |b| {
+        b.iter(|| {
+            one.install(|| softmax_f64_into(black_box(&z64), &z64, f64::INFINITY, &mut lo, &mut hi))
+        })
     });
     g.finish();
 }

@@ -15,6 +15,7 @@ pub mod layer_map;
 mod mat;
 mod signs;
 mod softmax;
+pub mod softmax64;
 pub mod statement;
 pub mod weights;
 
@@ -31,4 +32,5 @@ pub use mat::Mat;
 pub use signs::V4Popcnt;
 pub use signs::{GramBuild, GramScan, SignMatrix};
 pub use softmax::{dot, log_sum_exp, mat_vec, softmax, softmax_into};
+pub use softmax64::{softmax_f64, softmax_f64_into};
 pub use statement::{check, check_with, Checked, Decision, Expect, Obligation, Statement};

@@ -11,9 +11,12 @@
 //! part that does not reproduce is `inconclusive` with its data.
 //!
 //! This file holds the parameters, the jobs and the claim's parts; `exec.rs` is the
-//! witness (training and evaluation by the model crate, and the scan's window search),
-//! `present.rs` observes and presents a one-length profile (quick), `scan.rs` the L_tr
-//! scan (the full profile), `window.rs` states the certified implicit windows.
+//! witness (training and evaluation by the model crate, and the scan's window search);
+//! one presentation serves a scan of any size (the quick profile is one length, one seed,
+//! no checkpoints; the full profile the L_tr scan): `view.rs` is what it reads,
+//! `observe.rs` and `parts.rs` the checks, `report.rs` the presentation with its sections
+//! (`tables.rs`, `theory.rs`, `certified.rs`, `plots.rs`); `window.rs` states the certified
+//! implicit windows.
 
 use super::common::{
     alibi_bias, alibi_bias_f64, compression_ratio, sandwich_bias, sandwich_bias_f64,
@@ -1033,7 +1036,19 @@ mod exec {
 pub use exec::{corpus, lm_job, model_config, weights_datum};
 
 #[cfg(feature = "lm")]
-mod present;
+mod certified;
 #[cfg(feature = "lm")]
-mod scan;
+mod observe;
+#[cfg(feature = "lm")]
+mod parts;
+#[cfg(feature = "lm")]
+mod plots;
+#[cfg(feature = "lm")]
+mod report;
+#[cfg(feature = "lm")]
+mod tables;
+#[cfg(feature = "lm")]
+mod theory;
+#[cfg(feature = "lm")]
+mod view;
 pub mod window;

@@ -26,6 +26,7 @@ mod mat;
 mod regressions;
 mod signs;
 mod softmax;
+mod softmax64;
 mod statement;
 mod terms;
 mod tiers;

@@ -3,8 +3,9 @@
 //! unit of work per job (sharded by `Ctx::unit`), and the search for the windows of the
 //! trained ALiBi models, whose weights the certificate carries (the statement is
 //! `window.rs`'s, proven by the driver). Training and evaluation themselves are
-//! `attncheck_lm::job::run`. The observations and the presentation are `present.rs`'s
-//! (one training length) and `scan.rs`'s (the L_tr scan).
+//! `attncheck_lm::job::run`. The observations (`observe.rs`, `parts.rs`) and the
+//! presentation (`report.rs` and its sections) read one `View` (`view.rs`) of a scan of any
+//! size: the quick profile's is one length and one seed without checkpoints.
 
 use super::*;
 use attncheck_lm::job::{Evaluation, JobResult, Unit, Validation};
@@ -224,14 +225,27 @@ fn job_results(jobs: &[Job], units: Vec<Unit>) -> Result<Vec<(Job, JobResult)>, 
     Ok(results)
 }
 
-/// The observed checks: one part per finding (per training length for the scan), and
-/// the reason when the scan's windows could not be searched.
-pub fn observe(r: &Resolved, t: &Trained, ctx: &Ctx, obs: &mut Observations) {
-    let p = &r.params;
-    match r.scan() {
-        None => super::present::observe(p, &p.plans()[0], ctx, &t.results, obs),
-        Some((s, _)) => super::scan::observe(p, s, ctx, &t.results, t.longer.as_deref(), obs),
+/// What the observations and the presentation read: one view for a scan of any size (the
+/// quick profile's is one length and one seed, without checkpoints).
+fn view<'a>(r: &'a Resolved, t: &'a Trained, ctx: &'a Ctx) -> super::view::View<'a> {
+    super::view::View {
+        p: &r.params,
+        scan: r.scan(),
+        ctx,
+        c: &t.corpus,
+        results: &t.results,
+        longer: t.longer.as_deref(),
+        windows: match &t.windows {
+            Some(Ok(w)) => &w.found[..],
+            _ => &[],
+        },
     }
+}
+
+/// The observed checks: one part per finding (and training length), and the reason when
+/// the scan's windows could not be searched.
+pub fn observe(r: &Resolved, t: &Trained, ctx: &Ctx, obs: &mut Observations) {
+    super::observe::observe(&view(r, t, ctx), obs);
     if let Some(Err(why)) = &t.windows {
         obs.declare_inconclusive(why.clone());
     }
@@ -239,27 +253,7 @@ pub fn observe(r: &Resolved, t: &Trained, ctx: &Ctx, obs: &mut Observations) {
 
 /// The figures, tables, plots and notes.
 pub fn present(r: &Resolved, t: &Trained, ctx: &Ctx, pr: &mut Presentation) {
-    let p = &r.params;
-    match r.scan() {
-        None => super::present::present(p, &p.plans()[0], &t.corpus, &t.results, pr),
-        Some((s, eps)) => {
-            let found = match &t.windows {
-                Some(Ok(w)) => &w.found[..],
-                _ => &[],
-            };
-            let v = super::scan::View {
-                p,
-                s,
-                eps,
-                ctx,
-                c: &t.corpus,
-                results: &t.results,
-                longer: t.longer.as_deref(),
-                windows: found,
-            };
-            super::scan::present(&v, pr)
-        }
-    }
+    super::report::present(&view(r, t, ctx), pr);
 }
 
 /// Why a job's stored weights are not a kernel datum.

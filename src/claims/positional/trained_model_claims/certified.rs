@@ -1,0 +1,172 @@
+//! The scan's certified implicit windows beside the measured RF99 and the logit ranges the
+//! models reach on validation data, and the published numbers (fixtures).
+
+use super::sig;
+use super::view::{ats, View};
+use crate::outcome::{Presentation, Table};
+
+/// The certified windows beside the measured RF99 and the logit ranges reached on
+/// validation data (the scan's: without a scan nothing is certified).
+pub(super) fn certified_windows(v: &View, o: &mut Presentation) {
+    let View {
+        p,
+        results,
+        windows,
+        ..
+    } = *v;
+    let Some((_, eps)) = v.scan else { return };
+    let plans = p.plans();
+    let ats = ats(&plans, results);
+
+    // the certified windows beside the measured RF99 (at the largest L_ex) and the logit
+    // ranges the model reaches on validation data
+    let mut t = Table::new(
+        format!(
+            "Certified implicit window w_h(ε), ε = {eps}, per (L_tr, seed, layer, head): every input's attention mass at distance ≥ w_h is ≤ ε (kernel: T^∞(w_h) ≤ ε at the certified content-logit range Δ̄_h — at layer 0 the exact range over the bytes of a query's row, deeper the bound over all inputs of the layer); beside the largest range the model reaches on validation data, and the measured RF99 at the largest L_ex"
+        ),
+        &[
+            "L_tr",
+            "seed",
+            "layer",
+            "head",
+            "slope m_h",
+            "Δ̄_h ≤",
+            "how",
+            "largest range on validation data",
+            "ratio",
+            "w_h(ε)",
+            "largest L_ex",
+            "w_h against L_ex",
+            "RF99 at the largest L_ex",
+        ],
+    );
+    // per (L_tr, layer): windows, non-vacuous ones, largest ratio
+    let mut counts: Vec<(usize, usize, usize, usize, f64)> = Vec::new();
+    for (j, ws) in windows {
+        let Some(at) = ats.iter().find(|a| a.l() == j.train_length) else {
+            continue;
+        };
+        let Some((_, r)) = at.results.iter().find(|(x, _)| x == j) else {
+            continue;
+        };
+        let k = at.plan.eval_multiples.len() - 1;
+        let lmax = at.plan.eval_multiples[k] * at.l();
+        for w in ws {
+            let seen = r.logit_ranges.get(w.layer).and_then(|x| x.get(w.head));
+            let ratio = seen.filter(|&&x| x > 0.0).map(|x| w.delta_hi / x);
+            let vacuous = w.window as usize >= lmax;
+            match counts.iter_mut().find(|c| c.0 == at.l() && c.1 == w.layer) {
+                Some(c) => {
+                    c.2 += 1;
+                    c.3 += usize::from(!vacuous);
+                    c.4 = c.4.max(ratio.unwrap_or(f64::NAN));
+                }
+                None => counts.push((
+                    at.l(),
+                    w.layer,
+                    1,
+                    usize::from(!vacuous),
+                    ratio.unwrap_or(f64::NAN),
+                )),
+            }
+            t.row(vec![
+                at.l().to_string(),
+                j.seed.to_string(),
+                w.layer.to_string(),
+                w.head.to_string(),
+                w.slope.clone(),
+                sig_up(w.delta_hi),
+                if w.layer == 0 {
+                    "exact (byte pairs)"
+                } else {
+                    "row bound (all inputs)"
+                }
+                .into(),
+                seen.map_or("—".into(), |x| sig(*x)),
+                ratio.map_or("—".into(), |x| format!("{}×", sig(x))),
+                w.window.to_string(),
+                lmax.to_string(),
+                if vacuous {
+                    "vacuous (w_h ≥ L_ex)".to_string()
+                } else {
+                    "within L_ex".to_string()
+                },
+                r.rf.get(k).map_or("—".into(), |x| x.to_string()),
+            ]);
+        }
+    }
+    o.tables.push(t);
+    if !windows.is_empty() {
+        let mut t = Table::new(
+            "Certified windows per L_tr and layer: how many say something the evaluation can see (w_h below the largest L_ex), and the largest ratio of the certified Δ̄_h to the range reached on validation data (targets: ≤ 2× at layer 0, ≤ 3× deeper)",
+            &[
+                "L_tr",
+                "layer",
+                "Δ̄_h from",
+                "windows",
+                "non-vacuous",
+                "largest ratio certified / observed",
+            ],
+        );
+        for (l, layer, n, good, ratio) in &counts {
+            t.row(vec![
+                l.to_string(),
+                layer.to_string(),
+                if *layer == 0 {
+                    "exact byte pairs"
+                } else {
+                    "row bound, all inputs"
+                }
+                .into(),
+                n.to_string(),
+                format!("{good} of {n}"),
+                if ratio.is_finite() {
+                    format!("{}×", sig(*ratio))
+                } else {
+                    "—".into()
+                },
+            ]);
+        }
+        o.tables.push(t);
+        o.note(
+            "Certified implicit window: for each head the kernel certifies a bound Δ̄_h on the range of a query's content logits s = q·k/√d_h (max over its keys minus min), and alibi-window's T^∞ gives the smallest window w_h(ε) that bound certifies (crates/attncheck-kernel/src/weights.rs). At layer 0 an ALiBi model's input at a position is the embedding of its byte, so Δ̄_h is exact: the kernel computes every query/key byte pair's logit from the exact f32 weights (LayerNorm's 1/√(σ² + ε) enclosed between integer square roots at 130 bits beyond its magnitude) and takes max over query bytes of (max − min over key bytes), a range that some input attains (a test checks the attaining bytes); the validation data reach at most this range, so the ratio is ≥ 1 up to the model's f32 rounding. Deeper layers take a bound over every input of the layer: with z = (x − μ)/√(σ² + ε), a zero-sum vector of norm ≤ √d, a query's row ranges over at most 2√d·(√d·‖P·diag(γ)W_Q^h·(diag(γ)W_K^h)ᵀ·P‖₂ + ‖P·diag(γ)W_K^h·c_qᵀ‖₂)/√d_h (P the projection onto zero-sum vectors, c_q = β·W_Q^h + b_Q^h; the spectral norm from tr(S^16)^(1/32), over-estimating by at most 7%), or by the former norm bound 2·(N(W_Q^h)·B + ‖b_Q^h‖)(N(W_K^h)·B + ‖b_K^h‖)/√d_h when that is smaller — a worst case that the residual stream's actual values do not approach (its ratio). Propagating boxes through the residual stream instead does not help here: layer 0's attention output ranges over the convex hull of 256 value vectors, a box whose width (≈ 7 per coordinate on the first shard's model) dwarfs the embeddings' own deviations (≈ 0.2), so the LayerNorm's variance has no positive lower bound and its 1/√(σ² + ε) is bounded only by 1/√ε (bench/sweeps/trained-scan/README.md). A window is a property of one head: a stack of layers composes them, so RF99 (the whole model's gradient reach) is not bounded by any one w_h. \"vacuous\" marks w_h ≥ the largest L_ex, where the window says nothing the evaluation could see. The theorem is about the model computed in exact arithmetic with the weights whose SHA-256 is listed (the certificate carries them, the spec pins them once the scan's weights exist, and `verify` rebuilds every window from them and the spec's ε and slopes); the model's own f32 evaluation rounds, which the bound does not cover. That these are the weights the spec's seeded training produces is reproducible, not certified, and only on a CPU of the kind that trained them: training is bit-for-bit deterministic on one machine and under any thread count, but gemm chooses how it blocks a long sum by the CPU's cache sizes (bench/sweeps/trained-scan/README.md, each shard's machine record)."
+        );
+    }
+}
+
+/// The published numbers, reported and never asserted.
+pub(super) fn fixtures(v: &View, o: &mut Presentation) {
+    let p = v.p;
+    if !p.fixture.is_empty() {
+        let mut t = Table::new(
+            "Published numbers (fixtures: reported, never asserted; different data and scale)",
+            &["source", "model", "length", "perplexity"],
+        );
+        for f in &p.fixture {
+            t.row(vec![
+                f.source.clone(),
+                f.model.clone(),
+                f.length.to_string(),
+                format!("{}", f.perplexity),
+            ]);
+        }
+        o.tables.push(t);
+    }
+}
+
+/// `x` rounded up to 4 significant digits (an upper bound stays an upper bound in print).
+fn sig_up(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        return sig(x);
+    }
+    let e = x.log10().floor() as i32 - 3;
+    let scale = 10f64.powi(e);
+    let v = (x / scale).ceil() * scale;
+    // the product may round below x: step once more
+    let v = if v < x { v + scale } else { v };
+    if e >= 0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.*}", (-e) as usize)
+    }
+}
