@@ -120,6 +120,7 @@ pub fn run_tier(
 /// The ladder (module docs): pairs (dd, p), (p, 2p), … with `p = opts.prec`, at most
 /// `doublings` doublings, settled at the first pair whose `figures` `agree` (lower
 /// first, upper second).
+#[allow(clippy::too_many_arguments)]
 pub fn rk4_tiered<F: Clone>(
     sys: &System,
     x0: &Mat,
