@@ -3,8 +3,9 @@
 //! e^{(h/2)V}) in double-double arithmetic ([`super::dd`], about 106 bits, f64's
 //! exponent range), every product a vectorised dd matrix product
 //! ([`super::ddmat`]). Like the MPFR flow it is **not** certified: only `supported`
-//! verdicts may rest on it, and no claim uses it yet (the claims' two-precision
-//! comparisons run against MPFR).
+//! verdicts may rest on it. Claims reach it only through the tier ladder
+//! ([`super::tiered`]), where a dd run is the first rung and its figures are shown only
+//! where the MPFR run at the spec's precision agrees with them.
 //!
 //! # One right-hand side
 //!

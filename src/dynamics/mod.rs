@@ -6,7 +6,8 @@
 //!   R = I + ΔtV — evaluated in outward-rounded intervals ([`discrete`]), so per-step
 //!   invariants ([`observe`]) are certified;
 //! - **(F)** the flow ẋ_i = Σ_j P_ij V x_j (or its rescaled form ż_i = Σ_j P_ij V(z_j − z_i)),
-//!   integrated in MPFR point arithmetic ([`flow`]); only `supported` verdicts rest on it.
+//!   integrated in MPFR point arithmetic ([`flow`]) or in double-double ([`ddflow`]) as the first
+//!   rung of a ladder whose rungs confirm each other ([`tiered`]); only `supported` verdicts rest on it.
 //!
 //! [`model`] holds the exact system (Q, K, V as rationals) and the spec types that
 //! describe matrices and initial tokens.
@@ -25,5 +26,6 @@ pub mod model;
 pub mod observe;
 pub mod plots;
 pub mod spectrum;
+pub mod tiered;
 pub mod variants;
 pub mod workloads;

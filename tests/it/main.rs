@@ -13,6 +13,7 @@ mod clusters_explore;
 mod clusters_polytope;
 mod clusters_remark;
 mod clusters_spectra;
+mod clusters_tiered;
 mod coq;
 mod coq_boolean;
 mod coq_helpers;

@@ -14,6 +14,10 @@
 //! count ≤ 3 is not evidence of a limit. The φ_k* are left eigenvectors by inverse
 //! iteration ([`crate::dynamics::variants::positive_duals`]); when a complex pair has
 //! positive real part and k = d the coordinates are used (codimension d: points).
+//!
+//! A profile may add the authors' largest configuration (`largest`, [`super::largest_flow`]):
+//! V symmetric sparse with eigenvalues of both signs, run on the flow's tier ladder
+//! (double-double first, confirmed by MPFR at the spec's precision).
 
 use super::common::{fmt_q, positive_rationals, prefixed};
 use crate::claims::shape::Ctx;
@@ -59,6 +63,10 @@ pub struct Raw {
     pub taus: Vec<String>,
     /// The value matrices.
     pub cases: Vec<Case>,
+    /// The authors' largest configuration made exact, on the flow's tier ladder (a
+    /// profile adds it; [`super::largest_flow`]).
+    #[serde(default)]
+    pub largest: Vec<super::largest_flow::LargestSpec>,
 }
 
 /// Parameters of clusters/codim-conjecture, resolved.
@@ -80,6 +88,8 @@ pub struct Params {
     pub taus: Vec<Rational>,
     /// The value matrices, named.
     pub cases: Vec<(String, Mat)>,
+    /// The largest-configuration runs.
+    pub largest: Vec<super::largest_flow::Largest>,
 }
 
 /// At most this many RK4 steps per run.
@@ -149,11 +159,12 @@ impl crate::claims::shape::Claim for Claim {
             steps,
             taus,
             cases,
+            largest: super::largest_flow::resolve(&p.largest)?,
         })
     }
-    type Witness = Vec<CaseRun>;
+    type Witness = Found;
     /// Every (V, seed) flow (an independent unit: run --shard i/N; seeds run in parallel).
-    fn witness(p: &Params, ctx: &Ctx) -> Vec<CaseRun> {
+    fn witness(p: &Params, ctx: &Ctx) -> Found {
         let r = p;
         let prec = ctx.prec();
         let opts = FlowOptions::new(prec, Vars::Z);
@@ -216,17 +227,27 @@ impl crate::claims::shape::Claim for Claim {
                 runs: seed_runs,
             });
         }
-        cases
+        // the largest configuration, one unit per run (the tier ladder inside)
+        let largest = p
+            .largest
+            .iter()
+            .map(|l| {
+                ctx.unit(&format!("largest: {}", l.name), || {
+                    super::largest_flow::run(l, prec, &p.taus, ctx.spec.check_tolerance)
+                })
+            })
+            .collect();
+        Found { cases, largest }
     }
     /// Nothing is asserted: the run is report-only.
-    fn observe(_: &Params, _: &Vec<CaseRun>, _: Option<&Checked>, _: &Ctx, out: &mut Observations) {
+    fn observe(_: &Params, _: &Found, _: Option<&Checked>, _: &Ctx, out: &mut Observations) {
         out.declare_report_only(
             "open conjecture (c:codim): observations of the projected cluster structure at finite T, nothing asserted",
         );
     }
     /// The cluster counts, the spectra, the trajectories of the first seed, the
     /// figures and the notes.
-    fn present(p: &Params, w: &Vec<CaseRun>, _: Option<&Checked>, _: &Ctx, out: &mut Presentation) {
+    fn present(p: &Params, w: &Found, _: Option<&Checked>, ctx: &Ctx, out: &mut Presentation) {
         let r = p;
         let mut cols: Vec<String> = vec![
             "V".into(),
@@ -264,7 +285,7 @@ impl crate::claims::shape::Claim for Claim {
         let mut max_count = 0usize;
         let mut over_three = 0usize;
         let mut runs = 0usize;
-        for (ci, ((name, v), case)) in r.cases.iter().zip(w).enumerate() {
+        for (ci, ((name, v), case)) in r.cases.iter().zip(&w.cases).enumerate() {
             let d = v.rows;
             let duals = &case.duals;
             let k = duals.functionals.len();
@@ -365,6 +386,13 @@ impl crate::claims::shape::Claim for Claim {
              eigenvalue (column e^(−T·min Re λ) of the spectra table): where that factor is not small, counts at the \
              finer τ mostly measure clusters that are still merging, not the limit.",
         );
+        super::largest_flow::present(
+            out,
+            &p.largest,
+            &w.largest,
+            &p.taus,
+            ctx.spec.check_tolerance,
+        );
     }
 }
 
@@ -377,6 +405,14 @@ struct SeedRun {
     mid_count: Option<usize>,
     times: Vec<f64>,
     states: Vec<Vec<f64>>,
+}
+
+/// Every value matrix's runs, and the largest-configuration runs.
+pub struct Found {
+    /// Per value matrix.
+    cases: Vec<CaseRun>,
+    /// Per largest-configuration run.
+    largest: Vec<super::largest_flow::LargestRun>,
 }
 
 /// One value matrix: its positive-real-part duals and every seed's run.

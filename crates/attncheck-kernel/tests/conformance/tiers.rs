@@ -570,3 +570,30 @@ fn a_literal_past_the_exact_size_is_taken_outward_into_the_f64_tier() {
     assert_eq!(both("(< (neg 3^50000) -10^300)", 128), (True, Decided::F64));
     assert_eq!(both("(< 3^50000 3^50001)", 128).1, Decided::Mpfr);
 }
+
+/// Division is in the f64 tier: a quotient of enclosures is decided there, not left to
+/// MPFR (a mutant returning "undefined" for every f64 quotient only slows the check,
+/// so only who decided tells it apart).
+#[test]
+fn a_quotient_of_enclosures_is_decided_in_the_f64_tier() {
+    assert_eq!(both("(< (/ (exp 1) 3) 1)", 128), (True, Decided::F64));
+    assert_eq!(both("(> (/ 1 (sqrt 2)) 0.7)", 128), (True, Decided::F64));
+}
+
+/// A literal quotient of two integers of at most 53 bits that is not dyadic enters the
+/// f64 tier as one IEEE division moved one step outward each way (`F64::from_q`), not
+/// through MPFR's two directed roundings: RN(1/3) = 6004799503160661·2⁻⁵⁴ lies below 1/3,
+/// so MPFR's enclosure starts at that point, while the division's starts one step lower.
+/// The comparison `1/3 ≥ RN(1/3)` is then left undecided by the f64 pass and decided by
+/// MPFR; taking MPFR's road in the f64 tier would decide it there. Pinned so that the fast
+/// path (and its bounds on the integers' sizes) cannot silently become the slow one.
+#[test]
+fn a_small_non_dyadic_literal_is_one_ieee_division_widened_a_step() {
+    let rn = "6004799503160661/18014398509481984";
+    let f = format!("(>= (max 1/3 (exp -100)) {rn})");
+    assert_eq!(f64_alone(&f, 128), None, "{f}");
+    assert_eq!(both(&f, 128), (True, Decided::Mpfr), "{f}");
+    // beyond 53 bits of numerator or denominator: MPFR's enclosure, decided in f64
+    let g = "(>= (max 3002399751580330/9007199254740993 (exp -100)) 0.3333333333)";
+    assert_eq!(both(g, 128), (True, Decided::F64), "{g}");
+}
