@@ -1253,7 +1253,9 @@ pub fn run_shard(
 }
 
 /// The parameters a shard records and `merge` compares: the merged parameters without
-/// their `pins` tables, and with of their `sweeps` tables only the shard's own sweep.
+/// their `pins` and `probes` tables (probes are inputs a report re-evaluates on the models
+/// the shards produced: like pins, a reading of outputs), and with of their `sweeps` tables
+/// only the shard's own sweep.
 /// Pins are hashes a spec states of what the runs produce (a trained model's weights):
 /// they check outputs and change nothing a unit computes, so pins written after a sweep
 /// ran do not orphan its shards. A further sweep's table (`sweeps.NAME`) sets only that
@@ -1263,6 +1265,7 @@ pub fn run_shard(
 fn shard_params(spec: &Spec, profile: Profile, sweep: Option<&str>) -> serde_json::Value {
     fn strip(t: &mut toml::Table, sweep: Option<&str>) {
         t.remove("pins");
+        t.remove("probes");
         if let Some(toml::Value::Table(sw)) = t.get_mut("sweeps") {
             sw.retain(|k, _| sweep.is_some_and(|s| s == k));
         }

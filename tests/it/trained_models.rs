@@ -1403,3 +1403,31 @@ fn a_longer_arm_outside_the_scan_is_refused_naming_the_field() {
         );
     }
 }
+
+/// `scan.probes` (inputs an untrusted search found, re-evaluated by the report, issue #40)
+/// must name a certified model and list one input per head of every layer ≥ 1, each in
+/// lower-case hex: anything else is refused with exit 2 naming the field.
+#[test]
+fn a_malformed_probe_is_refused_naming_the_field() {
+    for (table, field) in [
+        (
+            "\"W_L9_alibi-paper-s1\" = []",
+            "scan.probes.W_L9_alibi-paper-s1",
+        ),
+        // the tiny scan has one layer: no head to probe
+        (
+            "\"W_L8_alibi-paper-s1\" = [\"0a\"]",
+            "scan.probes.W_L8_alibi-paper-s1",
+        ),
+    ] {
+        let spec = format!(
+            "{}\n[profiles.full.scan.probes]\n{table}\n",
+            tiny_scan_spec("")
+        );
+        let d = scan_project(&spec);
+        let o = crate::util::run_in(d.path(), &["run", ID, "--profile", "full", "--out", "out"]);
+        let t = crate::util::output_text(&o);
+        assert_eq!(o.status.code(), Some(2), "{field}: {t}");
+        assert!(t.contains(field), "{field}: {t}");
+    }
+}

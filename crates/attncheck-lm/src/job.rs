@@ -265,6 +265,24 @@ impl StoredWeights {
         })
     }
 
+    /// The model of configuration `cfg` with these weights (in `cfg.dtype`: an f64 model
+    /// holds the f32 values exactly); `cfg`'s heads and layers must be these.
+    pub fn model(&self, cfg: Config) -> Result<Model> {
+        if (cfg.heads, cfg.layers) != (self.heads, self.layers) {
+            return Err(Error::Config(format!(
+                "the stored weights have {} heads and {} layers, the configuration {} and {}",
+                self.heads, self.layers, cfg.heads, cfg.layers
+            )));
+        }
+        let mut map = std::collections::BTreeMap::new();
+        for (name, t) in &self.tensors {
+            let v = self.get(name, &t.shape)?;
+            let t = candle_core::Tensor::from_vec(v, t.shape.clone(), &candle_core::Device::Cpu)?;
+            map.insert(name.clone(), t);
+        }
+        Model::from_tensors(cfg, map, "the stored weights")
+    }
+
     /// The values of tensor `name`, checked to have `shape`.
     pub fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
         let t = self

@@ -11,6 +11,8 @@
 //!   normalised gradient receptive field with a bootstrap over sequences.
 //! - [`job`]: one training-and-evaluation job of the trained-model claim, and what it
 //!   stores (its result is a unit of a sharded run).
+//! - [`probe`]: an untrusted search for byte inputs that make a head's content-logit range
+//!   large (a lower bound on the worst case that the certified Δ̄ bounds from above).
 //!
 //! - [`attn`], [`mm`], [`ops`]: the fused CPU operations a step is made of (attention,
 //!   linear layers, layer norm, cross-entropy), each with its own backward pass, in the
@@ -30,6 +32,7 @@ pub mod job;
 pub mod mm;
 pub mod model;
 pub mod ops;
+pub mod probe;
 pub mod train;
 
 pub use candle_core::{DType, Device, Tensor, Var};

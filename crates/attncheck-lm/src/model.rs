@@ -224,18 +224,28 @@ impl Model {
     /// Reads weights written by [`Model::save`] into a trainable model of configuration `cfg`;
     /// every expected weight must be present with its shape.
     pub fn load(cfg: Config, path: &std::path::Path) -> Result<Model> {
-        let mut map = candle_core::safetensors::load(path, &Device::Cpu)?;
+        let map = candle_core::safetensors::load(path, &Device::Cpu)?;
+        Model::from_tensors(cfg, map.into_iter().collect(), &path.display().to_string())
+    }
+
+    /// A trainable model of configuration `cfg` with the weights `map` (by the model's names,
+    /// converted to `cfg.dtype`); every expected weight must be present with its shape, and
+    /// an error names `origin` and the weight.
+    pub fn from_tensors(
+        cfg: Config,
+        mut map: BTreeMap<String, Tensor>,
+        origin: &str,
+    ) -> Result<Model> {
         let fresh = Model::new(cfg.clone(), 0)?;
         let mut w = BTreeMap::new();
         let mut vars = Vec::new();
         for (name, t0) in fresh.w {
             let t = map
                 .remove(&name)
-                .ok_or_else(|| Error::Config(format!("{}: no weight {name}", path.display())))?;
+                .ok_or_else(|| Error::Config(format!("{origin}: no weight {name}")))?;
             if t.dims() != t0.dims() {
                 return Err(Error::Config(format!(
-                    "{}: weight {name} has shape {:?}, expected {:?}",
-                    path.display(),
+                    "{origin}: weight {name} has shape {:?}, expected {:?}",
                     t.dims(),
                     t0.dims()
                 )));

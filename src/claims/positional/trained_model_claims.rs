@@ -44,6 +44,9 @@ pub struct Fixture {
     pub perplexity: f64,
 }
 
+/// The longest input a `scan.probes` entry may hold, in bytes.
+pub const MAX_PROBE: usize = 4096;
+
 /// One crate of the corpus, exactly as `Cargo.lock` pins it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -145,6 +148,14 @@ pub struct Scan {
     /// part of a shard's identity (it checks what the shards produced).
     #[serde(default)]
     pub pins: std::collections::BTreeMap<String, String>,
+    /// Inputs found by an untrusted search (`attncheck_lm::probe`,
+    /// bench/sweeps/trained-scan/logit-search/) that make a head's content-logit range large,
+    /// by the datum's name: per head of every layer ≥ 1 (layer-major), the bytes in lower-case
+    /// hex. The report re-evaluates each with the model's forward pass in f64 and prints its
+    /// range beside the certified Δ̄_ℓh (a lower bound on the worst case that Δ̄_ℓh bounds
+    /// from above). No part of a shard's identity (they read what the shards produced).
+    #[serde(default)]
+    pub probes: std::collections::BTreeMap<String, Vec<String>>,
     /// The scan's decision rules.
     pub criteria: ScanCriteria,
     /// Further sweeps, added after the scan ran (each sharded and merged on its own:
@@ -589,6 +600,30 @@ impl Params {
                                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
                         f.as_str(),
                         "must be 64 lower-case hex digits (a SHA-256)",
+                    )?;
+                }
+                for (k, v) in &s.probes {
+                    let f = format!("scan.probes.{k}");
+                    ensure(
+                        names.contains(k),
+                        f.as_str(),
+                        "names no certified model of the scan (W_L<L_tr>_alibi-paper-s<seed>)",
+                    )?;
+                    ensure(
+                        v.len() == self.layers.saturating_sub(1) * self.heads,
+                        f.as_str(),
+                        "must list one input per head of every layer ≥ 1 ((layers − 1)·heads)",
+                    )?;
+                    ensure(
+                        v.iter().all(|x| {
+                            !x.is_empty()
+                                && x.len() <= 2 * MAX_PROBE
+                                && x.len().is_multiple_of(2)
+                                && x.bytes()
+                                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+                        }),
+                        f.as_str(),
+                        "every input must be 1 to 4096 bytes in lower-case hex",
                     )?;
                 }
                 if let Some(lg) = &s.sweeps.longer {
