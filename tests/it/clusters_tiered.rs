@@ -236,3 +236,18 @@ fn a_bad_largest_run_names_its_field() {
     let err = crate::util::prepare_err(CODIM, &text);
     assert!(err.contains("largest[0].n"), "{err}");
 }
+
+/// Regression (largest_run_work_was_unbounded): sizes and steps within their own bounds
+/// (n = d = 1024, 20,000 steps) would run for days; the whole entry's work is bounded.
+#[test]
+fn largest_run_work_was_unbounded() {
+    let text = format!(
+        "{}\n[[params.largest]]\nname = \"x\"\nn = 1024\nd = 1024\nseed = 1\nt_end = \"2000\"\nh = \"1/10\"\n",
+        spec_text(CODIM)
+    );
+    let err = crate::util::prepare_err(CODIM, &text);
+    assert!(
+        err.contains("largest[0].n") && err.contains("2^34"),
+        "{err}"
+    );
+}

@@ -69,6 +69,12 @@ pub struct Largest {
 const MAX_SIZE: usize = 1024;
 /// At most this many RK4 steps.
 const MAX_STEPS: usize = 20_000;
+/// The work of a whole entry, n²·d·steps·2^(doublings + 1) (each RK4 step's products are
+/// n²d, and the MPFR rungs at p, 2p, …, 2^k·p cost at most 2^(k+1) times the first): at
+/// most 2^34. The authors' configuration at n = d = 256, T = 15, h = 1/10 with one
+/// doubling is 1.0·10¹⁰ (its 128-bit run took 341 CPU-s, bench/anchors/RESULTS.md), so
+/// no accepted entry runs for hours; the sizes and steps alone would admit days.
+const MAX_WORK: u128 = 1 << 34;
 
 /// Resolves `largest[i]`.
 pub fn resolve(specs: &[LargestSpec]) -> Result<Vec<Largest>, FieldError> {
@@ -103,6 +109,18 @@ pub fn resolve(specs: &[LargestSpec]) -> Result<Vec<Largest>, FieldError> {
             return Err(FieldError::new(
                 format!("{pre}.doublings"),
                 "must be at most 3",
+            ));
+        }
+        let work = (s.n as u128).pow(2)
+            * s.d as u128
+            * u128::from(ratio.numer().to_u32().unwrap_or(u32::MAX))
+            << (doublings + 1);
+        if work > MAX_WORK {
+            return Err(FieldError::new(
+                format!("{pre}.n"),
+                format!(
+                    "n²·d·(t_end/h)·2^(doublings + 1) is {work}, above the bound 2^34 (the authors' n = d = 256 run is 1.0·10¹⁰)"
+                ),
             ));
         }
         out.push(Largest {
