@@ -111,10 +111,8 @@ pub fn resolve(specs: &[LargestSpec]) -> Result<Vec<Largest>, FieldError> {
                 "must be at most 3",
             ));
         }
-        let work = (s.n as u128).pow(2)
-            * s.d as u128
-            * u128::from(ratio.numer().to_u32().unwrap_or(u32::MAX))
-            << (doublings + 1);
+        let steps = u128::from(ratio.numer().to_u32().unwrap_or(u32::MAX));
+        let work = ((s.n as u128).pow(2) * s.d as u128 * steps) << (doublings + 1);
         if work > MAX_WORK {
             return Err(FieldError::new(
                 format!("{pre}.n"),
