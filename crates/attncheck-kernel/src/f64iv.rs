@@ -1,7 +1,7 @@
-//! The f64 tier (issue #41, first step): closed intervals of reals with binary64 ends,
-//! rounded outward without a rounding-mode switch and without `unsafe`. Not yet called
-//! by [`check`](crate::check): the next step decides comparisons here first and
-//! escalates to the MPFR [`Interval`] only when this tier leaves them `Unknown`.
+//! The f64 tier (issue #41): closed intervals of reals with binary64 ends, rounded
+//! outward without a rounding-mode switch and without `unsafe`. [`check`](crate::check)
+//! decides each obligation here first and escalates to the MPFR [`Interval`] only when
+//! this tier leaves it undecided (the evaluator's tier module, `expr::tier`).
 //!
 //! # The one rounding argument
 //!
@@ -50,9 +50,9 @@
 //! (IEEE 754 requires it, and Rust's `f64` operators and `sqrt` are those operations).
 //! Rust's `f64::exp`/`ln` are not: they call the platform's libm, whose error bound is
 //! not guaranteed by anything this crate could cite for every platform. So exp and ln
-//! come from **CORE-MATH** (`core-math` crate 1.4, C code of the CORE-MATH project, Inria,
-//! compiled by `core-math-sys`): `cr_exp` and `cr_log` are correctly rounded for every
-//! binary64 input, in every rounding mode (the project's claim, with its proofs and
+//! (and sin and cos, [`F64Iv::sin`]) come from **CORE-MATH** (`core-math` crate 1.4, C
+//! code of the CORE-MATH project, Inria, compiled by `core-math-sys`): `cr_exp`, `cr_log`,
+//! `cr_sin` and `cr_cos` are correctly rounded for every binary64 input, in every rounding mode (the project's claim, with its proofs and
 //! exhaustive tests of the hard cases). Correctly rounded in round-to-nearest means
 //! `RN(e^x)` and `RN(ln x)`, so one step outward encloses them by the argument above.
 //! Beyond the library's claim, the conformance suite checks both against MPFR at 512
@@ -318,6 +318,70 @@ impl F64Iv {
             Some((a, b)) if a > 0.0 => F64Iv::outward(core_math::log(a), core_math::log(b)),
             _ => F64Iv::UNDEFINED,
         }
+    }
+
+    /// `cos x` by CORE-MATH's correctly rounded `cr_cos` (see [`F64Iv::sin`] for both).
+    pub fn cos(self) -> F64Iv {
+        self.trig(false)
+    }
+
+    /// `sin x` by CORE-MATH's correctly rounded `cr_sin`; undefined stays undefined, an
+    /// unbounded enclosure gives `[−1, 1]`.
+    ///
+    /// Proof sketch (the MPFR tier's [`Interval::cos`] rule, in binary64). cos has its
+    /// maxima at 2kπ, its minima at (2k+1)π, and is monotone between consecutive
+    /// multiples of π; sin likewise at (k + ½)π. An extremum (k + off)·π (off = 0 for
+    /// cos, ½ for sin) lies in `[a, b]` only if `⌈qa⌉ ≤ k ≤ ⌊qb⌋` for any `qa ≤ a/π − off`
+    /// and `qb ≥ b/π − off`: `qa = ↓(↓(a/π⁺) − off)` for a ≥ 0 (`↓(a/π⁻)` for a < 0),
+    /// `qb` symmetrically, with `π⁻ = RD(π)` (binary64's `PI`, which is below π) and
+    /// `π⁺ = next_up(π⁻)` (so `a/π⁺ ≤ a/π` for a ≥ 0, `a/π⁻ ≤ a/π` for a < 0; each
+    /// quotient and difference correctly rounded, then one step outward: the module's
+    /// argument). Two or more candidates k: both signs of extremum may lie inside, the
+    /// result is `[−1, 1]`. One: ±1 by its parity (an integer-valued binary64 number of
+    /// magnitude ≥ 2⁵³ is even; `%` is exact). Otherwise, and for the other end, the
+    /// range is spanned by the two endpoint values, each correctly rounded and one step
+    /// outward. Ends are clamped into `[−1, 1]` (exact; |cos|, |sin| ≤ 1).
+    ///
+    /// Nested with the MPFR tier (`expr::tier`, 2.): at p ≥ 53 bits the MPFR enclosure of
+    /// the argument is inside this one, its candidate range `⌈RD_p(a/π) − off⌉ … ⌊RU_p(b/π)
+    /// − off⌋` inside this one's (every rounding here is at or beyond the p-bit one), so
+    /// whenever it uses +1 or −1 this does too; and each endpoint value it rounds lies in
+    /// cos's range over this (larger) argument, which this result encloses with ends on
+    /// binary64's grid (a subset of the p-bit grid): its p-bit roundings stay inside.
+    pub fn sin(self) -> F64Iv {
+        self.trig(true)
+    }
+
+    fn trig(self, is_sin: bool) -> F64Iv {
+        let Some((a, b)) = self.0 else {
+            return F64Iv::UNDEFINED;
+        };
+        let full = F64Iv(Some((-1.0, 1.0)));
+        if !(a.is_finite() && b.is_finite()) {
+            return full;
+        }
+        let (pi_lo, pi_hi) = (std::f64::consts::PI, std::f64::consts::PI.next_up());
+        let off = if is_sin { 0.5 } else { 0.0 };
+        let qa = down(down(a / if a >= 0.0 { pi_hi } else { pi_lo }) - off);
+        let qb = up(up(b / if b >= 0.0 { pi_lo } else { pi_hi }) - off);
+        let (kmin, kmax) = (qa.ceil(), qb.floor());
+        if kmax > kmin {
+            return full;
+        }
+        let one = kmax == kmin;
+        let even = kmin % 2.0 == 0.0;
+        let (has_even, has_odd) = (one && even, one && !even);
+        let f = |x: f64| {
+            if is_sin {
+                core_math::sin(x)
+            } else {
+                core_math::cos(x)
+            }
+        };
+        let (fa, fb) = (f(a), f(b));
+        let lo = if has_odd { -1.0 } else { down(fa.min(fb)) };
+        let hi = if has_even { 1.0 } else { up(fa.max(fb)) };
+        F64Iv::new(lo.max(-1.0), hi.min(1.0))
     }
 
     /// `self < rhs` for every pair of members: `True` when `hi < rhs.lo`, `False` when

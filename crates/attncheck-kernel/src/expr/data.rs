@@ -10,12 +10,13 @@ use super::ops::int_atom;
 use super::sandwich;
 use super::syntax::{err, ExprError, Sexp};
 use super::tree;
-use super::value::{Env, Val};
+use super::value::{Env, Mpfr, Tier, Val};
 use crate::{Interval, SignMatrix};
 use rug::{Integer, Rational};
 
-/// The evaluator of a term argument (the evaluator's own `term`).
-pub(super) type Term<'a> = fn(&'a Sexp, &mut Env<'a>) -> Result<Val, ExprError>;
+/// The evaluator of a term argument (the evaluator's own `term`, in tier `T`).
+pub(super) type Term<'a, T = Mpfr> =
+    fn(&'a Sexp, &mut Env<'a, T>) -> Result<Val<<T as Tier>::Iv>, ExprError>;
 
 pub(super) fn max_opt(acc: &mut Option<Rational>, v: Rational) {
     if acc.as_ref().is_none_or(|a| v > *a) {
@@ -105,6 +106,42 @@ pub(super) fn lemma_row(
 
 pub(super) fn row_sum(row: &[(usize, Rational)]) -> Rational {
     row.iter().fold(Rational::new(), |acc, (_, v)| acc + v)
+}
+
+/// The arguments (D, F, r) of `(sandwich-centred D F r)`, checked, with r evaluated
+/// by the tier's own evaluator `term` (so both tiers do the same exact arithmetic, in
+/// the same order, and charge the same: [`super::tier`], 4.).
+pub(super) fn sandwich_args<'a, T: Tier>(
+    args: &'a [Sexp],
+    o: usize,
+    env: &mut Env<'a, T>,
+    term: Term<'a, T>,
+) -> Result<(u32, u32, i64), ExprError> {
+    if args.len() != 3 {
+        return err(
+            o,
+            format!("`sandwich-centred` takes 3 argument(s), got {}", args.len()),
+        );
+    }
+    let dbar = int_atom(&args[0])?;
+    let first = int_atom(&args[1])?;
+    let r = match term(&args[2], env)? {
+        Val::Q(q) if q.denom() == &1 => q.numer().to_i64().ok_or_else(|| ExprError {
+            offset: args[2].offset(),
+            reason: "r out of range".into(),
+        })?,
+        _ => {
+            return err(
+                args[2].offset(),
+                "`sandwich-centred` takes an exact integer r",
+            )
+        }
+    };
+    let (dbar, first) = sandwich::check_args(dbar, first).map_err(|reason| ExprError {
+        offset: o,
+        reason: format!("`sandwich-centred`: {reason}"),
+    })?;
+    Ok((dbar, first, r))
 }
 
 pub(super) fn data_op<'a>(
@@ -237,25 +274,7 @@ pub(super) fn data_op<'a>(
             }
         }
         "sandwich-centred" => {
-            arity(3)?;
-            let dbar = int_atom(&args[0])?;
-            let first = int_atom(&args[1])?;
-            let r = match term(&args[2], env)? {
-                Val::Q(q) if q.denom() == &1 => q.numer().to_i64().ok_or_else(|| ExprError {
-                    offset: args[2].offset(),
-                    reason: "r out of range".into(),
-                })?,
-                _ => {
-                    return err(
-                        args[2].offset(),
-                        "`sandwich-centred` takes an exact integer r",
-                    )
-                }
-            };
-            let (dbar, first) = sandwich::check_args(dbar, first).map_err(|reason| ExprError {
-                offset: o,
-                reason: format!("`sandwich-centred`: {reason}"),
-            })?;
+            let (dbar, first, r) = sandwich_args(args, o, env, term)?;
             if r == 0 {
                 // every term is cos(0) − 1 = 0 exactly
                 Rational::new()

@@ -15,8 +15,13 @@
 //! and of B̃(r) are kept for the rest of one formula's evaluation (same precision, same
 //! values: a memo, not an approximation). Cost: D/2 cosines per new r (counted in
 //! [`super::work`]).
+//!
+//! The f64 tier ([`super::tier`]) evaluates the same formula in [`F64Iv`] arithmetic
+//! ([`freqs_f64`], [`centred_f64`]): the same operations in the same order, each nested
+//! around its MPFR counterpart at p ≥ 53 bits (`tier`'s argument 2., with sin and cos
+//! in [`F64Iv::sin`]), so its enclosure of B̃(r) contains the MPFR one.
 
-use crate::Interval;
+use crate::{F64Iv, Interval};
 use rug::Rational;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -67,6 +72,26 @@ pub fn centred(r: i64, freqs: &[Interval]) -> Interval {
     acc
 }
 
+/// [`freqs`] in the f64 tier: ω_i = exp(−(2i/D)·ln 10⁴) by the same operations.
+pub fn freqs_f64(dbar: u32, first: u32) -> Vec<F64Iv> {
+    let ln1e4 = F64Iv::from_f64(10_000.0).ln();
+    (first..first + dbar / 2)
+        .map(|i| {
+            let e = Rational::from((2 * i64::from(i), i64::from(dbar)));
+            F64Iv::from_rational(&e).mul(ln1e4).neg().exp()
+        })
+        .collect()
+}
+
+/// [`centred`] in the f64 tier.
+pub fn centred_f64(r: i64, freqs: &[F64Iv]) -> F64Iv {
+    let rr = F64Iv::from_rational(&Rational::from(r));
+    let one = F64Iv::from_f64(1.0);
+    freqs.iter().fold(F64Iv::from_f64(0.0), |acc, w| {
+        acc.add(rr.mul(*w).cos().sub(one))
+    })
+}
+
 /// The most B̃ values kept in one memo (bounds its memory).
 pub(super) const MEMO_VALUES: usize = 1 << 18;
 
@@ -74,6 +99,8 @@ pub(super) const MEMO_VALUES: usize = 1 << 18;
 pub(super) struct Inner {
     freqs: HashMap<(u32, u32, u32), Arc<Vec<Interval>>>,
     values: HashMap<(u32, u32, u32, i64), Interval>,
+    freqs64: HashMap<(u32, u32), Arc<Vec<F64Iv>>>,
+    values64: HashMap<(u32, u32, i64), F64Iv>,
 }
 
 /// Frequencies and values computed so far, keyed by (d̄, F, precision[, r]); shared
@@ -107,6 +134,26 @@ impl Memo {
         }
         v
     }
+
+    /// [`Memo::centred`] in the f64 tier (its own values, at most [`MEMO_VALUES`]).
+    pub(super) fn centred_f64(&self, dbar: u32, first: u32, r: i64) -> F64Iv {
+        let f = {
+            let mut g = self.lock();
+            if let Some(v) = g.values64.get(&(dbar, first, r)) {
+                return *v;
+            }
+            g.freqs64
+                .entry((dbar, first))
+                .or_insert_with(|| Arc::new(freqs_f64(dbar, first)))
+                .clone()
+        };
+        let v = centred_f64(r, &f);
+        let mut g = self.lock();
+        if g.values64.len() < MEMO_VALUES {
+            g.values64.insert((dbar, first, r), v);
+        }
+        v
+    }
 }
 
 #[cfg(test)]
@@ -128,5 +175,43 @@ mod tests {
         assert_eq!(again, centred(3, &freqs(16, 0, 64)));
         m.centred(16, 1, 3, 64);
         assert_eq!(m.lock().values.len(), 6);
+        // the f64 tier's values: their own map, kept alike
+        let v = m.centred_f64(16, 1, 3);
+        assert_eq!(m.lock().values64.len(), 1);
+        assert_eq!(m.centred_f64(16, 1, 3), v);
+        assert_eq!(m.lock().values64.len(), 1);
+        assert_eq!(v, centred_f64(3, &freqs_f64(16, 1)));
+    }
+
+    /// The f64 formula encloses the 512-bit one (so B̃ itself) and lies around the MPFR
+    /// one at every precision from 53 bits (`tier`'s argument 2.), for D from 2 to 4096,
+    /// both index sets, and r from small to the edge of binary64's integers.
+    #[test]
+    fn the_f64_bias_contains_the_mpfr_one_from_53_bits() {
+        for (dbar, first) in [(2, 0), (2, 1), (16, 1), (128, 0), (4096, 1)] {
+            let f64s = freqs_f64(dbar, first);
+            for r in [
+                1i64,
+                -1,
+                2,
+                7,
+                100,
+                -355,
+                65_536,
+                1 << 40,
+                (1 << 53) + 1,
+                i64::MAX,
+            ] {
+                let v = centred_f64(r, &f64s);
+                for p in [53, 64, 128, 512] {
+                    let m = centred(r, &freqs(dbar, first, p));
+                    let fi = v.to_interval(512).expect("defined");
+                    assert!(
+                        fi.contains(&m),
+                        "D={dbar} F={first} r={r} {p} bits: {v:?} vs {m:?}"
+                    );
+                }
+            }
+        }
     }
 }

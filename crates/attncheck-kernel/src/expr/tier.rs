@@ -9,8 +9,9 @@
 //! evaluated in the f64 tier. That pass *stops* (the obligation escalates to the MPFR
 //! pass, which decides it exactly as with [`Tiers::MpfrOnly`]) when
 //! - a comparison comes out `Unknown` in f64 (also on an undefined side);
-//! - the formula uses an operation the f64 tier does not implement: a data operation,
-//!   `sin`, `cos` (found before evaluating, [`f64_handles`]), `pow` of an inexact base,
+//! - the formula uses an operation the f64 tier does not implement: a data operation
+//!   other than `sandwich-centred` (found before evaluating, [`f64_handles`]), `pow` of
+//!   an inexact base,
 //!   `ceil`/`floor` of an enclosure that does not land on one integer (found while
 //!   evaluating);
 //! - anything is an error (the MPFR pass then reports it, with today's message);
@@ -35,7 +36,10 @@
 //!    p-bit one); + − × ÷ √ exp ln of nested operands give nested exact ranges, and
 //!    the MPFR tier rounds those to the p-bit grid in the outward direction while the
 //!    f64 tier's ends (one step outward of round-to-nearest, `f64iv`'s argument) lie
-//!    beyond the binary64 directed roundings, which lie beyond the p-bit ones; |·|,
+//!    beyond the binary64 directed roundings, which lie beyond the p-bit ones (sin and
+//!    cos add a test for the extrema inside, at least as inclusive as the MPFR one:
+//!    [`F64Iv::sin`]; `sandwich-centred` is the same formula of these operations in the
+//!    same order, [`super::sandwich::centred_f64`]); |·|,
 //!    min, max, negation are exact in both. A partial operation is undefined in f64
 //!    whenever it is in MPFR on a smaller enclosure (the domain tests are the same).
 //! 3. *Same decisions.* Comparisons are decided by the same end rules in both tiers, so
@@ -58,7 +62,7 @@
 //! certificates decided with and without the f64 tier (`conformance::tiers`), and random
 //! formulas (never a decision the MPFR pass does not make).
 
-use super::data::data_op;
+use super::data::{data_op, sandwich_args};
 use super::eval::{round_iv, term};
 use super::ops::{lookup, Kind};
 use super::syntax::{err, ExprError, Sexp};
@@ -248,8 +252,8 @@ impl Tier for F64 {
     fn sqrt(a: &F64Iv) -> Option<F64Iv> {
         defined(a.sqrt())
     }
-    fn sin_cos(_: &F64Iv, sin: bool, o: usize) -> Result<F64Iv, ExprError> {
-        not_here(o, if sin { "sin" } else { "cos" })
+    fn sin_cos(a: &F64Iv, sin: bool, _: usize) -> Result<F64Iv, ExprError> {
+        Ok(if sin { a.sin() } else { a.cos() })
     }
     fn powi(_: &F64Iv, _: i32, o: usize) -> Result<Option<F64Iv>, ExprError> {
         not_here(o, "pow of an enclosure")
@@ -279,13 +283,24 @@ impl Tier for F64 {
             _ => a.eq_exact(*b),
         }
     }
+    /// `sandwich-centred` by the same formula in f64 ([`super::sandwich::centred_f64`],
+    /// nested around the MPFR one); every other data operation stops the pass.
     fn data_op<'a>(
         op: &str,
-        _: &'a [Sexp],
+        args: &'a [Sexp],
         o: usize,
-        _: &mut Env<'a, F64>,
+        env: &mut Env<'a, F64>,
     ) -> Result<Option<Val<F64Iv>>, ExprError> {
         match lookup(op) {
+            Some(d) if d.kind == Kind::Data && op == "sandwich-centred" => {
+                let (dbar, first, r) = sandwich_args(args, o, env, term::<F64>)?;
+                Ok(Some(if r == 0 {
+                    // every term is cos(0) − 1 = 0 exactly, as in the MPFR pass
+                    Val::Q(Rational::new())
+                } else {
+                    Val::I(env.sandwich.centred_f64(dbar, first, r))
+                }))
+            }
             Some(d) if d.kind == Kind::Data => not_here(o, op),
             _ => Ok(None),
         }
@@ -299,8 +314,8 @@ fn defined(x: F64Iv) -> Option<F64Iv> {
 
 /// Whether the f64 tier may decide a formula at `prec` bits: the precision is at least
 /// [`F64_TIER_MIN_PREC`], and no operation of the formula is one the f64 tier does not
-/// implement at all (data operations, `sin`, `cos`). Read before evaluating, so that
-/// such a formula costs no f64 pass.
+/// implement at all (the data operations but `sandwich-centred`). Read before
+/// evaluating, so that such a formula costs no f64 pass.
 pub(super) fn f64_handles(e: &Sexp, prec: u32) -> bool {
     checked_prec(prec) >= F64_TIER_MIN_PREC && handles(e)
 }
@@ -310,9 +325,7 @@ fn handles(e: &Sexp) -> bool {
         Sexp::Atom(..) => true,
         Sexp::List(items, _) => {
             if let Some(Sexp::Atom(op, _)) = items.first() {
-                if matches!(op.as_str(), "sin" | "cos")
-                    || lookup(op).is_some_and(|d| d.kind == Kind::Data)
-                {
+                if lookup(op).is_some_and(|d| d.kind == Kind::Data && op != "sandwich-centred") {
                     return false;
                 }
             }

@@ -66,11 +66,10 @@ fn cert_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// the f64 tier disabled (`Tiers::MpfrOnly`, the whole certificate, its budget shared as
 /// in `check`), and every obligation the f64 tier tries decided with it (`check`'s road):
 /// the same decision, in order. An obligation the f64 tier does not try (data
-/// operations, `sin`/`cos`; `Prepared::f64_tried`) takes the very same MPFR call in both
-/// modes (`Prepared::decide`), so it is not evaluated a second time: the sandwich
-/// certificates, 95% of the check time, would double this test's time for nothing. Not
-/// vacuous: at least 20 certificates, and the f64 tier decides some of their obligations
-/// by itself.
+/// operations other than `sandwich-centred`; `Prepared::f64_tried`) takes the very same
+/// MPFR call in both modes (`Prepared::decide`), so it is not evaluated a second time.
+/// Not vacuous: at least 20 certificates, and the f64 tier decides some of their
+/// obligations by itself.
 #[test]
 fn every_committed_certificate_is_decided_the_same_with_and_without_the_f64_tier() {
     let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports");
@@ -141,7 +140,7 @@ fn term() -> impl Strategy<Value = String> {
     ];
     leaf.prop_recursive(4, 20, 3, |t| {
         let one = prop::sample::select(vec![
-            "neg", "exp", "ln", "sqrt", "abs", "ceil", "floor", "sin",
+            "neg", "exp", "ln", "sqrt", "abs", "ceil", "floor", "sin", "cos",
         ]);
         let two = prop::sample::select(vec!["+", "-", "*", "/", "min", "max", "+", "*"]);
         prop_oneof![
@@ -374,7 +373,7 @@ fn the_f64_tier_decides_what_it_can_and_escalates_the_rest() {
     // a decision needing more than 53 bits: MPFR at 128 decides, f64 cannot
     let tight = "(< (exp 1) 2.718281828459045235360)";
     assert_eq!(both(tight, 128), (False, Decided::Mpfr));
-    // π is in the f64 tier (sin and cos are not)
+    // π, sin and cos are in the f64 tier
     assert_eq!(
         both("(and (< 3 pi) (< pi 22/7))", 128),
         (True, Decided::F64)
@@ -396,7 +395,8 @@ fn an_unknown_comparison_stops_the_f64_pass_before_the_rest_of_a_conjunction() {
 }
 
 /// When the f64 tier is not tried at all: below 53 bits, and for formulas with an
-/// operation it lacks (data operations, sin, cos), which then cost no f64 pass.
+/// operation it lacks (the data operations but `sandwich-centred`), which then cost no
+/// f64 pass. sin and cos are in it (CORE-MATH, `F64Iv::sin`).
 #[test]
 fn the_f64_tier_is_not_tried_below_53_bits_nor_on_operations_it_lacks() {
     let data = Data::new();
@@ -406,10 +406,13 @@ fn the_f64_tier_is_not_tried_below_53_bits_nor_on_operations_it_lacks() {
     assert!(tried("(< 3 pi)", 128));
     assert!(!tried("(< 2 (exp 1))", 52));
     assert!(!tried("(< 2 (exp 1))", 24));
-    assert!(!tried("(< (sin 1) 1)", 128));
-    assert!(!tried("(forall i 1 2 (< (cos i) 2))", 128));
+    assert!(tried("(< (sin 1) 1)", 128));
+    assert!(tried("(forall i 1 2 (< (cos i) 2))", 128));
+    assert!(tried("(< (sandwich-centred 8 1 3) 0)", 128));
+    assert!(!tried("(< (sin 1) 1)", 52));
     assert_eq!(both("(< 2 (exp 1))", 52), (True, Decided::Mpfr));
-    assert_eq!(both("(< (sin 1) 1)", 128), (True, Decided::Mpfr));
+    assert_eq!(both("(< (sin 1) 1)", 128), (True, Decided::F64));
+    assert_eq!(both("(< (sin 1) 1)", 52), (True, Decided::Mpfr));
     // a data operation
     let mut d = Data::new();
     d.insert(
@@ -596,4 +599,81 @@ fn a_small_non_dyadic_literal_is_one_ieee_division_widened_a_step() {
     // beyond 53 bits of numerator or denominator: MPFR's enclosure, decided in f64
     let g = "(>= (max 3002399751580330/9007199254740993 (exp -100)) 0.3333333333)";
     assert_eq!(both(g, 128), (True, Decided::F64), "{g}");
+}
+
+/// sin and cos in the f64 tier (CORE-MATH, `F64Iv::sin`): decided there when the margin
+/// allows, with MPFR's answer and charges; extrema inside the argument (cos at 0, sin at
+/// π/2, cos at π) found by both tiers alike; a tight comparison escalates.
+#[test]
+fn sin_and_cos_are_decided_in_the_f64_tier_with_the_mpfr_answer() {
+    for (f, want) in [
+        ("(< (sin 1) 0.8415)", True),
+        ("(> (sin 1) 0.8414)", True),
+        ("(> (cos 1) 0.5403)", True),
+        ("(< (cos (- 0 1/2)) (cos 0))", True),
+        ("(< (cos pi) -0.999)", True),
+        ("(> (sin (/ pi 2)) 0.999)", True),
+        ("(<= (cos 10^300) 1)", True),
+        ("(< (sin (* 2 pi)) 1e-15)", True),
+        ("(> (sin (* 2 pi)) -1e-15)", True),
+        ("(forall r 1 64 (<= (+ (cos r) (sin r)) 1.4143))", True),
+        ("(< (sin 0) 0)", False),
+        ("(= (cos 0) 1)", Unknown),
+    ] {
+        let (c, _) = both(f, 128);
+        if want != Unknown {
+            assert_eq!(c, want, "{f}");
+        }
+    }
+    for f in [
+        "(< (sin 1) 0.8415)",
+        "(< (cos pi) -0.999)",
+        "(forall r 1 64 (<= (+ (cos r) (sin r)) 1.4143))",
+    ] {
+        assert_eq!(both(f, 128).1, Decided::F64, "{f}");
+    }
+    // sin 1 = 0.8414709848078965066525…: beyond binary64's reach at this margin
+    assert_eq!(
+        both("(< (sin 1) 0.84147098480789650666)", 128),
+        (True, Decided::Mpfr)
+    );
+    // cos 0 = 1 exactly: the f64 tier cannot say `=`, nor can MPFR on an enclosure
+    assert_eq!(f64_alone("(= (cos 0) 1)", 128), None);
+}
+
+/// `sandwich-centred` in the f64 tier: the same exact argument checks (errors escalate
+/// and MPFR reports them), r = 0 exact in both, and sums of the bias decided with MPFR's
+/// answer and charges.
+#[test]
+fn sandwich_centred_is_decided_in_the_f64_tier_with_the_mpfr_answer() {
+    let some = Some(Decided::F64);
+    for (f, want, who) in [
+        ("(< (sandwich-centred 128 1 5) 0)", True, some),
+        ("(= (sandwich-centred 128 1 0) 0)", True, some),
+        (
+            "(forall r 1 200 (< (sandwich-centred 64 0 r) (sandwich-centred 64 0 0)))",
+            True,
+            some,
+        ),
+        ("(> (sum r 1 50 (sandwich-centred 32 1 r)) 0)", False, some),
+        // B̃ is even: two equal enclosures, decided by neither tier
+        (
+            "(forall r 1 100 (< (sandwich-centred 16 1 r) (sandwich-centred 16 1 (- 0 r))))",
+            Unknown,
+            Some(Decided::Mpfr),
+        ),
+    ] {
+        assert_eq!(both(f, 128), (want, who.unwrap()), "{f}");
+    }
+    // a bad D or F, or an inexact r: an error in both tiers, MPFR's message
+    for f in [
+        "(< (sandwich-centred 7 1 5) 0)",
+        "(< (sandwich-centred 8 2 5) 0)",
+        "(< (sandwich-centred 8 1 1/2) 0)",
+        "(< (sandwich-centred 8 1) 0)",
+    ] {
+        let a = run(f, 128, Tiers::F64ThenMpfr).unwrap_err();
+        let b = run(f, 128, Tiers::MpfrOnly).unwrap_err();
+        assert_eq!(a, b, "{f}");
+    }
 }
