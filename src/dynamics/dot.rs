@@ -819,7 +819,7 @@ pub fn mat_mul_block(
         (0..c)
             .map(|j| {
                 let mut out = Float::new(out_prec);
-                dot_into(&mut out, &ab, i, &bt, j, &mut scr);
+                dot_into(&mut out, ab, i, &bt, j, &mut scr);
                 out
             })
             .collect()
