@@ -529,9 +529,13 @@ pub fn dot_into(
                 let af = &a.flags[i * len..(i + 1) * len];
                 let bf = &b.flags[j * len..(j + 1) * len];
                 let mut acc = [0i128; 2 * MAX_LIMBS];
+                // fixed limb counts unroll the schoolbook product (the same exact sums)
                 match l {
                     2 => sparse::<2>(am, af, bm, bf, &mut acc),
                     3 => sparse::<3>(am, af, bm, bf, &mut acc),
+                    4 => sparse::<4>(am, af, bm, bf, &mut acc),
+                    5 => sparse::<5>(am, af, bm, bf, &mut acc),
+                    6 => sparse::<6>(am, af, bm, bf, &mut acc),
                     _ => sparse_generic(l, am, af, bm, bf, &mut acc),
                 }
                 let neg = carry_signed(&acc[..2 * l], &mut scr.limbs);
@@ -795,13 +799,27 @@ pub fn mat_mul_to(
     out_prec: u32,
 ) -> Result<Vec<Float>, NonFinite> {
     let ab = BlockRows::from_floats(a, r, k, prec)?;
+    mat_mul_block(&ab, b, c, prec, out_prec)
+}
+
+/// [`mat_mul_to`] with the left factor already converted (`ab`, built by
+/// [`BlockRows::from_floats`] at `prec`): the same products, bit for bit, for a left
+/// factor used many times (e.g. [`super::expm`]'s Horner steps by one B).
+pub fn mat_mul_block(
+    ab: &BlockRows,
+    b: &[Float],
+    c: usize,
+    prec: u32,
+    out_prec: u32,
+) -> Result<Vec<Float>, NonFinite> {
+    let (r, k) = (ab.rows(), ab.len());
     let bt = BlockRows::from_floats_transposed(b, k, c, prec)?;
     let rows: Vec<Vec<Float>> = map_idx(r, k * c, |i| {
         let mut scr = Scratch::new();
         (0..c)
             .map(|j| {
                 let mut out = Float::new(out_prec);
-                dot_into(&mut out, &ab, i, &bt, j, &mut scr);
+                dot_into(&mut out, ab, i, &bt, j, &mut scr);
                 out
             })
             .collect()

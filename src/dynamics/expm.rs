@@ -21,7 +21,7 @@
 //! is finally rounded to `prec` bits. This is a point computation (not an
 //! enclosure): the bound documents its accuracy, it is not certified.
 
-use super::dot::{mat_mul, NonFinite};
+use super::dot::{mat_mul, mat_mul_block, BlockRows, NonFinite};
 use super::model::Mat;
 use rug::{Float, Rational};
 
@@ -73,9 +73,15 @@ pub fn expm(v: &Mat, t: &Rational, prec: u32) -> Vec<Float> {
         .collect();
     let id = identity(wp);
     let mut r = id.clone();
+    // B converted once for every Horner step (the same products as `mat_mul`)
+    let b_rows = BlockRows::from_floats(&b, d, d, wp);
     for k in (1..=kmax).rev() {
         // R ← I + B·R/k
-        let br = mat_mul_checked(&b, &r, d, wp);
+        let br = match &b_rows {
+            Ok(b_rows) => mat_mul_block(b_rows, &r, d, wp, wp)
+                .unwrap_or_else(|_| vec![Float::with_val(wp, rug::float::Special::Nan); d * d]),
+            Err(_) => mat_mul_checked(&b, &r, d, wp),
+        };
         for ((ri, bri), ii) in r.iter_mut().zip(br).zip(&id) {
             *ri = bri / k;
             *ri += ii;

@@ -2,7 +2,9 @@
 //! forms, RK4's order, x vs e^{tV}z, adaptive vs RK4, precision and thread-count
 //! independence, and the block dot product against exact rationals.
 
-use attncheck::dynamics::dot::{dot, dot_error_bound, mat_mul, BlockRows, Layout};
+use attncheck::dynamics::dot::{
+    dot, dot_error_bound, mat_mul, mat_mul_block, mat_mul_to, BlockRows, Layout,
+};
 use attncheck::dynamics::expm::{expm, expm_vec};
 use attncheck::dynamics::flow::{
     dopri5, rk4, softmax_point, Flow, FlowError, FlowOptions, FlowResult, Tolerances, Vars,
@@ -486,7 +488,7 @@ proptest! {
     #[test]
     fn block_dot_is_within_its_proven_bound(
         pairs in proptest::collection::vec(((any::<i64>(), -90i32..90), (any::<i64>(), -90i32..90)), 1..40),
-        prec in prop_oneof![Just(53u32), Just(64u32), Just(128u32), Just(200u32), Just(256u32), Just(1000u32), Just(1100u32)],
+        prec in prop_oneof![Just(53u32), Just(64u32), Just(128u32), Just(160u32), Just(200u32), Just(256u32), Just(300u32), Just(1000u32), Just(1100u32)],
     ) {
         let (a, b): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
         check_dot(&to_floats(&a, prec), &to_floats(&b, prec), prec);
@@ -506,6 +508,37 @@ proptest! {
         check_dot(&a, &b, prec);
         let ones: Vec<Float> = (0..a.len()).map(|k| Float::with_val(prec, if k % 2 == 0 { 1 } else { -1 })).collect();
         check_dot(&a, &ones, prec);
+    }
+}
+
+/// The sparse kernel's fixed limb counts (2 to 6 limbs, unrolled; 4 to 6 added for the
+/// flow's expm at prec + 16 + 34 bits) and the generic one give, with the dense layout,
+/// the same float bit for bit: all are the exact sum of the same mantissas, rounded once.
+/// And `mat_mul_block` (a left factor converted once) is `mat_mul_to` bit for bit.
+#[test]
+fn block_dot_layouts_and_limb_counts_agree_bit_for_bit() {
+    for prec in [53u32, 100, 128, 160, 192, 200, 256, 300, 320, 400, 500] {
+        let a: Vec<Float> = (1..9)
+            .map(|k| Float::with_val(prec, q(k * k - 30, 7)))
+            .collect();
+        let mut b: Vec<Float> = (1..9)
+            .map(|k| Float::with_val(prec, q(100 - 17 * k, 3)))
+            .collect();
+        b[2] = Float::new(prec);
+        let dot_in = |layout| {
+            let ab = BlockRows::from_floats_layout(&a, 1, 8, prec, layout).unwrap();
+            let bb = BlockRows::from_floats_layout(&b, 1, 8, prec, layout).unwrap();
+            dot(&ab, 0, &bb, 0, prec)
+        };
+        let (dense, sparse) = (dot_in(Layout::Dense), dot_in(Layout::Sparse));
+        assert_eq!(dense, sparse, "prec {prec}");
+        assert_eq!(dense.prec(), prec);
+        let ab = BlockRows::from_floats(&a, 2, 4, prec).unwrap();
+        assert_eq!(
+            mat_mul_block(&ab, &b, 2, prec, prec + 16).unwrap(),
+            mat_mul_to(&a, &b, 2, 4, 2, prec, prec + 16).unwrap(),
+            "prec {prec}"
+        );
     }
 }
 

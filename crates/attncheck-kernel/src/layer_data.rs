@@ -10,13 +10,13 @@
 //! ```
 //!
 //! The kernel iterates it with the layer map ([`crate::layer_map`]) in outward-rounded
-//! intervals, once per working precision (on first use, then cached), and keeps only
-//! per-step enclosures of two quantities:
+//! intervals at a working precision (on first use), and derives from the iterates
+//! per-step enclosures of two quantities (then cached, by precision):
 //! - `sqnorm[r][k]` ∋ max_i ‖x_i^{(r),k}‖²,
 //! - `sqdist[(r, s)][k]` ∋ max_i ‖x_i^{(r),k} − x_i^{(s),k}‖² (r < s).
 //!
-//! Other per-step quantities ([`Traced`]) are traced on demand, each by its own
-//! iteration of the same map at that precision (then cached):
+//! Other per-step quantities ([`Traced`]) are traced on demand from the iterates at
+//! that precision (then cached):
 //! - [`Traced::Partition`]: `partition[r][k]` ∋ Σ_i Σ_j e^{⟨Q x_i^{(r),k}, K x_j^{(r),k}⟩};
 //! - [`Traced::Tokens`]: `tokens[r][k]` ∋ every coordinate x_ic^{(r),k} (n·d enclosures
 //!   per step, for `layer-coord`);
@@ -30,6 +30,17 @@
 //! Σ_j P_ij x_j = x_i + Σ_{j≠i} P_ij (x_j − x_i) (Σ_j P_ij = 1); max and the squared
 //! norms are inclusion-monotone too. The certificate carries the exact data only,
 //! never the enclosures.
+//!
+//! **One walk per precision.** Every quantity above is a function of the iterates'
+//! enclosures x^{(r),k} alone, so the datum keeps the iterates of its last walk, with
+//! the precision they were computed at, when they fit [`MAX_KEPT_BITS`], and derives
+//! the next quantity asked at that precision from them instead of walking again (else
+//! it walks again, as it would without them). Why the answers are the same: the walk is
+//! deterministic (the same outward-rounded operations on the same exact data at the same
+//! precision give the same enclosures, bit for bit), the kept iterates are used only
+//! when their recorded precision equals the one asked, and the exact data are fixed at
+//! [`LayerData::new`] (no method changes them; a clone, which shares the kept walk, has
+//! equal data). A walk at another precision replaces them (one is kept per datum).
 //!
 //! **Cost.** Bounded before anything runs: at most [`MAX_RUNS`] runs, n ≤ 512,
 //! d ≤ 64, m ≤ 512, K ≤ 100 000, and runs·K·n²·d ≤ [`MAX_COST`]; at precision p also
@@ -52,6 +63,10 @@ const MAX_D: usize = 64;
 const MAX_M: usize = 512;
 const MAX_STEPS: usize = 100_000;
 const MAX_STORED_BITS: u128 = 1 << 32;
+/// The most bits a kept walk may take: (K + 1)·runs·n·d enclosures of two endpoints,
+/// each counted at p + 512 bits (the value and, generously, its MPFR header and
+/// allocation). Above it the iterates are not kept and each quantity walks again.
+pub const MAX_KEPT_BITS: u128 = 1 << 28;
 
 /// Why a `layer-max-sqnorm` / `layer-max-sqdist` query has no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -191,6 +206,12 @@ struct Summary {
 /// The summaries computed so far, by precision (shared by clones).
 type Cache = Vec<(u32, Arc<Summary>)>;
 
+/// The iterates of one walk: [run][k] the n·d enclosures of x^{(r),k}, row-major.
+type Iterates = Vec<Vec<Vec<Interval>>>;
+
+/// The kept walk: its precision and iterates (shared by clones).
+type Kept = Option<(u32, Arc<Iterates>)>;
+
 /// The exact data of a `layer` datum, and its cached per-step enclosures.
 #[derive(Clone)]
 pub struct LayerData {
@@ -203,6 +224,8 @@ pub struct LayerData {
     cache: Arc<Mutex<Cache>>,
     /// The traced quantities computed so far, by precision and quantity.
     traces: Arc<Mutex<Traces>>,
+    /// The iterates of the last walk that fit [`MAX_KEPT_BITS`], with its precision.
+    kept: Arc<Mutex<Kept>>,
     /// ‖V‖_F² and ‖QᵀK‖_F², computed on first use (the work budget counts them once).
     frob2: Arc<[OnceLock<Rational>; 2]>,
 }
@@ -292,6 +315,7 @@ impl LayerData {
             runs,
             cache: Arc::default(),
             traces: Arc::default(),
+            kept: Arc::default(),
             frob2: Arc::default(),
         })
     }
@@ -367,21 +391,23 @@ impl LayerData {
         Ok(())
     }
 
-    /// Iterates every run K steps at `prec` in lockstep and calls `visit` with the
-    /// tokens x^k and P(x^k) of every run, for k = 0..=K, and (QᵀK)ᵀ.
-    fn walk(
-        &self,
-        prec: u32,
-        mut visit: impl FnMut(&[(Vec<Interval>, Vec<Interval>)], &[Interval]),
-    ) {
-        let (n, d) = (self.n(), self.d());
-        // Mᵀ = (QᵀK)ᵀ, so that the logit x_iᵀ M x_j is ⟨Mᵀ x_i, x_j⟩, and Δt V
-        let qk_t = self
-            .q
+    /// Mᵀ = (QᵀK)ᵀ enclosed at `prec`, so that the logit x_iᵀ M x_j is ⟨Mᵀ x_i, x_j⟩.
+    fn qk_t(&self, prec: u32) -> Vec<Interval> {
+        self.q
             .transpose()
             .mul(&self.k)
             .transpose()
-            .to_intervals(prec);
+            .to_intervals(prec)
+    }
+
+    /// Iterates every run K steps at `prec` in lockstep and calls `visit` with the
+    /// tokens x^k of every run, for k = 0..=K.
+    fn walk(&self, prec: u32, mut visit: impl FnMut(&[&[Interval]])) {
+        #[cfg(test)]
+        tests::WALKS.with(|w| w.set(w.get() + 1));
+        let (n, d) = (self.n(), self.d());
+        // Mᵀ and Δt V
+        let qk_t = self.qk_t(prec);
         let step_mat = self.v.scale(&self.dt).to_intervals(prec);
         let attend = |x: Vec<Interval>| {
             let p = attention(&qk_t, &x, n, d, prec);
@@ -400,7 +426,40 @@ impl LayerData {
                     .map(|(x, p)| attend(residual_step(&step_mat, x, p, (n, d), prec, true)))
                     .collect();
             }
-            visit(&states, &qk_t);
+            let xs: Vec<&[Interval]> = states.iter().map(|(x, _)| x.as_slice()).collect();
+            visit(&xs);
+        }
+    }
+
+    /// Calls `visit` with the tokens x^k of every run at `prec`, for k = 0..=K: from the
+    /// kept walk when it is at `prec`; else by a walk, kept (replacing the one kept) when
+    /// (K + 1)·runs·n·d·2·(p + 512) ≤ [`MAX_KEPT_BITS`]. The same enclosures either way
+    /// (module doc, "One walk per precision").
+    fn each_step(&self, prec: u32, mut visit: impl FnMut(&[&[Interval]])) {
+        let endpoints =
+            (self.steps as u128 + 1) * self.runs.len() as u128 * (self.n() * self.d()) as u128 * 2;
+        if endpoints * (u128::from(prec) + 512) > MAX_KEPT_BITS {
+            return self.walk(prec, visit);
+        }
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let iterates = match &*kept {
+            Some((p, it)) if *p == prec => it.clone(),
+            _ => {
+                let mut it: Iterates = vec![Vec::with_capacity(self.steps + 1); self.runs.len()];
+                self.walk(prec, |xs| {
+                    for (r, x) in xs.iter().enumerate() {
+                        it[r].push(x.to_vec());
+                    }
+                });
+                let it = Arc::new(it);
+                *kept = Some((prec, it.clone()));
+                it
+            }
+        };
+        drop(kept);
+        for k in 0..=self.steps {
+            let xs: Vec<&[Interval]> = iterates.iter().map(|run| run[k].as_slice()).collect();
+            visit(&xs);
         }
     }
 
@@ -415,15 +474,14 @@ impl LayerData {
             sqnorm: vec![Vec::with_capacity(self.steps + 1); nr],
             sqdist: vec![Vec::with_capacity(self.steps + 1); pairs.len()],
         };
-        self.walk(prec, |states, _| {
-            for (r, s) in states.iter().enumerate() {
-                out.sqnorm[r].push(max_all(&sq_norms(&s.0, n, d)));
+        self.each_step(prec, |states| {
+            for (r, x) in states.iter().enumerate() {
+                out.sqnorm[r].push(max_all(&sq_norms(x, n, d)));
             }
             for (q, &(r, s)) in pairs.iter().enumerate() {
                 let diff: Vec<Interval> = states[r]
-                    .0
                     .iter()
-                    .zip(&states[s].0)
+                    .zip(states[s].iter())
                     .map(|(a, b)| a - b)
                     .collect();
                 out.sqdist[q].push(max_all(&sq_norms(&diff, n, d)));
@@ -468,11 +526,12 @@ impl LayerData {
             Traced::Partition | Traced::Tokens => None,
         };
         let tokens = *what == Traced::Tokens;
-        self.walk(prec, |states, qk_t| {
-            for (r, (x, _)) in states.iter().enumerate() {
+        let qk_t = self.qk_t(prec);
+        self.each_step(prec, |states| {
+            for (r, &x) in states.iter().enumerate() {
                 match &duals {
                     None if tokens => out[r].extend(x.iter().cloned()),
-                    None => out[r].push(partition(qk_t, x, n, d, prec)),
+                    None => out[r].push(partition(&qk_t, x, n, d, prec)),
                     Some((a_int, a_pt)) => {
                         let (sup, inf) = dual_bounds(
                             &dual_max_abs(a_int, x, n, d),
@@ -606,3 +665,6 @@ impl LayerData {
         Ok(self.trace(prec, &what)?[r][2 * k + usize::from(!sup)].clone())
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -316,20 +316,21 @@ pub(super) fn data_op<'a>(
 /// exact integers (0 ≤ r, s < R, 0 ≤ k ≤ K), else an evaluation error.
 ///
 /// - `(layer-max-sqnorm X r k)`: an outward enclosure of max_i ‖x_i^{(r),k}‖² (the
-///   kernel's interval iteration at the evaluation precision);
+///   kernel's interval iteration at the evaluation precision: one walk per precision
+///   answers every layer quantity of the datum, [`crate::layer_data`]);
 /// - `(layer-max-sqdist X r s k)`: an outward enclosure of
 ///   max_i ‖x_i^{(r),k} − x_i^{(s),k}‖² (r ≠ s: two initial configurations, one map);
 /// - `(layer-partition X r k)`: an outward enclosure of Σ_i Σ_j e^{⟨Q x_i^{(r),k}, K x_j^{(r),k}⟩}
 ///   (the sum of the softmax denominators; clusters/collapse's Lyapunov function 𝓛 when
-///   Q = K = I), traced by its own iteration of the map ([`crate::layer_data::Traced`]);
+///   Q = K = I), traced from the iterates of the map ([`crate::layer_data::Traced`]);
 /// - `(layer-dual-sup X r k lo hi i)`, `(layer-dual-inf X r k lo hi i)`: outward
 ///   enclosures of sup (inf) over λ ∈ [lo, hi] of max_j |a_i(λ)·x_j^{(r),k}|, where
 ///   a_i(λ) is row i of adj(V − λI) (a left eigenvector of V, or 0, when λ is an
 ///   eigenvalue). lo, hi must evaluate to exact rationals with lo ≤ hi and i to an
-///   exact integer in 0..d (d ≤ 16); traced by their own iteration per (lo, hi, i)
+///   exact integer in 0..d (d ≤ 16); traced from the iterates per (lo, hi, i)
 ///   ([`crate::layer_dual`] has the enclosure argument);
 /// - `(layer-coord X r k i c)`: an outward enclosure of the coordinate x_ic^{(r),k}
-///   (token i < n, coordinate c < d), traced by its own iteration of the map
+///   (token i < n, coordinate c < d), traced from the iterates of the map
 ///   ([`crate::layer_data::Traced::Tokens`]);
 /// - `(layer-v-frob2 X)`: ‖V‖_F² = Σ_ab V_ab², exact;
 /// - `(layer-qk-frob2 X)`: ‖QᵀK‖_F² = Σ_ab (QᵀK)_ab², exact;
