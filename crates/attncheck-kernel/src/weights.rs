@@ -70,12 +70,30 @@
 //!    of a PSD matrix (similar to A^{1/2}BA^{1/2}), so λ_max^16 ≤ tr(S^16) ≤ d_h·λ_max^16
 //!    and ‖P G_Q G_Kᵀ P‖₂ ≤ tr(S^16)^{1/32} (over-estimating by at most d_h^{1/32}, 1.07
 //!    at d_h = 8); S^16 by four exact squarings of an integer matrix, the 32nd root by five
-//!    square roots of an enclosure; ‖P G_K c_qᵀ‖₂² = c_q(PG_K)ᵀ(PG_K)c_qᵀ exactly. The operation returns
-//!    min(Δ̄_ℓh, Δ̃_ℓh).
+//!    square roots of an enclosure; ‖P G_K c_qᵀ‖₂² = c_q(PG_K)ᵀ(PG_K)c_qᵀ exactly.
+//!
+//! 6. *A query's row, without the triangle inequality* (every layer, any input of it).
+//!    Bound 5 adds √d‖PG_QG_KᵀP‖ and ‖PG_Kc_qᵀ‖ as if the worst query direction and the
+//!    bias c_q were aligned; this bound takes the two together. For a query z_i, with
+//!    q = z_iG_Q + c_q and any keys, q·(k_j − k_j′) = (z_j − z_j′)·(PG_Kqᵀ) ≤ 2√d·√(qKqᵀ)
+//!    with K = (PG_K)ᵀ(PG_K) (z_j − z_j′ sums to 0 and has norm ≤ 2√d, bound 1). Since z_i
+//!    sums to 0, q = c_q + z_iA with A = PG_Q, ‖z_i‖² ≤ d; with Q = AᵀA and v = z_iAQ⁺
+//!    (Q⁺ the pseudo-inverse), vQ = z_iAQ⁺AᵀA = z_iA (AQ⁺AᵀA = A) and
+//!    vQvᵀ = z_i(AQ⁺Aᵀ)z_iᵀ ≤ ‖z_i‖² ≤ d (AQ⁺Aᵀ is an orthogonal projection). So the row's
+//!    range is at most **2√d·√T/√d_h**, T = sup{(c_q + vQ)K(c_q + vQ)ᵀ : vQvᵀ ≤ d}, and
+//!    [`crate::ellipsoid`] bounds T by a Lagrangian dual U(λ) whose multiplier λ an f64
+//!    search proposes and exact integer arithmetic admits or rejects (λQ − QKQ positive
+//!    definite, checked by its leading minors). With the best λ this is the exact maximum of
+//!    the row range over all queries and keys whose normalised inputs lie in the ball
+//!    ‖z‖ ≤ √d (the S-lemma), so no bound that assumes only bound 1 about a layer's input can
+//!    be smaller. Q and K are bound 5's Grams (GA = d·2^596·Q, GB = d·2^596·K).
+//!
+//! The row operation returns min(Δ̄_ℓh, Δ̃_ℓh, 2√d·√U(λ)/√d_h) (the last when a λ was
+//! admitted).
 //!
 //! Each operation returns an outward enclosure of the real number it names (B_ℓ,
-//! Δ̄_ℓh, Δ⁰_h or min(Δ̄_ℓh, Δ̃_ℓh)): the exact rational sums, then √, ×, +, min and ÷ of the kernel's
-//! outward-rounded intervals, all inclusion-monotone. The theorem a formula states with
+//! Δ̄_ℓh, Δ⁰_h or the row bound): the exact rational sums, then √, ×, +, min and ÷ of the kernel's
+//! outward-rounded intervals, all inclusion-monotone (bound 6: U(λ) is an exact rational). The theorem a formula states with
 //! them is about the model computed in exact real arithmetic with these weights; the
 //! model's own f32 evaluation rounds, which this datum does not bound.
 //!
@@ -126,11 +144,13 @@ struct HeadSums {
     bk2: Integer,
 }
 
-/// Bound 5's exact quantities of one head: tr(S^16) and ‖P G_K c_qᵀ‖₂².
+/// Bound 5's exact quantities of one head: tr(S^16) and ‖P G_K c_qᵀ‖₂²; bound 6's checked
+/// U(λ) ≥ T (`None` when no multiplier was admitted).
 #[derive(Clone, Debug, PartialEq)]
 struct RowSums {
     trace: Rational,
     cq2: Rational,
+    ball: Option<Rational>,
 }
 
 /// The bounds computed on first use (bounds 4 and 5), shared by the datum's clones.
@@ -142,8 +162,8 @@ struct Derived {
     pairs: OnceLock<Vec<PairRange>>,
 }
 
-/// Bound 5's exact quantities for head h of one layer: (tr(S^16), c_q(PG_K)ᵀ(PG_K)c_qᵀ).
-/// `g`, `be`, `wq`, `bq`, `wk` scaled by 2^149.
+/// Bound 5's exact quantities for head h of one layer, tr(S^16) and c_q(PG_K)ᵀ(PG_K)c_qᵀ,
+/// and bound 6's checked U(λ). `g`, `be`, `wq`, `bq`, `wk` scaled by 2^149.
 #[allow(clippy::too_many_arguments)]
 fn row_sums(
     d: usize,
@@ -154,7 +174,7 @@ fn row_sums(
     wq: &[Integer],
     bq: &[Integer],
     wk: &[Integer],
-) -> (Rational, Rational) {
+) -> RowSums {
     // G = diag(γ)W^h at scale 2^298; dP·G = d·G − 𝟙(𝟙ᵀG); the Gram d·(PG)ᵀ(PG) = Gᵀ(dP)G
     // (P symmetric, idempotent) at scale d·2^596
     let gram = |w: &[Integer]| -> Vec<Vec<Integer>> {
@@ -231,7 +251,22 @@ fn row_sums(
         }
     }
     let cq2 = Rational::from((c2, Integer::from(d) << 1192u32));
-    (trace, cq2)
+    // bound 6: Q = GA/(d·2^596), K = GB/(d·2^596), c_q = cq/2^298, r² = d
+    let (s, t, r2) = (
+        Integer::from(d) << 596u32,
+        Integer::from(1) << 298u32,
+        Integer::from(d),
+    );
+    let ball = crate::ellipsoid::bound(&crate::ellipsoid::Problem {
+        a: &ga,
+        b: &gb,
+        c: &cq,
+        s: &s,
+        t: &t,
+        r2: &r2,
+    })
+    .filter(|u| *u >= 0);
+    RowSums { trace, cq2, ball }
 }
 
 /// The exact sums of one layer.
@@ -775,10 +810,7 @@ impl AttnWeights {
                         unreachable!("chunks of 6")
                     };
                     (0..heads)
-                        .map(|h| {
-                            let (trace, cq2) = row_sums(d, d / heads, h, g, be, wq, bq, wk);
-                            RowSums { trace, cq2 }
-                        })
+                        .map(|h| row_sums(d, d / heads, h, g, be, wq, bq, wk))
                         .collect()
                 })
                 .collect()
@@ -845,9 +877,33 @@ impl AttnWeights {
                     * dhu
                     * (limbs(c) * limbs(b0) + limbs(c + b0) * limbs(c) + limbs(c2) + 3 * OP_WORDS)
                 + limbs(c2).max(limbs(1192 + ld)).pow(2);
+            words += Self::ellipsoid_words(dhu, b0, c, ld, lh);
             total = total.saturating_add(words.saturating_mul(self.heads as u128));
         }
         total
+    }
+
+    /// Bound 6's words for one head (crate::ellipsoid, n = d_h, Grams of `b0` bits, c_q of
+    /// `c` bits at scale 2^298, s = d·2^596): the f64 proposal (the 2n² entries reduced to
+    /// f64, then at most 400 Cholesky factorisations of n³ operations), then up to four
+    /// exact checks (the multipliers `bound` tries), each BA and ABA (n³ products), M⁺'s
+    /// entries (λ's numerator and denominator ≤ 261 bits), and the (n + 1)³ Bareiss updates,
+    /// whose entries are minors of order ≤ n + 1: by Hadamard's inequality at most
+    /// (n + 1)·(bits of M⁺'s entries + log₂(n + 1)) bits.
+    fn ellipsoid_words(n: u128, b0: u128, c: u128, ld: u128, lh: u128) -> u128 {
+        let s = 597 + ld;
+        let propose = 2 * n * n * (limbs(b0 + s).pow(2) + OP_WORDS) + 400 * n * n * n;
+        let products =
+            n * n * n * (limbs(b0).pow(2) + limbs(2 * b0 + lh) * limbs(b0) + 4 * OP_WORDS);
+        let eb = (261 + 2 * s + b0)
+            .max(261 + 3 * b0 + 2 * lh)
+            .max(c + 2 * b0 + 2 * lh)
+            + 2;
+        let kb = (n + 1) * (eb + lg(n as usize + 1)) + 1;
+        let bareiss = (n + 1).pow(3) * (3 * limbs(kb).pow(2) + 3 * OP_WORDS);
+        let tail = n * n * (limbs(c) * limbs(b0) + limbs(c + b0) * limbs(c) + 2 * OP_WORDS)
+            + 4 * limbs(kb + 2 * c + s + 261).pow(2);
+        propose + 4 * (products + bareiss + tail)
     }
 
     /// The words of bound 5's exact quantities of one head (at most), which each
@@ -863,10 +919,19 @@ impl AttnWeights {
                 let b0 = 2 * gw + 4 * ld + 1;
                 let b5 = (b0 + lh) * 32;
                 let c = (w(1) + w(2) + ld).max(w(3) + 149) + 1;
+                // bound 6's U(λ): numerator and denominator of at most the Bareiss bits
+                // (ellipsoid_words) plus the scales t²·s and λ's 261
+                let n = (dh as u128) + 1;
+                let eb = (261 + 2 * (597 + ld) + b0)
+                    .max(261 + 3 * b0 + 2 * lh)
+                    .max(c + 2 * b0 + 2 * lh)
+                    + 2;
+                let kb = n * (eb + lg(dh + 1)) + 1;
                 limbs(b5)
                     + limbs(16 * (1192 + 2 * ld))
                     + limbs(2 * c + b0 + 2 * lh)
                     + limbs(1192 + ld)
+                    + 2 * limbs(kb + 2 * c + 597 + ld + 261)
             })
             .max()
             .unwrap_or(0)
@@ -1001,9 +1066,9 @@ impl AttnWeights {
         Ok((&(&qbar * &kbar) / &sqrt_dh).mul_2exp(1))
     }
 
-    /// An enclosure of min(Δ̄_ℓh, Δ̃_ℓh), bounds 3 and 5: an upper bound on the range of a
-    /// query's content logits in head h of layer ℓ (max over its keys minus min) over all
-    /// inputs of the layer.
+    /// An enclosure of min(Δ̄_ℓh, Δ̃_ℓh, 2√d·√U(λ)/√d_h), bounds 3, 5 and 6: an upper bound
+    /// on the range of a query's content logits in head h of layer ℓ (max over its keys
+    /// minus min) over all inputs of the layer.
     pub fn row_logit_range(
         &self,
         p: u32,
@@ -1024,7 +1089,16 @@ impl AttnWeights {
         let sqrt_dh = Interval::from_i64(p, (self.hidden / self.heads) as i64).sqrt();
         let c = Interval::from_rational(p, &s.cq2).sqrt();
         let new = (&(&sqrt_d * &(&(&sqrt_d * &m) + &c)) / &sqrt_dh).mul_2exp(1);
-        Ok(old.min(&new))
+        let best = old.min(&new);
+        Ok(match &s.ball {
+            // bound 6: 2√d·√U(λ)/√d_h
+            Some(u) => {
+                let ball =
+                    (&(&sqrt_d * &Interval::from_rational(p, u).sqrt()) / &sqrt_dh).mul_2exp(1);
+                best.min(&ball)
+            }
+            None => best,
+        })
     }
 
     /// An enclosure of Δ⁰_h = max_a (max_b s(a, b) − min_b s(a, b)), layer 0's exact
