@@ -276,22 +276,16 @@ pub fn propose(p: &Problem) -> Option<Rational> {
     Rational::from_f64(best)
 }
 
-/// The checked bound: [`propose`]'s λ, or failing that λ·(1 + 2⁻²⁰), λ·(1 + 2⁻¹⁰), λ·2 (f64
-/// rounding may put the proposal a hair outside the admissible set), the first that
-/// [`bound_at`] admits. `None` if none is admitted (then no bound: the caller keeps its
-/// others).
+/// The checked bound: [`propose`]'s λ raised by 2⁻²⁰ of itself (f64 rounding may put the
+/// proposal a hair outside the admissible set; U moves by about as little), or failing
+/// that by 2⁻⁸, the first that [`bound_at`] admits. `None` if neither is admitted (then no
+/// bound: the caller keeps its others).
 pub fn bound(p: &Problem) -> Option<Rational> {
     let lam = propose(p)?;
-    let one = || Rational::from(1);
-    let factors = [
-        one(),
-        one() + Rational::from((1, Integer::from(1) << 20u32)),
-        one() + Rational::from((1, Integer::from(1) << 10u32)),
-        Rational::from(2),
-    ];
-    factors
-        .iter()
-        .find_map(|f| bound_at(p, &Rational::from(&lam * f)))
+    [20u32, 8].iter().find_map(|&k| {
+        let f = Rational::from(1) + Rational::from((1, Integer::from(1) << k));
+        bound_at(p, &Rational::from(&lam * &f))
+    })
 }
 
 #[cfg(test)]

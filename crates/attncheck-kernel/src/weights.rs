@@ -885,11 +885,12 @@ impl AttnWeights {
 
     /// Bound 6's words for one head (crate::ellipsoid, n = d_h, Grams of `b0` bits, c_q of
     /// `c` bits at scale 2^298, s = d·2^596): the f64 proposal (the 2n² entries reduced to
-    /// f64, then at most 400 Cholesky factorisations of n³ operations), then up to four
+    /// f64, then at most 400 Cholesky factorisations of n³ operations), then up to two
     /// exact checks (the multipliers `bound` tries), each BA and ABA (n³ products), M⁺'s
-    /// entries (λ's numerator and denominator ≤ 261 bits), and the (n + 1)³ Bareiss updates,
-    /// whose entries are minors of order ≤ n + 1: by Hadamard's inequality at most
-    /// (n + 1)·(bits of M⁺'s entries + log₂(n + 1)) bits.
+    /// entries of at most `eb` bits (λ's numerator and denominator ≤ 261 bits), and the
+    /// Bareiss updates: step k (0 ≤ k < n) updates (n − k)² entries, each two products of
+    /// (k + 1)-order minors of M⁺, at most (k + 1)·(eb + log₂(n + 1)) bits by Hadamard's
+    /// inequality, and one exact division by a k-order minor.
     fn ellipsoid_words(n: u128, b0: u128, c: u128, ld: u128, lh: u128) -> u128 {
         let s = 597 + ld;
         let propose = 2 * n * n * (limbs(b0 + s).pow(2) + OP_WORDS) + 400 * n * n * n;
@@ -899,11 +900,16 @@ impl AttnWeights {
             .max(261 + 3 * b0 + 2 * lh)
             .max(c + 2 * b0 + 2 * lh)
             + 2;
-        let kb = (n + 1) * (eb + lg(n as usize + 1)) + 1;
-        let bareiss = (n + 1).pow(3) * (3 * limbs(kb).pow(2) + 3 * OP_WORDS);
+        let per = eb + lg(n as usize + 1);
+        let bareiss: u128 = (0..n)
+            .map(|k| {
+                let bk = (k + 1) * per + 1;
+                (n - k).pow(2) * (2 * limbs(bk).pow(2) + limbs(2 * bk) * limbs(bk) + 3 * OP_WORDS)
+            })
+            .sum();
         let tail = n * n * (limbs(c) * limbs(b0) + limbs(c + b0) * limbs(c) + 2 * OP_WORDS)
-            + 4 * limbs(kb + 2 * c + s + 261).pow(2);
-        propose + 4 * (products + bareiss + tail)
+            + 4 * limbs((n + 1) * per + 2 * c + s + 261).pow(2);
+        propose + 2 * (products + bareiss + tail)
     }
 
     /// The words of bound 5's exact quantities of one head (at most), which each
