@@ -86,7 +86,9 @@
 //!    definite, checked by its leading minors). With the best λ this is the exact maximum of
 //!    the row range over all queries and keys whose normalised inputs lie in the ball
 //!    ‖z‖ ≤ √d (the S-lemma), so no bound that assumes only bound 1 about a layer's input can
-//!    be smaller. Q and K are bound 5's Grams (GA = d·2^596·Q, GB = d·2^596·K).
+//!    be smaller. Q and K are bound 5's Grams (GA = d·2^596·Q, GB = d·2^596·K). With one
+//!    head (d_h = d) A has rank ≤ d − 1, Q is singular, λQ − QKQ never positive definite:
+//!    no λ is admitted and bound 6 is absent (bounds 3 and 5 stand).
 //!
 //! The row operation returns min(Δ̄_ℓh, Δ̃_ℓh, 2√d·√U(λ)/√d_h) (the last when a λ was
 //! admitted).
@@ -1441,6 +1443,105 @@ mod tests {
                 assert!(
                     reached <= e.hi_f64() * (1.0 + 1e-9),
                     "d {d} head {h}: a row reached {reached} > {}",
+                    e.hi_f64()
+                );
+            }
+        }
+    }
+
+    /// Bound 6 is never exceeded and is attained in the ball: for the query z (zero-sum,
+    /// ‖z‖ = √d) that an ascent finds for max ‖PG_K(z·PG_Q + c_q)ᵀ‖ and the keys ±√d·u
+    /// (u the unit vector along PG_Kqᵀ, zero-sum), the row range 2√d‖PG_Kqᵀ‖/√d_h lies
+    /// within 10⁻⁶ below the operation's value, which bound 6 then sets (bounds 3 and 5 add
+    /// what it takes together). Such z are LayerNorm outputs in the limit σ → ∞.
+    #[test]
+    fn row_bound_six_is_attained_in_the_ball_and_never_exceeded() {
+        for (d, heads, seed) in [(8, 2, 2), (12, 3, 5), (16, 2, 9), (8, 1, 13)] {
+            let (w, parts, _, _) = model(d, heads, seed);
+            let dh = d / heads;
+            let f = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+            let (g, be, wq, bq, wk) = (
+                f(&parts[0]),
+                f(&parts[1]),
+                f(&parts[2]),
+                f(&parts[3]),
+                f(&parts[4]),
+            );
+            for h in 0..heads {
+                let pg = |wm: &[f64]| -> Vec<Vec<f64>> {
+                    let gm: Vec<Vec<f64>> = (0..d)
+                        .map(|c| (0..dh).map(|k| g[c] * wm[c * d + h * dh + k]).collect())
+                        .collect();
+                    let mean: Vec<f64> = (0..dh)
+                        .map(|k| gm.iter().map(|r| r[k]).sum::<f64>() / d as f64)
+                        .collect();
+                    gm.iter()
+                        .map(|r| r.iter().zip(&mean).map(|(x, m)| x - m).collect())
+                        .collect()
+                };
+                let (a, b) = (pg(&wq), pg(&wk));
+                let cq: Vec<f64> = (0..dh)
+                    .map(|k| {
+                        bq[h * dh + k] + (0..d).map(|c| be[c] * wq[c * d + h * dh + k]).sum::<f64>()
+                    })
+                    .collect();
+                // q = z·A + c_q; B qᵀ (d); the range 2√d‖Bqᵀ‖/√d_h
+                let q_of = |z: &[f64]| -> Vec<f64> {
+                    (0..dh)
+                        .map(|k| cq[k] + (0..d).map(|c| z[c] * a[c][k]).sum::<f64>())
+                        .collect()
+                };
+                let bq_of = |q: &[f64]| -> Vec<f64> {
+                    (0..d)
+                        .map(|c| (0..dh).map(|k| b[c][k] * q[k]).sum())
+                        .collect()
+                };
+                let sd = (d as f64).sqrt();
+                let mut best = 0.0f64;
+                let mut s2 = seed + 100 * h as u64;
+                for start in 0..12 {
+                    let mut z: Vec<f64> = f(&values(d, 0.0, 0, &mut s2));
+                    if start == 0 {
+                        z = (0..d).map(|c| a[c][0]).collect();
+                    }
+                    for _ in 0..3000 {
+                        // ascent: z ← √d·P(A·Bᵀ·B·qᵀ)/‖·‖ (A's columns sum to 0)
+                        let bqv = bq_of(&q_of(&z));
+                        let btb: Vec<f64> = (0..dh)
+                            .map(|k| (0..d).map(|c| b[c][k] * bqv[c]).sum())
+                            .collect();
+                        let gz: Vec<f64> = (0..d)
+                            .map(|c| (0..dh).map(|k| a[c][k] * btb[k]).sum())
+                            .collect();
+                        let n = gz.iter().map(|x| x * x).sum::<f64>().sqrt();
+                        if n == 0.0 {
+                            break;
+                        }
+                        z = gz.iter().map(|x| sd * x / n).collect();
+                    }
+                    let bqv = bq_of(&q_of(&z));
+                    let range = 2.0 * sd * bqv.iter().map(|x| x * x).sum::<f64>().sqrt()
+                        / (dh as f64).sqrt();
+                    best = best.max(range);
+                }
+                let e = w
+                    .row_logit_range(128, &Rational::from(0), &Rational::from(h))
+                    .unwrap();
+                // one head (d_h = d): PG_Q has rank ≤ d − 1, Q is singular and no λ is
+                // admissible; bound 6 is absent and bounds 3 and 5 stand
+                assert_eq!(
+                    w.rows()[0][h].ball.is_some(),
+                    dh < d,
+                    "d {d} head {h}: a multiplier admitted iff d_h < d"
+                );
+                assert!(
+                    best <= e.hi_f64() * (1.0 + 1e-9),
+                    "d {d} head {h}: the ball reaches {best} > {}",
+                    e.hi_f64()
+                );
+                assert!(
+                    dh == d || best >= e.hi_f64() * (1.0 - 1e-6),
+                    "d {d} head {h}: bound {} not attained (best {best})",
                     e.hi_f64()
                 );
             }
