@@ -4,6 +4,7 @@
 pub mod certificate;
 mod compare;
 mod elementary;
+pub mod ellipsoid;
 mod exact;
 pub mod expr;
 pub mod f64iv;

@@ -70,12 +70,32 @@
 //!    of a PSD matrix (similar to A^{1/2}BA^{1/2}), so λ_max^16 ≤ tr(S^16) ≤ d_h·λ_max^16
 //!    and ‖P G_Q G_Kᵀ P‖₂ ≤ tr(S^16)^{1/32} (over-estimating by at most d_h^{1/32}, 1.07
 //!    at d_h = 8); S^16 by four exact squarings of an integer matrix, the 32nd root by five
-//!    square roots of an enclosure; ‖P G_K c_qᵀ‖₂² = c_q(PG_K)ᵀ(PG_K)c_qᵀ exactly. The operation returns
-//!    min(Δ̄_ℓh, Δ̃_ℓh).
+//!    square roots of an enclosure; ‖P G_K c_qᵀ‖₂² = c_q(PG_K)ᵀ(PG_K)c_qᵀ exactly.
+//!
+//! 6. *A query's row, without the triangle inequality* (every layer, any input of it).
+//!    Bound 5 adds √d‖PG_QG_KᵀP‖ and ‖PG_Kc_qᵀ‖ as if the worst query direction and the
+//!    bias c_q were aligned; this bound takes the two together. For a query z_i, with
+//!    q = z_iG_Q + c_q and any keys, q·(k_j − k_j′) = (z_j − z_j′)·(PG_Kqᵀ) ≤ 2√d·√(qKqᵀ)
+//!    with K = (PG_K)ᵀ(PG_K) (z_j − z_j′ sums to 0 and has norm ≤ 2√d, bound 1). Since z_i
+//!    sums to 0, q = c_q + z_iA with A = PG_Q, ‖z_i‖² ≤ d; with Q = AᵀA and v = z_iAQ⁺
+//!    (Q⁺ the pseudo-inverse), vQ = z_iAQ⁺AᵀA = z_iA (AQ⁺AᵀA = A) and
+//!    vQvᵀ = z_i(AQ⁺Aᵀ)z_iᵀ ≤ ‖z_i‖² ≤ d (AQ⁺Aᵀ is an orthogonal projection). So the row's
+//!    range is at most **2√d·√T/√d_h**, T = sup{(c_q + vQ)K(c_q + vQ)ᵀ : vQvᵀ ≤ d}, and
+//!    [`crate::ellipsoid`] bounds T by a Lagrangian dual U(λ) whose multiplier λ an f64
+//!    search proposes and exact integer arithmetic admits or rejects (λQ − QKQ positive
+//!    definite, checked by its leading minors). With the best λ this is the exact maximum of
+//!    the row range over all queries and keys whose normalised inputs lie in the ball
+//!    ‖z‖ ≤ √d (the S-lemma), so no bound that assumes only bound 1 about a layer's input can
+//!    be smaller. Q and K are bound 5's Grams (GA = d·2^596·Q, GB = d·2^596·K). With one
+//!    head (d_h = d) A has rank ≤ d − 1, Q is singular, λQ − QKQ never positive definite:
+//!    no λ is admitted and bound 6 is absent (bounds 3 and 5 stand).
+//!
+//! The row operation returns min(Δ̄_ℓh, Δ̃_ℓh, 2√d·√U(λ)/√d_h) (the last when a λ was
+//! admitted).
 //!
 //! Each operation returns an outward enclosure of the real number it names (B_ℓ,
-//! Δ̄_ℓh, Δ⁰_h or min(Δ̄_ℓh, Δ̃_ℓh)): the exact rational sums, then √, ×, +, min and ÷ of the kernel's
-//! outward-rounded intervals, all inclusion-monotone. The theorem a formula states with
+//! Δ̄_ℓh, Δ⁰_h or the row bound): the exact rational sums, then √, ×, +, min and ÷ of the kernel's
+//! outward-rounded intervals, all inclusion-monotone (bound 6: U(λ) is an exact rational). The theorem a formula states with
 //! them is about the model computed in exact real arithmetic with these weights; the
 //! model's own f32 evaluation rounds, which this datum does not bound.
 //!
@@ -126,11 +146,13 @@ struct HeadSums {
     bk2: Integer,
 }
 
-/// Bound 5's exact quantities of one head: tr(S^16) and ‖P G_K c_qᵀ‖₂².
+/// Bound 5's exact quantities of one head: tr(S^16) and ‖P G_K c_qᵀ‖₂²; bound 6's checked
+/// U(λ) ≥ T (`None` when no multiplier was admitted).
 #[derive(Clone, Debug, PartialEq)]
 struct RowSums {
     trace: Rational,
     cq2: Rational,
+    ball: Option<Rational>,
 }
 
 /// The bounds computed on first use (bounds 4 and 5), shared by the datum's clones.
@@ -142,8 +164,8 @@ struct Derived {
     pairs: OnceLock<Vec<PairRange>>,
 }
 
-/// Bound 5's exact quantities for head h of one layer: (tr(S^16), c_q(PG_K)ᵀ(PG_K)c_qᵀ).
-/// `g`, `be`, `wq`, `bq`, `wk` scaled by 2^149.
+/// Bound 5's exact quantities for head h of one layer, tr(S^16) and c_q(PG_K)ᵀ(PG_K)c_qᵀ,
+/// and bound 6's checked U(λ). `g`, `be`, `wq`, `bq`, `wk` scaled by 2^149.
 #[allow(clippy::too_many_arguments)]
 fn row_sums(
     d: usize,
@@ -154,7 +176,7 @@ fn row_sums(
     wq: &[Integer],
     bq: &[Integer],
     wk: &[Integer],
-) -> (Rational, Rational) {
+) -> RowSums {
     // G = diag(γ)W^h at scale 2^298; dP·G = d·G − 𝟙(𝟙ᵀG); the Gram d·(PG)ᵀ(PG) = Gᵀ(dP)G
     // (P symmetric, idempotent) at scale d·2^596
     let gram = |w: &[Integer]| -> Vec<Vec<Integer>> {
@@ -231,7 +253,22 @@ fn row_sums(
         }
     }
     let cq2 = Rational::from((c2, Integer::from(d) << 1192u32));
-    (trace, cq2)
+    // bound 6: Q = GA/(d·2^596), K = GB/(d·2^596), c_q = cq/2^298, r² = d
+    let (s, t, r2) = (
+        Integer::from(d) << 596u32,
+        Integer::from(1) << 298u32,
+        Integer::from(d),
+    );
+    let ball = crate::ellipsoid::bound(&crate::ellipsoid::Problem {
+        a: &ga,
+        b: &gb,
+        c: &cq,
+        s: &s,
+        t: &t,
+        r2: &r2,
+    })
+    .filter(|u| *u >= 0);
+    RowSums { trace, cq2, ball }
 }
 
 /// The exact sums of one layer.
@@ -775,10 +812,7 @@ impl AttnWeights {
                         unreachable!("chunks of 6")
                     };
                     (0..heads)
-                        .map(|h| {
-                            let (trace, cq2) = row_sums(d, d / heads, h, g, be, wq, bq, wk);
-                            RowSums { trace, cq2 }
-                        })
+                        .map(|h| row_sums(d, d / heads, h, g, be, wq, bq, wk))
                         .collect()
                 })
                 .collect()
@@ -845,9 +879,39 @@ impl AttnWeights {
                     * dhu
                     * (limbs(c) * limbs(b0) + limbs(c + b0) * limbs(c) + limbs(c2) + 3 * OP_WORDS)
                 + limbs(c2).max(limbs(1192 + ld)).pow(2);
+            words += Self::ellipsoid_words(dhu, b0, c, ld, lh);
             total = total.saturating_add(words.saturating_mul(self.heads as u128));
         }
         total
+    }
+
+    /// Bound 6's words for one head (crate::ellipsoid, n = d_h, Grams of `b0` bits, c_q of
+    /// `c` bits at scale 2^298, s = d·2^596): the f64 proposal (the 2n² entries reduced to
+    /// f64, then at most 400 Cholesky factorisations of n³ operations), then up to two
+    /// exact checks (the multipliers `bound` tries), each BA and ABA (n³ products), M⁺'s
+    /// entries of at most `eb` bits (λ's numerator and denominator ≤ 261 bits), and the
+    /// Bareiss updates: step k (0 ≤ k < n) updates (n − k)² entries, each two products of
+    /// (k + 1)-order minors of M⁺, at most (k + 1)·(eb + log₂(n + 1)) bits by Hadamard's
+    /// inequality, and one exact division by a k-order minor.
+    fn ellipsoid_words(n: u128, b0: u128, c: u128, ld: u128, lh: u128) -> u128 {
+        let s = 597 + ld;
+        let propose = 2 * n * n * (limbs(b0 + s).pow(2) + OP_WORDS) + 400 * n * n * n;
+        let products =
+            n * n * n * (limbs(b0).pow(2) + limbs(2 * b0 + lh) * limbs(b0) + 4 * OP_WORDS);
+        let eb = (261 + 2 * s + b0)
+            .max(261 + 3 * b0 + 2 * lh)
+            .max(c + 2 * b0 + 2 * lh)
+            + 2;
+        let per = eb + lg(n as usize + 1);
+        let bareiss: u128 = (0..n)
+            .map(|k| {
+                let bk = (k + 1) * per + 1;
+                (n - k).pow(2) * (2 * limbs(bk).pow(2) + limbs(2 * bk) * limbs(bk) + 3 * OP_WORDS)
+            })
+            .sum();
+        let tail = n * n * (limbs(c) * limbs(b0) + limbs(c + b0) * limbs(c) + 2 * OP_WORDS)
+            + 4 * limbs((n + 1) * per + 2 * c + s + 261).pow(2);
+        propose + 2 * (products + bareiss + tail)
     }
 
     /// The words of bound 5's exact quantities of one head (at most), which each
@@ -863,10 +927,19 @@ impl AttnWeights {
                 let b0 = 2 * gw + 4 * ld + 1;
                 let b5 = (b0 + lh) * 32;
                 let c = (w(1) + w(2) + ld).max(w(3) + 149) + 1;
+                // bound 6's U(λ): numerator and denominator of at most the Bareiss bits
+                // (ellipsoid_words) plus the scales t²·s and λ's 261
+                let n = (dh as u128) + 1;
+                let eb = (261 + 2 * (597 + ld) + b0)
+                    .max(261 + 3 * b0 + 2 * lh)
+                    .max(c + 2 * b0 + 2 * lh)
+                    + 2;
+                let kb = n * (eb + lg(dh + 1)) + 1;
                 limbs(b5)
                     + limbs(16 * (1192 + 2 * ld))
                     + limbs(2 * c + b0 + 2 * lh)
                     + limbs(1192 + ld)
+                    + 2 * limbs(kb + 2 * c + 597 + ld + 261)
             })
             .max()
             .unwrap_or(0)
@@ -1001,9 +1074,9 @@ impl AttnWeights {
         Ok((&(&qbar * &kbar) / &sqrt_dh).mul_2exp(1))
     }
 
-    /// An enclosure of min(Δ̄_ℓh, Δ̃_ℓh), bounds 3 and 5: an upper bound on the range of a
-    /// query's content logits in head h of layer ℓ (max over its keys minus min) over all
-    /// inputs of the layer.
+    /// An enclosure of min(Δ̄_ℓh, Δ̃_ℓh, 2√d·√U(λ)/√d_h), bounds 3, 5 and 6: an upper bound
+    /// on the range of a query's content logits in head h of layer ℓ (max over its keys
+    /// minus min) over all inputs of the layer.
     pub fn row_logit_range(
         &self,
         p: u32,
@@ -1024,7 +1097,16 @@ impl AttnWeights {
         let sqrt_dh = Interval::from_i64(p, (self.hidden / self.heads) as i64).sqrt();
         let c = Interval::from_rational(p, &s.cq2).sqrt();
         let new = (&(&sqrt_d * &(&(&sqrt_d * &m) + &c)) / &sqrt_dh).mul_2exp(1);
-        Ok(old.min(&new))
+        let best = old.min(&new);
+        Ok(match &s.ball {
+            // bound 6: 2√d·√U(λ)/√d_h
+            Some(u) => {
+                let ball =
+                    (&(&sqrt_d * &Interval::from_rational(p, u).sqrt()) / &sqrt_dh).mul_2exp(1);
+                best.min(&ball)
+            }
+            None => best,
+        })
     }
 
     /// An enclosure of Δ⁰_h = max_a (max_b s(a, b) − min_b s(a, b)), layer 0's exact
@@ -1361,6 +1443,105 @@ mod tests {
                 assert!(
                     reached <= e.hi_f64() * (1.0 + 1e-9),
                     "d {d} head {h}: a row reached {reached} > {}",
+                    e.hi_f64()
+                );
+            }
+        }
+    }
+
+    /// Bound 6 is never exceeded and is attained in the ball: for the query z (zero-sum,
+    /// ‖z‖ = √d) that an ascent finds for max ‖PG_K(z·PG_Q + c_q)ᵀ‖ and the keys ±√d·u
+    /// (u the unit vector along PG_Kqᵀ, zero-sum), the row range 2√d‖PG_Kqᵀ‖/√d_h lies
+    /// within 10⁻⁶ below the operation's value, which bound 6 then sets (bounds 3 and 5 add
+    /// what it takes together). Such z are LayerNorm outputs in the limit σ → ∞.
+    #[test]
+    fn row_bound_six_is_attained_in_the_ball_and_never_exceeded() {
+        for (d, heads, seed) in [(8, 2, 2), (12, 3, 5), (16, 2, 9), (8, 1, 13)] {
+            let (w, parts, _, _) = model(d, heads, seed);
+            let dh = d / heads;
+            let f = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+            let (g, be, wq, bq, wk) = (
+                f(&parts[0]),
+                f(&parts[1]),
+                f(&parts[2]),
+                f(&parts[3]),
+                f(&parts[4]),
+            );
+            for h in 0..heads {
+                let pg = |wm: &[f64]| -> Vec<Vec<f64>> {
+                    let gm: Vec<Vec<f64>> = (0..d)
+                        .map(|c| (0..dh).map(|k| g[c] * wm[c * d + h * dh + k]).collect())
+                        .collect();
+                    let mean: Vec<f64> = (0..dh)
+                        .map(|k| gm.iter().map(|r| r[k]).sum::<f64>() / d as f64)
+                        .collect();
+                    gm.iter()
+                        .map(|r| r.iter().zip(&mean).map(|(x, m)| x - m).collect())
+                        .collect()
+                };
+                let (a, b) = (pg(&wq), pg(&wk));
+                let cq: Vec<f64> = (0..dh)
+                    .map(|k| {
+                        bq[h * dh + k] + (0..d).map(|c| be[c] * wq[c * d + h * dh + k]).sum::<f64>()
+                    })
+                    .collect();
+                // q = z·A + c_q; B qᵀ (d); the range 2√d‖Bqᵀ‖/√d_h
+                let q_of = |z: &[f64]| -> Vec<f64> {
+                    (0..dh)
+                        .map(|k| cq[k] + (0..d).map(|c| z[c] * a[c][k]).sum::<f64>())
+                        .collect()
+                };
+                let bq_of = |q: &[f64]| -> Vec<f64> {
+                    (0..d)
+                        .map(|c| (0..dh).map(|k| b[c][k] * q[k]).sum())
+                        .collect()
+                };
+                let sd = (d as f64).sqrt();
+                let mut best = 0.0f64;
+                let mut s2 = seed + 100 * h as u64;
+                for start in 0..12 {
+                    let mut z: Vec<f64> = f(&values(d, 0.0, 0, &mut s2));
+                    if start == 0 {
+                        z = (0..d).map(|c| a[c][0]).collect();
+                    }
+                    for _ in 0..3000 {
+                        // ascent: z ← √d·P(A·Bᵀ·B·qᵀ)/‖·‖ (A's columns sum to 0)
+                        let bqv = bq_of(&q_of(&z));
+                        let btb: Vec<f64> = (0..dh)
+                            .map(|k| (0..d).map(|c| b[c][k] * bqv[c]).sum())
+                            .collect();
+                        let gz: Vec<f64> = (0..d)
+                            .map(|c| (0..dh).map(|k| a[c][k] * btb[k]).sum())
+                            .collect();
+                        let n = gz.iter().map(|x| x * x).sum::<f64>().sqrt();
+                        if n == 0.0 {
+                            break;
+                        }
+                        z = gz.iter().map(|x| sd * x / n).collect();
+                    }
+                    let bqv = bq_of(&q_of(&z));
+                    let range = 2.0 * sd * bqv.iter().map(|x| x * x).sum::<f64>().sqrt()
+                        / (dh as f64).sqrt();
+                    best = best.max(range);
+                }
+                let e = w
+                    .row_logit_range(128, &Rational::from(0), &Rational::from(h))
+                    .unwrap();
+                // one head (d_h = d): PG_Q has rank ≤ d − 1, Q is singular and no λ is
+                // admissible; bound 6 is absent and bounds 3 and 5 stand
+                assert_eq!(
+                    w.rows()[0][h].ball.is_some(),
+                    dh < d,
+                    "d {d} head {h}: a multiplier admitted iff d_h < d"
+                );
+                assert!(
+                    best <= e.hi_f64() * (1.0 + 1e-9),
+                    "d {d} head {h}: the ball reaches {best} > {}",
+                    e.hi_f64()
+                );
+                assert!(
+                    dh == d || best >= e.hi_f64() * (1.0 - 1e-6),
+                    "d {d} head {h}: bound {} not attained (best {best})",
                     e.hi_f64()
                 );
             }
