@@ -21,7 +21,9 @@
 //! |P_b − bias_b| < 2^63) at every boundary of a chunk, no block of the chunk can
 //! be violated by the pair. If W_m < 0 (some h_b < 0: θ below 32) nothing passes.
 //! `safe` only ever rises (to i64::MAX, a block filled), so tables built before a
-//! rise are only more cautious: they are rebuilt lazily ([`Ctx::dirty`]).
+//! rise are only more cautious: they are rebuilt lazily ([`Ctx::dirty`]), and only
+//! the chunks whose boundaries border a block whose `safe` rose (block k borders
+//! boundaries k and k + 1; the others' tables are unchanged).
 
 use super::CHUNK;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,6 +51,8 @@ pub(super) struct Ctx<'a> {
     pub bias: Vec<u64>,
     /// `safe` changed since the tables were built.
     pub dirty: bool,
+    /// The chunks to rebuild, `stale.0..stale.1` (empty when not dirty).
+    pub stale: (usize, usize),
 }
 
 impl<'a> Ctx<'a> {
@@ -74,6 +78,7 @@ impl<'a> Ctx<'a> {
             wlim: vec![-1; chunks],
             bias: vec![0; chunks * (CHUNK + 1)],
             dirty: true,
+            stale: (0, chunks),
         }
     }
 
@@ -89,13 +94,29 @@ impl<'a> Ctx<'a> {
             {
                 self.bad[k] = self.full[k];
                 self.safe[k] = i64::MAX;
-                self.dirty = true;
+                self.touch(k);
             }
         }
         self.open = (k0..k1).find(|&k| self.safe[k] != i64::MAX).unwrap_or(k1);
     }
 
-    /// Rebuilds `wlim` and `bias` from `safe` (module doc).
+    /// Block k's `safe` rose: the chunks holding boundary k or k + 1 (chunk m
+    /// holds CHUNK·m ..= CHUNK·m + CHUNK) are to be rebuilt.
+    #[inline]
+    pub fn touch(&mut self, k: usize) {
+        let (lo, hi) = (
+            k.saturating_sub(1) / CHUNK,
+            ((k + 1) / CHUNK + 1).min(self.wlim.len()),
+        );
+        self.stale = if self.dirty {
+            (self.stale.0.min(lo), self.stale.1.max(hi))
+        } else {
+            (lo, hi)
+        };
+        self.dirty = true;
+    }
+
+    /// Rebuilds `wlim` and `bias` from `safe` (module doc) in the stale chunks.
     #[inline(never)]
     pub fn tables(&mut self) {
         let (k0, k1) = self.words;
@@ -109,7 +130,7 @@ impl<'a> Ctx<'a> {
                 cap
             }
         };
-        for m in 0..self.wlim.len() {
+        for m in self.stale.0..self.stale.1 {
             let (b0, b1) = (CHUNK * m, (CHUNK * m + CHUNK).min(w));
             let mut range = [(0i64, 0i64); CHUNK + 1];
             let mut wl = i64::MAX;
@@ -210,6 +231,6 @@ pub(super) fn block(k: usize, x: u64, g0: i64, s: i64, mk: i64, cx: &mut Ctx) {
     cx.bad[k] = bad;
     if bad == full[k] {
         cx.safe[k] = i64::MAX;
-        cx.dirty = true;
+        cx.touch(k);
     }
 }

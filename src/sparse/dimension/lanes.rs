@@ -34,17 +34,33 @@ pub(super) trait Kernel<const R: usize>: Copy {
     /// One chunk's words (a, b: its words; bias: its boundaries, one more): P
     /// moved over them; per lane f = max over the boundaries of the wrapped
     /// P_b − bias_b (unsigned), so f ≤ W_m iff every boundary passed (module doc
-    /// of `exact`); and the largest f. Per word: XOR, popcount, add, subtract,
-    /// max.
+    /// of `exact`); and whether some lane has f > `wl` (W_m ≥ 0). Per word: XOR,
+    /// popcount, add, subtract, max.
     fn test(
         self,
         a: [&[u64]; R],
         b: &[[u64; LANES]],
         bias: &[u64],
+        wl: u64,
         p: Self::Acc,
-    ) -> (Self::Acc, Self::Acc, u64);
+    ) -> (Self::Acc, Self::Acc, bool);
     /// Lane i of row r.
     fn lane(acc: &Self::Acc, r: usize, i: usize) -> u64;
+    /// The lanes that left the chunk table, f > W_m (every lane if W_m < 0), as
+    /// bit r·[`LANES`] + i for lane i of row r. Called inside the vectorised
+    /// loops (a kernel with mask compares overrides it; this is lane by lane).
+    #[inline(always)]
+    fn left(self, f: &Self::Acc, wl: i64) -> u64 {
+        const { assert!(R * LANES <= 64) };
+        let mut out = 0u64;
+        for r in 0..R {
+            for i in 0..LANES {
+                let left = wl < 0 || Self::lane(f, r, i) > wl as u64;
+                out |= u64::from(left) << (r * LANES + i);
+            }
+        }
+        out
+    }
 }
 
 /// The pairs (a_r, b_i) of R rows a_r (their whole words) and one interleaved
@@ -62,6 +78,12 @@ pub(super) fn lanes<const R: usize, K: Kernel<R>>(
 ) {
     let (k0, k1) = cx.words;
     let diagonal = selfs.iter().any(|&i| i < LANES);
+    // the lanes of the rows themselves (bit r·LANES + i, as in `Kernel::left`)
+    let own = selfs
+        .iter()
+        .enumerate()
+        .filter(|&(_, &i)| i < LANES)
+        .fold(0u64, |m, (r, &i)| m | 1 << (r * LANES + i));
     let mut c = cx.open.clamp(k0, k1);
     // P at the first word of a block not full (the words before k0 and the full
     // blocks from k0 on: popcounts only, nothing to record there)
@@ -84,12 +106,17 @@ pub(super) fn lanes<const R: usize, K: Kernel<R>>(
         let ce = (CHUNK * m + CHUNK).min(k1);
         let o = (CHUNK + 1) * m + c - CHUNK * m;
         let wl = cx.wlim[m];
-        let (q, f, top) = kernel.test(a.map(|x| &x[c..ce]), &b[c..ce], &cx.bias[o..=o + ce - c], p);
+        let bias = &cx.bias[o..=o + ce - c];
+        // (with W_m < 0 every lane leaves: `left` is not used then)
+        let (q, f, left) = kernel.test(a.map(|x| &x[c..ce]), &b[c..ce], bias, wl.max(0) as u64, p);
         p = q;
-        // a group holding some row l + r itself always goes there, for its lane
-        // of row l + r is masked there (not in the loops)
-        if wl < 0 || top > wl as u64 || diagonal {
-            p = flagged::<R, K>(p, f, wl, a, b, (c, ce), selfs, cx);
+        // in a group holding some row l + r itself, that row's own lane is
+        // masked here (not in the loops): it always leaves the table
+        if wl < 0 || left || diagonal {
+            let out = kernel.left(&f, wl) & !own;
+            if out != 0 {
+                p = flagged::<R, K>(p, out, a, b, (c, ce), cx);
+            }
         }
         c = ce;
     }
@@ -127,11 +154,12 @@ impl<const R: usize, const CS: bool> Kernel<R> for Auto<CS> {
         a: [&[u64]; R],
         b: &[[u64; LANES]],
         bias: &[u64],
+        wl: u64,
         p: Self::Acc,
-    ) -> (Self::Acc, Self::Acc, u64) {
+    ) -> (Self::Acc, Self::Acc, bool) {
         let (p, f) = test(a, b, bias, p);
         let top = f.as_flattened().iter().fold(0u64, |m, &x| m.max(x));
-        (p, f, top)
+        (p, f, top > wl)
     }
 
     #[inline(always)]
@@ -210,34 +238,22 @@ fn test<const R: usize>(
     (p, f)
 }
 
-/// The lanes of chunk c..ce that left the table (f > W_m, or every lane if
-/// W_m < 0; never a lane of row r itself, `selfs[r]`; possibly none), redone
-/// pair by pair: G
-/// at the chunk's start from P at its end, then each word with the
+/// The lanes `out` of chunk c..ce (bit r·[`LANES`] + i: those that left the
+/// table, [`Kernel::left`], never a lane of row r itself; at least one), redone
+/// pair by pair: G at the chunk's start from P at its end, then each word with the
 /// exact test and the slow path where it fires (what a per-word test would have
 /// done: `safe` changes only in the slow path, and only to i64::MAX). P is
 /// passed through (see [`tables`]).
 #[cold]
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 fn flagged<const R: usize, K: Kernel<R>>(
     p: K::Acc,
-    f: K::Acc,
-    wl: i64,
+    mut out: u64,
     a: [&[u64]; R],
     b: &[[u64; LANES]],
     (c, ce): (usize, usize),
-    selfs: [usize; R],
     cx: &mut Ctx,
 ) -> K::Acc {
-    const { assert!(R * LANES <= 64) };
-    let mut out = 0u64;
-    for (r, &own) in selfs.iter().enumerate() {
-        for i in 0..LANES {
-            let left = wl < 0 || K::lane(&f, r, i) > wl as u64;
-            out |= u64::from(left && i != own) << (r * LANES + i);
-        }
-    }
     let d = cx.d;
     while out != 0 {
         let bit = out.trailing_zeros() as usize;

@@ -131,8 +131,9 @@ impl<G: Reg, const W: usize, const REGS: usize> Kernel<1> for Lut<G, W, REGS> {
         a: [&[u64]; 1],
         b: &[[u64; LANES]],
         bias: &[u64],
+        wl: u64,
         mut p: Self::Acc,
-    ) -> (Self::Acc, Self::Acc, u64) {
+    ) -> (Self::Acc, Self::Acc, bool) {
         let g = self.0;
         let len = b.len();
         let bias = &bias[..=len];
@@ -151,7 +152,7 @@ impl<G: Reg, const W: usize, const REGS: usize> Kernel<1> for Lut<G, W, REGS> {
             f[0][q] = m;
             top = g.max(top, m);
         }
-        (p, f, g.top(top))
+        (p, f, g.top(top) > wl)
     }
 
     #[inline(always)]

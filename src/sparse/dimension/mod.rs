@@ -373,20 +373,33 @@ fn boundaries(w: usize) -> Vec<usize> {
 }
 
 /// θ_d = ⌊t·d⌋ for d = 0..=d_max, clamped to [−1, d] (|G_d| ≤ d always).
+/// Exact and incremental, with t = p/q (q > 0) and p = a·q + b (0 ≤ b < q): if
+/// p·d = q·f + r with 0 ≤ r < q, then p·(d + 1) = q·(f + a) + (r + b), and
+/// r + b < 2q, so f_{d+1} = f + a + [r + b ≥ q] (an integer add and compare per
+/// d, instead of a rational product and floor, which corollary-dimension's
+/// tens of thousands of columns per scan felt).
 fn thresholds(t: &Rational, d_max: usize) -> Vec<i64> {
-    (0..=d_max)
-        .map(|d| {
-            let f = Rational::from(t * Integer::from(d)).floor();
-            let f = f.numer();
-            if *f < -1 {
-                -1
-            } else if *f > d {
-                d as i64
-            } else {
-                f.to_i64().expect("clamped to [-1, d]")
-            }
-        })
-        .collect()
+    let (p, q) = (t.numer(), t.denom());
+    let (a, b) = p.clone().div_rem_floor(q.clone());
+    // f = ⌊p·d/q⌋, r = p·d − q·f
+    let (mut f, mut r) = (Integer::new(), Integer::new());
+    let mut out = Vec::with_capacity(d_max + 1);
+    for d in 0..=d_max {
+        out.push(if f < -1 {
+            -1
+        } else if f > d {
+            d as i64
+        } else {
+            f.to_i64().expect("clamped to [-1, d]")
+        });
+        f += &a;
+        r += &b;
+        if r >= *q {
+            r -= q;
+            f += 1;
+        }
+    }
+    out
 }
 
 /// The union-bound dimension d_ub = ⌈(2/t²)·ln(n²/δ)⌉ (sparse.md §4; §5 table),

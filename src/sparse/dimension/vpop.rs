@@ -77,8 +77,9 @@ impl Kernel<2> for Vpop {
         a: [&[u64]; 2],
         b: &[[u64; LANES]],
         bias: &[u64],
+        wl: u64,
         mut p: Regs,
-    ) -> (Regs, Regs, u64) {
+    ) -> (Regs, Regs, bool) {
         let f512 = self.0.avx512f;
         let len = b.len();
         let bias = &bias[..=len];
@@ -104,11 +105,31 @@ impl Kernel<2> for Vpop {
                 }
             }
         }
+        // the lanes' maximum against W_m by one mask compare (no horizontal
+        // reduction on this path, which every chunk of every group takes)
         let mut m = f[0][0];
         for &x in f.as_flattened() {
             m = f512._mm512_max_epu64(m, x);
         }
-        (p, f, f512._mm512_reduce_max_epu64(m))
+        (p, f, f512._mm512_cmpgt_epu64_mask(m, self.splat(wl)) != 0)
+    }
+
+    /// One unsigned compare per register into a lane mask (the lanes of
+    /// register q of row r are r·LANES + 8q … + 7).
+    #[inline(always)]
+    fn left(self, f: &Regs, wl: i64) -> u64 {
+        if wl < 0 {
+            return !0;
+        }
+        let w = self.splat(wl as u64);
+        let mut out = 0u64;
+        for (r, f) in f.iter().enumerate() {
+            for (q, &x) in f.iter().enumerate() {
+                let m = self.0.avx512f._mm512_cmpgt_epu64_mask(x, w);
+                out |= u64::from(m) << (r * LANES + 8 * q);
+            }
+        }
+        out
     }
 
     #[inline(always)]
