@@ -294,6 +294,21 @@ mod tests {
     use proptest::prelude::*;
     use rug::{Integer, Rational};
 
+    /// Runs `f` on the hand example: Q = I, K = diag(4, 1), c = (1, 0), s = t = r² = 1.
+    fn with_hand<R>(f: impl FnOnce(&Problem) -> R) -> R {
+        let (a, b) = (ints(&[&[1, 0], &[0, 1]]), ints(&[&[4, 0], &[0, 1]]));
+        let c = [Integer::from(1), Integer::from(0)];
+        let one = Integer::from(1);
+        f(&Problem {
+            a: &a,
+            b: &b,
+            c: &c,
+            s: &one,
+            t: &one,
+            r2: &one,
+        })
+    }
+
     fn ints(m: &[&[i64]]) -> Vec<Vec<Integer>> {
         m.iter()
             .map(|r| r.iter().map(|&x| Integer::from(x)).collect())
@@ -323,25 +338,16 @@ mod tests {
     /// disc = 16 at v = (1, 0); the checked bound is at least 16 and within 10⁻⁹ of it.
     #[test]
     fn a_hand_example_is_bounded_tightly() {
-        let (a, b) = (ints(&[&[1, 0], &[0, 1]]), ints(&[&[4, 0], &[0, 1]]));
-        let c = [Integer::from(1), Integer::from(0)];
-        let one = Integer::from(1);
-        let p = Problem {
-            a: &a,
-            b: &b,
-            c: &c,
-            s: &one,
-            t: &one,
-            r2: &one,
-        };
-        let u = bound(&p).expect("an admissible λ");
-        assert!(
-            u >= 16 && u <= Rational::from(16) * Rational::from((1_000_000_001, 1_000_000_000)),
-            "{u}"
-        );
-        // U(λ) = λ + 4 + 16/(λ − 4) for λ > 4 (N = diag(λ − 4, λ − 1)): U(8) = 16, U(5) = 25
-        assert_eq!(bound_at(&p, &Rational::from(8)), Some(Rational::from(16)));
-        assert_eq!(bound_at(&p, &Rational::from(5)), Some(Rational::from(25)));
+        with_hand(|p| {
+            let u = bound(p).expect("an admissible λ");
+            assert!(
+                u >= 16 && u <= Rational::from(16) * Rational::from((1_000_000_001, 1_000_000_000)),
+                "{u}"
+            );
+            // U(λ) = λ + 4 + 16/(λ − 4) for λ > 4 (N = diag(λ − 4, λ − 1)): U(8) = 16, U(5) = 25
+            assert_eq!(bound_at(p, &Rational::from(8)), Some(Rational::from(16)));
+            assert_eq!(bound_at(p, &Rational::from(5)), Some(Rational::from(25)));
+        });
     }
 
     /// A wrong dual witness is rejected, not believed: λ at or below the edge of the
@@ -351,63 +357,30 @@ mod tests {
     /// admissible λ, which the property below tests.
     #[test]
     fn a_wrong_multiplier_is_rejected() {
-        let (a, b) = (ints(&[&[1, 0], &[0, 1]]), ints(&[&[4, 0], &[0, 1]]));
-        let c = [Integer::from(1), Integer::from(0)];
-        let one = Integer::from(1);
-        let p = Problem {
-            a: &a,
-            b: &b,
-            c: &c,
-            s: &one,
-            t: &one,
-            r2: &one,
-        };
-        for lam in [
-            Rational::from(4),
-            Rational::from(3),
-            Rational::from((7, 2)),
-            Rational::from(0),
-            Rational::from(-9),
-        ] {
-            assert_eq!(bound_at(&p, &lam), None, "λ = {lam}");
-        }
-        let huge = Rational::from(Integer::from(1) << 201u32);
-        assert_eq!(bound_at(&p, &huge), None);
-        let skew = ints(&[&[1, 1], &[0, 1]]);
-        let zero = Integer::new();
-        let bad = [
-            Problem {
-                a: &skew,
-                ..Problem {
-                    a: &a,
-                    b: &b,
-                    c: &c,
-                    s: &one,
-                    t: &one,
-                    r2: &one,
-                }
-            },
-            Problem {
-                a: &a,
-                b: &b,
-                c: &c[..1],
-                s: &one,
-                t: &one,
-                r2: &one,
-            },
-            Problem {
-                a: &a,
-                b: &b,
-                c: &c,
-                s: &zero,
-                t: &one,
-                r2: &one,
-            },
-        ];
-        for p in &bad {
-            assert_eq!(bound_at(p, &Rational::from(8)), None);
-            assert_eq!(propose(p), None);
-        }
+        with_hand(|p| {
+            for lam in [
+                Rational::from(4),
+                Rational::from(3),
+                Rational::from((7, 2)),
+                Rational::from(0),
+                Rational::from(-9),
+            ] {
+                assert_eq!(bound_at(p, &lam), None, "λ = {lam}");
+            }
+            let huge = Rational::from(Integer::from(1) << 201u32);
+            assert_eq!(bound_at(p, &huge), None);
+            let skew = ints(&[&[1, 1], &[0, 1]]);
+            let zero = Integer::new();
+            let bad = [
+                Problem { a: &skew, ..*p },
+                Problem { c: &p.c[..1], ..*p },
+                Problem { s: &zero, ..*p },
+            ];
+            for p in &bad {
+                assert_eq!(bound_at(p, &Rational::from(8)), None);
+                assert_eq!(propose(p), None);
+            }
+        });
     }
 
     fn psd(g: &[i64], n: usize) -> Vec<Vec<Integer>> {

@@ -1197,6 +1197,20 @@ mod tests {
     }
 
     /// s(a, b)·√d_h for head h, in 256-bit floats (the reference).
+    /// P·G·W for head h's block of W (d × dh, columns h·dh..): the LayerNorm gain g, then
+    /// the mean over the d rows removed (P centres), in f64 (the tests' reference side).
+    fn centred_gain_block(g: &[f64], wm: &[f64], d: usize, dh: usize, h: usize) -> Vec<Vec<f64>> {
+        let gm: Vec<Vec<f64>> = (0..d)
+            .map(|c| (0..dh).map(|k| g[c] * wm[c * d + h * dh + k]).collect())
+            .collect();
+        let mean: Vec<f64> = (0..dh)
+            .map(|k| gm.iter().map(|r| r[k]).sum::<f64>() / d as f64)
+            .collect();
+        gm.iter()
+            .map(|r| r.iter().zip(&mean).map(|(x, m)| x - m).collect())
+            .collect()
+    }
+
     fn logits(
         parts: &[Vec<f32>],
         emb: &[f32],
@@ -1339,17 +1353,7 @@ mod tests {
                     "min with bound 3"
                 );
                 // PG (d × dh) for Q and K
-                let pg = |wm: &[f64]| -> Vec<Vec<f64>> {
-                    let gm: Vec<Vec<f64>> = (0..d)
-                        .map(|c| (0..dh).map(|k| g[c] * wm[c * d + h * dh + k]).collect())
-                        .collect();
-                    let mean: Vec<f64> = (0..dh)
-                        .map(|k| gm.iter().map(|r| r[k]).sum::<f64>() / d as f64)
-                        .collect();
-                    gm.iter()
-                        .map(|r| r.iter().zip(&mean).map(|(x, m)| x - m).collect())
-                        .collect()
-                };
+                let pg = |wm: &[f64]| centred_gain_block(&g, wm, d, dh, h);
                 let (a, b) = (pg(&wq), pg(&wk));
                 // M = A Bᵀ (d × d); power iteration on MᵀM
                 let m: Vec<Vec<f64>> = (0..d)
@@ -1468,17 +1472,7 @@ mod tests {
                 f(&parts[4]),
             );
             for h in 0..heads {
-                let pg = |wm: &[f64]| -> Vec<Vec<f64>> {
-                    let gm: Vec<Vec<f64>> = (0..d)
-                        .map(|c| (0..dh).map(|k| g[c] * wm[c * d + h * dh + k]).collect())
-                        .collect();
-                    let mean: Vec<f64> = (0..dh)
-                        .map(|k| gm.iter().map(|r| r[k]).sum::<f64>() / d as f64)
-                        .collect();
-                    gm.iter()
-                        .map(|r| r.iter().zip(&mean).map(|(x, m)| x - m).collect())
-                        .collect()
-                };
+                let pg = |wm: &[f64]| centred_gain_block(&g, wm, d, dh, h);
                 let (a, b) = (pg(&wq), pg(&wk));
                 let cq: Vec<f64> = (0..dh)
                     .map(|k| {
