@@ -86,7 +86,8 @@ fn well_formed(p: &Problem) -> bool {
         && *p.r2 >= 0
 }
 
-fn mul(x: &[Vec<Integer>], y: &[Vec<Integer>]) -> Vec<Vec<Integer>> {
+/// The exact product of two n × n integer matrices (n = `x.len()`).
+pub(crate) fn mul(x: &[Vec<Integer>], y: &[Vec<Integer>]) -> Vec<Vec<Integer>> {
     let n = x.len();
     (0..n)
         .map(|i| {

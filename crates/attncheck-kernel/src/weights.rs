@@ -211,21 +211,8 @@ fn row_sums(
             })
             .collect()
     };
-    let mul = |a: &[Vec<Integer>], b: &[Vec<Integer>]| -> Vec<Vec<Integer>> {
-        (0..dh)
-            .map(|i| {
-                (0..dh)
-                    .map(|j| {
-                        let mut acc = Integer::new();
-                        for k in 0..dh {
-                            acc += Integer::from(&a[i][k] * &b[k][j]);
-                        }
-                        acc
-                    })
-                    .collect()
-            })
-            .collect()
-    };
+    // the exact square product (dh × dh operands)
+    let mul = crate::ellipsoid::mul;
     let (ga, gb) = (gram(wq), gram(wk));
     // S = X/(d²·2^1192), X = (d·GA)(d·GB); S^16 = X^16/(d²·2^1192)^16
     let mut x = mul(&ga, &gb);
