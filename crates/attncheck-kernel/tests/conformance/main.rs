@@ -13,6 +13,7 @@ mod common;
 mod compare;
 mod domain;
 mod elementary;
+mod ellipsoid;
 mod f64tier;
 mod grammar;
 mod interval_api;

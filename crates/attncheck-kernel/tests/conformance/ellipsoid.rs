@@ -1,0 +1,62 @@
+//! Bound 6's dual check (crates/attncheck-kernel/src/ellipsoid.rs) at the edges of what it
+//! admits: the ends of the multiplier's range and the problems it refuses as malformed.
+//! (Its tightness and soundness on random ellipsoids are the module's own unit tests.)
+
+use attncheck_kernel::ellipsoid::{bound_at, propose, Problem};
+use rug::{Integer, Rational};
+
+fn ints(m: &[&[i64]]) -> Vec<Vec<Integer>> {
+    m.iter()
+        .map(|r| r.iter().map(|&x| Integer::from(x)).collect())
+        .collect()
+}
+
+/// The ends of the admissible set are in it: λ = 2^±200 are admitted where λQ − QKQ is
+/// positive definite (with K = 0 every λ > 0 is), one step beyond either end is refused;
+/// t = 0, r² < 0 and a matrix of n rows whose rows are not n long are malformed (r² = 0,
+/// a point, is not).
+#[test]
+fn the_ends_of_the_admissible_set_and_of_a_well_formed_problem() {
+    // the hand example: Q = I, K = diag(4, 1), c = (1, 0), s = t = r² = 1
+    let (a, b) = (ints(&[&[1, 0], &[0, 1]]), ints(&[&[4, 0], &[0, 1]]));
+    let c = [Integer::from(1), Integer::from(0)];
+    let one = Integer::from(1);
+    let p = Problem {
+        a: &a,
+        b: &b,
+        c: &c,
+        s: &one,
+        t: &one,
+        r2: &one,
+    };
+    let cap = Integer::from(1) << 200u32;
+    let (lo, hi) = (Rational::from((1, cap.clone())), Rational::from(cap));
+    assert!(bound_at(&p, &hi).is_some(), "λ = 2^200 is admissible");
+    assert_eq!(bound_at(&p, &Rational::from(&hi * 2u32)), None);
+    // K = 0: U(λ) = λ·r² + 0, admitted down to 2^-200, not below
+    let zero_k = ints(&[&[0, 0], &[0, 0]]);
+    let flat = Problem { b: &zero_k, ..p };
+    assert_eq!(bound_at(&flat, &lo), Some(lo.clone()));
+    assert_eq!(bound_at(&flat, &Rational::from(&lo / 2u32)), None);
+    let (zero, minus) = (Integer::new(), Integer::from(-1));
+    let ragged = vec![
+        vec![Integer::from(1), Integer::new(), Integer::new()],
+        vec![Integer::new(), Integer::from(1)],
+    ];
+    for bad in [
+        Problem { t: &zero, ..p },
+        Problem { r2: &minus, ..p },
+        Problem { a: &ragged, ..p },
+        Problem { b: &ragged, ..p },
+    ] {
+        assert_eq!(bound_at(&bad, &Rational::from(8)), None);
+        assert_eq!(propose(&bad), None);
+    }
+    // r² = 0: the ball is the point v = 0, T = f(0) = cKcᵀ = 4, and
+    // U(8) = 8·0 + cKcᵀ + bN⁻¹bᵀ = 0 + 4 + 16/4 = 8 ≥ T
+    let point = Problem { r2: &zero, ..p };
+    assert_eq!(
+        bound_at(&point, &Rational::from(8)),
+        Some(Rational::from(8))
+    );
+}
