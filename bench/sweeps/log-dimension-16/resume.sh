@@ -38,7 +38,7 @@ for i in $(seq 1 "$n"); do
   [ -s "$gz" ] && continue
   echo "shard $i/$n: running ($(date -u +%FT%TZ))" >&2
   {
-    echo "binary: $("$bin" --version), checkout $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "binary: $bin ($("$bin" --version)); repository HEAD at the start: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown) (not necessarily the commit the binary was built from)"
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc --all) cores (this shard may use $(nproc))"
     echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "started: $(date -u +%FT%TZ)"
