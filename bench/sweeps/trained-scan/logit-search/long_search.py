@@ -5,18 +5,22 @@ heads of layer 0 look at different distance bands, so a long input can steer the
 independently, toward the hull relaxation's freedom (H). Coordinate ascent on the LAST query's row range
 (max_j s_nj - min_j s_nj, s = q.k/sqrt(d_h), j <= n, no position bias: probe.rs's quantity) over inputs of length n:
 each step tries all 256 bytes at one position (batched numpy forward passes, f64), positions in seeded random order,
-plus "band" moves (a run of 2^k positions set to one byte). The found inputs' ranges are re-evaluated by one plain
-forward pass (validated against found.tsv's inputs to 1e-12).
+plus "band" moves (a run of 2^k positions set to one byte). `check` evaluates found.tsv's inputs of the shard's model
+(cut after the query that attains their range: a row depends on the bytes up to its query only) with the same
+forward pass and prints them beside found.tsv's ranges (the model's own f64 forward pass): they agree to the 6
+printed decimals on shard 1.
 
     python3 long_search.py SHARD LENGTHS HEADS [STARTS] [SWEEPS]     # e.g. 1 32,64,128 0,3 2 3
+    python3 long_search.py SHARD check
 """
 import sys, time, pathlib
 import numpy as np
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from zonotope_pilot import load, EPS
 
-shard = int(sys.argv[1]); lengths = [int(x) for x in sys.argv[2].split(",")]
-heads = [int(x) for x in sys.argv[3].split(",")]
+shard = int(sys.argv[1]); check = sys.argv[2] == "check"
+lengths = [] if check else [int(x) for x in sys.argv[2].split(",")]
+heads = [] if check else [int(x) for x in sys.argv[3].split(",")]
 starts = int(sys.argv[4]) if len(sys.argv) > 4 else 2; sweeps = int(sys.argv[5]) if len(sys.argv) > 5 else 3
 key, H, W = load(shard)
 D = W["emb"].shape[1]; DH = D // H; slopes = 2.0 ** -(np.arange(H) + 1)
@@ -56,6 +60,13 @@ def trial(cur, h, positions_sets):
     return cur, best
 
 
+if check:
+    name = "W_" + key.split(" ")[0] + "_" + key.split(" ")[1]
+    for line in open(pathlib.Path(__file__).resolve().parent / "found.tsv"):
+        f = line.rstrip("\n").split("\t")
+        if f[0] != name or f[1] != "1": continue
+        b = np.frombuffer(bytes.fromhex(f[6]), dtype=np.uint8).astype(int)[:int(f[5]) + 1]
+        print(f"head {f[2]}: found.tsv {f[4]}, here {last_row_range(b[None], int(f[2]))[0]:.6f}")
 rng = np.random.default_rng(40)
 for h in heads:
     for n in lengths:
