@@ -40,8 +40,9 @@ gmp="$work/gmp"
 say "GMP and MPFR (shared) in $gmp"
 "$crate/scripts/build-gmp-mpfr.sh" "$gmp"
 
-# the Cargo profile of the tested wheel (Cargo.toml: wheel-test is release at opt-level 1,
-# much cheaper to build); ATTNCHECK_WHEEL_PROFILE=release tests the wheel users install
+# the Cargo profile of the tested wheel (Cargo.toml: wheel-test is release at opt-level 1, the
+# kernel and the library at 0, much cheaper to build); ATTNCHECK_WHEEL_PROFILE=release tests
+# the wheel users install
 profile=${ATTNCHECK_WHEEL_PROFILE:-wheel-test}
 say "building the wheel (profile $profile)"
 rm -rf "$work/dist"
