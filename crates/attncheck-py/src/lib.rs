@@ -115,7 +115,9 @@ fn window(
     precision: u32,
     out: PathBuf,
 ) -> PyResult<String> {
-    guarded(py, move || work::window(&model, &config, &epsilon, precision, &out))
+    guarded(py, move || {
+        work::window(&model, &config, &epsilon, precision, &out)
+    })
 }
 
 /// `eval(term, precision, max_precision, digits)`: see [`formula::evaluate`].
@@ -137,7 +139,9 @@ fn eval(
 #[pyfunction]
 #[pyo3(signature = (formula, precision = 128, max_precision = 4096))]
 fn prove(py: Python<'_>, formula: String, precision: u32, max_precision: u32) -> PyResult<String> {
-    guarded(py, move || formula::prove(&formula, precision, max_precision))
+    guarded(py, move || {
+        formula::prove(&formula, precision, max_precision)
+    })
 }
 
 /// `_panic_for_tests()`: panics inside the border, so that the tests can see a panic

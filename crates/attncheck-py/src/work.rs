@@ -220,9 +220,9 @@ pub fn verify(
     let source = SpecSource::file_or(spec, theorems);
     // the model is read and checked first: bad input, not a rejection
     let model = match model {
-        Some((m, c)) => Some(
-            attncheck::model_window::ModelInput::read(m, c).map_err(app::Error::from)?,
-        ),
+        Some((m, c)) => {
+            Some(attncheck::model_window::ModelInput::read(m, c).map_err(app::Error::from)?)
+        }
         None => None,
     };
     let inputs = attncheck::claims::rebuild::Inputs {
