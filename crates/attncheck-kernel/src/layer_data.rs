@@ -568,6 +568,26 @@ impl LayerData {
         })
     }
 
+    /// Calls `visit(k, xs)` with the enclosures x^{(r),k} of every run r at `prec`, for
+    /// k = 0..=K, in order: the same iterates every query derives from (the kept walk when
+    /// it is at `prec`, else a walk, kept when it fits). For readers outside the evaluator
+    /// (a claim's untrusted samples of the same map): the walk they cause is then the one
+    /// the queries at `prec` read, on this datum and its clones, instead of a second one.
+    /// Errors: over the iteration budget ([`QueryError::Cost`]).
+    pub fn visit_iterates(
+        &self,
+        prec: u32,
+        mut visit: impl FnMut(usize, &[&[Interval]]),
+    ) -> Result<(), QueryError> {
+        self.iteration_cost(prec)?;
+        let mut k = 0;
+        self.each_step(prec, |xs| {
+            visit(k, xs);
+            k += 1;
+        });
+        Ok(())
+    }
+
     /// An enclosure of max_i ‖x_i^{(r),k}‖² at `prec`.
     pub fn max_sqnorm(
         &self,

@@ -174,7 +174,7 @@ impl CustomOp2 for Mm {
         if b.rank() == 2 {
             // a [..., k] as rows × k: the same products as a linear layer without bias
             let (da, db, _) = linear_bwd(a, b, None, g, false)?;
-            return Ok((Some(da), Some(db)));
+            return Ok((Some(da), db));
         }
         let ga = mm(g, &b.transpose(D::Minus2, D::Minus1)?)?;
         let gb = mm(&a.transpose(D::Minus2, D::Minus1)?, g)?;
@@ -288,21 +288,24 @@ impl<T: Real> Wide for BiasGrad<'_, T> {
 }
 
 /// (dx, dW, db) of a linear layer for the upstream gradient g, with `y` the layer's output
-/// when it ends in a ReLU (the gradient passes where y > 0).
+/// when it ends in a ReLU (the gradient passes where y > 0); db when `with_bias`. dW is
+/// `None` when W does not track gradients (a frozen model's weights, e.g. in the receptive-field
+/// measurement, where only the gradient reaching the input is read): nothing would
+/// receive them, and dx does not depend on them.
 fn linear_bwd(
     x: &Tensor,
     w: &Tensor,
     y: Option<&Tensor>,
     g: &Tensor,
     with_bias: bool,
-) -> Result<(Tensor, Tensor, Option<Tensor>)> {
+) -> Result<(Tensor, Option<Tensor>, Option<Tensor>)> {
     fn go<T: Real>(
         x: &Tensor,
         w: &Tensor,
         y: Option<&Tensor>,
         g: &Tensor,
         with_bias: bool,
-    ) -> Result<(Tensor, Tensor, Option<Tensor>)> {
+    ) -> Result<(Tensor, Option<Tensor>, Option<Tensor>)> {
         let (k, n) = w.dims2()?;
         // the upstream gradient, masked by the ReLU (a copy) or as it is (no copy)
         let g = g.contiguous()?;
@@ -323,7 +326,6 @@ fn linear_bwd(
         let gv: &[T] = masked.as_deref().unwrap_or(graw);
         let rows = gv.len() / n;
         let mut dx = vec![T::zero(); rows * k];
-        let mut dw = vec![T::zero(); k * n];
         with_data::<T, _>(w, |ws| {
             // dx = g·Wᵀ
             gemm_into(
@@ -346,6 +348,15 @@ fn linear_bwd(
             );
             Ok(())
         })?;
+        let db = if with_bias {
+            Some(tensor(wide(BiasGrad(gv, n)), n, w)?)
+        } else {
+            None
+        };
+        if !w.track_op() {
+            return Ok((tensor(dx, x.shape(), x)?, None, db));
+        }
+        let mut dw = vec![T::zero(); k * n];
         with_data::<T, _>(x, |xs| {
             // dW = xᵀ·g
             gemm_into(
@@ -368,12 +379,7 @@ fn linear_bwd(
             );
             Ok(())
         })?;
-        let db = if with_bias {
-            Some(tensor(wide(BiasGrad(gv, n)), n, w)?)
-        } else {
-            None
-        };
-        Ok((tensor(dx, x.shape(), x)?, tensor(dw, (k, n), w)?, db))
+        Ok((tensor(dx, x.shape(), x)?, Some(tensor(dw, (k, n), w)?), db))
     }
     match x.dtype() {
         DType::F32 => go::<f32>(x, w, y, g, with_bias),
@@ -436,12 +442,13 @@ impl CustomOp3 for Linear {
         &self,
         x: &Tensor,
         w: &Tensor,
-        _b: &Tensor,
+        b: &Tensor,
         res: &Tensor,
         g: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let (dx, dw, db) = linear_bwd(x, w, self.relu.then_some(res), g, true)?;
-        Ok((Some(dx), Some(dw), db))
+        // db only when b tracks gradients (see linear_bwd for dW)
+        let (dx, dw, db) = linear_bwd(x, w, self.relu.then_some(res), g, b.track_op())?;
+        Ok((Some(dx), dw, db))
     }
 }
 

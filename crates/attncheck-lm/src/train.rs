@@ -3,6 +3,7 @@
 //! batches of random windows drawn from a seed.
 
 use crate::model::{mean_nll, tokens, Model};
+use crate::ops::{wide, with_data, Wide};
 use crate::{Error, Result, SplitMix64};
 use candle_core::DType;
 use candle_core::{backprop::GradStore, Tensor};
@@ -120,15 +121,12 @@ impl Adam {
     }
 
     fn step(&mut self, model: &Model, grads: &GradStore, lr: f64, clip: f64) -> Result<()> {
-        const B1: f64 = 0.9;
-        const B2: f64 = 0.999;
-        const EPS: f64 = 1e-8;
         self.t += 1;
         let mut gs: Vec<Option<Vec<f64>>> = Vec::with_capacity(model.vars().len());
         let mut sq = 0.0;
         for var in model.vars() {
             let g = match grads.get(var.as_tensor()) {
-                Some(g) => Some(g.to_dtype(DType::F64)?.flatten_all()?.to_vec1::<f64>()?),
+                Some(g) => Some(as_f64(g)?),
                 None => None,
             };
             if let Some(g) = &g {
@@ -145,22 +143,84 @@ impl Adam {
         let c2 = 1.0 - B2.powi(self.t);
         for (i, var) in model.vars().iter().enumerate() {
             let Some(g) = &gs[i] else { continue };
-            let mut th = var
-                .as_tensor()
-                .to_dtype(DType::F64)?
-                .flatten_all()?
-                .to_vec1::<f64>()?;
-            let (m, v) = (&mut self.m[i], &mut self.v[i]);
-            for k in 0..th.len() {
-                let gk = g[k] * scale;
-                m[k] = B1 * m[k] + (1.0 - B1) * gk;
-                v[k] = B2 * v[k] + (1.0 - B2) * gk * gk;
-                let upd = (m[k] / c1) / ((v[k] / c2).sqrt() + EPS);
-                th[k] = th[k] * (1.0 - lr * self.weight_decay) - lr * upd;
-            }
-            let t = Tensor::from_vec(th, var.shape(), var.device())?.to_dtype(var.dtype())?;
+            let mut th = as_f64(var.as_tensor())?;
+            wide(Update {
+                th: &mut th,
+                g,
+                m: &mut self.m[i],
+                v: &mut self.v[i],
+                scale,
+                c1,
+                c2,
+                lr,
+                decay: 1.0 - lr * self.weight_decay,
+            });
+            let t = if var.dtype() == DType::F32 {
+                // as candle's f64 → f32 conversion: `as f32` (round to nearest)
+                let th: Vec<f32> = th.iter().map(|&x| x as f32).collect();
+                Tensor::from_vec(th, var.shape(), var.device())?
+            } else {
+                Tensor::from_vec(th, var.shape(), var.device())?.to_dtype(var.dtype())?
+            };
             var.set(&t)?;
         }
         Ok(())
+    }
+}
+
+const B1: f64 = 0.9;
+const B2: f64 = 0.999;
+const EPS: f64 = 1e-8;
+
+/// The values of `t` as f64, row-major (exact from f32; without the intermediate f64
+/// tensor of `to_dtype` for the f32 weights and gradients of training).
+fn as_f64(t: &Tensor) -> Result<Vec<f64>> {
+    if t.dtype() == DType::F32 {
+        Ok(with_data::<f32, _>(t, |v| {
+            Ok(v.iter().map(|&x| f64::from(x)).collect())
+        })?)
+    } else {
+        Ok(t.to_dtype(DType::F64)?.flatten_all()?.to_vec1::<f64>()?)
+    }
+}
+
+/// One AdamW update of one weight tensor (the formula in [`Adam`]'s doc), run through
+/// [`wide`]: each element's operations are the same IEEE ones in the same order (no fused
+/// multiply-add), so the same bits as the scalar loop, several elements per instruction.
+struct Update<'a> {
+    th: &'a mut [f64],
+    g: &'a [f64],
+    m: &'a mut [f64],
+    v: &'a mut [f64],
+    scale: f64,
+    c1: f64,
+    c2: f64,
+    lr: f64,
+    /// 1 − lr·λ.
+    decay: f64,
+}
+
+impl Wide for Update<'_> {
+    type Out = ();
+    #[inline(always)]
+    fn run(self) {
+        let Update {
+            th,
+            g,
+            m,
+            v,
+            scale,
+            c1,
+            c2,
+            lr,
+            decay,
+        } = self;
+        for (((th, &g), m), v) in th.iter_mut().zip(g).zip(m.iter_mut()).zip(v.iter_mut()) {
+            let gk = g * scale;
+            *m = B1 * *m + (1.0 - B1) * gk;
+            *v = B2 * *v + (1.0 - B2) * gk * gk;
+            let upd = (*m / c1) / ((*v / c2).sqrt() + EPS);
+            *th = *th * decay - lr * upd;
+        }
     }
 }

@@ -25,7 +25,8 @@ use super::common::{build_all, fmt_q, layer_datum, Instance, InstanceSpec};
 use crate::certificate::Hints;
 use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
-use crate::dynamics::discrete::{DiscreteMap, Form, State};
+use crate::dynamics::discrete::{DiscreteMap, Form};
+use crate::dynamics::layer_data::LayerData;
 use crate::dynamics::model::Mat;
 use crate::dynamics::observe::{max_all, sq_norms};
 use crate::kernel::expr::build::{add, call, forall, int, le, max, var, Term};
@@ -142,7 +143,7 @@ impl crate::claims::shape::Claim for Claim {
                     steps,
                     ..inst.clone()
                 };
-                st.datum(&x, layer_datum(&run, Vec::new())?);
+                st.datum(&x, walked_datum(layer_datum(&run, Vec::new())?));
                 let k = || var("k");
                 let partition = |k: Term| call("layer-partition", [var(&x), int(0), k]);
                 let sqnorm = |k: Term| call("layer-max-sqnorm", [var(&x), int(0), k]);
@@ -179,7 +180,7 @@ impl crate::claims::shape::Claim for Claim {
                 .map(|(inst, &steps)| {
                     let k_first = steps / 4;
                     (
-                        simulate(inst, steps, k_first, prec),
+                        simulate_walked(inst, steps, k_first, prec),
                         simulate(inst, steps, k_first, 2 * prec),
                     )
                 })
@@ -337,9 +338,9 @@ fn lyapunov(x: &[Interval], n: usize, d: usize) -> Interval {
 }
 
 /// max_ij |P_ij − 1/n|, enclosed.
-fn dist_uniform(s: &State, n: usize) -> Interval {
-    let u = Interval::one(s.p[0].prec()).div_i64(n as i64);
-    max_all(&s.p.iter().map(|p| (p - &u).abs()).collect::<Vec<_>>())
+fn dist_uniform(p: &[Interval], n: usize) -> Interval {
+    let u = Interval::one(p[0].prec()).div_i64(n as i64);
+    max_all(&p.iter().map(|p| (p - &u).abs()).collect::<Vec<_>>())
 }
 
 /// What one run records at the sample times.
@@ -354,49 +355,146 @@ struct Run {
     at_4t: Interval,
 }
 
-/// One run of (D), sampled (the per-step facts are decided by the kernel over the
-/// statement's datum, not here).
+/// What a run reads off the iterates x^0, …, x^K of (D), shown to it in order: the samples
+/// every K/40 steps, max‖x‖ at T and 4T, and P at the end.
+struct Sampler {
+    n: usize,
+    d: usize,
+    steps: usize,
+    k_first: usize,
+    sample_every: usize,
+    dt: f64,
+    n2: Interval,
+    /// The map, for P(x^k) when the caller does not have it (the same enclosure the
+    /// map's step computes from the same x^k).
+    map: DiscreteMap,
+    run: Run,
+}
+
+impl Sampler {
+    fn new(inst: &super::common::Instance, steps: usize, k_first: usize, prec: u32) -> Sampler {
+        let (n, d) = (inst.n, inst.sys.d);
+        Sampler {
+            n,
+            d,
+            steps,
+            k_first,
+            sample_every: (steps / 40).max(1),
+            dt: inst.dt.to_f64(),
+            n2: Interval::from_i64(prec, (n * n) as i64),
+            map: DiscreteMap::new(&inst.sys, n, &inst.dt, Form::Layer, prec).expect("layer"),
+            run: Run {
+                states: Vec::new(),
+                p_final: Vec::new(),
+                samples: Vec::new(),
+                at_t: Interval::zero(prec),
+                at_4t: Interval::zero(prec),
+            },
+        }
+    }
+
+    /// The iterate x^k (k = 0, 1, …, K in order), with P(x^k) when the caller has it.
+    fn see(&mut self, k: usize, x: &[Interval], p: Option<&[Interval]>) {
+        let (n, d) = (self.n, self.d);
+        let last = k == self.steps;
+        let sampled = k == 0 || k.is_multiple_of(self.sample_every) || last;
+        let owned;
+        let p = match p {
+            Some(p) => p,
+            None if sampled => {
+                owned = self.map.attention(x);
+                &owned[..]
+            }
+            None => &[],
+        };
+        if sampled {
+            let m = max_all(&sq_norms(x, n, d)).sqrt();
+            let l = lyapunov(x, n, d);
+            let t = k as f64 * self.dt;
+            self.run
+                .samples
+                .push((t, m, dist_uniform(p, n), &l - &self.n2));
+            self.run
+                .states
+                .push((t, crate::dynamics::discrete::mids(x)));
+        }
+        if k > 0 && (k == self.k_first || last) {
+            let m = max_all(&sq_norms(x, n, d)).sqrt();
+            if k == self.k_first {
+                self.run.at_t = m.clone();
+            }
+            if last {
+                self.run.at_4t = m;
+            }
+        }
+        if last {
+            self.run.p_final = p.to_vec();
+        }
+    }
+}
+
+/// One run of (D) by the claim's own map, sampled (the per-step facts are decided by the
+/// kernel over the statement's datum, not here).
 fn simulate(inst: &super::common::Instance, steps: usize, k_first: usize, prec: u32) -> Run {
-    let (n, d) = (inst.n, inst.sys.d);
-    let mut map = DiscreteMap::new(&inst.sys, n, &inst.dt, Form::Layer, prec).expect("layer");
-    let n2 = Interval::from_i64(prec, (n * n) as i64);
-    let dt = inst.dt.to_f64();
-    let mut s = map.start(&inst.tokens);
-    let l0 = lyapunov(&s.x, n, d);
-    let mut run = Run {
-        states: Vec::new(),
-        p_final: Vec::new(),
-        samples: Vec::new(),
-        at_t: Interval::zero(prec),
-        at_4t: Interval::zero(prec),
-    };
-    let sample_every = (steps / 40).max(1);
-    let record = |s: &State, l: &Interval, run: &mut Run| {
-        let m = max_all(&sq_norms(&s.x, n, d)).sqrt();
-        run.samples
-            .push((s.k as f64 * dt, m, dist_uniform(s, n), l - &n2));
-        run.states
-            .push((s.k as f64 * dt, crate::dynamics::discrete::mids(&s.x)));
-    };
-    record(&s, &l0, &mut run);
+    let mut sampler = Sampler::new(inst, steps, k_first, prec);
+    let mut s = sampler.map.start(&inst.tokens);
+    sampler.see(0, &s.x, Some(&s.p));
     for _ in 0..steps {
-        let next = map.step(&s);
-        if next.k.is_multiple_of(sample_every) || next.k == steps {
-            record(&next, &lyapunov(&next.x, n, d), &mut run);
-        }
-        if next.k == k_first || next.k == steps {
-            let m = max_all(&sq_norms(&next.x, n, d)).sqrt();
-            if next.k == k_first {
-                run.at_t = m.clone();
-            }
-            if next.k == steps {
-                run.at_4t = m;
-            }
-        }
+        let next = sampler.map.step(&s);
+        sampler.see(next.k, &next.x, Some(&next.p));
         s = next;
     }
-    run.p_final = s.p;
-    run
+    sampler.run
+}
+
+/// The `layer` data whose iterates the witness read at the working precision, for the
+/// statement to take ([`walked_datum`]).
+static WALKED: std::sync::Mutex<Vec<LayerData>> = std::sync::Mutex::new(Vec::new());
+/// At most this many are held (a witness whose statement is never built leaves its own).
+const MAX_WALKED: usize = 8;
+
+/// The run at the working precision, read off the iterates of the instance's `layer`
+/// datum (the kernel's walk, at `prec`): the map is the same (the layer map's attention
+/// and residual step on the same exact data at the same precision, so the same
+/// enclosures bit for bit as [`simulate`]'s), and the statement's datum, when it is
+/// built from the same exact data, takes this one ([`walked_datum`]), so the evaluator
+/// reads the iterates kept by this walk instead of walking again (`LayerData`'s "one walk
+/// per precision"). The samples are untrusted as before: they are read, not checked.
+/// Falls back to [`simulate`] when the datum cannot be built or walked.
+fn simulate_walked(inst: &Instance, steps: usize, k_first: usize, prec: u32) -> Run {
+    let run = Instance {
+        steps,
+        ..inst.clone()
+    };
+    let Ok(crate::kernel::expr::Datum::Layer(data)) = layer_datum(&run, Vec::new()) else {
+        return simulate(inst, steps, k_first, prec);
+    };
+    let mut sampler = Sampler::new(inst, steps, k_first, prec);
+    if data
+        .visit_iterates(prec, |k, xs| sampler.see(k, xs[0], None))
+        .is_err()
+    {
+        return simulate(inst, steps, k_first, prec);
+    }
+    let mut walked = WALKED.lock().unwrap_or_else(|e| e.into_inner());
+    if walked.len() >= MAX_WALKED {
+        walked.remove(0);
+    }
+    walked.push(data);
+    sampler.run
+}
+
+/// `datum`, or the equal datum a witness walked (taken from [`WALKED`]): the same exact
+/// data, so the same meaning and certificate; only its kept walk differs.
+fn walked_datum(datum: crate::kernel::expr::Datum) -> crate::kernel::expr::Datum {
+    let crate::kernel::expr::Datum::Layer(data) = &datum else {
+        return datum;
+    };
+    let mut walked = WALKED.lock().unwrap_or_else(|e| e.into_inner());
+    match walked.iter().position(|w| w == data) {
+        Some(i) => crate::kernel::expr::Datum::Layer(walked.remove(i)),
+        None => datum,
+    }
 }
 
 /// Each instance's run at the working precision and at twice it.

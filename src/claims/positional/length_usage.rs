@@ -279,10 +279,20 @@ impl crate::claims::shape::Claim for Claim {
         let rs: Vec<i64> = (0..lmax as i64).collect();
         let bt = sandwich_centred_many(&rs, &freqs);
         let heads: Vec<usize> = (1..=p.raw.sandwich_heads).collect();
-        // the weights e^{B̃(r)/c_h}, once per head, reused for every L and the plot
+        // the weights e^{B̃(r)/c_h}, once per head, reused for every L and the plot; only
+        // for the heads whose tails are read (the growth head, the §3 table's, the
+        // plotted ones), the others' stay empty (the statement covers every head itself)
+        let read = |h: usize| {
+            h == p.raw.growth_head
+                || p.raw.sandwich_reference.iter().any(|r| r.head == h)
+                || p.raw.increasing_heads.contains(&h)
+        };
         let weights: Vec<Vec<Interval>> = heads
             .par_iter()
             .map(|&h| {
+                if !read(h) {
+                    return Vec::new();
+                }
                 let c = Interval::from_rational(prec, &compression_ratio(h, p.raw.sandwich_heads));
                 bt.iter().map(|b| (b / &c).exp()).collect()
             })
@@ -290,6 +300,9 @@ impl crate::claims::shape::Claim for Claim {
         let sand: Vec<Vec<Interval>> = weights
             .par_iter()
             .map(|wt| {
+                if wt.is_empty() {
+                    return Vec::new();
+                }
                 lens.iter()
                     .map(|&l| tail_from_weights(wt, w as usize, l as usize))
                     .collect()
@@ -749,7 +762,8 @@ pub fn sandwich_lower_bound(dbar: u32, c: &Rational, w: u64, len: u64, prec: u32
 pub struct Found {
     /// Per ALiBi slope: the slope exponent, T(L) per length, the limit e^{−mw}.
     pub alibi_rows: Vec<(Rational, Vec<Interval>, Interval)>,
-    /// Per Sandwich head: T(L) per length.
+    /// Per Sandwich head: T(L) per length (empty for a head no table, figure, plot or
+    /// observation reads).
     pub sand: Vec<Vec<Interval>>,
     /// The prefix sums of the weights of the plotted heads.
     pub plot_prefix: Vec<Vec<Interval>>,

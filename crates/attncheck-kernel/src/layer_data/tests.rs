@@ -152,3 +152,41 @@ fn the_kept_walk_budget_at_its_edge() {
         assert_eq!((a, b), (fresh(steps, 0), fresh(steps, 2)), "K = {steps}");
     }
 }
+
+/// `visit_iterates` shows x^0, …, x^K of every run in order, and its walk is the one the
+/// queries at that precision then read (on the datum and its clones): no second walk, the
+/// same answers as a fresh datum's; at another precision the queries walk again.
+#[test]
+fn visit_iterates_is_the_walk_the_queries_read() {
+    let fresh = answers(&datum("1/2"), 96, &[0, 1, 2, 3]);
+    let l = datum("1/2");
+    let before = walks();
+    let mut seen = Vec::new();
+    l.visit_iterates(96, |k, xs| {
+        assert_eq!(xs.len(), 2);
+        assert!(xs.iter().all(|x| x.len() == 3 * 2));
+        seen.push(k);
+    })
+    .unwrap();
+    assert_eq!(seen, (0..=l.steps()).collect::<Vec<_>>());
+    assert_eq!(walks() - before, 1);
+    let got = answers(&l.clone(), 96, &[0, 1, 2, 3]);
+    assert_eq!(walks() - before, 1, "the queries read the visited walk");
+    assert_eq!(got, fresh);
+    // the coordinates the visitor saw are the ones `coord` answers (token 2, coordinate 1)
+    let mut last = None;
+    l.visit_iterates(96, |k, xs| {
+        if k == l.steps() {
+            last = Some(xs[1][2 * 2 + 1].clone());
+        }
+    })
+    .unwrap();
+    let (r1, kk) = (Rational::from(1), Rational::from(l.steps()));
+    let c = l
+        .coord(96, &r1, &kk, &Rational::from(2), &Rational::from(1))
+        .unwrap();
+    assert_eq!(last, Some(c));
+    assert_eq!(walks() - before, 1);
+    answers(&l, 64, &[0]);
+    assert_eq!(walks() - before, 2, "another precision walks again");
+}
