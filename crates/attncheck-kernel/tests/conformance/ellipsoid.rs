@@ -60,3 +60,46 @@ fn the_ends_of_the_admissible_set_and_of_a_well_formed_problem() {
         Some(Rational::from(8))
     );
 }
+
+/// Q = I, K = κI, c = (1, 0), r² = 1 (scales s, t = 1): T = max κ|c + v|² over |v| ≤ 1 = 4κ,
+/// attained by the dual at λ = 2κ (U(λ) = λ + κ + κ²/(λ − κ)).
+fn scaled_identity(kappa_num: &Integer, s: &Integer, f: impl FnOnce(&Problem)) {
+    let id = |x: &Integer| {
+        vec![
+            vec![x.clone(), Integer::new()],
+            vec![Integer::new(), x.clone()],
+        ]
+    };
+    let (a, b) = (id(s), id(kappa_num));
+    let c = [Integer::from(1), Integer::from(0)];
+    let one = Integer::from(1);
+    f(&Problem {
+        a: &a,
+        b: &b,
+        c: &c,
+        s,
+        t: &one,
+        r2: &one,
+    });
+}
+
+/// The untrusted search finds the dual's minimiser far below λ = 1 (it halves down from
+/// its first admissible λ; κ = 2⁻¹², so λ* = 2⁻¹¹ and U* = T = 2⁻¹⁰, within 10⁻⁹), and
+/// still proposes an admissible λ when the admissible set starts just below 2^199, the
+/// largest λ its doubling tries (κ = 1.5·2^198: the bound is then not tight, but exists,
+/// and is ≥ T).
+#[test]
+fn the_search_reaches_multipliers_far_below_and_far_above_one() {
+    let s = Integer::from(1) << 12u32;
+    scaled_identity(&Integer::from(1), &s, |p| {
+        let u = attncheck_kernel::ellipsoid::bound(p).expect("an admissible λ");
+        let t = Rational::from((1, 1024));
+        let tol = Rational::from((1_000_000_001, 1_000_000_000));
+        assert!(u >= t && u <= Rational::from(&t * &tol), "{u}");
+    });
+    let kappa = Integer::from(3) << 197u32;
+    scaled_identity(&kappa, &Integer::from(1), |p| {
+        let u = attncheck_kernel::ellipsoid::bound(p).expect("an admissible λ below 2^200");
+        assert!(u >= Rational::from(kappa.clone() * 4u32), "U below T: {u}");
+    });
+}
