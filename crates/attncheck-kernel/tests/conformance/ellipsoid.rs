@@ -104,3 +104,26 @@ fn the_search_reaches_multipliers_far_below_and_far_above_one() {
         assert!(u >= t, "U below T: {u}");
     });
 }
+
+/// The search proposes within [2⁻²⁰⁰, 2¹⁹⁹], so that `bound`'s raise of its λ by at most
+/// 2⁻⁸ stays inside `bound_at`'s range: with the admissible set starting far below 2⁻²⁰⁰
+/// (κ = 2⁻²⁵⁰) it still proposes λ ≥ 2⁻²⁰⁰ and a bound exists (≥ T, not tight); with it
+/// starting above 2¹⁹⁹ (κ = 1.5·2¹⁹⁹) it proposes nothing.
+#[test]
+fn the_search_proposes_within_the_range_the_check_admits() {
+    let s = Integer::from(1) << 250u32;
+    scaled_identity(&Integer::from(1), &s, |p| {
+        let lam = propose(p).expect("a proposal");
+        assert!(
+            lam >= Rational::from((1, Integer::from(1) << 200u32)),
+            "{lam}"
+        );
+        let u = attncheck_kernel::ellipsoid::bound(p).expect("an admissible λ");
+        assert!(u >= Rational::from((4, s.clone())), "U below T: {u}");
+    });
+    let kappa = Integer::from(3) << 198u32;
+    scaled_identity(&kappa, &Integer::from(1), |p| {
+        assert_eq!(propose(p), None);
+        assert_eq!(attncheck_kernel::ellipsoid::bound(p), None);
+    });
+}
