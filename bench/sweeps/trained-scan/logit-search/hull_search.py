@@ -10,17 +10,11 @@ give. numpy only; about 2 CPU-min per head.
 
     python3 bench/sweeps/trained-scan/logit-search/hull_search.py SHARD [HEADS]    # e.g. 1 0,1,2
 """
-import gzip, json, pathlib, sys
+import pathlib, sys
 import numpy as np
 
-root = pathlib.Path(__file__).resolve().parent.parent
-def load(i):
-    d = json.load(gzip.open(root / "shards" / f"trained-model-claims.shard-{i}-of-72.json.gz"))
-    (key, v), = [(k, v) for k, v in d["record"]["results"].items() if v["result"] and v["result"].get("weights")]
-    w = v["result"]["weights"]
-    W = {n: np.frombuffer(bytes.fromhex(t["values"]), dtype=">u4").view(">f4").astype(np.float64).reshape(t["shape"])
-         for n, t in w["tensors"].items()}
-    return key, w["heads"], W
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from zonotope_pilot import load  # a shard's model: (datum name, heads, weights as f64 arrays)
 i = int(sys.argv[1]); heads = [int(x) for x in sys.argv[2].split(",")] if len(sys.argv) > 2 else range(8)
 rng = np.random.default_rng(40)
 key, H, W = load(i)
