@@ -230,7 +230,11 @@ recheck_dir() {
     fi
     # a missed mutant moves only if this run caught it (or timed out on it)
     now=$(cat "$m/caught.txt" "$m/timeout.txt" | sort -u)
-    [ -n "$now" ] || { echo "recheck $name: none caught" >&2; return 0; }
+    if [ -z "$now" ]; then
+        echo "recheck: checkout $checkout, $(date -u +%FT%TZ): none of $(wc -l <"$d/missed.txt") missed caught" >>"$d/log.txt"
+        echo "recheck $name: none caught" >&2
+        return 0
+    fi
     grep -Fxf <(echo "$now") "$d/missed.txt" >"$work/moved.txt" || true
     grep -Fxf "$m/caught.txt" "$work/moved.txt" >>"$d/caught.txt" || true
     grep -Fxf "$m/timeout.txt" "$work/moved.txt" >>"$d/timeout.txt" || true
