@@ -127,3 +127,52 @@ fn the_search_proposes_within_the_range_the_check_admits() {
         assert_eq!(attncheck_kernel::ellipsoid::bound(p), None);
     });
 }
+
+/// The search's bisection finds the admissible set's edge, not the power of two above it:
+/// with c = 0, U(λ) = λ·r² is least at the edge itself (K = ¾I, Q = I, r² = 1: T = ¾,
+/// U(λ) = λ for λ > ¾), which lies between the halving's last two powers of two (½ and 1),
+/// so the bound is ¾ raised by at most 2⁻¹⁹ of itself, not 1.
+#[test]
+fn the_search_finds_the_edge_between_two_powers_of_two() {
+    let (a, b) = (ints(&[&[4, 0], &[0, 4]]), ints(&[&[3, 0], &[0, 3]]));
+    let c = [Integer::new(), Integer::new()];
+    let (four, one) = (Integer::from(4), Integer::from(1));
+    let p = Problem {
+        a: &a,
+        b: &b,
+        c: &c,
+        s: &four,
+        t: &one,
+        r2: &one,
+    };
+    let u = attncheck_kernel::ellipsoid::bound(&p).expect("an admissible λ");
+    let t = Rational::from((3, 4));
+    let tol = Rational::from(1) + Rational::from((1, Integer::from(1) << 19u32));
+    assert!(u >= t && u <= Rational::from(&t * &tol), "{u}");
+}
+
+/// The golden-section search runs over [edge, U(edge)/r²] — an upper end that holds the
+/// minimiser (U ≥ λr²) and keeps the interval short when r² is large. Q = I,
+/// K = diag(4, 1), c = (0, 2⁵²), r² = 2¹⁰⁰: U(λ) = λ·2¹⁰⁰ + 2¹⁰⁴ + 2¹⁰⁴/(λ − 1) on λ > 4,
+/// least at λ* = 5 inside the set, U* = T = 25·2¹⁰⁰ (the S-lemma is exact here), while the
+/// edge gives U(4) = 25⅓·2¹⁰⁰. Searched up to 2¹⁹⁹ instead, 200 golden steps would leave a
+/// bracket about 2⁶⁰ wide and the best candidate the edge.
+#[test]
+fn the_search_finds_an_interior_minimiser_when_the_radius_is_large() {
+    let (a, b) = (ints(&[&[1, 0], &[0, 1]]), ints(&[&[4, 0], &[0, 1]]));
+    let c = [Integer::new(), Integer::from(1) << 52u32];
+    let one = Integer::from(1);
+    let r2 = Integer::from(1) << 100u32;
+    let p = Problem {
+        a: &a,
+        b: &b,
+        c: &c,
+        s: &one,
+        t: &one,
+        r2: &r2,
+    };
+    let u = attncheck_kernel::ellipsoid::bound(&p).expect("an admissible λ");
+    let t = Rational::from(Integer::from(25) << 100u32);
+    let tol = Rational::from((1_000_001, 1_000_000));
+    assert!(u >= t && u <= Rational::from(&t * &tol), "{u}");
+}
