@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The spec's `[profiles.full.scan.probes]` from every search stored here: for each (model, layer-1 head)
 the input with the largest range any search found — found.tsv's (run.sh's search) and every line
-`L<L_tr> alibi-paper-s<seed> head H length N: last-row range R ... bytes HEX` of the .txt files below this
-directory (long_search.py's and later searches'). Untrusted: the ranges here are numpy's, and only pick
+`L<L_tr> alibi-paper-s<seed> head H length N …: last-row range R … bytes HEX` (or `all-rows range`) of the .txt
+files below this directory (long_search.py's, gcg_search.py's). Untrusted: the ranges here are numpy's, and only pick
 which input goes into the spec; the report re-evaluates each input with the model's own forward pass.
 
     python3 probes.py            # print the TOML table, with each pick's source on stderr
@@ -17,7 +17,7 @@ for line in (here / "found.tsv").read_text().split("\n"):
     c = line.split("\t")
     if len(c) == 7 and c[1] == "1":
         offer(c[0], int(c[2]), float(c[3]), c[6], "found.tsv")
-pat = re.compile(r"^(L\d+) (alibi-paper-s\d) head (\d) length \d+: last-row range ([0-9.]+) .*bytes ([0-9a-f]+)\s*$")
+pat = re.compile(r"^(L\d+) (alibi-paper-s\d) head (\d) length \d+[^:]*: (?:last|all)-rows? range ([0-9.]+) .*bytes ([0-9a-f]+)\s*$")
 for f in sorted(here.rglob("*.txt")):
     for line in f.read_text().split("\n"):
         m = pat.match(line)
