@@ -10,7 +10,9 @@ if that gains nothing either, the start ends (a local optimum) and the next begi
 
 Starts: `rand` (seeded random bytes of the given length), or `seed` (the best stored input for the head, cut after its
 best query row, as a PREFIX, followed by random bytes up to the length: a causal model's prefix rows are unchanged, so
-the start is at least the stored best).
+the start is at least the stored best), or `polish` (the first start is the best stored input as it is, including
+gcg_search.py's own lines, and a stall tries every byte at EVERY position up to the row, not only near the triple; the
+later starts are random).
 
     python3 gcg_search.py SHARD HEADS LENGTH INIT CPU_S [SEED] [OUT]   # e.g. 57 7 128 rand 60 40 long2/shard-57.txt
 Each (model, head, length, init, seed) whose line is already in OUT is skipped (resumable); a line is appended per
@@ -71,20 +73,24 @@ def search(h, rng, t_end, start_best):
     top = start_best
     st = 0
     while time.process_time() < t_end:
-        if init == "seed" and st == 0 and top[1] is not None:
+        if init == "polish" and st == 0 and top[1] is not None:
+            cur = top[1].copy()
+        elif init == "seed" and st == 0 and top[1] is not None:
             pre = top[1][:n]; cur = np.concatenate([pre, rng.integers(256, size=n - len(pre))])
         else:
             cur = rng.integers(256, size=n)
+        m = len(cur)
         R, tri = net.ranges(cur[None], h); R, tri = R[0], tri[0]
         stall = 0; steps = 0
         while time.process_time() < t_end:
-            G = net.grad(cur, h, tri); L = G - G[np.arange(n), cur][:, None]
+            G = net.grad(cur, h, tri); L = G - G[np.arange(m), cur][:, None]
             C = candidates(cur, L, tri[0], rng); r, tr = net.ranges(C, h); j = r.argmax(); steps += 1
             if r[j] > R + 1e-9:
                 cur, R, tri = C[j].copy(), r[j], tr[j]; stall = 0; continue
             stall += 1
             if stall >= STALL:
-                ps = sorted({min(n - 1, max(0, p + d)) for p in tri for d in (-2, -1, 0, 1, 2)})
+                ps = sorted({min(m - 1, max(0, p + d)) for p in tri for d in (-2, -1, 0, 1, 2)})
+                if init == "polish" and st == 0: ps = rng.permutation(tri[0] + 1)
                 c2, R2 = exhaustive(cur, R, ps, h)
                 if R2 <= R + 1e-9: break
                 cur, R = c2, R2; _, tri = net.ranges(cur[None], h); tri = tri[0]; stall = 0
@@ -101,7 +107,7 @@ for h in heads:
     if tag in done: continue
     t0 = time.process_time()
     sb = best_stored(h)
-    (R, b, tri), starts = search(h, rng, t0 + budget, (sb[0], sb[1], None) if init == "seed" else (-1.0, None, None))
+    (R, b, tri), starts = search(h, rng, t0 + budget, (sb[0], sb[1], None) if init in ("seed", "polish") else (-1.0, None, None))
     if tri is None: _, tri = net.ranges(b[None], h); tri = tri[0]
     b = b[:tri[0] + 1]                                                  # the rows after the best one add nothing
     line = (f"{tag} all-rows range {R:.6f} (row {tri[0]}, max key {tri[1]}, min key {tri[2]}; stored best {sb[0]:.6f}; "

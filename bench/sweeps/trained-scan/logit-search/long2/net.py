@@ -108,7 +108,7 @@ def hexbytes(s):
 
 def stored(name):
     """the stored searches' inputs of one model: (head, source, stored range, bytes) from found.tsv (all-rows range,
-    the model's own f64 forward pass) and long_search.py's outputs (last-row range)"""
+    the model's own f64 forward pass), long_search.py's outputs (last-row range) and gcg_search.py's (long2/*.txt)"""
     out = []
     wname = "W_" + name.replace(" ", "_")
     for line in open(here.parent / "found.tsv"):
@@ -120,6 +120,10 @@ def stored(name):
         for m in re.finditer(r"(L\d+ alibi-paper-s\d) head (\d) length (\d+): last-row range ([0-9.]+) \(.*?\) bytes ([0-9a-f]+)", t):
             if m.group(1) == name:
                 out.append((int(m.group(2)), f"long_search length {m.group(3)}", float(m.group(4)), hexbytes(m.group(5))))
+    for p in sorted(here.glob("*.txt")):
+        for m in re.finditer(r"(L\d+ alibi-paper-s\d) head (\d) (length \d+ init \w+ seed \d+): all-rows range ([0-9.]+) .*? bytes ([0-9a-f]+)", p.read_text()):
+            if m.group(1) == name:
+                out.append((int(m.group(2)), f"gcg_search {m.group(3)}", float(m.group(4)), hexbytes(m.group(5))))
     return out
 
 
