@@ -4,9 +4,10 @@
 # found.tsv and long_search.py). One file per model, one line appended per head when it is done, so an interrupted
 # run resumes where it stopped (a line already present is skipped). Pin it (core 0; core 1 is the mutation run's):
 #   OPENBLAS_NUM_THREADS=1 taskset -c 0 nice -n 5 bench/sweeps/trained-scan/logit-search/long2/run.sh
-# Pass 1: length 64, CPU (150) CPU-s per head, seed 40 (shard 57 ran at 150, the others at CPU=90: core 0 gave
-# this ~40% of its time, load 7-10). PASS=2: the heads still > 3× after pass 1, polished (gcg_search.py's `polish`:
-# the best input so far, every byte at every position on a stall), CPU (45) CPU-s per head, seed 42; file polish.txt.
+# Pass 1: length 64, CPU (150) CPU-s per head, seed 40 (shard 57 ran at 150, shard 9 at CPU=90, the others at
+# CPU=60: core 0 gave this 25-45% of its time, load 6-11). PASS=2: the heads still > 3× after pass 1, polished (gcg_search.py's `polish`:
+# the best input so far, every byte at every position on a stall), CPU (45) CPU-s per head, seed 42; file polish.txt
+# (run at CPU=30).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 export OPENBLAS_NUM_THREADS=1
