@@ -43,7 +43,10 @@ fn probed(
 
 /// One (L_tr, layer) row of the summary: windows, non-vacuous ones, the largest ratios to
 /// validation data and to the search's inputs, the heads with a search input and those of them
-/// whose Δ̄_h is within 3× of it (the issue's target for deeper layers).
+/// whose Δ̄_h is within 3× of it; the heads with a validation range, those within the
+/// target of it (2× at layer 0, 3× deeper), and those for which an input attains more than
+/// the target times it (layer 0: Δ̄_h itself, attained by bytes; deeper: the search's input),
+/// where no sound bound can meet the target.
 #[derive(Default)]
 struct Count {
     l: usize,
@@ -54,6 +57,9 @@ struct Count {
     to_search: f64,
     searched: usize,
     within_3: usize,
+    observed: usize,
+    within_target: usize,
+    out_of_reach: usize,
 }
 
 /// The certified windows beside the measured RF99 and the logit ranges reached on
@@ -143,6 +149,20 @@ pub(super) fn certified_windows(v: &View, o: &mut Presentation) {
             c.to_search = c.to_search.max(to_search.unwrap_or(f64::NAN));
             c.searched += usize::from(to_search.is_some());
             c.within_3 += usize::from(to_search.is_some_and(|x| x <= 3.0));
+            // the ratio's target against validation data, and whether an input attains more
+            // than the target times the data's range (then no sound bound meets the target)
+            let target = if w.layer == 0 { 2.0 } else { 3.0 };
+            let attained = if w.layer == 0 {
+                Some(w.delta_hi)
+            } else {
+                searched
+            };
+            c.observed += usize::from(ratio.is_some());
+            c.within_target += usize::from(ratio.is_some_and(|x| x <= target));
+            c.out_of_reach += usize::from(
+                seen.zip(attained)
+                    .is_some_and(|(&o, a)| o > 0.0 && a > target * o),
+            );
             t.row(vec![
                 at.l().to_string(),
                 j.seed.to_string(),
@@ -188,6 +208,8 @@ pub(super) fn certified_windows(v: &View, o: &mut Presentation) {
                 "largest ratio certified / observed",
                 "largest ratio certified / found by search",
                 "heads within 3× of search",
+                "heads within the target of validation data",
+                "heads no sound bound can bring within that target (an input attains more than target × validation range)",
             ],
         );
         for c in &counts {
@@ -200,6 +222,9 @@ pub(super) fn certified_windows(v: &View, o: &mut Presentation) {
                 to_search,
                 searched,
                 within_3,
+                observed,
+                within_target,
+                out_of_reach,
             } = c;
             t.row(vec![
                 l.to_string(),
@@ -231,11 +256,13 @@ pub(super) fn certified_windows(v: &View, o: &mut Presentation) {
                 } else {
                     "—".into()
                 },
+                format!("{within_target} of {observed}"),
+                format!("{out_of_reach} of {observed}"),
             ]);
         }
         o.tables.push(t);
         o.note(
-            "Certified implicit window: for each head the kernel certifies a bound Δ̄_h on the range of a query's content logits s = q·k/√d_h (max over its keys minus min), and alibi-window's T^∞ gives the smallest window w_h(ε) that bound certifies (crates/attncheck-kernel/src/weights.rs). At layer 0 an ALiBi model's input at a position is the embedding of its byte, so Δ̄_h is exact: the kernel computes every query/key byte pair's logit from the exact f32 weights (LayerNorm's 1/√(σ² + ε) enclosed between integer square roots at 130 bits beyond its magnitude) and takes max over query bytes of (max − min over key bytes), a range that some input attains (a test checks the attaining bytes); the validation data reach at most this range, so the ratio is ≥ 1 up to the model's f32 rounding. Deeper layers take a bound over every input of the layer: with z = (x − μ)/√(σ² + ε), a zero-sum vector of norm ≤ √d, a query's row ranges over at most 2√d·(√d·‖P·diag(γ)W_Q^h·(diag(γ)W_K^h)ᵀ·P‖₂ + ‖P·diag(γ)W_K^h·c_qᵀ‖₂)/√d_h (P the projection onto zero-sum vectors, c_q = β·W_Q^h + b_Q^h; the spectral norm from tr(S^16)^(1/32), over-estimating by at most 7%), or by the former norm bound 2·(N(W_Q^h)·B + ‖b_Q^h‖)(N(W_K^h)·B + ‖b_K^h‖)/√d_h when that is smaller, or (issue #40, the smallest of the three on every head here) by 2√d·√T/√d_h with T the largest (c_q + z·P·diag(γ)W_Q^h)·K·(…)ᵀ over ‖z‖ ≤ √d, K = (P·diag(γ)W_K^h)ᵀ(P·diag(γ)W_K^h): the query's bias and its worst direction taken together instead of added, bounded by a Lagrangian dual (the S-lemma) whose multiplier an f64 search proposes and exact integer arithmetic admits or rejects (crates/attncheck-kernel/src/ellipsoid.rs); with the best multiplier it is the exact largest row range over all layer inputs whose normalised values lie in that ball, so no bound that uses only ‖z‖ ≤ √d about the layer's input can be smaller — a worst case that the residual stream's actual values do not approach (its ratio). Propagating boxes through the residual stream instead does not help here: layer 0's attention output ranges over the convex hull of 256 value vectors, a box whose width (≈ 7 per coordinate on the first shard's model) dwarfs the embeddings' own deviations (≈ 0.2), so the LayerNorm's variance has no positive lower bound and its 1/√(σ² + ε) is bounded only by 1/√ε; the hull itself keeps it positive (≥ 3·10⁻⁴, an untrusted estimate), but certified propagation of the hull through that LayerNorm and the MLP to layer 1 is not built, and an untrusted search over that relaxation already reaches 0.5–0.7 of Δ̄_h on the first model, a floor for any bound that road could give (bench/sweeps/trained-scan/README.md). How far is a deeper Δ̄_h from the true worst case? The validation data are the wrong yardstick for that: they are ordinary text, not the worst input. So the table also lists the largest range of an input found by search (the spec's `scan.probes`: for each head of layer 1, the input with the largest range any stored search found: seeded coordinate ascent over inputs of 16 and 24 bytes, all 256 byte values allowed (crates/attncheck-lm/src/probe.rs), or over 32 bytes with moves of whole bands (long_search.py); bench/sweeps/trained-scan/logit-search/, whose probes.py writes this table), re-evaluated here by the model's own forward pass in f64: a range some input attains, so a lower bound on the worst case that Δ̄_h bounds from above, and Δ̄_h / (that range) bounds how far the certified bound is from the truth. The search is untrusted and decides nothing; the ≤ 3× target above stays stated against the validation data. A window is a property of one head: a stack of layers composes them, so RF99 (the whole model's gradient reach) is not bounded by any one w_h. \"vacuous\" marks w_h ≥ the largest L_ex, where the window says nothing the evaluation could see. The theorem is about the model computed in exact arithmetic with the weights whose SHA-256 is listed (the certificate carries them, the spec pins them once the scan's weights exist, and `verify` rebuilds every window from them and the spec's ε and slopes); the model's own f32 evaluation rounds, which the bound does not cover. That these are the weights the spec's seeded training produces is reproducible, not certified, and only on a CPU of the kind that trained them: training is bit-for-bit deterministic on one machine and under any thread count, but gemm chooses how it blocks a long sum by the CPU's cache sizes (bench/sweeps/trained-scan/README.md, each shard's machine record)."
+            "Certified implicit window: for each head the kernel certifies a bound Δ̄_h on the range of a query's content logits s = q·k/√d_h (max over its keys minus min), and alibi-window's T^∞ gives the smallest window w_h(ε) that bound certifies (crates/attncheck-kernel/src/weights.rs). At layer 0 an ALiBi model's input at a position is the embedding of its byte, so Δ̄_h is exact: the kernel computes every query/key byte pair's logit from the exact f32 weights (LayerNorm's 1/√(σ² + ε) enclosed between integer square roots at 130 bits beyond its magnitude) and takes max over query bytes of (max − min over key bytes), a range that some input attains (a test checks the attaining bytes); the validation data reach at most this range, so the ratio is ≥ 1 up to the model's f32 rounding. Deeper layers take a bound over every input of the layer: with z = (x − μ)/√(σ² + ε), a zero-sum vector of norm ≤ √d, a query's row ranges over at most 2√d·(√d·‖P·diag(γ)W_Q^h·(diag(γ)W_K^h)ᵀ·P‖₂ + ‖P·diag(γ)W_K^h·c_qᵀ‖₂)/√d_h (P the projection onto zero-sum vectors, c_q = β·W_Q^h + b_Q^h; the spectral norm from tr(S^16)^(1/32), over-estimating by at most 7%), or by the former norm bound 2·(N(W_Q^h)·B + ‖b_Q^h‖)(N(W_K^h)·B + ‖b_K^h‖)/√d_h when that is smaller, or (issue #40, the smallest of the three on every head here) by 2√d·√T/√d_h with T the largest (c_q + z·P·diag(γ)W_Q^h)·K·(…)ᵀ over ‖z‖ ≤ √d, K = (P·diag(γ)W_K^h)ᵀ(P·diag(γ)W_K^h): the query's bias and its worst direction taken together instead of added, bounded by a Lagrangian dual (the S-lemma) whose multiplier an f64 search proposes and exact integer arithmetic admits or rejects (crates/attncheck-kernel/src/ellipsoid.rs); with the best multiplier it is the exact largest row range over all layer inputs whose normalised values lie in that ball, so no bound that uses only ‖z‖ ≤ √d about the layer's input can be smaller — a worst case that the residual stream's actual values do not approach (its ratio). Propagating boxes through the residual stream instead does not help here: layer 0's attention output ranges over the convex hull of 256 value vectors, a box whose width (≈ 7 per coordinate on the first shard's model) dwarfs the embeddings' own deviations (≈ 0.2), so the LayerNorm's variance has no positive lower bound and its 1/√(σ² + ε) is bounded only by 1/√ε; the hull itself keeps it positive (≥ 3·10⁻⁴, an untrusted estimate), but certified propagation of the hull through that LayerNorm and the MLP to layer 1 is not built, and an untrusted search over that relaxation already reaches 0.5–0.7 of Δ̄_h on the first model, a floor for any bound that road could give (bench/sweeps/trained-scan/README.md). How far is a deeper Δ̄_h from the true worst case? The validation data are the wrong yardstick for that: they are ordinary text, not the worst input. So the table also lists the largest range of an input found by search (the spec's `scan.probes`: for each head of layer 1, the input with the largest range any stored search found: seeded coordinate ascent over inputs of 16 and 24 bytes, all 256 byte values allowed (crates/attncheck-lm/src/probe.rs), or over 32 bytes with moves of whole bands (long_search.py); bench/sweeps/trained-scan/logit-search/, whose probes.py writes this table), re-evaluated here by the model's own forward pass in f64: a range some input attains, so a lower bound on the worst case that Δ̄_h bounds from above, and Δ̄_h / (that range) bounds how far the certified bound is from the truth. The search is untrusted and decides nothing; the ≤ 3× target above stays stated against the validation data, and the summary counts the heads it holds for and the heads for which it cannot hold: where an input attains more than the target times the validation range, every sound bound over all inputs (Δ̄_h ≥ that input's range) is further than the target from the data — the data are ordinary text, not the worst input, so that part of the gap is the data's and no bound can close it. A window is a property of one head: a stack of layers composes them, so RF99 (the whole model's gradient reach) is not bounded by any one w_h. \"vacuous\" marks w_h ≥ the largest L_ex, where the window says nothing the evaluation could see. The theorem is about the model computed in exact arithmetic with the weights whose SHA-256 is listed (the certificate carries them, the spec pins them once the scan's weights exist, and `verify` rebuilds every window from them and the spec's ε and slopes); the model's own f32 evaluation rounds, which the bound does not cover. That these are the weights the spec's seeded training produces is reproducible, not certified, and only on a CPU of the kind that trained them: training is bit-for-bit deterministic on one machine and under any thread count, but gemm chooses how it blocks a long sum by the CPU's cache sizes (bench/sweeps/trained-scan/README.md, each shard's machine record)."
         );
     }
 }
