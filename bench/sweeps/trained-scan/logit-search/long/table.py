@@ -9,6 +9,7 @@ last row's).
     python3 long/table.py                      # per model
     python3 long/table.py --heads              # and per head: the best range, its source and its bytes (hex)
     python3 long/table.py --over 3 --shard S   # the heads of shard S's model still above 3×, comma-separated
+    python3 long/table.py --paste              # one line per head where gcg_search.py beat the earlier searches
 """
 import re, glob, pathlib, sys
 here = pathlib.Path(__file__).resolve().parent
@@ -46,6 +47,13 @@ ALL, OLD = ("found", "long", "gcg"), ("found", "long")
 if "--over" in sys.argv:
     x = float(sys.argv[sys.argv.index("--over") + 1]); mdl = SHARDS[int(sys.argv[sys.argv.index("--shard") + 1])]
     print(",".join(str(h) for h in range(8) if dbar[(mdl, h)] / best((mdl, h), ALL)[0] > x))
+    sys.exit(0)
+if "--paste" in sys.argv:
+    for mdl in SHARDS.values():
+        for h in range(8):
+            a, src, hx = best((mdl, h), ALL)
+            if a > best((mdl, h), OLD)[0]:
+                print(f"{mdl} head {h} range {a:.6f} bytes {hx}")
     sys.exit(0)
 tot = le = le_old = 0
 for mdl in SHARDS.values():

@@ -7,7 +7,8 @@
 # Pass 1: length 64, CPU (150) CPU-s per head, seed 40 (shard 57 ran at 150, shard 9 at CPU=90, the others at
 # CPU=60: core 0 gave this 25-45% of its time, load 6-11). PASS=2: the heads still > 3× after pass 1, polished (gcg_search.py's `polish`:
 # the best input so far, every byte at every position on a stall), CPU (45) CPU-s per head, seed 42; file polish.txt
-# (run at CPU=30).
+# (run at CPU=30). Then by hand on the one head left > 3× (file extra.txt):
+#   gcg_search.py 49 0 128 rand 90 43; gcg_search.py 49 0 32 rand 60 44; gcg_search.py 49 0 128 polish 75 45
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 export OPENBLAS_NUM_THREADS=1
