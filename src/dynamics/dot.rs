@@ -104,6 +104,9 @@ pub struct BlockRows {
     flags: Vec<u8>,
     /// Dense layout: per row `T_r = 2^W·Σ_k m_{r,k} + len·2^{2W−1}` (empty when sparse).
     offsets: Vec<Integer>,
+    /// The sequential conversion's buffers, kept for the next `assign_*` (no part of
+    /// the value).
+    fill: FillScratch,
 }
 
 /// Why a vector could not be converted.
@@ -139,7 +142,69 @@ impl BlockRows {
         layout: Layout,
     ) -> Result<BlockRows, NonFinite> {
         assert_eq!(data.len(), rows * len, "BlockRows::from_floats: shape");
-        BlockRows::build(rows, len, prec, layout, |r, k| &data[r * len + k])
+        let mut out = BlockRows::empty();
+        out.build(rows, len, prec, layout, |r, k| &data[r * len + k])?;
+        Ok(out)
+    }
+
+    /// No rows: a holder whose buffers the `assign_*` conversions reuse.
+    pub fn empty() -> BlockRows {
+        BlockRows {
+            rows: 0,
+            len: 0,
+            limbs: 0,
+            layout: Layout::Sparse,
+            exps: Vec::new(),
+            mags: Vec::new(),
+            flags: Vec::new(),
+            offsets: Vec::new(),
+            fill: FillScratch::default(),
+        }
+    }
+
+    /// [`BlockRows::from_floats`] into `self`, reusing its buffers: the same rows, bit
+    /// for bit, without allocating once the buffers are large enough (a right-hand side
+    /// evaluated many times converts its operands into the same holders). On error
+    /// `self` holds no usable rows.
+    pub fn assign_floats(
+        &mut self,
+        data: &[Float],
+        rows: usize,
+        len: usize,
+        prec: u32,
+    ) -> Result<(), NonFinite> {
+        self.assign_floats_layout(data, rows, len, prec, Layout::auto(len))
+    }
+
+    /// [`BlockRows::from_floats_layout`] into `self` (see [`BlockRows::assign_floats`]).
+    pub fn assign_floats_layout(
+        &mut self,
+        data: &[Float],
+        rows: usize,
+        len: usize,
+        prec: u32,
+        layout: Layout,
+    ) -> Result<(), NonFinite> {
+        assert_eq!(data.len(), rows * len, "BlockRows::from_floats: shape");
+        self.build(rows, len, prec, layout, |r, k| &data[r * len + k])
+    }
+
+    /// [`BlockRows::from_floats_transposed`] into `self` (see [`BlockRows::assign_floats`]).
+    pub fn assign_floats_transposed(
+        &mut self,
+        data: &[Float],
+        rows: usize,
+        cols: usize,
+        prec: u32,
+    ) -> Result<(), NonFinite> {
+        assert_eq!(
+            data.len(),
+            rows * cols,
+            "BlockRows::from_floats_transposed: shape"
+        );
+        self.build(cols, rows, prec, Layout::auto(rows), |c, k| {
+            &data[k * cols + c]
+        })
     }
 
     /// Like [`BlockRows::from_floats`] for the transpose of a `rows × cols` matrix
@@ -155,34 +220,59 @@ impl BlockRows {
             rows * cols,
             "BlockRows::from_floats_transposed: shape"
         );
-        BlockRows::build(cols, rows, prec, Layout::auto(rows), |c, k| {
+        let mut out = BlockRows::empty();
+        out.build(cols, rows, prec, Layout::auto(rows), |c, k| {
             &data[k * cols + c]
-        })
+        })?;
+        Ok(out)
     }
 
+    /// Converts into `self`'s buffers (cleared and refilled as a fresh conversion
+    /// would allocate them: mags zeroed, flags [`ZERO`], exponents `None`, offsets 0).
     fn build<'a>(
+        &mut self,
         rows: usize,
         len: usize,
         prec: u32,
         layout: Layout,
         at: impl Fn(usize, usize) -> &'a Float + Sync,
-    ) -> Result<BlockRows, NonFinite> {
+    ) -> Result<(), NonFinite> {
         use rayon::prelude::*;
         let limbs = limbs_for(prec);
         assert!(
             (len as u128) * (limbs as u128) < 1 << 62,
             "BlockRows: rows too long"
         );
-        let mut mags = vec![0u64; rows * len * limbs];
-        let mut flags = match layout {
-            Layout::Sparse => vec![ZERO; rows * len],
-            Layout::Dense => Vec::new(),
-        };
-        let mut exps = vec![None; rows];
-        let mut offsets = match layout {
-            Layout::Dense => vec![Integer::new(); rows],
-            Layout::Sparse => Vec::new(),
-        };
+        self.rows = rows;
+        self.len = len;
+        self.limbs = limbs;
+        self.layout = layout;
+        let BlockRows {
+            exps,
+            mags,
+            flags,
+            offsets,
+            fill,
+            ..
+        } = self;
+        mags.clear();
+        mags.resize(rows * len * limbs, 0);
+        flags.clear();
+        if layout == Layout::Sparse {
+            flags.resize(rows * len, ZERO);
+        }
+        exps.clear();
+        exps.resize(rows, None);
+        match layout {
+            Layout::Dense => {
+                offsets.truncate(rows);
+                for o in offsets.iter_mut() {
+                    o.assign(0);
+                }
+                offsets.resize(rows, Integer::new());
+            }
+            Layout::Sparse => offsets.clear(),
+        }
         if len > 0 && rows > 0 {
             let work = |scratch: &mut FillScratch,
                         r: usize,
@@ -197,14 +287,14 @@ impl BlockRows {
             };
             match layout {
                 _ if rows * len * limbs < SEQUENTIAL_WORK || rayon::current_num_threads() == 1 => {
-                    let mut scratch = FillScratch::default();
+                    let scratch = fill;
                     for r in 0..rows {
                         let m = &mut mags[r * len * limbs..(r + 1) * len * limbs];
                         let (f, o): (&mut [u8], Option<&mut Integer>) = match layout {
                             Layout::Dense => (&mut [], Some(&mut offsets[r])),
                             Layout::Sparse => (&mut flags[r * len..(r + 1) * len], None),
                         };
-                        work(&mut scratch, r, m, f, &mut exps[r], o)?;
+                        work(scratch, r, m, f, &mut exps[r], o)?;
                     }
                 }
                 Layout::Dense => mags
@@ -227,16 +317,7 @@ impl BlockRows {
                     })?,
             }
         }
-        Ok(BlockRows {
-            rows,
-            len,
-            limbs,
-            layout,
-            exps,
-            mags,
-            flags,
-            offsets,
-        })
+        Ok(())
     }
 
     /// Number of rows.
@@ -353,7 +434,7 @@ fn fill_row<'a>(
 }
 
 /// Reusable buffers of the row conversion.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct FillScratch {
     int: Integer,
     mag: Vec<u64>,
@@ -742,7 +823,7 @@ fn exact_fallback(out: &mut Float, a: &BlockRows, i: usize, b: &BlockRows, j: us
 
 /// Multiply-adds below which [`map_idx`] runs sequentially (no rayon overhead for
 /// small systems such as n = 20, d = 2).
-const SEQUENTIAL_WORK: usize = 1 << 15;
+pub const SEQUENTIAL_WORK: usize = 1 << 15;
 
 /// `(0..n).map(f)` collected in index order, in parallel (tasks of about 2^14
 /// multiply-adds, given `work` per item) unless the total work is small or the pool
@@ -812,17 +893,25 @@ pub fn mat_mul_block(
     prec: u32,
     out_prec: u32,
 ) -> Result<Vec<Float>, NonFinite> {
-    let (r, k) = (ab.rows(), ab.len());
-    let bt = BlockRows::from_floats_transposed(b, k, c, prec)?;
+    let bt = BlockRows::from_floats_transposed(b, ab.len(), c, prec)?;
+    Ok(mat_mul_blocks(ab, &bt, out_prec))
+}
+
+/// `C = A·B` with both factors converted: `ab` the rows of A, `bt` the rows of Bᵀ
+/// ([`BlockRows::from_floats_transposed`] of B), built for the same precision — the
+/// products of [`mat_mul_block`], bit for bit, for a right factor used many times
+/// (e.g. the flow's constant e^{(h/2)V}).
+pub fn mat_mul_blocks(ab: &BlockRows, bt: &BlockRows, out_prec: u32) -> Vec<Float> {
+    let (r, k, c) = (ab.rows(), ab.len(), bt.rows());
     let rows: Vec<Vec<Float>> = map_idx(r, k * c, |i| {
         let mut scr = Scratch::new();
         (0..c)
             .map(|j| {
                 let mut out = Float::new(out_prec);
-                dot_into(&mut out, ab, i, &bt, j, &mut scr);
+                dot_into(&mut out, ab, i, bt, j, &mut scr);
                 out
             })
             .collect()
     });
-    Ok(rows.into_iter().flatten().collect())
+    rows.into_iter().flatten().collect()
 }

@@ -47,14 +47,15 @@
 //! number of steps (each product is accurate to ≈ 2^{−prec−48} relative, as E is kept
 //! at prec + 16 bits).
 
-use super::dot::{dot_into, map_idx, BlockRows, Layout, NonFinite, Scratch};
+use super::dot::{dot_into, map_idx, mat_mul_blocks, BlockRows, Layout, NonFinite, Scratch};
 use super::expm::expm;
 use super::model::{Mat, System};
-use crate::fast::exp_fixed;
-use crate::kernel::Interval;
 use rug::float::Round;
 use rug::ops::{AssignRound, Pow};
 use rug::{Assign, Float, Rational};
+
+mod eval;
+pub use eval::{softmax_point, EvalWork};
 
 /// Which variables are integrated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -292,6 +293,12 @@ impl Propagator {
         let f = super::dot::mat_mul_to(&self.floats, m, d, d, d, prec, prec + 16)?;
         Propagator::new(f, d, prec)
     }
+    /// [`Propagator::times`] with `m` already converted (`mt`, the rows of mᵀ by
+    /// [`BlockRows::from_floats_transposed`] at `prec`): the same product, bit for bit
+    /// (the left factor's conversion is `self.rows`), for a factor used at every step.
+    fn times_blocks(&self, mt: &BlockRows, d: usize, prec: u32) -> Result<Propagator, NonFinite> {
+        Propagator::new(mat_mul_blocks(&self.rows, mt, prec + 16), d, prec)
+    }
 }
 
 /// A prepared system: V and M = QᵀK converted once, ready for many evaluations.
@@ -305,7 +312,7 @@ pub struct Flow<'s> {
 }
 
 /// One evaluation of the right-hand side.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Rhs {
     /// u̇ (n × d), empty when only P was requested.
     pub deriv: Vec<Float>,
@@ -401,101 +408,17 @@ impl<'s> Flow<'s> {
         }
     }
 
-    /// The right-hand side and P for state `u` with propagator `prop` (z) or none (x).
+    /// The right-hand side and P for state `u` with propagator `prop` (z) or none (x),
+    /// with fresh buffers ([`Flow::eval_into`] for an integration's many calls).
     fn eval(
         &self,
         prop: Option<&Propagator>,
         u: &[Float],
         want_deriv: bool,
     ) -> Result<Rhs, NonFinite> {
-        let (d, prec) = (self.d, self.opts.prec);
-        let n = u.len() / d;
-        // reference token r and Δ_j = u_j − r
-        let zero = vec![Float::new(prec); d];
-        let r: &[Float] = if self.opts.centered { &u[..d] } else { &zero };
-        let delta: Vec<Float> = if self.opts.centered {
-            flat(map_idx(n, d, |j| {
-                u[j * d..(j + 1) * d]
-                    .iter()
-                    .zip(r)
-                    .map(|(a, b)| Float::with_val(prec, a - b))
-                    .collect()
-            }))
-        } else {
-            u.to_vec()
-        };
-        let delta_blk = BlockRows::from_floats(&delta, n, d, prec)?;
-        // b_j = E Δ_j, y_i = E r + b_i
-        let (b, y) = match prop {
-            None => (delta.clone(), u.to_vec()),
-            Some(pr) => {
-                let b = rows_times(&pr.rows, &delta_blk, n, d, prec);
-                let r_blk = BlockRows::from_floats(r, 1, d, prec)?;
-                let er = rows_times(&pr.rows, &r_blk, 1, d, prec);
-                let y = flat(map_idx(n, d, |j| {
-                    b[j * d..(j + 1) * d]
-                        .iter()
-                        .zip(&er)
-                        .map(|(a, c)| Float::with_val(prec, a + c))
-                        .collect()
-                }));
-                (b, y)
-            }
-        };
-        let b_blk = BlockRows::from_floats(&b, n, d, prec)?;
-        // a_i = Mᵀ y_i
-        let a_blk = match &self.m_rows {
-            None => BlockRows::from_floats(&y, n, d, prec)?,
-            Some(m) => {
-                let y_blk = BlockRows::from_floats(&y, n, d, prec)?;
-                let a = rows_times(m, &y_blk, n, d, prec);
-                BlockRows::from_floats(&a, n, d, prec)?
-            }
-        };
-        // P_i = softmax_j ⟨a_i, b_j⟩
-        let p = flat(map_idx(n, n * d, |i| {
-            let mut scr = Scratch::new();
-            let mut logits = vec![Float::new(prec); n];
-            for (j, l) in logits.iter_mut().enumerate() {
-                dot_into(l, &a_blk, i, &b_blk, j, &mut scr);
-            }
-            softmax_point(logits, prec)
-        }));
-        if p.iter().any(|x| !x.is_finite()) {
-            return Err(NonFinite { row: 0, col: 0 });
-        }
-        if !want_deriv {
-            return Ok(Rhs {
-                deriv: Vec::new(),
-                p,
-            });
-        }
-        // w_i = Σ_j P_ij Δ_j; q_i = w_i − Δ_i (z) or r + w_i (x); u̇_i = V q_i
-        let p_blk = BlockRows::from_floats(&p, n, n, prec)?;
-        let dt_blk = BlockRows::from_floats_transposed(&delta, n, d, prec)?;
-        let vars = self.opts.vars;
-        let rows: Vec<Result<Vec<Float>, NonFinite>> = map_idx(n, n * d + d * d, |i| {
-            let mut scr = Scratch::new();
-            let mut q = vec![Float::new(prec); d];
-            for (k, qk) in q.iter_mut().enumerate() {
-                dot_into(qk, &p_blk, i, &dt_blk, k, &mut scr);
-                match vars {
-                    Vars::Z => *qk -= &delta[i * d + k],
-                    Vars::X => *qk += &r[k],
-                }
-            }
-            let q_blk = BlockRows::from_floats_layout(&q, 1, d, prec, Layout::Sparse)?;
-            let mut out = vec![Float::new(prec); d];
-            for (k, o) in out.iter_mut().enumerate() {
-                dot_into(o, &self.v_rows, k, &q_blk, 0, &mut scr);
-            }
-            Ok(out)
-        });
-        let mut deriv = Vec::with_capacity(n * d);
-        for row in rows {
-            deriv.extend(row?);
-        }
-        Ok(Rhs { deriv, p })
+        let mut out = Rhs::default();
+        self.eval_into(prop, u, want_deriv, &mut EvalWork::default(), &mut out)?;
+        Ok(out)
     }
 
     /// RK4 with fixed exact step `h` from 0 to `t_end` (an integer multiple of h),
@@ -534,18 +457,31 @@ impl<'s> Flow<'s> {
         let hf = Float::with_val(prec, h);
         let hf2 = Float::with_val(prec, &half);
         let hf6 = Float::with_val(prec, Rational::from(h / 6));
+        // e^{(h/2)V}, converted once (the right factor of every propagation)
         let e_half = match self.opts.vars {
-            Vars::Z => Some(expm(&self.sys.v, &half, prec + 16)),
+            Vars::Z => Some(
+                BlockRows::from_floats_transposed(&expm(&self.sys.v, &half, prec + 16), d, d, prec)
+                    .map_err(|_| self.nonfinite_q(&Rational::new()))?,
+            ),
             Vars::X => None,
         };
         let mut prop = self.prop_at(&Rational::new())?;
         let mut t_exact = Rational::new();
         let mut evals = 0usize;
         let nf = |t: &Rational| self.nonfinite_q(t);
+        // buffers reused by every step (the same operations as fresh ones, bit for bit)
+        let mut ws = EvalWork::default();
+        let (mut k1, mut k2, mut k3, mut k4) = (
+            Rhs::default(),
+            Rhs::default(),
+            Rhs::default(),
+            Rhs::default(),
+        );
+        let mut us: Vec<Float> = Vec::new();
+        let mut tmp = Float::new(prec);
         for step in 0..steps {
             let tf = Float::with_val(prec, &t_exact);
-            let k1 = self
-                .eval(prop.as_ref(), &u, true)
+            self.eval_into(prop.as_ref(), &u, true, &mut ws, &mut k1)
                 .map_err(|_| nf(&t_exact))?;
             observer(&Frame {
                 step,
@@ -558,48 +494,40 @@ impl<'s> Flow<'s> {
                 etv: prop.as_ref().map(|p| p.floats.as_slice()),
             });
             let mid = match (&prop, &e_half) {
-                (Some(p), Some(eh)) => Some(p.times(eh, d, prec).map_err(|_| nf(&t_exact))?),
+                (Some(p), Some(eh)) => Some(p.times_blocks(eh, d, prec).map_err(|_| nf(&t_exact))?),
                 _ => None,
             };
-            let u2 = axpy(&u, &hf2, &k1.deriv, prec);
-            let k2 = self
-                .eval(mid.as_ref(), &u2, true)
+            axpy_into(&mut us, &u, &hf2, &k1.deriv, prec);
+            self.eval_into(mid.as_ref(), &us, true, &mut ws, &mut k2)
                 .map_err(|_| nf(&t_exact))?;
-            let u3 = axpy(&u, &hf2, &k2.deriv, prec);
-            let k3 = self
-                .eval(mid.as_ref(), &u3, true)
+            axpy_into(&mut us, &u, &hf2, &k2.deriv, prec);
+            self.eval_into(mid.as_ref(), &us, true, &mut ws, &mut k3)
                 .map_err(|_| nf(&t_exact))?;
             let next = match (&mid, &e_half) {
-                (Some(p), Some(eh)) => Some(p.times(eh, d, prec).map_err(|_| nf(&t_exact))?),
+                (Some(p), Some(eh)) => Some(p.times_blocks(eh, d, prec).map_err(|_| nf(&t_exact))?),
                 _ => None,
             };
-            let u4 = axpy(&u, &hf, &k3.deriv, prec);
-            let k4 = self
-                .eval(next.as_ref(), &u4, true)
+            axpy_into(&mut us, &u, &hf, &k3.deriv, prec);
+            self.eval_into(next.as_ref(), &us, true, &mut ws, &mut k4)
                 .map_err(|_| nf(&t_exact))?;
             evals += 4;
-            // u += h/6 (k1 + 2k2 + 2k3 + k4)
-            u = flat(map_idx(n, 4 * d, |i| {
-                (i * d..(i + 1) * d)
-                    .map(|idx| {
-                        let mut s = Float::with_val(prec, &k2.deriv[idx] + &k3.deriv[idx]);
-                        s *= 2;
-                        s += &k1.deriv[idx];
-                        s += &k4.deriv[idx];
-                        s *= &hf6;
-                        s += &u[idx];
-                        s
-                    })
-                    .collect()
-            }));
+            // u += h/6 (k1 + 2k2 + 2k3 + k4): s = ((k2 + k3)·2 + k1 + k4)·(h/6), then
+            // u + s (one rounding, the same sum either way round)
+            for (idx, ui) in u.iter_mut().enumerate() {
+                tmp.assign(&k2.deriv[idx] + &k3.deriv[idx]);
+                tmp *= 2;
+                tmp += &k1.deriv[idx];
+                tmp += &k4.deriv[idx];
+                tmp *= &hf6;
+                *ui += &tmp;
+            }
             prop = next;
             t_exact += h;
             if u.iter().any(|x| !x.is_finite()) {
                 return Err(nf(&t_exact));
             }
         }
-        let last = self
-            .eval(prop.as_ref(), &u, false)
+        self.eval_into(prop.as_ref(), &u, false, &mut ws, &mut k1)
             .map_err(|_| nf(&t_exact))?;
         let tf = Float::with_val(prec, &t_exact);
         observer(&Frame {
@@ -609,7 +537,7 @@ impl<'s> Flow<'s> {
             n,
             d,
             state: &u,
-            p: &last.p,
+            p: &k1.p,
             etv: prop.as_ref().map(|p| p.floats.as_slice()),
         });
         Ok(FlowResult {
@@ -619,7 +547,7 @@ impl<'s> Flow<'s> {
             vars: self.opts.vars,
             t: t_exact,
             state: u,
-            p: last.p,
+            p: k1.p,
             etv: prop.map(|p| p.floats),
             steps,
             rejected: 0,
@@ -670,8 +598,9 @@ impl<'s> Flow<'s> {
         let mut t_exact = Rational::new();
         let mut prop = self.prop_at(&t_exact)?;
         let nf = |t: &Rational| self.nonfinite_q(t);
-        let mut k1 = self
-            .eval(prop.as_ref(), &u, true)
+        let mut ws = EvalWork::default();
+        let mut k1 = Rhs::default();
+        self.eval_into(prop.as_ref(), &u, true, &mut ws, &mut k1)
             .map_err(|_| nf(&t_exact))?;
         let mut evals = 1usize;
         let (mut steps, mut rejected, mut attempts) = (0usize, 0usize, 0usize);
@@ -717,8 +646,8 @@ impl<'s> Flow<'s> {
                 let us = combo(&u, &hf, &tab.a[s], &ks, prec);
                 // nodes: c2..c5 = props[0..4], c6 = c7 = 1 = props[4]
                 let pi = (s - 1).min(4);
-                let ev = self
-                    .eval(props[pi].as_ref(), &us, true)
+                let mut ev = Rhs::default();
+                self.eval_into(props[pi].as_ref(), &us, true, &mut ws, &mut ev)
                     .map_err(|_| nf(&t_exact))?;
                 evals += 1;
                 ks.push(ev.deriv);
@@ -842,19 +771,6 @@ pub fn dopri5(
     Flow::new(sys, opts.clone())?.dopri5(x0, t_end, tol, observer)
 }
 
-/// Rows `(A x_j)` for every row x_j of `xs`: `out[j·d + r] = ⟨a_r, x_j⟩`, tokens in
-/// parallel.
-fn rows_times(a: &BlockRows, xs: &BlockRows, n: usize, d: usize, prec: u32) -> Vec<Float> {
-    flat(map_idx(n, d * d, |j| {
-        let mut scr = Scratch::new();
-        let mut out = vec![Float::new(prec); d];
-        for (r, o) in out.iter_mut().enumerate() {
-            dot_into(o, a, r, xs, j, &mut scr);
-        }
-        out
-    }))
-}
-
 /// Concatenates rows.
 fn flat(rows: Vec<Vec<Float>>) -> Vec<Float> {
     let mut out = Vec::with_capacity(rows.iter().map(Vec::len).sum());
@@ -864,17 +780,17 @@ fn flat(rows: Vec<Vec<Float>>) -> Vec<Float> {
     out
 }
 
-/// `u + c·k`, entrywise at `prec` (blocks of 64 entries).
-fn axpy(u: &[Float], c: &Float, k: &[Float], prec: u32) -> Vec<Float> {
-    flat(map_idx(u.len().div_ceil(64), 64, |b| {
-        (b * 64..((b + 1) * 64).min(u.len()))
-            .map(|idx| {
-                let mut s = Float::with_val(prec, &k[idx] * c);
-                s += &u[idx];
-                s
-            })
-            .collect()
-    }))
+/// `out = u + c·k`, entrywise at `prec` (`c·k` rounded, then the sum), into `out`'s
+/// floats (resized to `u`'s length).
+fn axpy_into(out: &mut Vec<Float>, u: &[Float], c: &Float, k: &[Float], prec: u32) {
+    if out.len() != u.len() || out.first().is_some_and(|x| x.prec() != prec) {
+        out.clear();
+        out.resize(u.len(), Float::new(prec));
+    }
+    for ((o, ui), ki) in out.iter_mut().zip(u).zip(k) {
+        o.assign(ki * c);
+        *o += ui;
+    }
 }
 
 /// `u + h Σ_k coef_k ks_k` (zero coefficients skipped), entrywise at `prec`.
@@ -973,61 +889,5 @@ impl Tableau {
             fifth: Float::with_val(prec, Rational::from((1, 5))),
             safety: Float::with_val(prec, Rational::from((9, 10))),
         }
-    }
-}
-
-/// Point softmax of one row with the max shift: `p_j = e^{ℓ_j − m}·(1/Σ_l e^{ℓ_l − m})`,
-/// `m = max_l ℓ_l` (the logits are consumed). The sum runs in index order at prec + 16
-/// bits; multiplying by the rounded reciprocal adds ≤ 2 ulps.
-///
-/// Exponentials: for `prec ≤ 128` the kernel's fixed-point [`exp_fixed`], whose two
-/// endpoints are computed independently (`[RD bound of e^{lo}, RU bound of e^{hi}]`,
-/// each within 2^−122 relative): one call on `[min(x_j, x_k), max(x_j, x_k)]` yields
-/// e^{x_j} and e^{x_k} for a pair of entries. Arguments outside its domain
-/// (|x| ≥ 2^28) and precisions above 128 bits use MPFR's correctly rounded exp
-/// (arguments below MPFR's exponent range give 0).
-pub fn softmax_point(mut logits: Vec<Float>, prec: u32) -> Vec<Float> {
-    let mut m = logits[0].clone();
-    for l in &logits[1..] {
-        if *l > m {
-            m.assign(l);
-        }
-    }
-    for l in logits.iter_mut() {
-        *l -= &m;
-    }
-    for pair in logits.chunks_mut(2) {
-        exp_pair(pair, prec);
-    }
-    let mut s = Float::new(prec + 16);
-    for l in &logits {
-        s += l;
-    }
-    let inv = Float::with_val(prec + 16, s.recip_ref());
-    for l in &mut logits {
-        *l *= &inv;
-    }
-    logits
-}
-
-/// `x ← e^x` for one or two entries `x ≤ 0` (see [`softmax_point`]).
-fn exp_pair(x: &mut [Float], prec: u32) {
-    if prec <= 128 {
-        let (i_lo, i_hi) = if x.len() == 2 && x[1] < x[0] {
-            (1, 0)
-        } else {
-            (0, x.len() - 1)
-        };
-        let iv = Interval::from_endpoints(x[i_lo].clone(), x[i_hi].clone());
-        if let Some(e) = exp_fixed(&iv, prec) {
-            x[i_lo].assign(e.lo());
-            if i_hi != i_lo {
-                x[i_hi].assign(e.hi());
-            }
-            return;
-        }
-    }
-    for v in x.iter_mut() {
-        v.exp_mut();
     }
 }

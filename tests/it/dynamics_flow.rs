@@ -3,7 +3,7 @@
 //! independence, and the block dot product against exact rationals.
 
 use attncheck::dynamics::dot::{
-    dot, dot_error_bound, mat_mul, mat_mul_block, mat_mul_to, BlockRows, Layout,
+    dot, dot_error_bound, mat_mul, mat_mul_block, mat_mul_blocks, mat_mul_to, BlockRows, Layout,
 };
 use attncheck::dynamics::expm::{expm, expm_vec};
 use attncheck::dynamics::flow::{
@@ -575,4 +575,118 @@ fn mat_mul_matches_exact_products() {
         .map(|v| Float::with_val(prec + 64, v))
         .collect();
     assert!(max_diff(&c, &reference) <= two_pow(-120));
+}
+
+/// `BlockRows::assign_*` refills one holder (session 34: the flow's right-hand side
+/// reuses its buffers): after conversions of other shapes, layouts and precisions
+/// (dense rows with offsets, zero rows, a transposed matrix), every dot product equals
+/// that of a fresh conversion, bit for bit; and `mat_mul_blocks` is `mat_mul_to`.
+#[test]
+fn reused_block_rows_give_the_fresh_conversions_products() {
+    let mut held = BlockRows::empty();
+    let mut other = BlockRows::empty();
+    for (round, prec) in [(0, 300u32), (1, 53), (2, 256), (3, 128), (4, 53)].into_iter() {
+        for len in [20usize, 3, 1, 17] {
+            let rows = 3;
+            let a: Vec<Float> = (0..rows * len)
+                .map(|k| {
+                    let k = k as i64;
+                    if (k + round) % 5 == 0 || k / len as i64 == 1 && round % 2 == 1 {
+                        Float::new(prec) // zero entries, and a whole zero row
+                    } else {
+                        Float::with_val(prec, q((k * k + round) * (1 - 2 * (k % 3)), 7 + k))
+                    }
+                })
+                .collect();
+            let b: Vec<Float> = a
+                .iter()
+                .rev()
+                .map(|x| Float::with_val(prec, x * 3))
+                .collect();
+            for layout in [Layout::Dense, Layout::Sparse] {
+                held.assign_floats_layout(&a, rows, len, prec, layout)
+                    .unwrap();
+                other
+                    .assign_floats_layout(&b, rows, len, prec, layout)
+                    .unwrap();
+                let fa = BlockRows::from_floats_layout(&a, rows, len, prec, layout).unwrap();
+                let fb = BlockRows::from_floats_layout(&b, rows, len, prec, layout).unwrap();
+                for i in 0..rows {
+                    assert_eq!(held.row_exp(i), fa.row_exp(i));
+                    for j in 0..rows {
+                        let got = dot(&held, i, &other, j, prec);
+                        let want = dot(&fa, i, &fb, j, prec);
+                        assert_eq!(got, want, "prec {prec}, len {len}, {layout:?}, ({i}, {j})");
+                        assert_eq!(got.is_sign_negative(), want.is_sign_negative());
+                    }
+                }
+            }
+            held.assign_floats_transposed(&a, rows, len, prec).unwrap();
+            let ft = BlockRows::from_floats_transposed(&a, rows, len, prec).unwrap();
+            for i in 0..len {
+                for j in 0..len {
+                    assert_eq!(dot(&held, i, &ft, j, prec), dot(&ft, i, &ft, j, prec));
+                }
+            }
+            // A (rows × rows) times B = a (rows × len), B given by the rows of Bᵀ
+            let sq: Vec<Float> = (0..rows * rows)
+                .map(|k| Float::with_val(prec, q(k as i64 - 4, 3 + round)))
+                .collect();
+            let ab = BlockRows::from_floats(&sq, rows, rows, prec).unwrap();
+            assert_eq!(
+                mat_mul_blocks(&ab, &held, prec + 16),
+                mat_mul_to(&sq, &a, rows, rows, len, prec, prec + 16).unwrap(),
+                "prec {prec}, len {len}"
+            );
+        }
+    }
+}
+
+/// RK4 keeps one set of buffers for all its right-hand sides (session 34); in x
+/// (no propagator) every frame's P is the fresh evaluation's P at that frame's state,
+/// bit for bit — centred and plain logits, two precisions, after steps of other
+/// shapes have filled the buffers — and the final state is the one a second run
+/// computes.
+#[test]
+fn rk4_frames_equal_fresh_right_hand_sides() {
+    for (seed, n, d, prec) in [
+        (3u64, 4usize, 3usize, 128u32),
+        (5, 2, 2, 240),
+        (9, 6, 1, 53),
+    ] {
+        let (sys, x0) = random_system(seed, n, d);
+        for centered in [true, false] {
+            let mut o = FlowOptions::new(prec, Vars::X);
+            o.centered = centered;
+            let flow = Flow::new(&sys, o.clone()).unwrap();
+            let mut frames = Vec::new();
+            let res = rk4(&sys, &x0, &q(1, 2), &q(1, 16), &o, |fr| {
+                frames.push((fr.state.to_vec(), fr.p.to_vec()));
+            })
+            .unwrap();
+            assert_eq!(frames.len(), 9);
+            for (k, (state, p)) in frames.iter().enumerate() {
+                let fresh = flow.rhs(None, state).unwrap();
+                assert_eq!(&fresh.p, p, "seed {seed}, centred {centered}, step {k}");
+            }
+            let again = rk4(&sys, &x0, &q(1, 2), &q(1, 16), &o, |_| {}).unwrap();
+            assert_eq!(res.state, again.state);
+            // z at t = 0: the propagator is the identity either way
+            let oz = FlowOptions {
+                vars: Vars::Z,
+                ..o.clone()
+            };
+            let fz = Flow::new(&sys, oz.clone()).unwrap();
+            let mut first = None;
+            rk4(&sys, &x0, &q(1, 16), &q(1, 16), &oz, |fr| {
+                if first.is_none() {
+                    first = Some(fr.p.to_vec());
+                }
+            })
+            .unwrap();
+            let s0 = fz.initial_state(&x0).unwrap();
+            let prop = fz.prop_at(&Rational::new()).unwrap();
+            assert_eq!(first.unwrap(), fz.rhs(prop.as_ref(), &s0).unwrap().p);
+        }
+    }
 }
