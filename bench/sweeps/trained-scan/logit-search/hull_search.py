@@ -15,16 +15,12 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from zonotope_pilot import load  # a shard's model: (datum name, heads, weights as f64 arrays)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "long2"))
+from net import ln_f, ln_b  # noqa: E402  LayerNorm forward and backward (eps = zonotope_pilot.EPS)
 i = int(sys.argv[1]); heads = [int(x) for x in sys.argv[2].split(",")] if len(sys.argv) > 2 else range(8)
 rng = np.random.default_rng(40)
 key, H, W = load(i)
-E = W["emb"]; D = E.shape[1]; DH = D // H; eps = 1e-5
-def ln_f(x, g, b):
-    n = x - x.mean(-1, keepdims=True); s = np.sqrt((n**2).mean(-1, keepdims=True) + eps)
-    return n / s * g + b, (n, s, g)
-def ln_b(dy, cache):
-    n, s, g = cache; gg = dy * g
-    return (gg - gg.mean(-1, keepdims=True) - n * (gg * n).mean(-1, keepdims=True) / s**2) / s
+E = W["emb"]; D = E.shape[1]; DH = D // H
 y0, _ = ln_f(E, W["l0.ln1.w"], W["l0.ln1.b"])
 V = (y0 @ W["l0.qkv.w"] + W["l0.qkv.b"])[:, 2*D:].reshape(256, H, DH)
 U = np.stack([V[:, h] @ W["l0.o.w"][h*DH:(h+1)*DH] for h in range(H)])   # [H, 256, D]
