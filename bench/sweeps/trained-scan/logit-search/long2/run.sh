@@ -8,7 +8,8 @@
 # CPU=60: core 0 gave this 25-45% of its time, load 6-11). PASS=2: the heads still > 3× after pass 1, polished (gcg_search.py's `polish`:
 # the best input so far, every byte at every position on a stall), CPU (45) CPU-s per head, seed 42; file polish.txt
 # (run at CPU=30). Then by hand on the one head left > 3× (file extra.txt):
-#   gcg_search.py 49 0 128 rand 90 43; gcg_search.py 49 0 32 rand 60 44; gcg_search.py 49 0 128 polish 75 45
+#   gcg_search.py 49 0 128 rand 90 43; gcg_search.py 49 0 32 rand 60 44; gcg_search.py 49 0 128 polish 75 45;
+#   and (session 34, lead, load 2.2-2.8) gcg_search.py 49 0 64 rand 300 46
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 export OPENBLAS_NUM_THREADS=1
