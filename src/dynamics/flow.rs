@@ -34,7 +34,7 @@
 //! (n² d), `V(…)` (n d²), every product a fast block dot product
 //! ([`super::dot`], exact limb arithmetic, one rounding). The softmax is evaluated
 //! with the max shift, `P_ij = e^{ℓ_ij − m_i} / Σ_l e^{ℓ_il − m_i}`, `m_i = max_l ℓ_il`;
-//! the exponentials use the fast fixed-point [`exp_fixed`] (relative error
+//! the exponentials use the fast fixed-point [`crate::fast::exp_fixed`] (relative error
 //! ≤ 2^−122) when `prec ≤ 128` and its argument is in range, else MPFR's correctly
 //! rounded exp. Every output row is computed independently, in a fixed order, so
 //! results are bit-identical for any rayon thread count.

@@ -148,7 +148,7 @@ pub use crate::rng::SplitMix64;
 /// Certified B̃(r) for every r of `rs`, computed in parallel, in the order of `rs`
 /// (the result does not depend on the thread count).
 ///
-/// The values are kept for the process ([`CentredMemo`]): sandwich-identity's sweep
+/// The values are kept for the process (`CentredMemo`): sandwich-identity's sweep
 /// (r < 20000), length-usage's (r < 16384) and shift-invariance's (r < 4096) are the
 /// same B̃(r) at d̄ = 128, indices from 0, 128 bits, and `run --all` computed them
 /// three times. A kept value is the enclosure the kernel computed for the same r from

@@ -20,7 +20,7 @@ use crate::fast::exp_fixed;
 use crate::kernel::Interval;
 use rug::{Assign, Float};
 
-/// Buffers reused by [`Flow::eval_into`] (one per integration; empty to start).
+/// Buffers reused by `Flow::eval_into` (one per integration; empty to start).
 #[derive(Default)]
 pub struct EvalWork {
     delta: Vec<Float>,
