@@ -218,6 +218,7 @@ proptest! {
                     range = range.max(mx - mn);
                 }
                 let b = range_bounds(&enc[l][h]);
+                prop_assert_eq!(exact.range_at(&bytes, l, h), Some(b), "row by row, the same bounds");
                 let (lo, hi) = (b.lower.unwrap(), b.upper.unwrap());
                 prop_assert!(lo <= range && range <= hi, "{} ≤ {} ≤ {}", lo, range, hi);
                 let c = candle[l][h];
@@ -297,7 +298,7 @@ fn a_stored_scan_models_probes_are_certified_close_to_their_f64_ranges() {
     assert_eq!(probes.len(), p.heads);
     for (h, hex) in probes.iter().enumerate() {
         let bytes = parse_probe(hex).unwrap();
-        let b = range_bounds(&exact.logits(&bytes)[1][h]);
+        let b = exact.range_at(&bytes, 1, h).unwrap();
         let f = f64_model
             .content_logit_ranges(&tokens(&[&bytes]).unwrap())
             .unwrap()[1][h];
@@ -335,8 +336,12 @@ fn a_malformed_probe_reads_as_no_input_and_prints_a_dash() {
     let b = range_bounds(&exact.logits(&[65])[1][0]);
     assert!(b.lower.is_some_and(|x| x <= 0.0), "{b:?}");
     assert_eq!(sig_down(b.lower.unwrap()), "—");
-    // and no input at all: no row, no bound
+    // and no input at all: no row, no bound; no such layer or head: none either
     assert_eq!(range_bounds(&exact.logits(&[])[1][0]).lower, None);
+    let none = exact.range_at(&[], 1, 0).unwrap();
+    assert_eq!((none.lower, none.upper), (None, None));
+    assert_eq!(exact.range_at(&[1, 2], 2, 0), None);
+    assert_eq!(exact.range_at(&[1, 2], 1, 2), None);
 }
 
 /// Rounded down to 4 significant digits, exactly: the printed decimal is never above the

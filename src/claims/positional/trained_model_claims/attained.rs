@@ -184,8 +184,41 @@ impl ExactModel {
     }
 
     /// The enclosures of every layer's content logits for the input `bytes` (module
-    /// documentation).
+    /// documentation); memory L² per head and layer, for tests and short inputs.
     pub fn logits(&self, bytes: &[u8]) -> LogitEnclosures {
+        let mut out = Vec::with_capacity(self.layers.len());
+        self.run(bytes, self.layers.len(), &mut |qkv| {
+            out.push(
+                (0..self.heads)
+                    .map(|h| (0..qkv.len()).map(|i| self.row(qkv, h, i)).collect())
+                    .collect(),
+            );
+        });
+        out
+    }
+
+    /// The bounds of [`range_bounds`] on `bytes`' largest row range at (`layer`, `head`),
+    /// computed row by row (memory linear in the input's length); `None` for a layer or head
+    /// the model does not have.
+    pub fn range_at(&self, bytes: &[u8], layer: usize, head: usize) -> Option<RangeBounds> {
+        if layer >= self.layers.len() || head >= self.heads {
+            return None;
+        }
+        let mut found = None;
+        self.run(bytes, layer + 1, &mut |qkv| {
+            found = Some(
+                (0..qkv.len())
+                    .map(|i| row_bounds(&self.row(qkv, head, i)))
+                    .fold(RangeBounds::EMPTY, RangeBounds::join)
+                    .finish(),
+            );
+        });
+        found
+    }
+
+    /// The forward pass through layers 0 … `upto` − 1, handing each one's q/k/v enclosures
+    /// (per position, 3·d) to `seen`; the last of them stops there.
+    fn run(&self, bytes: &[u8], upto: usize, seen: &mut dyn FnMut(&[Vec<F64Iv>])) {
         let d = self.d;
         let mut x: Vec<Vec<F64Iv>> = bytes
             .iter()
@@ -194,17 +227,16 @@ impl ExactModel {
                 row.iter().map(|&v| point(v)).collect()
             })
             .collect();
-        let mut out = Vec::with_capacity(self.layers.len());
-        for (l, layer) in self.layers.iter().enumerate() {
+        for (l, layer) in self.layers.iter().enumerate().take(upto) {
             let qkv: Vec<Vec<F64Iv>> = x
                 .iter()
                 .map(|xi| apply(&layer.qkv, &self.norm(xi, &layer.ln1)))
                 .collect();
-            out.push(self.content_logits(&qkv));
-            if l + 1 == self.layers.len() {
+            seen(&qkv);
+            if l + 1 == upto {
                 break;
             }
-            let att = self.attend(&qkv, out.last().expect("just pushed"));
+            let att = self.attend(&qkv);
             for (xi, oi) in x.iter_mut().zip(&att) {
                 for (a, b) in xi.iter_mut().zip(apply(&layer.o, oi)) {
                     *a = a.add(b);
@@ -216,7 +248,6 @@ impl ExactModel {
                 }
             }
         }
-        out
     }
 
     /// LN(x) (step 2).
@@ -232,34 +263,29 @@ impl ExactModel {
             .collect()
     }
 
-    /// s_ij per head and query, j ≤ i (step 4).
-    fn content_logits(&self, qkv: &[Vec<F64Iv>]) -> Vec<Vec<Vec<F64Iv>>> {
+    /// s_ij of head `h`, query `i`, for j = 0 … i (step 4).
+    fn row(&self, qkv: &[Vec<F64Iv>], h: usize, i: usize) -> Vec<F64Iv> {
         let (d, dh) = (self.d, self.d / self.heads);
         let scale = point(1.0).div(point(dh as f64).sqrt());
-        (0..self.heads)
-            .map(|h| {
-                (0..qkv.len())
-                    .map(|i| {
-                        let q = &qkv[i][h * dh..(h + 1) * dh];
-                        (0..=i)
-                            .map(|j| {
-                                let k = &qkv[j][d + h * dh..d + (h + 1) * dh];
-                                sum(q.iter().zip(k).map(|(a, b)| a.mul(*b))).mul(scale)
-                            })
-                            .collect()
-                    })
-                    .collect()
+        let q = &qkv[i][h * dh..(h + 1) * dh];
+        qkv[..=i]
+            .iter()
+            .map(|kj| {
+                let k = &kj[d + h * dh..d + (h + 1) * dh];
+                sum(q.iter().zip(k).map(|(a, b)| a.mul(*b))).mul(scale)
             })
             .collect()
     }
 
-    /// The attention output per query, heads concatenated (step 5).
-    fn attend(&self, qkv: &[Vec<F64Iv>], s: &[Vec<Vec<F64Iv>>]) -> Vec<Vec<F64Iv>> {
+    /// The attention output per query, heads concatenated (step 5), one row of logits at a
+    /// time.
+    fn attend(&self, qkv: &[Vec<F64Iv>]) -> Vec<Vec<F64Iv>> {
         let (d, dh) = (self.d, self.d / self.heads);
         let mut out = vec![vec![point(0.0); d]; qkv.len()];
-        for (h, (rows, &m)) in s.iter().zip(&self.slopes).enumerate() {
-            for (i, row) in rows.iter().enumerate() {
-                let biased: Vec<F64Iv> = row
+        for (h, &m) in self.slopes.iter().enumerate() {
+            for (i, o) in out.iter_mut().enumerate() {
+                let biased: Vec<F64Iv> = self
+                    .row(qkv, h, i)
                     .iter()
                     .enumerate()
                     .map(|(j, t)| t.sub(m.mul(point((i - j) as f64))))
@@ -274,7 +300,7 @@ impl ExactModel {
                 for t in 0..dh {
                     let col = 2 * d + h * dh + t;
                     let num = sum(e.iter().zip(qkv).map(|(ej, vj)| ej.mul(vj[col])));
-                    out[i][h * dh + t] = num.div(z);
+                    o[h * dh + t] = num.div(z);
                 }
             }
         }
@@ -313,36 +339,65 @@ pub struct RangeBounds {
     pub upper: Option<f64>,
 }
 
+impl RangeBounds {
+    /// No row yet: nothing known below, −∞ above (the max over no rows).
+    const EMPTY: RangeBounds = RangeBounds {
+        lower: None,
+        upper: Some(f64::NEG_INFINITY),
+    };
+
+    /// Both bounds over the rows of `self` and `o`: the larger lower bound (any row's is
+    /// one), the larger upper bound (undefined if either is).
+    fn join(self, o: RangeBounds) -> RangeBounds {
+        let lower = match (self.lower, o.lower) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        RangeBounds {
+            lower,
+            upper: self.upper.zip(o.upper).map(|(a, b)| a.max(b)),
+        }
+    }
+
+    /// No row at all leaves no upper bound either.
+    fn finish(self) -> RangeBounds {
+        RangeBounds {
+            upper: self.upper.filter(|u| *u > f64::NEG_INFINITY),
+            ..self
+        }
+    }
+}
+
+/// One row's bounds: lo(S_a − S_b) for the keys a, b of the largest and smallest midpoint,
+/// and hi(max_j S_j − min_j S_j).
+fn row_bounds(row: &[F64Iv]) -> RangeBounds {
+    let by_mid = |better: fn(f64, f64) -> bool| {
+        row.iter()
+            .filter_map(|t| Some((mid(*t)?, *t)))
+            .reduce(|a, b| if better(b.0, a.0) { b } else { a })
+            .map(|(_, t)| t)
+    };
+    let lower = by_mid(|x, y| x > y)
+        .zip(by_mid(|x, y| x < y))
+        .and_then(|(a, b)| a.sub(b).bounds())
+        .map(|(lo, _)| lo);
+    let upper = row
+        .iter()
+        .copied()
+        .reduce(F64Iv::max)
+        .zip(row.iter().copied().reduce(F64Iv::min))
+        .and_then(|(mx, mn)| mx.sub(mn).bounds())
+        .map(|(_, hi)| hi);
+    RangeBounds { lower, upper }
+}
+
 /// The bounds of the module documentation from one (layer, head)'s logit enclosures
 /// (`rows[i][j]` ∋ s_ij).
 pub fn range_bounds(rows: &[Vec<F64Iv>]) -> RangeBounds {
-    let mut lower: Option<f64> = None;
-    let mut upper = Some(f64::NEG_INFINITY);
-    for row in rows {
-        let by_mid = |better: fn(f64, f64) -> bool| {
-            row.iter()
-                .filter_map(|t| Some((mid(*t)?, *t)))
-                .reduce(|a, b| if better(b.0, a.0) { b } else { a })
-                .map(|(_, t)| t)
-        };
-        if let (Some(a), Some(b)) = (by_mid(|x, y| x > y), by_mid(|x, y| x < y)) {
-            if let Some((lo, _)) = a.sub(b).bounds() {
-                lower = Some(lower.map_or(lo, |l| l.max(lo)));
-            }
-        }
-        let hi = row
-            .iter()
-            .copied()
-            .reduce(F64Iv::max)
-            .zip(row.iter().copied().reduce(F64Iv::min))
-            .and_then(|(mx, mn)| mx.sub(mn).bounds())
-            .map(|(_, hi)| hi);
-        upper = upper.zip(hi).map(|(u, h)| u.max(h));
-    }
-    RangeBounds {
-        lower,
-        upper: upper.filter(|u| *u > f64::NEG_INFINITY),
-    }
+    rows.iter()
+        .map(|r| row_bounds(r))
+        .fold(RangeBounds::EMPTY, RangeBounds::join)
+        .finish()
 }
 
 /// The bytes of a probe written in hex (two digits a byte, either case); `None` for an odd

@@ -1,7 +1,7 @@
 //! The scan's certified implicit windows beside the measured RF99 and the logit ranges the
 //! models reach on validation data, and the published numbers (fixtures).
 
-use super::attained::{parse_probe, range_bounds, sig_down, ExactModel, RangeBounds};
+use super::attained::{parse_probe, sig_down, ExactModel, RangeBounds};
 use super::sig;
 use super::view::{ats, View};
 use super::{Job, Params, Scheme};
@@ -37,10 +37,7 @@ fn probed(
     };
     for (k, hex) in probes.iter().enumerate() {
         let (l, h) = (1 + k / p.heads, k % p.heads);
-        let bounds = parse_probe(hex).and_then(|b| {
-            let s = model.logits(&b);
-            Some(range_bounds(s.get(l)?.get(h)?))
-        });
+        let bounds = parse_probe(hex).and_then(|b| model.range_at(&b, l, h));
         if let Some(x) = out.get_mut(l).and_then(|o| o.get_mut(h)) {
             *x = bounds;
         }
