@@ -68,6 +68,15 @@
 //! min are increasing in each argument), so R_i ≤ hi(max_j S_ij − min_j S_ij) and
 //! **upper = max_i** of that ≥ R. upper − lower is the enclosure's slack; a lower bound
 //! ≤ 0 (or one never defined) says nothing and the report prints "—".
+//!
+//! # Width and cost
+//!
+//! First-order interval arithmetic widens by each linear map's |W| and each LayerNorm's
+//! γ/σ: on the scan's models a logit enclosure is ≈ 10⁻¹³ wide at layer 0 and the range's
+//! enclosure ≈ 10⁻⁸ of the range at layer 1 (the report prints the largest), far below the
+//! 4 digits printed. [`ExactModel::range_at`] keeps one row of logits at a time (memory
+//! linear in the input's length); time is quadratic in it (≈ 0.2 s for 64 bytes, 2.2 s for
+//! 512, at d = 64, H = 8, two layers, the test profile on a loaded 2-core machine).
 
 use crate::kernel::F64Iv;
 use attncheck_lm::job::StoredWeights;
