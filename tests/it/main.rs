@@ -44,6 +44,8 @@ mod sparse_lemma;
 mod spec_errors;
 #[cfg(feature = "lm")]
 mod trained_models;
+#[cfg(feature = "lm")]
+mod trained_models_attained;
 mod trust;
 mod tutorial;
 mod usage;

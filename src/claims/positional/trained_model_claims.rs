@@ -1071,6 +1071,8 @@ mod exec {
 pub use exec::{corpus, lm_job, model_config, weights_datum};
 
 #[cfg(feature = "lm")]
+pub mod attained;
+#[cfg(feature = "lm")]
 mod certified;
 #[cfg(feature = "lm")]
 mod observe;

@@ -1,41 +1,45 @@
 //! The scan's certified implicit windows beside the measured RF99 and the logit ranges the
 //! models reach on validation data, and the published numbers (fixtures).
 
+use super::attained::{parse_probe, sig_down, ExactModel, RangeBounds};
 use super::sig;
 use super::view::{ats, View};
-use super::{model_config, Job, Params};
+use super::{Job, Params, Scheme};
+use crate::claims::positional::common::{slope_exponents, slope_interval};
+use crate::kernel::F64Iv;
 use crate::outcome::{Presentation, Table};
 use attncheck_lm::job::JobResult;
-use attncheck_lm::model::tokens;
 
-/// Per (layer, head) of `j`, the content-logit range of the spec's probe input for it
-/// (`scan.probes`, found by the untrusted search of `attncheck_lm::probe`), re-evaluated by
-/// the model's forward pass in f64 from the stored weights; `None` where there is no probe
-/// (layer 0, whose Δ̄_h is exact and attained, or a model the spec lists none for).
+/// Per (layer, head) of `j`, bounds on the content-logit range that the spec's probe input
+/// for it (`scan.probes`, found by the untrusted search of `attncheck_lm::probe`) attains in
+/// the model computed in exact arithmetic with the stored weights: the interval forward pass
+/// of [`attained`]. `None` where there is no probe (layer 0, whose Δ̄_h is exact and attained,
+/// or a model the spec lists none for) or it does not read as hex bytes.
 fn probed(
     p: &Params,
     probes: Option<&Vec<String>>,
     j: &Job,
     r: &JobResult,
-) -> Vec<Vec<Option<f64>>> {
+) -> Vec<Vec<Option<RangeBounds>>> {
     let mut out = vec![vec![None; p.heads]; p.layers];
-    let (Some(probes), Some(w)) = (probes, r.weights.as_ref()) else {
+    let (Some(probes), Some(w), Scheme::Alibi(rule)) = (probes, r.weights.as_ref(), j.scheme)
+    else {
         return out;
     };
-    let Ok(model) = w.model(model_config(j.scheme, p, attncheck_lm::DType::F64)) else {
+    let slopes = slope_exponents(p.heads, rule)
+        .iter()
+        .map(|q| F64Iv::from_interval(&slope_interval(q, 128)))
+        .collect();
+    let Some(model) =
+        ExactModel::stored_eps(w).and_then(|eps| ExactModel::new(w, p.hidden, slopes, eps).ok())
+    else {
         return out;
     };
     for (k, hex) in probes.iter().enumerate() {
         let (l, h) = (1 + k / p.heads, k % p.heads);
-        let bytes: Option<Vec<u8>> = (0..hex.len() / 2)
-            .map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok())
-            .collect();
-        let range = bytes.and_then(|b| {
-            let t = tokens(&[&b]).ok()?;
-            model.content_logit_ranges(&t).ok()?.get(l)?.get(h).copied()
-        });
+        let bounds = parse_probe(hex).and_then(|b| model.range_at(&b, l, h));
         if let Some(x) = out.get_mut(l).and_then(|o| o.get_mut(h)) {
-            *x = range;
+            *x = bounds;
         }
     }
     out
@@ -79,7 +83,7 @@ pub(super) fn certified_windows(v: &View, o: &mut Presentation) {
     // ranges the model reaches on validation data
     let mut t = Table::new(
         format!(
-            "Certified implicit window w_h(ε), ε = {eps}, per (L_tr, seed, layer, head): every input's attention mass at distance ≥ w_h is ≤ ε (kernel: T^∞(w_h) ≤ ε at the certified content-logit range Δ̄_h — at layer 0 the exact range over the bytes of a query's row, deeper the bound over all inputs of the layer); beside the largest range the model reaches on validation data, the largest range an input found by search reaches (deeper layers; untrusted, re-evaluated by the model's forward pass in f64), and the measured RF99 at the largest L_ex"
+            "Certified implicit window w_h(ε), ε = {eps}, per (L_tr, seed, layer, head): every input's attention mass at distance ≥ w_h is ≤ ε (kernel: T^∞(w_h) ≤ ε at the certified content-logit range Δ̄_h — at layer 0 the exact range over the bytes of a query's row, deeper the bound over all inputs of the layer); beside the largest range the model reaches on validation data, the largest range an input found by search reaches (deeper layers; the input is untrusted, its range a certified lower bound in the model computed in exact arithmetic, by an interval forward pass, rounded down; the ratio rounded up), and the measured RF99 at the largest L_ex"
         ),
         &[
             "L_tr",
@@ -102,6 +106,8 @@ pub(super) fn certified_windows(v: &View, o: &mut Presentation) {
     // per (L_tr, layer): windows, non-vacuous ones, largest ratio to validation data and to
     // the search's inputs
     let mut counts: Vec<Count> = Vec::new();
+    // the largest relative width (upper − lower)/lower of a probe's range enclosure
+    let mut widest = 0f64;
     for (j, ws) in windows {
         let Some(at) = ats.iter().find(|a| a.l() == j.train_length) else {
             continue;
@@ -115,16 +121,25 @@ pub(super) fn certified_windows(v: &View, o: &mut Presentation) {
         for w in ws {
             let seen = r.logit_ranges.get(w.layer).and_then(|x| x.get(w.head));
             let ratio = seen.filter(|&&x| x > 0.0).map(|x| w.delta_hi / x);
-            let searched = found
+            let bounds = found
                 .get(w.layer)
                 .and_then(|x| x.get(w.head))
                 .copied()
                 .flatten();
-            // layer 0's Δ̄_h is exact: a byte triple attains it
+            // the certified lower bound on the attained range; one ≤ 0 says nothing
+            let searched = bounds.and_then(|b| b.lower).filter(|&x| x > 0.0);
+            if let Some((lo, hi)) = searched.zip(bounds.and_then(|b| b.upper)) {
+                widest = widest.max((hi - lo) / lo);
+            }
+            // layer 0's Δ̄_h is exact: a byte triple attains it; deeper, Δ̄_h over the lower
+            // bound, rounded up (an upper bound on how far Δ̄_h is from the attained range)
             let to_search = if w.layer == 0 {
                 Some(1.0)
             } else {
-                searched.filter(|&x| x > 0.0).map(|x| w.delta_hi / x)
+                searched.and_then(|x| {
+                    let q = F64Iv::from_f64(w.delta_hi).div(F64Iv::from_f64(x));
+                    q.bounds().map(|(_, hi)| hi)
+                })
             };
             let vacuous = w.window as usize >= lmax;
             let c = match counts
@@ -181,9 +196,12 @@ pub(super) fn certified_windows(v: &View, o: &mut Presentation) {
                 if w.layer == 0 {
                     "= Δ̄_h (attained by bytes)".into()
                 } else {
-                    searched.map_or("—".into(), sig)
+                    searched.map_or("—".into(), sig_down)
                 },
-                to_search.map_or("—".into(), |x| format!("{}×", sig(x))),
+                match to_search {
+                    Some(x) if w.layer > 0 => format!("{}×", sig_up(x)),
+                    x => x.map_or("—".into(), |x| format!("{}×", sig(x))),
+                },
                 w.window.to_string(),
                 lmax.to_string(),
                 if vacuous {
@@ -245,7 +263,7 @@ pub(super) fn certified_windows(v: &View, o: &mut Presentation) {
                 if *layer == 0 {
                     "1× (exact)".into()
                 } else if to_search.is_finite() {
-                    format!("{}×", sig(*to_search))
+                    format!("{}×", sig_up(*to_search))
                 } else {
                     "—".into()
                 },
@@ -262,7 +280,10 @@ pub(super) fn certified_windows(v: &View, o: &mut Presentation) {
         }
         o.tables.push(t);
         o.note(
-            "Certified implicit window: for each head the kernel certifies a bound Δ̄_h on the range of a query's content logits s = q·k/√d_h (max over its keys minus min), and alibi-window's T^∞ gives the smallest window w_h(ε) that bound certifies (crates/attncheck-kernel/src/weights.rs). At layer 0 an ALiBi model's input at a position is the embedding of its byte, so Δ̄_h is exact: the kernel computes every query/key byte pair's logit from the exact f32 weights (LayerNorm's 1/√(σ² + ε) enclosed between integer square roots at 130 bits beyond its magnitude) and takes max over query bytes of (max − min over key bytes), a range that some input attains (a test checks the attaining bytes); the validation data reach at most this range, so the ratio is ≥ 1 up to the model's f32 rounding. Deeper layers take a bound over every input of the layer: with z = (x − μ)/√(σ² + ε), a zero-sum vector of norm ≤ √d, a query's row ranges over at most 2√d·(√d·‖P·diag(γ)W_Q^h·(diag(γ)W_K^h)ᵀ·P‖₂ + ‖P·diag(γ)W_K^h·c_qᵀ‖₂)/√d_h (P the projection onto zero-sum vectors, c_q = β·W_Q^h + b_Q^h; the spectral norm from tr(S^16)^(1/32), over-estimating by at most 7%), or by the former norm bound 2·(N(W_Q^h)·B + ‖b_Q^h‖)(N(W_K^h)·B + ‖b_K^h‖)/√d_h when that is smaller, or (issue #40, the smallest of the three on every head here) by 2√d·√T/√d_h with T the largest (c_q + z·P·diag(γ)W_Q^h)·K·(…)ᵀ over ‖z‖ ≤ √d, K = (P·diag(γ)W_K^h)ᵀ(P·diag(γ)W_K^h): the query's bias and its worst direction taken together instead of added, bounded by a Lagrangian dual (the S-lemma) whose multiplier an f64 search proposes and exact integer arithmetic admits or rejects (crates/attncheck-kernel/src/ellipsoid.rs); with the best multiplier it is the exact largest row range over all layer inputs whose normalised values lie in that ball, so no bound that uses only ‖z‖ ≤ √d about the layer's input can be smaller — a worst case that the residual stream's actual values do not approach (its ratio). Propagating boxes through the residual stream instead does not help here: layer 0's attention output ranges over the convex hull of 256 value vectors, a box whose width (≈ 7 per coordinate on the first shard's model) dwarfs the embeddings' own deviations (≈ 0.2), so the LayerNorm's variance has no positive lower bound and its 1/√(σ² + ε) is bounded only by 1/√ε; the hull itself keeps it positive (≥ 3·10⁻⁴, an untrusted estimate), but certified propagation of the hull through that LayerNorm and the MLP to layer 1 is not built, and an untrusted search over that relaxation already reaches 0.5–0.7 of Δ̄_h on the first model, a floor for any bound that road could give (bench/sweeps/trained-scan/README.md). How far is a deeper Δ̄_h from the true worst case? The validation data are the wrong yardstick for that: they are ordinary text, not the worst input. So the table also lists the largest range of an input found by search (the spec's `scan.probes`: for each head of layer 1, the input with the largest range any stored search found: seeded coordinate ascent over inputs of 16 and 24 bytes, all 256 byte values allowed (crates/attncheck-lm/src/probe.rs), or over 32 bytes with moves of whole bands (long_search.py); bench/sweeps/trained-scan/logit-search/, whose probes.py writes this table), re-evaluated here by the model's own forward pass in f64: a range some input attains, so a lower bound on the worst case that Δ̄_h bounds from above, and Δ̄_h / (that range) bounds how far the certified bound is from the truth. The search is untrusted and decides nothing; the ≤ 3× target above stays stated against the validation data, and the summary counts the heads it holds for and the heads for which it cannot hold: where an input attains more than the target times the validation range, every sound bound over all inputs (Δ̄_h ≥ that input's range) is further than the target from the data — the data are ordinary text, not the worst input, so that part of the gap is the data's and no bound can close it. A window is a property of one head: a stack of layers composes them, so RF99 (the whole model's gradient reach) is not bounded by any one w_h. \"vacuous\" marks w_h ≥ the largest L_ex, where the window says nothing the evaluation could see. The theorem is about the model computed in exact arithmetic with the weights whose SHA-256 is listed (the certificate carries them, the spec pins them once the scan's weights exist, and `verify` rebuilds every window from them and the spec's ε and slopes); the model's own f32 evaluation rounds, which the bound does not cover. That these are the weights the spec's seeded training produces is reproducible, not certified, and only on a CPU of the kind that trained them: training is bit-for-bit deterministic on one machine and under any thread count, but gemm chooses how it blocks a long sum by the CPU's cache sizes (bench/sweeps/trained-scan/README.md, each shard's machine record)."
+            format!(
+            "Certified implicit window: for each head the kernel certifies a bound Δ̄_h on the range of a query's content logits s = q·k/√d_h (max over its keys minus min), and alibi-window's T^∞ gives the smallest window w_h(ε) that bound certifies (crates/attncheck-kernel/src/weights.rs). At layer 0 an ALiBi model's input at a position is the embedding of its byte, so Δ̄_h is exact: the kernel computes every query/key byte pair's logit from the exact f32 weights (LayerNorm's 1/√(σ² + ε) enclosed between integer square roots at 130 bits beyond its magnitude) and takes max over query bytes of (max − min over key bytes), a range that some input attains (a test checks the attaining bytes); the validation data reach at most this range, so the ratio is ≥ 1 up to the model's f32 rounding. Deeper layers take a bound over every input of the layer: with z = (x − μ)/√(σ² + ε), a zero-sum vector of norm ≤ √d, a query's row ranges over at most 2√d·(√d·‖P·diag(γ)W_Q^h·(diag(γ)W_K^h)ᵀ·P‖₂ + ‖P·diag(γ)W_K^h·c_qᵀ‖₂)/√d_h (P the projection onto zero-sum vectors, c_q = β·W_Q^h + b_Q^h; the spectral norm from tr(S^16)^(1/32), over-estimating by at most 7%), or by the former norm bound 2·(N(W_Q^h)·B + ‖b_Q^h‖)(N(W_K^h)·B + ‖b_K^h‖)/√d_h when that is smaller, or (issue #40, the smallest of the three on every head here) by 2√d·√T/√d_h with T the largest (c_q + z·P·diag(γ)W_Q^h)·K·(…)ᵀ over ‖z‖ ≤ √d, K = (P·diag(γ)W_K^h)ᵀ(P·diag(γ)W_K^h): the query's bias and its worst direction taken together instead of added, bounded by a Lagrangian dual (the S-lemma) whose multiplier an f64 search proposes and exact integer arithmetic admits or rejects (crates/attncheck-kernel/src/ellipsoid.rs); with the best multiplier it is the exact largest row range over all layer inputs whose normalised values lie in that ball, so no bound that uses only ‖z‖ ≤ √d about the layer's input can be smaller — a worst case that the residual stream's actual values do not approach (its ratio). Propagating boxes through the residual stream instead does not help here: layer 0's attention output ranges over the convex hull of 256 value vectors, a box whose width (≈ 7 per coordinate on the first shard's model) dwarfs the embeddings' own deviations (≈ 0.2), so the LayerNorm's variance has no positive lower bound and its 1/√(σ² + ε) is bounded only by 1/√ε; the hull itself keeps it positive (≥ 3·10⁻⁴, an untrusted estimate), but certified propagation of the hull through that LayerNorm and the MLP to layer 1 is not built, and an untrusted search over that relaxation already reaches 0.5–0.7 of Δ̄_h on the first model, a floor for any bound that road could give (bench/sweeps/trained-scan/README.md). How far is a deeper Δ̄_h from the true worst case? The validation data are the wrong yardstick for that: they are ordinary text, not the worst input. So the table also lists the largest range of an input found by search (the spec's `scan.probes`: for each head of layer 1, the input with the largest range any stored search found: seeded coordinate ascent over inputs of 16 and 24 bytes, all 256 byte values allowed (crates/attncheck-lm/src/probe.rs), or over 32 bytes with moves of whole bands (long_search.py); bench/sweeps/trained-scan/logit-search/, whose probes.py writes this table), re-evaluated here by an interval forward pass of the model computed in exact arithmetic with the stored f32 weights (src/claims/positional/trained_model_claims/attained.rs: every operation outward-rounded in the kernel's f64 intervals, exp correctly rounded; the softmax after subtracting a constant, which changes nothing in exact arithmetic): the column is a certified lower bound on that input's largest row range, printed rounded down (the enclosures' largest relative width here, upper − lower over lower, is {widest}), and \"—\" where the enclosure gives no positive lower bound (that head counts as not searched). A range some input attains is a lower bound on the worst case that Δ̄_h bounds from above, so Δ̄_h / (that lower bound), printed rounded up, bounds how far the certified bound is from the truth. The search is untrusted and decides nothing; the ≤ 3× target above stays stated against the validation data, and the summary counts the heads it holds for and the heads for which it cannot hold: where an input attains more than the target times the validation range, every sound bound over all inputs (Δ̄_h ≥ that input's range) is further than the target from the data — the data are ordinary text, not the worst input, so that part of the gap is the data's and no bound can close it. A window is a property of one head: a stack of layers composes them, so RF99 (the whole model's gradient reach) is not bounded by any one w_h. \"vacuous\" marks w_h ≥ the largest L_ex, where the window says nothing the evaluation could see. The theorem is about the model computed in exact arithmetic with the weights whose SHA-256 is listed (the certificate carries them, the spec pins them once the scan's weights exist, and `verify` rebuilds every window from them and the spec's ε and slopes); the model's own f32 evaluation rounds, which the bound does not cover. That these are the weights the spec's seeded training produces is reproducible, not certified, and only on a CPU of the kind that trained them: training is bit-for-bit deterministic on one machine and under any thread count, but gemm chooses how it blocks a long sum by the CPU's cache sizes (bench/sweeps/trained-scan/README.md, each shard's machine record).",
+            widest = width_up(widest)
+        )
         );
     }
 }
@@ -285,6 +306,22 @@ pub(super) fn fixtures(v: &View, o: &mut Presentation) {
         }
         o.tables.push(t);
     }
+}
+
+/// `x` ≥ 0 rounded up to 2 significant digits, as `m·10^e` (`"at most 2.3e-8"`).
+fn width_up(x: f64) -> String {
+    if !(x.is_finite() && x > 0.0) {
+        return if x == 0.0 {
+            "0".into()
+        } else {
+            "unknown".into()
+        };
+    }
+    let e = x.log10().floor() as i32;
+    let m = (x / 10f64.powi(e) * 10.0).ceil() / 10.0;
+    // a rounding of the quotient may leave m·10^e below x: one step more
+    let m = if m * 10f64.powi(e) < x { m + 0.1 } else { m };
+    format!("at most {m:.1}e{e}")
 }
 
 /// `x` rounded up to 4 significant digits (an upper bound stays an upper bound in print).
