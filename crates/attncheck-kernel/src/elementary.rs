@@ -1,11 +1,13 @@
 //! Elementary functions on intervals.
 //!
 //! MPFR rounds `exp`, `ln`, `sqrt`, `sin`, `cos` and integer powers correctly in
-//! every direction, so a monotone function costs one MPFR call per endpoint.
+//! every direction, so a monotone function costs one MPFR call per endpoint (`exp`
+//! of a narrow interval: one call for both, [`crate::exp_near`]).
 //! `sin` and `cos` are not monotone: their extrema inside the interval are found
 //! with an enclosure of π (never by hulling the endpoint values alone).
 
 use super::Interval;
+use crate::exp_near::{exp_near, near};
 use rug::float::Round;
 use rug::ops::{PowAssignRound, SubAssignRound};
 use rug::{Float, Integer};
@@ -23,8 +25,18 @@ impl Interval {
     /// assert!(!e.is_point()); // e is irrational: the two ends differ by one ulp
     /// assert!(e.contains(&Interval::one(256).exp())); // and it contains a sharper enclosure
     /// ```
+    ///
+    /// When the two ends are close (within 2^{−(q/2+2)}, q = p + 32), both come from
+    /// one MPFR call at q bits ([`crate::exp_near`]; the same correctly rounded values,
+    /// or the two calls below when it cannot tell).
     pub fn exp(&self) -> Interval {
         let p = self.prec();
+        let (a, b) = (self.lo(), self.hi());
+        if a.prec() == p && b.prec() == p && near(a, b, p) {
+            if let Some([lo, hi]) = exp_near([a, b], [Round::Down, Round::Up], p) {
+                return Interval::from_raw(lo, hi);
+            }
+        }
         let mut lo = f(p, self.lo());
         let mut hi = f(p, self.hi());
         lo.exp_round(Round::Down);

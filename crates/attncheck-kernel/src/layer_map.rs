@@ -75,9 +75,19 @@ pub fn attention(
 /// Guarantee: every term is an outward-rounded product, sum or `exp` of enclosures,
 /// all inclusion-monotone, so the result contains the exact sum for any x in the
 /// enclosure `x`.
+///
+/// Cost: the terms are added in the order (i, j), i then j; the enclosure of e^{s_ij}
+/// for j > i is kept until row j, where e^{s_ji} is not computed again when the
+/// enclosure of s_ji equals that of s_ij endpoint for endpoint (as for QᵀK = I, whose
+/// logits ⟨x_i, x_j⟩ are the same interval products in the same order): `exp` of an
+/// interval is a function of its endpoints' values and precision (MPFR rounds
+/// correctly), so the kept enclosure is the one the call would return, and the sum is
+/// the same, bit for bit.
 pub fn partition(qk_t: &[Interval], x: &[Interval], n: usize, d: usize, prec: u32) -> Interval {
     let mut a = vec![Interval::zero(prec); d];
     let mut total = Interval::zero(prec);
+    // kept[i·n + j] for j > i: (s_ij, e^{s_ij}), taken at (j, i)
+    let mut kept: Vec<Option<(Interval, Interval)>> = vec![None; n * n];
     for i in 0..n {
         mat_vec_into(qk_t, &x[i * d..(i + 1) * d], d, &mut a);
         for j in 0..n {
@@ -86,10 +96,27 @@ pub fn partition(qk_t: &[Interval], x: &[Interval], n: usize, d: usize, prec: u3
             for c in 1..d {
                 s.add_assign(&(&a[c] * &xj[c]));
             }
-            total.add_assign(&s.exp());
+            let mirror = if j < i { kept[j * n + i].take() } else { None };
+            let e = match mirror {
+                Some((s_ji, e_ji)) if same_enclosure(&s_ji, &s) => e_ji,
+                _ => s.exp(),
+            };
+            total.add_assign(&e);
+            if j > i {
+                kept[i * n + j] = Some((s, e));
+            }
         }
     }
     total
+}
+
+/// Whether two enclosures have equal endpoints (as values) at the same precision.
+fn same_enclosure(a: &Interval, b: &Interval) -> bool {
+    a.prec() == b.prec()
+        && a.lo().prec() == b.lo().prec()
+        && a.hi().prec() == b.hi().prec()
+        && a.lo() == b.lo()
+        && a.hi() == b.hi()
 }
 
 /// [`attention`] with every row tightened by the identity that makes it a softmax row:

@@ -6,6 +6,7 @@ mod compare;
 mod elementary;
 pub mod ellipsoid;
 mod exact;
+mod exp_near;
 pub mod expr;
 pub mod f64iv;
 mod format;

@@ -1,6 +1,7 @@
 //! Certified softmax, log-sum-exp, dot products and matrix–vector products.
 
 use super::Interval;
+use crate::exp_near::{exp_near, near};
 use rug::float::{Round, Special};
 use rug::ops::{AddAssignRound, DivAssignRound, SubAssignRound};
 use rug::Float;
@@ -33,6 +34,60 @@ fn exp_shift(x: &Float, m: &Float, prec: u32, t: &mut Float) -> (Float, Float) {
         hi.exp_round(Round::Up);
         (lo, hi)
     }
+}
+
+/// RD(x − M) and RU(x − M) (equal when the difference is exact), and whether it is.
+fn shifted(x: &Float, m: &Float, prec: u32) -> (Float, Float, bool) {
+    let mut d = Float::new(prec);
+    if d.assign_round_sub(x, m, Round::Down) == std::cmp::Ordering::Equal {
+        return (d.clone(), d, true);
+    }
+    let mut u = Float::new(prec);
+    u.assign_round_sub(x, m, Round::Up);
+    (d, u, false)
+}
+
+/// [`exp_shift`]'s pair `(RD(e^{RD(x−M)}), RU(e^{RU(x−M)}))` from the two arguments
+/// ([`shifted`]): one MPFR call when they are equal (as there), else one at
+/// p + [`GUARD`](crate::exp_near::GUARD) bits when [`exp_near`] can decide both, else
+/// the two calls of [`exp_shift`]. The same values in every case (the values are the
+/// correctly rounded ones; `exp_near`'s module doc).
+fn exp_pair(d: &Float, u: &Float, exact: bool, prec: u32) -> (Float, Float) {
+    if exact {
+        return exp_both(d, prec);
+    }
+    if let Some([lo, hi]) = exp_near([d, u], [Round::Down, Round::Up], prec) {
+        return (lo, hi);
+    }
+    let mut lo = d.clone();
+    lo.exp_round(Round::Down);
+    let mut hi = u.clone();
+    hi.exp_round(Round::Up);
+    (lo, hi)
+}
+
+/// For one logit enclosure z = [lo, hi]: `(exp_shift(lo), exp_shift(hi))` (the second a
+/// copy of the first for a point), the same values, from one MPFR `exp` at
+/// p + [`GUARD`](crate::exp_near::GUARD) bits when the four arguments RD(lo − M) ≤
+/// RU(lo − M) ≤ RD(hi − M) ≤ RU(hi − M) are close ([`near`]) and [`exp_near`] decides
+/// them, else one endpoint at a time ([`exp_pair`]).
+fn exp_entry(z: &Interval, m: &Float, prec: u32) -> ((Float, Float), (Float, Float)) {
+    let (ld, lu, l_exact) = shifted(z.lo(), m, prec);
+    if z.is_point() {
+        let l = exp_pair(&ld, &lu, l_exact, prec);
+        return (l.clone(), l);
+    }
+    let (hd, hu, h_exact) = shifted(z.hi(), m, prec);
+    if near(&ld, &hu, prec) {
+        let dirs = [Round::Down, Round::Up, Round::Down, Round::Up];
+        if let Some([a, b, c, d]) = exp_near([&ld, &lu, &hd, &hu], dirs, prec) {
+            return ((a, b), (c, d));
+        }
+    }
+    (
+        exp_pair(&ld, &lu, l_exact, prec),
+        exp_pair(&hd, &hu, h_exact, prec),
+    )
 }
 
 trait AssignSub {
@@ -127,18 +182,12 @@ pub fn softmax_into(z: &[Interval], prec: u32, out: &mut Vec<Interval>) {
         return;
     }
     // e^{lo_j − M} and e^{hi_j − M}, each enclosed both ways.
-    let mut t = Float::new(prec);
     let mut lo_e = Vec::with_capacity(z.len());
     let mut hi_e = Vec::with_capacity(z.len());
     let mut s_lo = Float::with_val(prec, 0);
     let mut s_hi = Float::with_val(prec, 0);
     for zi in z {
-        let l = exp_shift(zi.lo(), &m, prec, &mut t);
-        let h = if zi.is_point() {
-            l.clone()
-        } else {
-            exp_shift(zi.hi(), &m, prec, &mut t)
-        };
+        let (l, h) = exp_entry(zi, &m, prec);
         s_lo.add_assign_round(&l.0, Round::Down);
         s_hi.add_assign_round(&h.1, Round::Up);
         lo_e.push(l);
@@ -201,4 +250,47 @@ pub fn dot(a: &[Interval], b: &[Interval]) -> Interval {
 /// Certified matrix–vector product; `m` is a list of rows.
 pub fn mat_vec(m: &[Vec<Interval>], v: &[Interval]) -> Vec<Interval> {
     m.iter().map(|row| dot(row, v)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// [`exp_entry`] gives [`exp_shift`]'s pairs for both ends (a copy for a
+        /// point), bit for bit: points, one-ulp, narrow and wide logit enclosures.
+        #[test]
+        fn exp_entry_is_exp_shift_per_end(
+            prec in prop_oneof![24u32..70, 128u32..129, 250u32..260, 512u32..513],
+            m in -1.0e3f64..1.0e3,
+            below in prop_oneof![Just(0.0f64), 0.0f64..80.0],
+            third in 1u32..9,
+            width in prop_oneof![Just(None), (0u32..4).prop_map(Some), (60u32..600).prop_map(Some)],
+        ) {
+            let m = Float::with_val(prec, m);
+            let hi: Float = Float::with_val(prec, &m - below) / third;
+            let hi = if hi > m { m.clone() } else { hi };
+            let lo = match width {
+                None => hi.clone(),
+                Some(w) if w < 4 => {
+                    let mut l = hi.clone();
+                    (0..w).for_each(|_| l.next_down());
+                    l
+                }
+                Some(w) => Float::with_val_round(prec, &hi - (Float::with_val(prec, 3) >> w), Round::Down).0,
+            };
+            let z = Interval::from_endpoints(lo, hi);
+            let mut t = Float::new(prec);
+            let l = exp_shift(z.lo(), &m, prec, &mut t);
+            let h = if z.is_point() { l.clone() } else { exp_shift(z.hi(), &m, prec, &mut t) };
+            let (l2, h2) = exp_entry(&z, &m, prec);
+            for (a, b) in [(&l.0, &l2.0), (&l.1, &l2.1), (&h.0, &h2.0), (&h.1, &h2.1)] {
+                prop_assert_eq!(a, b);
+                prop_assert_eq!(a.prec(), b.prec());
+            }
+        }
+    }
 }

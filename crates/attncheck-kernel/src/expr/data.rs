@@ -31,7 +31,6 @@ pub(super) fn lemma_row(
     s: &SignMatrix,
     row: &[(usize, Rational)],
 ) -> (Rational, Option<Rational>, Rational) {
-    let n = s.n();
     let d = s.d() as i64;
     if row.is_empty() {
         return (Rational::new(), None, Rational::new());
@@ -45,28 +44,33 @@ pub(super) fn lemma_row(
         .iter()
         .map(|(_, v)| v.numer() * Integer::from(&den / v.denom()))
         .collect();
+    let scale = Integer::from(&den * d);
     let small: Option<Vec<i64>> = nums.iter().map(|a| a.to_i64()).collect();
+    if let Some(r) = small.and_then(|a| lemma_row_small(s, row, &a, d, &scale)) {
+        return r;
+    }
+    lemma_row_big(s, row, &nums, d, scale)
+}
+
+/// [`lemma_row`] from the integer numerators a_l = `nums` (B_il·D) and `scale` = D·d, in
+/// `Integer`s.
+pub(super) fn lemma_row_big(
+    s: &SignMatrix,
+    row: &[(usize, Rational)],
+    nums: &[Integer],
+    d: i64,
+    scale: Integer,
+) -> (Rational, Option<Rational>, Rational) {
+    let n = s.n();
+    let in_supp = |j: usize| row.binary_search_by_key(&j, |(c, _)| *c);
     // d·D·E_ij = Σ_{l ∈ supp, l ≠ j} a_l G_lj ; d·D·Λ_ij = Σ_l a_l G_lj
     let lam = |j: usize| -> Integer {
-        match &small {
-            Some(a) => {
-                let mut acc: i128 = 0;
-                for (q, (l, _)) in row.iter().enumerate() {
-                    acc += a[q] as i128 * s.inner(*l, j) as i128;
-                }
-                Integer::from(acc)
-            }
-            None => {
-                let mut acc = Integer::new();
-                for (q, (l, _)) in row.iter().enumerate() {
-                    acc += Integer::from(&nums[q] * s.inner(*l, j));
-                }
-                acc
-            }
+        let mut acc = Integer::new();
+        for (q, (l, _)) in row.iter().enumerate() {
+            acc += Integer::from(&nums[q] * s.inner(*l, j));
         }
+        acc
     };
-    let scale = Integer::from(&den * d);
-    let in_supp = |j: usize| row.binary_search_by_key(&j, |(c, _)| *c);
     // on the support: E numerators and Λ numerators
     let mut e_supp = Vec::with_capacity(row.len());
     let mut lam_min: Option<Integer> = None;
@@ -102,6 +106,50 @@ pub(super) fn lemma_row(
     }
     let b = lam_out.map(|lo| Rational::from((lo - lam_min.expect("nonempty"), scale.clone())));
     (a, b, Rational::from((abs_e, scale)))
+}
+
+/// [`lemma_row`] when every numerator a_l fits an i64: the same integers (Λ and E
+/// numerators, their extremes and differences) in checked i128 arithmetic instead of
+/// allocated `Integer`s, so the same three rationals; `None` when any step would
+/// overflow (then [`lemma_row`] computes them with `Integer`s). The maxima and minima
+/// are taken over the same sets (the support in row order, then j ∉ supp_i in
+/// increasing order).
+pub(super) fn lemma_row_small(
+    s: &SignMatrix,
+    row: &[(usize, Rational)],
+    a: &[i64],
+    d: i64,
+    scale: &Integer,
+) -> Option<(Rational, Option<Rational>, Rational)> {
+    let lam = |j: usize| -> Option<i128> {
+        let mut acc: i128 = 0;
+        for (q, (l, _)) in row.iter().enumerate() {
+            acc = acc.checked_add(i128::from(a[q]).checked_mul(i128::from(s.inner(*l, j)))?)?;
+        }
+        Some(acc)
+    };
+    let (mut emax, mut emin, mut abs_e) = (i128::MIN, i128::MAX, 0u128);
+    let mut lam_min = i128::MAX;
+    for (q, (j, _)) in row.iter().enumerate() {
+        let lj = lam(*j)?;
+        let ej = lj.checked_sub(i128::from(a[q]).checked_mul(i128::from(d))?)?;
+        lam_min = lam_min.min(lj);
+        (emax, emin) = (emax.max(ej), emin.min(ej));
+        abs_e = abs_e.max(ej.unsigned_abs());
+    }
+    let mut lam_out: Option<i128> = None;
+    for j in 0..s.n() {
+        if row.binary_search_by_key(&j, |(c, _)| *c).is_ok() {
+            continue;
+        }
+        let lj = lam(j)?;
+        abs_e = abs_e.max(lj.unsigned_abs());
+        lam_out = Some(lam_out.map_or(lj, |m| m.max(lj)));
+    }
+    let q = |num: Integer| Rational::from((num, scale.clone()));
+    let spread = Integer::from(emax) - Integer::from(emin);
+    let b = lam_out.map(|lo| q(Integer::from(lo) - Integer::from(lam_min)));
+    Some((q(spread), b, q(Integer::from(abs_e))))
 }
 
 pub(super) fn row_sum(row: &[(usize, Rational)]) -> Rational {

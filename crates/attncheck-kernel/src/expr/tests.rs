@@ -237,3 +237,51 @@ fn sandwich_values_are_counted_once_across_overlapping_ranges() {
     assert_eq!(cost::add_new(&mut seen, -5, -3), 3);
     assert_eq!(seen, vec![(-5, -3), (0, 20)]);
 }
+
+mod lemma_rows {
+    use super::data::{lemma_row_big, lemma_row_small};
+    use crate::SignMatrix;
+    use proptest::prelude::*;
+    use rug::{Integer, Rational};
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// The i128 path of `lemma_row` gives the `Integer` path's three rationals,
+        /// whenever it answers (it must for i64 numerators of this size).
+        #[test]
+        fn lemma_row_small_is_the_integer_path(
+            n in 1usize..40,
+            d in 1usize..200,
+            seed in any::<u64>(),
+            entries in proptest::collection::btree_map(0usize..40, (-(1i64 << 40)..(1i64 << 40), 1i64..50), 0..6),
+        ) {
+            let mut x = seed;
+            let s = SignMatrix::from_fn(n, d, |_, _| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x >> 63 == 1
+            });
+            let row: Vec<(usize, Rational)> = entries
+                .into_iter()
+                .filter(|(c, _)| *c < n)
+                .map(|(c, (p, q))| (c, Rational::from((p, q))))
+                .collect();
+            prop_assume!(!row.is_empty());
+            let mut den = Integer::from(1);
+            for (_, v) in &row {
+                den.lcm_mut(v.denom());
+            }
+            let nums: Vec<Integer> = row
+                .iter()
+                .map(|(_, v)| v.numer() * Integer::from(&den / v.denom()))
+                .collect();
+            let scale = Integer::from(&den * d as i64);
+            let big = lemma_row_big(&s, &row, &nums, d as i64, scale.clone());
+            let a: Option<Vec<i64>> = nums.iter().map(|a| a.to_i64()).collect();
+            if let Some(a) = a {
+                let small = lemma_row_small(&s, &row, &a, d as i64, &scale);
+                prop_assert_eq!(small, Some(big));
+            }
+        }
+    }
+}

@@ -53,6 +53,42 @@ proptest! {
         prop_assert!(encloses(&r, &re), "exp({}) = {re:?} ∉ {r:?}", a.x);
     }
 
+    /// `exp` of a point, a few-ulp or a narrow interval (one MPFR call at p + 32 bits
+    /// for both ends when it decides them) is the two directed MPFR calls at p, bit for
+    /// bit; so is a wide one (the two calls themselves).
+    #[test]
+    fn exp_is_the_two_directed_mpfr_calls(
+        a in drawn(exp_arg()),
+        ulps in 0u32..3,
+        shift in prop_oneof![Just(None), (20u32..700).prop_map(Some)],
+    ) {
+        let p = a.iv.prec();
+        let lo = a.iv.lo().clone();
+        let hi = match shift {
+            None => {
+                let mut h = lo.clone();
+                (0..ulps).for_each(|_| h.next_up());
+                h
+            }
+            Some(s) => {
+                let step = rug::Float::with_val(p, 1) >> s;
+                rug::Float::with_val_round(p, &lo + &step, rug::float::Round::Up).0
+            }
+        };
+        let iv = Interval::from_endpoints(lo.clone(), hi.clone());
+        let r = iv.exp();
+        let (mut d, mut u) = (lo, hi);
+        d.exp_round(rug::float::Round::Down);
+        u.exp_round(rug::float::Round::Up);
+        prop_assert_eq!((r.lo(), r.hi()), (&d, &u));
+        prop_assert_eq!((r.lo().prec(), r.hi().prec()), (p, p));
+        let wide = a.iv.exp();
+        let (mut d, mut u) = (a.iv.lo().clone(), a.iv.hi().clone());
+        d.exp_round(rug::float::Round::Down);
+        u.exp_round(rug::float::Round::Up);
+        prop_assert_eq!((wide.lo(), wide.hi()), (&d, &u));
+    }
+
     #[test]
     fn ln_contains_reference(a in drawn(positive_arg())) {
         let r = a.iv.ln();

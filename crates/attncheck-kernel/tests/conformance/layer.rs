@@ -10,7 +10,7 @@
 use crate::common::{q, random, uniform_attention_step};
 use crate::layer_dual::layer;
 use attncheck_kernel::expr::{check_with, eval_with};
-use attncheck_kernel::layer_map::{attention, residual_step};
+use attncheck_kernel::layer_map::{attention, partition, residual_step};
 use attncheck_kernel::{layer_data, Certainty, Interval, Mat};
 use proptest::prelude::*;
 use rug::Rational;
@@ -170,6 +170,44 @@ proptest! {
                 let b = eval_with(&t, 160, &data).unwrap();
                 prop_assert!(a.overlaps(&b), "{}", t);
             }
+        }
+    }
+}
+
+/// [`partition`] is the sum written out — every e^{s_ij} computed afresh, added in the order
+/// (i, j) — bit for bit, though it reuses e^{s_ij} for s_ji when the two enclosures are
+/// equal (QᵀK = I: the same products): on exact tokens and on iterates with width, for
+/// QᵀK = I and a random (non-symmetric) QᵀK.
+#[test]
+fn partition_reusing_mirror_logits_is_the_fresh_sum() {
+    let (n, d, prec) = (6, 3, 128);
+    let v = random(41, d, d);
+    let step_mat = v.scale(&q("1/10")).to_intervals(prec);
+    for qk in [Mat::identity(d), random(42, d, d)] {
+        let qk_t = qk.transpose().to_intervals(prec);
+        let mut x = random(43, n, d).to_intervals(prec);
+        for _ in 0..4 {
+            let mut want = Interval::zero(prec);
+            for i in 0..n {
+                let mut a = vec![Interval::zero(prec); d];
+                attncheck_kernel::layer_map::mat_vec_into(&qk_t, &x[i * d..(i + 1) * d], d, &mut a);
+                for j in 0..n {
+                    let mut s = &a[0] * &x[j * d];
+                    for c in 1..d {
+                        s.add_assign(&(&a[c] * &x[j * d + c]));
+                    }
+                    let mut lo = rug::Float::with_val(prec, s.lo());
+                    let mut hi = rug::Float::with_val(prec, s.hi());
+                    lo.exp_round(rug::float::Round::Down);
+                    hi.exp_round(rug::float::Round::Up);
+                    want.add_assign(&Interval::from_endpoints(lo, hi));
+                }
+            }
+            let got = partition(&qk_t, &x, n, d, prec);
+            assert_eq!((got.lo(), got.hi()), (want.lo(), want.hi()));
+            assert_eq!(got.prec(), want.prec());
+            let p = attention(&qk_t, &x, n, d, prec);
+            x = residual_step(&step_mat, &x, &p, (n, d), prec, true);
         }
     }
 }
