@@ -4,7 +4,7 @@
 
 use attncheck::claims::positional::common::{slope_exponents, slope_interval};
 use attncheck::claims::positional::trained_model_claims::attained::{
-    parse_probe, range_bounds, sig_down, ExactModel,
+    parse_probe, range_bounds, sig_down, sig_up, ExactModel,
 };
 use attncheck::claims::positional::trained_model_claims::{self as tmc};
 use attncheck::kernel::F64Iv;
@@ -359,5 +359,44 @@ fn sig_down_prints_a_lower_bound() {
         let s = sig_down(x);
         let v: f64 = s.parse().unwrap();
         assert!(v <= x && v > x * (1.0 - 1.001e-3), "{x}: {s}");
+    }
+}
+
+/// The exact value of a printed decimal ("12.34", "12340").
+fn decimal(s: &str) -> rug::Rational {
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let num: rug::Integer = format!("{int}{frac}").parse().unwrap();
+    let den = rug::Integer::from(rug::Integer::u_pow_u(10, frac.len() as u32));
+    rug::Rational::from((num, den))
+}
+
+/// Regression (sig_up_printed_below_its_value): the report's `sig_up` rounded up in f64, so
+/// 2.986 — whose f64 is 2.98600000000000012…, above the decimal — printed "2.986", a
+/// decimal below the upper bound it stood for. Now exact, as `sig_down`; both directions
+/// checked against the value as a rational.
+#[test]
+fn sig_up_never_prints_below_its_value() {
+    assert_eq!(sig_up(2.986).as_deref(), Some("2.987"));
+    assert_eq!(sig_up(2.5).as_deref(), Some("2.500"));
+    assert_eq!(sig_up(12_345.6).as_deref(), Some("12350"));
+    assert_eq!(sig_up(0.0), None);
+    assert_eq!(sig_up(f64::NAN), None);
+    for x in [
+        1e-7,
+        3.3e-3,
+        0.7,
+        1.0,
+        2.985,
+        2.986,
+        7.77777,
+        58.3,
+        123.456,
+        1e6 + 0.5,
+    ] {
+        let q = rug::Rational::from_f64(x).unwrap();
+        let up = sig_up(x).unwrap();
+        assert!(decimal(&up) >= q, "{x}: {up}");
+        let down = sig_down(x);
+        assert!(decimal(&down) <= q, "{x}: {down}");
     }
 }

@@ -430,21 +430,32 @@ pub fn parse_probe(hex: &str) -> Option<Vec<u8>> {
 /// print): ⌊x/10^e⌋·10^e with e = ⌊log₁₀ x⌋ − 3, computed in rationals and printed as the
 /// decimal it is; "—" for a value that is not positive and finite (no useful lower bound).
 pub fn sig_down(x: f64) -> String {
+    sig_directed(x, false).unwrap_or_else(|| "—".into())
+}
+
+/// `x` rounded up to 4 significant digits, exactly (an upper bound stays an upper bound in
+/// print): ⌈x/10^e⌉·10^e as [`sig_down`]; `None` for a value that is not positive and finite.
+pub fn sig_up(x: f64) -> Option<String> {
+    sig_directed(x, true)
+}
+
+/// ⌈x/10^e⌉·10^e (`up`) or ⌊x/10^e⌋·10^e, e = ⌊log₁₀ x⌋ − 3 (the f64 log may be one off
+/// near a power of ten: then 3 or 5 digits, still rounded the asked way), in rationals.
+fn sig_directed(x: f64, up: bool) -> Option<String> {
     if !x.is_finite() || x <= 0.0 {
-        return "—".into();
+        return None;
     }
     let e = x.log10().floor() as i32 - 3;
     let n = e.unsigned_abs();
     let ten = rug::Integer::from(rug::Integer::u_pow_u(10, n));
-    let Some(q) = rug::Rational::from_f64(x) else {
-        return "—".into();
-    };
-    let k = if e >= 0 { q / &ten } else { q * &ten }.floor();
+    let q = rug::Rational::from_f64(x)?;
+    let scaled = if e >= 0 { q / &ten } else { q * &ten };
+    let k = if up { scaled.ceil() } else { scaled.floor() };
     let k = k.numer();
     if e >= 0 {
-        return rug::Integer::from(k * &ten).to_string();
+        return Some(rug::Integer::from(k * &ten).to_string());
     }
     let digits = format!("{k:0>width$}", width = n as usize + 1);
     let (int, frac) = digits.split_at(digits.len() - n as usize);
-    format!("{int}.{frac}")
+    Some(format!("{int}.{frac}"))
 }

@@ -1,7 +1,7 @@
 //! The scan's certified implicit windows beside the measured RF99 and the logit ranges the
 //! models reach on validation data, and the published numbers (fixtures).
 
-use super::attained::{parse_probe, sig_down, ExactModel, RangeBounds};
+use super::attained::{self, parse_probe, sig_down, ExactModel, RangeBounds};
 use super::sig;
 use super::view::{ats, View};
 use super::{Job, Params, Scheme};
@@ -325,19 +325,8 @@ fn width_up(x: f64) -> String {
     format!("at most {m:.1}e{e}")
 }
 
-/// `x` rounded up to 4 significant digits (an upper bound stays an upper bound in print).
+/// `x` rounded up to 4 significant digits, exactly ([`super::attained::sig_up`]); `sig`'s
+/// text for a value that is not positive and finite.
 fn sig_up(x: f64) -> String {
-    if !x.is_finite() || x <= 0.0 {
-        return sig(x);
-    }
-    let e = x.log10().floor() as i32 - 3;
-    let scale = 10f64.powi(e);
-    let v = (x / scale).ceil() * scale;
-    // the product may round below x: step once more
-    let v = if v < x { v + scale } else { v };
-    if e >= 0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.*}", (-e) as usize)
-    }
+    attained::sig_up(x).unwrap_or_else(|| sig(x))
 }
