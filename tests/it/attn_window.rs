@@ -657,15 +657,7 @@ fn the_stored_scan_models_cost_a_fraction_of_the_budget() {
     use attncheck::claims::positional::trained_model_claims as tmc;
     use attncheck::kernel::expr::{parse, work_of_all, MAX_WORK};
     let dir = crate::util::root().join("bench/sweeps/trained-scan/shards");
-    let spec = attncheck::claims::load_spec(
-        &crate::util::root().join("theorems/positional/trained-model-claims.toml"),
-    )
-    .unwrap();
-    let r = attncheck::claims::shape::resolve::<tmc::Claim>(
-        &spec,
-        attncheck::certificate::Profile::Full,
-    )
-    .unwrap();
+    let r = crate::util::trained_model_claims_full();
     let models = tmc::window::window_jobs(&r.params).len();
     assert_eq!(models, 9, "three ALiBi seeds at three training lengths");
     let mut seen = 0;

@@ -244,15 +244,7 @@ proptest! {
 /// (about 30× at layer 0's LN₂, 7× at fc1, 8× at fc2, from 7·10⁻¹³ after layer 0's attention).
 #[test]
 fn a_stored_scan_models_probes_are_certified_close_to_their_f64_ranges() {
-    let spec = attncheck::claims::load_spec(
-        &crate::util::root().join("theorems/positional/trained-model-claims.toml"),
-    )
-    .unwrap();
-    let r = attncheck::claims::shape::resolve::<tmc::Claim>(
-        &spec,
-        attncheck::certificate::Profile::Full,
-    )
-    .unwrap();
+    let r = crate::util::trained_model_claims_full();
     let p = &r.params;
     let (scan, _) = r.scan().expect("the full profile is the scan");
     let name = "W_L32_alibi-paper-s1";

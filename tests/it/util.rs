@@ -207,3 +207,13 @@ pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
+
+/// positional/trained-model-claims' full profile (the scan), resolved from the spec file.
+pub fn trained_model_claims_full() -> attncheck::claims::positional::trained_model_claims::Resolved
+{
+    use attncheck::claims::positional::trained_model_claims as tmc;
+    let spec =
+        attncheck::claims::load_spec(&root().join("theorems/positional/trained-model-claims.toml"))
+            .unwrap();
+    attncheck::claims::shape::resolve::<tmc::Claim>(&spec, Profile::Full).unwrap()
+}
