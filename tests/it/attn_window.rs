@@ -663,12 +663,7 @@ fn the_stored_scan_models_cost_a_fraction_of_the_budget() {
     let mut seen = 0;
     for e in std::fs::read_dir(&dir).unwrap() {
         let path = e.unwrap().path();
-        let o = std::process::Command::new("gunzip")
-            .arg("-c")
-            .arg(&path)
-            .output()
-            .expect("gunzip (gzip) is installed");
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&crate::util::gunzip(&path)).unwrap();
         for (key, unit) in v["record"]["results"].as_object().unwrap() {
             if !key.contains("alibi") {
                 continue;

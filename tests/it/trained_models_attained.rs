@@ -257,12 +257,7 @@ fn a_stored_scan_models_probes_are_certified_close_to_their_f64_ranges() {
     };
     let path = crate::util::root()
         .join("bench/sweeps/trained-scan/shards/trained-model-claims.shard-1-of-72.json.gz");
-    let o = std::process::Command::new("gunzip")
-        .arg("-c")
-        .arg(&path)
-        .output()
-        .expect("gunzip (gzip) is installed");
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&crate::util::gunzip(&path)).unwrap();
     let unit = v["record"]["results"]
         .as_object()
         .unwrap()

@@ -217,3 +217,19 @@ pub fn trained_model_claims_full() -> attncheck::claims::positional::trained_mod
             .unwrap();
     attncheck::claims::shape::resolve::<tmc::Claim>(&spec, Profile::Full).unwrap()
 }
+
+/// The decompressed bytes of a `.gz` file (the stored shards), by the system's `gunzip`.
+pub fn gunzip(path: &Path) -> Vec<u8> {
+    let o = std::process::Command::new("gunzip")
+        .arg("-c")
+        .arg(path)
+        .output()
+        .expect("gunzip (gzip) is installed");
+    assert!(
+        o.status.success(),
+        "gunzip {}: {}",
+        path.display(),
+        output_text(&o)
+    );
+    o.stdout
+}
