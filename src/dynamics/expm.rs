@@ -21,9 +21,11 @@
 //! is finally rounded to `prec` bits. This is a point computation (not an
 //! enclosure): the bound documents its accuracy, it is not certified.
 
-use super::dot::{mat_mul, mat_mul_block, BlockRows, NonFinite};
+use super::dot::{
+    dot_into, mat_mul, mat_mul_block, BlockRows, NonFinite, Scratch, SEQUENTIAL_WORK,
+};
 use super::model::Mat;
-use rug::{Float, Rational};
+use rug::{Assign, Float, Rational};
 
 /// e^{tV} as `d × d` floats (row-major) at `prec` bits; `v` must be square.
 pub fn expm(v: &Mat, t: &Rational, prec: u32) -> Vec<Float> {
@@ -75,15 +77,21 @@ pub fn expm(v: &Mat, t: &Rational, prec: u32) -> Vec<Float> {
     let mut r = id.clone();
     // B converted once for every Horner step (the same products as `mat_mul`)
     let b_rows = BlockRows::from_floats(&b, d, d, wp);
+    // small d: the products into reused buffers (`horner_product`), the same floats
+    let small = d * d * d < SEQUENTIAL_WORK;
+    let (mut rt, mut br, mut scr) = (BlockRows::empty(), Vec::new(), Scratch::new());
     for k in (1..=kmax).rev() {
         // R ← I + B·R/k
-        let br = match &b_rows {
-            Ok(b_rows) => mat_mul_block(b_rows, &r, d, wp, wp)
-                .unwrap_or_else(|_| vec![Float::with_val(wp, rug::float::Special::Nan); d * d]),
-            Err(_) => mat_mul_checked(&b, &r, d, wp),
-        };
-        for ((ri, bri), ii) in r.iter_mut().zip(br).zip(&id) {
-            *ri = bri / k;
+        match &b_rows {
+            Ok(b_rows) if small => horner_product(b_rows, &r, d, wp, &mut rt, &mut br, &mut scr),
+            Ok(b_rows) => {
+                br = mat_mul_block(b_rows, &r, d, wp, wp)
+                    .unwrap_or_else(|_| vec![Float::with_val(wp, rug::float::Special::Nan); d * d])
+            }
+            Err(_) => br = mat_mul_checked(&b, &r, d, wp),
+        }
+        for ((ri, bri), ii) in r.iter_mut().zip(&br).zip(&id) {
+            ri.assign(bri / k);
             *ri += ii;
         }
     }
@@ -123,6 +131,35 @@ pub fn taylor_terms(wp: u32) -> u32 {
             return k.max(1);
         }
         k += 1;
+    }
+}
+
+/// `out = B·R` (d × d, entries at `wp` bits; NaN when R is not finite) as
+/// `mat_mul_block(b_rows, r, d, wp, wp)` computes it — R's columns converted by
+/// `assign_floats_transposed` (`from_floats_transposed` bit for bit), each entry one
+/// [`dot_into`] — into reused buffers (`rt`, `out`, `scr`).
+fn horner_product(
+    b_rows: &BlockRows,
+    r: &[Float],
+    d: usize,
+    wp: u32,
+    rt: &mut BlockRows,
+    out: &mut Vec<Float>,
+    scr: &mut Scratch,
+) {
+    if out.len() != d * d || out.first().is_some_and(|x| x.prec() != wp) {
+        *out = vec![Float::new(wp); d * d];
+    }
+    if rt.assign_floats_transposed(r, d, d, wp).is_err() {
+        for o in out.iter_mut() {
+            o.assign(rug::float::Special::Nan);
+        }
+        return;
+    }
+    for (i, row) in out.chunks_mut(d).enumerate() {
+        for (j, o) in row.iter_mut().enumerate() {
+            dot_into(o, b_rows, i, rt, j, scr);
+        }
     }
 }
 

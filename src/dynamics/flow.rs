@@ -36,7 +36,8 @@
 //! with the max shift, `P_ij = e^{ℓ_ij − m_i} / Σ_l e^{ℓ_il − m_i}`, `m_i = max_l ℓ_il`;
 //! the exponentials use the fast fixed-point [`crate::fast::exp_fixed`] (relative error
 //! ≤ 2^−122) when `prec ≤ 128` and its argument is in range, else MPFR's correctly
-//! rounded exp. Every output row is computed independently, in a fixed order, so
+//! rounded exp (for n ≤ 4, two nearby arguments of different rows from one `exp`:
+//! the same bits, see `eval`). Every output row is computed independently, in a fixed order, so
 //! results are bit-identical for any rayon thread count.
 //!
 //! # Time stepping
@@ -55,7 +56,9 @@ use rug::ops::{AssignRound, Pow};
 use rug::{Assign, Float, Rational};
 
 mod eval;
-pub use eval::{softmax_point, EvalWork};
+mod near;
+pub use eval::{softmax_point, softmax_rows_point, EvalWork};
+pub use near::{exp_two_near, NearWork};
 
 /// Which variables are integrated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -299,6 +302,40 @@ impl Propagator {
     fn times_blocks(&self, mt: &BlockRows, d: usize, prec: u32) -> Result<Propagator, NonFinite> {
         Propagator::new(mat_mul_blocks(&self.rows, mt, prec + 16), d, prec)
     }
+    /// No floats, no rows: a holder for [`Propagator::times_blocks_into`].
+    fn empty() -> Propagator {
+        Propagator {
+            floats: Vec::new(),
+            rows: BlockRows::empty(),
+        }
+    }
+    /// [`Propagator::times_blocks`] into `out`'s buffers: the same floats (each entry one
+    /// [`dot_into`] at prec + 16 bits, as `mat_mul_blocks` computes it) and the same
+    /// rows (`assign_floats` is `from_floats` bit for bit), without allocating once
+    /// `out` has held a d × d propagator. Large d keeps the parallel product.
+    fn times_blocks_into(
+        &self,
+        mt: &BlockRows,
+        d: usize,
+        prec: u32,
+        out: &mut Propagator,
+        scr: &mut Scratch,
+    ) -> Result<(), NonFinite> {
+        if d * d * d >= super::dot::SEQUENTIAL_WORK {
+            *out = self.times_blocks(mt, d, prec)?;
+            return Ok(());
+        }
+        let op = prec + 16;
+        if out.floats.len() != d * d || out.floats.first().is_some_and(|x| x.prec() != op) {
+            out.floats = vec![Float::new(op); d * d];
+        }
+        for (i, row) in out.floats.chunks_mut(d).enumerate() {
+            for (j, o) in row.iter_mut().enumerate() {
+                dot_into(o, &self.rows, i, mt, j, scr);
+            }
+        }
+        out.rows.assign_floats(&out.floats, d, d, prec)
+    }
 }
 
 /// A prepared system: V and M = QᵀK converted once, ready for many evaluations.
@@ -479,6 +516,9 @@ impl<'s> Flow<'s> {
         );
         let mut us: Vec<Float> = Vec::new();
         let mut tmp = Float::new(prec);
+        // the stage propagators e^{(t+h/2)V}, e^{(t+h)V}, refilled at every step
+        let (mut mid_buf, mut next_buf) = (Propagator::empty(), Propagator::empty());
+        let mut prop_scr = Scratch::new();
         for step in 0..steps {
             let tf = Float::with_val(prec, &t_exact);
             self.eval_into(prop.as_ref(), &u, true, &mut ws, &mut k1)
@@ -494,21 +534,29 @@ impl<'s> Flow<'s> {
                 etv: prop.as_ref().map(|p| p.floats.as_slice()),
             });
             let mid = match (&prop, &e_half) {
-                (Some(p), Some(eh)) => Some(p.times_blocks(eh, d, prec).map_err(|_| nf(&t_exact))?),
+                (Some(p), Some(eh)) => {
+                    p.times_blocks_into(eh, d, prec, &mut mid_buf, &mut prop_scr)
+                        .map_err(|_| nf(&t_exact))?;
+                    Some(&mid_buf)
+                }
                 _ => None,
             };
             axpy_into(&mut us, &u, &hf2, &k1.deriv, prec);
-            self.eval_into(mid.as_ref(), &us, true, &mut ws, &mut k2)
+            self.eval_into(mid, &us, true, &mut ws, &mut k2)
                 .map_err(|_| nf(&t_exact))?;
             axpy_into(&mut us, &u, &hf2, &k2.deriv, prec);
-            self.eval_into(mid.as_ref(), &us, true, &mut ws, &mut k3)
+            self.eval_into(mid, &us, true, &mut ws, &mut k3)
                 .map_err(|_| nf(&t_exact))?;
-            let next = match (&mid, &e_half) {
-                (Some(p), Some(eh)) => Some(p.times_blocks(eh, d, prec).map_err(|_| nf(&t_exact))?),
-                _ => None,
+            let has_next = match (mid, &e_half) {
+                (Some(p), Some(eh)) => {
+                    p.times_blocks_into(eh, d, prec, &mut next_buf, &mut prop_scr)
+                        .map_err(|_| nf(&t_exact))?;
+                    true
+                }
+                _ => false,
             };
             axpy_into(&mut us, &u, &hf, &k3.deriv, prec);
-            self.eval_into(next.as_ref(), &us, true, &mut ws, &mut k4)
+            self.eval_into(has_next.then_some(&next_buf), &us, true, &mut ws, &mut k4)
                 .map_err(|_| nf(&t_exact))?;
             evals += 4;
             // u += h/6 (k1 + 2k2 + 2k3 + k4): s = ((k2 + k3)·2 + k1 + k4)·(h/6), then
@@ -521,7 +569,11 @@ impl<'s> Flow<'s> {
                 tmp *= &hf6;
                 *ui += &tmp;
             }
-            prop = next;
+            // e^{(t+h)V} becomes the current propagator; the old one's buffers are the
+            // next step's holder
+            if let (true, Some(p)) = (has_next, prop.as_mut()) {
+                std::mem::swap(p, &mut next_buf);
+            }
             t_exact += h;
             if u.iter().any(|x| !x.is_finite()) {
                 return Err(nf(&t_exact));

@@ -21,6 +21,7 @@ mod coq_hull;
 mod coq_soundness;
 mod dynamics_dd;
 mod dynamics_flow;
+mod dynamics_small_flow;
 mod escalate;
 mod fast_softmax;
 mod formulas;

@@ -12,9 +12,17 @@
 //! independently in a fixed order, in parallel only for large systems (the work
 //! thresholds of [`map_idx`]), so no result depends on the thread count.
 //!
+//! Above 128 bits and for at most four tokens, the softmax takes all rows' shifted
+//! logits before their exponentials, so that two arguments a few ulps apart in
+//! different rows (the symmetric pair's `ℓ₁₂ − ℓ₁₁` and `ℓ₂₁ − ℓ₂₂`) share one MPFR
+//! `exp` ([`super::near`], which returns MPFR's own correctly rounded results or
+//! declines); every entry is still MPFR's `exp` of the same argument, every row the
+//! same sum and reciprocal, so P is the same, bit for bit.
+//!
 //! [`map_idx`]: super::super::dot::map_idx
 
 use super::super::dot::{dot_into, BlockRows, Layout, NonFinite, Scratch, SEQUENTIAL_WORK};
+use super::near::{exp_two_near, NearWork};
 use super::{Flow, Propagator, Rhs, Vars};
 use crate::fast::exp_fixed;
 use crate::kernel::Interval;
@@ -202,17 +210,26 @@ impl Flow<'_> {
         // P_i = softmax_j ⟨a_i, b_j⟩
         let p = sized(&mut out.p, n * n, prec);
         let (a_blk, b_blk) = (&*a_blk, &*b_blk);
-        rows_into(p, n, n * d, row, |i, logits, w: &mut RowWork| {
-            for (j, l) in logits.iter_mut().enumerate() {
-                dot_into(l, a_blk, i, b_blk, j, &mut w.scr);
+        if prec > 128 && n <= NEAR_ROWS {
+            // tiny systems: every row's shifted logits first, then their exponentials
+            // with nearby arguments paired (one MPFR exp for two), then the rows'
+            // normalisations — per entry and per row the same operations as below
+            let w = &mut *row;
+            for (i, logits) in p.chunks_mut(n).enumerate() {
+                for (j, l) in logits.iter_mut().enumerate() {
+                    dot_into(l, a_blk, i, b_blk, j, &mut w.scr);
+                }
             }
-            let soft = w.soft.get_or_insert_with(|| SoftWork::new(prec));
-            if soft.prec != prec {
-                *soft = SoftWork::new(prec);
-            }
-            softmax_in_place(logits, prec, soft);
-            Ok(())
-        })?;
+            softmax_rows_paired(p, n, prec, soft_at(&mut w.soft, prec));
+        } else {
+            rows_into(p, n, n * d, row, |i, logits, w: &mut RowWork| {
+                for (j, l) in logits.iter_mut().enumerate() {
+                    dot_into(l, a_blk, i, b_blk, j, &mut w.scr);
+                }
+                softmax_in_place(logits, prec, soft_at(&mut w.soft, prec));
+                Ok(())
+            })?;
+        }
         if p.iter().any(|x| !x.is_finite()) {
             return Err(NonFinite { row: 0, col: 0 });
         }
@@ -251,12 +268,18 @@ impl Flow<'_> {
     }
 }
 
+/// Rows up to which `Flow::eval_into` pairs nearby exponential arguments across rows
+/// ([`exps_paired`]; at most 16 entries, so the pairing's look-up stays small).
+const NEAR_ROWS: usize = 4;
+
 /// The softmax's temporaries at one precision.
 struct SoftWork {
     prec: u32,
     m: Float,
     s: Float,
     inv: Float,
+    /// [`exps_paired`]'s temporaries (made on first use).
+    near: Option<NearWork>,
 }
 
 impl SoftWork {
@@ -266,8 +289,18 @@ impl SoftWork {
             m: Float::new(prec),
             s: Float::new(prec + 16),
             inv: Float::new(prec + 16),
+            near: None,
         }
     }
+}
+
+/// `soft`'s temporaries, made (again) for `prec` when absent or of another precision.
+fn soft_at(soft: &mut Option<SoftWork>, prec: u32) -> &mut SoftWork {
+    let soft = soft.get_or_insert_with(|| SoftWork::new(prec));
+    if soft.prec != prec {
+        *soft = SoftWork::new(prec);
+    }
+    soft
 }
 
 /// Point softmax of one row with the max shift: `p_j = e^{ℓ_j − m}·(1/Σ_l e^{ℓ_l − m})`,
@@ -286,10 +319,50 @@ pub fn softmax_point(mut logits: Vec<Float>, prec: u32) -> Vec<Float> {
     logits
 }
 
+/// The point softmax of each of the `logits.len()/n` rows of `logits` (`n` per row),
+/// as `Flow::eval_into` computes P: for `prec > 128` and at most four rows, the
+/// exponentials of all rows together with nearby arguments paired ([`exps_paired`]),
+/// else row by row — either way each row is [`softmax_point`]'s, bit for bit.
+pub fn softmax_rows_point(mut logits: Vec<Float>, n: usize, prec: u32) -> Vec<Float> {
+    if n == 0 || logits.is_empty() {
+        return logits;
+    }
+    let mut w = SoftWork::new(logits[0].prec());
+    if prec > 128 && logits.len() <= NEAR_ROWS * n && n <= NEAR_ROWS {
+        softmax_rows_paired(&mut logits, n, prec, &mut w);
+    } else {
+        for row in logits.chunks_mut(n) {
+            softmax_in_place(row, prec, &mut w);
+        }
+    }
+    logits
+}
+
+/// Rows of `n` logits (at most [`NEAR_ROWS`] rows, `prec > 128`): each row shifted by
+/// its max, the exponentials of all rows by [`exps_paired`], each row normalised — per
+/// entry and per row the operations of [`softmax_in_place`], in the same order.
+fn softmax_rows_paired(logits: &mut [Float], n: usize, prec: u32, w: &mut SoftWork) {
+    for row in logits.chunks_mut(n) {
+        shift_by_max(row, &mut w.m);
+    }
+    exps_paired(logits, w);
+    for row in logits.chunks_mut(n) {
+        normalize(row, prec, w);
+    }
+}
+
 /// [`softmax_point`] in place, with temporaries `w` (its `m` at the logits'
 /// precision, `s` and `inv` at prec + 16 bits).
 fn softmax_in_place(logits: &mut [Float], prec: u32, w: &mut SoftWork) {
-    let SoftWork { m, s, inv, .. } = w;
+    shift_by_max(logits, &mut w.m);
+    for pair in logits.chunks_mut(2) {
+        exp_pair(pair, prec);
+    }
+    normalize(logits, prec, w);
+}
+
+/// `ℓ_j ← ℓ_j − m`, `m = max_l ℓ_l` (`m` at the logits' precision).
+fn shift_by_max(logits: &mut [Float], m: &mut Float) {
     m.assign(&logits[0]);
     for l in &logits[1..] {
         if *l > *m {
@@ -299,9 +372,11 @@ fn softmax_in_place(logits: &mut [Float], prec: u32, w: &mut SoftWork) {
     for l in logits.iter_mut() {
         *l -= &*m;
     }
-    for pair in logits.chunks_mut(2) {
-        exp_pair(pair, prec);
-    }
+}
+
+/// `p_j ← p_j·(1/Σ_l p_l)`, the sum in index order at prec + 16 bits.
+fn normalize(logits: &mut [Float], prec: u32, w: &mut SoftWork) {
+    let SoftWork { s, inv, .. } = w;
     if s.prec() != prec + 16 {
         s.set_prec(prec + 16);
     }
@@ -315,6 +390,55 @@ fn softmax_in_place(logits: &mut [Float], prec: u32, w: &mut SoftWork) {
     inv.assign(s.recip_ref());
     for l in logits.iter_mut() {
         *l *= &*inv;
+    }
+}
+
+/// `x ← e^x` for every entry of the shifted logits `x` of several rows (precision
+/// above 128 bits, where [`exp_pair`] calls MPFR's `exp` per entry): each entry gets
+/// MPFR's correctly rounded `exp`, bit for bit, but two nonzero entries whose
+/// arguments are a few ulps apart (the rows of a symmetric pair) share one `exp` at
+/// p + 16 bits ([`exp_two_near`], which decides or leaves both to MPFR). Zeros (the
+/// rows' maxima) go to MPFR, which returns 1 at once. The `f64` images only choose
+/// which pairs to try; the values come from [`exp_two_near`] or MPFR.
+fn exps_paired(x: &mut [Float], w: &mut SoftWork) {
+    const MAX: usize = NEAR_ROWS * NEAR_ROWS;
+    debug_assert!(x.len() <= MAX);
+    let len = x.len().min(MAX);
+    let mut done = [false; MAX];
+    let mut approx = [0f64; MAX];
+    for (a, v) in approx.iter_mut().zip(x.iter()) {
+        *a = v.to_f64();
+    }
+    let prec = x.first().map_or(w.prec, Float::prec);
+    for i in 0..len {
+        if done[i] {
+            continue;
+        }
+        done[i] = true;
+        if !x[i].is_zero() && x[i].is_finite() {
+            let ai = approx[i];
+            let partner = (i + 1..len).find(|&j| {
+                !done[j]
+                    && !x[j].is_zero()
+                    && ai.is_normal()
+                    && (approx[j] - ai).abs() <= ai.abs() * 2f64.powi(-40)
+            });
+            if let Some(j) = partner {
+                let near = w.near.get_or_insert_with(|| NearWork::new(prec));
+                if near.prec() != prec {
+                    *near = NearWork::new(prec);
+                }
+                let (head, tail) = x.split_at_mut(j);
+                if exp_two_near(&mut head[i], &mut tail[0], near) {
+                    done[j] = true;
+                    continue;
+                }
+            }
+        }
+        x[i].exp_mut();
+    }
+    for v in x[len..].iter_mut() {
+        v.exp_mut();
     }
 }
 
