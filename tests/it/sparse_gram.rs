@@ -127,6 +127,38 @@ proptest! {
     }
 }
 
+/// Random rows made identical on the columns c..c + len (every Gram entry grows
+/// by one a column there): violations start and stop inside blocks, so blocks
+/// are left with their clear bits near one end (the one-sided bounds of the scan,
+/// module doc of `sparse::dimension::exact`).
+fn bump(n: usize, d: usize, c: usize, len: usize, seed: u64) -> SignMatrix {
+    let r = draw_signs(n, d, seed);
+    SignMatrix::from_fn(n, d, |l, col| {
+        !(c..c + len).contains(&col) && r.sign(l, col) < 0
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Blocks partly set at either end (a bump of identical columns starting and
+    /// ending inside blocks), bits set by other tiles taken before a block is
+    /// full: every build against brute force.
+    #[test]
+    fn min_dimension_equals_brute_force_with_bumps(
+        n in prop::sample::select(vec![2usize, 3, 33, 64, 65, 97, 140]),
+        d in 1usize..=700,
+        p in 1i64..=6,
+        q in 2i64..=12,
+        seed in any::<u64>(),
+        c_frac in 0usize..=100,
+        len in 0usize..=200,
+    ) {
+        let t = Rational::from((p, q));
+        let s = bump(n, d, d * c_frac / 100, len, seed);
+        every_build_is_brute_force(&s, &t)?;
+    }
+}
+
 /// The dispatched scan, the scalar one and every build this CPU runs give the
 /// brute-force answer on `s`.
 fn every_build_is_brute_force(s: &SignMatrix, t: &Rational) -> Result<(), TestCaseError> {

@@ -242,7 +242,7 @@ fn test<const R: usize>(
 /// table, [`Kernel::left`], never a lane of row r itself; at least one), redone
 /// pair by pair: G at the chunk's start from P at its end, then each word with the
 /// exact test and the slow path where it fires (what a per-word test would have
-/// done: `safe` changes only in the slow path, and only to i64::MAX). P is
+/// done: the bounds change only in the slow path, and only widen). P is
 /// passed through (see [`tables`]).
 #[cold]
 #[inline(never)]
@@ -268,9 +268,8 @@ fn flagged<const R: usize, K: Kernel<R>>(
             let x = a[r][k] ^ b[k][i];
             let mk = (d - 64 * k).min(64) as i64;
             let g1 = g + mk - 2 * i64::from(x.count_ones());
-            let s = g.abs() + g1.abs();
-            if s > cx.safe[k] {
-                block(k, x, g, s, mk, cx);
+            if !cx.clear(k, g.abs(), g1.abs()) {
+                block(k, x, g, g.abs() + g1.abs(), mk, cx);
             }
             g = g1;
         }

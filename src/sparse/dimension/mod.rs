@@ -51,11 +51,10 @@ pub fn min_dimension(n: usize, t: &Rational, seed: u64, d_max: usize) -> Option<
 ///   smallest d whose bit is clear. The bitmap is an OR over pairs, so it is the
 ///   same for any schedule; row tiles run in parallel, each with its own bitmap,
 ///   and the bitmaps are OR-ed. The tiles also OR the bits they set into a shared
-///   atomic bitmap and take from it the blocks other tiles have filled (on the
-///   slow path, and before each row l), so a block filled by one tile is skipped
-///   by all (only the amount of skipped work depends on the schedule, never a
-///   bit: a block is taken only when all its bits are set, and a bit is in the
-///   shared bitmap only if some pair violates at its d).
+///   atomic bitmap and take from it the bits other tiles have set (on the slow
+///   path, and before each row l), so a block filled by one tile is skipped by
+///   all (only the amount of skipped work depends on the schedule, never a bit:
+///   a bit is in the shared bitmap only if some pair violates at its d).
 /// * Stages: each row tile scans the words 0..K for its pairs, K a stage
 ///   boundary (⌈3w/4⌉, ⌈7w/8⌉ or w, for w words a row), and records how far it got. K is
 ///   the first boundary past the first block not yet full in the shared bitmap
@@ -76,7 +75,10 @@ pub fn min_dimension(n: usize, t: &Rational, seed: u64, d_max: usize) -> Option<
 ///   hence (|g₀| + |g₁| − m_k)/2 ≤ |G_{64k+m}| ≤ (|g₀| + |g₁| + m_k)/2. With θ
 ///   non-decreasing: if |g₀| + |g₁| + m_k ≤ 2θ_{64k+1}, the pair violates nowhere
 ///   in the block (nothing to record; once a block is full its test always
-///   passes). Otherwise (the slow path) the block's bits are first merged with
+///   passes). Only the d whose bit is still clear need deciding, so the test
+///   takes θ at the block's first clear column, and two one-sided forms of the
+///   bound clear a block whose clear bits all lie near one end (module doc of
+///   `exact`). Otherwise (the slow path) the block's bits are first merged with
 ///   the shared bitmap (done if now full); if |g₀| + |g₁| − m_k > 2θ_{64k+m_k},
 ///   the pair violates at every d of the block (set the whole block); otherwise
 ///   the block is refined byte by byte with the same bound, and an undecided byte
@@ -207,10 +209,6 @@ fn scan(s: &SignMatrix, t: &Rational, build: Build) -> Option<usize> {
             }
         })
         .collect();
-    // s ≤ safe[k] ⟺ |g₀| + |g₁| + m_k ≤ 2θ_{64k+1}: the pair is clear of block k.
-    let safe: Vec<i64> = (0..w)
-        .map(|k| 2 * thr[64 * k + 1] - (d - 64 * k).min(64) as i64)
-        .collect();
     let groups = n / LANES;
     let mut inter = vec![0u64; groups * LANES * w];
     for g in 0..groups {
@@ -263,17 +261,7 @@ fn scan(s: &SignMatrix, t: &Rational, build: Build) -> Option<usize> {
                     .find(|&b| b > k0 && b > open)
                     .unwrap_or(w);
                 (
-                    run_tile(
-                        s,
-                        &inter,
-                        (lo, hi),
-                        (k0, k1),
-                        &thr,
-                        &full,
-                        &safe,
-                        &shared,
-                        build,
-                    ),
+                    run_tile(s, &inter, (lo, hi), (k0, k1), &thr, &full, &shared, build),
                     k1,
                 )
             })
@@ -295,7 +283,6 @@ fn run_tile(
     (k0, k1): (usize, usize),
     thr: &[i64],
     full: &[u64],
-    safe: &[i64],
     shared: &[AtomicU64],
     build: Build,
 ) -> Vec<u64> {
@@ -317,7 +304,6 @@ fn run_tile(
                 words: (k0, k1),
                 thr,
                 full,
-                safe,
                 shared,
             }
         };

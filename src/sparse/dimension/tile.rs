@@ -19,7 +19,6 @@ pub(super) struct Tile<'a, const R: usize, const CS: bool> {
     pub words: (usize, usize),
     pub thr: &'a [i64],
     pub full: &'a [u64],
-    pub safe: &'a [i64],
     pub shared: &'a [AtomicU64],
 }
 
@@ -49,7 +48,7 @@ impl<const R: usize, const CS: bool> Tile<'_, R, CS> {
     pub fn run<K: Kernel<R>>(self, kernel: K) -> Vec<u64> {
         let (n, d) = (self.s.n(), self.s.d());
         let grouped = n / LANES * LANES;
-        let mut cx = Ctx::new(d, self.thr, self.full, self.shared, self.safe, self.words);
+        let mut cx = Ctx::new(d, self.thr, self.full, self.shared, self.words);
         let mut jb = self.lo + 1;
         while jb < n {
             let je = ((jb / COL_TILE + 1) * COL_TILE).min(n);
