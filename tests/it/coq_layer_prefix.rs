@@ -22,7 +22,7 @@ fn committed_json(id: &str) -> Value {
 /// (X1 and the other obligations dropped).
 fn collapse_with(steps: usize, formulas: &[String]) -> Certificate {
     let mut v = committed_json("clusters/collapse");
-    v["data"]["X0"]["steps"] = Value::String(steps.to_string());
+    v["data"]["X0"]["steps"] = Value::from(steps);
     v["data"].as_object_mut().unwrap().remove("X1");
     let o = v["obligations"][0].clone();
     v["obligations"] = Value::Array(
