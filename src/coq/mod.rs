@@ -514,6 +514,15 @@ pub fn coverage(cert: &Certificate) -> (usize, usize, Vec<(ObligationName, Strin
     (f.sent.len(), cert.obligations.len(), f.kernel_only)
 }
 
+/// For tests: per obligation of `cert` over the layer map, `[a, b, r]`: whether the
+/// kernel decides it true at `bits` as the layer road's precision check answers it (a
+/// prefix of the walk first), by the whole check alone, and whether a prefix refuted it
+/// (`a == b` always; `None` for an obligation off the layer road).
+#[doc(hidden)]
+pub fn layer_road_decisions(cert: &Certificate, bits: u32) -> Vec<Option<[bool; 3]>> {
+    translate::layer_road_decisions(cert, bits)
+}
+
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> CoqError + '_ {
     move |source| CoqError::Io {
         path: path.into(),

@@ -18,6 +18,7 @@ mod coq;
 mod coq_boolean;
 mod coq_helpers;
 mod coq_hull;
+mod coq_layer_prefix;
 mod coq_soundness;
 mod dynamics_dd;
 mod dynamics_flow;

@@ -199,6 +199,32 @@ fn data_file(cert: &Certificate, data: &Data, ops: &Ops) -> Option<String> {
     Some(s)
 }
 
+/// For tests ([`crate::coq::layer_road_decisions`]): per obligation of `cert` over the
+/// layer map (read as [`translate`] reads it, domain conditions stated), whether the
+/// kernel decides it true at `bits` as the layer road's precision check answers it
+/// (prefixes of the walk first, shared across the obligations as in [`translate`]) and
+/// by the whole check alone, and whether a prefix refuted it; `None` for the others.
+pub(crate) fn layer_road_decisions(cert: &Certificate, bits: u32) -> Vec<Option<[bool; 3]>> {
+    let data: Data = cert
+        .data
+        .iter()
+        .filter_map(|(k, e)| Some((k.clone(), e.to_datum().ok()?)))
+        .collect();
+    let mut ops = Ops::default();
+    let prefixes = layer::Prefixes::default();
+    let mut out = Vec::new();
+    for o in &cert.obligations {
+        let mut r = Reader::new(cert, &data, &mut ops);
+        let f = expr::parse_valid(&o.formula, &data).ok().and_then(|e| {
+            let k = expr::read(&e, &data).ok()?;
+            r.formula(&k, o.expect == Expect::Fails).ok()
+        });
+        let f = f.map(with_domains).filter(has_layer_f);
+        out.push(f.map(|f| layer::decisions(&f, &ops.list, &data, &prefixes, bits)));
+    }
+    out
+}
+
 /// Translates every obligation it can.
 pub(crate) fn translate(cert: &Certificate) -> Translation {
     // the kernel form of the data (a malformed datum is left out: formulas using it stay kernel-only)
@@ -241,6 +267,8 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
         data: &data,
         prec: cert.precision,
     };
+    // the prefixes of the layer data the layer road's precision check walks (layer::Prefixes)
+    let prefixes = layer::Prefixes::default();
     let mut blocks = Vec::new();
     let mut kernel_only = Vec::new();
     for (i, (o, f)) in cert.obligations.iter().zip(read).enumerate() {
@@ -250,7 +278,7 @@ pub(crate) fn translate(cert: &Certificate) -> Translation {
             if has_layer_f(&f) {
                 // the layer road: one reflected evaluation, data operations computed in it
                 number_budget(&f, &data_sizes)?;
-                let proof = layer::proof(&f, &ops.list, &data, cert.precision)?;
+                let proof = layer::proof(&f, &ops.list, &data, cert.precision, &prefixes)?;
                 return Ok((f, proof, true));
             }
             within_budget(&f, &data_sizes)?;

@@ -25,7 +25,10 @@ use super::numeral::{num, z, zi};
 use super::print::Ctx;
 use super::TranslateError;
 use crate::kernel::expr::{self, Data, Datum};
+use crate::kernel::layer_data::LayerData;
 use crate::kernel::Certainty;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 
 /// Bits the attncheck kernel is given fewer than Coq when it predicts that Coq's
 /// evaluation decides a formula: CoqInterval's `exp` on primitive floats is about 2⁻⁴³
@@ -119,9 +122,9 @@ fn precision(
     data: &Data,
     cert_prec: u32,
     used: &[Used],
+    prefixes: &Prefixes,
 ) -> Result<u32, TranslateError> {
-    let text = kernel_formula(f, &[], ops);
-    let decides = |bits: u32| expr::check_with(&text, bits, data) == Ok(Certainty::True);
+    let decides = |bits: u32| decides(f, ops, data, used, prefixes, bits);
     let mut tried = Vec::new();
     for coq_bits in std::iter::once(53).chain(RUNGS.iter().copied()) {
         let secs = cost_seconds(used, data, coq_bits);
@@ -152,6 +155,154 @@ fn precision(
         tried.push(kernel_bits);
     }
     Ok(RUNGS[RUNGS.len() - 1])
+}
+
+/// Whether the attncheck kernel decides `f` true at `bits` over `data`, i.e.
+/// `check_with(f, bits, data) == Ok(True)`: false at once when a prefix of the walk
+/// refutes it ([`refuted_on_prefix`]), else that check.
+fn decides(f: &F, ops: &[Op], data: &Data, used: &[Used], prefixes: &Prefixes, bits: u32) -> bool {
+    if refuted_on_prefix(f, ops, data, used, prefixes, bits) {
+        return false;
+    }
+    expr::check_with(&kernel_formula(f, &[], ops), bits, data) == Ok(Certainty::True)
+}
+
+/// For tests (`file::layer_road_decisions`): [`decides`] of `f` at `bits`, the whole
+/// check's answer to the same question, and whether [`refuted_on_prefix`] answered.
+pub(super) fn decisions(
+    f: &F,
+    ops: &[Op],
+    data: &Data,
+    prefixes: &Prefixes,
+    bits: u32,
+) -> [bool; 3] {
+    let mut used = Vec::new();
+    used_f(f, &mut used);
+    [
+        decides(f, ops, data, &used, prefixes, bits),
+        expr::check_with(&kernel_formula(f, &[], ops), bits, data) == Ok(Certainty::True),
+        refuted_on_prefix(f, ops, data, &used, prefixes, bits),
+    ]
+}
+
+/// The first prefix of the walk [`refuted_on_prefix`] tries (steps); each next one is
+/// [`PREFIX_GROWTH`] times longer, while at most half the datum's K (so the prefixes
+/// of a formula they do not refute walk fewer than K steps in all: at most one more
+/// walk than without them; a datum of fewer than 128 steps is not tried).
+pub const PREFIX_FIRST: usize = 64;
+/// The growth of the prefixes [`refuted_on_prefix`] tries: doubling, so the prefixes
+/// that refute a formula at step f walk fewer than 4f steps in all.
+pub const PREFIX_GROWTH: usize = 2;
+
+/// Whether a prefix of the walk shows that the kernel does not decide `f` true at
+/// `bits`, so that [`decides`] need not walk all K steps (the kernel's per-step traces
+/// are computed whole on first use): at 37 bits clusters/collapse's per-step facts
+/// are undecided after 256 to 1024 of their 4000 steps (prefixes of 64 to 1024 steps,
+/// shared by the obligations of a certificate: [`Prefixes`]).
+///
+/// Only for a formula over one `layer` datum X with K steps; for s = [`PREFIX_FIRST`],
+/// s·[`PREFIX_GROWTH`], … up to K/2, the kernel checks, over the data with X replaced by
+/// X_s (X's exact data with s steps), the formula `f` with every top-level
+/// `forall k lo hi b` cut to `forall k lo (hi − (K − s)) b` ([`cut`]). An answer other
+/// than `Ok(True)` at some s refutes `f` at `bits`; an error says nothing (an index
+/// past s, a budget), and the next s is tried.
+///
+/// **Why a refutation is the full check's answer.** (1) X_s's walk is X's first s
+/// steps: the walk is deterministic and its step k depends on the exact data and
+/// x^{k−1} only, not on K, so every layer quantity of X_s at a step k ≤ s is X's, bit
+/// for bit (`layer_data`'s "one walk per precision"), and a query past s is an error.
+/// The other data are the same, and no operation's value depends on K. So an
+/// evaluation over X_s that ends `Ok` made only queries that X answers alike, and every
+/// node it evaluated has the value it has over X (the budgets differ, but a budget
+/// only ever turns an evaluation into an error). (2) The cut keeps the top-level
+/// conjunctions (`and` of kept conjuncts, dropping those [`cut`] cannot cut) and
+/// shortens each top-level `forall`'s range to a prefix of it. `and` and `forall`
+/// fold their parts' answers in order with the three-valued ∧ (stopping at `False`),
+/// so they are `True` only when every part is, and an `Ok` answer other than `True`
+/// of the cut formula names a part (an instance k ≤ hi − (K − s) of a `forall`, or a
+/// conjunct) that is `Ok` and not `True` over X_s, hence by (1) not `True` over X. In
+/// the full check that part is either evaluated (not `True`, or an error) or not
+/// reached (an earlier `False` stopped the fold): either way the answer is not
+/// `Ok(True)`. A wrong answer here would only cost a rung ([`precision`]); this is
+/// why it is the same answer, so the same precision and the same Coq file.
+fn refuted_on_prefix(
+    f: &F,
+    ops: &[Op],
+    data: &Data,
+    used: &[Used],
+    prefixes: &Prefixes,
+    bits: u32,
+) -> bool {
+    let [u] = used else {
+        return false;
+    };
+    let Some(Datum::Layer(x)) = data.get(&u.name) else {
+        return false;
+    };
+    let k = x.steps();
+    let mut s = PREFIX_FIRST;
+    while s.saturating_mul(2) <= k {
+        let (Some(prefix), Some(g)) = (prefixes.get(&u.name, x, s), cut(f, (k - s) as i64)) else {
+            return false;
+        };
+        let mut short = data.clone();
+        short.insert(u.name.clone(), Datum::Layer(prefix));
+        if matches!(
+            expr::check_with(&kernel_formula(&g, &[], ops), bits, &short),
+            Ok(c) if c != Certainty::True
+        ) {
+            return true;
+        }
+        s = s.saturating_mul(PREFIX_GROWTH);
+    }
+    false
+}
+
+/// The prefixes X_s [`refuted_on_prefix`] has built, by datum name and s, shared by the
+/// obligations of one certificate: a clone of a `layer` datum shares its walks and
+/// traces, so each prefix walks once per precision, as the full datum does.
+#[derive(Default)]
+pub(super) struct Prefixes(RefCell<BTreeMap<(String, usize), LayerData>>);
+
+impl Prefixes {
+    /// X_s for the datum `name` = `x`: x's exact data with s steps (`None` when
+    /// `LayerData::new` refuses it).
+    fn get(&self, name: &str, x: &LayerData, s: usize) -> Option<LayerData> {
+        let mut built = self.0.borrow_mut();
+        let key = (name.to_string(), s);
+        if let Some(p) = built.get(&key) {
+            return Some(p.clone());
+        }
+        let p = LayerData::new(
+            x.q().clone(),
+            x.k().clone(),
+            x.v().clone(),
+            x.dt().clone(),
+            s,
+            x.runs().to_vec(),
+        )
+        .ok()?;
+        built.insert(key, p.clone());
+        Some(p)
+    }
+}
+
+/// `f` with its top-level `forall` ranges shortened by `by` ([`refuted_on_prefix`]):
+/// through domain wrappers and conjunctions (a conjunct that cannot be cut is
+/// dropped); `None` when nothing is left (no top-level `forall`, or an empty range).
+fn cut(f: &F, by: i64) -> Option<F> {
+    match f {
+        F::Dom(b) => cut(b, by),
+        F::And(fs) => {
+            let kept: Vec<F> = fs.iter().filter_map(|g| cut(g, by)).collect();
+            (!kept.is_empty()).then_some(F::And(kept))
+        }
+        F::All(v, lo, hi, b) => {
+            let hi = hi.checked_sub(by)?;
+            (hi >= *lo).then(|| F::All(v.clone(), *lo, hi, b.clone()))
+        }
+        F::Cmp(..) | F::Or(_) | F::Ex(..) => None,
+    }
 }
 
 /// Measured Coq CPU seconds of one interval `exp` and of one multiply-add at each
@@ -208,6 +359,7 @@ pub(super) fn proof(
     ops: &[Op],
     data: &Data,
     cert_prec: u32,
+    prefixes: &Prefixes,
 ) -> Result<String, TranslateError> {
     debug_assert!(has_layer_f(f));
     if let Some(what) = unsupported(f) {
@@ -218,7 +370,7 @@ pub(super) fn proof(
     }
     let mut used = Vec::new();
     used_f(f, &mut used);
-    let bits = precision(f, ops, data, cert_prec, &used)?;
+    let bits = precision(f, ops, data, cert_prec, &used, prefixes)?;
     let m = if bits == 53 { "LP" } else { "LB" };
     let ls = used
         .iter()

@@ -50,7 +50,7 @@ mod tactic;
 
 pub(crate) use ast::data_name;
 pub use cost::{MAX_COQ_NUMBER_BITS, MAX_EXACT_WORK, MAX_INTERVAL_GOALS, MAX_INTERVAL_TERMS};
-pub(crate) use file::{footer, stem, translate, Translation};
+pub(crate) use file::{footer, layer_road_decisions, stem, translate, Translation};
 pub use layer::{LAYER_OP_SECONDS, MARGIN_BITS, MAX_LAYER_SECONDS, RUNGS};
 
 use crate::kernel::expr::ExprError;
