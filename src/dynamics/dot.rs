@@ -52,7 +52,8 @@ use rug::{Assign, Float, Integer};
 
 mod matmul;
 pub use matmul::{
-    dot_mpfr, map_idx, mat_mul, mat_mul_block, mat_mul_blocks, mat_mul_to, SEQUENTIAL_WORK,
+    dot_mpfr, map_idx, mat_mul, mat_mul_block, mat_mul_blocks, mat_mul_blocks_into, mat_mul_to,
+    SEQUENTIAL_WORK,
 };
 
 /// Limb counts up to which the fixed-size kernels serve; above, the exact

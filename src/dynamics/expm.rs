@@ -22,7 +22,7 @@
 //! enclosure): the bound documents its accuracy, it is not certified.
 
 use super::dot::{
-    dot_into, mat_mul, mat_mul_block, BlockRows, NonFinite, Scratch, SEQUENTIAL_WORK,
+    mat_mul, mat_mul_block, mat_mul_blocks_into, BlockRows, NonFinite, Scratch, SEQUENTIAL_WORK,
 };
 use super::model::Mat;
 use rug::{Assign, Float, Rational};
@@ -136,8 +136,8 @@ pub fn taylor_terms(wp: u32) -> u32 {
 
 /// `out = B·R` (d × d, entries at `wp` bits; NaN when R is not finite) as
 /// `mat_mul_block(b_rows, r, d, wp, wp)` computes it — R's columns converted by
-/// `assign_floats_transposed` (`from_floats_transposed` bit for bit), each entry one
-/// [`dot_into`] — into reused buffers (`rt`, `out`, `scr`).
+/// `assign_floats_transposed` (`from_floats_transposed` bit for bit), the products by
+/// [`mat_mul_blocks_into`] — into reused buffers (`rt`, `out`, `scr`).
 fn horner_product(
     b_rows: &BlockRows,
     r: &[Float],
@@ -147,20 +147,11 @@ fn horner_product(
     out: &mut Vec<Float>,
     scr: &mut Scratch,
 ) {
-    if out.len() != d * d || out.first().is_some_and(|x| x.prec() != wp) {
-        *out = vec![Float::new(wp); d * d];
-    }
     if rt.assign_floats_transposed(r, d, d, wp).is_err() {
-        for o in out.iter_mut() {
-            o.assign(rug::float::Special::Nan);
-        }
+        *out = vec![Float::with_val(wp, rug::float::Special::Nan); d * d];
         return;
     }
-    for (i, row) in out.chunks_mut(d).enumerate() {
-        for (j, o) in row.iter_mut().enumerate() {
-            dot_into(o, b_rows, i, rt, j, scr);
-        }
-    }
+    mat_mul_blocks_into(b_rows, rt, wp, out, scr);
 }
 
 fn mat_mul_checked(a: &[Float], b: &[Float], d: usize, wp: u32) -> Vec<Float> {

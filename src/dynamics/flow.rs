@@ -48,7 +48,9 @@
 //! number of steps (each product is accurate to ≈ 2^{−prec−48} relative, as E is kept
 //! at prec + 16 bits).
 
-use super::dot::{dot_into, map_idx, mat_mul_blocks, BlockRows, Layout, NonFinite, Scratch};
+use super::dot::{
+    dot_into, map_idx, mat_mul_blocks, mat_mul_blocks_into, BlockRows, Layout, NonFinite, Scratch,
+};
 use super::expm::expm;
 use super::model::{Mat, System};
 use rug::float::Round;
@@ -325,15 +327,7 @@ impl Propagator {
             *out = self.times_blocks(mt, d, prec)?;
             return Ok(());
         }
-        let op = prec + 16;
-        if out.floats.len() != d * d || out.floats.first().is_some_and(|x| x.prec() != op) {
-            out.floats = vec![Float::new(op); d * d];
-        }
-        for (i, row) in out.floats.chunks_mut(d).enumerate() {
-            for (j, o) in row.iter_mut().enumerate() {
-                dot_into(o, &self.rows, i, mt, j, scr);
-            }
-        }
+        mat_mul_blocks_into(&self.rows, mt, prec + 16, &mut out.floats, scr);
         out.rows.assign_floats(&out.floats, d, d, prec)
     }
 }

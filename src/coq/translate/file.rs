@@ -199,17 +199,22 @@ fn data_file(cert: &Certificate, data: &Data, ops: &Ops) -> Option<String> {
     Some(s)
 }
 
+/// The kernel form of the certificate's data (a malformed datum is left out: formulas
+/// using it stay kernel-only).
+fn kernel_data(cert: &Certificate) -> Data {
+    cert.data
+        .iter()
+        .filter_map(|(k, e)| Some((k.clone(), e.to_datum().ok()?)))
+        .collect()
+}
+
 /// For tests ([`crate::coq::layer_road_decisions`]): per obligation of `cert` over the
 /// layer map (read as [`translate`] reads it, domain conditions stated), whether the
 /// kernel decides it true at `bits` as the layer road's precision check answers it
 /// (prefixes of the walk first, shared across the obligations as in [`translate`]) and
 /// by the whole check alone, and whether a prefix refuted it; `None` for the others.
 pub(crate) fn layer_road_decisions(cert: &Certificate, bits: u32) -> Vec<Option<[bool; 3]>> {
-    let data: Data = cert
-        .data
-        .iter()
-        .filter_map(|(k, e)| Some((k.clone(), e.to_datum().ok()?)))
-        .collect();
+    let data = kernel_data(cert);
     let mut ops = Ops::default();
     let prefixes = layer::Prefixes::default();
     let mut out = Vec::new();
@@ -227,12 +232,7 @@ pub(crate) fn layer_road_decisions(cert: &Certificate, bits: u32) -> Vec<Option<
 
 /// Translates every obligation it can.
 pub(crate) fn translate(cert: &Certificate) -> Translation {
-    // the kernel form of the data (a malformed datum is left out: formulas using it stay kernel-only)
-    let data: Data = cert
-        .data
-        .iter()
-        .filter_map(|(k, e)| Some((k.clone(), e.to_datum().ok()?)))
-        .collect();
+    let data = kernel_data(cert);
     let mut ops = Ops::default();
     // read every formula first: the data operations are numbered across the file;
     // each through the kernel's own parser and validation (one grammar: what the

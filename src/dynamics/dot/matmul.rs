@@ -99,3 +99,24 @@ pub fn mat_mul_blocks(ab: &BlockRows, bt: &BlockRows, out_prec: u32) -> Vec<Floa
     });
     rows.into_iter().flatten().collect()
 }
+
+/// [`mat_mul_blocks`] sequentially into a reused buffer (`out` resized to r × c floats at
+/// `out_prec` when it is not already): the same products, bit for bit, without
+/// allocating once `out` has the shape — for small systems whose products run every step.
+pub fn mat_mul_blocks_into(
+    ab: &BlockRows,
+    bt: &BlockRows,
+    out_prec: u32,
+    out: &mut Vec<Float>,
+    scr: &mut Scratch,
+) {
+    let (r, c) = (ab.rows(), bt.rows());
+    if out.len() != r * c || out.first().is_some_and(|x| x.prec() != out_prec) {
+        *out = vec![Float::new(out_prec); r * c];
+    }
+    for (i, row) in out.chunks_mut(c.max(1)).enumerate() {
+        for (j, o) in row.iter_mut().enumerate() {
+            dot_into(o, ab, i, bt, j, scr);
+        }
+    }
+}
