@@ -27,7 +27,7 @@ impl Interval {
     /// ```
     ///
     /// When the two ends are close (within 2^{−(q/2+2)}, q = p + 32), both come from
-    /// one MPFR call at q bits ([`crate::exp_near`]; the same correctly rounded values,
+    /// one MPFR call at q bits (the private module `exp_near`; the same correctly rounded values,
     /// or the two calls below when it cannot tell).
     pub fn exp(&self) -> Interval {
         let p = self.prec();

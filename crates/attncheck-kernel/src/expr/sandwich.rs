@@ -16,7 +16,7 @@
 //! values: a memo, not an approximation). Cost: D/2 cosines per new r (counted in
 //! [`super::work`]).
 //!
-//! The f64 tier ([`super::tier`]) evaluates the same formula in [`F64Iv`] arithmetic
+//! The f64 tier (the private module `expr::tier`) evaluates the same formula in [`F64Iv`] arithmetic
 //! ([`freqs_f64`], [`centred_f64`]): the same operations in the same order, each nested
 //! around its MPFR counterpart at p ≥ 53 bits (`tier`'s argument 2., with sin and cos
 //! in [`F64Iv::sin`]), so its enclosure of B̃(r) contains the MPFR one.
