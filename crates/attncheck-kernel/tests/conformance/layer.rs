@@ -212,6 +212,63 @@ fn partition_reusing_mirror_logits_is_the_fresh_sum() {
     }
 }
 
+/// [`partition`] reuses e^{s_ji} for s_ij only when both ends agree: with QᵀK = [[0, 1], [0, 0]]
+/// (s_ij = x_i0·x_j1) two tokens give s_01 and s_10 that share one end only — the upper
+/// (s_01 = [4, 4], s_10 = [1, 2]·[1, 2] = [1, 4]) or the lower (s_01 = [2, 2], s_10 = [2, 4]).
+/// Reusing e^{[4, 4]} for [1, 4] would lose the tokens where s_10 < 4 (the sum's lower end too
+/// high), and e^{[2, 2]} for [2, 4] those where s_10 > 2: the result must be the fresh sum, bit
+/// for bit, and contain the sum at the corner tokens. The random tests above never give a pair
+/// that shares one end only (cargo mutants: `same_enclosure`'s `&&` → `||` and `==` → `!=` of
+/// either end lived).
+#[test]
+fn partition_reuses_a_mirror_logit_only_when_both_ends_agree() {
+    let prec = 128;
+    let iv = |lo: i32, hi: i32| {
+        Interval::from_endpoints(
+            rug::Float::with_val(prec, lo),
+            rug::Float::with_val(prec, hi),
+        )
+    };
+    let m = Mat::from_rows(vec![
+        vec![Rational::from(0), Rational::from(1)],
+        vec![Rational::from(0), Rational::from(0)],
+    ]);
+    let qk_t = m.transpose().to_intervals(prec);
+    // tokens as (x_00, x_01), (x_10, x_11), each end given; and the corner where the shared
+    // end is not attained by s_10
+    let cases = [
+        ([iv(2, 2), iv(1, 2), iv(1, 2), iv(2, 2)], [2, 1, 1, 2]),
+        ([iv(2, 2), iv(2, 2), iv(1, 2), iv(1, 1)], [2, 2, 2, 1]),
+    ];
+    for (x, corner) in cases {
+        let got = partition(&qk_t, &x, 2, 2, prec);
+        let mut want = Interval::zero(prec);
+        for i in 0..2 {
+            for j in 0..2 {
+                let s = &x[2 * i] * &x[2 * j + 1];
+                let mut lo = rug::Float::with_val(prec, s.lo());
+                let mut hi = rug::Float::with_val(prec, s.hi());
+                lo.exp_round(rug::float::Round::Down);
+                hi.exp_round(rug::float::Round::Up);
+                want.add_assign(&Interval::from_endpoints(lo, hi));
+            }
+        }
+        assert_eq!((got.lo(), got.hi()), (want.lo(), want.hi()), "{x:?}");
+        // Σ_ij e^{x_i0·x_j1} at the corner tokens, enclosed term by term at 256 bits
+        let mut at = Interval::zero(256);
+        for i in 0..2 {
+            for j in 0..2 {
+                let s = Interval::from_integer(256, &(corner[2 * i] * corner[2 * j + 1]).into());
+                at.add_assign(&s.exp());
+            }
+        }
+        assert!(
+            got.lo() <= at.lo() && at.hi() <= got.hi(),
+            "{x:?}: {got:?} ∌ {at:?}"
+        );
+    }
+}
+
 /// `layer-partition` at step 0 is Σ_ij e^{x_iᵀ QᵀK x_j} of the exact tokens: its enclosure
 /// overlaps the same sum written with the exact logits as literals, and is tight.
 #[test]

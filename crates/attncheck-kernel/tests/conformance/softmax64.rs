@@ -135,6 +135,32 @@ fn underflowing_weights_have_the_lower_end_zero() {
     }
 }
 
+/// Far below the shift with an inexact difference (r = RN(x − M) < −1000 and err ≠ 0: M =
+/// 2⁻⁶⁰): the weight's bounds are the documented [0, 2⁻¹⁰⁷⁴], so the entry's upper end is
+/// one step above 2⁻¹⁰⁷⁴·inv⁺, i.e. 2⁻¹⁰⁷³. The test above has M = 0 (err = 0); with only
+/// it, `r < −1000` → `r == −1000` lived (cargo mutants): the third case then gives
+/// up(2⁻¹⁰⁷⁴·f⁺) = 2⁻¹⁰⁷³ for the weight, and 3·2⁻¹⁰⁷⁴ for the entry.
+#[test]
+fn an_inexact_difference_far_below_the_shift_has_the_smallest_tail() {
+    let m = 2f64.powi(-60);
+    for tail in [-1000.5, -1.0e6, -1.0e300] {
+        let z = [m, tail];
+        let (ol, oh, _) = f64_row(&z, &z).unwrap();
+        assert_eq!(ol[1], 0.0, "tail {tail}");
+        assert!(
+            oh[1] > 0.0 && oh[1] <= 2.0 * TINY,
+            "tail {tail}: {:e}",
+            oh[1]
+        );
+        assert!(
+            ol[0] <= 1.0 && oh[0] == 1.0,
+            "tail {tail}: {} {}",
+            ol[0],
+            oh[0]
+        );
+    }
+}
+
 /// One entry: p = 1, enclosed by a few ulps below 1.
 #[test]
 fn a_row_of_one_is_one() {
