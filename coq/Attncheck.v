@@ -375,19 +375,26 @@ Definition lemma_row (d : Z) (G : list (list Z)) (r : list (Z * Q)) : Q * Q * op
 Definition lemma_rows_of (d : Z) (G : list (list Z)) (B : sparse) :=
   map (lemma_row d G) (b_rows B).
 
-Definition err_max_of d G B : Q :=
-  odflt (maxQ (map (fun x => fst (fst (fst x))) (lemma_rows_of d G B))).
-Definition lemma_a_of d G B : Q :=
-  odflt (maxQ (map (fun x => snd (fst (fst x))) (lemma_rows_of d G B))).
-Definition lemma_b_of d G B : Q :=
-  odflt (maxQ (flat_map (fun x => match snd (fst x) with Some v => [v] | None => [] end)
-                        (lemma_rows_of d G B))).
-Definition lemma_a_row_of d G B (t : Q) : Q :=
-  odflt (maxQ (map (fun x => snd (fst (fst x)) - 2 * t * snd x) (lemma_rows_of d G B))).
-Definition lemma_b_row_of d G B (t : Q) : Q :=
+(** The five maxima, each read off the rows of [lemma_rows_of] ([*_rows]), so that a
+    generated data file computes the rows once for all five (the [*_of] forms are the
+    same terms once [*_rows] is unfolded). *)
+Definition err_max_rows (rows : list (Q * Q * option Q * Q)) : Q :=
+  odflt (maxQ (map (fun x => fst (fst (fst x))) rows)).
+Definition lemma_a_rows (rows : list (Q * Q * option Q * Q)) : Q :=
+  odflt (maxQ (map (fun x => snd (fst (fst x))) rows)).
+Definition lemma_b_rows (rows : list (Q * Q * option Q * Q)) : Q :=
+  odflt (maxQ (flat_map (fun x => match snd (fst x) with Some v => [v] | None => [] end) rows)).
+Definition lemma_a_row_rows (rows : list (Q * Q * option Q * Q)) (t : Q) : Q :=
+  odflt (maxQ (map (fun x => snd (fst (fst x)) - 2 * t * snd x) rows)).
+Definition lemma_b_row_rows (rows : list (Q * Q * option Q * Q)) (t : Q) : Q :=
   odflt (maxQ (flat_map (fun x => match snd (fst x) with
-                                  | Some v => [v - 2 * t * snd x] | None => [] end)
-                        (lemma_rows_of d G B))).
+                                  | Some v => [v - 2 * t * snd x] | None => [] end) rows)).
+
+Definition err_max_of d G B : Q := err_max_rows (lemma_rows_of d G B).
+Definition lemma_a_of d G B : Q := lemma_a_rows (lemma_rows_of d G B).
+Definition lemma_b_of d G B : Q := lemma_b_rows (lemma_rows_of d G B).
+Definition lemma_a_row_of d G B (t : Q) : Q := lemma_a_row_rows (lemma_rows_of d G B) t.
+Definition lemma_b_row_of d G B (t : Q) : Q := lemma_b_row_rows (lemma_rows_of d G B) t.
 
 (** max_{i, j} |E_ij|. *)
 Definition err_max (S : signs) (B : sparse) : Q := err_max_of (s_d S) (gram_matrix S) B.

@@ -120,11 +120,14 @@ pub(super) struct Op {
     pub coq: String,
     /// Integer-valued (Z) rather than rational (Q).
     pub int: bool,
-    /// The faster expression Coq evaluates (sharing the Gram matrix), and the
-    /// definition to unfold to reach it.
+    /// The faster expression Coq evaluates (sharing the Gram matrix, and the ratio
+    /// lemma's rows), and the definitions to unfold to reach it.
     pub fast: Option<(String, String)>,
     /// The sign matrix whose Gram matrix it needs.
     pub gram_of: Option<String>,
+    /// For the five maxima of the ratio lemma: the sign and sparse matrices whose
+    /// rows (coq/Attncheck.v's `lemma_rows_of`) it reads, computed once per pair.
+    pub rows_of: Option<(String, String)>,
 }
 
 /// The data operations of a certificate, numbered in order of first use.
@@ -264,6 +267,7 @@ impl<'a> Reader<'a> {
                     int: true,
                     fast: None,
                     gram_of: None,
+                    rows_of: None,
                 }
             }
             DataOp::Cols(s) => Op {
@@ -272,6 +276,7 @@ impl<'a> Reader<'a> {
                 int: true,
                 fast: None,
                 gram_of: None,
+                rows_of: None,
             },
             DataOp::GramMaxAbs(s) => {
                 let ds = dn(s.name);
@@ -281,6 +286,7 @@ impl<'a> Reader<'a> {
                     int: true,
                     fast: Some((format!("gram_max_abs_of G_{ds}"), "gram_max_abs".into())),
                     gram_of: Some(ds),
+                    rows_of: None,
                 }
             }
             DataOp::Sparse(op, b) => {
@@ -291,6 +297,7 @@ impl<'a> Reader<'a> {
                     int: op == "row-nnz-max",
                     fast: None,
                     gram_of: None,
+                    rows_of: None,
                 }
             }
             DataOp::Lemma { op, s, b, t } => {
@@ -322,8 +329,12 @@ impl<'a> Reader<'a> {
                     key: format!("({op} {} {}{t_key})", s.name, b.name),
                     coq: format!("{f} {ds} {db}{t_coq}"),
                     int: false,
-                    fast: Some((format!("{f}_of (s_d {ds}) G_{ds} {db}{t_coq}"), f)),
-                    gram_of: Some(ds),
+                    fast: Some((
+                        format!("{f}_rows L_{ds}_{db}{t_coq}"),
+                        format!("{f}, {f}_of"),
+                    )),
+                    gram_of: Some(ds.clone()),
+                    rows_of: Some((ds, db)),
                 }
             }
             DataOp::SandwichCentred { dbar, first, r } => {
@@ -404,6 +415,7 @@ impl<'a> Reader<'a> {
                     int: false,
                     fast: None,
                     gram_of: None,
+                    rows_of: None,
                 }
             }
             DataOp::Attn(op, ..) => return Err(TranslateError::NoCoq(op.name())),

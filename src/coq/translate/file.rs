@@ -165,10 +165,26 @@ fn data_file(cert: &Certificate, data: &Data, ops: &Ops) -> Option<String> {
     for g in grams {
         let _ = writeln!(
             s,
-            "(* G = S Sᵀ of {g}, computed once by Coq; the kernel re-runs the computation at Qed. *)\n\
-             Definition G_{g} := Eval vm_compute in gram_matrix {g}.\n\
+            "(* G = S Sᵀ of {g}, a constant: Coq's VM computes it once, when a value below\n   \
+             first needs it, and keeps it for the rest of the file (the kernel's checks at Qed\n   \
+             included). *)\n\
+             Definition G_{g} := gram_matrix {g}.\n\
              Lemma G_{g}_eq : gram_matrix {g} = G_{g}.\n\
-             Proof. vm_cast_no_check (eq_refl G_{g}). Qed.\n"
+             Proof. reflexivity. Qed.\n"
+        );
+    }
+    let mut pairs: Vec<&(String, String)> =
+        ops.list.iter().filter_map(|o| o.rows_of.as_ref()).collect();
+    pairs.sort();
+    pairs.dedup();
+    for (ds, db) in pairs {
+        let _ = writeln!(
+            s,
+            "(* The rows of the ratio lemma for {ds} and {db}, a constant as G: computed once for\n   \
+             all the maxima read from them. *)\n\
+             Definition L_{ds}_{db} := lemma_rows_of (s_d {ds}) G_{ds} {db}.\n\
+             Lemma L_{ds}_{db}_eq : lemma_rows_of (s_d {ds}) G_{ds} {db} = L_{ds}_{db}.\n\
+             Proof. reflexivity. Qed.\n"
         );
     }
     for (i, o) in ops.list.iter().enumerate() {
@@ -177,11 +193,15 @@ fn data_file(cert: &Certificate, data: &Data, ops: &Ops) -> Option<String> {
         match &o.fast {
             Some((fast, unfold)) => {
                 let g = o.gram_of.as_deref().unwrap_or_default();
+                let rows = match &o.rows_of {
+                    Some((ds, db)) => format!(", L_{ds}_{db}_eq"),
+                    None => String::new(),
+                };
                 let _ = writeln!(
                     s,
                     "Definition {v} := Eval vm_compute in {fast}.\n\
                      Lemma {v}_eq : {} = {v}.\n\
-                     Proof. unfold {unfold}. rewrite G_{g}_eq. vm_cast_no_check (eq_refl {v}). Qed.\n",
+                     Proof. unfold {unfold}. rewrite G_{g}_eq{rows}. vm_cast_no_check (eq_refl {v}). Qed.\n",
                     o.coq
                 );
             }
