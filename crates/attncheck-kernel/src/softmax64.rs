@@ -105,7 +105,7 @@
 //! **Tests.** Each formula's rounding on its own, against exact rationals and 300-bit
 //! MPFR (unit tests `exp_bounds_enclose_the_exact_exponential`,
 //! `point_output_is_outward`, `reciprocals_are_outward`, `output_is_outward`,
-//! `sum_bounds_are_outward`); the whole row against the 512-bit MPFR `softmax_into`,
+//! `sum_bounds_are_outward`, `a_priori_g_is_gamma_h_rounded_up`); the whole row against the 512-bit MPFR `softmax_into`,
 //! the refusals, the caller's width, thread counts and the sum bound's edges in the
 //! conformance suite (`softmax64`).
 
@@ -319,12 +319,18 @@ pub fn sum_nonneg(x: &[f64]) -> Option<(f64, f64)> {
 /// `S⁻ ≤ Σ x_j` and `S⁺ ≥ Σ y_j` from the round-to-nearest sums `Ŝ⁻`, `Ŝ⁺` of n ≥ 1
 /// non-negative terms in [`tree_sums`]'s tree (the module's a-priori bound).
 fn sum_bounds(n: usize, s_lo: f64, s_hi: f64) -> (f64, f64) {
-    // h·u: exact (h < 2^53, u = 2^-53)
-    let hu = f64::from(sum_tree_depth(n)) * f64::EPSILON / 2.0;
-    let g = (hu / (1.0 - hu).next_down()).next_up();
+    let (hu, g) = a_priori(sum_tree_depth(n));
     let lo = (s_lo - (hu * s_lo).next_up()).next_down().max(0.0);
     let hi = (s_hi + (g * s_hi).next_up()).next_up();
     (lo, hi)
+}
+
+/// `(h·u, g)` of the module's a-priori bound for a tree of depth h: `h·u` exact (an
+/// integer below 2^53 times u = 2^-53) and `g = up(h·u / down(1 − h·u)) ≥ γ_h =
+/// h·u/(1 − h·u)` (test `a_priori_g_is_gamma_h_rounded_up`).
+fn a_priori(h: u32) -> (f64, f64) {
+    let hu = f64::from(h) * f64::EPSILON / 2.0;
+    (hu, (hu / (1.0 - hu).next_down()).next_up())
 }
 
 /// One output `[p⁻, p⁺]` from the entry's exponential bounds and the row sums.
@@ -615,6 +621,22 @@ mod tests {
             let hu = Rational::from((sum_tree_depth(n), 1u64 << 53));
             prop_assert!(0.0 <= lo && q(lo) <= q(s) * (1 - hu.clone()));
             prop_assert!(q(hi) * (1 - hu) >= q(s));
+        }
+    }
+
+    /// g is γ_h rounded up, neither below it (the bound's soundness: a g below γ_h by
+    /// about (h·u)², as a slip in its formula gives, survived `sum_bounds_are_outward`,
+    /// whose two steps outward absorb it) nor more than a few ulps above it.
+    #[test]
+    fn a_priori_g_is_gamma_h_rounded_up() {
+        for h in (1u32..=4096).chain([1 << 20, 1 << 31, u32::MAX]) {
+            let (hu, g) = a_priori(h);
+            let exact = Rational::from((h, 1u64 << 53));
+            assert_eq!(q(hu), exact, "h = {h}");
+            let gamma = exact.clone() / (1 - exact);
+            assert!(q(g) >= gamma, "h = {h}: g = {g:e} below γ_h");
+            let ulp = Rational::from_f64(g - g.next_down()).expect("finite");
+            assert!(q(g) <= gamma + 4 * ulp, "h = {h}: g = {g:e} loose");
         }
     }
 
