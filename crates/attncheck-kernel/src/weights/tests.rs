@@ -1,5 +1,5 @@
 //! The unit tests of the `attn-weights` datum (private items: the exact sums, the cached bounds).
-use super::{digest, scaled, AttnWeights, InputHex, VOCAB};
+use super::{digest, lg, limbs, scaled, AttnWeights, InputHex, VOCAB};
 use rug::{Float, Integer, Rational};
 
 /// Seeded f32 values c + k·2^e, k in −8..=8 (exact dyadics of a trained model's scale).
@@ -422,4 +422,51 @@ fn f32_patterns_are_read_exactly() {
     assert!(scaled(f32::NAN.to_bits()).is_none());
     assert!(scaled(f32::INFINITY.to_bits()).is_none());
     assert!(scaled(f32::NEG_INFINITY.to_bits()).is_none());
+}
+
+/// The cost model's word counts are upper bounds: `limbs(b)` covers the 64-bit words of
+/// every integer of b bits (GMP's limbs), `lg(n)` the bits of n (n < 2^lg(n)), and
+/// neither is more than one word or bit above the least.
+#[test]
+fn limbs_and_lg_bound_words_and_bits() {
+    for b in 0u32..=2000 {
+        let x = (Integer::from(1) << b) - 1u32; // the largest integer of b bits
+        let words = u128::try_from(x.as_limbs().len()).unwrap();
+        let least = u128::from(b).div_ceil(64);
+        assert_eq!(words, least, "b = {b}");
+        assert!(
+            limbs(b.into()) >= least && limbs(b.into()) <= least + 1,
+            "b = {b}"
+        );
+    }
+    for n in (0usize..=5000).chain([usize::MAX >> 1, usize::MAX]) {
+        let bits = lg(n);
+        assert!(
+            Integer::from(n) < Integer::from(1) << u32::try_from(bits).unwrap(),
+            "n = {n}"
+        );
+        assert!(
+            n == 0 || Integer::from(n) >= Integer::from(1) << u32::try_from(bits - 1).unwrap(),
+            "n = {n}"
+        );
+    }
+}
+
+/// Equality of the datum is equality of its exact data: the same patterns read twice are
+/// equal, whatever the cached bounds hold; other values, or the same values read with
+/// another number of heads, are not.
+#[test]
+fn weights_are_equal_exactly_when_their_data_are() {
+    let (a, ..) = model(8, 2, 3);
+    let (b, ..) = model(8, 2, 3);
+    assert!(a == b);
+    // the cache filled in one only
+    assert!(a.byte_logit_range(64, &Rational::from(0)).is_ok());
+    assert!(a == b && b == a);
+    let (c, ..) = model(8, 2, 4);
+    assert!(a != c);
+    // the same values and hash, another number of heads
+    let (d, ..) = model(8, 4, 3);
+    assert_eq!((a.sha256(), a.hex()), (d.sha256(), d.hex()));
+    assert!(a != d);
 }
