@@ -464,3 +464,262 @@ fn weights_are_equal_exactly_when_their_data_are() {
     assert_eq!((a.sha256(), a.hex()), (d.sha256(), d.hex()));
     assert!(a != d);
 }
+
+/// A datum of `layers` layers, each part's values c + k·2^e with its own (c, e) from
+/// `scales` (γ, β, W_Q, b_Q, W_K, b_K), with or without the embedding (scale `emb_e`).
+fn layered(
+    d: usize,
+    heads: usize,
+    layers: usize,
+    scales: [(f32, i32); 6],
+    emb_e: Option<i32>,
+    seed: u64,
+) -> (AttnWeights, Vec<Vec<f32>>) {
+    let mut s = seed;
+    let mut all: Vec<Vec<f32>> = Vec::new();
+    let mut hx = Vec::new();
+    for _ in 0..layers {
+        let parts: Vec<Vec<f32>> = scales
+            .iter()
+            .zip([d, d, d * d, d, d * d, d])
+            .map(|(&(c, e), n)| values(n, c, e, &mut s))
+            .collect();
+        hx.push(std::array::from_fn(|i| hex(&parts[i])));
+        all.extend(parts);
+    }
+    let input = emb_e.map(|e| {
+        let eps = vec![1e-5f32];
+        let emb = values(VOCAB * d, 0.0, e, &mut s);
+        let inp = InputHex {
+            ln_eps: hex(&eps),
+            embedding: hex(&emb),
+        };
+        all.push(eps);
+        all.push(emb);
+        inp
+    });
+    let bits: Vec<Vec<u32>> = all
+        .iter()
+        .map(|p| p.iter().map(|x| x.to_bits()).collect())
+        .collect();
+    let w = AttnWeights::new(d, heads, &digest(&bits), hx, input).unwrap();
+    (w, all)
+}
+
+/// The cost model of the datum's bounds 4 to 6, restated from its documentation
+/// (`pair_words`, `row_words` with `ellipsoid_words`, `row_eval_words`): schoolbook
+/// products of limbs (⌊b/64⌋ + 1 words for b bits) plus 16 words per operation, from
+/// the values' bit widths. Pinned here as `the_cost_formulas_are_the_documented_ones`
+/// pins the cost model's, so that no term can drop out unseen (a smaller charge would
+/// admit more work than the budget says).
+mod documented_cost {
+    use super::super::{AttnWeights, Width};
+
+    const OP: u128 = 16;
+    fn w(b: u128) -> u128 {
+        b / 64 + 1
+    }
+    fn bits(n: u128) -> u128 {
+        128 - u128::from(n.leading_zeros())
+    }
+    fn sizes(a: &AttnWeights) -> (u128, u128, u128, u128, u128) {
+        let (d, dh) = (a.hidden as u128, (a.hidden / a.heads) as u128);
+        (d, dh, a.heads as u128, bits(d), bits(dh))
+    }
+
+    pub fn pair_words(a: &AttnWeights) -> u128 {
+        if a.input.is_none() {
+            return 0;
+        }
+        let (d, dh, heads, ld, lh) = sizes(a);
+        let v = 256u128;
+        let k = a.widths.len();
+        let (eps, emb): (Width, Width) = (a.widths[k - 2], a.widths[k - 1]);
+        let (g, be, wq, bq, wk) = (
+            a.widths[0],
+            a.widths[1].hi,
+            a.widths[2],
+            a.widths[3].hi,
+            a.widths[4],
+        );
+        // the byte rows centred and their squared norms, then the LayerNorm's scale
+        let nh = emb.hi + ld + 1;
+        let m = std::cmp::max(2 * nh + ld, eps.hi + 3 * ld + 149) + 1;
+        let t = m / 2 + 130;
+        let centring = v * d * (w(nh) * w(nh) + w(nh) * w(g.hi) + 3 * OP);
+        let scale = v * (w(2 * t + ld) * w(m) + 2 * w(2 * t + ld) * w(2 * t + ld) + 4 * OP);
+        // one head: the projections u_a, v_b, the biases, then every byte pair
+        let gn = nh + g.hi;
+        let uh = gn + wq.hi + ld;
+        let vh = gn + wk.hi + ld;
+        let su = uh.saturating_sub(emb.lo + g.lo + wq.lo);
+        let sv = vh.saturating_sub(emb.lo + g.lo + wk.lo);
+        let c = std::cmp::max(be + wq.hi + ld, bq + 149) + 1;
+        let uv = su + sv + lh;
+        let sig = t + ld + uh;
+        let tt = std::cmp::max(sig + uv, c + sv + lh + t) + 1;
+        let f = t + ld + tt;
+        let projections = 2 * v * d * dh * (w(gn) * w(std::cmp::max(wq.hi, wk.hi)) + OP);
+        let bias_rows = d * dh * (w(be) * w(wq.hi) + OP);
+        let bias_terms = v * dh * (w(c) * w(sv) + w(c + sv + lh + t) + OP);
+        let sigmas = v * (2 * w(sig) + OP);
+        let per_pair = dh * (w(su) * w(sv) + w(uv) + 2 * OP)
+            + 2 * w(sig) * w(uv)
+            + 2 * w(t + ld) * w(tt)
+            + 8 * w(f)
+            + 12 * OP;
+        let head = projections + bias_rows + bias_terms + sigmas + v * v * per_pair;
+        centring + scale + heads * head
+    }
+
+    fn ellipsoid(n: u128, b0: u128, c: u128, ld: u128, lh: u128) -> u128 {
+        let s = 597 + ld;
+        let propose = 2 * n * n * (w(b0 + s) * w(b0 + s) + OP) + 400 * n * n * n;
+        let products = n * n * n * (w(b0) * w(b0) + w(2 * b0 + lh) * w(b0) + 4 * OP);
+        let eb = [261 + 2 * s + b0, 261 + 3 * b0 + 2 * lh, c + 2 * b0 + 2 * lh]
+            .into_iter()
+            .max()
+            .unwrap()
+            + 2;
+        let per = eb + bits(n + 1);
+        let mut bareiss = 0;
+        for k in 0..n {
+            let bk = (k + 1) * per + 1;
+            bareiss += (n - k) * (n - k) * (2 * w(bk) * w(bk) + w(2 * bk) * w(bk) + 3 * OP);
+        }
+        let last = w((n + 1) * per + 2 * c + s + 261);
+        let tail = n * n * (w(c) * w(b0) + w(c + b0) * w(c) + 2 * OP) + 4 * last * last;
+        propose + 2 * (products + bareiss + tail)
+    }
+
+    pub fn row_words(a: &AttnWeights) -> u128 {
+        let (d, dh, heads, ld, lh) = sizes(a);
+        let mut total = 0;
+        for l in 0..a.layers() {
+            let hi = |k: usize| a.widths[6 * l + k].hi;
+            let wmax = std::cmp::max(hi(2), hi(4));
+            let gw = hi(0) + wmax;
+            let p = gw + 2 * ld + 1;
+            let b0 = gw + p + ld;
+            let mut head = 2 * d * dh * (w(hi(0)) * w(wmax) + 2 * w(p) + 3 * OP)
+                + 2 * dh * dh * d * (w(gw) * w(p) + w(b0) + 2 * OP);
+            let mut b = b0;
+            for _ in 0..5 {
+                head += dh * dh * dh * (w(b) * w(b) + w(2 * b + lh) + 2 * OP);
+                b = 2 * b + lh;
+            }
+            let den = 16 * (1192 + 2 * ld);
+            let top = std::cmp::max(w(b + lh), w(den));
+            head += w(den) * w(den) + top * top + OP;
+            let c = std::cmp::max(hi(1) + hi(2) + ld, hi(3) + 149) + 1;
+            let c2 = 2 * c + b0 + 2 * lh;
+            let scale = std::cmp::max(w(c2), w(1192 + ld));
+            head += dh * d * (w(hi(1)) * w(hi(2)) + w(c) + 2 * OP)
+                + dh * dh * (w(c) * w(b0) + w(c + b0) * w(c) + w(c2) + 3 * OP)
+                + scale * scale;
+            head += ellipsoid(dh, b0, c, ld, lh);
+            total += heads * head;
+        }
+        total
+    }
+
+    pub fn row_eval_words(a: &AttnWeights) -> u128 {
+        let (_, dh, _, ld, lh) = sizes(a);
+        (0..a.layers())
+            .map(|l| {
+                let hi = |k: usize| a.widths[6 * l + k].hi;
+                let gw = hi(0) + std::cmp::max(hi(2), hi(4));
+                let b0 = 2 * gw + 4 * ld + 1;
+                let c = std::cmp::max(hi(1) + hi(2) + ld, hi(3) + 149) + 1;
+                let n = dh + 1;
+                let eb = [
+                    261 + 2 * (597 + ld) + b0,
+                    261 + 3 * b0 + 2 * lh,
+                    c + 2 * b0 + 2 * lh,
+                ]
+                .into_iter()
+                .max()
+                .unwrap()
+                    + 2;
+                let kb = n * (eb + bits(dh + 1)) + 1;
+                w((b0 + lh) * 32)
+                    + w(16 * (1192 + 2 * ld))
+                    + w(2 * c + b0 + 2 * lh)
+                    + w(1192 + ld)
+                    + 2 * w(kb + 2 * c + 597 + ld + 261)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The values' bit widths (the cost model's input), from the f32 values by exact
+/// rationals: the most significant bits of any value times 2^149, and the fewest
+/// trailing zeros of a nonzero one.
+fn widths_of(parts: &[Vec<f32>]) -> Vec<(u128, u128)> {
+    parts
+        .iter()
+        .map(|p| {
+            let ints: Vec<Integer> = p
+                .iter()
+                .map(|&x| {
+                    let r: Rational = Rational::from_f32(x).unwrap() * (Integer::from(1) << 149);
+                    r.numer().clone().abs()
+                })
+                .collect();
+            let hi = ints.iter().map(|z| z.significant_bits()).max().unwrap_or(0);
+            let lo = ints
+                .iter()
+                .filter(|z| **z != 0)
+                .map(|z| z.find_one(0).unwrap())
+                .min();
+            (u128::from(hi), u128::from(lo.unwrap_or(0)))
+        })
+        .collect()
+}
+
+#[test]
+fn the_weights_cost_formulas_are_the_documented_ones() {
+    let plain = [
+        (1.0, -4),
+        (0.0, -5),
+        (0.0, -3),
+        (0.0, -5),
+        (0.0, -3),
+        (0.0, -5),
+    ];
+    let wide = [
+        (300.0, -9),
+        (-2.0, 3),
+        (0.5, -20),
+        (40.0, 0),
+        (-1e-3, -30),
+        (0.0, -1),
+    ];
+    let cases = [
+        (8, 2, 1, plain, Some(-3), 1),
+        (8, 4, 2, plain, Some(-3), 2),
+        (12, 3, 3, wide, Some(-12), 3),
+        (16, 1, 1, wide, Some(2), 4),
+        (8, 8, 2, wide, None, 5),
+        (6, 2, 1, plain, None, 6),
+    ];
+    for (d, heads, layers, scales, emb, seed) in cases {
+        let (a, parts) = layered(d, heads, layers, scales, emb, seed);
+        let got: Vec<(u128, u128)> = a.widths.iter().map(|x| (x.hi, x.lo)).collect();
+        assert_eq!(
+            got,
+            widths_of(&parts),
+            "d {d}, {heads} heads, {layers} layers"
+        );
+        let case = format!("d {d}, {heads} heads, {layers} layers, embedding {emb:?}");
+        assert_eq!(a.pair_words(), documented_cost::pair_words(&a), "{case}");
+        assert_eq!(a.row_words(), documented_cost::row_words(&a), "{case}");
+        assert_eq!(
+            a.row_eval_words(),
+            documented_cost::row_eval_words(&a),
+            "{case}"
+        );
+        assert!(emb.is_some() == (a.pair_words() > 0), "{case}");
+    }
+}
