@@ -723,3 +723,65 @@ fn the_weights_cost_formulas_are_the_documented_ones() {
         assert!(emb.is_some() == (a.pair_words() > 0), "{case}");
     }
 }
+
+/// Without bound 6 (no λ admitted: `ball` is `None`), the row operation is min(bound 3,
+/// bound 5) with bound 5 = 2√d(√d·tr(S^16)^{1/32} + √(c_q…c_qᵀ))/√d_h, computed here from
+/// the same exact sums in 256-bit floats; the data are chosen so that bound 5 is the
+/// smaller (else the check could not see it). Bound 6, which is tighter in every datum
+/// the other tests build, hid a bound 5 multiplied by √d_h instead of divided.
+#[test]
+fn row_bound_five_sets_the_range_without_bound_six() {
+    for (d, heads, seed) in [(8, 2, 2), (12, 3, 5), (16, 2, 9)] {
+        let (a, ..) = model(d, heads, seed);
+        let rows: Vec<Vec<super::rows::RowSums>> = a
+            .rows()
+            .iter()
+            .map(|l| {
+                l.iter()
+                    .map(|s| super::rows::RowSums {
+                        ball: None,
+                        ..s.clone()
+                    })
+                    .collect()
+            })
+            .collect();
+        let (b, ..) = model(d, heads, seed);
+        assert!(b.derived.rows.set(rows).is_ok());
+        let p = 256;
+        let f = |x: &Rational| Float::with_val(p, x);
+        for h in 0..heads {
+            let (l0, hq) = (Rational::from(0), Rational::from(h));
+            let s = &b.rows()[0][h];
+            assert!(s.ball.is_none() && a.rows()[0][h].ball.is_some());
+            let mut t = f(&s.trace);
+            for _ in 0..5 {
+                t = t.sqrt();
+            }
+            let sd = Float::with_val(p, d).sqrt();
+            let five = Float::with_val(p, &sd * &t) + f(&s.cq2).sqrt();
+            let five =
+                Float::with_val(p, &sd * &five) * 2u32 / Float::with_val(p, d / heads).sqrt();
+            let three = b.logit_range(p, &l0, &hq).unwrap();
+            assert!(
+                five < *three.lo(),
+                "d {d} head {h}: bound 5 is not the smaller"
+            );
+            let e = b.row_logit_range(p, &l0, &hq).unwrap();
+            let tol = Float::with_val(p, &five * 1e-60);
+            assert!(
+                *e.lo() <= Float::with_val(p, &five + &tol)
+                    && *e.hi() >= Float::with_val(p, &five - &tol),
+                "d {d} head {h}: {five} not in [{}, {}]",
+                e.lo(),
+                e.hi()
+            );
+            assert!(
+                Float::with_val(p, e.hi() - e.lo()) <= tol,
+                "d {d} head {h}: wide"
+            );
+            // with bound 6, the operation is at most it
+            let with6 = a.row_logit_range(p, &l0, &hq).unwrap();
+            assert!(*with6.hi() <= *e.hi(), "d {d} head {h}");
+        }
+    }
+}
