@@ -43,6 +43,25 @@ pub(super) struct PairRange {
     pub(super) witness: (u8, u8, u8),
 }
 
+/// The scale 2^t of the enclosures of σ_a = √(d/M_a): t = ⌊b/2⌋ + 130 for the largest
+/// M_a of b bits, which leaves at least 128 bits in the smallest σ_a·2^t (M_a < 2^b, so
+/// σ_a·2^t > √d·2^(t − b/2) ≥ 2^129). [`AttnWeights::pair_words`] charges the same t
+/// from its bound on b (test `sigma_scale_and_sqrt_quotient_are_exact`).
+pub(super) fn sigma_scale(m: &[Integer]) -> u32 {
+    m.iter().map(|x| x.significant_bits()).max().unwrap_or(1) / 2 + 130
+}
+
+/// `(⌊√⌊n/m⌋⌋, ⌈√⌈n/m⌉⌉)` for n ≥ 0 and m > 0: integers around √(n/m) (the floor and
+/// ceiling are monotone, so ⌊√⌊x⌋⌋ ≤ √x ≤ ⌈√⌈x⌉⌉), each the tightest such integer.
+pub(super) fn sqrt_quotient(n: &Integer, m: &Integer) -> (Integer, Integer) {
+    let (q, r) = Integer::from(n).div_rem_floor(m.clone());
+    let lo = q.clone().sqrt();
+    let up = if r == 0 { q } else { q + 1u32 };
+    let (s, rem) = up.sqrt_rem(Integer::new());
+    let hi = if rem == 0 { s } else { s + 1u32 };
+    (lo, hi)
+}
+
 /// Bound 4: per head of layer 0, the exact integer enclosure of the byte-pair range.
 /// `e` is E (256 × d), `g`, `b` γ and β, `wq`, `bq`, `wk` the projections (all scaled by
 /// 2^149), `eps` ε_LN scaled by 2^149 (b_K cancels within a query's row).
@@ -74,19 +93,9 @@ fn pair_ranges(
     }
     // σ_a = √(d/M_a) (ρ_a = 2^149·σ_a), enclosed as integers at scale 2^t: ⌊√⌊d·2^2t/M⌋⌋ ≤
     // σ·2^t ≤ ⌈√⌈d·2^2t/M⌉⌉, t leaving ≥ 128 bits in the smallest σ
-    let t = m.iter().map(|x| x.significant_bits()).max().unwrap_or(1) / 2 + 130;
-    let sig: Vec<(Integer, Integer)> = m
-        .iter()
-        .map(|ma| {
-            let num = Integer::from(&di << (2 * t));
-            let (q, r) = num.div_rem_floor(ma.clone());
-            let lo = q.clone().sqrt();
-            let up = if r == 0 { q } else { q + 1u32 };
-            let (s, rem) = up.sqrt_rem(Integer::new());
-            let hi = if rem == 0 { s } else { s + 1u32 };
-            (lo, hi)
-        })
-        .collect();
+    let t = sigma_scale(&m);
+    let num = Integer::from(&di << (2 * t));
+    let sig: Vec<(Integer, Integer)> = m.iter().map(|ma| sqrt_quotient(&num, ma)).collect();
     // u_a = (γ ⊙ n_a)·W_Q^h (scale 2^447), v_b likewise; c = β·W^h + b^h (scale 2^298)
     let proj = |w: &[Integer], h: usize, v: &[Integer]| -> Vec<Integer> {
         (0..dh)

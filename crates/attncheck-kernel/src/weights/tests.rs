@@ -785,3 +785,50 @@ fn row_bound_five_sets_the_range_without_bound_six() {
         }
     }
 }
+
+/// Bound 4's σ_a enclosures: `sqrt_quotient(n, m)` is (⌊√(n/m)⌋, ⌈√(n/m)⌉) exactly, at
+/// every small n/m (exact squares and exact quotients included) and a few large ones, and
+/// `sigma_scale` is ⌊b/2⌋ + 130 for the largest b-bit M_a, the t the cost model charges.
+/// An upper end one unit low (a slip in either ceiling) is below σ by 2^-128 or less,
+/// which no test of the whole range at 10⁻³⁰ can see.
+#[test]
+fn sigma_scale_and_sqrt_quotient_are_exact() {
+    use super::pairs::{sigma_scale, sqrt_quotient};
+    let check = |n: &Integer, m: &Integer| {
+        let (lo, hi) = sqrt_quotient(n, m);
+        let sq = |x: &Integer| Integer::from(x * x) * m;
+        assert!(
+            sq(&lo) <= *n && *n < sq(&Integer::from(&lo + 1u32)),
+            "lo: {n}/{m}"
+        );
+        assert!(*n <= sq(&hi), "hi: {n}/{m}");
+        assert!(
+            hi == 0 || sq(&Integer::from(&hi - 1u32)) < *n,
+            "hi: {n}/{m}"
+        );
+    };
+    for n in 0u32..=600 {
+        for m in 1u32..=40 {
+            check(&Integer::from(n), &Integer::from(m));
+        }
+    }
+    let big = Integer::from(3u32) << 400u32;
+    for k in [1u32, 7, 1 << 20] {
+        let m = Integer::from(k);
+        check(&Integer::from(&big * &m), &m);
+        check(&(Integer::from(&big * &m) + 1u32), &m);
+        let sq = (Integer::from(1u32) << 300u32).square() * &m;
+        check(&sq, &m);
+        check(&(sq.clone() - 1u32), &m);
+        check(&(sq + 1u32), &m);
+    }
+    for b in [1u32, 2, 3, 64, 65, 300, 301] {
+        let m = vec![
+            Integer::from(1u32),
+            Integer::from(1u32) << (b - 1),
+            Integer::new(),
+        ];
+        assert_eq!(sigma_scale(&m), b / 2 + 130, "b = {b}");
+    }
+    assert_eq!(sigma_scale(&[]), 130);
+}
