@@ -18,32 +18,23 @@ fn hex(v: &[f32]) -> String {
     v.iter().map(|x| format!("{:08x}", x.to_bits())).collect()
 }
 
+/// The scales (c, e) of a trained model's parts, values c + k·2^e: γ near 1, the rest
+/// near 0 ([`layered`]).
+const PLAIN: [(f32, i32); 6] = [
+    (1.0, -4),
+    (0.0, -5),
+    (0.0, -3),
+    (0.0, -5),
+    (0.0, -3),
+    (0.0, -5),
+];
+
 /// A one-layer model with its embedding: (datum, [γ, β, W_Q, b_Q, W_K, b_K], E, ε).
 fn model(d: usize, heads: usize, seed: u64) -> (AttnWeights, Vec<Vec<f32>>, Vec<f32>, f32) {
-    let mut s = seed;
-    let parts = vec![
-        values(d, 1.0, -4, &mut s),
-        values(d, 0.0, -5, &mut s),
-        values(d * d, 0.0, -3, &mut s),
-        values(d, 0.0, -5, &mut s),
-        values(d * d, 0.0, -3, &mut s),
-        values(d, 0.0, -5, &mut s),
-    ];
-    let emb = values(VOCAB * d, 0.0, -3, &mut s);
-    let eps = 1e-5f32;
-    let mut bits: Vec<Vec<u32>> = parts
-        .iter()
-        .map(|p| p.iter().map(|x| x.to_bits()).collect())
-        .collect();
-    bits.push(vec![eps.to_bits()]);
-    bits.push(emb.iter().map(|x| x.to_bits()).collect());
-    let hx: [String; 6] = std::array::from_fn(|i| hex(&parts[i]));
-    let input = InputHex {
-        ln_eps: hex(&[eps]),
-        embedding: hex(&emb),
-    };
-    let w = AttnWeights::new(d, heads, &digest(&bits), vec![hx], Some(input)).unwrap();
-    (w, parts, emb, eps)
+    let (w, mut all) = layered(d, heads, 1, PLAIN, Some(-3), seed);
+    let emb = all.pop().expect("the embedding");
+    let eps = all.pop().expect("ε_LN")[0];
+    (w, all, emb, eps)
 }
 
 /// s(a, b)·√d_h for head h, in 256-bit floats (the reference).
@@ -680,14 +671,6 @@ fn widths_of(parts: &[Vec<f32>]) -> Vec<(u128, u128)> {
 
 #[test]
 fn the_weights_cost_formulas_are_the_documented_ones() {
-    let plain = [
-        (1.0, -4),
-        (0.0, -5),
-        (0.0, -3),
-        (0.0, -5),
-        (0.0, -3),
-        (0.0, -5),
-    ];
     let wide = [
         (300.0, -9),
         (-2.0, 3),
@@ -697,12 +680,12 @@ fn the_weights_cost_formulas_are_the_documented_ones() {
         (0.0, -1),
     ];
     let cases = [
-        (8, 2, 1, plain, Some(-3), 1),
-        (8, 4, 2, plain, Some(-3), 2),
+        (8, 2, 1, PLAIN, Some(-3), 1),
+        (8, 4, 2, PLAIN, Some(-3), 2),
         (12, 3, 3, wide, Some(-12), 3),
         (16, 1, 1, wide, Some(2), 4),
         (8, 8, 2, wide, None, 5),
-        (6, 2, 1, plain, None, 6),
+        (6, 2, 1, PLAIN, None, 6),
     ];
     for (d, heads, layers, scales, emb, seed) in cases {
         let (a, parts) = layered(d, heads, layers, scales, emb, seed);
