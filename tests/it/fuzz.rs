@@ -4,7 +4,7 @@
 //! refusal is a clean error. Each case runs on its own thread under a deadline.
 //!
 //! CI runs a fixed, short budget with a fixed seed: a few hundred cases per test
-//! (each test a few CPU-seconds at the test profile, measured in CHANGELOG.md).
+//! (each test a few CPU-seconds at the test profile, measured: CHANGELOG.md, "Bounded input").
 //! `PROPTEST_CASES=<n>` sets every test's case count and `ATTNCHECK_FUZZ_SEED=<n>`
 //! explores other inputs, e.g.
 //! `PROPTEST_CASES=20000 ATTNCHECK_FUZZ_SEED=7 cargo test --test it fuzz::`.
