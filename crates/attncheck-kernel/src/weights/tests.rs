@@ -707,6 +707,52 @@ fn the_weights_cost_formulas_are_the_documented_ones() {
     }
 }
 
+/// The cost formulas against their documented statement for widths other than the data
+/// above happen to have: each part's top bit (and, for the embedding and the projections,
+/// its lowest set bit) moved through 64 consecutive values, alone and all parts at once,
+/// on shapes with d_h of 1 to 4 bits. A term of the form ⌊b/64⌋ + 1 changes only where b
+/// crosses a multiple of 64, so a slip of a few bits in one (2b + lh for 2b − lh, 2·lh
+/// for 2 + lh: both lived against the six data above) shows only at some widths; every
+/// residue mod 64 is reached here. The formulas are the cost of data with these widths:
+/// any widths are those of some weights.
+#[test]
+fn the_weights_cost_formulas_agree_at_every_width_mod_64() {
+    let shapes = [
+        (16, 4, 1, Some(-3), 7),
+        (8, 1, 2, Some(-3), 8),
+        (6, 3, 1, Some(-5), 9),
+        (24, 3, 1, None, 10),
+        (4, 4, 1, Some(-3), 11),
+    ];
+    for (d, heads, layers, emb, seed) in shapes {
+        let (mut a, _) = layered(d, heads, layers, PLAIN, emb, seed);
+        let base = a.widths.clone();
+        let check = |a: &AttnWeights, what: &str| {
+            let case = format!("d {d}, {heads} heads, {layers} layers, {what}");
+            assert_eq!(a.pair_words(), documented_cost::pair_words(a), "{case}");
+            assert_eq!(a.row_words(), documented_cost::row_words(a), "{case}");
+            assert_eq!(
+                a.row_eval_words(),
+                documented_cost::row_eval_words(a),
+                "{case}"
+            );
+        };
+        for s in 0..64u128 {
+            for k in 0..base.len() {
+                a.widths.clone_from(&base);
+                a.widths[k].hi += s;
+                check(&a, &format!("part {k}'s top bit +{s}"));
+                a.widths[k].lo = a.widths[k].lo.saturating_sub(s);
+                check(&a, &format!("part {k}'s top bit +{s}, lowest −{s}"));
+            }
+            for w in a.widths.iter_mut().zip(&base) {
+                w.0.hi = w.1.hi + s;
+            }
+            check(&a, &format!("every top bit +{s}"));
+        }
+    }
+}
+
 /// Without bound 6 (no λ admitted: `ball` is `None`), the row operation is min(bound 3,
 /// bound 5) with bound 5 = 2√d(√d·tr(S^16)^{1/32} + √(c_q…c_qᵀ))/√d_h, computed here from
 /// the same exact sums in 256-bit floats; the data are chosen so that bound 5 is the
