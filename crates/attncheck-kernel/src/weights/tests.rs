@@ -104,16 +104,15 @@ fn logits(
         .collect()
 }
 
-/// Bound 4 against a 256-bit brute force over every byte pair: the true range lies in
-/// the kernel's enclosure, the enclosure is tight, and the witness bytes attain it.
-#[test]
-fn layer_zero_byte_range_is_exact_and_attained_by_a_byte_triple() {
-    for (d, heads, seed) in [(8, 2, 1), (8, 4, 7), (12, 3, 11)] {
-        let (w, parts, emb, eps) = model(d, heads, seed);
+/// Bound 4 of `w` against a 256-bit brute force over every byte pair: the true range
+/// lies in the kernel's enclosure, the enclosure is tight, and the witness bytes attain it.
+fn check_byte_range(w: &AttnWeights, parts: &[Vec<f32>], emb: &[f32], eps: f32) {
+    let (d, heads) = (w.hidden, w.heads);
+    {
         let dh = d / heads;
         let sqrt_dh = Float::with_val(256, dh).sqrt();
         for h in 0..heads {
-            let s = logits(&parts, &emb, eps, d, heads, h);
+            let s = logits(parts, emb, eps, d, heads, h);
             let mut best = Float::with_val(256, -1);
             for row in &s {
                 let hi = row.iter().max_by(|x, y| x.partial_cmp(y).unwrap()).unwrap();
@@ -148,9 +147,18 @@ fn layer_zero_byte_range_is_exact_and_attained_by_a_byte_triple() {
                 "d {d} head {h}: the witness ({a}, {b}, {b2}) gives {r}, the range is {best}"
             );
         }
-        // an index out of range, and a datum without the embedding
+        // an index out of range
         assert!(w.byte_logit_range(64, &Rational::from(heads)).is_err());
     }
+}
+
+#[test]
+fn layer_zero_byte_range_is_exact_and_attained_by_a_byte_triple() {
+    for (d, heads, seed) in [(8, 2, 1), (8, 4, 7), (12, 3, 11)] {
+        let (w, parts, emb, eps) = model(d, heads, seed);
+        check_byte_range(&w, &parts, &emb, eps);
+    }
+    // a datum without the embedding
     let (w, parts, _, _) = model(8, 2, 3);
     let bits: Vec<Vec<u32>> = parts
         .iter()
@@ -519,6 +527,18 @@ mod documented_cost {
     }
 
     pub fn pair_words(a: &AttnWeights) -> u128 {
+        pair_words_and_bits(a, None)
+    }
+
+    /// The bits the cost model allows each f_a(b) (σ̂_b·T_ab) of bound 4 (0 without the
+    /// embedding).
+    pub fn pair_bits(a: &AttnWeights) -> u128 {
+        let mut f = 0;
+        pair_words_and_bits(a, Some(&mut f));
+        f
+    }
+
+    fn pair_words_and_bits(a: &AttnWeights, bits_out: Option<&mut u128>) -> u128 {
         if a.input.is_none() {
             return 0;
         }
@@ -550,6 +570,9 @@ mod documented_cost {
         let sig = t + ld + uh;
         let tt = std::cmp::max(sig + uv, c + sv + lh + t) + 1;
         let f = t + ld + tt;
+        if let Some(out) = bits_out {
+            *out = f;
+        }
         let projections = 2 * v * d * dh * (w(gn) * w(std::cmp::max(wq.hi, wk.hi)) + OP);
         let bias_rows = d * dh * (w(be) * w(wq.hi) + OP);
         let bias_terms = v * dh * (w(c) * w(sv) + w(c + sv + lh + t) + OP);
@@ -749,6 +772,58 @@ fn the_weights_cost_formulas_agree_at_every_width_mod_64() {
                 w.0.hi = w.1.hi + s;
             }
             check(&a, &format!("every top bit +{s}"));
+        }
+    }
+}
+
+/// Bound 4 at the top of f32's range: every value a multiple of 2^100 (up to 2^103), so
+/// u_a and v_b share more than 745 low zero bits and the products' scale s = s2 =
+/// 745 − z_v is negative (every other test has s ≥ 0). The enclosure still contains the
+/// 256-bit brute force, tightly, and nothing panics.
+#[test]
+fn layer_zero_byte_range_at_the_top_of_the_f32_range() {
+    let huge = [(0.0, 100); 6];
+    for (d, heads, seed) in [(8, 2, 21), (6, 3, 22)] {
+        let (w, mut all) = layered(d, heads, 1, huge, Some(100), seed);
+        let emb = all.pop().expect("the embedding");
+        let eps = all.pop().expect("ε_LN")[0];
+        check_byte_range(&w, &all, &emb, eps);
+    }
+}
+
+/// Bound 4's integers are no wider than the cost model charges for them: every f_a(b)
+/// has at most `pair_bits` bits, so each end of the enclosure (a difference of two) at
+/// most one more. The common powers of 2 of u_a and v_b are dropped (`strip`): without
+/// that the result is the same real number at a larger scale, which no test of the
+/// value sees, hundreds of bits wider than charged (`strip` → 0 lived). On data of
+/// several magnitudes.
+#[test]
+fn the_byte_pair_integers_are_within_the_bits_charged() {
+    let wide = [
+        (300.0, -9),
+        (-2.0, 3),
+        (0.5, -20),
+        (40.0, 0),
+        (-1e-3, -30),
+        (0.0, -1),
+    ];
+    for (d, heads, scales, emb, seed) in [
+        (8, 2, PLAIN, -3, 1),
+        (16, 4, PLAIN, -5, 2),
+        (12, 3, wide, -12, 3),
+        (16, 1, wide, 2, 4),
+    ] {
+        let (a, _) = layered(d, heads, 1, scales, Some(emb), seed);
+        let f = documented_cost::pair_bits(&a);
+        let pairs = a.pairs().expect("the embedding");
+        assert_eq!(pairs.len(), heads);
+        for (h, r) in pairs.iter().enumerate() {
+            let case = format!("d {d}, {heads} heads, head {h}");
+            assert!(r.lo <= r.hi && r.hi > 0, "{case}");
+            for end in [&r.lo, &r.hi] {
+                let bits = u128::from(end.significant_bits());
+                assert!(bits <= f + 1, "{case}: {bits} bits, {f} + 1 charged");
+            }
         }
     }
 }
