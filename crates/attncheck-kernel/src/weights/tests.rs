@@ -122,6 +122,16 @@ fn check_byte_range(w: &AttnWeights, parts: &[Vec<f32>], emb: &[f32], eps: f32) 
                     best = r;
                 }
             }
+            // the exact integers first: Δ⁰_h·√d_h·2^scale ∈ [lo, hi], with no slack (the
+            // enclosure is about 2^-128 wide, relative; the brute force's error about
+            // 2^-240): an end on the wrong side of σ's enclosure is off by about 2^-128,
+            // which the 128-bit operation's outward rounding and the slack below hide
+            let r = &w.pairs().expect("the embedding")[h];
+            let scaled = Float::with_val(256, &best << r.scale);
+            assert!(
+                r.lo <= scaled && scaled <= r.hi,
+                "d {d} head {h}: the exact integers miss the range"
+            );
             let best = best / &sqrt_dh;
             let e = w.byte_logit_range(128, &Rational::from(h)).unwrap();
             let slack = Float::with_val(256, &best * 1e-30);
