@@ -29,6 +29,16 @@ const PLAIN: [(f32, i32); 6] = [
     (0.0, -5),
 ];
 
+/// Scales of several magnitudes (values up to 2^9 and down to 2^-30, γ far from 1).
+const WIDE: [(f32, i32); 6] = [
+    (300.0, -9),
+    (-2.0, 3),
+    (0.5, -20),
+    (40.0, 0),
+    (-1e-3, -30),
+    (0.0, -1),
+];
+
 /// A one-layer model with its embedding: (datum, [γ, β, W_Q, b_Q, W_K, b_K], E, ε).
 fn model(d: usize, heads: usize, seed: u64) -> (AttnWeights, Vec<Vec<f32>>, Vec<f32>, f32) {
     let (w, mut all) = layered(d, heads, 1, PLAIN, Some(-3), seed);
@@ -108,58 +118,56 @@ fn logits(
 /// lies in the kernel's enclosure, the enclosure is tight, and the witness bytes attain it.
 fn check_byte_range(w: &AttnWeights, parts: &[Vec<f32>], emb: &[f32], eps: f32) {
     let (d, heads) = (w.hidden, w.heads);
-    {
-        let dh = d / heads;
-        let sqrt_dh = Float::with_val(256, dh).sqrt();
-        for h in 0..heads {
-            let s = logits(parts, emb, eps, d, heads, h);
-            let mut best = Float::with_val(256, -1);
-            for row in &s {
-                let hi = row.iter().max_by(|x, y| x.partial_cmp(y).unwrap()).unwrap();
-                let lo = row.iter().min_by(|x, y| x.partial_cmp(y).unwrap()).unwrap();
-                let r = Float::with_val(256, hi - lo);
-                if r > best {
-                    best = r;
-                }
+    let dh = d / heads;
+    let sqrt_dh = Float::with_val(256, dh).sqrt();
+    for h in 0..heads {
+        let s = logits(parts, emb, eps, d, heads, h);
+        let mut best = Float::with_val(256, -1);
+        for row in &s {
+            let hi = row.iter().max_by(|x, y| x.partial_cmp(y).unwrap()).unwrap();
+            let lo = row.iter().min_by(|x, y| x.partial_cmp(y).unwrap()).unwrap();
+            let r = Float::with_val(256, hi - lo);
+            if r > best {
+                best = r;
             }
-            // the exact integers first: Δ⁰_h·√d_h·2^scale ∈ [lo, hi], with no slack (the
-            // enclosure is about 2^-128 wide, relative; the brute force's error about
-            // 2^-240): an end on the wrong side of σ's enclosure is off by about 2^-128,
-            // which the 128-bit operation's outward rounding and the slack below hide
-            let r = &w.pairs().expect("the embedding")[h];
-            let scaled = Float::with_val(256, &best << r.scale);
-            assert!(
-                r.lo <= scaled && scaled <= r.hi,
-                "d {d} head {h}: the exact integers miss the range"
-            );
-            let best = best / &sqrt_dh;
-            let e = w.byte_logit_range(128, &Rational::from(h)).unwrap();
-            let slack = Float::with_val(256, &best * 1e-30);
-            assert!(
-                *e.lo() <= Float::with_val(256, &best + &slack)
-                    && *e.hi() >= Float::with_val(256, &best - &slack),
-                "d {d} head {h}: range {best} not in [{}, {}]",
-                e.lo(),
-                e.hi()
-            );
-            let width = Float::with_val(256, e.hi() - e.lo());
-            assert!(
-                width <= Float::with_val(256, &best * 1e-25),
-                "d {d} head {h}: width {width}"
-            );
-            let (a, b, b2) = w.byte_logit_witness(h).unwrap();
-            let r = Float::with_val(
-                256,
-                &s[a as usize][b as usize] - &s[a as usize][b2 as usize],
-            ) / &sqrt_dh;
-            assert!(
-                Float::with_val(256, &r - &best).abs() <= slack,
-                "d {d} head {h}: the witness ({a}, {b}, {b2}) gives {r}, the range is {best}"
-            );
         }
-        // an index out of range
-        assert!(w.byte_logit_range(64, &Rational::from(heads)).is_err());
+        // the exact integers first: Δ⁰_h·√d_h·2^scale ∈ [lo, hi], with no slack (the
+        // enclosure is about 2^-128 wide, relative; the brute force's error about
+        // 2^-240): an end on the wrong side of σ's enclosure is off by about 2^-128,
+        // which the 128-bit operation's outward rounding and the slack below hide
+        let r = &w.pairs().expect("the embedding")[h];
+        let scaled = Float::with_val(256, &best << r.scale);
+        assert!(
+            r.lo <= scaled && scaled <= r.hi,
+            "d {d} head {h}: the exact integers miss the range"
+        );
+        let best = best / &sqrt_dh;
+        let e = w.byte_logit_range(128, &Rational::from(h)).unwrap();
+        let slack = Float::with_val(256, &best * 1e-30);
+        assert!(
+            *e.lo() <= Float::with_val(256, &best + &slack)
+                && *e.hi() >= Float::with_val(256, &best - &slack),
+            "d {d} head {h}: range {best} not in [{}, {}]",
+            e.lo(),
+            e.hi()
+        );
+        let width = Float::with_val(256, e.hi() - e.lo());
+        assert!(
+            width <= Float::with_val(256, &best * 1e-25),
+            "d {d} head {h}: width {width}"
+        );
+        let (a, b, b2) = w.byte_logit_witness(h).unwrap();
+        let r = Float::with_val(
+            256,
+            &s[a as usize][b as usize] - &s[a as usize][b2 as usize],
+        ) / &sqrt_dh;
+        assert!(
+            Float::with_val(256, &r - &best).abs() <= slack,
+            "d {d} head {h}: the witness ({a}, {b}, {b2}) gives {r}, the range is {best}"
+        );
     }
+    // an index out of range
+    assert!(w.byte_logit_range(64, &Rational::from(heads)).is_err());
 }
 
 #[test]
@@ -704,20 +712,12 @@ fn widths_of(parts: &[Vec<f32>]) -> Vec<(u128, u128)> {
 
 #[test]
 fn the_weights_cost_formulas_are_the_documented_ones() {
-    let wide = [
-        (300.0, -9),
-        (-2.0, 3),
-        (0.5, -20),
-        (40.0, 0),
-        (-1e-3, -30),
-        (0.0, -1),
-    ];
     let cases = [
         (8, 2, 1, PLAIN, Some(-3), 1),
         (8, 4, 2, PLAIN, Some(-3), 2),
-        (12, 3, 3, wide, Some(-12), 3),
-        (16, 1, 1, wide, Some(2), 4),
-        (8, 8, 2, wide, None, 5),
+        (12, 3, 3, WIDE, Some(-12), 3),
+        (16, 1, 1, WIDE, Some(2), 4),
+        (8, 8, 2, WIDE, None, 5),
         (6, 2, 1, PLAIN, None, 6),
     ];
     for (d, heads, layers, scales, emb, seed) in cases {
@@ -741,11 +741,11 @@ fn the_weights_cost_formulas_are_the_documented_ones() {
 }
 
 /// The cost formulas against their documented statement for widths other than the data
-/// above happen to have: each part's top bit (and, for the embedding and the projections,
-/// its lowest set bit) moved through 64 consecutive values, alone and all parts at once,
-/// on shapes with d_h of 1 to 4 bits. A term of the form ⌊b/64⌋ + 1 changes only where b
-/// crosses a multiple of 64, so a slip of a few bits in one (2b + lh for 2b − lh, 2·lh
-/// for 2 + lh: both lived against the six data above) shows only at some widths; every
+/// above happen to have: each part's top bit moved up, and its lowest set bit down,
+/// through 64 consecutive values, one part at a time, and every top bit at once, on
+/// shapes with d_h of 1 to 4 bits. A term of the form ⌊b/64⌋ + 1 changes only where b
+/// crosses a multiple of 64, so a slip of a few bits in one (2b − lh for 2b + lh, 2 + lh
+/// for 2·lh: both lived against the six data above) shows only at some widths; every
 /// residue mod 64 is reached here. The formulas are the cost of data with these widths:
 /// any widths are those of some weights.
 #[test]
@@ -809,19 +809,11 @@ fn layer_zero_byte_range_at_the_top_of_the_f32_range() {
 /// several magnitudes.
 #[test]
 fn the_byte_pair_integers_are_within_the_bits_charged() {
-    let wide = [
-        (300.0, -9),
-        (-2.0, 3),
-        (0.5, -20),
-        (40.0, 0),
-        (-1e-3, -30),
-        (0.0, -1),
-    ];
     for (d, heads, scales, emb, seed) in [
         (8, 2, PLAIN, -3, 1),
         (16, 4, PLAIN, -5, 2),
-        (12, 3, wide, -12, 3),
-        (16, 1, wide, 2, 4),
+        (12, 3, WIDE, -12, 3),
+        (16, 1, WIDE, 2, 4),
     ] {
         let (a, _) = layered(d, heads, 1, scales, Some(emb), seed);
         let f = documented_cost::pair_bits(&a);
