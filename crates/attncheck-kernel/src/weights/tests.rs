@@ -742,7 +742,9 @@ fn the_weights_cost_formulas_are_the_documented_ones() {
 
 /// The cost formulas against their documented statement for widths other than the data
 /// above happen to have: each part's top bit moved up, and its lowest set bit down,
-/// through 64 consecutive values, one part at a time, and every top bit at once, on
+/// through 64 consecutive values, one part at a time (the top bit also 320 higher, where
+/// another arm of a max decides: a large b_Q's c over the products' bits), and every
+/// top bit at once, on
 /// shapes with d_h of 1 to 4 bits. A term of the form ⌊b/64⌋ + 1 changes only where b
 /// crosses a multiple of 64, so a slip of a few bits in one (2b − lh for 2b + lh, 2 + lh
 /// for 2·lh: both lived against the six data above) shows only at some widths; every
@@ -771,12 +773,12 @@ fn the_weights_cost_formulas_agree_at_every_width_mod_64() {
             );
         };
         for s in 0..64u128 {
-            for k in 0..base.len() {
+            for (k, up) in (0..base.len()).flat_map(|k| [(k, s), (k, s + 320)]) {
                 a.widths.clone_from(&base);
-                a.widths[k].hi += s;
-                check(&a, &format!("part {k}'s top bit +{s}"));
+                a.widths[k].hi += up;
+                check(&a, &format!("part {k}'s top bit +{up}"));
                 a.widths[k].lo = a.widths[k].lo.saturating_sub(s);
-                check(&a, &format!("part {k}'s top bit +{s}, lowest −{s}"));
+                check(&a, &format!("part {k}'s top bit +{up}, lowest −{s}"));
             }
             for w in a.widths.iter_mut().zip(&base) {
                 w.0.hi = w.1.hi + s;
