@@ -748,8 +748,8 @@ fn the_weights_cost_formulas_are_the_documented_ones() {
 /// shapes with d_h of 1 to 4 bits. A term of the form ⌊b/64⌋ + 1 changes only where b
 /// crosses a multiple of 64, so a slip of a few bits in one (2b − lh for 2b + lh, 2 + lh
 /// for 2·lh: both lived against the six data above) shows only at some widths; every
-/// residue mod 64 is reached here. The formulas are the cost of data with these widths:
-/// any widths are those of some weights.
+/// residue mod 64 is reached here. The formulas are compared as functions of the widths,
+/// also beyond the 277 bits an f32 value times 2^149 can have.
 #[test]
 fn the_weights_cost_formulas_agree_at_every_width_mod_64() {
     let shapes = [
@@ -784,6 +784,47 @@ fn the_weights_cost_formulas_agree_at_every_width_mod_64() {
                 w.0.hi = w.1.hi + s;
             }
             check(&a, &format!("every top bit +{s}"));
+        }
+    }
+}
+
+/// The cost formulas against their documented statement at 4096 random width vectors per
+/// shape (each top bit 0 to 2047, each lowest bit below it): every arm of every max in
+/// them decides somewhere. Bound 6's M⁺ entries take the largest of three widths, and
+/// with the widths of the data above the second always won: slips in the other two
+/// (eight of them) lived.
+#[test]
+fn the_weights_cost_formulas_agree_at_random_widths() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |m: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % m
+    };
+    for (d, heads, layers, emb, s) in [
+        (16, 4, 1, Some(-3), 12),
+        (8, 1, 2, Some(-3), 13),
+        (24, 3, 1, None, 14),
+        (12, 12, 1, Some(-3), 15),
+    ] {
+        let (mut a, _) = layered(d, heads, layers, PLAIN, emb, s);
+        for _ in 0..4096 {
+            for w in a.widths.iter_mut() {
+                w.hi = u128::from(next(2048));
+                w.lo = u128::from(next(w.hi as u64 + 1));
+            }
+            let case = format!(
+                "d {d}, {heads} heads, {layers} layers, widths {:?}",
+                a.widths
+            );
+            assert_eq!(a.pair_words(), documented_cost::pair_words(&a), "{case}");
+            assert_eq!(a.row_words(), documented_cost::row_words(&a), "{case}");
+            assert_eq!(
+                a.row_eval_words(),
+                documented_cost::row_eval_words(&a),
+                "{case}"
+            );
         }
     }
 }
