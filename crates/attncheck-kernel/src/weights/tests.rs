@@ -710,6 +710,17 @@ fn widths_of(parts: &[Vec<f32>]) -> Vec<(u128, u128)> {
         .collect()
 }
 
+/// The datum's three cost formulas are their documented statements ([`documented_cost`]).
+fn assert_documented_cost(a: &AttnWeights, case: &str) {
+    assert_eq!(a.pair_words(), documented_cost::pair_words(a), "{case}");
+    assert_eq!(a.row_words(), documented_cost::row_words(a), "{case}");
+    assert_eq!(
+        a.row_eval_words(),
+        documented_cost::row_eval_words(a),
+        "{case}"
+    );
+}
+
 #[test]
 fn the_weights_cost_formulas_are_the_documented_ones() {
     let cases = [
@@ -729,13 +740,7 @@ fn the_weights_cost_formulas_are_the_documented_ones() {
             "d {d}, {heads} heads, {layers} layers"
         );
         let case = format!("d {d}, {heads} heads, {layers} layers, embedding {emb:?}");
-        assert_eq!(a.pair_words(), documented_cost::pair_words(&a), "{case}");
-        assert_eq!(a.row_words(), documented_cost::row_words(&a), "{case}");
-        assert_eq!(
-            a.row_eval_words(),
-            documented_cost::row_eval_words(&a),
-            "{case}"
-        );
+        assert_documented_cost(&a, &case);
         assert!(emb.is_some() == (a.pair_words() > 0), "{case}");
     }
 }
@@ -763,14 +768,7 @@ fn the_weights_cost_formulas_agree_at_every_width_mod_64() {
         let (mut a, _) = layered(d, heads, layers, PLAIN, emb, seed);
         let base = a.widths.clone();
         let check = |a: &AttnWeights, what: &str| {
-            let case = format!("d {d}, {heads} heads, {layers} layers, {what}");
-            assert_eq!(a.pair_words(), documented_cost::pair_words(a), "{case}");
-            assert_eq!(a.row_words(), documented_cost::row_words(a), "{case}");
-            assert_eq!(
-                a.row_eval_words(),
-                documented_cost::row_eval_words(a),
-                "{case}"
-            );
+            assert_documented_cost(a, &format!("d {d}, {heads} heads, {layers} layers, {what}"));
         };
         for s in 0..64u128 {
             for (k, up) in (0..base.len()).flat_map(|k| [(k, s), (k, s + 320)]) {
@@ -818,13 +816,7 @@ fn the_weights_cost_formulas_agree_at_random_widths() {
                 "d {d}, {heads} heads, {layers} layers, widths {:?}",
                 a.widths
             );
-            assert_eq!(a.pair_words(), documented_cost::pair_words(&a), "{case}");
-            assert_eq!(a.row_words(), documented_cost::row_words(&a), "{case}");
-            assert_eq!(
-                a.row_eval_words(),
-                documented_cost::row_eval_words(&a),
-                "{case}"
-            );
+            assert_documented_cost(&a, &case);
         }
     }
 }
