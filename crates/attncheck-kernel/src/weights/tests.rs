@@ -41,7 +41,18 @@ const WIDE: [(f32, i32); 6] = [
 
 /// A one-layer model with its embedding: (datum, [γ, β, W_Q, b_Q, W_K, b_K], E, ε).
 fn model(d: usize, heads: usize, seed: u64) -> (AttnWeights, Vec<Vec<f32>>, Vec<f32>, f32) {
-    let (w, mut all) = layered(d, heads, 1, PLAIN, Some(-3), seed);
+    model_at(d, heads, PLAIN, -3, seed)
+}
+
+/// [`model`] with the parts' scales and the embedding's scale given.
+fn model_at(
+    d: usize,
+    heads: usize,
+    scales: [(f32, i32); 6],
+    emb_e: i32,
+    seed: u64,
+) -> (AttnWeights, Vec<Vec<f32>>, Vec<f32>, f32) {
+    let (w, mut all) = layered(d, heads, 1, scales, Some(emb_e), seed);
     let emb = all.pop().expect("the embedding");
     let eps = all.pop().expect("ε_LN")[0];
     (w, all, emb, eps)
@@ -829,10 +840,8 @@ fn the_weights_cost_formulas_agree_at_random_widths() {
 fn layer_zero_byte_range_at_the_top_of_the_f32_range() {
     let huge = [(0.0, 100); 6];
     for (d, heads, seed) in [(8, 2, 21), (6, 3, 22)] {
-        let (w, mut all) = layered(d, heads, 1, huge, Some(100), seed);
-        let emb = all.pop().expect("the embedding");
-        let eps = all.pop().expect("ε_LN")[0];
-        check_byte_range(&w, &all, &emb, eps);
+        let (w, parts, emb, eps) = model_at(d, heads, huge, 100, seed);
+        check_byte_range(&w, &parts, &emb, eps);
     }
 }
 
