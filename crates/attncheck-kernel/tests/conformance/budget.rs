@@ -773,3 +773,107 @@ fn every_data_operation_pays_its_documented_charge() {
         (states * (state + ln * ld) * factor, 1)
     );
 }
+
+/// The attention-weights operations' charges (docs/certificate-format.md, "Cost"), which
+/// no test pinned: reading a datum with layer 0's input costs 1 + (layers·(2d² + 4d) +
+/// 256·d + 1)/16 units; `attn-row-logit-range` pays bound 5's rows once per datum
+/// (`row_words`) and 1 + 16·w/64 units per evaluation (w = `row_eval_words`);
+/// `attn-byte-logit-range` pays the byte pairs once per datum (`pair_words`) and nothing
+/// per evaluation besides its table charge; `attn-ln-bound` and `attn-logit-range` only
+/// their table charges. What is paid once is paid once per datum name, however many
+/// heads or layers the statement asks about.
+#[test]
+fn attention_weight_operations_pay_their_documented_charges() {
+    use crate::weights_model::{datum, datum_with_input, Layer};
+    use attncheck_kernel::expr::WORDS_PER_UNIT;
+    use attncheck_kernel::expr::{datum_cost, operator, parse, work_of_all, Data, Datum};
+    let prec = 128;
+    let unit = precision_factor(prec);
+    let units = |w: u128| w.div_ceil(WORDS_PER_UNIT);
+    let (hidden, heads) = (8usize, 2usize);
+    let layer = |k: usize| Layer {
+        gamma: (0..hidden).map(|i| 1.0 + 0.125 * (i + k) as f32).collect(),
+        beta: (0..hidden).map(|i| 0.25 * i as f32 - 0.5).collect(),
+        wq: (0..hidden * hidden)
+            .map(|i| ((i * 5 + k) % 11) as f32 * 0.0625 - 0.3)
+            .collect(),
+        bq: (0..hidden).map(|i| 0.5 - 0.1 * i as f32).collect(),
+        wk: (0..hidden * hidden)
+            .map(|i| ((i * 3 + 2 * k) % 7) as f32 * 0.2 - 0.6)
+            .collect(),
+        bk: (0..hidden).map(|i| 0.01 * (i * i) as f32).collect(),
+    };
+    let layers = [layer(0), layer(1)];
+    let emb: Vec<f32> = (0..256 * hidden)
+        .map(|i| ((i * 13) % 17) as f32 * 0.03 - 0.25)
+        .collect();
+    let w = datum_with_input(hidden, heads, &layers, 1e-5, &emb);
+    let plain = datum(hidden, heads, &layers);
+    let (l, d) = (layers.len() as u128, hidden as u128);
+    assert_eq!(
+        datum_cost(&Datum::Attn(w.clone())),
+        1 + (l * (2 * d * d + 4 * d) + 256 * d + 1) / 16
+    );
+    assert_eq!(
+        datum_cost(&Datum::Attn(plain.clone())),
+        1 + l * (2 * d * d + 4 * d) / 16
+    );
+    // the bounds' own words are not trivially small, so a charge dropped or taken for
+    // another shows
+    let (rows, pairs, eval) = (w.row_words(), w.pair_words(), w.row_eval_words());
+    assert!(units(rows) > 1 && units(pairs) > 1 && units(eval * 16) > 1);
+    assert_ne!(units(rows), units(pairs));
+    assert_eq!(plain.pair_words(), 0, "no embedding, no byte pairs");
+    let mut data = Data::new();
+    data.insert("W".into(), Datum::Attn(w.clone()));
+    data.insert("P".into(), Datum::Attn(plain.clone()));
+    let read: u128 = data.values().map(datum_cost).sum();
+    // (once for the certificate beyond the data's reading, per formula beyond its nodes
+    // and literals), as `every_data_operation_pays_its_documented_charge` splits them
+    let split = |calls: &[&str]| -> (u128, u128) {
+        let ts: Vec<_> = calls
+            .iter()
+            .map(|c| parse(&format!("(> {c} 0)")).unwrap())
+            .collect();
+        let twice: Vec<_> = ts.iter().chain(ts.iter()).collect();
+        let all = work_of_all(twice, &data, prec);
+        let (one, two) = (all[ts.len() - 1], all[2 * ts.len() - 1]);
+        let mut fixed = 0;
+        for c in calls {
+            let op = c.trim_start_matches('(').split(' ').next().unwrap();
+            let args: Vec<&str> = c.trim_end_matches(')').split(' ').skip(1).collect();
+            let literals = args.iter().filter(|a| a.parse::<i64>().is_ok()).count() as u128;
+            let nodes = operator(">").unwrap().charge + operator(op).unwrap().charge + 3;
+            fixed += unit * (nodes + args.len() as u128) + 1 + literals;
+        }
+        (2 * one - two - read, two - one - fixed)
+    };
+    let per_row = 1 + units(eval * 16);
+    assert_eq!(
+        split(&["(attn-row-logit-range W 1 0)"]),
+        (units(rows), per_row)
+    );
+    assert_eq!(split(&["(attn-byte-logit-range W 1)"]), (units(pairs), 1));
+    assert_eq!(split(&["(attn-ln-bound W 1)"]), (0, 0));
+    assert_eq!(split(&["(attn-logit-range W 1 0)"]), (0, 0));
+    // once per datum: other heads and layers, and the other bound, add only their own
+    assert_eq!(
+        split(&[
+            "(attn-row-logit-range W 0 0)",
+            "(attn-row-logit-range W 1 1)",
+            "(attn-byte-logit-range W 0)",
+            "(attn-byte-logit-range W 1)",
+            "(attn-logit-range W 0 1)",
+        ]),
+        (units(rows) + units(pairs), 2 * per_row + 2)
+    );
+    // and again for another datum, by its own sizes
+    let plain_eval = 1 + units(plain.row_eval_words() * 16);
+    assert_eq!(
+        split(&[
+            "(attn-row-logit-range W 0 0)",
+            "(attn-row-logit-range P 0 0)"
+        ]),
+        (units(rows) + units(plain.row_words()), per_row + plain_eval)
+    );
+}

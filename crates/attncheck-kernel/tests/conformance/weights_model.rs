@@ -3,7 +3,7 @@
 //! application's tests/it (its trained-model certificate tests), which include this file.
 
 use attncheck_kernel::expr::{Data, Datum};
-use attncheck_kernel::weights::{digest, AttnWeights, LayerHex};
+use attncheck_kernel::weights::{digest, AttnWeights, InputHex, LayerHex};
 
 /// One layer's tensors: γ, β (d), W_Q (d × d, input × output, row-major), b_Q, W_K, b_K.
 #[derive(Clone, Debug)]
@@ -46,6 +46,29 @@ pub fn stored(layers: &[Layer]) -> (Vec<LayerHex>, String) {
 pub fn datum(hidden: usize, heads: usize, layers: &[Layer]) -> AttnWeights {
     let (hx, sha) = stored(layers);
     AttnWeights::new(hidden, heads, &sha, hx, None).expect("a valid datum")
+}
+
+/// The datum of `layers` with layer 0's input: ε_LN and the embedding E (256 × d,
+/// row-major), hashed after the layers.
+pub fn datum_with_input(
+    hidden: usize,
+    heads: usize,
+    layers: &[Layer],
+    eps: f32,
+    embedding: &[f32],
+) -> AttnWeights {
+    let mut bits: Vec<Vec<u32>> = layers
+        .iter()
+        .flat_map(|l| l.parts().map(|p| p.iter().map(|x| x.to_bits()).collect()))
+        .collect();
+    bits.push(vec![eps.to_bits()]);
+    bits.push(embedding.iter().map(|x| x.to_bits()).collect());
+    let hx = layers.iter().map(|l| l.parts().map(|p| hex(p))).collect();
+    let input = InputHex {
+        ln_eps: hex(&[eps]),
+        embedding: hex(embedding),
+    };
+    AttnWeights::new(hidden, heads, &digest(&bits), hx, Some(input)).expect("a valid datum")
 }
 
 pub fn data_of(pairs: &[(&str, AttnWeights)]) -> Data {
