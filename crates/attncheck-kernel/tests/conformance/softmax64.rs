@@ -182,7 +182,7 @@ fn a_row_of_one_is_one() {
 #[test]
 fn what_the_tier_cannot_take_is_refused() {
     let big = 2f64.powi(1000);
-    let bad: [(f64, f64); 7] = [
+    let bad: [(f64, f64); 8] = [
         (f64::NAN, 0.0),
         (0.0, f64::NAN),
         (f64::NEG_INFINITY, 0.0),
@@ -190,6 +190,7 @@ fn what_the_tier_cannot_take_is_refused() {
         (big.next_up(), big.next_up()),
         (-big.next_up(), 0.0),
         (1.0, 0.5),
+        (f64::NAN, f64::NAN),
     ];
     for (l, h) in bad {
         let (lo, hi) = ([0.0, l, 1.0], [0.0, h, 1.0]);
@@ -216,6 +217,28 @@ fn the_callers_width_decides_escalation() {
         softmax_f64_into(&z, &z, w.next_down(), &mut a, &mut b),
         None
     );
+    // and the width is the widest entry's, (hi − lo)/lo of one entry, none wider but
+    // for the rounding of w·lo (`widest` computed the width of no entry, or of an entry
+    // not the widest, and the test above still passed: three mutants lived)
+    for (lo, hi) in [
+        (z.clone(), z.clone()),
+        (
+            z.clone(),
+            z.iter()
+                .enumerate()
+                .map(|(j, x)| x + ((j * 7) % 11) as f64 * 1e-7)
+                .collect(),
+        ),
+    ] {
+        let (ol, oh, w) = f64_row(&lo, &hi).unwrap();
+        let widths: Vec<f64> = ol.iter().zip(&oh).map(|(l, h)| (h - l) / l).collect();
+        let max = widths.iter().copied().fold(0.0, f64::max);
+        assert!(widths.contains(&w), "{w:e} is no entry's width");
+        assert!(
+            w >= max * (1.0 - 2f64.powi(-50)),
+            "{w:e} below the widest {max:e}"
+        );
+    }
 }
 
 /// The MPFR entry point encloses the same reals as the slices' one.
