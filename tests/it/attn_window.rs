@@ -6,10 +6,10 @@
 //! tested in the kernel crate (crates/attncheck-kernel/tests/conformance/weights.rs),
 //! whose model helpers (`weights_model`) these tests share.
 
-use crate::weights_model::{entry_of, hand_model, hex, stored, Layer};
+use crate::weights_model::{datum_with_input, entry_of, hand_model, hex, Layer};
 use attncheck::certificate::DataEntry;
 use attncheck::kernel::expr::{Data, Datum};
-use attncheck::kernel::weights::{digest, AttnWeights};
+use attncheck::kernel::weights::digest;
 
 /// Format 6 added `attn-byte-logit-range`, `attn-row-logit-range` and the datum's
 /// `ln_eps` and `embedding` (issue #40): a file that claims version 5 and uses them is
@@ -104,28 +104,6 @@ mod scan_certificate {
             .map(|_| ((rng.next_u64() % 33) as f32 - 16.0) * 2f32.powi(-6))
             .collect();
         (e, 1e-5)
-    }
-
-    /// A datum with layer 0's input.
-    fn datum_with_input(
-        hidden: usize,
-        heads: usize,
-        layers: &[Layer],
-        emb: &[f32],
-        eps: f32,
-    ) -> AttnWeights {
-        let (hx, _) = stored(layers);
-        let mut bits: Vec<Vec<u32>> = layers
-            .iter()
-            .flat_map(|l| l.parts().map(|p| p.iter().map(|x| x.to_bits()).collect()))
-            .collect();
-        bits.push(vec![eps.to_bits()]);
-        bits.push(emb.iter().map(|x| x.to_bits()).collect());
-        let input = attncheck::kernel::weights::InputHex {
-            ln_eps: hex(&[eps]),
-            embedding: hex(emb),
-        };
-        AttnWeights::new(hidden, heads, &digest(&bits), hx, Some(input)).expect("a valid datum")
     }
 
     /// The entry's SHA-256 recomputed from its values (a consistent datum after an edit).

@@ -807,7 +807,7 @@ fn attention_weight_operations_pay_their_documented_charges() {
     let emb: Vec<f32> = (0..256 * hidden)
         .map(|i| ((i * 13) % 17) as f32 * 0.03 - 0.25)
         .collect();
-    let w = datum_with_input(hidden, heads, &layers, 1e-5, &emb);
+    let w = datum_with_input(hidden, heads, &layers, &emb, 1e-5);
     let plain = datum(hidden, heads, &layers);
     let (l, d) = (layers.len() as u128, hidden as u128);
     assert_eq!(

@@ -48,14 +48,14 @@ pub fn datum(hidden: usize, heads: usize, layers: &[Layer]) -> AttnWeights {
     AttnWeights::new(hidden, heads, &sha, hx, None).expect("a valid datum")
 }
 
-/// The datum of `layers` with layer 0's input: ε_LN and the embedding E (256 × d,
-/// row-major), hashed after the layers.
+/// The datum of `layers` with layer 0's input: the embedding E (256 × d, row-major)
+/// and ε_LN, hashed after the layers.
 pub fn datum_with_input(
     hidden: usize,
     heads: usize,
     layers: &[Layer],
-    eps: f32,
     embedding: &[f32],
+    eps: f32,
 ) -> AttnWeights {
     let mut bits: Vec<Vec<u32>> = layers
         .iter()
