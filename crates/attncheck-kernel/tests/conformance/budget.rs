@@ -389,6 +389,18 @@ fn once_and_per_pass(fs: &[&str], data: &attncheck_kernel::expr::Data, prec: u32
     (2 * one - two, two - one)
 }
 
+/// What `(> CALL 0)` costs per formula besides CALL's own data charge: unit·(charge(>) +
+/// charge(op) + 3 + arguments) for the nodes, and a unit to read each short literal (the 0
+/// and CALL's literal arguments).
+fn call_fixed_cost(call: &str, prec: u32) -> u128 {
+    use attncheck_kernel::expr::operator;
+    let op = call.trim_start_matches('(').split(' ').next().unwrap();
+    let args: Vec<&str> = call.trim_end_matches(')').split(' ').skip(1).collect();
+    let literals = args.iter().filter(|a| a.parse::<i64>().is_ok()).count() as u128;
+    let nodes = operator(">").unwrap().charge + operator(op).unwrap().charge + 3;
+    precision_factor(prec) * (nodes + args.len() as u128) + 1 + literals
+}
+
 /// The charges [`the_cost_formulas_are_the_documented_ones`] leaves out, each pinned to its
 /// documented formula (docs/certificate-format.md), since mutants of expr/cost.rs lived
 /// without them: a literal's digits (1 + digits/LITERAL_DIGITS_PER_UNIT per literal read),
@@ -629,16 +641,8 @@ fn every_data_operation_pays_its_documented_charge() {
     // operation's own charge; once for the certificate, the data's reading and what the
     // datum caches
     let split = |call: &str| -> (u128, u128) {
-        let t = parse(&format!("(> {call} 0)")).unwrap();
-        let all = work_of_all([&t, &t], &data, prec);
-        let op = call.trim_start_matches('(').split(' ').next().unwrap();
-        let args: Vec<&str> = call.trim_end_matches(')').split(' ').skip(1).collect();
-        let literals = args.iter().filter(|a| a.parse::<i64>().is_ok()).count() as u128;
-        // the two operators' charges, their atoms, the 0
-        let nodes = operator(">").unwrap().charge + operator(op).unwrap().charge + 3;
-        let per = all[1] - all[0];
-        let own = per - unit * (nodes + args.len() as u128) - (1 + literals);
-        (2 * all[0] - all[1] - read, own)
+        let (once, per) = once_and_per_pass(&[&format!("(> {call} 0)")], &data, prec);
+        (once - read, per - call_fixed_cost(call, prec))
     };
     let own = |call: &str| split(call).1;
     assert_eq!(own("(rows S)"), 1);
@@ -786,9 +790,8 @@ fn every_data_operation_pays_its_documented_charge() {
 fn attention_weight_operations_pay_their_documented_charges() {
     use crate::weights_model::{datum, datum_with_input, Layer};
     use attncheck_kernel::expr::WORDS_PER_UNIT;
-    use attncheck_kernel::expr::{datum_cost, operator, parse, work_of_all, Data, Datum};
+    use attncheck_kernel::expr::{datum_cost, Data, Datum};
     let prec = 128;
-    let unit = precision_factor(prec);
     let units = |w: u128| w.div_ceil(WORDS_PER_UNIT);
     let (hidden, heads) = (8usize, 2usize);
     let layer = |k: usize| Layer {
@@ -831,22 +834,11 @@ fn attention_weight_operations_pay_their_documented_charges() {
     // (once for the certificate beyond the data's reading, per formula beyond its nodes
     // and literals), as `every_data_operation_pays_its_documented_charge` splits them
     let split = |calls: &[&str]| -> (u128, u128) {
-        let ts: Vec<_> = calls
-            .iter()
-            .map(|c| parse(&format!("(> {c} 0)")).unwrap())
-            .collect();
-        let twice: Vec<_> = ts.iter().chain(ts.iter()).collect();
-        let all = work_of_all(twice, &data, prec);
-        let (one, two) = (all[ts.len() - 1], all[2 * ts.len() - 1]);
-        let mut fixed = 0;
-        for c in calls {
-            let op = c.trim_start_matches('(').split(' ').next().unwrap();
-            let args: Vec<&str> = c.trim_end_matches(')').split(' ').skip(1).collect();
-            let literals = args.iter().filter(|a| a.parse::<i64>().is_ok()).count() as u128;
-            let nodes = operator(">").unwrap().charge + operator(op).unwrap().charge + 3;
-            fixed += unit * (nodes + args.len() as u128) + 1 + literals;
-        }
-        (2 * one - two - read, two - one - fixed)
+        let fs: Vec<String> = calls.iter().map(|c| format!("(> {c} 0)")).collect();
+        let fs: Vec<&str> = fs.iter().map(String::as_str).collect();
+        let (once, per) = once_and_per_pass(&fs, &data, prec);
+        let fixed: u128 = calls.iter().map(|c| call_fixed_cost(c, prec)).sum();
+        (once - read, per - fixed)
     };
     let per_row = 1 + units(eval * 16);
     assert_eq!(

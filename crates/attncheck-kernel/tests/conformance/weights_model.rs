@@ -33,12 +33,17 @@ pub fn hex(v: &[f32]) -> String {
     v.iter().map(|x| format!("{:08x}", x.to_bits())).collect()
 }
 
-/// The stored form and the SHA-256 of `layers`.
-pub fn stored(layers: &[Layer]) -> (Vec<LayerHex>, String) {
-    let bits: Vec<Vec<u32>> = layers
+/// The f32 bit patterns of `layers`, part by part in hashing order.
+fn layer_bits(layers: &[Layer]) -> Vec<Vec<u32>> {
+    layers
         .iter()
         .flat_map(|l| l.parts().map(|p| p.iter().map(|x| x.to_bits()).collect()))
-        .collect();
+        .collect()
+}
+
+/// The stored form and the SHA-256 of `layers`.
+pub fn stored(layers: &[Layer]) -> (Vec<LayerHex>, String) {
+    let bits = layer_bits(layers);
     let hx = layers.iter().map(|l| l.parts().map(|p| hex(p))).collect();
     (hx, digest(&bits))
 }
@@ -57,13 +62,10 @@ pub fn datum_with_input(
     embedding: &[f32],
     eps: f32,
 ) -> AttnWeights {
-    let mut bits: Vec<Vec<u32>> = layers
-        .iter()
-        .flat_map(|l| l.parts().map(|p| p.iter().map(|x| x.to_bits()).collect()))
-        .collect();
+    let (hx, _) = stored(layers);
+    let mut bits = layer_bits(layers);
     bits.push(vec![eps.to_bits()]);
     bits.push(embedding.iter().map(|x| x.to_bits()).collect());
-    let hx = layers.iter().map(|l| l.parts().map(|p| hex(p))).collect();
     let input = InputHex {
         ln_eps: hex(&[eps]),
         embedding: hex(embedding),
