@@ -120,7 +120,7 @@ fn pair_ranges(
     // the common factor 2^z of the entries of a set of exact values, dropped (exact: the
     // z low bits of every entry are 0), so that the products below have as few limbs as the
     // weights' mantissas need
-    fn strip(x: &mut [Vec<Integer>]) -> i64 {
+    fn strip(x: &mut [Vec<Integer>]) -> u32 {
         let z = x
             .iter()
             .flatten()
@@ -130,7 +130,7 @@ fn pair_ranges(
         for v in x.iter_mut().flatten() {
             *v >>= z;
         }
-        i64::from(z)
+        z
     }
     let mut out = Vec::with_capacity(heads);
     for h in 0..heads {
@@ -144,19 +144,20 @@ fn pair_ranges(
             .zip(&bq[h * dh..(h + 1) * dh])
             .map(|(x, y)| x + (Integer::from(y) << 149u32))
             .collect();
-        // u_a·v_b at scale 2^s1, c_q·v_b at 2^s2; t_ab = ρ_a(u_a·v_b) + c_q·v_b with
+        // u_a·v_b at scale 2^s1 (s1 = 894 − z_u − z_v), c_q·v_b at 2^s2 (s2 = 745 − z_v); t_ab = ρ_a(u_a·v_b) + c_q·v_b with
         // ρ_a = 2^149·σ̂_a/2^t is T_ab/2^(t+s), s = max(s1 − 149, s2), where
         // T_ab = σ̂_a·2^(s − s1 + 149)·(u_a·v_b) + 2^(t + s − s2)·(c_q·v_b); and
         // f_a(b) = ρ_b·t_ab = σ̂_b·T_ab/2^(2t + s − 149) (each σ̂ by its lower or upper end,
-        // by the sign of what it multiplies)
-        let (s1, s2) = (894 - zu - zv, 745 - zv);
-        let s = (s1 - 149).max(s2);
-        let ti = i64::from(t);
-        let (sa, sc) = (
-            u32::try_from(s - s1 + 149).expect("s ≥ s1 − 149"),
-            u32::try_from(ti + s - s2).expect("s ≥ s2"),
-        );
-        let scale = u32::try_from(2 * ti + s - 149).expect("t ≥ 130, s ≥ 298");
+        // by the sign of what it multiplies).
+        // s1 − 149 = s2 − z_u ≤ s2 (z_u ≥ 0), so s = s2 = 745 − z_v, the shifts are
+        // s − s1 + 149 = z_u and t + s − s2 = t, and the scale is 2t + 596 − z_v ≥ 0: z_v = 0
+        // when every v_b is 0, and otherwise z_v ≤ log₂ max|v| < log₂ d + 2·277 + (t − 129)
+        // (v = Σ_d (γ·n)·W_K; γ and W_K are f32 at scale 2^149, below 2^277; n² ≤ M and
+        // M < 2^(2(t − 130) + 2) by `sigma_scale`), which is below 2t + 596 since t ≥ 130 and
+        // log₂ d ≤ 10 (d ≤ `MAX_HIDDEN`).
+        let (sa, sc) = (zu, t);
+        let scale =
+            u32::try_from(2 * i64::from(t) + 596 - i64::from(zv)).expect("z_v < 2t + 596 (above)");
         let cv: Vec<Integer> = v
             .iter()
             .map(|vb| {

@@ -832,15 +832,16 @@ fn the_weights_cost_formulas_agree_at_random_widths() {
     }
 }
 
-/// Bound 4 at the top of f32's range: every value a multiple of 2^100 (up to 2^103), so
-/// u_a and v_b share more than 745 low zero bits and the products' scale s = s2 =
-/// 745 − z_v is negative (every other test has s ≥ 0). The enclosure still contains the
-/// 256-bit brute force, tightly, and nothing panics.
+/// Bound 4 at the top of f32's range: every value a multiple of 2^100 (up to 2^103), and
+/// of 2^124 (up to 2^127, f32's largest power of 2), so u_a and v_b share more than 745
+/// low zero bits and the products' scale s = s2 = 745 − z_v is negative (every other test
+/// has s ≥ 0), while the final scale 2t + 596 − z_v stays ≥ 0 (the argument in
+/// `pair_ranges`). The enclosure still contains the 256-bit brute force, tightly, and
+/// nothing panics.
 #[test]
 fn layer_zero_byte_range_at_the_top_of_the_f32_range() {
-    let huge = [(0.0, 100); 6];
-    for (d, heads, seed) in [(8, 2, 21), (6, 3, 22)] {
-        let (w, parts, emb, eps) = model_at(d, heads, huge, 100, seed);
+    for (e, d, heads, seed) in [(100, 8, 2, 21), (100, 6, 3, 22), (124, 8, 2, 23)] {
+        let (w, parts, emb, eps) = model_at(d, heads, [(0.0, e); 6], e, seed);
         check_byte_range(&w, &parts, &emb, eps);
     }
 }
