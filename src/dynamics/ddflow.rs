@@ -68,7 +68,7 @@ use super::dd::{self, add, div, exp, mul, sub, Dd};
 use super::ddexpm::expm_dd;
 use super::ddmat::DdMat;
 use super::dot::map_idx;
-use super::flow::{FlowError, FlowOptions, FlowResult, Frame, Vars};
+use super::flow::{fixed_steps, FlowError, FlowOptions, FlowResult, Frame, Vars};
 use super::model::{Mat, System};
 use pulp::{Simd, WithSimd};
 use rug::{Float, Rational};
@@ -246,25 +246,7 @@ impl<'s> DdFlow<'s> {
         let d = self.d;
         let mut u = self.initial_state(x0)?;
         let n = x0.rows;
-        if *h <= 0 {
-            return Err(FlowError::NonPositiveStep { h: h.to_string() });
-        }
-        if *t_end < 0 {
-            return Err(FlowError::NegativeTime {
-                t: t_end.to_string(),
-            });
-        }
-        let ratio = Rational::from(t_end / h);
-        if *ratio.denom() != 1 {
-            return Err(FlowError::StepDoesNotDivide {
-                t: t_end.to_string(),
-                h: h.to_string(),
-            });
-        }
-        let steps = ratio
-            .numer()
-            .to_usize()
-            .ok_or(FlowError::TooManySteps { max: usize::MAX })?;
+        let steps = fixed_steps(t_end, h)?;
         let half = Rational::from(h / 2);
         let (hf, hf2, hf6) = (
             Dd::from_rational(h),

@@ -180,6 +180,30 @@ pub enum FlowError {
     },
 }
 
+/// The number of fixed steps h from 0 to `t_end`: h > 0, T ≥ 0 and T/h an integer that
+/// fits a `usize`.
+pub(crate) fn fixed_steps(t_end: &Rational, h: &Rational) -> Result<usize, FlowError> {
+    if *h <= 0 {
+        return Err(FlowError::NonPositiveStep { h: h.to_string() });
+    }
+    if *t_end < 0 {
+        return Err(FlowError::NegativeTime {
+            t: t_end.to_string(),
+        });
+    }
+    let ratio = Rational::from(t_end / h);
+    if *ratio.denom() != 1 {
+        return Err(FlowError::StepDoesNotDivide {
+            t: t_end.to_string(),
+            h: h.to_string(),
+        });
+    }
+    ratio
+        .numer()
+        .to_usize()
+        .ok_or(FlowError::TooManySteps { max: usize::MAX })
+}
+
 /// What an observer sees after each step (and at t = 0).
 #[derive(Debug)]
 pub struct Frame<'a> {
@@ -465,25 +489,7 @@ impl<'s> Flow<'s> {
         let (d, prec) = (self.d, self.opts.prec);
         let mut u = self.initial_state(x0)?;
         let n = x0.rows;
-        if *h <= 0 {
-            return Err(FlowError::NonPositiveStep { h: h.to_string() });
-        }
-        if *t_end < 0 {
-            return Err(FlowError::NegativeTime {
-                t: t_end.to_string(),
-            });
-        }
-        let ratio = Rational::from(t_end / h);
-        if *ratio.denom() != 1 {
-            return Err(FlowError::StepDoesNotDivide {
-                t: t_end.to_string(),
-                h: h.to_string(),
-            });
-        }
-        let steps = ratio
-            .numer()
-            .to_usize()
-            .ok_or(FlowError::TooManySteps { max: usize::MAX })?;
+        let steps = fixed_steps(t_end, h)?;
         let half = Rational::from(h / 2);
         let hf = Float::with_val(prec, h);
         let hf2 = Float::with_val(prec, &half);

@@ -223,6 +223,11 @@ pub struct System {
     pub qk: Mat,
 }
 
+/// The largest dimension d a spec may give a system: the authors' largest configuration
+/// (n = d = 512, as `n`'s bound), and what keeps d × d matrices of exact rationals (Q, K,
+/// V, QᵀK) within memory.
+pub const MAX_D: usize = 512;
+
 impl System {
     /// Builds the system from spec matrices: Q and K must have d columns and the
     /// same number of rows, V must be d × d. Errors name the field.
@@ -232,8 +237,11 @@ impl System {
         k: &MatrixSpec,
         v: &MatrixSpec,
     ) -> Result<System, FieldError> {
-        if d == 0 {
-            return Err(FieldError::new("d", "must be at least 1"));
+        if d == 0 || d > MAX_D {
+            return Err(FieldError::new(
+                "d",
+                format!("must be between 1 and {MAX_D}"),
+            ));
         }
         let q = q.resolve("q", None, d)?;
         let k = k.resolve("k", Some(q.rows), d)?;

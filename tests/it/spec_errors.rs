@@ -295,3 +295,75 @@ fn field_error_displays_its_field_and_reason() {
     );
     let _: &dyn std::error::Error = &e;
 }
+
+/// Regression (the clusters claims' d had no upper bound: `d = 200000` in growth-bound
+/// asked for Q = I with 4·10¹⁰ exact rationals and aborted on the allocation; found by
+/// the spec fuzzer, `fuzz_the_spec_loader` with `ATTNCHECK_FUZZ_SEED=4202`, and by a scan
+/// of every integer field of every committed spec): a system's d above 512, the bound of
+/// n, is refused with the field and its line, before anything is allocated.
+#[test]
+fn a_clusters_dimension_above_512_is_refused_before_any_allocation() {
+    for id in [
+        "clusters/collapse",
+        "clusters/growth-bound",
+        "clusters/hyperplanes",
+        "clusters/paranormal",
+        "clusters/polytope",
+        "clusters/rescaling",
+        "clusters/stability",
+    ] {
+        let text = spec_text(id);
+        let at = text.find("\nd = ").unwrap_or_else(|| panic!("{id}: no d")) + 1;
+        let end = at + text[at..].find('\n').unwrap();
+        for d in ["513", "1000000000", "4611686018427387904"] {
+            let hostile = format!("{}d = {d}{}", &text[..at], &text[end..]);
+            let e = prepare_err(id, &hostile);
+            let line = hostile[..at].lines().count() + 1;
+            assert!(
+                e.contains(&format!(":{line}: params."))
+                    && e.contains("].d: must be between 1 and 512"),
+                "{id}, d = {d}: {e}"
+            );
+        }
+    }
+}
+
+/// Regression (trained-model-claims bounded no job's work: `batch`, `hidden` or
+/// `bootstrap` at 10⁹ aborted on an allocation of gigabytes to terabytes, and `steps` at
+/// 10⁹ was accepted for years of training; found by a scan of every integer field of
+/// every committed spec): a job above [`attncheck_lm::job::MAX_JOB_WORK`] is refused,
+/// naming the steps of its training length, in either profile; every committed job, the
+/// arms trained longer included, is within the bound.
+#[test]
+fn a_trained_model_job_beyond_the_work_bound_is_refused() {
+    use attncheck::claims::positional::trained_model_claims::{largest_job, Claim};
+    const ID: &str = "positional/trained-model-claims";
+    let text = spec_text(ID);
+    let spec = Spec::parse(&spec_path(ID), &text).unwrap();
+    let mut most = 0u128;
+    for profile in [Profile::Quick, Profile::Full] {
+        let p = attncheck::claims::shape::resolve::<Claim>(&spec, profile).unwrap();
+        most = most.max(largest_job(&p.params).unwrap().0);
+    }
+    assert!(most <= attncheck_lm::job::MAX_JOB_WORK, "{most}");
+    eprintln!(
+        "the committed spec's largest job: {most:.3e} = 2^{:.2}",
+        (most as f64).log2()
+    );
+    for (from, to) in [
+        ("steps = 300", "steps = 1000000000"),
+        ("batch = 16", "batch = 1000000000"),
+        ("hidden = 64", "hidden = 1000000000"),
+        ("bootstrap = 1000", "bootstrap = 1000000000"),
+        ("rf_sequences = 64", "rf_sequences = 1000000000"),
+        ("eval_targets = 1024", "eval_targets = 1073741824"),
+    ] {
+        let hostile = text.replacen(from, to, 1);
+        assert_ne!(hostile, text, "{from}");
+        let e = prepare_err(ID, &hostile);
+        assert!(
+            e.contains("steps: job ") && e.contains("above the bound 2^45"),
+            "{to}: {e}"
+        );
+    }
+}

@@ -87,6 +87,67 @@ pub struct Job {
     pub keep_weights: bool,
 }
 
+/// The largest [`Job::work`] a job may have: 2^45 units. The scan's sizing measured
+/// 1.4–1.8·10¹⁰ units per CPU-second in training on this project's machine (0.0272,
+/// 0.0306 and 0.0427 CPU-s per step at L_tr = 32, 128 and 512 with 1024 training bytes a
+/// step, bench/sweeps/trained-scan/README.md), so a job at the bound takes about half an
+/// hour on one core, and none an accepted spec can ask for takes hours. The scan's largest
+/// job (L_tr = 512 trained 24000 steps, evaluated three times to 8·L_tr) is about 2^44.4.
+pub const MAX_JOB_WORK: u128 = 1 << 45;
+
+impl Job {
+    /// An upper estimate of the job's work in multiply-adds, saturating at `u128::MAX`.
+    /// A byte of context length c costs f(c) = layers·(12·d² + 2·c·d) + 256·d in a
+    /// forward pass (the QKV and output projections 4d², the MLP 8d², attention to at most
+    /// c keys 2cd, the output layer 256d), a backward pass twice that. Training: steps ·
+    /// batch · L · 3f(L). The validation curve: (points + 1) · sequences · L · f(L). Each
+    /// measurement round (every checkpoint and the end): at each evaluation length
+    /// c = mL, (targets/stride) windows of c bytes (c·f(c) each) and rf_sequences gradients
+    /// (3c·f(c) each) plus bootstrap · rf_sequences · c for the resampled means; each
+    /// truncation, its windows at the truncation length. The logit ranges, when the
+    /// weights are kept: rf_sequences · L · f(L).
+    pub fn work(&self) -> u128 {
+        let m = |a: u128, b: u128| a.saturating_mul(b);
+        let u = |x: usize| x as u128;
+        let (d, layers) = (u(self.model.hidden), u(self.model.layers));
+        let f = |c: u128| {
+            m(layers, m(12, m(d, d)).saturating_add(m(2, m(c, d)))).saturating_add(m(256, d))
+        };
+        let l = u(self.train.length);
+        let ev = &self.eval;
+        let train = m(
+            m(u(self.train.steps), u(self.train.batch)),
+            m(m(3, l), f(l)),
+        );
+        let validation = self.validation.map_or(0, |v| {
+            m(m(u(v.points).saturating_add(1), u(v.sequences)), m(l, f(l)))
+        });
+        let windows = u(ev.targets / ev.stride.max(1));
+        let rfs = u(ev.rf_sequences);
+        let mut round = 0u128;
+        for &k in &ev.multiples {
+            let c = m(u(k), l);
+            let cf = m(c, f(c));
+            round = round
+                .saturating_add(m(windows, cf))
+                .saturating_add(m(m(3, rfs), cf))
+                .saturating_add(m(m(u(ev.bootstrap), rfs), c));
+        }
+        let tc = m(u(ev.truncation_length), l);
+        round = round.saturating_add(m(m(u(ev.truncations.len()), windows), m(tc, f(tc))));
+        let rounds = u(ev.checkpoints.len()).saturating_add(1);
+        let ranges = if self.keep_weights {
+            m(m(rfs, l), f(l))
+        } else {
+            0
+        };
+        train
+            .saturating_add(validation)
+            .saturating_add(m(rounds, round))
+            .saturating_add(ranges)
+    }
+}
+
 /// One job as a unit of sharded work stores it: the result, or why the job failed
 /// (a unit computed by another shard is neither).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -736,4 +797,126 @@ pub fn run(job: &Job, corpus: &Corpus) -> Result<JobResult> {
         weights,
         logit_ranges,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Evaluation, Job, Validation, MAX_JOB_WORK};
+    use crate::model::{Config, Position};
+    use crate::train::TrainConfig;
+    use candle_core::DType;
+
+    /// A small job: d = 8, 2 layers, L = 4, 10 steps of batch 3; validation 2 points of 5
+    /// sequences; evaluation at 1·L and 2·L, 8 targets at stride 2, 3 RF sequences, 7
+    /// bootstrap resamples, one truncation at 2·L, one checkpoint; the weights kept.
+    fn small() -> Job {
+        Job {
+            name: "small".into(),
+            model: Config {
+                hidden: 8,
+                layers: 2,
+                heads: 2,
+                position: Position::Window(3),
+                dtype: DType::F32,
+            },
+            seed: 1,
+            train: TrainConfig {
+                steps: 10,
+                batch: 3,
+                length: 4,
+                lr: 1e-3,
+                warmup: 1,
+                clip: 1.0,
+                weight_decay: 0.0,
+                seed: 2,
+            },
+            eval: Evaluation {
+                multiples: vec![1, 2],
+                stride: 2,
+                targets: 8,
+                batch_tokens: 64,
+                truncations: vec![1],
+                truncation_length: 2,
+                rf_threshold: 0.99,
+                rf_sequences: 3,
+                bootstrap: 7,
+                bootstrap_seed: 3,
+                checkpoints: vec![5],
+            },
+            validation: Some(Validation {
+                points: 2,
+                sequences: 5,
+            }),
+            keep_weights: true,
+        }
+    }
+
+    /// The documented sum, by hand: f(c) = 2·(12·64 + 2·8c) + 256·8 = 3584 + 32c, so
+    /// f(4) = 3712, f(8) = 3840. Training 10·3·4·3·3712 = 1,336,320; validation
+    /// 3·5·4·3712 = 222,720; a round: at c = 4, 4 windows·4·3712 + 9·4·3712 + 7·3·4 =
+    /// 59,392 + 133,632 + 84; at c = 8, 4·8·3840 + 9·8·3840 + 7·3·8 = 122,880 + 276,480 +
+    /// 168; the truncation at c = 8, 4·8·3840 = 122,880: 715,516 a round, two rounds
+    /// 1,431,032; the logit ranges 3·4·3712 = 44,544. In all 3,034,616.
+    #[test]
+    fn work_is_the_documented_sum() {
+        let j = small();
+        assert_eq!(j.work(), 3_034_616);
+        // each part, by taking it away
+        let mut k = j.clone();
+        k.keep_weights = false;
+        assert_eq!(j.work() - k.work(), 44_544);
+        k.validation = None;
+        assert_eq!(j.work() - k.work(), 44_544 + 222_720);
+        k.eval.checkpoints.clear();
+        assert_eq!(j.work() - k.work(), 44_544 + 222_720 + 715_516);
+        k.eval.truncations.clear();
+        k.eval.multiples.clear();
+        assert_eq!(k.work(), 1_336_320);
+    }
+
+    /// More of anything is more work; a size no machine holds saturates instead of
+    /// wrapping, and is far above the bound.
+    #[test]
+    fn work_grows_with_every_size_and_saturates() {
+        let base = small().work();
+        let grow: [fn(&mut Job); 11] = [
+            |j| j.model.hidden *= 2,
+            |j| j.model.layers += 1,
+            |j| j.train.steps += 1,
+            |j| j.train.batch += 1,
+            |j| j.train.length += 1,
+            |j| j.eval.multiples.push(4),
+            |j| j.eval.targets *= 2,
+            |j| j.eval.rf_sequences += 1,
+            |j| j.eval.bootstrap += 1,
+            |j| j.eval.checkpoints.push(7),
+            |j| {
+                j.validation = Some(Validation {
+                    points: 3,
+                    sequences: 5,
+                })
+            },
+        ];
+        for (i, g) in grow.iter().enumerate() {
+            let mut j = small();
+            g(&mut j);
+            assert!(j.work() > base, "change {i}");
+        }
+        for huge in [usize::MAX, usize::MAX / 3, 1 << 40] {
+            let mut j = small();
+            j.model.hidden = huge;
+            assert!(j.work() > MAX_JOB_WORK, "hidden {huge}");
+            let mut j = small();
+            j.train.steps = huge;
+            j.train.batch = huge;
+            assert!(j.work() > MAX_JOB_WORK, "steps {huge}");
+            let mut j = small();
+            j.eval.multiples = vec![huge];
+            assert!(j.work() > MAX_JOB_WORK, "multiple {huge}");
+        }
+        let mut j = small();
+        j.model.hidden = usize::MAX;
+        j.train.steps = usize::MAX;
+        assert_eq!(j.work(), u128::MAX);
+    }
 }

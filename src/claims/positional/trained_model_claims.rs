@@ -767,8 +767,72 @@ impl Params {
                 "must be > 0",
             )?;
         }
+        self.check_work()?;
         Ok(scan_epsilon)
     }
+
+    /// Every job, the arms trained longer included, within [`attncheck_lm::job::MAX_JOB_WORK`]
+    /// ([`attncheck_lm::job::Job::work`]): sizes, steps and evaluation lengths that pass
+    /// each field's own check could still ask for days, or for more memory than exists.
+    /// The error names the steps of the largest job. (Without the `lm` feature nothing
+    /// is trained.)
+    #[cfg(feature = "lm")]
+    fn check_work(&self) -> Result<(), FieldError> {
+        let Some((work, job)) = largest_job(self) else {
+            return Ok(());
+        };
+        if work <= attncheck_lm::job::MAX_JOB_WORK {
+            return Ok(());
+        }
+        let field = match (job.steps, self.scan.as_ref()) {
+            (Some(n), Some(s)) => {
+                let arms = s.sweeps.longer.as_ref().map_or(&[][..], |lg| &lg.arms[..]);
+                let i = arms
+                    .iter()
+                    .position(|a| a.train_length == job.train_length && a.steps == n)
+                    .unwrap_or(0);
+                format!("scan.sweeps.longer.arms[{i}].steps")
+            }
+            (None, Some(_)) => {
+                let i = self
+                    .plans()
+                    .iter()
+                    .position(|x| x.train_length == job.train_length)
+                    .unwrap_or(0);
+                format!("scan.lengths[{i}].steps")
+            }
+            _ => "steps".to_string(),
+        };
+        Err(FieldError::new(
+            field,
+            format!(
+                "job {} would do about {work:.3e} multiply-adds (training, validation and \
+                 every evaluation round), above the bound 2^45 ≈ 3.5e13 (about half an hour \
+                 on one core): use fewer steps, a smaller batch, model, training length, \
+                 evaluation or bootstrap",
+                job.long_name()
+            ),
+        ))
+    }
+
+    #[cfg(not(feature = "lm"))]
+    fn check_work(&self) -> Result<(), FieldError> {
+        Ok(())
+    }
+}
+
+/// The largest [`attncheck_lm::job::Job::work`] among `p`'s jobs and the arms trained
+/// longer, with its job (the first of the largest); `None` without jobs.
+#[cfg(feature = "lm")]
+pub fn largest_job(p: &Params) -> Option<(u128, Job)> {
+    let mut best: Option<(u128, Job)> = None;
+    for job in jobs(p).into_iter().chain(longer_jobs(p)) {
+        let w = exec::lm_job(&job, p).work();
+        if best.as_ref().is_none_or(|(b, _)| w > *b) {
+            best = Some((w, job));
+        }
+    }
+    best
 }
 
 /// A position scheme of the reproduction.
