@@ -367,3 +367,28 @@ fn a_trained_model_job_beyond_the_work_bound_is_refused() {
         );
     }
 }
+
+/// Regression (a clusters instance's sizes and steps were bounded only one by one: n = d
+/// = 512 with growth-bound's 100000 steps was accepted, about a month of one core at 0.5
+/// CPU-s a step for n = d = 128, found by the same scan): an instance whose
+/// n·d·(2n + d)·steps is above 2^34 is refused, naming its steps.
+#[test]
+fn a_clusters_instance_beyond_the_work_bound_is_refused() {
+    use attncheck::claims::clusters::common::{instance_work, MAX_INSTANCE_WORK};
+    assert_eq!(instance_work(5, 3, 50), 5 * 3 * 13 * 50);
+    assert!(instance_work(512, 512, 100_000) > MAX_INSTANCE_WORK);
+    assert!(instance_work(512, 512, 43) > MAX_INSTANCE_WORK);
+    assert!(instance_work(512, 512, 42) <= MAX_INSTANCE_WORK);
+    const ID: &str = "clusters/growth-bound";
+    let text = spec_text(ID);
+    for (n, d, steps) in [(512, 512, 100_000), (512, 512, 43), (100, 100, 100_000)] {
+        let hostile = text.replacen("n = 5\nd = 3", &format!("n = {n}\nd = {d}"), 1);
+        let hostile = hostile.replacen("steps = 50\n", &format!("steps = {steps}\n"), 1);
+        let e = prepare_err(ID, &hostile);
+        assert!(
+            e.contains("params.instances[0].steps: n·d·(2n + d)·steps is")
+                && e.contains("above the bound 2^34"),
+            "n {n}, d {d}, steps {steps}: {e}"
+        );
+    }
+}

@@ -2,7 +2,7 @@
 //! (system, tokens, step, horizon), its validation with field-naming errors, and
 //! small report helpers.
 
-use crate::dynamics::model::{tokens, Mat, MatrixSpec, System};
+use crate::dynamics::model::{tokens, Mat, MatrixSpec, System, MAX_D};
 use crate::kernel::Interval;
 use crate::spec::{exact, FieldError};
 use rug::Rational;
@@ -69,6 +69,21 @@ pub struct Instance {
     pub steps: usize,
 }
 
+/// The work of one instance's trajectory, n·d·(2n + d)·steps: each step of the layer map
+/// forms the n × n attention logits (n²d multiply-adds), applies P (n²d) and V (nd²).
+pub fn instance_work(n: usize, d: usize, steps: usize) -> u128 {
+    let (n, d) = (n as u128, d as u128);
+    n * d * (2 * n + d) * steps as u128
+}
+
+/// The largest [`instance_work`] an instance may ask for: 2^34. growth-bound's map at
+/// n = d = 128 and 128 bits took about 0.5 CPU-s a step here (6.3·10⁶ units, ≈ 80 ns a
+/// unit in outward-rounded intervals), so an instance at the bound takes about 20
+/// minutes of one core for one trajectory (claims that follow two, or escalate the
+/// precision, a few times that), where n, d ≤ 512 and the claims' step limits alone
+/// admitted a month (n = d = 512 and 100000 steps).
+pub const MAX_INSTANCE_WORK: u128 = 1 << 34;
+
 /// Prefixes a field error with the instance's path (`instances[2].`).
 pub fn prefixed(prefix: &str, e: FieldError) -> FieldError {
     FieldError::new(format!("{prefix}.{}", e.field), e.reason)
@@ -78,8 +93,14 @@ impl InstanceSpec {
     /// Resolves and validates the instance; errors name `prefix.field`.
     /// `max_steps` bounds the horizon (a budget, stated in the error).
     pub fn build(&self, prefix: &str, max_steps: usize) -> Result<Instance, FieldError> {
-        let sys = System::from_specs(self.d, &self.q, &self.k, &self.v)
-            .map_err(|e| prefixed(prefix, e))?;
+        // every size first, so that nothing is drawn or multiplied for an instance that
+        // will be refused
+        if self.d == 0 || self.d > MAX_D {
+            return Err(FieldError::new(
+                format!("{prefix}.d"),
+                format!("must be between 1 and {MAX_D}"),
+            ));
+        }
         if self.n < 1 || self.n > 512 {
             return Err(FieldError::new(
                 format!("{prefix}.n"),
@@ -98,6 +119,18 @@ impl InstanceSpec {
                 format!("must be between 1 and {max_steps}"),
             ));
         }
+        let work = instance_work(self.n, self.d, self.steps);
+        if work > MAX_INSTANCE_WORK {
+            return Err(FieldError::new(
+                format!("{prefix}.steps"),
+                format!(
+                    "n·d·(2n + d)·steps is {work}, above the bound 2^34 (about 20 minutes of one \
+                     core for one trajectory at 128 bits): use fewer steps or a smaller n or d"
+                ),
+            ));
+        }
+        let sys = System::from_specs(self.d, &self.q, &self.k, &self.v)
+            .map_err(|e| prefixed(prefix, e))?;
         Ok(Instance {
             name: self.name.clone(),
             n: self.n,
