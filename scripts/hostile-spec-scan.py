@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Hostile sizes in every committed spec: each bare integer of each spec under theorems/
+(seeds aside) is replaced, one at a time, by each of a few hostile values, and
+`attncheck run` is started on the result under a time and a memory limit. Every run must end
+with exit 0 or 1 (accepted and run) or 2 (refused, the field named); a signal, an abort or
+a panic (exit 101) is a bug, and so is a timeout where the claim's own run is quick.
+
+    scripts/hostile-spec-scan.py target/debug/attncheck            # every spec
+    scripts/hostile-spec-scan.py BIN --only clusters/ --values 513,100000
+    scripts/hostile-spec-scan.py BIN --skip trained-model,log-dimension --timeout 30
+
+One line per variant (`ok` or `BAD`, the exit status, spec:line, the line, the value, the
+first line of the error). Claims whose committed quick run takes longer than the timeout
+(log-dimension, trained-model-claims) time out on every value they accept: read their
+`BAD rc=124` lines against that. Session 42's findings (d unbounded in the clusters
+systems, trained-model jobs unbounded in work) are regression tests in tests/it/spec_errors.rs.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bare_ints(line):
+    """(start, end) of each integer literal outside strings and comments."""
+    out, i, n, quote = [], 0, len(line), None
+    while i < n:
+        c = line[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                quote = None
+            i += 1
+            continue
+        if c in "\"'":
+            quote = c
+        elif c == "#":
+            break
+        elif c.isdigit() and (i == 0 or not (line[i - 1].isalnum() or line[i - 1] in "_.-+")):
+            j = i
+            while j < n and (line[j].isdigit() or line[j] == "_"):
+                j += 1
+            if not (j < n and (line[j].isalpha() or line[j] == ".")):
+                out.append((i, j))
+            i = j
+            continue
+        i += 1
+    return out
+
+
+def variants(text):
+    """(line number, line, start, end) of every integer worth replacing: not inside a
+    multi-line string, not a seed."""
+    inside = False
+    for ln, line in enumerate(text.split("\n")):
+        if line.count('"""') % 2 == 1:
+            inside = not inside
+            continue
+        if inside or re.match(r"\s*seeds\s*=", line):
+            continue
+        for a, b in bare_ints(line):
+            if not re.search(r"seed\s*=\s*$", line[:a]):
+                yield ln, line, a, b
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("binary", help="the attncheck binary (e.g. target/debug/attncheck)")
+    ap.add_argument("--values", default="0,1000000000,4611686018427387904")
+    ap.add_argument("--only", default="", help="only specs whose path contains this")
+    ap.add_argument("--skip", default="", help="comma-separated parts of spec paths to leave out")
+    ap.add_argument("--timeout", type=int, default=60, help="seconds per run (default 60)")
+    ap.add_argument("--memory", type=int, default=6, help="GiB of address space per run (default 6)")
+    args = ap.parse_args()
+    binary = str(Path(args.binary).resolve())
+    skip = [s for s in args.skip.split(",") if s]
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for spec in sorted((ROOT / "theorems").glob("*/*.toml")):
+            rel = spec.relative_to(ROOT / "theorems")
+            if args.only not in str(rel) or any(s in str(rel) for s in skip):
+                continue
+            text = spec.read_text()
+            lines = text.split("\n")
+            for ln, line, a, b in variants(text):
+                for v in args.values.split(","):
+                    changed = lines[:]
+                    changed[ln] = line[:a] + v + line[b:]
+                    path = Path(tmp) / rel
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text("\n".join(changed))
+                    cmd = ["prlimit", f"--as={args.memory << 30}", "timeout", str(args.timeout),
+                           binary, "run", str(path), "--out", str(Path(tmp) / "out")]
+                    p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+                    ok = p.returncode in (0, 1, 2)
+                    bad += not ok
+                    err = p.stderr.strip().split("\n")
+                    first = next((l for l in err if re.search("error|panicked|memory", l)), err[-1])
+                    print(f"{'ok' if ok else 'BAD'} rc={p.returncode} {rel}:{ln + 1} "
+                          f"{line.strip()[:60]!r} -> {v}: {first[:200]}", flush=True)
+    print(f"{bad} bad", file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
