@@ -392,3 +392,34 @@ fn a_clusters_instance_beyond_the_work_bound_is_refused() {
         );
     }
 }
+
+/// Regression (boolean-limit's walks were bounded field by field: n = 64 tokens and
+/// hypotheses_max_steps = 100000 were each accepted, and the statement builder, which
+/// `verify` runs too, walks every witness up to that step; found by the spec fuzzer timing
+/// out on boolean-limit's statement): (seeds·systems + 1)·n²·(steps +
+/// hypotheses_max_steps) above 2^28 is refused, naming hypotheses_max_steps.
+#[test]
+fn a_boolean_limit_walk_beyond_the_work_bound_is_refused() {
+    const ID: &str = "clusters/boolean-limit";
+    let text = spec_text(ID);
+    // each change alone stays within the bound (at most 33·64·100700 ≈ 2^27.6, the full
+    // profile's 16 seeds); with n = 64 tokens each passes it (n = 64 alone: 33·64²·700 ≈ 2^26.5)
+    let wide = text.replacen("n = 8\n", "n = 64\n", 1);
+    assert_ne!(wide, text);
+    for (from, to) in [
+        (
+            "hypotheses_max_steps = 560",
+            "hypotheses_max_steps = 100000",
+        ),
+        ("steps = 140", "steps = 100000"),
+    ] {
+        let hostile = wide.replacen(from, to, 1);
+        assert_ne!(hostile, wide, "{from}");
+        let e = prepare_err(ID, &hostile);
+        assert!(
+            e.contains("params.hypotheses_max_steps: (seeds·systems + 1)·n²·(steps + hypotheses_max_steps) is")
+                && e.contains("above the bound 2^28"),
+            "{to}: {e}"
+        );
+    }
+}

@@ -157,6 +157,11 @@ pub struct Raw {
 const MAX_STEPS: usize = 100_000;
 /// The most tokens a witness may have.
 const MAX_N: usize = 64;
+/// The most walk work a spec may ask for, (seeds·systems + 1)·n²·(steps +
+/// hypotheses_max_steps): 2^28. The committed full profile is 33·64·700 ≈ 2^20.5, and its
+/// statement and run take seconds, so the bound is about half an hour; each field's own
+/// limit alone admitted (seeds·2 + 1)·64²·200000 for any number of seeds.
+pub const MAX_WALK_WORK: u128 = 1 << 28;
 
 /// A resolved d = 1 system.
 struct Scalars {
@@ -329,6 +334,21 @@ impl Raw {
             (1..=MAX_STEPS).contains(&self.hypotheses_max_steps),
             "hypotheses_max_steps",
             format!("must be between 1 and {MAX_STEPS}"),
+        )?;
+        // the walks' work: every witness (each seed of each system, and (S)) for the run's
+        // steps and, in the statement builder (which `verify` runs too), up to
+        // hypotheses_max_steps more, each step n² pairs
+        let witnesses = (self.seeds.len() * systems.len() + 1) as u128;
+        let tokens = self.n.max(sym.len()) as u128;
+        let work =
+            witnesses * tokens * tokens * (self.steps as u128 + self.hypotheses_max_steps as u128);
+        ensure(
+            work <= MAX_WALK_WORK,
+            "hypotheses_max_steps",
+            format!(
+                "(seeds·systems + 1)·n²·(steps + hypotheses_max_steps) is {work}, above the \
+                 bound 2^28 (about half an hour): use fewer seeds, tokens or steps"
+            ),
         )?;
         Ok(Params {
             n: self.n,
