@@ -107,45 +107,57 @@ impl Job {
     /// truncation, its windows at the truncation length. The logit ranges, when the
     /// weights are kept: rf_sequences · L · f(L).
     pub fn work(&self) -> u128 {
-        let m = |a: u128, b: u128| a.saturating_mul(b);
-        let u = |x: usize| x as u128;
-        let (d, layers) = (u(self.model.hidden), u(self.model.layers));
-        let f = |c: u128| {
-            m(layers, m(12, m(d, d)).saturating_add(m(2, m(c, d)))).saturating_add(m(256, d))
-        };
-        let l = u(self.train.length);
-        let ev = &self.eval;
-        let train = m(
-            m(u(self.train.steps), u(self.train.batch)),
-            m(m(3, l), f(l)),
-        );
-        let validation = self.validation.map_or(0, |v| {
-            m(m(u(v.points).saturating_add(1), u(v.sequences)), m(l, f(l)))
-        });
-        let windows = u(ev.targets / ev.stride.max(1));
-        let rfs = u(ev.rf_sequences);
-        let mut round = 0u128;
-        for &k in &ev.multiples {
-            let c = m(u(k), l);
-            let cf = m(c, f(c));
-            round = round
-                .saturating_add(m(windows, cf))
-                .saturating_add(m(m(3, rfs), cf))
-                .saturating_add(m(m(u(ev.bootstrap), rfs), c));
-        }
-        let tc = m(u(ev.truncation_length), l);
-        round = round.saturating_add(m(m(u(ev.truncations.len()), windows), m(tc, f(tc))));
-        let rounds = u(ev.checkpoints.len()).saturating_add(1);
-        let ranges = if self.keep_weights {
-            m(m(rfs, l), f(l))
-        } else {
-            0
-        };
-        train
-            .saturating_add(validation)
-            .saturating_add(m(rounds, round))
-            .saturating_add(ranges)
+        work(
+            self.model.hidden,
+            self.model.layers,
+            &self.train,
+            &self.eval,
+            self.validation,
+            self.keep_weights,
+        )
     }
+}
+
+/// [`Job::work`] from the model's sizes alone, so that a caller can bound a job before it
+/// builds the model's position tables (hidden/2 frequencies for a sinusoidal model: 4 GB
+/// at hidden = 10⁹).
+pub fn work(
+    hidden: usize,
+    layers: usize,
+    train: &TrainConfig,
+    ev: &Evaluation,
+    validation: Option<Validation>,
+    keep_weights: bool,
+) -> u128 {
+    let m = |a: u128, b: u128| a.saturating_mul(b);
+    let u = |x: usize| x as u128;
+    let (d, layers) = (u(hidden), u(layers));
+    let f =
+        |c: u128| m(layers, m(12, m(d, d)).saturating_add(m(2, m(c, d)))).saturating_add(m(256, d));
+    let l = u(train.length);
+    let training = m(m(u(train.steps), u(train.batch)), m(m(3, l), f(l)));
+    let curve = validation.map_or(0, |v| {
+        m(m(u(v.points).saturating_add(1), u(v.sequences)), m(l, f(l)))
+    });
+    let windows = u(ev.targets / ev.stride.max(1));
+    let rfs = u(ev.rf_sequences);
+    let mut round = 0u128;
+    for &k in &ev.multiples {
+        let c = m(u(k), l);
+        let cf = m(c, f(c));
+        round = round
+            .saturating_add(m(windows, cf))
+            .saturating_add(m(m(3, rfs), cf))
+            .saturating_add(m(m(u(ev.bootstrap), rfs), c));
+    }
+    let tc = m(u(ev.truncation_length), l);
+    round = round.saturating_add(m(m(u(ev.truncations.len()), windows), m(tc, f(tc))));
+    let rounds = u(ev.checkpoints.len()).saturating_add(1);
+    let ranges = if keep_weights { m(m(rfs, l), f(l)) } else { 0 };
+    training
+        .saturating_add(curve)
+        .saturating_add(m(rounds, round))
+        .saturating_add(ranges)
 }
 
 /// One job as a unit of sharded work stores it: the result, or why the job failed

@@ -827,7 +827,7 @@ impl Params {
 pub fn largest_job(p: &Params) -> Option<(u128, Job)> {
     let mut best: Option<(u128, Job)> = None;
     for job in jobs(p).into_iter().chain(longer_jobs(p)) {
-        let w = exec::lm_job(&job, p).work();
+        let w = exec::lm_job_work(&job, p);
         if best.as_ref().is_none_or(|(b, _)| w > *b) {
             best = Some((w, job));
         }

@@ -61,56 +61,79 @@ pub fn plan_of(p: &Params, job: &Job) -> Plan {
 
 /// The model crate's description of one job: its model, training and measurements.
 pub fn lm_job(job: &Job, p: &Params) -> attncheck_lm::job::Job {
-    let plan = plan_of(p, job);
-    let l = plan.train_length;
-    let steps = job.steps.unwrap_or(plan.steps);
+    let (train, eval, validation) = lm_parts(job, p);
     attncheck_lm::job::Job {
         name: job.name(),
         model: model_config(job.scheme, p, attncheck_lm::DType::F32),
         seed: job.seed,
-        train: TrainConfig {
-            steps,
-            batch: plan.batch,
-            length: l,
-            lr: p.lr,
-            warmup: plan.warmup,
-            clip: p.clip,
-            weight_decay: 0.0,
-            seed: job.seed ^ 0x5EED_BA7C,
-        },
-        eval: Evaluation {
-            multiples: plan.eval_multiples.clone(),
-            stride: plan.eval_stride,
-            targets: plan.eval_targets,
-            batch_tokens: plan.eval_batch_tokens,
-            truncations: if matches!(job.scheme, Scheme::Alibi(_) | Scheme::Sandwich) {
-                p.truncation_multiples.clone()
-            } else {
-                Vec::new()
-            },
-            truncation_length: p.criteria.truncation_length,
-            rf_threshold: p.rf_threshold,
-            rf_sequences: p.rf_sequences,
-            bootstrap: p.bootstrap,
-            bootstrap_seed: 0xB007 + 1000 * job.seed,
-            checkpoints: p
-                .scan
-                .as_ref()
-                .map(|s| {
-                    s.criteria
-                        .checkpoints
-                        .iter()
-                        .map(|&c| steps * c / 100)
-                        .collect()
-                })
-                .unwrap_or_default(),
-        },
-        validation: p.scan.as_ref().map(|s| Validation {
-            points: s.validation_points,
-            sequences: s.validation_bytes / l,
-        }),
+        train,
+        eval,
+        validation,
         keep_weights: super::window::keeps_weights(p, job),
     }
+}
+
+/// [`attncheck_lm::job::Job::work`] of `job`, without building its model (whose position
+/// tables grow with the hidden size a spec asks for).
+pub fn lm_job_work(job: &Job, p: &Params) -> u128 {
+    let (train, eval, validation) = lm_parts(job, p);
+    attncheck_lm::job::work(
+        p.hidden,
+        p.layers,
+        &train,
+        &eval,
+        validation,
+        super::window::keeps_weights(p, job),
+    )
+}
+
+/// A job's training, measurements and validation curve, as the model crate takes them.
+fn lm_parts(job: &Job, p: &Params) -> (TrainConfig, Evaluation, Option<Validation>) {
+    let plan = plan_of(p, job);
+    let l = plan.train_length;
+    let steps = job.steps.unwrap_or(plan.steps);
+    let train = TrainConfig {
+        steps,
+        batch: plan.batch,
+        length: l,
+        lr: p.lr,
+        warmup: plan.warmup,
+        clip: p.clip,
+        weight_decay: 0.0,
+        seed: job.seed ^ 0x5EED_BA7C,
+    };
+    let eval = Evaluation {
+        multiples: plan.eval_multiples.clone(),
+        stride: plan.eval_stride,
+        targets: plan.eval_targets,
+        batch_tokens: plan.eval_batch_tokens,
+        truncations: if matches!(job.scheme, Scheme::Alibi(_) | Scheme::Sandwich) {
+            p.truncation_multiples.clone()
+        } else {
+            Vec::new()
+        },
+        truncation_length: p.criteria.truncation_length,
+        rf_threshold: p.rf_threshold,
+        rf_sequences: p.rf_sequences,
+        bootstrap: p.bootstrap,
+        bootstrap_seed: 0xB007 + 1000 * job.seed,
+        checkpoints: p
+            .scan
+            .as_ref()
+            .map(|s| {
+                s.criteria
+                    .checkpoints
+                    .iter()
+                    .map(|&c| steps * c / 100)
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    let validation = p.scan.as_ref().map(|s| Validation {
+        points: s.validation_points,
+        sequences: s.validation_bytes / l,
+    });
+    (train, eval, validation)
 }
 
 /// What the witness computed: the corpus, every job's result in job order, and (for the
