@@ -360,12 +360,12 @@ fn a_trained_model_job_beyond_the_work_bound_is_refused() {
         ("rf_sequences = 64", "rf_sequences = 1000000000"),
         ("eval_targets = 1024", "eval_targets = 1073741824"),
     ] {
-        let hostile = text.replacen(from, to, 1);
-        assert_ne!(hostile, text, "{from}");
-        let e = prepare_err(ID, &hostile);
-        assert!(
-            e.contains("steps: job ") && e.contains("above the bound 2^45"),
-            "{to}: {e}"
+        assert_refused(
+            ID,
+            &text,
+            from,
+            to,
+            &["steps: job ", "above the bound 2^45"],
         );
     }
 }
@@ -415,13 +415,24 @@ fn a_boolean_limit_walk_beyond_the_work_bound_is_refused() {
         ),
         ("steps = 140", "steps = 100000"),
     ] {
-        let hostile = wide.replacen(from, to, 1);
-        assert_ne!(hostile, wide, "{from}");
-        let e = prepare_err(ID, &hostile);
-        assert!(
-            e.contains("params.hypotheses_max_steps: (seeds·systems + 1)·n²·(steps + hypotheses_max_steps) is")
-                && e.contains("above the bound 2^28"),
-            "{to}: {e}"
+        assert_refused(
+            ID,
+            &wide,
+            from,
+            to,
+            &[
+                "params.hypotheses_max_steps: (seeds·systems + 1)·n²·(steps + hypotheses_max_steps) is",
+                "above the bound 2^28",
+            ],
         );
     }
+}
+
+/// `base` (a spec of `id`) with its first `from` replaced by `to` is refused with an error
+/// that contains every one of `parts`.
+fn assert_refused(id: &str, base: &str, from: &str, to: &str, parts: &[&str]) {
+    let hostile = base.replacen(from, to, 1);
+    assert_ne!(hostile, base, "{from}");
+    let e = prepare_err(id, &hostile);
+    assert!(parts.iter().all(|p| e.contains(p)), "{to}: {e}");
 }
