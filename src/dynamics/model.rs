@@ -229,6 +229,17 @@ pub struct System {
 pub const MAX_D: usize = 512;
 
 impl System {
+    /// A dimension a spec may give: 1 to [`MAX_D`] (the error names `d`).
+    pub fn check_d(d: usize) -> Result<(), FieldError> {
+        if d == 0 || d > MAX_D {
+            return Err(FieldError::new(
+                "d",
+                format!("must be between 1 and {MAX_D}"),
+            ));
+        }
+        Ok(())
+    }
+
     /// Builds the system from spec matrices: Q and K must have d columns and the
     /// same number of rows, V must be d × d. Errors name the field.
     pub fn from_specs(
@@ -237,12 +248,7 @@ impl System {
         k: &MatrixSpec,
         v: &MatrixSpec,
     ) -> Result<System, FieldError> {
-        if d == 0 || d > MAX_D {
-            return Err(FieldError::new(
-                "d",
-                format!("must be between 1 and {MAX_D}"),
-            ));
-        }
+        Self::check_d(d)?;
         let q = q.resolve("q", None, d)?;
         let k = k.resolve("k", Some(q.rows), d)?;
         let v = v.resolve("v", Some(d), d)?;

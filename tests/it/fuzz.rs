@@ -8,6 +8,7 @@
 //! `PROPTEST_CASES=<n>` sets every test's case count and `ATTNCHECK_FUZZ_SEED=<n>`
 //! explores other inputs, e.g.
 //! `PROPTEST_CASES=20000 ATTNCHECK_FUZZ_SEED=7 cargo test --test it fuzz::`.
+//! `ATTNCHECK_FUZZ_ALL_SPECS=1` mutates every claim's spec, not only the spec loader's five.
 //! Every failure found becomes a regression test below (`found_by_fuzzing_*`).
 
 use crate::util::root;
@@ -392,8 +393,7 @@ fn exercise_spec(path: PathBuf, text: &str) {
 
 #[test]
 fn fuzz_the_spec_loader() {
-    // the five first (CI's few hundred cases land mostly on them); every other claim's
-    // spec with ATTNCHECK_FUZZ_ALL_SPECS=1
+    // these five on CI; every other claim's spec too with ATTNCHECK_FUZZ_ALL_SPECS=1
     let mut ids = vec![
         "positional/alibi-window",
         "clusters/growth-bound",

@@ -2,7 +2,7 @@
 //! (system, tokens, step, horizon), its validation with field-naming errors, and
 //! small report helpers.
 
-use crate::dynamics::model::{tokens, Mat, MatrixSpec, System, MAX_D};
+use crate::dynamics::model::{tokens, Mat, MatrixSpec, System};
 use crate::kernel::Interval;
 use crate::spec::{exact, FieldError};
 use rug::Rational;
@@ -95,12 +95,7 @@ impl InstanceSpec {
     pub fn build(&self, prefix: &str, max_steps: usize) -> Result<Instance, FieldError> {
         // every size first, so that nothing is drawn or multiplied for an instance that
         // will be refused
-        if self.d == 0 || self.d > MAX_D {
-            return Err(FieldError::new(
-                format!("{prefix}.d"),
-                format!("must be between 1 and {MAX_D}"),
-            ));
-        }
+        System::check_d(self.d).map_err(|e| prefixed(prefix, e))?;
         if self.n < 1 || self.n > 512 {
             return Err(FieldError::new(
                 format!("{prefix}.n"),
