@@ -436,3 +436,99 @@ fn assert_refused(id: &str, base: &str, from: &str, to: &str, parts: &[&str]) {
     let e = prepare_err(id, &hostile);
     assert!(parts.iter().all(|p| e.contains(p)), "{to}: {e}");
 }
+
+/// Regression (positional/sandwich-identity with the quick profile's `pairs = 100000`,
+/// within the field's own limit, aborted on an allocation under a 6 GiB address-space limit:
+/// (100000 + 4)·2·3 = 600024 pair checks of three formulas each; found by session 42's
+/// near-limit scan): the pair checks, their trigonometry, the minimum's sweep and the tables'
+/// lengths are bounded, and d̄ or a convention listed twice is refused by its field before
+/// anything is computed (it used to fail only when the statement was built, 32 s and 2.5 GB
+/// later).
+#[test]
+fn sandwich_identity_pairs_100000_is_refused_before_any_allocation() {
+    use attncheck::claims::positional::sandwich_identity::{
+        MAX_PAIR_CHECKS, MAX_PAIR_WORK, MAX_SWEEP_WORK, MAX_TABLE_ROWS,
+    };
+    const ID: &str = "positional/sandwich-identity";
+    let text = spec_text(ID);
+    // both profiles of the committed spec are within the bounds (the full one has 400 pairs)
+    let spec = Spec::parse(&spec_path(ID), &text).unwrap();
+    for profile in [Profile::Quick, Profile::Full] {
+        let _run = (claims::find(ID).unwrap().prepare)(&spec, profile).unwrap();
+    }
+    // the headroom the constants' docs state
+    let full = [
+        (404u64 * 2 * 3, MAX_PAIR_CHECKS),
+        (404 * 2 * 448, MAX_PAIR_WORK),
+        (20000 * 64, MAX_SWEEP_WORK),
+    ];
+    assert!(
+        full.iter().all(|(used, bound)| used * 4 <= *bound),
+        "{full:?}"
+    );
+    let with = |text: &str, n: u32| text.replace("pairs = 24\n", &format!("pairs = {n}\n"));
+    let accepted = |text: &str| {
+        let spec = Spec::parse(&spec_path(ID), text).unwrap();
+        let _run = (claims::find(ID).unwrap().prepare)(&spec, Profile::Quick).unwrap();
+    };
+    let e = prepare_err(ID, &with(&text, 100_000));
+    assert!(
+        e.contains("profiles.quick.pairs: (pairs + 4)·|conventions|·|dbars| is 600024 pair checks")
+            && e.contains("above the bound 2^14"),
+        "{e}"
+    );
+    // eight small d̄: (1020 + 4)·2·8 = 16384 checks is the bound
+    let small = text.replacen(
+        "dbars = [64, 128, 256]",
+        "dbars = [2, 4, 6, 8, 10, 12, 14, 16]",
+        1,
+    );
+    assert_ne!(small, text);
+    accepted(&with(&small, 1020));
+    let e = prepare_err(ID, &with(&small, 1021));
+    assert!(
+        e.contains("is 16400 pair checks, above the bound 2^14"),
+        "{e}"
+    );
+    // the committed d̄ (Σ = 448): (2336 + 4)·2·448 ≤ 2^21 < (2337 + 4)·2·448
+    accepted(&with(&text, 2336));
+    let e = prepare_err(ID, &with(&text, 2337));
+    assert!(
+        e.contains("(pairs + 4)·|conventions|·Σ d̄ is 2097536, above the bound 2^21"),
+        "{e}"
+    );
+    for (from, to, parts) in [
+        (
+            "below = 20000",
+            "below = 1000000",
+            &["minimum.below: below·d̄/2 is 64000000 cosines", "2^24"][..],
+        ),
+        (
+            "dbars = [64, 128, 256]",
+            "dbars = [64, 128, 64]",
+            &["dbars[2]: d̄ = 64 is listed twice"],
+        ),
+        (
+            "conventions = [\"zero\", \"one\"]",
+            "conventions = [\"zero\", \"one\", \"zero\"]",
+            &["conventions[2]: I from 0 is listed twice"],
+        ),
+    ] {
+        assert_refused(ID, &text, from, to, parts);
+    }
+    // the §3 table with MAX_TABLE_ROWS + 1 distances (and as many values in each column)
+    let list = |v: &str| format!("[{}]", vec![v; MAX_TABLE_ROWS + 1].join(", "));
+    let long: Vec<String> = text
+        .lines()
+        .map(|l| match l.split_once(" = ") {
+            Some(("r", _)) if l.starts_with("r = [0, 1, 2,") => format!("r = {}", list("3")),
+            Some((k @ ("zero" | "one"), _)) => format!("{k} = {}", list("\"-1\"")),
+            _ => l.to_string(),
+        })
+        .collect();
+    let e = prepare_err(ID, &long.join("\n"));
+    assert!(
+        e.contains("table.r: 1001 distances, above the bound 1000"),
+        "{e}"
+    );
+}

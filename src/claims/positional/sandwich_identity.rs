@@ -127,6 +127,91 @@ pub struct Params {
 /// positional/sandwich-identity.
 pub struct Claim;
 
+/// Bound on the sampled pair checks, (pairs + 4)·|conventions|·|dbars|: 2^14. Each check is
+/// three formulas of the statement (identity, Toeplitz, evenness) held in memory at once, about
+/// 22 KB each with their presentation (measured: 6024 checks, 390 MB). The committed full
+/// profile has 404·2·3 = 2424. `pairs = 100000` with the quick profile's d̄ and conventions
+/// (600024 checks) aborted on an allocation under a 6 GiB limit.
+pub const MAX_PAIR_CHECKS: u64 = 1 << 14;
+
+/// Bound on the pair checks' trigonometry, (pairs + 4)·|conventions|·Σ d̄: 2^21 (each check
+/// evaluates 4 products of d̄/2 sines and cosines and two sums of d̄/2 cosines, at the run's
+/// precision and again in the statement). The committed full profile is 404·2·448 ≈ 2^18.5;
+/// 1004·2·448 ≈ 2^19.8 took 77 CPU-s, so the bound is a few minutes at 128 bits.
+pub const MAX_PAIR_WORK: u64 = 1 << 21;
+
+/// Bound on the minimum's sweep, below·d̄/2 cosines (the witness evaluates all of them before
+/// the statement's budget is known): 2^24. The committed sweep is 20000·64 ≈ 2^20.3;
+/// 131072·64 = 2^23 ran in 29 CPU-s. `below = 10^6` at d̄ = 4096 (2^31) ran past 200 s.
+pub const MAX_SWEEP_WORK: u64 = 1 << 24;
+
+/// At most this many distances in `table.r` and in `more_digits.r` (the committed ones have
+/// 13 and 4); each costs d̄/2 cosines, in the presentation and in the statement.
+pub const MAX_TABLE_ROWS: usize = 1000;
+
+/// The work bounds of a spec, checked once its fields are each in range: no two equal d̄ or
+/// conventions (their obligations would share names), the pair checks, their trigonometry,
+/// the minimum's sweep and the tables' lengths (see the constants above).
+fn check_work(raw: &Raw) -> Result<(), FieldError> {
+    // a set, not a scan of the prefix: a 128 MB spec holds millions of entries
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, d) in raw.dbars.iter().enumerate() {
+        ensure(
+            seen.insert(*d),
+            format!("dbars[{i}]"),
+            format!("d̄ = {d} is listed twice"),
+        )?;
+    }
+    for (i, c) in raw.conventions.iter().enumerate() {
+        ensure(
+            !raw.conventions[..i].contains(c),
+            format!("conventions[{i}]"),
+            format!("{} is listed twice", c.label()),
+        )?;
+    }
+    let sets = raw.conventions.len() as u64;
+    let checks = (raw.pairs as u64 + 4) * sets * raw.dbars.len() as u64;
+    ensure(
+        checks <= MAX_PAIR_CHECKS,
+        "pairs",
+        format!(
+            "(pairs + 4)·|conventions|·|dbars| is {checks} pair checks, above the bound 2^14 \
+             (three formulas each, held in memory at once): use fewer pairs or d̄"
+        ),
+    )?;
+    let sum: u64 = raw.dbars.iter().map(|&d| u64::from(d)).sum();
+    let work = (raw.pairs as u64 + 4) * sets * sum;
+    ensure(
+        work <= MAX_PAIR_WORK,
+        "pairs",
+        format!(
+            "(pairs + 4)·|conventions|·Σ d̄ is {work}, above the bound 2^21 (a few minutes of \
+             sines and cosines): use fewer pairs or smaller d̄"
+        ),
+    )?;
+    let mn = &raw.minimum;
+    let sweep = mn.below as u64 * u64::from(mn.dbar / 2);
+    ensure(
+        sweep <= MAX_SWEEP_WORK,
+        "minimum.below",
+        format!(
+            "below·d̄/2 is {sweep} cosines, above the bound 2^24 (about a minute): use a smaller \
+             range or d̄"
+        ),
+    )?;
+    for (field, len) in [
+        ("table.r", raw.table.r.len()),
+        ("more_digits.r", raw.more_digits.r.len()),
+    ] {
+        ensure(
+            len <= MAX_TABLE_ROWS,
+            field,
+            format!("{len} distances, above the bound {MAX_TABLE_ROWS}"),
+        )?;
+    }
+    Ok(())
+}
+
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
@@ -210,6 +295,7 @@ impl crate::claims::shape::Claim for Claim {
             format!("must lie in 0..{}", mn.below),
         )?;
         let minimum = Printed::parse("minimum.value", &mn.value)?;
+        check_work(&raw)?;
         Ok(Params {
             raw,
             identity_tol,
