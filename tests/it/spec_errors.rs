@@ -532,3 +532,49 @@ fn sandwich_identity_pairs_100000_is_refused_before_any_allocation() {
         "{e}"
     );
 }
+
+/// Regression (positional/sandwich-log-decay enclosed B̃(r) up to the largest r any field
+/// named before its statement's budget was known: `steps_to`, `gap.r` or a fit range at
+/// 100000 each took 83 CPU-s to end inconclusive, and at the fields' own limit, 10^6, ten
+/// times that for every d̄ listed; found by session 43's near-limit scan): the work
+/// horizon·(Σ d̄/2 + |increases| + |fit_dbars|·|fit_ranges|) above 2^24 is refused, naming
+/// the field that sets the horizon, and the lists are at most 64 long.
+#[test]
+fn sandwich_log_decay_horizon_100000_is_refused_before_any_enclosure() {
+    use attncheck::claims::positional::sandwich_log_decay::{MAX_LIST, MAX_WORK};
+    const ID: &str = "positional/sandwich-log-decay";
+    let text = spec_text(ID);
+    // the committed spec: horizon 2048, Σ d̄/2 = 32 + 64 + 128 + 64, 4 increases, 3·2 fits
+    const { assert!(2048 * 298 * 16 <= MAX_WORK) };
+    for (from, to, field) in [
+        ("steps_to = 2000", "steps_to = 100000", "steps_to"),
+        ("r = 12\n", "r = 100000\n", "gap.r"),
+        ("[32, 2048]]", "[32, 100000]]", "fit_ranges[1]"),
+        ("range = [0, 512]", "range = [0, 1000000]", "kerple.range"),
+    ] {
+        assert_refused(
+            ID,
+            &text,
+            from,
+            to,
+            &[
+                &format!("params.{field}: the run encloses B̃(r) up to r = "),
+                "above the bound 2^24",
+            ],
+        );
+    }
+    // 2^24 / 298 = 56299.5
+    let edge = |n: u32| text.replacen("steps_to = 2000", &format!("steps_to = {n}"), 1);
+    let spec = Spec::parse(&spec_path(ID), &edge(56299)).unwrap();
+    let _run = (claims::find(ID).unwrap().prepare)(&spec, Profile::Quick).unwrap();
+    let e = prepare_err(ID, &edge(56300));
+    assert!(e.contains("is 16777400, above the bound 2^24"), "{e}");
+    let many = format!("fit_dbars = [{}]", vec!["64"; MAX_LIST + 1].join(", "));
+    assert_refused(
+        ID,
+        &text,
+        "fit_dbars = [64, 128, 256]",
+        &many,
+        &["params.fit_dbars: 65 entries, above the bound 64"],
+    );
+}

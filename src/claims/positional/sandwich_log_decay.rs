@@ -142,10 +142,25 @@ pub struct Params {
 /// positional/sandwich-log-decay.
 pub struct Claim;
 
+/// Bound on a run's work, horizon·(Σ d̄/2 over the (d̄, convention) pairs enclosed +
+/// |increases| + |fit_dbars|·|fit_ranges|), the horizon being the largest r any part uses:
+/// 2^24. Every B̃(r) up to the horizon is enclosed at the run's precision before the
+/// statement's budget is known. The committed spec is 2048·(288 + 4 + 6) ≈ 2^19.2 (1.7 CPU-s);
+/// a horizon of 100000 (2^24.8) took 83 CPU-s to end inconclusive over the certificate's
+/// budget, and the fields' own limits (10^6) allowed ten times that for each d̄ listed.
+pub const MAX_WORK: u64 = 1 << 24;
+
+/// At most this many entries in `increases`, `fit_dbars`, `fit_ranges` and `fit_reference`
+/// (the committed spec has 4, 3, 2 and 3): each is obligations of the statement, and the
+/// checks of `fit_reference` against `fit_dbars` are quadratic.
+pub const MAX_LIST: usize = 64;
+
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(raw: Raw) -> Result<Params, FieldError> {
+        // first: the lists' lengths enter the work, and the checks below are linear in them
+        raw.check_work()?;
         ensure(
             (1..=1_000_000).contains(&raw.steps_to),
             "steps_to",
@@ -850,35 +865,88 @@ fn printed_formula(x: Term, v: &Printed) -> Formula {
     le(abs(sub(x, q(&v.value))), q(&v.half_unit))
 }
 
-impl Params {
+impl Raw {
     /// The largest r any part of the run uses.
     fn horizon(&self) -> i64 {
-        let fit_max = self.raw.fit_ranges.iter().map(|r| r[1]).max().unwrap_or(1);
-        self.raw
-            .steps_to
+        let fit_max = self.fit_ranges.iter().map(|r| r[1]).max().unwrap_or(1);
+        self.steps_to
             .max(fit_max)
-            .max(self.raw.gap.r)
-            .max(self.raw.kerple.range[1])
+            .max(self.gap.r)
+            .max(self.kerple.range[1])
     }
 
     /// Every (d̄, convention) the run needs, in order, once each.
     fn keys(&self) -> Vec<(u32, IndexFrom)> {
-        let mut keys: Vec<(u32, IndexFrom)> = self
-            .raw
-            .increases
-            .iter()
-            .map(|i| (i.dbar, i.from))
-            .collect();
-        keys.extend(self.raw.fit_dbars.iter().map(|&d| (d, IndexFrom::Zero)));
-        keys.push((self.raw.gap.dbar, self.raw.gap.from));
-        keys.push((self.raw.kerple.dbar, IndexFrom::Zero));
+        let mut keys: Vec<(u32, IndexFrom)> =
+            self.increases.iter().map(|i| (i.dbar, i.from)).collect();
+        keys.extend(self.fit_dbars.iter().map(|&d| (d, IndexFrom::Zero)));
+        keys.push((self.gap.dbar, self.gap.from));
+        keys.push((self.kerple.dbar, IndexFrom::Zero));
+        // a set beside the list: a 128 MB spec can list millions of entries
+        let mut seen = std::collections::BTreeSet::new();
         let mut uniq: Vec<(u32, IndexFrom)> = Vec::new();
         for k in keys {
-            if !uniq.contains(&k) {
+            if seen.insert((k.0, k.1 == IndexFrom::One)) {
                 uniq.push(k);
             }
         }
         uniq
+    }
+
+    /// The lists hold at most [`MAX_LIST`] entries, and the run's work, horizon·(Σ over
+    /// [`Self::keys`] of d̄/2 + |increases| + |fit_dbars|·|fit_ranges|), is at most
+    /// [`MAX_WORK`]; an error names the list, or the field that sets the horizon.
+    fn check_work(&self) -> Result<(), FieldError> {
+        let raw = self;
+        for (field, len) in [
+            ("increases", raw.increases.len()),
+            ("fit_dbars", raw.fit_dbars.len()),
+            ("fit_ranges", raw.fit_ranges.len()),
+            ("fit_reference", raw.fit_reference.len()),
+        ] {
+            ensure(
+                len <= MAX_LIST,
+                field,
+                format!("{len} entries, above the bound {MAX_LIST}"),
+            )?;
+        }
+        let n = self.horizon().max(0);
+        let cosines: u64 = self.keys().iter().map(|k| u64::from(k.0 / 2)).sum();
+        let per_r = cosines
+            + raw.increases.len() as u64
+            + raw.fit_dbars.len() as u64 * raw.fit_ranges.len() as u64;
+        let work = (n as u64).saturating_mul(per_r);
+        let field = if raw.steps_to == n {
+            "steps_to".to_string()
+        } else if raw.gap.r == n {
+            "gap.r".to_string()
+        } else if raw.kerple.range[1] == n {
+            "kerple.range".to_string()
+        } else {
+            let i = raw.fit_ranges.iter().position(|r| r[1] == n).unwrap_or(0);
+            format!("fit_ranges[{i}]")
+        };
+        ensure(
+            work <= MAX_WORK,
+            field,
+            format!(
+                "the run encloses B̃(r) up to r = {n}: r·(Σ d̄/2 + |increases| + \
+                 |fit_dbars|·|fit_ranges|) is {work}, above the bound 2^24 (about a minute): \
+                 use a smaller range or fewer d̄"
+            ),
+        )
+    }
+}
+
+impl Params {
+    /// The largest r any part of the run uses.
+    fn horizon(&self) -> i64 {
+        self.raw.horizon()
+    }
+
+    /// Every (d̄, convention) the run needs, in order, once each.
+    fn keys(&self) -> Vec<(u32, IndexFrom)> {
+        self.raw.keys()
     }
 
     fn build_statement(&self, claim: &str, hints: &Hints) -> Result<Statement, StatementError> {
