@@ -578,3 +578,34 @@ fn sandwich_log_decay_horizon_100000_is_refused_before_any_enclosure() {
         &["params.fit_dbars: 65 entries, above the bound 64"],
     );
 }
+
+/// Regression (positional/shift-invariance computed every query row both ways for every
+/// ALiBi slope and Sandwich head with each field bounded alone: 256 rows at L = 4096 took
+/// 195 CPU-s, and the fields' limits allowed 65536 rows of length 65536 for each of up to 64
+/// heads' slopes, weeks; found by session 43's near-limit scan at 4096 rows): the run's work
+/// above 2^24 is refused, naming rows.
+#[test]
+fn shift_invariance_4096_rows_at_length_4096_is_refused() {
+    use attncheck::claims::positional::shift_invariance::MAX_WORK;
+    const ID: &str = "positional/shift-invariance";
+    let text = spec_text(ID);
+    // quick: (8 + 12)·2 + 12 = 52 row sets of 16·16 + 2·512 + 1·4096 entries
+    const { assert!(52 * 5376 + 4096 * 64 <= MAX_WORK / 16) };
+    let spec = Spec::parse(&spec_path(ID), &text).unwrap();
+    for profile in [Profile::Quick, Profile::Full] {
+        let _run = (claims::find(ID).unwrap().prepare)(&spec, profile).unwrap();
+    }
+    let rows =
+        |last: u32| text.replacen("rows = [16, 2, 1]", &format!("rows = [16, 2, {last}]"), 1);
+    // 52·(1280 + 4096·r) + 262144 ≤ 2^24 ⟺ r ≤ 77
+    let spec = Spec::parse(&spec_path(ID), &rows(77)).unwrap();
+    let _run = (claims::find(ID).unwrap().prepare)(&spec, Profile::Quick).unwrap();
+    for last in [78, 4096] {
+        let e = prepare_err(ID, &rows(last));
+        assert!(
+            e.contains("profiles.quick.rows: (Σ heads·|rules| + sandwich_heads)·Σ rows·L")
+                && e.contains("above the bound 2^24"),
+            "{last}: {e}"
+        );
+    }
+}
