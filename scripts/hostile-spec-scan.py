@@ -8,6 +8,7 @@ a panic (exit 101) is a bug, and so is a timeout where the claim's own run is qu
     scripts/hostile-spec-scan.py target/debug/attncheck            # every spec
     scripts/hostile-spec-scan.py BIN --only clusters/ --values 513,100000
     scripts/hostile-spec-scan.py BIN --skip trained-model,log-dimension --timeout 30
+    scripts/hostile-spec-scan.py BIN --lists 1000,100000          # every array lengthened
 
 One line per variant (`ok` or `BAD`, the exit status, spec:line, the line, the value, the
 first line of the error). Claims whose committed quick run takes longer than the timeout
@@ -70,6 +71,65 @@ def variants(text):
                 yield ln, line, a, b
 
 
+def arrays(text):
+    """(line number, line, start, end) of every one-line array `[...]` worth lengthening
+    (outermost brackets, outside strings and comments; seeds aside)."""
+    inside = False
+    for ln, line in enumerate(text.split("\n")):
+        if line.count('"""') % 2 == 1:
+            inside = not inside
+            continue
+        if inside or re.match(r"\s*seeds?\s*=", line):
+            continue
+        depth, start, quote = 0, None, None
+        for i, c in enumerate(line):
+            if quote:
+                if c == quote:
+                    quote = None
+                continue
+            if c in "\"'":
+                quote = c
+            elif c == "#":
+                break
+            elif c == "[":
+                if depth == 0 and i > 0 and re.search(r"=\s*$", line[:i]):
+                    start = i
+                depth += 1
+            elif c == "]":
+                depth -= 1
+                if depth == 0 and start is not None:
+                    yield ln, line, start, i + 1
+                    start = None
+
+
+def lengthened(array, n):
+    """`array` ("[a, b]") with its elements repeated cyclically to n entries."""
+    body = array[1:-1].strip()
+    parts, depth, cur, quote = [], 0, "", None
+    for c in body:
+        if quote:
+            cur += c
+            if c == quote:
+                quote = None
+            continue
+        if c in "\"'":
+            quote = c
+        if c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+        if c == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+    if cur.strip():
+        parts.append(cur.strip())
+    if not parts:
+        return None
+    return "[" + ", ".join(parts[i % len(parts)] for i in range(n)) + "]"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("binary", help="the attncheck binary (e.g. target/debug/attncheck)")
@@ -78,6 +138,8 @@ def main():
     ap.add_argument("--skip", default="", help="comma-separated parts of spec paths to leave out")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per run (default 60)")
     ap.add_argument("--memory", type=int, default=6, help="GiB of address space per run (default 6)")
+    ap.add_argument("--lists", default="", help="instead of integers, lengthen every one-line "
+                    "array to each of these lengths (comma-separated), repeating its entries")
     args = ap.parse_args()
     binary = str(Path(args.binary).resolve())
     skip = [s for s in args.skip.split(",") if s]
@@ -89,8 +151,16 @@ def main():
                 continue
             text = spec.read_text()
             lines = text.split("\n")
-            for ln, line, a, b in variants(text):
-                for v in args.values.split(","):
+            if args.lists:
+                cases = [(ln, line, a, b, lengthened(line[a:b], int(n)))
+                         for ln, line, a, b in arrays(text) for n in args.lists.split(",")]
+            else:
+                cases = [(ln, line, a, b, v)
+                         for ln, line, a, b in variants(text) for v in args.values.split(",")]
+            for ln, line, a, b, v in cases:
+                if v is None:
+                    continue
+                if True:
                     changed = lines[:]
                     changed[ln] = line[:a] + v + line[b:]
                     path = Path(tmp) / rel
@@ -104,7 +174,7 @@ def main():
                     err = p.stderr.strip().split("\n")
                     first = next((l for l in err if re.search("error|panicked|memory", l)), err[-1])
                     print(f"{'ok' if ok else 'BAD'} rc={p.returncode} {rel}:{ln + 1} "
-                          f"{line.strip()[:60]!r} -> {v}: {first[:200]}", flush=True)
+                          f"{line.strip()[:60]!r} -> {v[:40]}: {first[:200]}", flush=True)
     print(f"{bad} bad", file=sys.stderr)
     return 1 if bad else 0
 

@@ -562,7 +562,10 @@ impl shape::Claim for Formulas {
     type Params = Resolved;
     type Witness = ();
 
-    fn resolve(_: toml::Table) -> Result<Resolved, FieldError> {
+    fn resolve(
+        _: toml::Table,
+        _at: crate::claims::shape::Resolving,
+    ) -> Result<Resolved, FieldError> {
         Err(FieldError::new(
             "",
             "a formulas claim is resolved from its whole spec (claims::formulas::resolve)",

@@ -104,8 +104,9 @@ pub trait Claim: 'static {
     /// their `observe` then sees only its own checks in [`Observations::checks`]).
     const CERTIFIED_LAST: bool = false;
     /// Resolves the raw parameters, once: every range and consistency check, every
-    /// exact literal parsed. The [`FieldError`]'s path is relative to `params`.
-    fn resolve(raw: Self::Raw) -> Result<Self::Params, FieldError>;
+    /// exact literal parsed, every work bound (weighed by [`Resolving::weigh`] at the
+    /// spec's precision). The [`FieldError`]'s path is relative to `params`.
+    fn resolve(raw: Self::Raw, at: Resolving) -> Result<Self::Params, FieldError>;
     /// The claim's statement for these parameters: the obligations that say, in
     /// formulas, what the claim asserts (docs/design.md, "The trust boundary").
     /// Trusted: pure, small, built from the parameters and the `hints` alone, and
@@ -227,7 +228,53 @@ pub fn drive<C: Claim>(p: &C::Params, ctx: &Ctx) -> Outcome {
 /// field.
 pub fn resolve<C: Claim>(spec: &Spec, profile: Profile) -> Result<C::Params, SpecError> {
     let raw: C::Raw = spec.params(profile)?;
-    C::resolve(raw).map_err(|fe| spec.param_error(profile, &fe.field, fe.reason))
+    let at = Resolving {
+        precision: spec.precision,
+    };
+    C::resolve(raw, at).map_err(|fe| spec.param_error(profile, &fe.field, fe.reason))
+}
+
+/// What resolving a claim's parameters knows besides them: the spec's working precision,
+/// which weighs every work bound. The bounds are calibrated at 128 bits; at p bits a run's
+/// arithmetic costs up to [`Resolving::cost_factor`] times as much. Measured on the quick
+/// profiles, one core: clusters/growth-bound 0.73, 2.52 and 20.1 CPU-s at 128, 1024 and
+/// 4096 bits (3.5× and 27.5×; the factor is 24 and 192), positional/sandwich-identity 7.3,
+/// 29.0 and 294 CPU-s (4.0× and 40×). Unweighed, a clusters instance at its bound (about
+/// 20 minutes at 128 bits) would run for about 9 hours at 4096 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resolving {
+    /// The spec's working precision, in bits.
+    pub precision: u32,
+}
+
+impl Resolving {
+    /// The default precision's (128 bits): what the unit tests of a claim resolve at.
+    pub const DEFAULT: Resolving = Resolving { precision: 128 };
+
+    /// The kernel's own cost model of a precision against 128 bits,
+    /// [`crate::kernel::expr::precision_factor`]: q·⌈√q⌉ with q = ⌈precision/128⌉ (1 at
+    /// 128 bits, 4 at 160 and 256, 24 at 1024, 192 at 4096), an upper estimate of the
+    /// measurements above, as of the certificates' budget.
+    pub fn cost_factor(self) -> u128 {
+        crate::kernel::expr::precision_factor(self.precision)
+    }
+
+    /// `work` (counted at 128 bits) weighed at this precision, saturating.
+    pub fn weigh(self, work: u128) -> u128 {
+        work.saturating_mul(self.cost_factor())
+    }
+
+    /// `work` as an error states it: the count, and above 128 bits its weight.
+    pub fn show(self, work: u128) -> String {
+        match self.cost_factor() {
+            1 => work.to_string(),
+            f => format!(
+                "{work} at 128 bits, weighed {f}× at {} bits: {}",
+                self.precision,
+                self.weigh(work)
+            ),
+        }
+    }
 }
 
 /// An exact literal of a spec (`"2^-8"`, `"1/100"`), resolved: its value, and the

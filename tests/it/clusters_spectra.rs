@@ -378,7 +378,13 @@ fn the_hull_check_catches_a_functional_that_is_not_dual() {
         dt: "1/10".into(),
         steps: 60,
     };
-    let inst = spec.build("instances[0]", 1000).unwrap();
+    let inst = spec
+        .build(
+            "instances[0]",
+            1000,
+            attncheck::claims::shape::Resolving::DEFAULT,
+        )
+        .unwrap();
     let w = vec![Interval::from_i64(160, -1), Interval::from_i64(160, 1)];
     let mut invs: Vec<_> = hull_invariants("w", "w", &w).into_iter().collect();
     run_map(&inst, 160, &mut invs, 60);

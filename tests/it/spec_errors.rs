@@ -458,7 +458,7 @@ fn sandwich_identity_pairs_100000_is_refused_before_any_allocation() {
     }
     // the headroom the constants' docs state
     let full = [
-        (404u64 * 2 * 3, MAX_PAIR_CHECKS),
+        (404u128 * 2 * 3, u128::from(MAX_PAIR_CHECKS)),
         (404 * 2 * 448, MAX_PAIR_WORK),
         (20000 * 64, MAX_SWEEP_WORK),
     ];
@@ -608,4 +608,90 @@ fn shift_invariance_4096_rows_at_length_4096_is_refused() {
             "{last}: {e}"
         );
     }
+}
+
+/// Regression (sparse/row-mass bounded each instance's n and d alone and not their number:
+/// [4096, 128, 1] took 83 CPU-s, and any number of them was accepted; found by session 43's
+/// near-limit scan): Σ n·(n + d/64) above 2^25 is refused, naming instances.
+#[test]
+fn row_mass_instances_beyond_the_work_bound_are_refused() {
+    use attncheck::claims::sparse::row_mass::MAX_WORK;
+    const ID: &str = "sparse/row-mass";
+    let text = spec_text(ID);
+    let spec = Spec::parse(&spec_path(ID), &text).unwrap();
+    for profile in [Profile::Quick, Profile::Full] {
+        let _run = (claims::find(ID).unwrap().prepare)(&spec, profile).unwrap();
+    }
+    let committed = "instances = [[64, 128, 1], [64, 512, 2], [256, 512, 1], [256, 56930, 1]]";
+    let with = |list: &str| text.replacen(committed, &format!("instances = {list}"), 1);
+    assert_ne!(with("[]"), text);
+    // one instance at the fields' limits, 4096·(4096 + 2048), is within the bound
+    let spec = Spec::parse(&spec_path(ID), &with("[[4096, 131072, 1]]")).unwrap();
+    let _run = (claims::find(ID).unwrap().prepare)(&spec, Profile::Quick).unwrap();
+    const { assert!(4096 * (4096 + 2048) <= MAX_WORK && 2 * 4096 * (4096 + 2) > MAX_WORK) };
+    let e = prepare_err(ID, &with("[[4096, 128, 1], [4096, 128, 1]]"));
+    assert!(
+        e.contains("params.instances: Σ n·(n + d/64) is 33570816, above the bound 2^25"),
+        "{e}"
+    );
+}
+
+/// Regression (the work bounds were calibrated at 128 bits and ignored the spec's
+/// precision: growth-bound's quick profile took 27.5 times as long at 4096 bits, and
+/// sandwich-identity's 40 times, so a clusters instance at its bound, about 20 minutes at
+/// 128 bits, would run for about 9 hours at 4096): every work bound is weighed by
+/// `Resolving::cost_factor` of the spec's precision.
+#[test]
+fn work_bounds_are_weighed_by_the_precision() {
+    use attncheck::claims::shape::Resolving;
+    let f = |precision| Resolving { precision }.cost_factor();
+    // the kernel's cost model, q·⌈√q⌉ with q = ⌈p/128⌉
+    let table = [
+        (24, 1),
+        (128, 1),
+        (129, 4),
+        (256, 4),
+        (1024, 24),
+        (2048, 64),
+        (4096, 192),
+    ];
+    for (p, want) in table {
+        assert_eq!(f(p), want, "{p} bits");
+    }
+    assert_eq!(
+        Resolving { precision: 4096 }.weigh(u128::MAX / 2),
+        u128::MAX
+    );
+    // n = d = 128 for 2000 steps, 128·128·384·2000 ≈ 2^33.6: within 2^34 at 128 bits, not
+    // at 256 (4×) nor 4096 (192×)
+    const ID: &str = "clusters/growth-bound";
+    let text = spec_text(ID);
+    let big = text
+        .replacen("n = 5\nd = 3", "n = 128\nd = 128", 1)
+        .replacen("steps = 50\n", "steps = 2000\n", 1);
+    let at = |p: u32| big.replacen("precision = 128", &format!("precision = {p}"), 1);
+    assert_ne!(at(256), big);
+    let spec = Spec::parse(&spec_path(ID), &at(128)).unwrap();
+    let _run = (claims::find(ID).unwrap().prepare)(&spec, Profile::Quick).unwrap();
+    for (p, weighed) in [(256, 4), (4096, 192)] {
+        let e = prepare_err(ID, &at(p));
+        let work = 128u128 * 128 * 384 * 2000;
+        assert!(
+            e.contains(&format!(
+                "params.instances[0].steps: n·d·(2n + d)·steps is {work} at 128 bits, weighed \
+                 {weighed}× at {p} bits: {}, above the bound 2^34",
+                work * weighed
+            )),
+            "{p}: {e}"
+        );
+    }
+    // a positional bound: shift-invariance's quick profile (541696 ≈ 2^19) is within 2^24
+    // at 1024 bits (24×) and above it at 2048 (64×)
+    const SHIFT: &str = "positional/shift-invariance";
+    let text = spec_text(SHIFT);
+    let at = |p: u32| text.replacen("precision = 128", &format!("precision = {p}"), 1);
+    let spec = Spec::parse(&spec_path(SHIFT), &at(1024)).unwrap();
+    let _run = (claims::find(SHIFT).unwrap().prepare)(&spec, Profile::Quick).unwrap();
+    let e = prepare_err(SHIFT, &at(2048));
+    assert!(e.contains("at 128 bits, weighed 64× at 2048 bits"), "{e}");
 }

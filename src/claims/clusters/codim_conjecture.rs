@@ -101,7 +101,7 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
+    fn resolve(r: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         let p = &r;
         if p.n < 2 || p.n > 200 {
             return Err(FieldError::new("n", "must be between 2 and 200"));

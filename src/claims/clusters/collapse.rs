@@ -97,8 +97,8 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
-        let insts = build_all(&r.instances, "instances", MAX_STEPS)?;
+    fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        let insts = build_all(&r.instances, "instances", MAX_STEPS, at)?;
         check_hypotheses(&insts)?;
         let t = exact("t_first", &r.t_first)?;
         ensure(t >= 10, "t_first", "the ratio assertion is for T ≥ 10")?;

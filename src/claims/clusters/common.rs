@@ -2,6 +2,7 @@
 //! (system, tokens, step, horizon), its validation with field-naming errors, and
 //! small report helpers.
 
+use crate::claims::shape::Resolving;
 use crate::dynamics::model::{tokens, Mat, MatrixSpec, System};
 use crate::kernel::Interval;
 use crate::spec::{exact, FieldError};
@@ -76,7 +77,8 @@ pub fn instance_work(n: usize, d: usize, steps: usize) -> u128 {
     n * d * (2 * n + d) * steps as u128
 }
 
-/// The largest [`instance_work`] an instance may ask for: 2^34. growth-bound's map at
+/// The largest [`instance_work`] an instance may ask for, weighed at the spec's precision
+/// ([`Resolving::weigh`]): 2^34. growth-bound's map at
 /// n = d = 128 and 128 bits took about 0.5 CPU-s a step here (6.3·10⁶ units, ≈ 80 ns a
 /// unit in outward-rounded intervals), so an instance at the bound takes about 20
 /// minutes of one core for one trajectory (claims that follow two, or escalate the
@@ -92,7 +94,12 @@ pub fn prefixed(prefix: &str, e: FieldError) -> FieldError {
 impl InstanceSpec {
     /// Resolves and validates the instance; errors name `prefix.field`.
     /// `max_steps` bounds the horizon (a budget, stated in the error).
-    pub fn build(&self, prefix: &str, max_steps: usize) -> Result<Instance, FieldError> {
+    pub fn build(
+        &self,
+        prefix: &str,
+        max_steps: usize,
+        at: Resolving,
+    ) -> Result<Instance, FieldError> {
         // every size first, so that nothing is drawn or multiplied for an instance that
         // will be refused
         System::check_d(self.d).map_err(|e| prefixed(prefix, e))?;
@@ -115,12 +122,14 @@ impl InstanceSpec {
             ));
         }
         let work = instance_work(self.n, self.d, self.steps);
-        if work > MAX_INSTANCE_WORK {
+        if at.weigh(work) > MAX_INSTANCE_WORK {
             return Err(FieldError::new(
                 format!("{prefix}.steps"),
                 format!(
-                    "n·d·(2n + d)·steps is {work}, above the bound 2^34 (about 20 minutes of one \
-                     core for one trajectory at 128 bits): use fewer steps or a smaller n or d"
+                    "n·d·(2n + d)·steps is {}, above the bound 2^34 (about 20 minutes of one \
+                     core for one trajectory): use fewer steps, a smaller n or d, or a lower \
+                     precision",
+                    at.show(work)
                 ),
             ));
         }
@@ -143,13 +152,14 @@ pub fn build_all(
     list: &[InstanceSpec],
     field: &str,
     max_steps: usize,
+    at: Resolving,
 ) -> Result<Vec<Instance>, FieldError> {
     if list.is_empty() {
         return Err(FieldError::new(field, "must not be empty"));
     }
     list.iter()
         .enumerate()
-        .map(|(i, s)| s.build(&format!("{field}[{i}]"), max_steps))
+        .map(|(i, s)| s.build(&format!("{field}[{i}]"), max_steps, at))
         .collect()
 }
 

@@ -77,9 +77,9 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
+    fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         Ok(Params {
-            instances: build_all(&r.instances, "instances", MAX_STEPS)?,
+            instances: build_all(&r.instances, "instances", MAX_STEPS, at)?,
         })
     }
     fn statement(

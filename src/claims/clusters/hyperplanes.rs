@@ -94,8 +94,8 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
-        let instances = build_all(&r.instances, "instances", MAX_STEPS)?;
+    fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        let instances = build_all(&r.instances, "instances", MAX_STEPS, at)?;
         for (i, inst) in instances.iter().enumerate() {
             check_good(inst, &format!("instances[{i}]"))?;
         }
@@ -103,7 +103,7 @@ impl crate::claims::shape::Claim for Claim {
             .ablations
             .iter()
             .enumerate()
-            .map(|(i, a)| a.build(&format!("ablations[{i}]"), MAX_STEPS))
+            .map(|(i, a)| a.build(&format!("ablations[{i}]"), MAX_STEPS, at))
             .collect::<Result<Vec<_>, _>>()?;
         if !(r.tau_factor.is_finite() && r.tau_factor > 0.0) {
             return Err(FieldError::new("tau_factor", "must be positive and finite"));

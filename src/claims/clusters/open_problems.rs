@@ -180,7 +180,7 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
+    fn resolve(r: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         let p = &r;
         let d = p.d;
         if !(1..=8).contains(&d) {

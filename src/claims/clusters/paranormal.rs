@@ -71,8 +71,8 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
-        let insts = build_all(&r.instances, "instances", MAX_STEPS)?;
+    fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        let insts = build_all(&r.instances, "instances", MAX_STEPS, at)?;
         let mut instances = Vec::with_capacity(insts.len());
         for (i, inst) in insts.into_iter().enumerate() {
             let s = spectrum::paranormal(&inst.sys.qk, &inst.sys.v)
@@ -89,7 +89,7 @@ impl crate::claims::shape::Claim for Claim {
             .gap_cases
             .iter()
             .enumerate()
-            .map(|(i, g)| g.build(&format!("gap_cases[{i}]"), MAX_STEPS))
+            .map(|(i, g)| g.build(&format!("gap_cases[{i}]"), MAX_STEPS, at))
             .collect::<Result<Vec<_>, _>>()?;
         if !(r.tau_factor.is_finite() && r.tau_factor > 0.0) {
             return Err(FieldError::new("tau_factor", "must be positive and finite"));

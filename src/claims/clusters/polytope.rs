@@ -125,21 +125,21 @@ struct Witnesses {
     ablations: Vec<Instance>,
 }
 
-fn build(p: &Raw) -> Result<Witnesses, FieldError> {
-    let mut main = build_all(&p.instances, "instances", MAX_STEPS)?;
+fn build(p: &Raw, at: crate::claims::shape::Resolving) -> Result<Witnesses, FieldError> {
+    let mut main = build_all(&p.instances, "instances", MAX_STEPS, at)?;
     for (i, inst) in main.iter().enumerate() {
         check_instance(inst, &format!("instances[{i}]"), true)?;
     }
     for (i, s) in p.extra_instances.iter().enumerate() {
         let field = format!("extra_instances[{i}]");
-        let inst = s.build(&field, MAX_STEPS)?;
+        let inst = s.build(&field, MAX_STEPS, at)?;
         check_instance(&inst, &field, true)?;
         main.push(inst);
     }
     let mut ablations = Vec::new();
     for (i, s) in p.ablations.iter().enumerate() {
         let field = format!("ablations[{i}]");
-        let inst = s.build(&field, MAX_STEPS)?;
+        let inst = s.build(&field, MAX_STEPS, at)?;
         check_instance(&inst, &field, false)?;
         ablations.push(inst);
     }
@@ -152,8 +152,8 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
-        let w = build(&r)?;
+    fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        let w = build(&r, at)?;
         ensure(
             (4..=1024).contains(&r.directions),
             "directions",

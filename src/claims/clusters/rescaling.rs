@@ -63,8 +63,8 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
-        let insts = build_all(&r.instances, "instances", MAX_STEPS)?;
+    fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        let insts = build_all(&r.instances, "instances", MAX_STEPS, at)?;
         for (i, inst) in insts.iter().enumerate() {
             ensure(
                 inst.sys.r(&inst.dt).inverse().is_some(),

@@ -97,8 +97,8 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
-        let instances = build_all(&r.instances, "instances", MAX_STEPS)?;
+    fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        let instances = build_all(&r.instances, "instances", MAX_STEPS, at)?;
         ensure(
             (1..=200).contains(&r.perturbation_bits),
             "perturbation_bits",

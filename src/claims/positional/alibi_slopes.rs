@@ -77,7 +77,7 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         let r0 = &raw;
         check_each(&r0.heads, "heads", |f, &h| {
             ensure(

@@ -91,7 +91,7 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         check_each(&raw.heads, "heads", |f, &x| check_heads(f, x))?;
         check_each(&raw.rules, "rules", |_, _| Ok(()))?;
         ensure(

@@ -100,7 +100,7 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         let eps = rational("epsilon", &raw.epsilon)?;
         ensure(eps > 0 && eps < 1, "epsilon", "must lie in (0, 1)")?;
         ensure(!raw.deltas.is_empty(), "deltas", "must not be empty")?;

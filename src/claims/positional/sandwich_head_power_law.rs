@@ -97,7 +97,7 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         let mut alpha_printed = Vec::new();
         let mut error_printed = Vec::new();
         check_each(&raw.dbars, "dbars", |f, &x| check_dbar(f, x))?;

@@ -20,8 +20,8 @@ use super::common::{
     sandwich_centred_many, sandwich_freqs, sandwich_freqs_f64, IndexFrom, Printed, SplitMix64,
 };
 use crate::certificate::Hints;
-use crate::claims::shape::Ctx;
 use crate::claims::shape::StatementError;
+use crate::claims::shape::{Ctx, Resolving};
 use crate::kernel::expr::build::{
     abs, add, and, cos, div, eq, exp, forall, int, le, ln, lt, mul, q, sin, sub, sum, var, Formula,
     Term,
@@ -134,16 +134,17 @@ pub struct Claim;
 /// (600024 checks) aborted on an allocation under a 6 GiB limit.
 pub const MAX_PAIR_CHECKS: u64 = 1 << 14;
 
-/// Bound on the pair checks' trigonometry, (pairs + 4)·|conventions|·Σ d̄: 2^21 (each check
+/// Bound on the pair checks' trigonometry, (pairs + 4)·|conventions|·Σ d̄, weighed at the
+/// spec's precision ([`Resolving::weigh`], as [`MAX_SWEEP_WORK`]): 2^21 (each check
 /// evaluates 4 products of d̄/2 sines and cosines and two sums of d̄/2 cosines, at the run's
 /// precision and again in the statement). The committed full profile is 404·2·448 ≈ 2^18.5;
 /// 1004·2·448 ≈ 2^19.8 took 77 CPU-s, so the bound is a few minutes at 128 bits.
-pub const MAX_PAIR_WORK: u64 = 1 << 21;
+pub const MAX_PAIR_WORK: u128 = 1 << 21;
 
 /// Bound on the minimum's sweep, below·d̄/2 cosines (the witness evaluates all of them before
 /// the statement's budget is known): 2^24. The committed sweep is 20000·64 ≈ 2^20.3;
 /// 131072·64 = 2^23 ran in 29 CPU-s. `below = 10^6` at d̄ = 4096 (2^31) ran past 200 s.
-pub const MAX_SWEEP_WORK: u64 = 1 << 24;
+pub const MAX_SWEEP_WORK: u128 = 1 << 24;
 
 /// At most this many distances in `table.r` and in `more_digits.r` (the committed ones have
 /// 13 and 4); each costs d̄/2 cosines, in the presentation and in the statement.
@@ -152,7 +153,7 @@ pub const MAX_TABLE_ROWS: usize = 1000;
 /// The work bounds of a spec, checked once its fields are each in range: no two equal d̄ or
 /// conventions (their obligations would share names), the pair checks, their trigonometry,
 /// the minimum's sweep and the tables' lengths (see the constants above).
-fn check_work(raw: &Raw) -> Result<(), FieldError> {
+fn check_work(raw: &Raw, at: Resolving) -> Result<(), FieldError> {
     // a set, not a scan of the prefix: a 128 MB spec holds millions of entries
     let mut seen = std::collections::BTreeSet::new();
     for (i, d) in raw.dbars.iter().enumerate() {
@@ -180,23 +181,25 @@ fn check_work(raw: &Raw) -> Result<(), FieldError> {
         ),
     )?;
     let sum: u64 = raw.dbars.iter().map(|&d| u64::from(d)).sum();
-    let work = (raw.pairs as u64 + 4) * sets * sum;
+    let work = u128::from((raw.pairs as u64 + 4) * sets * sum);
     ensure(
-        work <= MAX_PAIR_WORK,
+        at.weigh(work) <= MAX_PAIR_WORK,
         "pairs",
         format!(
-            "(pairs + 4)·|conventions|·Σ d̄ is {work}, above the bound 2^21 (a few minutes of \
-             sines and cosines): use fewer pairs or smaller d̄"
+            "(pairs + 4)·|conventions|·Σ d̄ is {}, above the bound 2^21 (a few minutes of \
+             sines and cosines): use fewer pairs, smaller d̄ or a lower precision",
+            at.show(work)
         ),
     )?;
     let mn = &raw.minimum;
-    let sweep = mn.below as u64 * u64::from(mn.dbar / 2);
+    let sweep = u128::from(mn.below as u64 * u64::from(mn.dbar / 2));
     ensure(
-        sweep <= MAX_SWEEP_WORK,
+        at.weigh(sweep) <= MAX_SWEEP_WORK,
         "minimum.below",
         format!(
-            "below·d̄/2 is {sweep} cosines, above the bound 2^24 (about a minute): use a smaller \
-             range or d̄"
+            "below·d̄/2 is {} cosines, above the bound 2^24 (about a minute): use a smaller \
+             range, a smaller d̄ or a lower precision",
+            at.show(sweep)
         ),
     )?;
     for (field, len) in [
@@ -215,7 +218,7 @@ fn check_work(raw: &Raw) -> Result<(), FieldError> {
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, at: Resolving) -> Result<Params, FieldError> {
         check_each(&raw.dbars, "dbars", |f, &x| check_dbar(f, x))?;
         ensure(
             !raw.conventions.is_empty(),
@@ -295,7 +298,7 @@ impl crate::claims::shape::Claim for Claim {
             format!("must lie in 0..{}", mn.below),
         )?;
         let minimum = Printed::parse("minimum.value", &mn.value)?;
-        check_work(&raw)?;
+        check_work(&raw, at)?;
         Ok(Params {
             raw,
             identity_tol,

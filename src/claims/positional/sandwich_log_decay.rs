@@ -142,13 +142,14 @@ pub struct Params {
 /// positional/sandwich-log-decay.
 pub struct Claim;
 
-/// Bound on a run's work, horizon·(Σ d̄/2 over the (d̄, convention) pairs enclosed +
-/// |increases| + |fit_dbars|·|fit_ranges|), the horizon being the largest r any part uses:
-/// 2^24. Every B̃(r) up to the horizon is enclosed at the run's precision before the
-/// statement's budget is known. The committed spec is 2048·(288 + 4 + 6) ≈ 2^19.2 (1.7 CPU-s);
-/// a horizon of 100000 (2^24.8) took 83 CPU-s to end inconclusive over the certificate's
-/// budget, and the fields' own limits (10^6) allowed ten times that for each d̄ listed.
-pub const MAX_WORK: u64 = 1 << 24;
+/// Bound on a run's work, horizon·(Σ d̄/2 over the (d̄, convention) pairs enclosed + |increases| +
+/// |fit_dbars|·|fit_ranges|), the horizon being the largest r any part uses, weighed at the spec's
+/// precision ([`crate::claims::shape::Resolving::weigh`]): 2^24. Every B̃(r) up to the horizon is
+/// enclosed at the run's precision before the statement's budget is known. The committed spec is
+/// 2048·(288 + 4 + 6) ≈ 2^19.2 (1.7 CPU-s); a horizon of 100000 (2^24.8) took 83 CPU-s to end
+/// inconclusive over the certificate's budget, and the fields' own limits (10^6) allowed ten times
+/// that for each d̄ listed.
+pub const MAX_WORK: u128 = 1 << 24;
 
 /// At most this many entries in `increases`, `fit_dbars`, `fit_ranges` and `fit_reference`
 /// (the committed spec has 4, 3, 2 and 3): each is obligations of the statement, and the
@@ -158,9 +159,9 @@ pub const MAX_LIST: usize = 64;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         // first: the lists' lengths enter the work, and the checks below are linear in them
-        raw.check_work()?;
+        raw.check_work(at)?;
         ensure(
             (1..=1_000_000).contains(&raw.steps_to),
             "steps_to",
@@ -896,7 +897,7 @@ impl Raw {
     /// The lists hold at most [`MAX_LIST`] entries, and the run's work, horizon·(Σ over
     /// [`Self::keys`] of d̄/2 + |increases| + |fit_dbars|·|fit_ranges|), is at most
     /// [`MAX_WORK`]; an error names the list, or the field that sets the horizon.
-    fn check_work(&self) -> Result<(), FieldError> {
+    fn check_work(&self, at: crate::claims::shape::Resolving) -> Result<(), FieldError> {
         let raw = self;
         for (field, len) in [
             ("increases", raw.increases.len()),
@@ -915,7 +916,7 @@ impl Raw {
         let per_r = cosines
             + raw.increases.len() as u64
             + raw.fit_dbars.len() as u64 * raw.fit_ranges.len() as u64;
-        let work = (n as u64).saturating_mul(per_r);
+        let work = u128::from(n as u64) * u128::from(per_r);
         let field = if raw.steps_to == n {
             "steps_to".to_string()
         } else if raw.gap.r == n {
@@ -927,12 +928,13 @@ impl Raw {
             format!("fit_ranges[{i}]")
         };
         ensure(
-            work <= MAX_WORK,
+            at.weigh(work) <= MAX_WORK,
             field,
             format!(
                 "the run encloses B̃(r) up to r = {n}: r·(Σ d̄/2 + |increases| + \
-                 |fit_dbars|·|fit_ranges|) is {work}, above the bound 2^24 (about a minute): \
-                 use a smaller range or fewer d̄"
+                 |fit_dbars|·|fit_ranges|) is {}, above the bound 2^24 (about a minute): \
+                 use a smaller range, fewer d̄ or a lower precision",
+                at.show(work)
             ),
         )
     }

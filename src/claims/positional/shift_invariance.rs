@@ -79,13 +79,14 @@ pub struct Params {
 /// positional/shift-invariance.
 pub struct Claim;
 
-/// Bound on a run's work, (Σ_H H·|rules| + sandwich_heads)·Σ_k rows_k·L_k + max L·d̄/2: every
-/// query row of every length is computed both ways, in enclosures and in f64, once per ALiBi
-/// slope and per Sandwich head, after the cosines of B̃(r) for r below the longest length:
-/// 2^24. The committed quick profile is 52·5376 + 4096·64 ≈ 2^18.9 (3 CPU-s) and the full one
-/// ≈ 2^21.1; 256 rows at L = 4096 (2^25.7) took 195 CPU-s, and the fields' own limits allowed
-/// 65536 rows of length 65536 for every slope (weeks).
-pub const MAX_WORK: u64 = 1 << 24;
+/// Bound on a run's work, (Σ_H H·|rules| + sandwich_heads)·Σ_k rows_k·L_k + max L·d̄/2: every query
+/// row of every length is computed both ways, in enclosures and in f64, once per ALiBi slope and
+/// per Sandwich head, after the cosines of B̃(r) for r below the longest length, weighed at the
+/// spec's precision ([`crate::claims::shape::Resolving::weigh`]): 2^24. The committed quick profile
+/// is 52·5376 + 4096·64 ≈ 2^18.9 (3 CPU-s) and the full one ≈ 2^21.1; 256 rows at L = 4096 (2^25.7)
+/// took 195 CPU-s, and the fields' own limits allowed 65536 rows of length 65536 for every slope
+/// (weeks).
+pub const MAX_WORK: u128 = 1 << 24;
 
 /// The work [`MAX_WORK`] bounds, saturating.
 fn work(raw: &Raw) -> u64 {
@@ -109,7 +110,7 @@ fn work(raw: &Raw) -> u64 {
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         let this = &raw;
         check_each(&this.heads, "heads", |f, &x| check_heads(f, x))?;
         check_each(&this.rules, "rules", |_, _| Ok(()))?;
@@ -143,13 +144,15 @@ impl crate::claims::shape::Claim for Claim {
         ensure(*max_width > 0, "max_width", "must be positive")?;
         check_dbar("sandwich_dbar", this.sandwich_dbar)?;
         check_heads("sandwich_heads", this.sandwich_heads)?;
-        let w = work(this);
+        let w = u128::from(work(this));
         ensure(
-            w <= MAX_WORK,
+            at.weigh(w) <= MAX_WORK,
             "rows",
             format!(
-                "(Σ heads·|rules| + sandwich_heads)·Σ rows·L + max L·d̄/2 is {w}, above the \
-                 bound 2^24 (about a minute): use fewer rows, shorter lengths or fewer heads"
+                "(Σ heads·|rules| + sandwich_heads)·Σ rows·L + max L·d̄/2 is {}, above the \
+                 bound 2^24 (about a minute): use fewer rows, shorter lengths, fewer heads or \
+                 a lower precision",
+                at.show(w)
             ),
         )?;
         Ok(Params {

@@ -467,7 +467,7 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Params;
     type Params = Resolved;
     type Witness = Found;
-    fn resolve(raw: Params) -> Result<Resolved, FieldError> {
+    fn resolve(raw: Params, _at: crate::claims::shape::Resolving) -> Result<Resolved, FieldError> {
         let scan_epsilon = raw.check()?;
         Ok(Resolved {
             params: raw,

@@ -84,7 +84,7 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Params;
     type Params = Params;
-    fn resolve(raw: Params) -> Result<Params, FieldError> {
+    fn resolve(raw: Params, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         check_each(&raw.windows, "windows", |f, &w| {
             ensure(
                 (1..=100_000).contains(&w),

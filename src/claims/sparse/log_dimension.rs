@@ -162,7 +162,7 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         check_each(&raw.log2_n, "log2_n", |f, &e| {
             ensure(
                 (2..=20).contains(&e),

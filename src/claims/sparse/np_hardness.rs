@@ -97,7 +97,7 @@ impl crate::claims::shape::Claim for Claim {
         Some(Ok(st))
     }
 
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
+    fn resolve(r: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         let gamma = exact("gamma", &r.gamma)?;
         ensure(gamma > 0, "gamma", "must be positive")?;
         check_each(&r.counts, "counts", |f, c| {

@@ -71,7 +71,7 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         check_each(&raw.ns, "ns", |f, &n| {
             ensure((2..=1 << 14).contains(&n), f, "n must lie in 2..=16384")
         })?;

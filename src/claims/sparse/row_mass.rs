@@ -80,13 +80,22 @@ pub struct Params {
     table_delta: Term,
 }
 
+/// Bound on a run's work, Σ over the instances of n·(n + d/64), weighed at the spec's
+/// precision ([`crate::claims::shape::Resolving::weigh`]): 2^25. Each instance draws its
+/// n × d signs, forms their Gram matrix (n²d/64 words) and encloses the softmax of every row
+/// of every target (n² entries at the run's precision). Measured, one core: [4096, 128, 1]
+/// took 83 CPU-s and [1024, 131072, 1] 19 CPU-s (about 5 µs an n² unit, 0.1 µs an n·d one).
+/// The committed full profile is ≈ 2^22.2; the fields' own limits allowed any number of
+/// instances of n = 4096.
+pub const MAX_WORK: u128 = 1 << 25;
+
 /// sparse/row-mass.
 pub struct Claim;
 
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         check_each(&raw.instances, "instances", |f, &[n, d, k]| {
             ensure(
                 (2..=4096).contains(&n) && (1..=1 << 17).contains(&d) && k >= 1 && k < n,
@@ -94,6 +103,20 @@ impl crate::claims::shape::Claim for Claim {
                 "need 2 ≤ n ≤ 4096, 1 ≤ d ≤ 131072, 1 ≤ k < n",
             )
         })?;
+        let work: u128 = raw
+            .instances
+            .iter()
+            .map(|&[n, d, _]| n as u128 * (n as u128 + d as u128 / 64))
+            .sum();
+        ensure(
+            at.weigh(work) <= MAX_WORK,
+            "instances",
+            format!(
+                "Σ n·(n + d/64) is {}, above the bound 2^25 (about two minutes): use fewer or \
+                 smaller instances, or a lower precision",
+                at.show(work)
+            ),
+        )?;
         let tau = rational("tau", &raw.tau)?;
         ensure(tau > 0 && tau < 1, "tau", "τ must lie in (0, 1)")?;
         let eps = rational("eps", &raw.eps)?;

@@ -158,7 +158,8 @@ const MAX_STEPS: usize = 100_000;
 /// The most tokens a witness may have.
 const MAX_N: usize = 64;
 /// The most walk work a spec may ask for, (seeds·systems + 1)·n²·(steps +
-/// hypotheses_max_steps): 2^28. The committed full profile is 33·64·700 ≈ 2^20.5, and its
+/// hypotheses_max_steps), weighed at the spec's precision
+/// ([`crate::claims::shape::Resolving::weigh`]): 2^28. The committed full profile is 33·64·700 ≈ 2^20.5, and its
 /// statement and run take seconds, so the bound is about half an hour; each field's own
 /// limit alone admitted (seeds·2 + 1)·64²·200000 for any number of seeds.
 pub const MAX_WALK_WORK: u128 = 1 << 28;
@@ -214,7 +215,7 @@ fn pos(field: &str, s: &str) -> Result<Rational, FieldError> {
 }
 
 impl Raw {
-    fn setup(&self) -> Result<Params, FieldError> {
+    fn setup(&self, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         let h = pos("h", &self.h)?;
         ensure(h <= 1, "h", "must be at most 1")?;
         ensure(
@@ -343,11 +344,13 @@ impl Raw {
         let work =
             witnesses * tokens * tokens * (self.steps as u128 + self.hypotheses_max_steps as u128);
         ensure(
-            work <= MAX_WALK_WORK,
+            at.weigh(work) <= MAX_WALK_WORK,
             "hypotheses_max_steps",
             format!(
-                "(seeds·systems + 1)·n²·(steps + hypotheses_max_steps) is {work}, above the \
-                 bound 2^28 (about half an hour): use fewer seeds, tokens or steps"
+                "(seeds·systems + 1)·n²·(steps + hypotheses_max_steps) is {}, above the \
+                 bound 2^28 (about half an hour): use fewer seeds, tokens or steps, or a \
+                 lower precision",
+                at.show(work)
             ),
         )?;
         Ok(Params {
@@ -371,8 +374,8 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
-        r.setup()
+    fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        r.setup(at)
     }
     fn statement(
         s: &Params,

@@ -9,7 +9,7 @@ use crate::outcome::{Observations, Presentation};
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw) -> Result<Params, FieldError> {
+    fn resolve(r: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         r.parsed()
     }
     fn statement(
