@@ -63,6 +63,21 @@ impl MatrixSpec {
         rows: Option<usize>,
         cols: usize,
     ) -> Result<Mat, FieldError> {
+        // the size as written, before anything is parsed or allocated: a 128 MB spec holds a
+        // diagonal of 10⁷ entries (a dense 10⁷ × 10⁷ matrix), and a random matrix's `rows`
+        // is any integer; whether it matches `rows` and `cols` is checked once it is built
+        let written = match self {
+            MatrixSpec::Named(_) => rows.unwrap_or(cols),
+            MatrixSpec::Rows(r) => r.len(),
+            MatrixSpec::Diag { diag } => diag.len(),
+            MatrixSpec::Random { rows: r, .. } => r.or(rows).unwrap_or(cols),
+        };
+        if written > MAX_D {
+            return Err(FieldError::new(
+                field,
+                format!("{written} rows, above the bound {MAX_D}"),
+            ));
+        }
         let m = match self {
             MatrixSpec::Named(s) => {
                 let n = rows.unwrap_or(cols);

@@ -694,4 +694,45 @@ fn work_bounds_are_weighed_by_the_precision() {
     let _run = (claims::find(SHIFT).unwrap().prepare)(&spec, Profile::Quick).unwrap();
     let e = prepare_err(SHIFT, &at(2048));
     assert!(e.contains("at 128 bits, weighed 64× at 2048 bits"), "{e}");
+    // codim-conjecture's full profile runs the authors' n = d = 256 flow (1.0·10¹⁰ ≈ 2^33.2
+    // with one doubling): within 2^34 at 128 bits, not at 1024 (24×)
+    const CODIM: &str = "clusters/codim-conjecture";
+    let text = spec_text(CODIM);
+    let full = |p: u32| {
+        let t = text.replacen("precision = 128", &format!("precision = {p}"), 1);
+        let spec = Spec::parse(&spec_path(CODIM), &t).unwrap();
+        (claims::find(CODIM).unwrap().prepare)(&spec, Profile::Full).map(|_| ())
+    };
+    full(128).unwrap();
+    let e = full(1024).unwrap_err().to_string();
+    assert!(
+        e.contains("largest[0].n: n²·d·(t_end/h)·2^(doublings + 1) is 10066329600 at 128 bits, weighed 24× at 1024 bits"),
+        "{e}"
+    );
+}
+
+/// Regression (a matrix's size as written was checked only after it was built: hyperplanes'
+/// `v = { diag = [...] }` lengthened to 100000 entries aborted on a 320 GB allocation for
+/// the dense diagonal matrix, and a random matrix's `rows` was any integer; found by session
+/// 43's scan lengthening every array, `--lists`): more than 512 rows is refused by the
+/// matrix's field before anything is parsed or allocated.
+#[test]
+fn a_diagonal_of_100000_entries_is_refused_before_any_allocation() {
+    const ID: &str = "clusters/hyperplanes";
+    let text = spec_text(ID);
+    let long = format!("v = {{ diag = [{}] }}", vec!["\"1\""; 100_000].join(", "));
+    assert_refused(
+        ID,
+        &text,
+        "v = { diag = [\"1\", \"1\", \"1/2\"] }",
+        &long,
+        &["ablations[1].v: 100000 rows, above the bound 512"],
+    );
+    assert_refused(
+        ID,
+        &text,
+        "tokens = { uniform = [\"-5\", \"5\"], seed = 6102 }",
+        "tokens = { uniform = [\"-5\", \"5\"], seed = 6102, rows = 1000000000 }",
+        &["instances[1].tokens: 1000000000 rows, above the bound 512"],
+    );
 }

@@ -101,7 +101,7 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(r: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+    fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         let p = &r;
         if p.n < 2 || p.n > 200 {
             return Err(FieldError::new("n", "must be between 2 and 200"));
@@ -159,7 +159,7 @@ impl crate::claims::shape::Claim for Claim {
             steps,
             taus,
             cases,
-            largest: super::largest_flow::resolve(&p.largest)?,
+            largest: super::largest_flow::resolve(&p.largest, at)?,
         })
     }
     type Witness = Found;

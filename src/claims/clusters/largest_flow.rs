@@ -73,11 +73,15 @@ const MAX_STEPS: usize = 20_000;
 /// n²d, and the MPFR rungs at p, 2p, …, 2^k·p cost at most 2^(k+1) times the first): at
 /// most 2^34. The authors' configuration at n = d = 256, T = 15, h = 1/10 with one
 /// doubling is 1.0·10¹⁰ (its 128-bit run took 341 CPU-s, bench/anchors/RESULTS.md), so
-/// no accepted entry runs for hours; the sizes and steps alone would admit days.
+/// no accepted entry runs for hours; the sizes and steps alone would admit days. Weighed at
+/// the spec's precision ([`crate::claims::shape::Resolving::weigh`]).
 const MAX_WORK: u128 = 1 << 34;
 
 /// Resolves `largest[i]`.
-pub fn resolve(specs: &[LargestSpec]) -> Result<Vec<Largest>, FieldError> {
+pub fn resolve(
+    specs: &[LargestSpec],
+    at: crate::claims::shape::Resolving,
+) -> Result<Vec<Largest>, FieldError> {
     let mut out = Vec::new();
     for (i, s) in specs.iter().enumerate() {
         let pre = format!("largest[{i}]");
@@ -113,11 +117,13 @@ pub fn resolve(specs: &[LargestSpec]) -> Result<Vec<Largest>, FieldError> {
         }
         let steps = u128::from(ratio.numer().to_u32().unwrap_or(u32::MAX));
         let work = ((s.n as u128).pow(2) * s.d as u128 * steps) << (doublings + 1);
-        if work > MAX_WORK {
+        if at.weigh(work) > MAX_WORK {
             return Err(FieldError::new(
                 format!("{pre}.n"),
                 format!(
-                    "n²·d·(t_end/h)·2^(doublings + 1) is {work}, above the bound 2^34 (the authors' n = d = 256 run is 1.0·10¹⁰)"
+                    "n²·d·(t_end/h)·2^(doublings + 1) is {}, above the bound 2^34 (the authors' \
+                     n = d = 256 run is 1.0·10¹⁰ at 128 bits)",
+                    at.show(work)
                 ),
             ));
         }
