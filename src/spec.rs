@@ -496,6 +496,14 @@ impl Spec {
                 "name at least one tag: paper, derived or unconfirmed".into(),
             ));
         }
+        for (i, t) in spec.provenance.iter().enumerate() {
+            if spec.provenance[..i].contains(t) {
+                return Err(field_err(
+                    "provenance",
+                    format!("names `{}` twice", format!("{t:?}").to_lowercase()),
+                ));
+            }
+        }
         if spec.kind == SpecKind::Module {
             for (field, set) in [
                 ("obligations", !spec.obligations.is_empty()),
@@ -543,6 +551,15 @@ impl Spec {
     /// line of the offending field.
     pub fn params<P: DeserializeOwned>(&self, profile: Profile) -> Result<P, SpecError> {
         let merged = toml::Value::Table(self.merged(profile));
+        if let Some((field, len)) = longest_list(&merged, String::new()) {
+            return Err(self.param_error(
+                profile,
+                &field,
+                format!(
+                    "{len} entries, above the bound {MAX_LIST} of a list in a claim's parameters"
+                ),
+            ));
+        }
         let p: P = serde_path_to_error::deserialize(merged).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
@@ -734,6 +751,36 @@ fn unknown_field(msg: &str) -> Option<String> {
 }
 
 /// `a.b[2].c` → ["a", "b", "2", "c"].
+/// The most entries a list in a built-in claim's parameters may have (the committed specs
+/// have at most 16). Each claim bounds its work by products of its sizes; a list's length
+/// is one more factor, and lists thousands long made runs abort on an allocation
+/// (length-usage's `increasing_heads`) or run for minutes (a list of heads, of rules, of τ)
+/// before any product was checked. A formulas claim's parameters are not bounded here.
+pub const MAX_LIST: usize = 256;
+
+/// The first list (depth first, in the table's order) longer than [`MAX_LIST`]: its path
+/// (`a.b[2].c`) and its length.
+fn longest_list(v: &toml::Value, path: String) -> Option<(String, usize)> {
+    match v {
+        toml::Value::Array(a) if a.len() > MAX_LIST => Some((path, a.len())),
+        toml::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| longest_list(x, format!("{path}[{i}]"))),
+        toml::Value::Table(t) => t.iter().find_map(|(k, x)| {
+            longest_list(
+                x,
+                if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                },
+            )
+        }),
+        _ => None,
+    }
+}
+
 fn split_path(p: &str) -> Vec<String> {
     p.replace('[', ".")
         .replace(']', "")

@@ -447,7 +447,7 @@ fn assert_refused(id: &str, base: &str, from: &str, to: &str, parts: &[&str]) {
 #[test]
 fn sandwich_identity_pairs_100000_is_refused_before_any_allocation() {
     use attncheck::claims::positional::sandwich_identity::{
-        MAX_PAIR_CHECKS, MAX_PAIR_WORK, MAX_SWEEP_WORK, MAX_TABLE_ROWS,
+        MAX_PAIR_CHECKS, MAX_PAIR_WORK, MAX_SWEEP_WORK,
     };
     const ID: &str = "positional/sandwich-identity";
     let text = spec_text(ID);
@@ -516,8 +516,9 @@ fn sandwich_identity_pairs_100000_is_refused_before_any_allocation() {
     ] {
         assert_refused(ID, &text, from, to, parts);
     }
-    // the §3 table with MAX_TABLE_ROWS + 1 distances (and as many values in each column)
-    let list = |v: &str| format!("[{}]", vec![v; MAX_TABLE_ROWS + 1].join(", "));
+    // the §3 table with 1001 distances (and as many values in each column): refused by the
+    // length of a list (`spec::MAX_LIST`)
+    let list = |v: &str| format!("[{}]", vec![v; 1001].join(", "));
     let long: Vec<String> = text
         .lines()
         .map(|l| match l.split_once(" = ") {
@@ -528,7 +529,7 @@ fn sandwich_identity_pairs_100000_is_refused_before_any_allocation() {
         .collect();
     let e = prepare_err(ID, &long.join("\n"));
     assert!(
-        e.contains("table.r: 1001 distances, above the bound 1000"),
+        e.contains("params.table.") && e.contains(": 1001 entries, above the bound 256"),
         "{e}"
     );
 }
@@ -714,8 +715,9 @@ fn work_bounds_are_weighed_by_the_precision() {
 /// Regression (a matrix's size as written was checked only after it was built: hyperplanes'
 /// `v = { diag = [...] }` lengthened to 100000 entries aborted on a 320 GB allocation for
 /// the dense diagonal matrix, and a random matrix's `rows` was any integer; found by session
-/// 43's scan lengthening every array, `--lists`): more than 512 rows is refused by the
-/// matrix's field before anything is parsed or allocated.
+/// 43's scan lengthening every array, `--lists`): the list is refused by its length (at most
+/// 256 entries), and a matrix of more than 512 rows by its field, before anything is parsed
+/// or allocated.
 #[test]
 fn a_diagonal_of_100000_entries_is_refused_before_any_allocation() {
     const ID: &str = "clusters/hyperplanes";
@@ -726,7 +728,7 @@ fn a_diagonal_of_100000_entries_is_refused_before_any_allocation() {
         &text,
         "v = { diag = [\"1\", \"1\", \"1/2\"] }",
         &long,
-        &["ablations[1].v: 100000 rows, above the bound 512"],
+        &["ablations[1].v.diag: 100000 entries, above the bound 256"],
     );
     assert_refused(
         ID,
@@ -735,4 +737,60 @@ fn a_diagonal_of_100000_entries_is_refused_before_any_allocation() {
         "tokens = { uniform = [\"-5\", \"5\"], seed = 6102, rows = 1000000000 }",
         &["instances[1].tokens: 1000000000 rows, above the bound 512"],
     );
+}
+
+/// Regression (a list in a claim's parameters was bounded only by the 128 MB spec:
+/// length-usage's `increasing_heads` lengthened to 100000 entries aborted on an allocation,
+/// and lists of heads, rules or τ thousands long ran for minutes before any product was
+/// checked; a provenance of 100000 tags took 20 s; found by session 43's scan lengthening
+/// every array, `--lists`): a list longer than 256 entries is refused by its field and
+/// line, and a provenance tag named twice by `provenance`.
+#[test]
+fn increasing_heads_100000_long_is_refused_by_its_field() {
+    use attncheck::spec::MAX_LIST;
+    const ID: &str = "positional/length-usage";
+    let text = spec_text(ID);
+    let long = |n: usize| {
+        format!(
+            "increasing_heads = [{}]",
+            ["6", "9", "12"]
+                .iter()
+                .cycle()
+                .take(n)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    assert_refused(
+        ID,
+        &text,
+        "increasing_heads = [6, 9, 12]",
+        &long(100_000),
+        &[":31: params.increasing_heads: 100000 entries, above the bound 256"],
+    );
+    assert_refused(
+        ID,
+        &text,
+        "increasing_heads = [6, 9, 12]",
+        &long(MAX_LIST + 1),
+        &["params.increasing_heads: 257 entries"],
+    );
+    // a nested list is found too, named with its path and line
+    assert_refused(
+        "positional/alibi-slopes",
+        &spec_text("positional/alibi-slopes"),
+        "exponents = [\"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\", \"8\"]",
+        &format!("exponents = [{}]", vec!["\"1\""; 300].join(", ")),
+        &[":22: params.reference[0].exponents: 300 entries"],
+    );
+    let e = prepare_err(
+        ID,
+        &text.replacen(
+            "provenance = [\"paper\", \"derived\"]",
+            "provenance = [\"paper\", \"derived\", \"paper\"]",
+            1,
+        ),
+    );
+    assert!(e.contains("provenance: names `paper` twice"), "{e}");
 }

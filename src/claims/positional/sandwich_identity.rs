@@ -146,13 +146,10 @@ pub const MAX_PAIR_WORK: u128 = 1 << 21;
 /// 131072·64 = 2^23 ran in 29 CPU-s. `below = 10^6` at d̄ = 4096 (2^31) ran past 200 s.
 pub const MAX_SWEEP_WORK: u128 = 1 << 24;
 
-/// At most this many distances in `table.r` and in `more_digits.r` (the committed ones have
-/// 13 and 4); each costs d̄/2 cosines, in the presentation and in the statement.
-pub const MAX_TABLE_ROWS: usize = 1000;
-
 /// The work bounds of a spec, checked once its fields are each in range: no two equal d̄ or
-/// conventions (their obligations would share names), the pair checks, their trigonometry,
-/// the minimum's sweep and the tables' lengths (see the constants above).
+/// conventions (their obligations would share names), the pair checks, their trigonometry
+/// and the minimum's sweep (see the constants above; the tables' lengths are bounded as every
+/// list's, by `spec::MAX_LIST`).
 fn check_work(raw: &Raw, at: Resolving) -> Result<(), FieldError> {
     // a set, not a scan of the prefix: a 128 MB spec holds millions of entries
     let mut seen = std::collections::BTreeSet::new();
@@ -202,16 +199,6 @@ fn check_work(raw: &Raw, at: Resolving) -> Result<(), FieldError> {
             at.show(sweep)
         ),
     )?;
-    for (field, len) in [
-        ("table.r", raw.table.r.len()),
-        ("more_digits.r", raw.more_digits.r.len()),
-    ] {
-        ensure(
-            len <= MAX_TABLE_ROWS,
-            field,
-            format!("{len} distances, above the bound {MAX_TABLE_ROWS}"),
-        )?;
-    }
     Ok(())
 }
 
