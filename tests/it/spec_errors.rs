@@ -794,3 +794,44 @@ fn increasing_heads_100000_long_is_refused_by_its_field() {
     );
     assert!(e.contains("provenance: names `paper` twice"), "{e}");
 }
+
+/// Regression (corollary-dimension's grid bounded n ≤ 1024 and each list alone, but a cell's
+/// sign matrix is n × d_formula and d_formula grows with k, γ and ρ: γ = 100000 at n = 16
+/// aborted on a 6.6 PB allocation, n = 1024 at k = 8, ε = 1/8 took 126 CPU-s and 7.8 GB, and
+/// lists of 256 n ran for minutes; found by session 43's scan, `--lists`): the cells, each
+/// cell's n·d_formula and the scan's Σ n²·d_formula/64 are bounded, before anything is drawn.
+#[test]
+fn corollary_dimension_gamma_100000_is_refused_before_any_allocation() {
+    const ID: &str = "sparse/corollary-dimension";
+    let text = spec_text(ID);
+    let spec = Spec::parse(&spec_path(ID), &text).unwrap();
+    for profile in [Profile::Quick, Profile::Full] {
+        let _run = (claims::find(ID).unwrap().prepare)(&spec, profile).unwrap();
+    }
+    let grid = "gammas = [\"(ln 10)\", \"(ln 100)\"]";
+    assert_refused(
+        ID,
+        &text,
+        grid,
+        "gammas = [\"(ln 10)\", \"100000\"]",
+        &[
+            "params.grid.ns[0]: n·d_formula is",
+            "above the bound 2^31 of one cell",
+        ],
+    );
+    assert_refused(
+        ID,
+        &text,
+        "ns = [16, 32]",
+        "ns = [16, 1024]",
+        &["params.grid.ns[1]: n·d_formula is", "above the bound 2^31"],
+    );
+    let many = format!("ns = [{}]", vec!["16"; 129].join(", "));
+    assert_refused(
+        ID,
+        &text,
+        "ns = [16, 32]",
+        &many,
+        &["params.grid: |ks|·|eps|·|gammas|·|rhos|·|ns| is 4128 cells, above the bound 4096"],
+    );
+}

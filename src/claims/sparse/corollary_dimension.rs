@@ -246,7 +246,7 @@ pub struct Claim;
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         check_each(&raw.identities, "identities", |_, _| Ok(()))?;
         let identities = raw
             .identities
@@ -317,6 +317,7 @@ impl crate::claims::shape::Claim for Claim {
             delta: parse_term(&g.delta)
                 .map_err(|e| FieldError::new("grid.delta", e.to_string()))?,
         };
+        check_grid_work(g, &grid_terms, at)?;
         let instance_terms = instance_ok("instance", &raw.instance, 4096, 20_000)?;
         let certificate_terms =
             instance_ok("certificate_instance", &raw.certificate_instance, 256, 4096)?;
@@ -562,6 +563,93 @@ pub fn instance_obligations(i: &Instance, s: &SettingTerms) -> Vec<(String, Form
             le(t_of(var("S")), s.t()),
         ),
     ]
+}
+
+/// Bound on the grid's cells, |ks|·|eps|·|gammas|·|rhos|·|ns|: 4096 (the committed full
+/// profile has 4·2·2·2·2 = 64, each for 4 seeds). A cell's d_formula is evaluated before its
+/// scan, so the count is bounded first.
+pub const MAX_GRID_CELLS: u128 = 4096;
+
+/// Bound on the grid scan's work, Σ over the cells and seeds of n²·d_formula/64 (the words
+/// of the Gram scan over an n × d_formula sign matrix, drawn whole), weighed at the spec's
+/// precision: 2^36 (≈ 30 s at the scan's 2·10⁹ words a second); and on one cell's sign matrix,
+/// n·d_formula ≤ 2^31 bits (256 MB). Measured: n = 1024, k = 8, ε = 1/8, γ = ln 100, ρ = ln 10
+/// took 126 CPU-s and 7.8 GB; γ = 100000 at n = 16 aborted on a 6.6 PB allocation.
+pub const MAX_GRID_WORK: u128 = 1 << 36;
+
+/// The most sign bits one cell of the grid may draw, n·d_formula.
+pub const MAX_GRID_BITS: u128 = 1 << 31;
+
+/// Checks [`MAX_GRID_CELLS`], then every cell's d_formula against [`MAX_GRID_BITS`] and their
+/// sum against [`MAX_GRID_WORK`] (d_formula evaluated exactly, as the scan does; a cell
+/// where it cannot be is left to the scan, which marks it unknown).
+fn check_grid_work(
+    g: &Grid,
+    terms: &GridTerms,
+    at: crate::claims::shape::Resolving,
+) -> Result<(), FieldError> {
+    let cells = [
+        g.ks.len(),
+        g.eps.len(),
+        g.gammas.len(),
+        g.rhos.len(),
+        g.ns.len(),
+    ]
+    .iter()
+    .fold(1u128, |a, &l| a * l as u128);
+    ensure(
+        cells <= MAX_GRID_CELLS,
+        "grid",
+        format!("|ks|·|eps|·|gammas|·|rhos|·|ns| is {cells} cells, above the bound 4096"),
+    )?;
+    let mut work = 0u128;
+    for &k in &g.ks {
+        for et in &terms.eps {
+            for gmt in &terms.gammas {
+                for rt in &terms.rhos {
+                    let st = SettingTerms {
+                        k,
+                        eps: et.clone(),
+                        gamma: gmt.clone(),
+                        rho: rt.clone(),
+                        delta: terms.delta.clone(),
+                    };
+                    for (i, &n) in g.ns.iter().enumerate() {
+                        let df = expr::eval_built_exact(
+                            &d_formula_expr(n as u64, &st),
+                            64,
+                            &Default::default(),
+                        )
+                        .ok()
+                        .flatten();
+                        let Some(df) = df else { continue };
+                        let df = df.numer().to_u128().unwrap_or(u128::MAX);
+                        let bits = (n as u128).saturating_mul(df);
+                        ensure(
+                            bits <= MAX_GRID_BITS,
+                            format!("grid.ns[{i}]"),
+                            format!(
+                                "n·d_formula is {bits} sign bits at k = {k}, above the bound \
+                                 2^31 of one cell: use a smaller n, a larger ε or a smaller γ, ρ"
+                            ),
+                        )?;
+                        work = work.saturating_add(
+                            (n as u128 * bits / 64).saturating_mul(g.seeds.len() as u128),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    ensure(
+        at.weigh(work) <= MAX_GRID_WORK,
+        "grid",
+        format!(
+            "Σ n²·d_formula/64 over the cells and seeds is {}, above the bound 2^36 (about \
+             half a minute of the Gram scan): use fewer or smaller cells",
+            at.show(work)
+        ),
+    )
 }
 
 /// (iii): for every grid setting, n and seed, d_min (exact, by nested prefixes of
