@@ -835,3 +835,42 @@ fn corollary_dimension_gamma_100000_is_refused_before_any_allocation() {
         &["params.grid: |ks|·|eps|·|gammas|·|rhos|·|ns| is 4128 cells, above the bound 4096"],
     );
 }
+
+/// Regression (ratio-lemma bounded each n ≤ 16384, d ≤ 65536 and k alone, and every
+/// combination is scanned: n = 16384 at d = 4096 took 98 CPU-s for one k, and lists of 256
+/// of them ran for hours; found by session 43's scan, `--lists`): Σ over (n, d, k) of
+/// n²·(160 + d/64) above 2^36 is refused, naming ns.
+#[test]
+fn ratio_lemma_n_16384_at_d_65536_is_refused() {
+    use attncheck::claims::sparse::ratio_lemma::MAX_WORK;
+    const ID: &str = "sparse/ratio-lemma";
+    let text = spec_text(ID);
+    let spec = Spec::parse(&spec_path(ID), &text).unwrap();
+    for profile in [Profile::Quick, Profile::Full] {
+        let _run = (claims::find(ID).unwrap().prepare)(&spec, profile).unwrap();
+    }
+    let one = |n: u32, d: u32| {
+        text.replacen("ns = [64, 256, 1024]", &format!("ns = [{n}]"), 1)
+            .replacen("ds = [128, 512]", &format!("ds = [{d}]"), 1)
+            .replacen("ks = [1, 2, 4]", "ks = [1]", 1)
+    };
+    // 16384²·(160 + 64) ≈ 2^35.8 is within the bound
+    const { assert!(16384 * 16384 * (160 + 4096 / 64) <= MAX_WORK) };
+    let spec = Spec::parse(&spec_path(ID), &one(16384, 4096)).unwrap();
+    let _run = (claims::find(ID).unwrap().prepare)(&spec, Profile::Quick).unwrap();
+    let e = prepare_err(ID, &one(16384, 65536));
+    assert!(
+        e.contains(
+            "params.ns: Σ over n, d and k of n²·(160 + d/64) is 317827579904, above the bound 2^36"
+        ),
+        "{e}"
+    );
+    let many = format!("ns = [{}]", vec!["64, 256, 1024"; 85].join(", "));
+    assert_refused(
+        ID,
+        &text,
+        "ns = [64, 256, 1024]",
+        &many,
+        &["above the bound 2^36"],
+    );
+}

@@ -68,10 +68,18 @@ pub struct Params {
 /// sparse/ratio-lemma.
 pub struct Claim;
 
+/// Bound on a run's work, Σ over (n, d, k) of n²·(160 + d/64), weighed at the spec's
+/// precision ([`crate::claims::shape::Resolving::weigh`]): 2^36. Each (n, d) draws n × d
+/// signs and scans their Gram matrix (n²d/64 words), and each k checks the lemma's
+/// conditions on all n² pairs in exact rationals (measured: about 160 words' time a pair).
+/// n = 16384, d = 4096, one k (2^35.8) took 98 CPU-s; the committed quick profile is ≈ 2^30
+/// (2 CPU-s), and the fields' own limits allowed n = 16384, d = 65536 for any number of them.
+pub const MAX_WORK: u128 = 1 << 36;
+
 impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
-    fn resolve(raw: Raw, _at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+    fn resolve(raw: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         check_each(&raw.ns, "ns", |f, &n| {
             ensure((2..=1 << 14).contains(&n), f, "n must lie in 2..=16384")
         })?;
@@ -114,6 +122,25 @@ impl crate::claims::shape::Claim for Claim {
             "the certified witness must have 2 ≤ n ≤ 256, 1 ≤ d ≤ 512, 1 ≤ k < n (file size)",
         )?;
         let _ = max_n;
+        let work: u128 = raw
+            .ns
+            .iter()
+            .flat_map(|&n| {
+                raw.ds
+                    .iter()
+                    .map(move |&d| (n as u128).pow(2) * (160 + d as u128 / 64))
+            })
+            .sum::<u128>()
+            * raw.ks.len() as u128;
+        ensure(
+            at.weigh(work) <= MAX_WORK,
+            "ns",
+            format!(
+                "Σ over n, d and k of n²·(160 + d/64) is {}, above the bound 2^36 (about a \
+                 minute and a half): use fewer or smaller n, d or k",
+                at.show(work)
+            ),
+        )?;
         Ok(Params { raw, delta, rho })
     }
 
