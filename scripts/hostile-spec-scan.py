@@ -9,6 +9,7 @@ a panic (exit 101) is a bug, and so is a timeout where the claim's own run is qu
     scripts/hostile-spec-scan.py BIN --only clusters/ --values 513,100000
     scripts/hostile-spec-scan.py BIN --skip trained-model,log-dimension --timeout 30
     scripts/hostile-spec-scan.py BIN --lists 1000,100000          # every array lengthened
+    scripts/hostile-spec-scan.py BIN --tables 256                 # every [[...]] block repeated
 
 One line per variant (`ok` or `BAD`, the exit status, spec:line, the line, the value, the
 first line of the error). Claims whose committed quick run takes longer than the timeout
@@ -102,6 +103,17 @@ def arrays(text):
                     start = None
 
 
+def table_blocks(text):
+    """(first line, end line) of every `[[...]]` block: its header and the lines up to the
+    next header."""
+    lines = text.split("\n")
+    heads = [i for i, l in enumerate(lines) if re.match(r"\s*\[", l)]
+    for k, i in enumerate(heads):
+        if lines[i].lstrip().startswith("[["):
+            end = heads[k + 1] if k + 1 < len(heads) else len(lines)
+            yield i, end
+
+
 def lengthened(array, n):
     """`array` ("[a, b]") with its elements repeated cyclically to n entries."""
     body = array[1:-1].strip()
@@ -140,6 +152,8 @@ def main():
     ap.add_argument("--memory", type=int, default=6, help="GiB of address space per run (default 6)")
     ap.add_argument("--lists", default="", help="instead of integers, lengthen every one-line "
                     "array to each of these lengths (comma-separated), repeating its entries")
+    ap.add_argument("--tables", default="", help="instead of integers, repeat every [[...]] "
+                    "block (an array of tables) to each of these counts (comma-separated)")
     args = ap.parse_args()
     binary = str(Path(args.binary).resolve())
     skip = [s for s in args.skip.split(",") if s]
@@ -151,6 +165,24 @@ def main():
                 continue
             text = spec.read_text()
             lines = text.split("\n")
+            if args.tables:
+                for i, end in table_blocks(text):
+                    block = lines[i:end]
+                    for n in args.tables.split(","):
+                        changed = lines[:i] + block * int(n) + lines[end:]
+                        path = Path(tmp) / rel
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        path.write_text("\n".join(changed))
+                        cmd = ["prlimit", f"--as={args.memory << 30}", "timeout", str(args.timeout),
+                               binary, "run", str(path), "--out", str(Path(tmp) / "out")]
+                        p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+                        ok = p.returncode in (0, 1, 2)
+                        bad += not ok
+                        err = p.stderr.strip().split("\n")
+                        first = next((l for l in err if re.search("error|panicked|memory", l)), err[-1])
+                        print(f"{'ok' if ok else 'BAD'} rc={p.returncode} {rel}:{i + 1} "
+                              f"{lines[i].strip()[:60]!r} x{n}: {first[:200]}", flush=True)
+                continue
             if args.lists:
                 cases = [(ln, line, a, b, lengthened(line[a:b], int(n)))
                          for ln, line, a, b in arrays(text) for n in args.lists.split(",")]

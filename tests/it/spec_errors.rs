@@ -874,3 +874,38 @@ fn ratio_lemma_n_16384_at_d_65536_is_refused() {
         &["above the bound 2^36"],
     );
 }
+
+/// Regression (a clusters claim bounded each instance at 2^34, about 20 minutes, and not
+/// their number: 256 instances at that bound, the longest list a spec may hold, were
+/// accepted, days; found while reading why paranormal's instances repeated 256 times ran past
+/// a minute, session 43's `--tables` scan): the sum over every instance a run follows is at
+/// most 2^35, checked before any is built, naming the first list.
+#[test]
+fn clusters_instances_whose_sum_is_beyond_the_run_bound_are_refused() {
+    use attncheck::claims::clusters::common::{instance_work, MAX_INSTANCE_WORK, MAX_RUN_WORK};
+    const ID: &str = "clusters/growth-bound";
+    let text = spec_text(ID);
+    // each instance n = d = 128 for 2000 steps, ≈ 2^33.55: within the instance bound
+    let one = instance_work(128, 128, 2000);
+    assert!(one <= MAX_INSTANCE_WORK && 2 * one <= MAX_RUN_WORK && 3 * one > MAX_RUN_WORK);
+    let big = |text: &str, from: &str, steps: &str| {
+        text.replacen(from, "n = 128\nd = 128", 1)
+            .replacen(steps, "steps = 2000\n", 1)
+    };
+    let two = big(
+        &big(&text, "n = 5\nd = 3", "steps = 50\n"),
+        "n = 10\nd = 4",
+        "steps = 100\n",
+    );
+    let spec = Spec::parse(&spec_path(ID), &two).unwrap();
+    let _run = (claims::find(ID).unwrap().prepare)(&spec, Profile::Quick).unwrap();
+    let three = big(&two, "n = 20\nd = 2", "steps = 50\n");
+    let e = prepare_err(ID, &three);
+    assert!(
+        e.contains(&format!(
+            "params.instances: Σ n·d·(2n + d)·steps over instances is {}",
+            3 * one
+        )) && e.contains("above the bound 2^35 of a run"),
+        "{e}"
+    );
+}

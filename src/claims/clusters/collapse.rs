@@ -98,6 +98,7 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        super::common::check_run_work(&[("instances", &r.instances)], MAX_STEPS, at)?;
         let insts = build_all(&r.instances, "instances", MAX_STEPS, at)?;
         check_hypotheses(&insts)?;
         let t = exact("t_first", &r.t_first)?;

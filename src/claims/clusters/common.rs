@@ -86,34 +86,70 @@ pub fn instance_work(n: usize, d: usize, steps: usize) -> u128 {
 /// admitted a month (n = d = 512 and 100000 steps).
 pub const MAX_INSTANCE_WORK: u128 = 1 << 34;
 
+/// The most [`instance_work`] one run may ask for, summed over every instance it follows
+/// (its instances, ablations, gap cases, extra instances), weighed at the spec's precision:
+/// 2^35, about 40 minutes of one core at 128 bits. Each instance alone is bounded by
+/// [`MAX_INSTANCE_WORK`]; without a sum, 256 instances at that bound (the longest list a spec
+/// may hold) were accepted, days. The committed specs' sums are below 2^24.
+pub const MAX_RUN_WORK: u128 = 1 << 35;
+
+/// Checks every instance's sizes ([`InstanceSpec::check_sizes`]), then [`MAX_RUN_WORK`] on
+/// their sum, before any instance is built; the sum's error names the first list.
+pub fn check_run_work(
+    lists: &[(&str, &[InstanceSpec])],
+    max_steps: usize,
+    at: Resolving,
+) -> Result<(), FieldError> {
+    for (field, list) in lists {
+        for (i, s) in list.iter().enumerate() {
+            s.check_sizes(&format!("{field}[{i}]"), max_steps, at)?;
+        }
+    }
+    let work = lists
+        .iter()
+        .flat_map(|(_, l)| l.iter())
+        .map(|s| {
+            let (n, d) = (s.n as u128, s.d as u128);
+            n.saturating_mul(d)
+                .saturating_mul(n.saturating_mul(2).saturating_add(d))
+                .saturating_mul(s.steps as u128)
+        })
+        .fold(0u128, u128::saturating_add);
+    if at.weigh(work) > MAX_RUN_WORK {
+        let names: Vec<&str> = lists.iter().map(|(f, _)| *f).collect();
+        return Err(FieldError::new(
+            lists.first().map_or("instances", |l| l.0),
+            format!(
+                "Σ n·d·(2n + d)·steps over {} is {}, above the bound 2^35 of a run (about 40 \
+                 minutes of one core): use fewer or smaller instances, or fewer steps",
+                names.join(", "),
+                at.show(work)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Prefixes a field error with the instance's path (`instances[2].`).
 pub fn prefixed(prefix: &str, e: FieldError) -> FieldError {
     FieldError::new(format!("{prefix}.{}", e.field), e.reason)
 }
 
 impl InstanceSpec {
-    /// Resolves and validates the instance; errors name `prefix.field`.
-    /// `max_steps` bounds the horizon (a budget, stated in the error).
-    pub fn build(
+    /// Every size of the instance — d, n, steps and their work ([`MAX_INSTANCE_WORK`]) —
+    /// checked before anything is parsed, drawn or multiplied; errors name `prefix.field`.
+    pub fn check_sizes(
         &self,
         prefix: &str,
         max_steps: usize,
         at: Resolving,
-    ) -> Result<Instance, FieldError> {
-        // every size first, so that nothing is drawn or multiplied for an instance that
-        // will be refused
+    ) -> Result<(), FieldError> {
         System::check_d(self.d).map_err(|e| prefixed(prefix, e))?;
         if self.n < 1 || self.n > 512 {
             return Err(FieldError::new(
                 format!("{prefix}.n"),
                 "must be between 1 and 512",
             ));
-        }
-        let toks = tokens("tokens", &self.tokens, self.n, self.d, false)
-            .map_err(|e| prefixed(prefix, e))?;
-        let dt = exact(&format!("{prefix}.dt"), &self.dt)?;
-        if dt <= 0 {
-            return Err(FieldError::new(format!("{prefix}.dt"), "must be positive"));
         }
         if self.steps == 0 || self.steps > max_steps {
             return Err(FieldError::new(
@@ -132,6 +168,24 @@ impl InstanceSpec {
                     at.show(work)
                 ),
             ));
+        }
+        Ok(())
+    }
+
+    /// Resolves and validates the instance; errors name `prefix.field`.
+    /// `max_steps` bounds the horizon (a budget, stated in the error).
+    pub fn build(
+        &self,
+        prefix: &str,
+        max_steps: usize,
+        at: Resolving,
+    ) -> Result<Instance, FieldError> {
+        self.check_sizes(prefix, max_steps, at)?;
+        let toks = tokens("tokens", &self.tokens, self.n, self.d, false)
+            .map_err(|e| prefixed(prefix, e))?;
+        let dt = exact(&format!("{prefix}.dt"), &self.dt)?;
+        if dt <= 0 {
+            return Err(FieldError::new(format!("{prefix}.dt"), "must be positive"));
         }
         let sys = System::from_specs(self.d, &self.q, &self.k, &self.v)
             .map_err(|e| prefixed(prefix, e))?;

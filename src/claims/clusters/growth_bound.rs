@@ -78,6 +78,7 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        super::common::check_run_work(&[("instances", &r.instances)], MAX_STEPS, at)?;
         Ok(Params {
             instances: build_all(&r.instances, "instances", MAX_STEPS, at)?,
         })

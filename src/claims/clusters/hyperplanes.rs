@@ -95,6 +95,11 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        super::common::check_run_work(
+            &[("instances", &r.instances), ("ablations", &r.ablations)],
+            MAX_STEPS,
+            at,
+        )?;
         let instances = build_all(&r.instances, "instances", MAX_STEPS, at)?;
         for (i, inst) in instances.iter().enumerate() {
             check_good(inst, &format!("instances[{i}]"))?;

@@ -72,6 +72,11 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        super::common::check_run_work(
+            &[("instances", &r.instances), ("gap_cases", &r.gap_cases)],
+            MAX_STEPS,
+            at,
+        )?;
         let insts = build_all(&r.instances, "instances", MAX_STEPS, at)?;
         let mut instances = Vec::with_capacity(insts.len());
         for (i, inst) in insts.into_iter().enumerate() {

@@ -153,6 +153,15 @@ impl crate::claims::shape::Claim for Claim {
     type Raw = Raw;
     type Params = Params;
     fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
+        super::common::check_run_work(
+            &[
+                ("instances", &r.instances),
+                ("extra_instances", &r.extra_instances),
+                ("ablations", &r.ablations),
+            ],
+            MAX_STEPS,
+            at,
+        )?;
         let w = build(&r, at)?;
         ensure(
             (4..=1024).contains(&r.directions),
