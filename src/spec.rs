@@ -551,7 +551,7 @@ impl Spec {
     /// line of the offending field.
     pub fn params<P: DeserializeOwned>(&self, profile: Profile) -> Result<P, SpecError> {
         let merged = toml::Value::Table(self.merged(profile));
-        if let Some((field, len)) = longest_list(&merged, String::new()) {
+        if let Some((field, len)) = too_long_list(&merged, String::new()) {
             return Err(self.param_error(
                 profile,
                 &field,
@@ -750,7 +750,6 @@ fn unknown_field(msg: &str) -> Option<String> {
     Some(rest.split('`').next()?.to_string())
 }
 
-/// `a.b[2].c` → ["a", "b", "2", "c"].
 /// The most entries a list in a built-in claim's parameters may have (the committed specs
 /// have at most 16). Each claim bounds its work by products of its sizes; a list's length
 /// is one more factor, and lists thousands long made runs abort on an allocation
@@ -760,15 +759,15 @@ pub const MAX_LIST: usize = 256;
 
 /// The first list (depth first, in the table's order) longer than [`MAX_LIST`]: its path
 /// (`a.b[2].c`) and its length.
-fn longest_list(v: &toml::Value, path: String) -> Option<(String, usize)> {
+fn too_long_list(v: &toml::Value, path: String) -> Option<(String, usize)> {
     match v {
         toml::Value::Array(a) if a.len() > MAX_LIST => Some((path, a.len())),
         toml::Value::Array(a) => a
             .iter()
             .enumerate()
-            .find_map(|(i, x)| longest_list(x, format!("{path}[{i}]"))),
+            .find_map(|(i, x)| too_long_list(x, format!("{path}[{i}]"))),
         toml::Value::Table(t) => t.iter().find_map(|(k, x)| {
-            longest_list(
+            too_long_list(
                 x,
                 if path.is_empty() {
                     k.clone()
@@ -781,6 +780,7 @@ fn longest_list(v: &toml::Value, path: String) -> Option<(String, usize)> {
     }
 }
 
+/// `a.b[2].c` → ["a", "b", "2", "c"].
 fn split_path(p: &str) -> Vec<String> {
     p.replace('[', ".")
         .replace(']', "")
