@@ -877,17 +877,23 @@ fn ratio_lemma_n_16384_at_d_65536_is_refused() {
 
 /// Regression (a clusters claim bounded each instance at 2^34, about 20 minutes, and not
 /// their number: 256 instances at that bound, the longest list a spec may hold, were
-/// accepted, days; found while reading why paranormal's instances repeated 256 times ran past
-/// a minute, session 43's `--tables` scan): the sum over every instance a run follows is at
-/// most 2^35, checked before any is built, naming the first list.
+/// accepted, days; and the work counted no step's overhead: rescaling's instance repeated 256
+/// times took 585 CPU-s for 50 steps each, 33 hours at its 10000; found by session 43's
+/// `--tables` scan): the sum over every instance a run follows, a step's overhead included,
+/// is at most 2^35, checked before any is built, naming the first list.
 #[test]
 fn clusters_instances_whose_sum_is_beyond_the_run_bound_are_refused() {
-    use attncheck::claims::clusters::common::{instance_work, MAX_INSTANCE_WORK, MAX_RUN_WORK};
+    use attncheck::claims::clusters::common::{
+        instance_work, MAX_INSTANCE_WORK, MAX_RUN_WORK, STEP_OVERHEAD,
+    };
     const ID: &str = "clusters/growth-bound";
     let text = spec_text(ID);
-    // each instance n = d = 128 for 2000 steps, ≈ 2^33.55: within the instance bound
-    let one = instance_work(128, 128, 2000);
-    assert!(one <= MAX_INSTANCE_WORK && 2 * one <= MAX_RUN_WORK && 3 * one > MAX_RUN_WORK);
+    // each instance n = d = 128 for 2000 steps, ≈ 2^33.55: within the instance bound; in the
+    // run's sum with a step's overhead, ≈ 2^33.8, and the third small one adds 50 steps
+    assert!(instance_work(128, 128, 2000) <= MAX_INSTANCE_WORK);
+    let one = instance_work(128, 128, 2000) + STEP_OVERHEAD * 2000;
+    let small = instance_work(20, 2, 50) + STEP_OVERHEAD * 50;
+    assert!(2 * one + small <= MAX_RUN_WORK && 3 * one > MAX_RUN_WORK);
     let big = |text: &str, from: &str, steps: &str| {
         text.replacen(from, "n = 128\nd = 128", 1)
             .replacen(steps, "steps = 2000\n", 1)
@@ -903,9 +909,29 @@ fn clusters_instances_whose_sum_is_beyond_the_run_bound_are_refused() {
     let e = prepare_err(ID, &three);
     assert!(
         e.contains(&format!(
-            "params.instances: Σ n·d·(2n + d)·steps over instances is {}",
+            "params.instances: Σ (n·d·(2n + d) + 2^20)·steps over instances is {}",
             3 * one
         )) && e.contains("above the bound 2^35 of a run"),
+        "{e}"
+    );
+}
+
+/// Regression (collapse's instances carry `steps = 1` and run 4·t_first/Δt steps, so the
+/// instance bound never saw its real horizon: n = d = 512 for 4000 steps was accepted, about
+/// 1.6·10¹² units, weeks; found reading collapse for the run's sum, session 43): the real
+/// steps are bounded as every instance's, naming the instance's dt.
+#[test]
+fn collapse_n_512_for_4000_steps_is_refused() {
+    const ID: &str = "clusters/collapse";
+    let text = spec_text(ID);
+    let spec = Spec::parse(&spec_path(ID), &text).unwrap();
+    for profile in [Profile::Quick, Profile::Full] {
+        let _run = (claims::find(ID).unwrap().prepare)(&spec, profile).unwrap();
+    }
+    let e = prepare_err(ID, &text.replacen("n = 10\nd = 3", "n = 512\nd = 512", 1));
+    assert!(
+        e.contains("params.instances[0].dt: 4·t_first/Δt = 4000 steps: n·d·(2n + d)·steps is")
+            && e.contains("above the bound 2^34 of an instance or 2^35 of a run"),
         "{e}"
     );
 }

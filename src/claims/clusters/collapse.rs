@@ -99,13 +99,17 @@ impl crate::claims::shape::Claim for Claim {
     type Params = Params;
     fn resolve(r: Raw, at: crate::claims::shape::Resolving) -> Result<Params, FieldError> {
         super::common::check_run_work(&[("instances", &r.instances)], MAX_STEPS, at)?;
-        let insts = build_all(&r.instances, "instances", MAX_STEPS, at)?;
-        check_hypotheses(&insts)?;
         let t = exact("t_first", &r.t_first)?;
         ensure(t >= 10, "t_first", "the ratio assertion is for T ≥ 10")?;
-        let mut steps = Vec::with_capacity(insts.len());
-        for (i, inst) in insts.iter().enumerate() {
-            let q = Rational::from(&t * 4u32) / &inst.dt;
+        // the horizon of every instance, 4·t_first/Δt steps (its `steps` field is 1), bounded
+        // as every instance's steps are (the map's work, weighed) and in sum, before any
+        // instance is built
+        let mut steps = Vec::with_capacity(r.instances.len());
+        let mut total = 0u128;
+        for (i, inst) in r.instances.iter().enumerate() {
+            let dt = exact(&format!("instances[{i}].dt"), &inst.dt)?;
+            ensure(dt > 0, format!("instances[{i}].dt"), "must be positive")?;
+            let q = Rational::from(&t * 4u32) / &dt;
             let whole = (*q.denom() == 1 && q <= MAX_STEPS)
                 .then(|| q.numer().to_usize())
                 .flatten();
@@ -115,8 +119,24 @@ impl crate::claims::shape::Claim for Claim {
                     "4·t_first must be a whole number of steps (at most 10^6)",
                 ));
             };
+            let work = super::common::instance_work(inst.n, inst.d, k);
+            total += work;
+            ensure(
+                at.weigh(work) <= super::common::MAX_INSTANCE_WORK
+                    && at.weigh(total) <= super::common::MAX_RUN_WORK,
+                format!("instances[{i}].dt"),
+                format!(
+                    "4·t_first/Δt = {k} steps: n·d·(2n + d)·steps is {} (with the instances \
+                     before it, {}), above the bound 2^34 of an instance or 2^35 of a run: use a \
+                     larger Δt, a smaller t_first, n or d",
+                    at.show(work),
+                    at.show(total)
+                ),
+            )?;
             steps.push(k);
         }
+        let insts = build_all(&r.instances, "instances", MAX_STEPS, at)?;
+        check_hypotheses(&insts)?;
         let ratio_bound = exact("ratio_bound", &r.ratio_bound)?;
         ensure(
             ratio_bound > 0 && ratio_bound < 1,
