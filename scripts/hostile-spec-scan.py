@@ -165,48 +165,37 @@ def main():
                 continue
             text = spec.read_text()
             lines = text.split("\n")
+            # every case: the spec's lines as changed, and how the report line names it
+            cases = []
             if args.tables:
                 for i, end in table_blocks(text):
-                    block = lines[i:end]
                     for n in args.tables.split(","):
-                        changed = lines[:i] + block * int(n) + lines[end:]
-                        path = Path(tmp) / rel
-                        path.parent.mkdir(parents=True, exist_ok=True)
-                        path.write_text("\n".join(changed))
-                        cmd = ["prlimit", f"--as={args.memory << 30}", "timeout", str(args.timeout),
-                               binary, "run", str(path), "--out", str(Path(tmp) / "out")]
-                        p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-                        ok = p.returncode in (0, 1, 2)
-                        bad += not ok
-                        err = p.stderr.strip().split("\n")
-                        first = next((l for l in err if re.search("error|panicked|memory", l)), err[-1])
-                        print(f"{'ok' if ok else 'BAD'} rc={p.returncode} {rel}:{i + 1} "
-                              f"{lines[i].strip()[:60]!r} x{n}: {first[:200]}", flush=True)
-                continue
-            if args.lists:
-                cases = [(ln, line, a, b, lengthened(line[a:b], int(n)))
-                         for ln, line, a, b in arrays(text) for n in args.lists.split(",")]
+                        cases.append((lines[:i] + lines[i:end] * int(n) + lines[end:],
+                                      f"{i + 1} {lines[i].strip()[:60]!r} x{n}"))
             else:
-                cases = [(ln, line, a, b, v)
-                         for ln, line, a, b in variants(text) for v in args.values.split(",")]
-            for ln, line, a, b, v in cases:
-                if v is None:
-                    continue
-                if True:
-                    changed = lines[:]
-                    changed[ln] = line[:a] + v + line[b:]
-                    path = Path(tmp) / rel
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text("\n".join(changed))
-                    cmd = ["prlimit", f"--as={args.memory << 30}", "timeout", str(args.timeout),
-                           binary, "run", str(path), "--out", str(Path(tmp) / "out")]
-                    p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-                    ok = p.returncode in (0, 1, 2)
-                    bad += not ok
-                    err = p.stderr.strip().split("\n")
-                    first = next((l for l in err if re.search("error|panicked|memory", l)), err[-1])
-                    print(f"{'ok' if ok else 'BAD'} rc={p.returncode} {rel}:{ln + 1} "
-                          f"{line.strip()[:60]!r} -> {v[:40]}: {first[:200]}", flush=True)
+                edits = ([(ln, line, a, b, lengthened(line[a:b], int(n)))
+                          for ln, line, a, b in arrays(text) for n in args.lists.split(",")]
+                         if args.lists else
+                         [(ln, line, a, b, v)
+                          for ln, line, a, b in variants(text) for v in args.values.split(",")])
+                for ln, line, a, b, v in edits:
+                    if v is not None:
+                        changed = lines[:]
+                        changed[ln] = line[:a] + v + line[b:]
+                        cases.append((changed, f"{ln + 1} {line.strip()[:60]!r} -> {v[:40]}"))
+            for changed, label in cases:
+                path = Path(tmp) / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text("\n".join(changed))
+                cmd = ["prlimit", f"--as={args.memory << 30}", "timeout", str(args.timeout),
+                       binary, "run", str(path), "--out", str(Path(tmp) / "out")]
+                p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+                ok = p.returncode in (0, 1, 2)
+                bad += not ok
+                err = p.stderr.strip().split("\n")
+                first = next((l for l in err if re.search("error|panicked|memory", l)), err[-1])
+                print(f"{'ok' if ok else 'BAD'} rc={p.returncode} {rel}:{label}: {first[:200]}",
+                      flush=True)
     print(f"{bad} bad", file=sys.stderr)
     return 1 if bad else 0
 
